@@ -1,0 +1,38 @@
+/** Providers a judge can be addressed on, as `provider:model` (SPEC §5). */
+export const PROVIDERS = [
+  'openai',
+  'anthropic',
+  'google',
+  'openrouter',
+  'ollama',
+  'openai-compatible'
+] as const
+
+export type Provider = (typeof PROVIDERS)[number]
+
+export interface ModelId {
+  readonly provider: Provider
+  readonly model: string
+}
+
+export function isProvider(value: string): value is Provider {
+  return (PROVIDERS as readonly string[]).includes(value)
+}
+
+/**
+ * Splits `provider:model` at the first colon (model names such as `llama3.1:8b` keep theirs).
+ * Returns a reason instead of throwing so callers can attach file and line.
+ */
+export function parseModelId(text: string): ModelId | { readonly problem: string } {
+  const colon = text.indexOf(':')
+  if (colon <= 0 || colon === text.length - 1) {
+    return { problem: `"${text}" is not of the form provider:model (e.g. openai:gpt-5-mini)` }
+  }
+  const provider = text.slice(0, colon).trim()
+  const model = text.slice(colon + 1).trim()
+  if (!isProvider(provider)) {
+    return { problem: `unknown provider "${provider}" in "${text}" (known: ${PROVIDERS.join(', ')})` }
+  }
+  if (model === '') return { problem: `"${text}" names no model after "${provider}:"` }
+  return { provider, model }
+}

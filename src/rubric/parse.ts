@@ -1,0 +1,114 @@
+import matter from 'gray-matter'
+import { buildRubric } from './build.js'
+import { compareIssues, RubricError, type RubricIssue } from './errors.js'
+import { checkFrontMatter } from './front-matter.js'
+import { rubricHash } from './hash.js'
+import { parseBody, type LineProblem, type ParsedBody } from './markdown.js'
+import type { Rubric, RubricSourceKind } from './types.js'
+import { parseYaml, type YamlSource } from './yaml-source.js'
+
+export interface RubricInput {
+  /** The file's text, exactly as read (it is hashed as is). */
+  readonly text: string
+  /** The path shown in messages and reports. */
+  readonly path: string
+  readonly kind?: RubricSourceKind
+}
+
+export function isYamlPath(path: string): boolean {
+  return /\.ya?ml$/i.test(path)
+}
+
+/**
+ * Parses and validates a rubric (SPEC §2): a Markdown file with optional YAML front matter, or a
+ * YAML file. Returns the rubric, or throws a RubricError listing every problem of the file.
+ * Nothing else escapes: any other failure is a bug.
+ */
+export function parseRubric(input: RubricInput): Rubric {
+  const { path } = input
+  const text = input.text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n')
+  const issues: RubricIssue[] = []
+  const fromLines = (problems: readonly LineProblem[]): void => {
+    for (const p of problems) {
+      issues.push({ file: path, line: p.line, ...(p.column !== undefined && { column: p.column }), rule: p.rule, message: p.message })
+    }
+  }
+
+  if (text.trim() === '') {
+    throw new RubricError([
+      {
+        file: path,
+        line: 1,
+        rule: 'empty-rubric',
+        message: 'the rubric file is empty; it needs gates, criteria or dimensions'
+      }
+    ])
+  }
+
+  let yaml: YamlSource
+  let body: ParsedBody | undefined
+  if (isYamlPath(path)) {
+    yaml = parseYaml(text)
+  } else {
+    const split = splitFrontMatter(text)
+    if ('problem' in split) {
+      throw new RubricError([{ file: path, line: 1, column: 1, rule: 'yaml-syntax', message: split.problem }])
+    }
+    yaml = parseYaml(split.matter)
+    body = parseBody(split.body, split.bodyLine)
+  }
+  fromLines(yaml.problems)
+
+  // With broken YAML the data is unknown; the body's problems still count.
+  const frontMatter =
+    yaml.problems.length === 0
+      ? checkFrontMatter(yaml.data, isYamlPath(path) ? 'rubric' : 'front matter')
+      : checkFrontMatter(undefined, 'rubric')
+  const { rubric, issues: buildIssues } = buildRubric({
+    source: { path, kind: input.kind ?? 'file' },
+    text: input.text,
+    hash: rubricHash(input.text),
+    frontMatter,
+    body,
+    locate: yaml.locate
+  })
+  issues.push(...buildIssues)
+  if (issues.length > 0) throw new RubricError(issues.sort(compareIssues))
+  return rubric
+}
+
+interface Split {
+  /** The front matter's YAML, starting on line 1 of the file ('' when there is none). */
+  readonly matter: string
+  readonly body: string
+  /** File line the body starts on. */
+  readonly bodyLine: number
+}
+
+/**
+ * Splits front matter from body with gray-matter, but parses nothing with it: its `---js` engine
+ * evaluates code, so only YAML is accepted and the YAML is parsed here, with positions.
+ */
+function splitFrontMatter(text: string): Split | { problem: string } {
+  if (/^---[^\n-]*\n/.test(text) && text.indexOf('\n---', 3) === -1) {
+    return { problem: 'the front matter opened with --- on line 1 is never closed with ---' }
+  }
+  const refuse = { parse: (): object => ({}) }
+  let file: { matter?: string; content: string; language?: string }
+  try {
+    file = matter(text, {
+      language: 'yaml',
+      engines: { yaml: refuse, json: refuse, javascript: refuse, js: refuse }
+    }) as unknown as typeof file
+  } catch {
+    file = { content: text, language: /^---(\S*)/.exec(text)?.[1] ?? 'unknown' }
+  }
+  if (file.language !== undefined && file.language !== 'yaml') {
+    return { problem: `front matter must be YAML, but it is marked "---${file.language}"` }
+  }
+  if (file.matter === undefined) return { matter: '', body: text, bodyLine: 1 }
+  const bodyStart = text.length - file.content.length
+  let bodyLine = 1
+  for (let i = 0; i < bodyStart; i++) if (text.charCodeAt(i) === 10) bodyLine++
+  return { matter: file.matter, body: file.content, bodyLine }
+}

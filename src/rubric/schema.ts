@@ -1,0 +1,197 @@
+import { z } from 'zod'
+import { parseModelId, PROVIDERS } from '../council/model-id.js'
+
+/**
+ * The front matter of a Markdown rubric, and the whole of a YAML rubric (SPEC §2).
+ * Shapes only: rules that relate several fields (overlap, coverage, duplicate ids, fail ≤ pass)
+ * are checked in `validate.ts`, where they can see the Markdown body too.
+ */
+
+// zod 4 numbers reject Infinity and NaN (YAML `.inf`, `.nan`), so no finiteness check is needed.
+
+/** Letters (any script), digits, `-` and `_`. */
+export const ID_PATTERN = /^[\p{L}\p{N}_-]+$/u
+
+export const FOCUS_AREAS = ['security', 'performance', 'accessibility'] as const
+
+
+export const ScoreRangeItemSchema = z.strictObject({
+  score_range: z
+    .tuple([z.int().min(0).max(10), z.int().min(0).max(10)])
+    .describe('[low, high]: integers within 0–10, low ≤ high'),
+  expected_outcome: z.string().min(1).describe('What a submission scoring in this range looks like')
+})
+
+export const ScoreRangesSchema = z
+  .union([
+    z.array(ScoreRangeItemSchema).min(1),
+    z.record(
+      z.string().regex(/^(?:[0-9]|10)$/),
+      z.string().min(1).describe('Expected outcome from this score up to the next band')
+    )
+  ])
+  .describe(
+    'Integer score bands over 0–10 that must not overlap and must cover every score; ' +
+      'either a list of {score_range, expected_outcome} or a map from band start to outcome ' +
+      '(the first start must be 0)'
+  )
+
+export const CriterionSchema = z
+  .strictObject({
+    id: z
+      .string()
+      .regex(ID_PATTERN)
+      .optional()
+      .describe('Letters, digits, - and _; defaults to a slug of the description'),
+    description: z.string().min(1).optional().describe('What the judges check'),
+    required: z
+      .boolean()
+      .optional()
+      .describe('Must-have (true, the default) or nice-to-have (false)'),
+    weight: z.number()
+      .min(0)
+      .optional()
+      .describe('Weight in the criteria score; default 1 for must-haves, 0 for nice-to-haves'),
+    required_min_score: z
+      .int()
+      .min(0)
+      .max(10)
+      .optional()
+      .describe('Score-range criteria only: a median score below this fails the PR'),
+    score_ranges: ScoreRangesSchema.optional()
+  })
+  .describe(
+    'A criterion; with the id of a Markdown criterion and no description, it adds these settings to it'
+  )
+
+const GateCommandSchema = z.union([
+  z.string().min(1),
+  z.strictObject({
+    run: z.string().min(1).describe('Command, run with bash -eo pipefail -c'),
+    timeout: z.number().positive().optional().describe('Seconds; overrides gates.timeout')
+  })
+])
+
+export const GatesSchema = z.union([
+  z.array(GateCommandSchema).describe('Gate commands'),
+  z
+    .strictObject({
+      commands: z.array(GateCommandSchema).optional().describe('Gate commands'),
+      timeout: z.number()
+        .positive()
+        .optional()
+        .describe('Seconds each gate may run (default 600)'),
+      parallel: z
+        .union([z.boolean(), z.int().min(1)])
+        .optional()
+        .describe('false (default) runs gates one by one; true up to 4 at once; n up to n at once'),
+      working_directory: z
+        .string()
+        .min(1)
+        .optional()
+        .describe('Directory the gates run in, relative to the working directory')
+    })
+    .describe('Gate options')
+])
+
+export const DimensionSchema = z.union([
+  z.number().positive().describe('Weight'),
+  z.strictObject({
+    weight: z.number().positive().optional(),
+    description: z.string().min(1).optional().describe('Required for a dimension not built in')
+  })
+])
+
+export const DimensionsSchema = z
+  .union([
+    z.literal('default'),
+    z.boolean(),
+    z.record(z.string().regex(ID_PATTERN), DimensionSchema)
+  ])
+  .describe(
+    '`default` (accuracy, completeness, clarity, conciseness, relevance), `false` for none, ' +
+      'or a map of the dimensions to use: name to weight, or to {weight, description}'
+  )
+
+const unitInterval = z.number().min(0).max(1)
+
+export const ThresholdsSchema = z
+  .strictObject({
+    pass: unitInterval.optional().describe('Overall score needed to PASS (default 0.8)'),
+    fail: unitInterval.optional().describe('Overall score below which the PR FAILs (default 0.6)'),
+    confidence: unitInterval
+      .optional()
+      .describe('Judge agreement below which the verdict is UNCLEAR (default 0.7)')
+  })
+  .describe('0–1 each; fail must not exceed pass')
+
+export const CouncilSchema = z.strictObject({
+  models: z
+    .array(
+      z
+        .string()
+        .min(1)
+        .superRefine((text, ctx) => {
+          const parsed = parseModelId(text)
+          if ('problem' in parsed) ctx.addIssue({ code: 'custom', message: parsed.problem })
+        })
+    )
+    .optional()
+    .describe(`Judges as provider:model; providers: ${PROVIDERS.join(', ')}`),
+  samples: z.int().min(1).max(10).optional().describe('Answers asked of each judge (default 1)'),
+  quorum: z
+    .int()
+    .min(1)
+    .optional()
+    .describe('Valid answers needed (default: a majority of judges × samples)')
+})
+
+const FocusSchema = z.enum(FOCUS_AREAS)
+
+/** Every top-level key, each validated on its own so one bad key does not hide the others' errors. */
+export const FRONT_MATTER_SHAPE = {
+  $schema: z.string().optional().describe('Where editors find this schema; ignored'),
+  title: z.string().min(1).optional(),
+  criteria: z.array(CriterionSchema).optional(),
+  gates: GatesSchema.optional(),
+  notes: z.string().optional().describe('Context for the judges, not scored'),
+  dimensions: DimensionsSchema.optional(),
+  accuracy_ceiling: z
+    .boolean()
+    .optional()
+    .describe('Cap the overall score when median accuracy is low (default true)'),
+  focus: z
+    .union([FocusSchema, z.array(FocusSchema)])
+    .optional()
+    .describe('Adds the domain checks and red flags to the judges’ instructions'),
+  thresholds: ThresholdsSchema.optional(),
+  council: CouncilSchema.optional(),
+  blocking: z
+    .enum(['majority', 'any'])
+    .optional()
+    .describe('Whether a majority of judges (default) or any one must report a blocking finding'),
+  score_weights: z
+    .strictObject({
+      dimensions: z.number().min(0).optional(),
+      criteria: z.number().min(0).optional()
+    })
+    .optional()
+    .describe('Weights of the dimensions score and the criteria score in the overall score'),
+  min_coverage: unitInterval
+    .optional()
+    .describe('Share of reviewable changed files the judges must see (default 1)'),
+  exclude: z
+    .array(z.string().min(1))
+    .optional()
+    .describe('Globs of files never sent to the judges, on top of the built-in denylist')
+} as const
+
+export const FrontMatterSchema = z
+  .strictObject(FRONT_MATTER_SHAPE)
+  .describe('A Rubric Council rubric: the front matter of a Markdown rubric, or a YAML rubric')
+
+export type FrontMatter = z.output<typeof FrontMatterSchema>
+export type RawCriterion = z.output<typeof CriterionSchema>
+export type RawScoreRanges = z.output<typeof ScoreRangesSchema>
+export type RawGates = z.output<typeof GatesSchema>
+export type RawDimensions = z.output<typeof DimensionsSchema>

@@ -1,0 +1,105 @@
+/** The validated, normalised rubric every later stage works from (SPEC §2). */
+
+export type RubricSourceKind = 'file' | 'checker'
+
+export interface RubricSource {
+  /** Path as the user named it (or the materialised file for checker sugar). */
+  readonly path: string
+  readonly kind: RubricSourceKind
+}
+
+export interface Gate {
+  readonly command: string
+  /** Seconds; the rubric's `gates.timeout` unless the gate sets its own. */
+  readonly timeout: number
+  readonly line: number
+}
+
+export interface GateOptions {
+  readonly timeout: number
+  /** 1 runs gates one after another; n > 1 runs up to n at once. */
+  readonly parallel: number
+  readonly workingDirectory: string
+}
+
+export interface ScoreRange {
+  readonly min: number
+  readonly max: number
+  readonly expectedOutcome: string
+}
+
+export type CriterionSection = 'must' | 'nice'
+
+export interface Criterion {
+  readonly id: string
+  readonly description: string
+  readonly required: boolean
+  readonly weight: number
+  readonly section: CriterionSection
+  /** Present for score-range criteria, sorted by `min`, covering 0–10. */
+  readonly scoreRanges?: readonly ScoreRange[]
+  readonly requiredMinScore?: number
+  readonly line: number
+}
+
+export interface Anchor {
+  readonly min: number
+  readonly max: number
+  readonly label: string
+  readonly description: string
+}
+
+export interface Dimension {
+  readonly name: string
+  readonly description: string
+  /** As written; `normalisedWeight` sums to 1 over the rubric's dimensions. */
+  readonly weight: number
+  readonly normalisedWeight: number
+  readonly anchors: readonly Anchor[]
+}
+
+export type FocusArea = 'security' | 'performance' | 'accessibility'
+
+export interface Focus {
+  readonly area: FocusArea
+  readonly checks: readonly string[]
+  readonly redFlags: readonly string[]
+}
+
+export interface Thresholds {
+  readonly pass: number
+  readonly fail: number
+  readonly confidence: number
+}
+
+export interface CouncilConfig {
+  /** Empty when the rubric leaves the choice to the action input or the keys present. */
+  readonly models: readonly string[]
+  readonly samples: number
+  /** Undefined: a majority of members × samples. */
+  readonly quorum?: number
+}
+
+export interface Rubric {
+  readonly source: RubricSource
+  /** sha256 of the file's bytes, first 12 hex digits. */
+  readonly hash: string
+  /** The file's text (for sugar, the materialised Markdown). */
+  readonly text: string
+  readonly title?: string
+  /** Prose before the first section, given to the judges with the notes. */
+  readonly preamble: string
+  readonly gates: readonly Gate[]
+  readonly gateOptions: GateOptions
+  readonly criteria: readonly Criterion[]
+  readonly notes: string
+  readonly dimensions: readonly Dimension[]
+  readonly accuracyCeiling: boolean
+  readonly focus: readonly Focus[]
+  readonly thresholds: Thresholds
+  readonly council: CouncilConfig
+  readonly blocking: 'majority' | 'any'
+  readonly scoreWeights: { readonly dimensions: number; readonly criteria: number }
+  readonly minCoverage: number
+  readonly exclude: readonly string[]
+}

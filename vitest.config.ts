@@ -1,0 +1,10 @@
+import { defineConfig } from 'vitest/config'
+
+export default defineConfig({
+  test: {
+    include: ['__tests__/**/*.test.ts'],
+    // Two cores: keep workers to what the machine has.
+    maxWorkers: 2,
+    testTimeout: 20_000
+  }
+})
