@@ -211,10 +211,9 @@ export function parseGateItem(text: string): { command: string } | { problem: st
       search = close + open.length + /^`+/.exec(text.slice(close + open.length))![0].length
       continue
     }
-    let command = text.slice(open.length, close).replace(/\n/g, ' ')
-    // CommonMark: one space is stripped from each side when both are present (and not all spaces).
-    if (/^ .* $/s.test(command) && command.trim() !== '') command = command.slice(1, -1)
-    if (command.trim() === '') return { problem: 'gate command is empty' }
+    // Surrounding spaces mean nothing to the shell, so the command is trimmed.
+    const command = text.slice(open.length, close).replace(/\n/g, ' ').trim()
+    if (command === '') return { problem: 'gate command is empty' }
     return { command }
   }
 }

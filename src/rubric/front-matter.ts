@@ -108,7 +108,8 @@ export function checkFrontMatter(data: unknown, what: 'front matter' | 'rubric')
         if (result.success) valid[name] = result.data
         else problems.push(...describe(result.error.issues, ['dimensions', name], data))
       }
-      values[key] = valid
+      // Entries that failed are reported above; an all-failed map is not an "empty map".
+      if (Object.keys(valid).length > 0 || Object.keys(value).length === 0) values[key] = valid
       continue
     }
     const schema: z.ZodType = FRONT_MATTER_SHAPE[key as keyof Shape]

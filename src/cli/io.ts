@@ -1,0 +1,7 @@
+/** What a CLI command may touch, injected so tests run commands in-process. */
+export interface CliIo {
+  readonly stdout: (line: string) => void
+  readonly stderr: (line: string) => void
+  readonly env: Readonly<Record<string, string | undefined>>
+  readonly cwd: string
+}

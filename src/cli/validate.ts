@@ -1,0 +1,29 @@
+import { resolve } from 'node:path'
+import { DEFAULT_RUBRIC_PATH } from '../rubric/defaults.js'
+import { formatIssue, RubricError } from '../rubric/errors.js'
+import { loadRubric } from '../rubric/load.js'
+import { describeRubric } from '../rubric/describe.js'
+import type { CliIo } from './io.js'
+import { withProblemMatcher } from './problem-matcher.js'
+
+/** `rubric-council validate [FILE...]`: 0 when every file is a valid rubric, 1 otherwise. */
+export async function validateCommand(files: readonly string[], io: CliIo): Promise<number> {
+  const targets = files.length > 0 ? files : [DEFAULT_RUBRIC_PATH]
+  return withProblemMatcher(io, async () => {
+    let invalid = 0
+    for (const file of targets) {
+      try {
+        const rubric = await loadRubric(resolve(io.cwd, file), file)
+        io.stdout(`${file}: ok (${describeRubric(rubric)})`)
+      } catch (error) {
+        if (!(error instanceof RubricError)) throw error
+        invalid++
+        for (const issue of error.issues) io.stderr(formatIssue(issue))
+      }
+    }
+    if (targets.length > 1) {
+      io.stdout(`${targets.length - invalid} of ${targets.length} rubrics valid`)
+    }
+    return invalid === 0 ? 0 : 1
+  })
+}
