@@ -47087,11 +47087,9 @@ function parseGateItem(text) {
             search = close + open.length + /^`+/.exec(text.slice(close + open.length))[0].length;
             continue;
         }
-        let command = text.slice(open.length, close).replace(/\n/g, ' ');
-        // CommonMark: one space is stripped from each side when both are present (and not all spaces).
-        if (/^ .* $/s.test(command) && command.trim() !== '')
-            command = command.slice(1, -1);
-        if (command.trim() === '')
+        // Surrounding spaces mean nothing to the shell, so the command is trimmed.
+        const command = text.slice(open.length, close).replace(/\n/g, ' ').trim();
+        if (command === '')
             return { problem: 'gate command is empty' };
         return { command };
     }
@@ -47405,7 +47403,9 @@ function checkFrontMatter(data, what) {
                 else
                     problems.push(...front_matter_describe(result.error.issues, ['dimensions', name], data));
             }
-            values[key] = valid;
+            // Entries that failed are reported above; an all-failed map is not an "empty map".
+            if (Object.keys(valid).length > 0 || Object.keys(value).length === 0)
+                values[key] = valid;
             continue;
         }
         const schema = FRONT_MATTER_SHAPE[key];
@@ -47528,7 +47528,11 @@ function parseYaml(text) {
                     found = position(keyNode.range[0]);
                 if (last && at === 'key')
                     break;
-                node = pair.value;
+                // A block list or mapping starts on the line after its key: point at the key instead.
+                const value = pair.value;
+                if (last && isNode(value) && value.range && position(value.range[0]).line > found.line)
+                    break;
+                node = value;
             }
             else if ((0,dist/* isSeq */.oP)(node) && typeof segment === 'number') {
                 node = node.items[segment];
@@ -47706,7 +47710,7 @@ function checkerToMarkdown(checker, source = 'checker') {
         if (AGENT.test(line)) {
             const text = line.replace(AGENT, '').trim();
             if (text === '')
-                problems.push(`line ${i + 1}: "agent:" needs the criterion after it`);
+                problems.push(`checker input, line ${i + 1}: "agent:" needs the criterion after it`);
             else
                 criteria.push(`- ${text}`);
         }
@@ -47715,11 +47719,7 @@ function checkerToMarkdown(checker, source = 'checker') {
         }
     });
     if (problems.length > 0 || (gates.length === 0 && criteria.length === 0)) {
-        throw new RubricError((problems.length > 0 ? problems : ['it has no commands and no "agent:" lines']).map(message => ({
-            file: source,
-            rule: 'checker',
-            message: `checker input ${message}`
-        })));
+        throw new RubricError((problems.length > 0 ? problems : ['the checker input has no commands and no "agent:" lines']).map(message => ({ file: source, rule: 'checker', message })));
     }
     const sections = ['# Checker rubric', '', `<!-- Materialised by rubric-council from the \`checker\` input. -->`];
     if (gates.length > 0)
@@ -47728,12 +47728,11 @@ function checkerToMarkdown(checker, source = 'checker') {
         sections.push('', '## Criteria', ...criteria);
     return `${sections.join('\n')}\n`;
 }
-/** A CommonMark code span that holds `text` exactly, backticks and edge spaces included. */
+/** A CommonMark code span holding `text` (already trimmed), backticks included. */
 function codeSpan(text) {
     const longestRun = Math.max(0, ...(text.match(/`+/g) ?? []).map(run => run.length));
     const fence = '`'.repeat(longestRun + 1);
-    const pad = text.startsWith('`') || text.endsWith('`') || (text.startsWith(' ') && text.endsWith(' '));
-    return pad ? `${fence} ${text} ${fence}` : `${fence}${text}${fence}`;
+    return longestRun > 0 ? `${fence} ${text} ${fence}` : `${fence}${text}${fence}`;
 }
 /**
  * Writes the synthetic rubric into `directory` (the run's temp folder) and parses it like a file,

@@ -9,6 +9,8 @@ try {
   })
 } catch (error) {
   // A bug, not a user error: say so, and never exit 0.
-  process.stderr.write(`rubric-council: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)
+  process.stderr.write(
+    `rubric-council: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`
+  )
   process.exitCode = 2
 }

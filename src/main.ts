@@ -44,7 +44,9 @@ function fail(error: unknown): void {
     core.setFailed(error.message)
   } else {
     // Whatever was thrown, Error or not, fails the step.
-    core.setFailed(`Internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
+    core.setFailed(
+      `Internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`
+    )
   }
   process.exitCode = 2
 }

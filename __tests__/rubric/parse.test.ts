@@ -6,7 +6,10 @@ import { lines, parse } from '../helpers/rubric.js'
 
 /** The rubric of the seed design, section "2. Rubric Format", read from the seed itself. */
 function seedRubric(): string {
-  const seed = readFileSync(new URL('../../../shared/seeds/scope-d6-verifier-nlu.md', import.meta.url), 'utf8')
+  const seed = readFileSync(
+    new URL('../../../shared/seeds/scope-d6-verifier-nlu.md', import.meta.url),
+    'utf8'
+  )
   const match = /### 2\. Rubric Format\n\n```markdown\n([\s\S]*?)```/.exec(seed)
   if (!match?.[1]) throw new Error('seed rubric not found in shared/seeds/scope-d6-verifier-nlu.md')
   return match[1]
@@ -16,7 +19,10 @@ describe('the seed rubric (Scope, section 2)', () => {
   const rubric = parse(seedRubric())
 
   it('has 2 gates, 3 must-haves, 2 nice-to-haves and its notes', () => {
-    expect(rubric.gates.map(g => g.command)).toEqual(['pytest tests/test_search.py', 'ruff check src/search/'])
+    expect(rubric.gates.map(g => g.command)).toEqual([
+      'pytest tests/test_search.py',
+      'ruff check src/search/'
+    ])
     expect(rubric.criteria.filter(c => c.required).map(c => c.description)).toEqual([
       'Search results are relevant to query intent, not just keyword matching',
       'Empty queries, special characters, and very long queries handled gracefully',
@@ -57,7 +63,16 @@ describe('the seed rubric (Scope, section 2)', () => {
 describe('sections', () => {
   it('accepts the aliases of each section, in any case', () => {
     const rubric = parse(
-      lines('## must-have', '- a: first', '## Nice-to-Haves', '- b: second', '## NOTES', 'n', '## gates:', '- `true`')
+      lines(
+        '## must-have',
+        '- a: first',
+        '## Nice-to-Haves',
+        '- b: second',
+        '## NOTES',
+        'n',
+        '## gates:',
+        '- `true`'
+      )
     )
     expect(rubric.criteria.map(c => [c.id, c.section])).toEqual([
       ['a', 'must'],
@@ -86,12 +101,16 @@ describe('sections', () => {
   })
 
   it('ignores criteria inside HTML comments and keeps line numbers right', () => {
-    const rubric = parse(lines('## Criteria', '<!--', '- old: Removed', '-->', '- kept: Still here'))
+    const rubric = parse(
+      lines('## Criteria', '<!--', '- old: Removed', '-->', '- kept: Still here')
+    )
     expect(rubric.criteria.map(c => [c.id, c.line])).toEqual([['kept', 5]])
   })
 
   it('keeps headings and code blocks inside Notes as notes', () => {
-    const rubric = parse(lines('## Criteria', '- a: A', '## Notes', '### Background', '```', '## Gates', '```'))
+    const rubric = parse(
+      lines('## Criteria', '- a: A', '## Notes', '### Background', '```', '## Gates', '```')
+    )
     expect(rubric.notes).toBe('### Background\n```\n## Gates\n```')
     expect(rubric.gates).toEqual([])
   })
@@ -105,7 +124,9 @@ describe('sections', () => {
 
 describe('gates', () => {
   it('reads the command from the code span, keeping backticks inside longer spans', () => {
-    const rubric = parse(lines('## Gates', '- ``echo `date` ``', '- `npm test` runs the unit tests', '- `` `x` ``'))
+    const rubric = parse(
+      lines('## Gates', '- ``echo `date` ``', '- `npm test` runs the unit tests', '- `` `x` ``')
+    )
     expect(rubric.gates.map(g => g.command)).toEqual(['echo `date`', 'npm test', '`x`'])
   })
 
@@ -133,7 +154,10 @@ describe('gates', () => {
 
   it('runs gates one by one by default and four at once with parallel: true', () => {
     expect(parse(lines('## Gates', '- `a`')).gateOptions.parallel).toBe(1)
-    expect(parse(lines('---', 'gates: { parallel: true }', '---', '## Gates', '- `a`')).gateOptions.parallel).toBe(4)
+    expect(
+      parse(lines('---', 'gates: { parallel: true }', '---', '## Gates', '- `a`')).gateOptions
+        .parallel
+    ).toBe(4)
   })
 
   it('a gates-only rubric gets no dimensions', () => {
@@ -216,8 +240,12 @@ describe('structured criteria', () => {
 
 describe('dimensions, focus, thresholds, council', () => {
   it('turns dimensions off with false, and keeps them with default on a criteria-less rubric', () => {
-    expect(parse(lines('---', 'dimensions: false', '---', '## Criteria', '- a: A')).dimensions).toEqual([])
-    expect(parse(lines('---', 'dimensions: default', '---', '## Gates', '- `a`')).dimensions).toHaveLength(5)
+    expect(
+      parse(lines('---', 'dimensions: false', '---', '## Criteria', '- a: A')).dimensions
+    ).toEqual([])
+    expect(
+      parse(lines('---', 'dimensions: default', '---', '## Gates', '- `a`')).dimensions
+    ).toHaveLength(5)
   })
 
   it('uses a map as the set of dimensions, normalising weights, built-in anchors kept', () => {
@@ -232,7 +260,9 @@ describe('dimensions, focus, thresholds, council', () => {
         '- a: A'
       )
     )
-    expect(rubric.dimensions.map(d => [d.name, d.weight, d.normalisedWeight, d.description])).toEqual([
+    expect(
+      rubric.dimensions.map(d => [d.name, d.weight, d.normalisedWeight, d.description])
+    ).toEqual([
       ['accuracy', 3, 0.75, BUILT_IN_DIMENSIONS.accuracy?.description],
       ['security', 1, 0.25, 'No new attack surface']
     ])
@@ -248,17 +278,23 @@ describe('dimensions, focus, thresholds, council', () => {
 
   it('turns the accuracy ceiling off without an accuracy dimension, or when asked', () => {
     const criteria = ['## Criteria', '- a: A']
-    expect(parse(lines('---', 'dimensions: { clarity: 1 }', '---', ...criteria)).accuracyCeiling).toBe(false)
-    expect(parse(lines('---', 'accuracy_ceiling: false', '---', ...criteria)).accuracyCeiling).toBe(false)
+    expect(
+      parse(lines('---', 'dimensions: { clarity: 1 }', '---', ...criteria)).accuracyCeiling
+    ).toBe(false)
+    expect(parse(lines('---', 'accuracy_ceiling: false', '---', ...criteria)).accuracyCeiling).toBe(
+      false
+    )
   })
 
   it('adds the seed checks and red flags for each focus area, once each', () => {
-    const rubric = parse(lines('---', 'focus: [security, performance, security]', '---', '## Criteria', '- a: A'))
+    const rubric = parse(
+      lines('---', 'focus: [security, performance, security]', '---', '## Criteria', '- a: A')
+    )
     expect(rubric.focus.map(f => f.area)).toEqual(['security', 'performance'])
     expect(rubric.focus[0]?.redFlags).toContain('Hardcoded credentials or secrets')
-    expect(parse(lines('---', 'focus: accessibility', '---', '## Criteria', '- a: A')).focus).toEqual([
-      { area: 'accessibility', ...FOCUS_TEXT.accessibility }
-    ])
+    expect(
+      parse(lines('---', 'focus: accessibility', '---', '## Criteria', '- a: A')).focus
+    ).toEqual([{ area: 'accessibility', ...FOCUS_TEXT.accessibility }])
   })
 
   it('fills thresholds, council and scoring defaults', () => {
@@ -291,7 +327,13 @@ describe('dimensions, focus, thresholds, council', () => {
 describe('YAML rubrics and file encodings', () => {
   it('reads a YAML rubric with the same fields', () => {
     const rubric = parse(
-      lines('title: Y', 'gates: [make test]', 'notes: Context', 'criteria:', '  - { id: a, description: A }'),
+      lines(
+        'title: Y',
+        'gates: [make test]',
+        'notes: Context',
+        'criteria:',
+        '  - { id: a, description: A }'
+      ),
       'rubric.yaml'
     )
     expect(rubric.title).toBe('Y')

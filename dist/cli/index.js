@@ -15744,11 +15744,9 @@ function parseGateItem(text) {
             search = close + open.length + /^`+/.exec(text.slice(close + open.length))[0].length;
             continue;
         }
-        let command = text.slice(open.length, close).replace(/\n/g, ' ');
-        // CommonMark: one space is stripped from each side when both are present (and not all spaces).
-        if (/^ .* $/s.test(command) && command.trim() !== '')
-            command = command.slice(1, -1);
-        if (command.trim() === '')
+        // Surrounding spaces mean nothing to the shell, so the command is trimmed.
+        const command = text.slice(open.length, close).replace(/\n/g, ' ').trim();
+        if (command === '')
             return { problem: 'gate command is empty' };
         return { command };
     }
@@ -16062,7 +16060,9 @@ function checkFrontMatter(data, what) {
                 else
                     problems.push(...front_matter_describe(result.error.issues, ['dimensions', name], data));
             }
-            values[key] = valid;
+            // Entries that failed are reported above; an all-failed map is not an "empty map".
+            if (Object.keys(valid).length > 0 || Object.keys(value).length === 0)
+                values[key] = valid;
             continue;
         }
         const schema = FRONT_MATTER_SHAPE[key];
@@ -16185,7 +16185,11 @@ function parseYaml(text) {
                     found = position(keyNode.range[0]);
                 if (last && at === 'key')
                     break;
-                node = pair.value;
+                // A block list or mapping starts on the line after its key: point at the key instead.
+                const value = pair.value;
+                if (last && isNode(value) && value.range && position(value.range[0]).line > found.line)
+                    break;
+                node = value;
             }
             else if ((0,dist/* isSeq */.oP)(node) && typeof segment === 'number') {
                 node = node.items[segment];

@@ -31,7 +31,9 @@ export function parseModelId(text: string): ModelId | { readonly problem: string
   const provider = text.slice(0, colon).trim()
   const model = text.slice(colon + 1).trim()
   if (!isProvider(provider)) {
-    return { problem: `unknown provider "${provider}" in "${text}" (known: ${PROVIDERS.join(', ')})` }
+    return {
+      problem: `unknown provider "${provider}" in "${text}" (known: ${PROVIDERS.join(', ')})`
+    }
   }
   if (model === '') return { problem: `"${text}" names no model after "${provider}:"` }
   return { provider, model }

@@ -39,21 +39,37 @@ export function buildRubric(input: BuildInput): { rubric: Rubric; issues: Rubric
   const { frontMatter, body, source } = input
   const fm = frontMatter.values
   const issues: RubricIssue[] = []
-  const atLine = (line: number, column: number | undefined, rule: RubricRule, message: string): void => {
+  const atLine = (
+    line: number,
+    column: number | undefined,
+    rule: RubricRule,
+    message: string
+  ): void => {
     issues.push({ file: source.path, line, ...(column !== undefined && { column }), rule, message })
   }
-  const atPath = (path: Path, rule: RubricRule, message: string, at: 'key' | 'value' = 'value'): void => {
+  const atPath = (
+    path: Path,
+    rule: RubricRule,
+    message: string,
+    at: 'key' | 'value' = 'value'
+  ): void => {
     const { line, column } = input.locate(path, at)
     atLine(line, column, rule, message)
   }
 
-  for (const problem of frontMatter.problems) atPath(problem.path, problem.rule, problem.message, problem.at)
+  for (const problem of frontMatter.problems)
+    atPath(problem.path, problem.rule, problem.message, problem.at)
   for (const { index, name, scoreRanges } of frontMatter.rangesOfInvalidCriteria) {
     for (const problem of normaliseScoreRanges(scoreRanges).problems) {
-      atPath(['criteria', index, 'score_ranges', ...problem.at], problem.rule, `${name}: ${problem.message}`)
+      atPath(
+        ['criteria', index, 'score_ranges', ...problem.at],
+        problem.rule,
+        `${name}: ${problem.message}`
+      )
     }
   }
-  for (const problem of body?.problems ?? []) atLine(problem.line, problem.column, problem.rule, problem.message)
+  for (const problem of body?.problems ?? [])
+    atLine(problem.line, problem.column, problem.rule, problem.message)
 
   const gateOptions = buildGateOptions(fm.gates)
   const gates = buildGates(fm.gates, body?.items.gates ?? [], gateOptions, input.locate, atLine)
@@ -113,7 +129,12 @@ export function buildRubric(input: BuildInput): { rubric: Rubric; issues: Rubric
     atPath(['score_weights'], 'weight', 'score_weights must not all be 0')
   }
 
-  if (gates.length === 0 && criteria.length === 0 && dimensions.length === 0 && issues.length === 0) {
+  if (
+    gates.length === 0 &&
+    criteria.length === 0 &&
+    dimensions.length === 0 &&
+    issues.length === 0
+  ) {
     atLine(
       1,
       undefined,
@@ -206,9 +227,10 @@ export function parseGateItem(text: string): { command: string } | { problem: st
   for (;;) {
     const close = text.indexOf(open, search)
     if (close === -1) return { problem: `gate "${abbreviate(text)}" has no closing ${open}` }
-    const after = text.charAt(close + open.length)
-    if (after === '`') {
-      search = close + open.length + /^`+/.exec(text.slice(close + open.length))![0].length
+    // Only a run of exactly as many backticks closes the span.
+    const run = /^`+/.exec(text.slice(close))?.[0].length ?? open.length
+    if (run !== open.length) {
+      search = close + run
       continue
     }
     // Surrounding spaces mean nothing to the shell, so the command is trimmed.
@@ -227,7 +249,11 @@ export function slugify(text: string): string {
   return words.slice(0, SLUG_WORDS).join('-')
 }
 
-export function parseCriterionItem(text: string): { id: string; description: string; explicit: boolean } {
+export function parseCriterionItem(text: string): {
+  id: string
+  description: string
+  explicit: boolean
+} {
   const match = EXPLICIT_ID.exec(text)
   if (match?.[1] && match[2]) return { id: match[1], description: match[2].trim(), explicit: true }
   return { id: slugify(text), description: text, explicit: false }
@@ -258,7 +284,12 @@ function buildCriteria(
     for (const item of body?.items[section] ?? []) {
       const { id, description } = parseCriterionItem(item.text)
       if (id === '') {
-        atLine(item.line, item.column, 'invalid-id', `criterion "${abbreviate(item.text)}" has no words to make an id from; start it with "your-id: "`)
+        atLine(
+          item.line,
+          item.column,
+          'invalid-id',
+          `criterion "${abbreviate(item.text)}" has no words to make an id from; start it with "your-id: "`
+        )
         continue
       }
       const earlier = byId.get(key(id))
@@ -290,16 +321,22 @@ function buildCriteria(
     const earlier = byId.get(key(id))
     if (earlier && fromMarkdown.has(earlier) && earlier.settings === undefined) {
       if (criterion.description !== undefined) {
-        atPath([...path, 'id'], 'duplicate-id',
+        atPath(
+          [...path, 'id'],
+          'duplicate-id',
           `criterion id "${id}" is also a Markdown criterion (line ${earlier.line}); ` +
-            'to add settings to it, leave out description here')
+            'to add settings to it, leave out description here'
+        )
         continue
       }
       const required = earlier.section === 'must'
       if (criterion.required !== undefined && criterion.required !== required) {
-        atPath([...path, 'required'], 'type',
+        atPath(
+          [...path, 'required'],
+          'type',
           `criterion "${id}": required: ${criterion.required} contradicts its Markdown section ` +
-            `(## ${SECTION_HEADINGS[earlier.section]}, line ${earlier.line})`)
+            `(## ${SECTION_HEADINGS[earlier.section]}, line ${earlier.line})`
+        )
         continue
       }
       earlier.settings = criterion
@@ -307,13 +344,19 @@ function buildCriteria(
       continue
     }
     if (earlier) {
-      atPath([...path, criterion.id !== undefined ? 'id' : 'description'], 'duplicate-id',
-        `criterion id "${id}" is already used on line ${earlier.line}; ids must be unique`)
+      atPath(
+        [...path, criterion.id !== undefined ? 'id' : 'description'],
+        'duplicate-id',
+        `criterion id "${id}" is already used on line ${earlier.line}; ids must be unique`
+      )
       continue
     }
     if (criterion.description === undefined) {
-      atPath(path, 'type',
-        `criterion "${id}" has no description, and no Markdown criterion has that id`)
+      atPath(
+        path,
+        'type',
+        `criterion "${id}" has no description, and no Markdown criterion has that id`
+      )
       continue
     }
     const draft: Draft = {
@@ -351,15 +394,22 @@ function finishCriterion(draft: Draft, atPath: AtPath): Criterion | undefined {
   if (settings?.score_ranges) {
     const result = normaliseScoreRanges(settings.score_ranges)
     for (const problem of result.problems) {
-      atPath([...base, 'score_ranges', ...problem.at], problem.rule, `criterion "${draft.id}": ${problem.message}`)
+      atPath(
+        [...base, 'score_ranges', ...problem.at],
+        problem.rule,
+        `criterion "${draft.id}": ${problem.message}`
+      )
     }
     if (result.problems.length > 0) return undefined
     scoreRanges = result.ranges
   }
   const minScore = settings?.required_min_score
   if (minScore !== undefined && scoreRanges === undefined) {
-    atPath([...base, 'required_min_score'], 'min-score',
-      `criterion "${draft.id}": required_min_score needs score_ranges (a checklist criterion is PASS or FAIL)`)
+    atPath(
+      [...base, 'required_min_score'],
+      'min-score',
+      `criterion "${draft.id}": required_min_score needs score_ranges (a checklist criterion is PASS or FAIL)`
+    )
     return undefined
   }
   return {
@@ -372,7 +422,10 @@ function finishCriterion(draft: Draft, atPath: AtPath): Criterion | undefined {
 export interface RangeProblem {
   /** Path below `score_ranges`: an item index, or a band start, or nothing for the whole. */
   readonly at: Path
-  readonly rule: Extract<RubricRule, 'score-range-bounds' | 'score-range-overlap' | 'score-range-coverage'>
+  readonly rule: Extract<
+    RubricRule,
+    'score-range-bounds' | 'score-range-overlap' | 'score-range-coverage'
+  >
   readonly message: string
 }
 
@@ -380,7 +433,10 @@ export interface RangeProblem {
  * Checks AgentV's three rules for score ranges (bounds, overlap, coverage of every integer 0–10)
  * and returns the ranges sorted. Each element is already an integer 0–10 (the schema checks that).
  */
-export function normaliseScoreRanges(raw: RawScoreRanges): { ranges: ScoreRange[]; problems: RangeProblem[] } {
+export function normaliseScoreRanges(raw: RawScoreRanges): {
+  ranges: ScoreRange[]
+  problems: RangeProblem[]
+} {
   const problems: RangeProblem[] = []
   let indexed: { range: ScoreRange; at: Path }[]
 
@@ -399,9 +455,15 @@ export function normaliseScoreRanges(raw: RawScoreRanges): { ranges: ScoreRange[
       }
     })
   } else {
-    const starts = Object.keys(raw).map(Number).sort((a, b) => a - b)
+    const starts = Object.keys(raw)
+      .map(Number)
+      .sort((a, b) => a - b)
     indexed = starts.map((start, i) => ({
-      range: { min: start, max: (starts[i + 1] ?? 11) - 1, expectedOutcome: raw[String(start)] ?? '' },
+      range: {
+        min: start,
+        max: (starts[i + 1] ?? 11) - 1,
+        expectedOutcome: raw[String(start)] ?? ''
+      },
       at: [String(start)]
     }))
   }
@@ -451,11 +513,19 @@ function buildDimensions(
   let entries: { name: string; weight: number; description: string; builtIn: boolean }[]
   if (raw === false || (raw === undefined && !hasCriteria)) return []
   if (raw === undefined || raw === true || raw === 'default') {
-    entries = Object.entries(BUILT_IN_DIMENSIONS).map(([name, d]) => ({ name, ...d, builtIn: true }))
+    entries = Object.entries(BUILT_IN_DIMENSIONS).map(([name, d]) => ({
+      name,
+      ...d,
+      builtIn: true
+    }))
   } else {
     entries = []
     if (Object.keys(raw).length === 0) {
-      atPath(['dimensions'], 'dimension', 'dimensions is an empty map; write dimensions: false to turn them off')
+      atPath(
+        ['dimensions'],
+        'dimension',
+        'dimensions is an empty map; write dimensions: false to turn them off'
+      )
     }
     for (const [name, value] of Object.entries(raw)) {
       const builtIn = BUILT_IN_DIMENSIONS[name]
@@ -463,9 +533,13 @@ function buildDimensions(
       const weight = given.weight ?? builtIn?.weight
       const description = given.description ?? builtIn?.description
       if (description === undefined) {
-        atPath(['dimensions', name], 'dimension',
+        atPath(
+          ['dimensions', name],
+          'dimension',
           `dimension "${name}" is not built in, so it needs a description: { weight: 10, description: "…" } ` +
-            `(built in: ${Object.keys(BUILT_IN_DIMENSIONS).join(', ')})`, 'key')
+            `(built in: ${Object.keys(BUILT_IN_DIMENSIONS).join(', ')})`,
+          'key'
+        )
         continue
       }
       if (weight === undefined) {

@@ -25,9 +25,7 @@ export interface BuiltInDimension {
   readonly anchors: readonly Anchor[]
 }
 
-function anchors(
-  rows: readonly [label: string, description: string][]
-): readonly Anchor[] {
+function anchors(rows: readonly [label: string, description: string][]): readonly Anchor[] {
   // Rows run from the best band (9–10) down to the worst (1–2).
   return rows.map(([label, description], i) => ({
     min: 9 - 2 * i,

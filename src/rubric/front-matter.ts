@@ -37,7 +37,10 @@ const TOP_LEVEL_KEYS = Object.keys(FRONT_MATTER_SHAPE).filter(k => k !== '$schem
  * Checks each top-level key, and each criterion, on its own, so that every error of the file is
  * reported at once (zod skips refinements, and gives no data, once anything in an object fails).
  */
-export function checkFrontMatter(data: unknown, what: 'front matter' | 'rubric'): CheckedFrontMatter {
+export function checkFrontMatter(
+  data: unknown,
+  what: 'front matter' | 'rubric'
+): CheckedFrontMatter {
   if (data === undefined || data === null) return EMPTY
   if (!isRecord(data)) {
     return {
@@ -118,14 +121,19 @@ export function checkFrontMatter(data: unknown, what: 'front matter' | 'rubric')
     else problems.push(...describe(result.error.issues, [key], data))
   }
   return {
-    values: values as CheckedFrontMatter['values'],
+    values,
     criteria,
     rangesOfInvalidCriteria,
     problems
   }
 }
 
-const EMPTY: CheckedFrontMatter = { values: {}, criteria: [], rangesOfInvalidCriteria: [], problems: [] }
+const EMPTY: CheckedFrontMatter = {
+  values: {},
+  criteria: [],
+  rangesOfInvalidCriteria: [],
+  problems: []
+}
 
 function describe(issues: readonly z.core.$ZodIssue[], base: Path, root: unknown): PathProblem[] {
   return describeIssues(issues, base, root, knownKeysAt)

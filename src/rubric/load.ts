@@ -28,7 +28,11 @@ export async function loadRubric(path: string, displayPath = path): Promise<Rubr
     text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes)
   } catch {
     throw new RubricError([
-      { file: displayPath, rule: 'unreadable-file', message: 'the rubric file is not valid UTF-8 text' }
+      {
+        file: displayPath,
+        rule: 'unreadable-file',
+        message: 'the rubric file is not valid UTF-8 text'
+      }
     ])
   }
   return parseRubric({ text, path: displayPath })

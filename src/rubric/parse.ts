@@ -30,7 +30,13 @@ export function parseRubric(input: RubricInput): Rubric {
   const issues: RubricIssue[] = []
   const fromLines = (problems: readonly LineProblem[]): void => {
     for (const p of problems) {
-      issues.push({ file: path, line: p.line, ...(p.column !== undefined && { column: p.column }), rule: p.rule, message: p.message })
+      issues.push({
+        file: path,
+        line: p.line,
+        ...(p.column !== undefined && { column: p.column }),
+        rule: p.rule,
+        message: p.message
+      })
     }
   }
 
@@ -52,7 +58,9 @@ export function parseRubric(input: RubricInput): Rubric {
   } else {
     const split = splitFrontMatter(text)
     if ('problem' in split) {
-      throw new RubricError([{ file: path, line: 1, column: 1, rule: 'yaml-syntax', message: split.problem }])
+      throw new RubricError([
+        { file: path, line: 1, column: 1, rule: 'yaml-syntax', message: split.problem }
+      ])
     }
     yaml = parseYaml(split.matter)
     body = parseBody(split.body, split.bodyLine)
@@ -90,7 +98,7 @@ interface Split {
  * evaluates code, so only YAML is accepted and the YAML is parsed here, with positions.
  */
 function splitFrontMatter(text: string): Split | { problem: string } {
-  if (/^---[^\n-]*\n/.test(text) && text.indexOf('\n---', 3) === -1) {
+  if (/^---[^\n-]*\n/.test(text) && !text.includes('\n---', 3)) {
     return { problem: 'the front matter opened with --- on line 1 is never closed with ---' }
   }
   const refuse = { parse: (): object => ({}) }
@@ -99,7 +107,7 @@ function splitFrontMatter(text: string): Split | { problem: string } {
     file = matter(text, {
       language: 'yaml',
       engines: { yaml: refuse, json: refuse, javascript: refuse, js: refuse }
-    }) as unknown as typeof file
+    })
   } catch {
     file = { content: text, language: /^---(\S*)/.exec(text)?.[1] ?? 'unknown' }
   }

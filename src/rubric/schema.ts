@@ -14,7 +14,6 @@ export const ID_PATTERN = /^[\p{L}\p{N}_-]+$/u
 
 export const FOCUS_AREAS = ['security', 'performance', 'accessibility'] as const
 
-
 export const ScoreRangeItemSchema = z.strictObject({
   score_range: z
     .tuple([z.int().min(0).max(10), z.int().min(0).max(10)])
@@ -48,7 +47,8 @@ export const CriterionSchema = z
       .boolean()
       .optional()
       .describe('Must-have (true, the default) or nice-to-have (false)'),
-    weight: z.number()
+    weight: z
+      .number()
       .min(0)
       .optional()
       .describe('Weight in the criteria score; default 1 for must-haves, 0 for nice-to-haves'),
@@ -77,10 +77,7 @@ export const GatesSchema = z.union([
   z
     .strictObject({
       commands: z.array(GateCommandSchema).optional().describe('Gate commands'),
-      timeout: z.number()
-        .positive()
-        .optional()
-        .describe('Seconds each gate may run (default 600)'),
+      timeout: z.number().positive().optional().describe('Seconds each gate may run (default 600)'),
       parallel: z
         .union([z.boolean(), z.int().min(1)])
         .optional()

@@ -19,7 +19,8 @@ export function checkerToMarkdown(checker: string, source = 'checker'): string {
     if (line === '' || line.startsWith('#')) return
     if (AGENT.test(line)) {
       const text = line.replace(AGENT, '').trim()
-      if (text === '') problems.push(`line ${i + 1}: "agent:" needs the criterion after it`)
+      if (text === '')
+        problems.push(`checker input, line ${i + 1}: "agent:" needs the criterion after it`)
       else criteria.push(`- ${text}`)
     } else {
       gates.push(`- ${codeSpan(line)}`)
@@ -27,14 +28,17 @@ export function checkerToMarkdown(checker: string, source = 'checker'): string {
   })
   if (problems.length > 0 || (gates.length === 0 && criteria.length === 0)) {
     throw new RubricError(
-      (problems.length > 0 ? problems : ['it has no commands and no "agent:" lines']).map(message => ({
-        file: source,
-        rule: 'checker' as const,
-        message: `checker input ${message}`
-      }))
+      (problems.length > 0
+        ? problems
+        : ['the checker input has no commands and no "agent:" lines']
+      ).map(message => ({ file: source, rule: 'checker' as const, message }))
     )
   }
-  const sections = ['# Checker rubric', '', `<!-- Materialised by rubric-council from the \`checker\` input. -->`]
+  const sections = [
+    '# Checker rubric',
+    '',
+    `<!-- Materialised by rubric-council from the \`checker\` input. -->`
+  ]
   if (gates.length > 0) sections.push('', '## Gates', ...gates)
   if (criteria.length > 0) sections.push('', '## Criteria', ...criteria)
   return `${sections.join('\n')}\n`

@@ -11,7 +11,7 @@ export interface YamlSource {
   /** The plain data; `undefined` for an empty document. */
   readonly data: unknown
   /** Where a path's key or value stands in the file (the nearest existing node if it is absent). */
-  locate(path: Path, at: 'key' | 'value'): Position
+  readonly locate: (path: Path, at: 'key' | 'value') => Position
   readonly problems: readonly LineProblem[]
 }
 
@@ -51,16 +51,23 @@ export function parseYaml(text: string): YamlSource {
 
   const locate = (path: Path, at: 'key' | 'value'): Position => {
     let node: unknown = doc.contents
-    let found: Position = node && isNode(node) && node.range ? position(node.range[0]) : { line: 1, column: 1 }
+    let found: Position =
+      node && isNode(node) && node.range ? position(node.range[0]) : { line: 1, column: 1 }
     for (const [index, segment] of path.entries()) {
       const last = index === path.length - 1
       if (isMap(node)) {
-        const pair = node.items.find(p => isScalar(p.key) && String(p.key.value) === String(segment))
+        const pair = node.items.find(
+          p => isScalar(p.key) && String(p.key.value) === String(segment)
+        )
         if (!pair) break
         const keyNode = pair.key as Node
         if (keyNode.range) found = position(keyNode.range[0])
         if (last && at === 'key') break
-        node = pair.value
+        // A block list or mapping starts on the line after its key: point at the key instead.
+        const value = pair.value
+        if (last && isNode(value) && value.range && position(value.range[0]).line > found.line)
+          break
+        node = value
       } else if (isSeq(node) && typeof segment === 'number') {
         node = node.items[segment]
       } else {

@@ -36,7 +36,12 @@ export function describeIssues(
   )
 }
 
-function describeIssue(issue: Issue, path: Path, root: unknown, knownKeys: KnownKeys): PathProblem[] {
+function describeIssue(
+  issue: Issue,
+  path: Path,
+  root: unknown,
+  knownKeys: KnownKeys
+): PathProblem[] {
   const input = issue.input
   const rangeAt = path.indexOf('score_range')
   if (rangeAt > 0 && issue.code !== 'unrecognized_keys') {
@@ -104,11 +109,18 @@ function describeIssue(issue: Issue, path: Path, root: unknown, knownKeys: Known
     case 'invalid_type':
       if (input === undefined) return [problem(path, root, 'is required', ruleFor(path, issue))]
       return [
-        problem(path, root, `must be ${expected(issue.expected)}, got ${show(input)}`, ruleFor(path, issue))
+        problem(
+          path,
+          root,
+          `must be ${expected(issue.expected)}, got ${show(input)}`,
+          ruleFor(path, issue)
+        )
       ]
     case 'too_small':
     case 'too_big':
-      return [problem(path, root, `${limitPhrase(issue)}, got ${show(input)}`, ruleFor(path, issue))]
+      return [
+        problem(path, root, `${limitPhrase(issue)}, got ${show(input)}`, ruleFor(path, issue))
+      ]
     case 'invalid_format':
       return [
         problem(
@@ -135,7 +147,14 @@ function describeIssue(issue: Issue, path: Path, root: unknown, knownKeys: Known
       ]
     }
     case 'custom':
-      return [{ path, at: 'value', rule: ruleFor(path, issue), message: `${label(path, root)}: ${issue.message}` }]
+      return [
+        {
+          path,
+          at: 'value',
+          rule: ruleFor(path, issue),
+          message: `${label(path, root)}: ${issue.message}`
+        }
+      ]
     case 'not_multiple_of':
     case 'invalid_element':
       return [problem(path, root, issue.message, 'type')]
@@ -166,7 +185,8 @@ function unionPhrase(issue: z.core.$ZodIssueInvalidUnion): string {
     for (const inner of branch) {
       if (inner.path.length > 0) continue
       if (inner.code === 'invalid_type') phrases.add(expected(inner.expected))
-      else if (inner.code === 'invalid_value') inner.values.forEach(v => phrases.add(JSON.stringify(v)))
+      else if (inner.code === 'invalid_value')
+        inner.values.forEach(v => phrases.add(JSON.stringify(v)))
       else if (inner.code === 'invalid_union') phrases.add(unionPhrase(inner))
     }
   }
@@ -206,10 +226,14 @@ function limitPhrase(issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig): 
     case 'string':
       return small ? 'must not be empty' : `must be at most ${limit} characters`
     case 'array':
-      return small ? `must list at least ${limit} item${limit === 1 ? '' : 's'}` : `must list at most ${limit} items`
-    default:
+      return small
+        ? `must list at least ${limit} item${limit === 1 ? '' : 's'}`
+        : `must list at most ${limit} items`
+    default: {
+      // Numbers; the schema has no other sized types.
       if (issue.inclusive === false) return `must be ${small ? 'greater' : 'less'} than ${limit}`
       return `must be ${small ? 'at least' : 'at most'} ${limit}`
+    }
   }
 }
 

@@ -1,0 +1,148 @@
+import { execFile } from 'node:child_process'
+import { readdirSync, readFileSync } from 'node:fs'
+import { mkdtemp } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { describe, expect, it } from 'vitest'
+import { PROBLEM_MATCHER } from '../src/cli/problem-matcher.js'
+import type { CliIo } from '../src/cli/io.js'
+import { main } from '../src/cli.js'
+import { VERSION } from '../src/version.js'
+
+const ROOT = join(import.meta.dirname, '..')
+
+async function cli(
+  argv: string[],
+  env: Record<string, string> = {}
+): Promise<{ code: number; out: string[]; err: string[] }> {
+  const out: string[] = []
+  const err: string[] = []
+  const io: CliIo = { stdout: l => out.push(l), stderr: l => err.push(l), env, cwd: ROOT }
+  const code = await main(argv, io)
+  return { code, out, err }
+}
+
+/** Runs the bundled CLI the way the README tells people to, from the clone. */
+async function bundled(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const run = promisify(execFile)
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['bin/rubric-council.js', ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '' }
+    })
+    return { code: 0, stdout, stderr }
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string }
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
+  }
+}
+
+describe('rubric-council validate (bundled, as the README runs it)', () => {
+  it('accepts every example rubric', async () => {
+    const examples = readdirSync(join(ROOT, 'examples')).map(f => `examples/${f}`)
+    const result = await bundled(['validate', ...examples])
+    expect(result.stderr).toBe('')
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain(`${examples.length} of ${examples.length} rubrics valid`)
+  })
+
+  it.each([
+    [
+      'overlap',
+      'overlap.md:8:9: error: criterion "relevance": score_ranges [4,6] and [5,10] overlap [score-range-overlap]'
+    ],
+    [
+      'bounds',
+      'bounds.md:7:24: error: criterion "relevance": score_range [6,12] is out of bounds: a range is two whole numbers within 0–10 [score-range-bounds]'
+    ],
+    [
+      'coverage',
+      'coverage.md:8:5: error: criterion "speed": score_ranges leave 5–6 uncovered; coverage must include every score 0–10 [score-range-coverage]'
+    ]
+  ])('exits 1 on %s, naming the line and the rule', async (name, message) => {
+    const result = await bundled(['validate', `__tests__/fixtures/${name}.md`])
+    expect(result.code).toBe(1)
+    expect(result.stdout).toBe('')
+    expect(result.stderr).toBe(`__tests__/fixtures/${message}\n`)
+    expect(result.stderr).toContain(name)
+  })
+})
+
+describe('rubric-council validate', () => {
+  it('validates .github/rubric.md when no file is named, and reports it missing', async () => {
+    const { code, err } = await cli(['validate'], {})
+    // This repository's own rubric is the default; it must exist and be valid.
+    expect({ code, err }).toEqual({ code: 0, err: [] })
+    const elsewhere = await mkdtemp(join(tmpdir(), 'rc-cli-'))
+    const missing: string[] = []
+    const exit = await main(['validate'], {
+      stdout: () => undefined,
+      stderr: l => missing.push(l),
+      env: {},
+      cwd: elsewhere
+    })
+    expect(exit).toBe(1)
+    expect(missing).toEqual(['.github/rubric.md: error: rubric file not found [missing-file]'])
+  })
+
+  it('checks every file and exits 1 if any is invalid', async () => {
+    const { code, out, err } = await cli([
+      'validate',
+      'examples/gates-only.yml',
+      '__tests__/fixtures/coverage.md'
+    ])
+    expect(code).toBe(1)
+    expect(out[0]).toMatch(
+      /^examples\/gates-only\.yml: ok \(3 gates, 0 must-have, 0 nice-to-have, 0 dimensions, hash [0-9a-f]{12}\)$/
+    )
+    expect(out.at(-1)).toBe('1 of 2 rubrics valid')
+    expect(err).toHaveLength(1)
+  })
+
+  it('registers a problem matcher in GitHub Actions whose pattern reads its own lines', async () => {
+    const runnerTemp = await mkdtemp(join(tmpdir(), 'rc-runner-'))
+    const { out, err } = await cli(['validate', '__tests__/fixtures/overlap.md', 'missing.md'], {
+      GITHUB_ACTIONS: 'true',
+      RUNNER_TEMP: runnerTemp
+    })
+    const matcherPath = join(runnerTemp, 'rubric-council-problem-matcher.json')
+    expect(out[0]).toBe(`::add-matcher::${matcherPath}`)
+    expect(out.at(-1)).toBe('::remove-matcher owner=rubric-council::')
+    const matcher = JSON.parse(readFileSync(matcherPath, 'utf8')) as typeof PROBLEM_MATCHER
+    const pattern = matcher.problemMatcher[0].pattern[0]
+    const fields = err.map(line => {
+      const m = new RegExp(pattern.regexp).exec(line)
+      return (
+        m && [
+          m[pattern.file],
+          m[pattern.line],
+          m[pattern.column],
+          m[pattern.severity],
+          m[pattern.code]
+        ]
+      )
+    })
+    expect(fields).toEqual([
+      ['__tests__/fixtures/overlap.md', '8', '9', 'error', 'score-range-overlap'],
+      ['missing.md', undefined, undefined, 'error', 'missing-file']
+    ])
+  })
+})
+
+describe('rubric-council', () => {
+  it('prints help and version, and exits 2 on a usage error', async () => {
+    expect((await cli(['--help'])).out.join('\n')).toContain('validate [FILE...]')
+    expect(await cli(['--version'])).toEqual({ code: 0, out: [VERSION], err: [] })
+    const unknown = await cli(['frobnicate'])
+    expect(unknown.code).toBe(2)
+    expect(unknown.err[0]).toBe('rubric-council: unknown command "frobnicate"')
+    expect((await cli(['validate', '--nope'])).code).toBe(2)
+    expect((await cli([])).code).toBe(2)
+  })
+
+  it('reports the version of package.json', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
+    expect(VERSION).toBe(pkg.version)
+  })
+})
