@@ -46537,7 +46537,9 @@ function parseModelId(text) {
     const provider = text.slice(0, colon).trim();
     const model = text.slice(colon + 1).trim();
     if (!isProvider(provider)) {
-        return { problem: `unknown provider "${provider}" in "${text}" (known: ${PROVIDERS.join(', ')})` };
+        return {
+            problem: `unknown provider "${provider}" in "${text}" (known: ${PROVIDERS.join(', ')})`
+        };
     }
     if (model === '')
         return { problem: `"${text}" names no model after "${provider}:"` };
@@ -46600,10 +46602,7 @@ const GatesSchema = union([
     array(GateCommandSchema).describe('Gate commands'),
     strictObject({
         commands: array(GateCommandSchema).optional().describe('Gate commands'),
-        timeout: schemas_number()
-            .positive()
-            .optional()
-            .describe('Seconds each gate may run (default 600)'),
+        timeout: schemas_number().positive().optional().describe('Seconds each gate may run (default 600)'),
         parallel: union([schemas_boolean(), schemas_int().min(1)])
             .optional()
             .describe('false (default) runs gates one by one; true up to 4 at once; n up to n at once'),
@@ -46758,7 +46757,9 @@ function describeIssue(issue, path, root, knownKeys) {
             ];
         case 'too_small':
         case 'too_big':
-            return [problem(path, root, `${limitPhrase(issue)}, got ${show(input)}`, ruleFor(path, issue))];
+            return [
+                problem(path, root, `${limitPhrase(issue)}, got ${show(input)}`, ruleFor(path, issue))
+            ];
         case 'invalid_format':
             return [
                 problem(path, root, path.at(-1) === 'id'
@@ -46774,7 +46775,14 @@ function describeIssue(issue, path, root, knownKeys) {
             ];
         }
         case 'custom':
-            return [{ path, at: 'value', rule: ruleFor(path, issue), message: `${label(path, root)}: ${issue.message}` }];
+            return [
+                {
+                    path,
+                    at: 'value',
+                    rule: ruleFor(path, issue),
+                    message: `${label(path, root)}: ${issue.message}`
+                }
+            ];
         case 'not_multiple_of':
         case 'invalid_element':
             return [problem(path, root, issue.message, 'type')];
@@ -46845,11 +46853,15 @@ function limitPhrase(issue) {
         case 'string':
             return small ? 'must not be empty' : `must be at most ${limit} characters`;
         case 'array':
-            return small ? `must list at least ${limit} item${limit === 1 ? '' : 's'}` : `must list at most ${limit} items`;
-        default:
+            return small
+                ? `must list at least ${limit} item${limit === 1 ? '' : 's'}`
+                : `must list at most ${limit} items`;
+        default: {
+            // Numbers; the schema has no other sized types.
             if (issue.inclusive === false)
                 return `must be ${small ? 'greater' : 'less'} than ${limit}`;
             return `must be ${small ? 'at least' : 'at most'} ${limit}`;
+        }
     }
 }
 function ruleFor(path, issue) {
@@ -47003,7 +47015,10 @@ function buildRubric(input) {
     if (fm.score_weights && scoreWeights.dimensions === 0 && scoreWeights.criteria === 0) {
         atPath(['score_weights'], 'weight', 'score_weights must not all be 0');
     }
-    if (gates.length === 0 && criteria.length === 0 && dimensions.length === 0 && issues.length === 0) {
+    if (gates.length === 0 &&
+        criteria.length === 0 &&
+        dimensions.length === 0 &&
+        issues.length === 0) {
         atLine(1, undefined, 'empty-rubric', 'the rubric has no gates, no criteria and no dimensions, so it would pass everything; ' +
             `add a "## ${SECTION_HEADINGS.gates}" or "## ${SECTION_HEADINGS.must}" section`);
     }
@@ -47082,9 +47097,10 @@ function parseGateItem(text) {
         const close = text.indexOf(open, search);
         if (close === -1)
             return { problem: `gate "${abbreviate(text)}" has no closing ${open}` };
-        const after = text.charAt(close + open.length);
-        if (after === '`') {
-            search = close + open.length + /^`+/.exec(text.slice(close + open.length))[0].length;
+        // Only a run of exactly as many backticks closes the span.
+        const run = /^`+/.exec(text.slice(close))?.[0].length ?? open.length;
+        if (run !== open.length) {
+            search = close + run;
             continue;
         }
         // Surrounding spaces mean nothing to the shell, so the command is trimmed.
@@ -47237,9 +47253,15 @@ function normaliseScoreRanges(raw) {
         });
     }
     else {
-        const starts = Object.keys(raw).map(Number).sort((a, b) => a - b);
+        const starts = Object.keys(raw)
+            .map(Number)
+            .sort((a, b) => a - b);
         indexed = starts.map((start, i) => ({
-            range: { min: start, max: (starts[i + 1] ?? 11) - 1, expectedOutcome: raw[String(start)] ?? '' },
+            range: {
+                min: start,
+                max: (starts[i + 1] ?? 11) - 1,
+                expectedOutcome: raw[String(start)] ?? ''
+            },
             at: [String(start)]
         }));
     }
@@ -47285,7 +47307,11 @@ function buildDimensions(raw, hasCriteria, atPath) {
     if (raw === false || (raw === undefined && !hasCriteria))
         return [];
     if (raw === undefined || raw === true || raw === 'default') {
-        entries = Object.entries(BUILT_IN_DIMENSIONS).map(([name, d]) => ({ name, ...d, builtIn: true }));
+        entries = Object.entries(BUILT_IN_DIMENSIONS).map(([name, d]) => ({
+            name,
+            ...d,
+            builtIn: true
+        }));
     }
     else {
         entries = [];
@@ -47416,13 +47442,18 @@ function checkFrontMatter(data, what) {
             problems.push(...front_matter_describe(result.error.issues, [key], data));
     }
     return {
-        values: values,
+        values,
         criteria,
         rangesOfInvalidCriteria,
         problems
     };
 }
-const EMPTY = { values: {}, criteria: [], rangesOfInvalidCriteria: [], problems: [] };
+const EMPTY = {
+    values: {},
+    criteria: [],
+    rangesOfInvalidCriteria: [],
+    problems: []
+};
 function front_matter_describe(issues, base, root) {
     return describeIssues(issues, base, root, knownKeysAt);
 }
@@ -47577,7 +47608,13 @@ function parseRubric(input) {
     const issues = [];
     const fromLines = (problems) => {
         for (const p of problems) {
-            issues.push({ file: path, line: p.line, ...(p.column !== undefined && { column: p.column }), rule: p.rule, message: p.message });
+            issues.push({
+                file: path,
+                line: p.line,
+                ...(p.column !== undefined && { column: p.column }),
+                rule: p.rule,
+                message: p.message
+            });
         }
     };
     if (text.trim() === '') {
@@ -47598,7 +47635,9 @@ function parseRubric(input) {
     else {
         const split = splitFrontMatter(text);
         if ('problem' in split) {
-            throw new RubricError([{ file: path, line: 1, column: 1, rule: 'yaml-syntax', message: split.problem }]);
+            throw new RubricError([
+                { file: path, line: 1, column: 1, rule: 'yaml-syntax', message: split.problem }
+            ]);
         }
         yaml = parseYaml(split.matter);
         body = parseBody(split.body, split.bodyLine);
@@ -47626,7 +47665,7 @@ function parseRubric(input) {
  * evaluates code, so only YAML is accepted and the YAML is parsed here, with positions.
  */
 function splitFrontMatter(text) {
-    if (/^---[^\n-]*\n/.test(text) && text.indexOf('\n---', 3) === -1) {
+    if (/^---[^\n-]*\n/.test(text) && !text.includes('\n---', 3)) {
         return { problem: 'the front matter opened with --- on line 1 is never closed with ---' };
     }
     const refuse = { parse: () => ({}) };
@@ -47683,7 +47722,11 @@ async function loadRubric(path, displayPath = path) {
     }
     catch {
         throw new RubricError([
-            { file: displayPath, rule: 'unreadable-file', message: 'the rubric file is not valid UTF-8 text' }
+            {
+                file: displayPath,
+                rule: 'unreadable-file',
+                message: 'the rubric file is not valid UTF-8 text'
+            }
         ]);
     }
     return parseRubric({ text, path: displayPath });
@@ -47719,9 +47762,15 @@ function checkerToMarkdown(checker, source = 'checker') {
         }
     });
     if (problems.length > 0 || (gates.length === 0 && criteria.length === 0)) {
-        throw new RubricError((problems.length > 0 ? problems : ['the checker input has no commands and no "agent:" lines']).map(message => ({ file: source, rule: 'checker', message })));
+        throw new RubricError((problems.length > 0
+            ? problems
+            : ['the checker input has no commands and no "agent:" lines']).map(message => ({ file: source, rule: 'checker', message })));
     }
-    const sections = ['# Checker rubric', '', `<!-- Materialised by rubric-council from the \`checker\` input. -->`];
+    const sections = [
+        '# Checker rubric',
+        '',
+        `<!-- Materialised by rubric-council from the \`checker\` input. -->`
+    ];
     if (gates.length > 0)
         sections.push('', '## Gates', ...gates);
     if (criteria.length > 0)
@@ -47771,9 +47820,11 @@ async function resolveRubric(choice) {
  * Every failure ends the step failed with a named reason: nothing that goes wrong leaves it green.
  */
 async function run() {
+    const workspace = process.env.GITHUB_WORKSPACE ?? process.cwd();
+    let cwd = workspace;
     try {
         const inputs = readActionInputs(name => getInput(name));
-        const cwd = (0,external_node_path_namespaceObject.resolve)(process.env.GITHUB_WORKSPACE ?? process.cwd(), inputs.workingDirectory);
+        cwd = (0,external_node_path_namespaceObject.resolve)(workspace, inputs.workingDirectory);
         const rubric = await resolveRubric({
             path: inputs.rubric,
             ...(inputs.checker !== undefined && { checker: inputs.checker }),
@@ -47784,21 +47835,28 @@ async function run() {
         info(`${rubric.source.path}: ok (${describeRubric(rubric)})`);
     }
     catch (error) {
-        fail(error);
+        fail(error, file => annotationPath(workspace, cwd, file));
     }
 }
-function fail(error) {
+/** Annotations name files relative to the repository root; files outside it get none. */
+function annotationPath(workspace, cwd, file) {
+    const path = (0,external_node_path_namespaceObject.relative)(workspace, (0,external_node_path_namespaceObject.resolve)(cwd, file));
+    return path.startsWith('..') || (0,external_node_path_namespaceObject.isAbsolute)(path) ? undefined : path;
+}
+function fail(error, pathOf) {
     if (error instanceof RubricError) {
         for (const issue of error.issues) {
+            const file = pathOf(issue.file);
             core_error(issue.message, {
-                title: `Rubric: ${issue.rule}`,
-                file: issue.file,
-                ...(issue.line !== undefined && { startLine: issue.line }),
-                ...(issue.column !== undefined && { startColumn: issue.column })
+                title: `Invalid rubric (${issue.rule})`,
+                ...(file !== undefined && { file }),
+                ...(file !== undefined && issue.line !== undefined && { startLine: issue.line }),
+                ...(file !== undefined && issue.column !== undefined && { startColumn: issue.column })
             });
         }
         setOutput('reasons', 'invalid_rubric');
-        setFailed(`The rubric is invalid:\n${error.issues.map(formatIssue).join('\n')}`);
+        const count = error.issues.length;
+        setFailed(`The rubric is invalid (${count} error${count === 1 ? '' : 's'}):\n${error.issues.map(formatIssue).join('\n')}`);
     }
     else if (error instanceof InputError) {
         setOutput('reasons', 'invalid_input');

@@ -15194,7 +15194,9 @@ function parseModelId(text) {
     const provider = text.slice(0, colon).trim();
     const model = text.slice(colon + 1).trim();
     if (!isProvider(provider)) {
-        return { problem: `unknown provider "${provider}" in "${text}" (known: ${PROVIDERS.join(', ')})` };
+        return {
+            problem: `unknown provider "${provider}" in "${text}" (known: ${PROVIDERS.join(', ')})`
+        };
     }
     if (model === '')
         return { problem: `"${text}" names no model after "${provider}:"` };
@@ -15257,10 +15259,7 @@ const GatesSchema = union([
     array(GateCommandSchema).describe('Gate commands'),
     strictObject({
         commands: array(GateCommandSchema).optional().describe('Gate commands'),
-        timeout: schemas_number()
-            .positive()
-            .optional()
-            .describe('Seconds each gate may run (default 600)'),
+        timeout: schemas_number().positive().optional().describe('Seconds each gate may run (default 600)'),
         parallel: union([schemas_boolean(), schemas_int().min(1)])
             .optional()
             .describe('false (default) runs gates one by one; true up to 4 at once; n up to n at once'),
@@ -15415,7 +15414,9 @@ function describeIssue(issue, path, root, knownKeys) {
             ];
         case 'too_small':
         case 'too_big':
-            return [problem(path, root, `${limitPhrase(issue)}, got ${show(input)}`, ruleFor(path, issue))];
+            return [
+                problem(path, root, `${limitPhrase(issue)}, got ${show(input)}`, ruleFor(path, issue))
+            ];
         case 'invalid_format':
             return [
                 problem(path, root, path.at(-1) === 'id'
@@ -15431,7 +15432,14 @@ function describeIssue(issue, path, root, knownKeys) {
             ];
         }
         case 'custom':
-            return [{ path, at: 'value', rule: ruleFor(path, issue), message: `${label(path, root)}: ${issue.message}` }];
+            return [
+                {
+                    path,
+                    at: 'value',
+                    rule: ruleFor(path, issue),
+                    message: `${label(path, root)}: ${issue.message}`
+                }
+            ];
         case 'not_multiple_of':
         case 'invalid_element':
             return [problem(path, root, issue.message, 'type')];
@@ -15502,11 +15510,15 @@ function limitPhrase(issue) {
         case 'string':
             return small ? 'must not be empty' : `must be at most ${limit} characters`;
         case 'array':
-            return small ? `must list at least ${limit} item${limit === 1 ? '' : 's'}` : `must list at most ${limit} items`;
-        default:
+            return small
+                ? `must list at least ${limit} item${limit === 1 ? '' : 's'}`
+                : `must list at most ${limit} items`;
+        default: {
+            // Numbers; the schema has no other sized types.
             if (issue.inclusive === false)
                 return `must be ${small ? 'greater' : 'less'} than ${limit}`;
             return `must be ${small ? 'at least' : 'at most'} ${limit}`;
+        }
     }
 }
 function ruleFor(path, issue) {
@@ -15660,7 +15672,10 @@ function buildRubric(input) {
     if (fm.score_weights && scoreWeights.dimensions === 0 && scoreWeights.criteria === 0) {
         atPath(['score_weights'], 'weight', 'score_weights must not all be 0');
     }
-    if (gates.length === 0 && criteria.length === 0 && dimensions.length === 0 && issues.length === 0) {
+    if (gates.length === 0 &&
+        criteria.length === 0 &&
+        dimensions.length === 0 &&
+        issues.length === 0) {
         atLine(1, undefined, 'empty-rubric', 'the rubric has no gates, no criteria and no dimensions, so it would pass everything; ' +
             `add a "## ${SECTION_HEADINGS.gates}" or "## ${SECTION_HEADINGS.must}" section`);
     }
@@ -15739,9 +15754,10 @@ function parseGateItem(text) {
         const close = text.indexOf(open, search);
         if (close === -1)
             return { problem: `gate "${abbreviate(text)}" has no closing ${open}` };
-        const after = text.charAt(close + open.length);
-        if (after === '`') {
-            search = close + open.length + /^`+/.exec(text.slice(close + open.length))[0].length;
+        // Only a run of exactly as many backticks closes the span.
+        const run = /^`+/.exec(text.slice(close))?.[0].length ?? open.length;
+        if (run !== open.length) {
+            search = close + run;
             continue;
         }
         // Surrounding spaces mean nothing to the shell, so the command is trimmed.
@@ -15894,9 +15910,15 @@ function normaliseScoreRanges(raw) {
         });
     }
     else {
-        const starts = Object.keys(raw).map(Number).sort((a, b) => a - b);
+        const starts = Object.keys(raw)
+            .map(Number)
+            .sort((a, b) => a - b);
         indexed = starts.map((start, i) => ({
-            range: { min: start, max: (starts[i + 1] ?? 11) - 1, expectedOutcome: raw[String(start)] ?? '' },
+            range: {
+                min: start,
+                max: (starts[i + 1] ?? 11) - 1,
+                expectedOutcome: raw[String(start)] ?? ''
+            },
             at: [String(start)]
         }));
     }
@@ -15942,7 +15964,11 @@ function buildDimensions(raw, hasCriteria, atPath) {
     if (raw === false || (raw === undefined && !hasCriteria))
         return [];
     if (raw === undefined || raw === true || raw === 'default') {
-        entries = Object.entries(BUILT_IN_DIMENSIONS).map(([name, d]) => ({ name, ...d, builtIn: true }));
+        entries = Object.entries(BUILT_IN_DIMENSIONS).map(([name, d]) => ({
+            name,
+            ...d,
+            builtIn: true
+        }));
     }
     else {
         entries = [];
@@ -16073,13 +16099,18 @@ function checkFrontMatter(data, what) {
             problems.push(...front_matter_describe(result.error.issues, [key], data));
     }
     return {
-        values: values,
+        values,
         criteria,
         rangesOfInvalidCriteria,
         problems
     };
 }
-const EMPTY = { values: {}, criteria: [], rangesOfInvalidCriteria: [], problems: [] };
+const EMPTY = {
+    values: {},
+    criteria: [],
+    rangesOfInvalidCriteria: [],
+    problems: []
+};
 function front_matter_describe(issues, base, root) {
     return describeIssues(issues, base, root, knownKeysAt);
 }
@@ -16234,7 +16265,13 @@ function parseRubric(input) {
     const issues = [];
     const fromLines = (problems) => {
         for (const p of problems) {
-            issues.push({ file: path, line: p.line, ...(p.column !== undefined && { column: p.column }), rule: p.rule, message: p.message });
+            issues.push({
+                file: path,
+                line: p.line,
+                ...(p.column !== undefined && { column: p.column }),
+                rule: p.rule,
+                message: p.message
+            });
         }
     };
     if (text.trim() === '') {
@@ -16255,7 +16292,9 @@ function parseRubric(input) {
     else {
         const split = splitFrontMatter(text);
         if ('problem' in split) {
-            throw new RubricError([{ file: path, line: 1, column: 1, rule: 'yaml-syntax', message: split.problem }]);
+            throw new RubricError([
+                { file: path, line: 1, column: 1, rule: 'yaml-syntax', message: split.problem }
+            ]);
         }
         yaml = parseYaml(split.matter);
         body = parseBody(split.body, split.bodyLine);
@@ -16283,7 +16322,7 @@ function parseRubric(input) {
  * evaluates code, so only YAML is accepted and the YAML is parsed here, with positions.
  */
 function splitFrontMatter(text) {
-    if (/^---[^\n-]*\n/.test(text) && text.indexOf('\n---', 3) === -1) {
+    if (/^---[^\n-]*\n/.test(text) && !text.includes('\n---', 3)) {
         return { problem: 'the front matter opened with --- on line 1 is never closed with ---' };
     }
     const refuse = { parse: () => ({}) };
@@ -16340,7 +16379,11 @@ async function loadRubric(path, displayPath = path) {
     }
     catch {
         throw new RubricError([
-            { file: displayPath, rule: 'unreadable-file', message: 'the rubric file is not valid UTF-8 text' }
+            {
+                file: displayPath,
+                rule: 'unreadable-file',
+                message: 'the rubric file is not valid UTF-8 text'
+            }
         ]);
     }
     return parseRubric({ text, path: displayPath });

@@ -1,0 +1,54 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { Ajv2020 } from 'ajv/dist/2020.js'
+import matter from 'gray-matter'
+import { parse as parseYaml } from 'yaml'
+import { describe, expect, it } from 'vitest'
+import { renderJsonSchema } from '../src/rubric/json-schema.js'
+
+const ROOT = join(import.meta.dirname, '..')
+const checkedIn = readFileSync(join(ROOT, 'schema/rubric.schema.json'), 'utf8')
+
+describe('the JSON Schema of the rubric', () => {
+  it('is up to date with the zod schema (run `npm run schema` if not)', () => {
+    expect(checkedIn).toBe(renderJsonSchema())
+  })
+
+  const validate = new Ajv2020({ allErrors: true, strict: false }).compile(JSON.parse(checkedIn) as object)
+
+  /** The YAML data of a rubric file: the front matter of Markdown, or the whole YAML file. */
+  function dataOf(file: string): unknown {
+    const text = readFileSync(file, 'utf8')
+    return file.endsWith('.md') ? (matter(text, {}).data as unknown) : (parseYaml(text) as unknown)
+  }
+
+  it('accepts the front matter of every example and of this repository’s rubric', () => {
+    const files = [
+      ...readdirSync(join(ROOT, 'examples')).map(f => join(ROOT, 'examples', f)),
+      join(ROOT, '.github/rubric.md')
+    ]
+    for (const file of files) {
+      expect({ file, valid: validate(dataOf(file)), errors: validate.errors ?? [] }).toEqual({
+        file,
+        valid: true,
+        errors: []
+      })
+    }
+  })
+
+  it('rejects what the parser rejects on shape: unknown keys, wrong types, out-of-range values', () => {
+    expect(validate({ tresholds: {} })).toBe(false)
+    expect(validate({ thresholds: { pass: 2 } })).toBe(false)
+    expect(validate({ criteria: [{ id: 'a', description: 'A', weight: -1 }] })).toBe(false)
+    expect(
+      validate({
+        criteria: [{ id: 'a', score_ranges: [{ score_range: [0, 11], expected_outcome: 'x' }] }]
+      })
+    ).toBe(false)
+    expect(validate({ criteria: [{ id: 'a', score_ranges: { '0': 'low', '12': 'x' } }] })).toBe(false)
+    expect(validate({ focus: 'speed' })).toBe(false)
+    expect(validate({ focus: ['security'], dimensions: { accuracy: 2 }, council: { samples: 2 } })).toBe(
+      true
+    )
+  })
+})
