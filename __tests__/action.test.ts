@@ -32,15 +32,16 @@ async function runAction(inputs: Record<string, string>, workspace: string): Pro
     RUNNER_TEMP: runnerTemp
   }
   for (const [name, value] of Object.entries(inputs)) env[`INPUT_${name.toUpperCase()}`] = value
-  let code = 0
-  let stdout = ''
-  try {
-    stdout = (await promisify(execFile)(process.execPath, [join(ROOT, 'dist/index.js')], { env })).stdout
-  } catch (error) {
-    const e = error as { code: number; stdout: string }
-    code = e.code
-    stdout = e.stdout
-  }
+  const { code, stdout } = await promisify(execFile)(
+    process.execPath,
+    [join(ROOT, 'dist/index.js')],
+    {
+      env
+    }
+  ).then(
+    ({ stdout }) => ({ code: 0, stdout }),
+    (error: unknown) => error as { code: number; stdout: string }
+  )
   return { code, stdout, outputs: readOutputs(readFileSync(outputFile, 'utf8')) }
 }
 
@@ -58,7 +59,9 @@ describe('the action (dist/index.js, run as the runner runs it)', () => {
     const text = readFileSync(join(ROOT, 'examples/search-feature.md'), 'utf8')
     expect(result.code).toBe(0)
     expect(result.outputs['rubric-hash']).toBe(rubricHash(text))
-    expect(result.stdout).toContain('examples/search-feature.md: ok (2 gates, 3 must-have, 2 nice-to-have')
+    expect(result.stdout).toContain(
+      'examples/search-feature.md: ok (2 gates, 3 must-have, 2 nice-to-have'
+    )
   })
 
   it('fails with exit code 2 and annotations on the rubric when it is invalid', async () => {
@@ -78,7 +81,9 @@ describe('the action (dist/index.js, run as the runner runs it)', () => {
     const workspace = mkdtempSync(join(tmpdir(), 'rc-ws-'))
     const result = await runAction({}, workspace)
     expect(result.code).toBe(2)
-    expect(result.stdout).toContain('::error title=Invalid rubric (missing-file),file=.github/rubric.md::rubric file not found')
+    expect(result.stdout).toContain(
+      '::error title=Invalid rubric (missing-file),file=.github/rubric.md::rubric file not found'
+    )
   })
 
   it('builds the rubric from checker sugar', async () => {
@@ -92,6 +97,8 @@ describe('the action (dist/index.js, run as the runner runs it)', () => {
     const result = await runAction({ rubric: 'a.md\nb.md' }, ROOT)
     expect(result.code).toBe(2)
     expect(result.outputs.reasons).toBe('invalid_input')
-    expect(result.stdout).toContain('::error::input "rubric" is "a.md\\nb.md"; expected one path to a rubric file')
+    expect(result.stdout).toContain(
+      '::error::input "rubric" is "a.md\\nb.md"; expected one path to a rubric file'
+    )
   })
 })

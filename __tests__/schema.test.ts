@@ -14,12 +14,14 @@ describe('the JSON Schema of the rubric', () => {
     expect(checkedIn).toBe(renderJsonSchema())
   })
 
-  const validate = new Ajv2020({ allErrors: true, strict: false }).compile(JSON.parse(checkedIn) as object)
+  const validate = new Ajv2020({ allErrors: true, strict: false }).compile(
+    JSON.parse(checkedIn) as object
+  )
 
   /** The YAML data of a rubric file: the front matter of Markdown, or the whole YAML file. */
   function dataOf(file: string): unknown {
     const text = readFileSync(file, 'utf8')
-    return file.endsWith('.md') ? (matter(text, {}).data as unknown) : (parseYaml(text) as unknown)
+    return file.endsWith('.md') ? matter(text, {}).data : (parseYaml(text) as unknown)
   }
 
   it('accepts the front matter of every example and of this repository’s rubric', () => {
@@ -45,10 +47,12 @@ describe('the JSON Schema of the rubric', () => {
         criteria: [{ id: 'a', score_ranges: [{ score_range: [0, 11], expected_outcome: 'x' }] }]
       })
     ).toBe(false)
-    expect(validate({ criteria: [{ id: 'a', score_ranges: { '0': 'low', '12': 'x' } }] })).toBe(false)
-    expect(validate({ focus: 'speed' })).toBe(false)
-    expect(validate({ focus: ['security'], dimensions: { accuracy: 2 }, council: { samples: 2 } })).toBe(
-      true
+    expect(validate({ criteria: [{ id: 'a', score_ranges: { '0': 'low', '12': 'x' } }] })).toBe(
+      false
     )
+    expect(validate({ focus: 'speed' })).toBe(false)
+    expect(
+      validate({ focus: ['security'], dimensions: { accuracy: 2 }, council: { samples: 2 } })
+    ).toBe(true)
   })
 })
