@@ -33510,7 +33510,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2912);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5055);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -33519,7 +33519,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 2912:
+/***/ 5055:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -36687,6 +36687,15 @@ const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.ur
 // EXTERNAL MODULE: ./node_modules/gray-matter/index.js
 var gray_matter = __nccwpck_require__(9599);
 var gray_matter_default = /*#__PURE__*/__nccwpck_require__.n(gray_matter);
+;// CONCATENATED MODULE: ./src/rubric/own.ts
+/**
+ * A record's own entry for `key`. Rubric keys come from user text, and `obj[key]` would also
+ * find `__proto__`, `constructor` and the like on Object.prototype.
+ */
+function own(record, key) {
+    return Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
 ;// CONCATENATED MODULE: ./src/rubric/similar.ts
 /** Edit distance (insertions, deletions, substitutions), case-insensitive. */
 function editDistance(a, b) {
@@ -36719,6 +36728,7 @@ function closest(word, candidates) {
 }
 
 ;// CONCATENATED MODULE: ./src/rubric/markdown.ts
+
 
 /** Section headings as people write them, normalised by `normaliseHeading`. */
 const SECTION_ALIASES = {
@@ -36835,7 +36845,7 @@ function parseBody(body, firstLine) {
             const text = (heading[2] ?? '').trim();
             if (level === 2) {
                 closeItem();
-                const kind = SECTION_ALIASES[normaliseHeading(text)];
+                const kind = own(SECTION_ALIASES, normaliseHeading(text));
                 if (kind) {
                     section = kind;
                 }
@@ -37721,13 +37731,13 @@ function members(proto, table) {
     }
 }
 /** Shadows a prototype member with an own value, so a getter that builds from the instance runs once. */
-function own(inst, key, value, enumerable = true) {
+function util_own(inst, key, value, enumerable = true) {
     Object.defineProperty(inst, key, { configurable: true, writable: true, enumerable, value });
     return value;
 }
 /** Like {@link own}, for a member that was never an own data property and has to stay out of `Object.keys`. */
 function hide(inst, key, value) {
-    return own(inst, key, value, false);
+    return util_own(inst, key, value, false);
 }
 /** Adds members a table derives from the instance: each builds on first read and shadows as own data, and assignment shadows the same way, as when these were own properties. */
 function derived(computes, table) {
@@ -37738,10 +37748,10 @@ function derived(computes, table) {
             configurable: true,
             enumerable: true,
             get() {
-                return own(this, key, compute(this));
+                return util_own(this, key, compute(this));
             },
             set(value) {
-                own(this, key, value);
+                util_own(this, key, value);
             },
         });
     }
@@ -37752,10 +37762,10 @@ function defineBound(proto, key, fn) {
         configurable: true,
         get() {
             // vitest's spyOn calls a prototype getter bare to find the function it wraps, so a nullish receiver answers the raw method
-            return this == null ? fn : own(this, key, fn.bind(this));
+            return this == null ? fn : util_own(this, key, fn.bind(this));
         },
         set(value) {
-            own(this, key, value);
+            util_own(this, key, value);
         },
     });
 }
@@ -39158,7 +39168,7 @@ const $ZodType = /*@__PURE__*/ $constructor("$ZodType", (inst, def) => {
         return hide(this, "~standard", standardProps(this));
     },
     set "~standard"(value) {
-        own(this, "~standard", value);
+        util_own(this, "~standard", value);
     },
 });
 /** The Standard Schema surface for `inst`. Shared so wrappers can extend it without forcing it. */
@@ -45107,7 +45117,7 @@ const ZodType = /*@__PURE__*/ $constructor("ZodType", (inst, def) => {
         });
     },
     set "~standard"(value) {
-        own(this, "~standard", value);
+        util_own(this, "~standard", value);
     },
     parse: function _parse(data, params) {
         return classic_parse_parse(this, data, params, { callee: _parse });
@@ -45126,7 +45136,7 @@ const ZodType = /*@__PURE__*/ $constructor("ZodType", (inst, def) => {
         return this?.safeParseAsync;
     },
     set spa(value) {
-        own(this, "spa", value);
+        util_own(this, "spa", value);
     },
     validate(data, params) {
         return validate(this, data, params);
@@ -46957,6 +46967,7 @@ function isRecord(value) {
 
 
 
+
 /** Assembles the rubric and checks every rule that spans fields; problems are returned, not thrown. */
 function buildRubric(input) {
     const { frontMatter, body, source } = input;
@@ -47319,7 +47330,7 @@ function buildDimensions(raw, hasCriteria, atPath) {
             atPath(['dimensions'], 'dimension', 'dimensions is an empty map; write dimensions: false to turn them off');
         }
         for (const [name, value] of Object.entries(raw)) {
-            const builtIn = BUILT_IN_DIMENSIONS[name];
+            const builtIn = own(BUILT_IN_DIMENSIONS, name);
             const given = typeof value === 'number' ? { weight: value } : value;
             const weight = given.weight ?? builtIn?.weight;
             const description = given.description ?? builtIn?.description;
@@ -47341,7 +47352,7 @@ function buildDimensions(raw, hasCriteria, atPath) {
         description,
         weight,
         normalisedWeight: weight / total,
-        anchors: BUILT_IN_DIMENSIONS[name]?.anchors ?? GENERIC_ANCHORS
+        anchors: own(BUILT_IN_DIMENSIONS, name)?.anchors ?? GENERIC_ANCHORS
     }));
 }
 function abbreviate(text) {
@@ -47350,6 +47361,7 @@ function abbreviate(text) {
 }
 
 ;// CONCATENATED MODULE: ./src/rubric/front-matter.ts
+
 
 
 
@@ -47379,7 +47391,7 @@ function checkFrontMatter(data, what) {
     const criteria = [];
     const rangesOfInvalidCriteria = [];
     for (const [key, value] of Object.entries(data)) {
-        if (!(key in FRONT_MATTER_SHAPE)) {
+        if (!Object.hasOwn(FRONT_MATTER_SHAPE, key)) {
             const suggestion = closest(key, TOP_LEVEL_KEYS);
             problems.push({
                 path: [key],
@@ -47478,7 +47490,7 @@ function knownKeysAt(path) {
                     Object.keys(shape).forEach(k => keys.add(k));
                     return;
                 }
-                const next = shape[String(rest[0])];
+                const next = own(shape, String(rest[0]));
                 if (next)
                     visit(next, rest.slice(1));
                 return;

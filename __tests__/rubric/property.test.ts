@@ -61,7 +61,10 @@ const fragment = fc.oneof(
     '\uFEFF',
     '\u0000',
     'é',
-    '---js'
+    '---js',
+    '## constructor',
+    '__proto__',
+    'constructor'
   )
 )
 const document = fc
@@ -110,7 +113,11 @@ const jsonValue = fc.letrec(tie => ({
           'timeout',
           'parallel',
           '0',
-          '4'
+          '4',
+          '__proto__',
+          'constructor',
+          'toString',
+          'hasOwnProperty'
         ),
         fc.string()
       ),

@@ -40,6 +40,23 @@ describe('unknown keys', () => {
     )
   })
 
+  it('treats names of Object.prototype as the unknown names they are', () => {
+    expect(errorsOf(lines('__proto__: 1', 'constructor: 2', 'gates: [make]'), 'r.yml')).toEqual([
+      expect.stringMatching(
+        /^r\.yml:1:1: error: unknown key "__proto__" in the rubric \(known keys: /
+      ),
+      expect.stringMatching(
+        /^r\.yml:2:1: error: unknown key "constructor" in the rubric \(known keys: /
+      )
+    ])
+    expect(errorsOf(lines('## constructor', '- a: A'))[0]).toMatch(
+      /^rubric\.md:1:1: error: unknown section "## constructor"/
+    )
+    expect(errorsOf(lines('---', 'dimensions: { toString: 1 }', '---', ...CRITERIA))[0]).toContain(
+      'dimension "toString" is not built in, so it needs a description'
+    )
+  })
+
   it('gives no suggestion when nothing is close', () => {
     expect(errorsOf(lines('---', 'zzzzzzzz: 1', '---', ...CRITERIA))[0]).toMatch(
       /^rubric\.md:2:1: error: unknown key "zzzzzzzz" in the front matter \(known keys: /

@@ -10,6 +10,7 @@ import {
 } from './defaults.js'
 import type { RubricIssue, RubricRule } from './errors.js'
 import type { CheckedFrontMatter } from './front-matter.js'
+import { own } from './own.js'
 import { SECTION_HEADINGS, type BodyItem, type ParsedBody } from './markdown.js'
 import { ID_PATTERN, type RawCriterion, type RawScoreRanges } from './schema.js'
 import type {
@@ -528,7 +529,7 @@ function buildDimensions(
       )
     }
     for (const [name, value] of Object.entries(raw)) {
-      const builtIn = BUILT_IN_DIMENSIONS[name]
+      const builtIn = own(BUILT_IN_DIMENSIONS, name)
       const given = typeof value === 'number' ? { weight: value } : value
       const weight = given.weight ?? builtIn?.weight
       const description = given.description ?? builtIn?.description
@@ -555,7 +556,7 @@ function buildDimensions(
     description,
     weight,
     normalisedWeight: weight / total,
-    anchors: BUILT_IN_DIMENSIONS[name]?.anchors ?? GENERIC_ANCHORS
+    anchors: own(BUILT_IN_DIMENSIONS, name)?.anchors ?? GENERIC_ANCHORS
   }))
 }
 

@@ -10,6 +10,7 @@ import {
   type RawCriterion,
   type RawScoreRanges
 } from './schema.js'
+import { own } from './own.js'
 import { closest } from './similar.js'
 import { describeIssues, isRecord, label, show, type Path, type PathProblem } from './zod-issues.js'
 
@@ -62,7 +63,7 @@ export function checkFrontMatter(
   const rangesOfInvalidCriteria: CheckedFrontMatter['rangesOfInvalidCriteria'][number][] = []
 
   for (const [key, value] of Object.entries(data)) {
-    if (!(key in FRONT_MATTER_SHAPE)) {
+    if (!Object.hasOwn(FRONT_MATTER_SHAPE, key)) {
       const suggestion = closest(key, TOP_LEVEL_KEYS)
       problems.push({
         path: [key],
@@ -159,7 +160,7 @@ export function knownKeysAt(path: Path): readonly string[] {
           Object.keys(shape).forEach(k => keys.add(k))
           return
         }
-        const next = shape[String(rest[0])]
+        const next = own(shape, String(rest[0]))
         if (next) visit(next, rest.slice(1))
         return
       }

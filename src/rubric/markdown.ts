@@ -1,4 +1,5 @@
 import type { RubricRule } from './errors.js'
+import { own } from './own.js'
 import { closest } from './similar.js'
 
 /** A problem found in the body, before the file name is known to it. */
@@ -158,7 +159,7 @@ export function parseBody(body: string, firstLine: number): ParsedBody {
       const text = (heading[2] ?? '').trim()
       if (level === 2) {
         closeItem()
-        const kind = SECTION_ALIASES[normaliseHeading(text)]
+        const kind = own(SECTION_ALIASES, normaliseHeading(text))
         if (kind) {
           section = kind
         } else {
