@@ -1,14 +1,21 @@
 import { parseArgs } from 'node:util'
 import type { CliIo } from './cli/io.js'
+import { checkCommand } from './cli/check.js'
 import { validateCommand } from './cli/validate.js'
 import { VERSION } from './version.js'
 
 const USAGE = `Usage: rubric-council <command> [options]
 
 Commands:
+  check                Evaluate this directory against its rubric; exit 0 PASS, 1 FAIL, 2 UNCLEAR
   validate [FILE...]   Check rubric files (default .github/rubric.md); exit 0 if all are valid, 1 if not
 
-Options:
+Options of check:
+  --rubric FILE        The rubric (default .github/rubric.md)
+  --checker TEXT       Rubric sugar instead of a file: "agent: <text>" lines and commands
+  --json FILE          Also write the JSON report to FILE
+  --markdown FILE      Also write the Markdown report to FILE ("-" prints it instead)
+
   -h, --help           Show this help
   -v, --version        Show the version
 
@@ -23,7 +30,11 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       allowPositionals: true,
       options: {
         help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean', short: 'v' }
+        version: { type: 'boolean', short: 'v' },
+        rubric: { type: 'string' },
+        checker: { type: 'string' },
+        json: { type: 'string' },
+        markdown: { type: 'string' }
       }
     })
   } catch (error) {
@@ -40,7 +51,31 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     ;(command === undefined && !parsed.values.help ? io.stderr : io.stdout)(USAGE)
     return command === undefined && !parsed.values.help ? 2 : 0
   }
+  const { rubric, checker, json, markdown } = parsed.values
+  const checkOnly = Object.entries({ rubric, checker, json, markdown }).find(
+    ([, v]) => v !== undefined
+  )
+  if (checkOnly && command !== 'check') {
+    io.stderr(`rubric-council: --${checkOnly[0]} belongs to the check command`)
+    return 2
+  }
   switch (command) {
+    case 'check':
+      if (rest.length > 0) {
+        io.stderr(
+          `rubric-council: check takes no arguments (got "${rest.join(' ')}"); use --rubric FILE`
+        )
+        return 2
+      }
+      return checkCommand(
+        {
+          ...(rubric !== undefined && { rubric }),
+          ...(checker !== undefined && { checker }),
+          ...(json !== undefined && { json }),
+          ...(markdown !== undefined && { markdown })
+        },
+        io
+      )
     case 'validate':
       return validateCommand(rest, io)
     default:

@@ -1,64 +1,61 @@
 import * as core from '@actions/core'
 import { tmpdir } from 'node:os'
-import { isAbsolute, relative, resolve } from 'node:path'
-import { InputError, readActionInputs } from './inputs.js'
-import { describeRubric } from './rubric/describe.js'
-import { formatIssue, RubricError } from './rubric/errors.js'
-import { resolveRubric } from './rubric/resolve.js'
+import { join, resolve } from 'node:path'
+import { actionsGateLog } from './action/log.js'
+import { publish } from './action/publish.js'
+import { unconfiguredCouncil } from './council/unconfigured.js'
+import { evaluate } from './engine.js'
+import { InputError, readActionInputs, type FailOn } from './inputs.js'
+import type { Evaluation } from './report/evaluation.js'
+import { secretValues } from './secrets.js'
+import { invalidVerdict } from './verdict/decide.js'
 
 /**
- * The action's composition root. Zero arguments, so that `@github/local-action` can drive it.
- * Every failure ends the step failed with a named reason: nothing that goes wrong leaves it green.
+ * The action's composition root: inputs and environment in, engine, reports out. Zero arguments,
+ * so that `@github/local-action` can drive it. Nothing that goes wrong leaves the step green.
  */
 export async function run(): Promise<void> {
-  const workspace = process.env.GITHUB_WORKSPACE ?? process.cwd()
+  const env = process.env
+  const workspace = env.GITHUB_WORKSPACE ?? process.cwd()
+  const tempDir = join(env.RUNNER_TEMP ?? tmpdir(), 'rubric-council')
+  // Registered first, so no log line, summary or annotation below can show them.
+  for (const secret of secretValues(env)) core.setSecret(secret)
+
+  let failOn: FailOn = 'unclear'
   let cwd = workspace
   try {
-    const inputs = readActionInputs(name => core.getInput(name))
-    cwd = resolve(workspace, inputs.workingDirectory)
-    const rubric = await resolveRubric({
-      path: inputs.rubric,
-      ...(inputs.checker !== undefined && { checker: inputs.checker }),
-      cwd,
-      tempDir: resolve(process.env.RUNNER_TEMP ?? tmpdir(), 'rubric-council')
-    })
-    core.setOutput('rubric-hash', rubric.hash)
-    core.info(`${rubric.source.path}: ok (${describeRubric(rubric)})`)
-  } catch (error) {
-    fail(error, file => annotationPath(workspace, cwd, file))
-  }
-}
-
-/** Annotations name files relative to the repository root; files outside it get none. */
-function annotationPath(workspace: string, cwd: string, file: string): string | undefined {
-  const path = relative(workspace, resolve(cwd, file))
-  return path.startsWith('..') || isAbsolute(path) ? undefined : path
-}
-
-function fail(error: unknown, pathOf: (file: string) => string | undefined): void {
-  if (error instanceof RubricError) {
-    for (const issue of error.issues) {
-      const file = pathOf(issue.file)
-      core.error(issue.message, {
-        title: `Invalid rubric (${issue.rule})`,
-        ...(file !== undefined && { file }),
-        ...(file !== undefined && issue.line !== undefined && { startLine: issue.line }),
-        ...(file !== undefined && issue.column !== undefined && { startColumn: issue.column })
-      })
+    let evaluation: Evaluation
+    try {
+      const inputs = readActionInputs(name => core.getInput(name))
+      failOn = inputs.failOn
+      cwd = resolve(workspace, inputs.workingDirectory)
+      evaluation = await evaluate(
+        {
+          path: inputs.rubric,
+          ...(inputs.checker !== undefined && { checker: inputs.checker }),
+          cwd,
+          tempDir
+        },
+        { council: unconfiguredCouncil, log: actionsGateLog(), env }
+      )
+    } catch (error) {
+      if (!(error instanceof InputError)) throw error
+      evaluation = {
+        verdict: invalidVerdict('invalid_input', error.message),
+        rubric: { path: '', source: 'file', problems: [], counts: { gates: 0, must: 0, nice: 0 } },
+        gates: [],
+        iteration: 1
+      }
     }
-    core.setOutput('reasons', 'invalid_rubric')
-    const count = error.issues.length
+    await publish(evaluation, { failOn, tempDir, workspace, cwd })
+  } catch (error) {
+    // A bug: whatever was thrown, Error or not, fails the step with a name.
+    core.setOutput('verdict', 'UNCLEAR')
+    core.setOutput('exit-code', '2')
+    core.setOutput('reasons', 'internal_error')
     core.setFailed(
-      `The rubric is invalid (${count} error${count === 1 ? '' : 's'}):\n${error.issues.map(formatIssue).join('\n')}`
+      `Rubric Council failed with an internal error (please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`
     )
-  } else if (error instanceof InputError) {
-    core.setOutput('reasons', 'invalid_input')
-    core.setFailed(error.message)
-  } else {
-    // Whatever was thrown, Error or not, fails the step.
-    core.setFailed(
-      `Internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`
-    )
+    process.exitCode = 2
   }
-  process.exitCode = 2
 }

@@ -5141,7 +5141,7 @@ module.exports = function(str) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cli_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9340);
+/* harmony import */ var _cli_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2971);
 
 try {
     process.exitCode = await (0,_cli_js__WEBPACK_IMPORTED_MODULE_0__/* .main */ .i)(process.argv.slice(2), {
@@ -5162,7 +5162,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 9340:
+/***/ 2971:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -5173,8 +5173,318 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 ;// CONCATENATED MODULE: external "node:util"
 const external_node_util_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:util");
+;// CONCATENATED MODULE: external "node:fs/promises"
+const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
 ;// CONCATENATED MODULE: external "node:path"
 const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
+;// CONCATENATED MODULE: external "node:os"
+const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
+;// CONCATENATED MODULE: ./src/council/unconfigured.ts
+/**
+ * The council when no judge is configured: it answers nothing, so any rubric that needs judges
+ * ends UNCLEAR with `missing_credentials`, never PASS.
+ */
+const unconfiguredCouncil = {
+    convene: () => Promise.resolve({ runs: [], quorum: 1 })
+};
+
+;// CONCATENATED MODULE: external "node:child_process"
+const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
+;// CONCATENATED MODULE: external "node:string_decoder"
+const external_node_string_decoder_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:string_decoder");
+;// CONCATENATED MODULE: ./src/gates/run.ts
+
+
+
+/** Bytes kept from the start of a gate's output. */
+const HEAD_BYTES = 2048;
+/** Bytes kept from the end of a gate's output: where test runners print their summary. */
+const TAIL_BYTES = 8192;
+/** How long the pipes may keep delivering after bash exits, before the rest of the group goes. */
+const DRAIN_MS = 200;
+const DEFAULT_KILL_GRACE_MS = 5000;
+/** setTimeout overflows (and fires at once) above this many milliseconds. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/** Runs the gates, at most `options.parallel` at once; results keep the gates' order. */
+async function runGates(gates, options) {
+    const results = [];
+    // One iterator shared by the workers: each takes the next gate when it is free.
+    const queue = gates.entries();
+    const worker = async () => {
+        for (const [index, gate] of queue)
+            results[index] = await runGate(gate, options);
+    };
+    const width = Math.max(1, Math.min(Math.floor(options.parallel), gates.length));
+    await Promise.all(Array.from({ length: width }, worker));
+    return results;
+}
+/** Runs one gate through `bash -eo pipefail -c`, in its own process group, with its timeout. */
+async function runGate(gate, options) {
+    const started = performance.now();
+    const output = new OutputCollector();
+    // Run one at a time, the output streams live; run side by side, it would interleave unreadably,
+    // so each gate's excerpt is written as one group when it finishes.
+    const live = options.parallel <= 1;
+    const liveLog = live ? new LiveLog(options.log, options.mask) : undefined;
+    if (live)
+        options.log.startGroup(gate.command);
+    const outcome = await execute(gate, options, (chunk, stream) => {
+        output.add(chunk);
+        liveLog?.add(chunk, stream);
+    });
+    const durationMs = performance.now() - started;
+    const result = {
+        command: gate.command,
+        ...outcome,
+        durationMs,
+        output: output.excerpt(options.mask)
+    };
+    if (liveLog) {
+        liveLog.finish();
+    }
+    else {
+        options.log.startGroup(gate.command);
+        const text = formatExcerpt(result.output);
+        if (text !== '')
+            options.log.write(text.endsWith('\n') ? text : `${text}\n`);
+    }
+    options.log.write(`${summaryLine(result, gate)}\n`);
+    options.log.endGroup();
+    return result;
+}
+/** An excerpt as one text: head, a line saying how much was elided, tail. */
+function formatExcerpt(output) {
+    if (output.elidedBytes === 0)
+        return output.head + output.tail;
+    const head = output.head.endsWith('\n') ? output.head : `${output.head}\n`;
+    return `${head}… ${output.elidedBytes} bytes elided …\n${output.tail}`;
+}
+async function execute(gate, options, onData) {
+    // Without this check a missing directory surfaces as `spawn bash ENOENT`, which blames bash.
+    const cwdProblem = await checkDirectory(options.cwd);
+    if (cwdProblem !== undefined)
+        return { status: 'error', exitCode: null, detail: cwdProblem };
+    return new Promise(resolve => {
+        // The command is an argument of -c, never spliced into a script: inputs cannot inject code.
+        const child = (0,external_node_child_process_namespaceObject.spawn)('bash', ['-eo', 'pipefail', '-c', gate.command], {
+            cwd: options.cwd,
+            env: { ...options.env },
+            stdio: ['ignore', 'pipe', 'pipe'],
+            // Its own process group, so a timeout can kill the gate's children and grandchildren too.
+            detached: true
+        });
+        const pid = child.pid;
+        let timedOut = false;
+        let exited;
+        let settled = false;
+        let killTimer;
+        let drainTimer;
+        const timeoutTimer = setTimeout(() => {
+            if (pid === undefined)
+                return;
+            timedOut = true;
+            killGroup(pid, 'SIGTERM');
+            killTimer = setTimeout(() => {
+                killGroup(pid, 'SIGKILL');
+            }, options.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
+        }, Math.min(gate.timeout * 1000, MAX_TIMER_MS));
+        const settle = (outcome) => {
+            if (settled)
+                return;
+            settled = true;
+            clearTimeout(timeoutTimer);
+            clearTimeout(killTimer);
+            clearTimeout(drainTimer);
+            // Whatever the gate left running (servers, watchers, `cmd &`) must not outlive it.
+            if (pid !== undefined)
+                killGroup(pid, 'SIGKILL');
+            child.stdout.destroy();
+            child.stderr.destroy();
+            resolve(outcome);
+        };
+        const settleExited = () => {
+            if (exited !== undefined)
+                settle(exitOutcome(exited.code, exited.signal, timedOut, gate));
+        };
+        child.stdout.on('data', (chunk) => {
+            onData(chunk, 'stdout');
+        });
+        child.stderr.on('data', (chunk) => {
+            onData(chunk, 'stderr');
+        });
+        child.on('error', error => {
+            settle({ status: 'error', exitCode: null, detail: `could not start bash: ${error.message}` });
+        });
+        child.on('exit', (code, signal) => {
+            exited = { code, signal };
+            clearTimeout(timeoutTimer);
+            // A background child (`sleep 60 & echo done`) may hold the pipes open forever: give them a
+            // moment to deliver what bash wrote, then stop waiting.
+            drainTimer = setTimeout(settleExited, DRAIN_MS);
+        });
+        // All pipes closed after the exit: nothing more to wait for.
+        child.on('close', settleExited);
+    });
+}
+function exitOutcome(code, signal, timedOut, gate) {
+    if (timedOut) {
+        return {
+            status: 'timeout',
+            exitCode: null,
+            detail: `timed out after ${gate.timeout} s; the process group was killed`
+        };
+    }
+    if (code === null) {
+        return { status: 'fail', exitCode: null, detail: `killed by signal ${signal ?? 'unknown'}` };
+    }
+    return { status: code === 0 ? 'pass' : 'fail', exitCode: code };
+}
+async function checkDirectory(path) {
+    try {
+        const info = await (0,promises_namespaceObject.stat)(path);
+        return info.isDirectory() ? undefined : `working directory ${path} is not a directory`;
+    }
+    catch (error) {
+        const code = error.code;
+        return code === 'ENOENT'
+            ? `working directory ${path} does not exist`
+            : `working directory ${path} is not accessible (${code ?? String(error)})`;
+    }
+}
+/**
+ * Signals the whole process group. A group already gone (ESRCH) is what we wanted; EPERM is what
+ * macOS answers for a group of zombies. Neither may crash the run from inside a timer.
+ */
+function killGroup(pid, signal) {
+    try {
+        process.kill(-pid, signal);
+    }
+    catch (error) {
+        const code = error.code;
+        if (code !== 'ESRCH' && code !== 'EPERM')
+            throw error;
+    }
+}
+function summaryLine(result, gate) {
+    const seconds = `${(result.durationMs / 1000).toFixed(1)} s`;
+    switch (result.status) {
+        case 'pass':
+            return `→ pass in ${seconds}`;
+        case 'fail':
+            return result.exitCode === null
+                ? `→ fail (${result.detail ?? 'killed'}) in ${seconds}`
+                : `→ fail (exit ${result.exitCode}) in ${seconds}`;
+        case 'timeout':
+            return `→ timeout after ${gate.timeout} s`;
+        case 'error':
+            return `→ error: ${result.detail ?? 'the gate could not run'}`;
+    }
+}
+/**
+ * Bounded memory whatever a gate prints: the first HEAD_BYTES and a rolling last TAIL_BYTES,
+ * stdout and stderr merged in arrival order.
+ */
+class OutputCollector {
+    head = Buffer.alloc(0);
+    tail = Buffer.alloc(0);
+    total = 0;
+    add(chunk) {
+        this.total += chunk.length;
+        let rest = chunk;
+        if (this.head.length < HEAD_BYTES) {
+            const taken = rest.subarray(0, HEAD_BYTES - this.head.length);
+            this.head = Buffer.concat([this.head, taken]);
+            rest = rest.subarray(taken.length);
+        }
+        if (rest.length === 0)
+            return;
+        const joined = Buffer.concat([this.tail, rest.subarray(-TAIL_BYTES)]);
+        // A copy, so the tail does not keep a large chunk's memory alive through a view.
+        this.tail =
+            joined.length > TAIL_BYTES ? Buffer.from(joined.subarray(joined.length - TAIL_BYTES)) : joined;
+    }
+    /** Decoded (a multibyte character cut at an edge becomes U+FFFD), ANSI-free, masked. */
+    excerpt(mask) {
+        const clean = (bytes) => mask(stripAnsi(bytes.toString('utf8')));
+        return {
+            head: clean(this.head),
+            tail: clean(this.tail),
+            elidedBytes: this.total - this.head.length - this.tail.length,
+            totalBytes: this.total
+        };
+    }
+}
+/** Live output for sequential runs: each chunk masked and written as it arrives. */
+class LiveLog {
+    // One decoder per stream, so a multibyte character split across chunks is not garbled.
+    decoders = {
+        stdout: new external_node_string_decoder_namespaceObject.StringDecoder('utf8'),
+        stderr: new external_node_string_decoder_namespaceObject.StringDecoder('utf8')
+    };
+    endsWithNewline = true;
+    log;
+    mask;
+    constructor(log, mask) {
+        this.log = log;
+        this.mask = mask;
+    }
+    add(chunk, stream) {
+        // Known limitation: a secret split across two chunks is not masked here (the excerpt, decoded
+        // whole, still masks it). Buffering to close that gap would delay every line of live output.
+        this.emit(this.decoders[stream].write(chunk));
+    }
+    /** Flushes partial characters and ends on a new line, so the summary line stands alone. */
+    finish() {
+        this.emit(this.decoders.stdout.end());
+        this.emit(this.decoders.stderr.end());
+        if (!this.endsWithNewline)
+            this.emit('\n');
+    }
+    emit(text) {
+        if (text === '')
+            return;
+        this.log.write(this.mask(text));
+        this.endsWithNewline = text.endsWith('\n');
+    }
+}
+// CSI sequences (colours, cursor moves) and OSC sequences (titles, hyperlinks), ended by BEL or ST.
+/* eslint-disable no-control-regex -- escape sequences are control characters by definition */
+const CSI = /\x1b\[[0-9;?]*[ -/]*[@-~]/g;
+const OSC = /\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)/g;
+/* eslint-enable no-control-regex */
+function stripAnsi(text) {
+    return text.replace(OSC, '').replace(CSI, '');
+}
+
+;// CONCATENATED MODULE: ./src/rubric/errors.ts
+/** Thrown for every way a rubric can be unusable; carries all issues of the file at once. */
+class RubricError extends Error {
+    name = 'RubricError';
+    issues;
+    constructor(issues) {
+        super(issues.length === 1 && issues[0]
+            ? formatIssue(issues[0])
+            : `${issues.length} rubric errors:\n${issues.map(formatIssue).join('\n')}`);
+        this.issues = issues;
+    }
+}
+/** `file:line:col: error: message [rule]`, the form compilers use and the problem matcher reads. */
+function formatIssue(issue) {
+    let where = issue.file;
+    if (issue.line !== undefined) {
+        where += `:${issue.line}`;
+        if (issue.column !== undefined)
+            where += `:${issue.column}`;
+    }
+    return `${where}: error: ${issue.message} [${issue.rule}]`;
+}
+function compareIssues(a, b) {
+    return (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0);
+}
+
+// EXTERNAL MODULE: ./node_modules/gray-matter/index.js
+var gray_matter = __nccwpck_require__(9599);
+var gray_matter_default = /*#__PURE__*/__nccwpck_require__.n(gray_matter);
 ;// CONCATENATED MODULE: ./src/rubric/defaults.ts
 /** Defaults of SPEC §2, kept in one place so docs and code cannot drift apart. */
 const DEFAULT_RUBRIC_PATH = '.github/rubric.md';
@@ -5313,37 +5623,6 @@ const FOCUS_TEXT = {
     }
 };
 
-;// CONCATENATED MODULE: ./src/rubric/errors.ts
-/** Thrown for every way a rubric can be unusable; carries all issues of the file at once. */
-class RubricError extends Error {
-    name = 'RubricError';
-    issues;
-    constructor(issues) {
-        super(issues.length === 1 && issues[0]
-            ? formatIssue(issues[0])
-            : `${issues.length} rubric errors:\n${issues.map(formatIssue).join('\n')}`);
-        this.issues = issues;
-    }
-}
-/** `file:line:col: error: message [rule]`, the form compilers use and the problem matcher reads. */
-function formatIssue(issue) {
-    let where = issue.file;
-    if (issue.line !== undefined) {
-        where += `:${issue.line}`;
-        if (issue.column !== undefined)
-            where += `:${issue.column}`;
-    }
-    return `${where}: error: ${issue.message} [${issue.rule}]`;
-}
-function compareIssues(a, b) {
-    return (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0);
-}
-
-;// CONCATENATED MODULE: external "node:fs/promises"
-const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
-// EXTERNAL MODULE: ./node_modules/gray-matter/index.js
-var gray_matter = __nccwpck_require__(9599);
-var gray_matter_default = /*#__PURE__*/__nccwpck_require__.n(gray_matter);
 ;// CONCATENATED MODULE: ./src/rubric/own.ts
 /**
  * A record's own entry for `key`. Rubric keys come from user text, and `obj[key]` would also
@@ -16401,25 +16680,1312 @@ async function loadRubric(path, displayPath = path) {
     return parseRubric({ text, path: displayPath });
 }
 
+;// CONCATENATED MODULE: ./src/rubric/sugar.ts
+
+
+
+
+const AGENT = /^agent:\s*/i;
+/**
+ * Scope's checker sugar (SPEC §2): each line `agent: <text>` becomes a must-have criterion, any
+ * other line a gate command; blank lines and `#` comments are skipped. Returns the Markdown rubric.
+ */
+function checkerToMarkdown(checker, source = 'checker') {
+    const gates = [];
+    const criteria = [];
+    const problems = [];
+    checker.split(/\r?\n/).forEach((raw, i) => {
+        const line = raw.trim();
+        if (line === '' || line.startsWith('#'))
+            return;
+        if (AGENT.test(line)) {
+            const text = line.replace(AGENT, '').trim();
+            if (text === '')
+                problems.push(`checker input, line ${i + 1}: "agent:" needs the criterion after it`);
+            else
+                criteria.push(`- ${text}`);
+        }
+        else {
+            gates.push(`- ${codeSpan(line)}`);
+        }
+    });
+    if (problems.length > 0 || (gates.length === 0 && criteria.length === 0)) {
+        throw new RubricError((problems.length > 0
+            ? problems
+            : ['the checker input has no commands and no "agent:" lines']).map(message => ({ file: source, rule: 'checker', message })));
+    }
+    const sections = [
+        '# Checker rubric',
+        '',
+        `<!-- Materialised by rubric-council from the \`checker\` input. -->`
+    ];
+    if (gates.length > 0)
+        sections.push('', '## Gates', ...gates);
+    if (criteria.length > 0)
+        sections.push('', '## Criteria', ...criteria);
+    return `${sections.join('\n')}\n`;
+}
+/** A CommonMark code span holding `text` (already trimmed), backticks included. */
+function codeSpan(text) {
+    const longestRun = Math.max(0, ...(text.match(/`+/g) ?? []).map(run => run.length));
+    const fence = '`'.repeat(longestRun + 1);
+    return longestRun > 0 ? `${fence} ${text} ${fence}` : `${fence}${text}${fence}`;
+}
+/**
+ * Writes the synthetic rubric into `directory` (the run's temp folder) and parses it like a file,
+ * so sugar and file rubrics share one path through the engine.
+ */
+async function materialiseChecker(checker, directory) {
+    const text = checkerToMarkdown(checker);
+    await (0,promises_namespaceObject.mkdir)(directory, { recursive: true });
+    const path = (0,external_node_path_namespaceObject.join)(directory, 'rubric.md');
+    await (0,promises_namespaceObject.writeFile)(path, text);
+    return parseRubric({ text, path, kind: 'checker' });
+}
+
+;// CONCATENATED MODULE: ./src/rubric/resolve.ts
+
+
+
+/** The one way the action and the CLI obtain a rubric: sugar materialised, or the file read. */
+async function resolveRubric(choice) {
+    if (choice.checker !== undefined && choice.checker.trim() !== '') {
+        return materialiseChecker(choice.checker, choice.tempDir);
+    }
+    return loadRubric((0,external_node_path_namespaceObject.resolve)(choice.cwd, choice.path), choice.path);
+}
+
+;// CONCATENATED MODULE: ./src/secrets.ts
+/** Secrets known to the runner (SPEC §3): masked wherever output is shown, withheld from gates. */
+/** Names whose values are credentials by convention. */
+const SECRET_NAME = /(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_?KEY|CREDENTIAL)/i;
+/** The action's own `github-token` input, as the runner exposes it. */
+const TOKEN_INPUT = 'INPUT_GITHUB-TOKEN';
+/** Shorter values would mask ordinary words (`true`, `main`, a port number) all over the log. */
+const MIN_SECRET_LENGTH = 8;
+const MASK = '***';
+/**
+ * Gates run the pull request's own code: nothing that lets it act as the action (tokens, the
+ * runtime's OIDC and cache credentials) or spend its LLM budget may reach them.
+ */
+const WITHHELD = new Set([
+    'ACTIONS_RUNTIME_TOKEN',
+    'ACTIONS_ID_TOKEN_REQUEST_TOKEN',
+    'ACTIONS_ID_TOKEN_REQUEST_URL',
+    'GITHUB_TOKEN',
+    'OPENAI_API_KEY',
+    'ANTHROPIC_API_KEY',
+    'GOOGLE_GENERATIVE_AI_API_KEY',
+    'OPENROUTER_API_KEY',
+    'OPENAI_COMPATIBLE_API_KEY',
+    // The runner's file commands: a gate writing to these could forge the action's outputs
+    // (verdict=PASS), its state, or the environment of later steps.
+    'GITHUB_OUTPUT',
+    'GITHUB_ENV',
+    'GITHUB_PATH',
+    'GITHUB_STATE',
+    'GITHUB_STEP_SUMMARY'
+]);
+/** Every action input is withheld: inputs carry the token and provider keys. */
+const INPUT_PREFIX = /^INPUT_/i;
+/** The values worth masking, deduplicated, longest first. */
+function secretValues(env) {
+    const values = new Set();
+    for (const [name, value] of Object.entries(env)) {
+        if (value === undefined || value.length < MIN_SECRET_LENGTH)
+            continue;
+        if (name === TOKEN_INPUT || SECRET_NAME.test(name))
+            values.add(value);
+    }
+    // Longest first, so a secret that contains another is masked whole rather than leaving its rest.
+    return [...values].sort((a, b) => b.length - a.length);
+}
+/** Replaces every occurrence of each secret with `***`, as plain text (never as a pattern). */
+function maskSecrets(text, secrets) {
+    let masked = text;
+    for (const secret of secrets) {
+        // An empty string would match between every character.
+        if (secret !== '')
+            masked = masked.replaceAll(secret, MASK);
+    }
+    return masked;
+}
+/** The environment gates run with: the runner's, minus the action's credentials. */
+function gateEnvironment(env) {
+    const kept = {};
+    for (const [name, value] of Object.entries(env)) {
+        if (value === undefined || WITHHELD.has(name) || INPUT_PREFIX.test(name))
+            continue;
+        kept[name] = value;
+    }
+    return kept;
+}
+
+;// CONCATENATED MODULE: ./src/verdict/types.ts
+const BLOCKING_SEVERITIES = ['critical', 'major'];
+
+;// CONCATENATED MODULE: ./src/verdict/decide.ts
+
+/** A rubric with criteria or dimensions needs judges; a gates-only rubric does not. */
+function needsCouncil(rubric) {
+    return rubric.criteria.length > 0 || rubric.dimensions.length > 0;
+}
+const EXIT = { PASS: 0, FAIL: 1, UNCLEAR: 2 };
+/** The order in which a failure is named when several kinds keep the council short of quorum. */
+const FAILURE_PRECEDENCE = [
+    'missing_credentials',
+    'rate_limited',
+    'timeout',
+    'provider_error',
+    'invalid_output'
+];
+/**
+ * The verdict of SPEC §6, computed from data and nothing else: the first row of the decision table
+ * that applies decides. Pure; every input combination yields a verdict, and only the last row PASS.
+ */
+function decide(input) {
+    const { rubric, gates, council } = input;
+    const answers = validAnswers(council);
+    const labelled = answers.map(({ run, answer }) => ({ judge: labelOf(run, council), answer }));
+    const criteria = rubric.criteria.map(c => gradeCriterion(c, labelled));
+    const dimensions = rubric.dimensions.map(d => gradeDimension(d, labelled));
+    const findings = labelled.flatMap(({ judge, answer }) => answer.findings.map(f => ({ ...f, judge })));
+    const n = labelled.length;
+    const blockingJudges = labelled.filter(({ answer }) => blocks(answer)).length;
+    const terminating = labelled.filter(({ answer }) => answer.verdict === 'TERMINATE').length;
+    const dimensionsScore = weightedDimensions(dimensions);
+    const criteriaScore = weightedCriteria(criteria);
+    const { score, ceilingApplied } = overallScore(rubric, dimensionsScore, criteriaScore, dimensions);
+    const confidence = n >= 2 ? agreement(criteria, dimensions, blockingJudges, n) : null;
+    const result = (verdict, reasons) => ({
+        verdict,
+        exitCode: EXIT[verdict],
+        reasons,
+        recommendation: verdict === 'PASS'
+            ? 'ACCEPT'
+            : verdict === 'FAIL' && n > 0 && terminating * 2 > n
+                ? 'TERMINATE'
+                : 'RETRY',
+        score,
+        dimensionsScore,
+        criteriaScore,
+        accuracyCeilingApplied: ceilingApplied,
+        confidence,
+        criteria,
+        dimensions,
+        findings,
+        blocking: { judges: blockingJudges, of: n }
+    });
+    // Row 2: any gate that did not pass.
+    const failedGates = gates.filter(g => g.status !== 'pass');
+    if (failedGates.length > 0) {
+        return result('FAIL', [
+            reason('gate_failed', `${failedGates.length} of ${gates.length} gate${gates.length === 1 ? '' : 's'} did not pass: ` +
+                failedGates.map(g => `\`${g.command}\` (${describeGate(g)})`).join(', '))
+        ]);
+    }
+    if (!needsCouncil(rubric))
+        return result('PASS', []);
+    // Row 3: the council is needed but fell short of its quorum.
+    const quorum = Math.max(1, council?.quorum ?? 1);
+    if (n < quorum)
+        return result('UNCLEAR', [unavailable(council, n, quorum)]);
+    // Row 4: hard failures.
+    const hard = [];
+    const failedMust = criteria.filter(c => c.required && c.kind === 'checklist' && c.status === 'FAIL');
+    if (failedMust.length > 0) {
+        hard.push(reason('criterion_failed', `must-have ${plural(failedMust.length, 'criterion', 'criteria')} failed by a majority of judges: ` +
+            failedMust.map(c => c.id).join(', ')));
+    }
+    const belowMin = criteria.filter(c => c.requiredMinScore !== undefined && c.median !== undefined && c.median < c.requiredMinScore);
+    if (belowMin.length > 0) {
+        hard.push(reason('min_score', belowMin
+            .map(c => `${c.id} scored ${formatNumber(c.median ?? 0)}, below its minimum of ${c.requiredMinScore ?? 0}`)
+            .join('; ')));
+    }
+    const blockingFails = rubric.blocking === 'any' ? blockingJudges > 0 : blockingJudges * 2 > n;
+    if (blockingFails) {
+        hard.push(reason('blocking_issue', `${blockingJudges} of ${n} judges reported a blocking (critical or major) finding` +
+            (rubric.blocking === 'any' ? ' (the rubric fails on any)' : '')));
+    }
+    if (terminating * 2 > n) {
+        hard.push(reason('terminate', `${terminating} of ${n} judges recommend TERMINATE: the approach is fundamentally broken`));
+    }
+    if (hard.length > 0)
+        return result('FAIL', hard);
+    // Row 5: the judges did not see enough of the change.
+    if (input.coverage !== undefined && input.coverage < rubric.minCoverage) {
+        return result('UNCLEAR', [
+            reason('incomplete_coverage', `the judges saw ${percent(input.coverage)} of the reviewable changed files; the rubric needs ${percent(rubric.minCoverage)}`)
+        ]);
+    }
+    // Row 6: a must-have without a majority either way.
+    const split = criteria.filter(c => c.required && c.status === 'SPLIT');
+    if (split.length > 0) {
+        return result('UNCLEAR', [
+            reason('judge_disagreement', `judges are split on must-have ${plural(split.length, 'criterion', 'criteria')}: ${split.map(c => c.id).join(', ')}`)
+        ]);
+    }
+    // Row 7: the judges disagree too much overall.
+    if (confidence !== null && confidence < rubric.thresholds.confidence) {
+        return result('UNCLEAR', [
+            reason('low_agreement', `judge agreement ${formatNumber(confidence)} is below the threshold ${formatNumber(rubric.thresholds.confidence)}`)
+        ]);
+    }
+    // Rows 8 and 9: the score.
+    if (score !== null && score < rubric.thresholds.fail) {
+        return result('FAIL', [
+            reason('low_score', `score ${formatNumber(score)} is below the fail threshold ${formatNumber(rubric.thresholds.fail)}${ceilingNote(ceilingApplied)}`)
+        ]);
+    }
+    if (score !== null && score < rubric.thresholds.pass) {
+        return result('UNCLEAR', [
+            reason('borderline', `score ${formatNumber(score)} is between the fail (${formatNumber(rubric.thresholds.fail)}) and pass (${formatNumber(rubric.thresholds.pass)}) thresholds${ceilingNote(ceilingApplied)}`)
+        ]);
+    }
+    return result('PASS', []);
+}
+/** Row 1: the rubric or the inputs are unusable, so nothing else could be judged. */
+function invalidVerdict(code, message) {
+    return {
+        verdict: 'UNCLEAR',
+        exitCode: 2,
+        reasons: [reason(code, message)],
+        recommendation: 'RETRY',
+        score: null,
+        dimensionsScore: null,
+        criteriaScore: null,
+        accuracyCeilingApplied: false,
+        confidence: null,
+        criteria: [],
+        dimensions: [],
+        findings: [],
+        blocking: { judges: 0, of: 0 }
+    };
+}
+function validAnswers(council) {
+    return (council?.runs ?? []).flatMap(run => run.status === 'ok' ? [{ run, answer: run.answer }] : []);
+}
+/** `provider:model`, with `#sample` when members are asked more than once. */
+function labelOf(run, council) {
+    const sampled = council?.runs.some(r => r.sample > 1) ?? false;
+    return sampled ? `${run.judge}#${run.sample}` : run.judge;
+}
+function blocks(answer) {
+    return answer.findings.some(f => BLOCKING_SEVERITIES.includes(f.severity));
+}
+function gradeCriterion(criterion, answers) {
+    const votes = answers.flatMap(({ judge, answer }) => {
+        const grade = answer.criteria.find(g => g.id === criterion.id);
+        if (!grade)
+            return [];
+        return [
+            {
+                judge,
+                reasoning: grade.reasoning,
+                ...(grade.verdict !== undefined && { verdict: grade.verdict }),
+                ...(grade.score !== undefined && { score: grade.score })
+            }
+        ];
+    });
+    const base = {
+        id: criterion.id,
+        description: criterion.description,
+        required: criterion.required,
+        weight: criterion.weight,
+        votes,
+        ...(criterion.requiredMinScore !== undefined && {
+            requiredMinScore: criterion.requiredMinScore
+        })
+    };
+    if (criterion.scoreRanges) {
+        const scores = votes.flatMap(v => (v.score === undefined ? [] : [v.score]));
+        const median = medianOf(scores);
+        if (median === null)
+            return { ...base, kind: 'score', status: 'SCORED', score: null };
+        const min = criterion.requiredMinScore;
+        const status = min === undefined ? 'SCORED' : median < min ? 'FAIL' : 'PASS';
+        return { ...base, kind: 'score', status, score: median / 10, median };
+    }
+    const cast = votes.filter(v => v.verdict !== undefined);
+    const pass = cast.filter(v => v.verdict === 'PASS').length;
+    const fail = cast.length - pass;
+    const status = pass * 2 > cast.length ? 'PASS' : fail * 2 > cast.length ? 'FAIL' : 'SPLIT';
+    return { ...base, kind: 'checklist', status, score: cast.length > 0 ? pass / cast.length : null };
+}
+function gradeDimension(dimension, answers) {
+    const scores = answers.flatMap(({ judge, answer }) => {
+        const grade = answer.dimensions.find(g => g.name === dimension.name);
+        return grade ? [{ judge, score: grade.score, reasoning: grade.reasoning }] : [];
+    });
+    return {
+        name: dimension.name,
+        weight: dimension.weight,
+        normalisedWeight: dimension.normalisedWeight,
+        median: medianOf(scores.map(s => s.score)),
+        scores
+    };
+}
+/** D / 10: the weighted mean of the dimension medians, over the dimensions that were scored. */
+function weightedDimensions(dimensions) {
+    return weightedMean(dimensions.flatMap(d => (d.median === null ? [] : [[d.weight, d.median / 10]])));
+}
+/** C: the weighted mean of criterion scores, over criteria with weight > 0 that were graded. */
+function weightedCriteria(criteria) {
+    return weightedMean(criteria.flatMap(c => (c.weight > 0 && c.score !== null ? [[c.weight, c.score]] : [])));
+}
+function overallScore(rubric, dimensionsScore, criteriaScore, dimensions) {
+    const parts = [];
+    if (dimensionsScore !== null && rubric.scoreWeights.dimensions > 0) {
+        parts.push([rubric.scoreWeights.dimensions, dimensionsScore]);
+    }
+    if (criteriaScore !== null && rubric.scoreWeights.criteria > 0) {
+        parts.push([rubric.scoreWeights.criteria, criteriaScore]);
+    }
+    const raw = weightedMean(parts);
+    if (raw === null || !rubric.accuracyCeiling)
+        return { score: raw, ceilingApplied: false };
+    const accuracy = dimensions.find(d => d.name === 'accuracy')?.median ?? null;
+    // ADR-016: median accuracy below 5 caps the score at 0.4; 5 up to (not including) 7 at 0.7.
+    const cap = accuracy === null ? 1 : accuracy < 5 ? 0.4 : accuracy < 7 ? 0.7 : 1;
+    return raw > cap ? { score: cap, ceilingApplied: true } : { score: raw, ceilingApplied: false };
+}
+/**
+ * Agreement of SPEC §6: the mean over must-have checklist criteria, score-range criteria,
+ * dimensions and "blocks or not" of each item's agreement: the majority share for votes,
+ * 1 − (max − min) / 10 for scores.
+ */
+function agreement(criteria, dimensions, blockingJudges, n) {
+    const items = [];
+    for (const c of criteria) {
+        if (c.kind === 'checklist' && c.required) {
+            const cast = c.votes.filter(v => v.verdict !== undefined);
+            const pass = cast.filter(v => v.verdict === 'PASS').length;
+            if (cast.length > 0)
+                items.push(Math.max(pass, cast.length - pass) / cast.length);
+        }
+        else if (c.kind === 'score') {
+            const spread = spreadOf(c.votes.flatMap(v => (v.score === undefined ? [] : [v.score])));
+            if (spread !== null)
+                items.push(1 - spread / 10);
+        }
+    }
+    for (const d of dimensions) {
+        const spread = spreadOf(d.scores.map(s => s.score));
+        if (spread !== null)
+            items.push(1 - spread / 10);
+    }
+    items.push(Math.max(blockingJudges, n - blockingJudges) / n);
+    return items.reduce((sum, x) => sum + x, 0) / items.length;
+}
+function unavailable(council, valid, quorum) {
+    const failed = (council?.runs ?? []).flatMap(r => (r.status === 'failed' ? [r] : []));
+    const counts = new Map();
+    for (const run of failed)
+        counts.set(run.failure, (counts.get(run.failure) ?? 0) + 1);
+    // The most frequent failure names the cause; ties (and no failures at all) go by precedence.
+    const cause = [...FAILURE_PRECEDENCE].sort((a, b) => (counts.get(b) ?? 0) - (counts.get(a) ?? 0))[0] ??
+        'missing_credentials';
+    const asked = council?.runs.length ?? 0;
+    const detail = failed.length > 0
+        ? `: ${failed.map(r => `${r.judge}: ${r.message}`).join('; ')}`
+        : ': no judge could be formed; set an API key for a provider or name models';
+    return reason(cause, `the council is unavailable: ${valid} valid answer${valid === 1 ? '' : 's'} of ${asked}, quorum ${quorum}${detail}`);
+}
+function describeGate(gate) {
+    switch (gate.status) {
+        case 'fail':
+            return gate.exitCode === null ? 'failed' : `exit ${gate.exitCode}`;
+        case 'timeout':
+            return 'timed out';
+        case 'error':
+            return gate.detail ?? 'could not run';
+        case 'pass':
+            return 'passed';
+    }
+}
+function medianOf(values) {
+    if (values.length === 0)
+        return null;
+    const sorted = [...values].sort((a, b) => a - b);
+    const mid = Math.floor(sorted.length / 2);
+    const upper = sorted[mid] ?? 0;
+    return sorted.length % 2 === 1 ? upper : ((sorted[mid - 1] ?? 0) + upper) / 2;
+}
+function spreadOf(values) {
+    return values.length === 0 ? null : Math.max(...values) - Math.min(...values);
+}
+function weightedMean(pairs) {
+    const total = pairs.reduce((sum, [w]) => sum + w, 0);
+    if (total <= 0)
+        return null;
+    return pairs.reduce((sum, [w, v]) => sum + w * v, 0) / total;
+}
+function reason(code, message) {
+    return { code, message };
+}
+function plural(count, one, many) {
+    return count === 1 ? one : many;
+}
+function ceilingNote(applied) {
+    return applied ? ' (capped by the accuracy ceiling)' : '';
+}
+function percent(share) {
+    return `${Math.round(share * 1000) / 10}%`;
+}
+/** Two decimals at most, no trailing zeros: 0.74, 0.8, 7.5. */
+function formatNumber(value) {
+    return String(Math.round(value * 100) / 100);
+}
+
+;// CONCATENATED MODULE: ./src/engine.ts
+
+
+
+
+
+
+/**
+ * One evaluation (SPEC §1): rubric → gates → council → verdict. Every failure of the machinery
+ * ends in a verdict with a named reason; only an unexpected bug can make this throw.
+ */
+async function evaluate(choice, deps, iteration = 1) {
+    let rubric;
+    try {
+        rubric = await resolveRubric(choice);
+    }
+    catch (error) {
+        if (!(error instanceof RubricError))
+            throw error;
+        const count = error.issues.length;
+        return {
+            verdict: invalidVerdict('invalid_rubric', `the rubric has ${count} problem${count === 1 ? '' : 's'}; fix ${count === 1 ? 'it' : 'them'} and run again`),
+            rubric: {
+                path: choice.checker === undefined ? choice.path : 'checker input',
+                source: choice.checker === undefined ? 'file' : 'checker',
+                problems: error.issues,
+                counts: { gates: 0, must: 0, nice: 0 }
+            },
+            gates: [],
+            iteration
+        };
+    }
+    const secrets = secretValues(deps.env);
+    const gates = await runGates(rubric.gates, {
+        cwd: (0,external_node_path_namespaceObject.resolve)(choice.cwd, rubric.gateOptions.workingDirectory),
+        env: gateEnvironment(deps.env),
+        log: deps.log,
+        mask: text => maskSecrets(text, secrets),
+        parallel: rubric.gateOptions.parallel
+    });
+    const council = needsCouncil(rubric) ? await convene(deps.council, rubric, gates) : undefined;
+    const verdict = decide({ rubric, gates, ...(council && { council }) });
+    return { verdict, rubric: engine_describe(rubric), gates, ...(council && { council }), iteration };
+}
+/** A council that throws has a bug; it still ends as a named failure, never as a crash or a PASS. */
+async function convene(council, rubric, gates) {
+    try {
+        return await council.convene({ rubric, gates });
+    }
+    catch (error) {
+        return {
+            quorum: 1,
+            runs: [
+                {
+                    judge: 'council',
+                    sample: 1,
+                    latencyMs: 0,
+                    status: 'failed',
+                    failure: 'provider_error',
+                    message: `internal error: ${error instanceof Error ? error.message : String(error)}`
+                }
+            ]
+        };
+    }
+}
+function engine_describe(rubric) {
+    const must = rubric.criteria.filter(c => c.required).length;
+    return {
+        path: rubric.source.path,
+        source: rubric.source.kind,
+        hash: rubric.hash,
+        ...(rubric.title !== undefined && { title: rubric.title }),
+        ...(rubric.source.kind === 'checker' && { materialised: rubric.text }),
+        problems: [],
+        counts: { gates: rubric.gates.length, must, nice: rubric.criteria.length - must }
+    };
+}
+
+;// CONCATENATED MODULE: ./src/report/summary.ts
+
+/** A criterion counts as met when it passed, or was scored with no minimum to miss. */
+function isMet(criterion) {
+    return criterion.status === 'PASS' || criterion.status === 'SCORED';
+}
+/**
+ * The one-line summary of Scope's TUI:
+ * `gates 1/2 · must 2/3 · nice 1/2 · score 0.74 · confidence 0.82 · judges 3/3`.
+ * Parts that do not apply to the rubric are left out.
+ */
+function summary_summaryLine(evaluation) {
+    const { verdict, gates, council, rubric } = evaluation;
+    const parts = [];
+    if (rubric.counts.gates > 0) {
+        parts.push(`gates ${gates.filter(g => g.status === 'pass').length}/${rubric.counts.gates}`);
+    }
+    const must = verdict.criteria.filter(c => c.required);
+    const nice = verdict.criteria.filter(c => !c.required);
+    if (rubric.counts.must > 0)
+        parts.push(`must ${must.filter(isMet).length}/${rubric.counts.must}`);
+    if (rubric.counts.nice > 0)
+        parts.push(`nice ${nice.filter(isMet).length}/${rubric.counts.nice}`);
+    if (verdict.score !== null)
+        parts.push(`score ${formatNumber(verdict.score)}`);
+    if (verdict.confidence !== null)
+        parts.push(`confidence ${formatNumber(verdict.confidence)}`);
+    if (council) {
+        const valid = council.runs.filter(r => r.status === 'ok').length;
+        parts.push(`judges ${valid}/${council.runs.length}`);
+    }
+    return parts.join(' · ');
+}
+
+;// CONCATENATED MODULE: ./src/report/json.ts
+
+
+const REPORT_SCHEMA = 'rubric-council/report@1';
+/**
+ * The JSON report (SPEC §7): everything the Markdown shows, uncut, in snake_case.
+ * Absent values are null rather than missing, so consumers can rely on every key.
+ */
+function toJsonReport(evaluation) {
+    const { verdict, rubric, gates, council } = evaluation;
+    return {
+        schema: REPORT_SCHEMA,
+        verdict: verdict.verdict,
+        exit_code: verdict.exitCode,
+        reasons: verdict.reasons.map(r => ({ code: r.code, message: r.message })),
+        recommendation: verdict.recommendation,
+        summary: summary_summaryLine(evaluation),
+        score: verdict.score,
+        scores: { dimensions: verdict.dimensionsScore, criteria: verdict.criteriaScore },
+        accuracy_ceiling_applied: verdict.accuracyCeilingApplied,
+        confidence: verdict.confidence,
+        rubric: {
+            path: rubric.path,
+            source: rubric.source,
+            hash: rubric.hash ?? null,
+            title: rubric.title ?? null,
+            problems: rubric.problems.map(formatIssue),
+            materialised: rubric.materialised ?? null
+        },
+        gates: gates.map(g => ({
+            command: g.command,
+            status: g.status,
+            exit_code: g.exitCode,
+            duration_ms: Math.round(g.durationMs),
+            detail: g.detail ?? null,
+            output: {
+                head: g.output.head,
+                tail: g.output.tail,
+                elided_bytes: g.output.elidedBytes,
+                total_bytes: g.output.totalBytes
+            }
+        })),
+        criteria: verdict.criteria.map(c => ({
+            id: c.id,
+            description: c.description,
+            required: c.required,
+            weight: c.weight,
+            kind: c.kind,
+            status: c.status,
+            score: c.score,
+            median: c.median ?? null,
+            required_min_score: c.requiredMinScore ?? null,
+            votes: c.votes.map(v => ({
+                judge: v.judge,
+                verdict: v.verdict ?? null,
+                score: v.score ?? null,
+                reasoning: v.reasoning
+            }))
+        })),
+        dimensions: verdict.dimensions.map(d => ({
+            name: d.name,
+            weight: d.weight,
+            normalised_weight: d.normalisedWeight,
+            median: d.median,
+            scores: d.scores
+        })),
+        findings: verdict.findings.map(f => ({
+            judge: f.judge,
+            severity: f.severity,
+            title: f.title,
+            path: f.path ?? null,
+            line: f.line ?? null,
+            evidence: f.evidence
+        })),
+        blocking: verdict.blocking,
+        judges: (council?.runs ?? []).map(run => ({
+            judge: run.judge,
+            sample: run.sample,
+            status: run.status,
+            failure: run.status === 'failed' ? run.failure : null,
+            error: run.status === 'failed' ? run.message : null,
+            recommendation: run.status === 'ok' ? run.answer.verdict : null,
+            feedback: run.status === 'ok' ? run.answer.feedback : null,
+            latency_ms: Math.round(run.latencyMs),
+            tokens: run.tokens ?? null,
+            cost_usd: run.costUsd ?? null
+        })),
+        quorum: council?.quorum ?? null,
+        coverage: null,
+        iteration: evaluation.iteration,
+        history: []
+    };
+}
+
+;// CONCATENATED MODULE: ./src/version.ts
+/** Kept in step with package.json by a test. */
+const VERSION = '0.1.0';
+
+;// CONCATENATED MODULE: ./src/report/budget.ts
+/**
+ * Fitting a document into a length budget (GitHub comments stop at 65,536 characters).
+ *
+ * A document is fixed text, elastic texts that may be shortened (reasonings, logs), and blocks that
+ * may be dropped (a criterion's details). To fit, every elastic text is capped at one common
+ * length L — so the longest are shortened first — with L as large as the budget allows. When even
+ * L = 0 does not fit, blocks are dropped, least important first, and each section says how many it
+ * lost. Every piece is well-formed on its own, so any selection of them is well-formed too.
+ */
+function fitToBudget(doc, budget) {
+    const all = doc.sections.map(s => s.blocks.map(() => true));
+    const full = render(doc, all, Infinity, false);
+    if (full.length <= budget)
+        return { text: full, shortened: false };
+    const kept = doc.sections.map(s => s.blocks.map(() => true));
+    const droppable = doc.sections
+        .flatMap((s, si) => s.blocks.map((b, bi) => ({ si, bi, priority: b.priority })))
+        .sort((a, b) => a.priority - b.priority || b.si - a.si || b.bi - a.bi);
+    let next = 0;
+    while (measure(doc, kept, 0) > budget) {
+        const victim = droppable[next++];
+        if (!victim)
+            return { text: truncateFallback(doc.fallback, budget), shortened: true };
+        const section = kept[victim.si];
+        if (section)
+            section[victim.bi] = false;
+    }
+    // The largest common cap that fits.
+    let low = 0;
+    let high = longestElastic(doc);
+    while (low < high) {
+        const mid = Math.ceil((low + high) / 2);
+        if (measure(doc, kept, mid) <= budget)
+            low = mid;
+        else
+            high = mid - 1;
+    }
+    const text = render(doc, kept, low, true);
+    // measure() is an upper bound of render(); this guards the guarantee against any slip.
+    return {
+        text: text.length <= budget ? text : truncateFallback(doc.fallback, budget),
+        shortened: true
+    };
+}
+function pieces(doc, kept, shortened) {
+    const out = [...doc.head];
+    if (shortened)
+        out.push(doc.shortenedNote);
+    doc.sections.forEach((section, si) => {
+        out.push(...section.open);
+        let dropped = 0;
+        section.blocks.forEach((block, bi) => {
+            if (kept[si]?.[bi])
+                out.push(...block.pieces);
+            else
+                dropped++;
+        });
+        if (dropped > 0)
+            out.push(section.omitted(dropped));
+        out.push(...section.close);
+    });
+    return out;
+}
+/** An upper bound of the rendered length with every elastic text capped at `cap`. */
+function measure(doc, kept, cap) {
+    let length = 0;
+    for (const piece of pieces(doc, kept, true)) {
+        if (typeof piece === 'string') {
+            length += piece.length;
+            continue;
+        }
+        length += piece.before.length + piece.after.length + Math.min(piece.text.length, cap);
+        // The note for the largest possible cut is at least as long as the real one.
+        if (piece.text.length > cap)
+            length += piece.note(piece.text.length).length;
+    }
+    return length;
+}
+function render(doc, kept, cap, shortened) {
+    return pieces(doc, kept, shortened)
+        .map(piece => (typeof piece === 'string' ? piece : renderElastic(piece, cap)))
+        .join('');
+}
+function renderElastic(piece, cap) {
+    const { text, keep } = piece;
+    if (text.length <= cap)
+        return piece.before + text + piece.after;
+    const kept = keep === 'start' ? safeHead(text, cap) : safeTail(text, cap);
+    const note = piece.note(text.length - kept.length);
+    return piece.before + (keep === 'end' ? note + kept : kept + note) + piece.after;
+}
+function longestElastic(doc) {
+    let longest = 0;
+    const visit = (list) => {
+        for (const p of list)
+            if (typeof p !== 'string')
+                longest = Math.max(longest, p.text.length);
+    };
+    visit(doc.head);
+    for (const s of doc.sections) {
+        visit(s.open);
+        visit(s.close);
+        for (const b of s.blocks)
+            visit(b.pieces);
+    }
+    return longest;
+}
+/**
+ * The first `n` characters, never ending inside an HTML entity, a `<br>`, a backslash escape or a
+ * surrogate pair, which would otherwise leak into the note that follows.
+ */
+function safeHead(text, n) {
+    let end = Math.min(n, text.length);
+    const amp = text.lastIndexOf('&', end - 1);
+    if (amp !== -1 && end - amp < 10 && !text.slice(amp, end).includes(';'))
+        end = amp;
+    // Escaped prose holds no `<` but those of `<br>`; look back no further than one of those.
+    const lt = text.lastIndexOf('<', end - 1);
+    if (lt !== -1 && end - lt < BR.length && !text.slice(lt, end).includes('>'))
+        end = lt;
+    let slashes = 0;
+    while (end - slashes > 0 && text[end - 1 - slashes] === '\\')
+        slashes++;
+    if (slashes % 2 === 1)
+        end--;
+    if (end > 0 && isHighSurrogate(text.charCodeAt(end - 1)))
+        end--;
+    return text.slice(0, end);
+}
+/** The last `n` characters, never starting inside an entity, a tag or a surrogate pair. */
+function safeTail(text, n) {
+    let start = Math.max(0, text.length - n);
+    const semicolon = text.indexOf(';', start);
+    const amp = text.lastIndexOf('&', start);
+    if (amp !== -1 && semicolon !== -1 && amp < start && semicolon - amp < 10)
+        start = semicolon + 1;
+    const lt = text.lastIndexOf('<', start - 1);
+    const gt = text.indexOf('>', start);
+    if (lt !== -1 && start - lt < BR.length && gt !== -1 && gt - lt < BR.length)
+        start = gt + 1;
+    if (start < text.length && isLowSurrogate(text.charCodeAt(start)))
+        start++;
+    return text.slice(start);
+}
+const BR = '<br>';
+function truncateFallback(text, budget) {
+    return text.length <= budget ? text : safeHead(text, budget);
+}
+function isHighSurrogate(code) {
+    return code >= 0xd800 && code <= 0xdbff;
+}
+function isLowSurrogate(code) {
+    return code >= 0xdc00 && code <= 0xdfff;
+}
+
+;// CONCATENATED MODULE: ./src/report/escape.ts
+/**
+ * Text from judges, gates and the PR is untrusted: escaped so it can neither break the comment's
+ * structure (`</details>`, fences, tables) nor ping people (`@user`) or embed images.
+ */
+/** For HTML contexts such as `<summary>`. */
+function escapeHtml(text) {
+    return text
+        .replace(/&/g, '&amp;')
+        .replace(/</g, '&lt;')
+        .replace(/>/g, '&gt;')
+        .replace(/"/g, '&quot;');
+}
+/** Inline Markdown: one paragraph, line breaks kept as `<br>`. */
+function escapeMarkdown(text) {
+    return escapeHtml(text.replace(/\r\n?/g, '\n').trim())
+        .replace(/[\\`*_[\]|~]/g, char => `\\${char}`)
+        .replace(/@(?=\w)/g, '@\u200d')
+        .replace(/\n/g, '<br>');
+}
+/** A table cell: like inline Markdown, on one line. */
+function escapeCell(text) {
+    return escapeMarkdown(text.replace(/\s*\n\s*/g, ' '));
+}
+/**
+ * Inline code that is safe anywhere, tables included: a Markdown code span would show escapes
+ * literally, so this is an HTML `<code>` element around escaped text.
+ */
+function code(text) {
+    return `<code>${escapeCell(text)}</code>`;
+}
+/** A fence that no run of backticks inside `text` can close. */
+function fenceFor(text) {
+    const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map(run => run.length));
+    return '`'.repeat(Math.max(3, longest + 1));
+}
+const graphemes = new Intl.Segmenter('en');
+/** At most `n` characters (whole graphemes), with an ellipsis when shortened: for one-line labels. */
+function escape_abbreviate(text, n) {
+    const line = text.replace(/\s+/g, ' ').trim();
+    const parts = Array.from(graphemes.segment(line), s => s.segment);
+    return parts.length <= n
+        ? line
+        : `${parts
+            .slice(0, n - 1)
+            .join('')
+            .trimEnd()}…`;
+}
+
+;// CONCATENATED MODULE: ./src/report/markdown.ts
+
+
+
+
+
+
+/** GitHub refuses issue comments longer than this. */
+const COMMENT_LIMIT = 65_536;
+const ICON = { PASS: '✅', FAIL: '❌', UNCLEAR: '⚠️' };
+/**
+ * The Markdown report (comment, job summary, `--markdown`): a pure function of the evaluation.
+ * Within the budget it shortens the longest texts first, then drops the least important details,
+ * saying what it cut; the result is always well-formed.
+ */
+function renderMarkdown(evaluation, options) {
+    return fitToBudget(buildDoc(evaluation), options.budget).text;
+}
+function buildDoc(evaluation) {
+    const { verdict } = evaluation;
+    const headline = `### ${ICON[verdict.verdict]} Rubric Council: ${verdict.verdict}\n\n`;
+    const summary = summary_summaryLine(evaluation);
+    const head = [headline];
+    if (summary)
+        head.push(`**${escapeMarkdown(summary)}**\n\n`);
+    for (const reason of verdict.reasons) {
+        head.push(`- **${reason.code}**: `, prose(reason.message), '\n');
+    }
+    if (verdict.reasons.length > 0)
+        head.push('\n');
+    head.push(`Recommendation: **${verdict.recommendation}**\n\n`);
+    const sections = [];
+    if (evaluation.gates.length > 0)
+        sections.push(gatesSection(evaluation.gates));
+    const must = verdict.criteria.filter(c => c.required);
+    const nice = verdict.criteria.filter(c => !c.required);
+    if (must.length > 0)
+        sections.push(criteriaSection('Must-have criteria', must, 60));
+    if (nice.length > 0)
+        sections.push(criteriaSection('Nice-to-have criteria', nice, 30));
+    if (verdict.dimensions.length > 0)
+        sections.push(dimensionsSection(evaluation));
+    if (verdict.findings.length > 0)
+        sections.push(findingsSection(verdict.findings));
+    if (evaluation.council)
+        sections.push(judgesSection(evaluation.council.runs, evaluation.council.quorum));
+    // An input error stops before any rubric is read: there is nothing to say about one.
+    if (evaluation.rubric.path !== '')
+        sections.push(rubricSection(evaluation));
+    const footer = `<sub>Rubric Council ${VERSION}` +
+        (evaluation.rubric.hash ? ` · rubric \`${evaluation.rubric.hash}\`` : '') +
+        ` · iteration ${evaluation.iteration}</sub>\n`;
+    sections.push({ open: [footer], blocks: [], close: [], omitted: () => '' });
+    return {
+        head,
+        sections,
+        shortenedNote: '> [!NOTE]\n> This report was shortened to fit. The job summary and the JSON report ' +
+            '(the `report` output) have it in full.\n\n',
+        fallback: headline +
+            (summary ? `**${escapeMarkdown(summary)}**\n\n` : '') +
+            `Reasons: ${verdict.reasons.map(r => r.code).join(', ') || 'none'}. ` +
+            'The report is too long to show here; the job summary and the JSON report have it in full.\n'
+    };
+}
+/** Untrusted prose, shortened from the end with a note. */
+function prose(text) {
+    return {
+        text: escapeMarkdown(text),
+        keep: 'start',
+        before: '',
+        after: '',
+        note: cut => ` *… (${cut.toLocaleString('en-US')} characters cut)*`
+    };
+}
+/** A log, shortened from the start: its end says why it failed. */
+function codeBlock(text, language = 'text') {
+    const fence = fenceFor(text);
+    return {
+        text,
+        keep: 'end',
+        before: `${fence}${language}\n`,
+        after: `\n${fence}\n`,
+        note: cut => `… ${cut.toLocaleString('en-US')} characters cut …\n`
+    };
+}
+function details(summary, body, priority) {
+    return {
+        pieces: [`<details>\n<summary>${summary}</summary>\n\n`, ...body, '\n</details>\n\n'],
+        priority
+    };
+}
+function gatesSection(gates) {
+    const passed = gates.filter(g => g.status === 'pass').length;
+    const rows = gates
+        .map(g => `| ${g.status === 'pass' ? '✅' : '❌'} | ${code(g.command)} | ${gateResult(g)} | ${seconds(g.durationMs)} |`)
+        .join('\n');
+    return {
+        open: [
+            `<details>\n<summary><b>Gates</b> · ${passed} of ${gates.length} passed</summary>\n\n`,
+            `| | gate | result | time |\n|---|---|---|---|\n${rows}\n\n`
+        ],
+        blocks: gates.map(g => {
+            const output = excerptText(g);
+            const body = [];
+            if (g.detail)
+                body.push(prose(g.detail), '\n\n');
+            body.push(output === '' ? '*No output.*\n' : codeBlock(output));
+            return details(`${g.status === 'pass' ? '✅' : '❌'} <code>${escapeHtml(escape_abbreviate(g.command, 80))}</code> · output`, body, g.status === 'pass' ? 20 : 90);
+        }),
+        close: ['</details>\n\n'],
+        omitted: n => `*${n} gate output${n === 1 ? ' is' : 's are'} not shown here.*\n\n`
+    };
+}
+function excerptText(gate) {
+    const { head, tail, elidedBytes } = gate.output;
+    if (elidedBytes > 0)
+        return `${head}\n… ${elidedBytes.toLocaleString('en-US')} bytes elided …\n${tail}`;
+    return head + tail;
+}
+function gateResult(gate) {
+    switch (gate.status) {
+        case 'pass':
+            return 'pass';
+        case 'fail':
+            return gate.exitCode === null ? 'fail' : `fail (exit ${gate.exitCode})`;
+        case 'timeout':
+            return 'timeout';
+        case 'error':
+            return 'error';
+    }
+}
+function criteriaSection(title, criteria, priority) {
+    const met = criteria.filter(isMet).length;
+    return {
+        open: [`#### ${title} · ${met} of ${criteria.length} met\n\n`],
+        blocks: criteria.map(c => criterionBlock(c, priority)),
+        close: [],
+        omitted: n => `*${n} more criteri${n === 1 ? 'on is' : 'a are'} not shown here.*\n\n`
+    };
+}
+function criterionBlock(c, priority) {
+    const icon = c.status === 'PASS' ? '✅' : c.status === 'FAIL' ? '❌' : c.status === 'SPLIT' ? '⚠️' : '🔢';
+    const summary = `${icon} <b>${escapeHtml(c.id)}</b> · ${c.status} ${escapeHtml(tally(c))} — ` +
+        escapeHtml(escape_abbreviate(c.description, 90));
+    const body = [prose(c.description), '\n\n'];
+    if (c.kind === 'score') {
+        body.push(`Median score **${c.median === undefined ? 'none' : formatNumber(c.median)}** of 10` +
+            (c.requiredMinScore === undefined ? '' : `; minimum ${c.requiredMinScore}`) +
+            ` · weight ${formatNumber(c.weight)}\n\n`);
+    }
+    else {
+        body.push(`Weight ${formatNumber(c.weight)}\n\n`);
+    }
+    if (c.votes.length === 0)
+        body.push('*No judge graded this criterion.*\n');
+    for (const vote of c.votes) {
+        const grade = vote.verdict ?? (vote.score === undefined ? '—' : `${vote.score}/10`);
+        body.push(`- **${escapeMarkdown(vote.judge)}** · ${grade}: `, prose(vote.reasoning), '\n');
+    }
+    // Failing and split criteria are what the author needs most; they are kept longest.
+    const weight = c.status === 'FAIL' ? 40 : c.status === 'SPLIT' ? 30 : 0;
+    return details(summary, body, priority + weight);
+}
+function tally(c) {
+    if (c.kind === 'score')
+        return c.median === undefined ? '' : `(median ${formatNumber(c.median)})`;
+    const pass = c.votes.filter(v => v.verdict === 'PASS').length;
+    return c.votes.length === 0 ? '' : `(${pass}/${c.votes.length} PASS)`;
+}
+function dimensionsSection(evaluation) {
+    const { verdict } = evaluation;
+    const judges = [...new Set(verdict.dimensions.flatMap(d => d.scores.map(s => s.judge)))];
+    const header = `| dimension | weight | median | ${judges.map(escapeCell).join(' | ')} |`;
+    const rule = `|---|---|---|${judges.map(() => '---|').join('')}`;
+    const rows = verdict.dimensions.map(d => {
+        const cells = judges.map(j => String(d.scores.find(s => s.judge === j)?.score ?? '—'));
+        return `| ${escapeCell(d.name)} | ${Math.round(d.normalisedWeight * 100)}% | ${d.median === null ? '—' : formatNumber(d.median)} | ${cells.join(' | ')} |`;
+    });
+    const overall = verdict.dimensionsScore === null
+        ? ''
+        : ` · weighted ${formatNumber(verdict.dimensionsScore * 10)}/10`;
+    const ceiling = verdict.accuracyCeilingApplied
+        ? 'The accuracy ceiling capped the overall score (median accuracy below 7).\n\n'
+        : '';
+    return {
+        open: [
+            `<details>\n<summary><b>Dimensions</b>${overall}</summary>\n\n`,
+            `${header}\n${rule}\n${rows.join('\n')}\n\n`,
+            ceiling
+        ],
+        blocks: verdict.dimensions.map(d => dimensionBlock(d)),
+        close: ['</details>\n\n'],
+        omitted: n => `*Reasoning for ${n} dimension${n === 1 ? ' is' : 's are'} not shown here.*\n\n`
+    };
+}
+function dimensionBlock(d) {
+    const pieces = [`**${escapeMarkdown(d.name)}**\n\n`];
+    for (const s of d.scores)
+        pieces.push(`- **${escapeMarkdown(s.judge)}** · ${s.score}: `, prose(s.reasoning), '\n');
+    pieces.push('\n');
+    return { pieces, priority: 10 };
+}
+const SEVERITY_ICON = { critical: '🔴', major: '🟠', minor: '🟡', info: '🔵' };
+const SEVERITY_RANK = { critical: 0, major: 1, minor: 2, info: 3 };
+function findingsSection(findings) {
+    const sorted = [...findings].sort((a, b) => SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity]);
+    const counts = ['critical', 'major', 'minor', 'info']
+        .map(s => [s, findings.filter(f => f.severity === s).length])
+        .filter(([, n]) => n > 0)
+        .map(([s, n]) => `${n} ${s}`)
+        .join(', ');
+    return {
+        open: [`<details>\n<summary><b>Findings</b> · ${counts}</summary>\n\n`],
+        blocks: sorted.map(f => {
+            const where = f.path
+                ? ` · ${code(f.line === undefined ? f.path : `${f.path}:${f.line}`)}`
+                : '';
+            return {
+                pieces: [
+                    `- ${SEVERITY_ICON[f.severity]} **${f.severity}** · ${escapeMarkdown(f.title)}${where} · ${escapeMarkdown(f.judge)}<br>`,
+                    prose(f.evidence),
+                    '\n'
+                ],
+                priority: f.severity === 'critical' || f.severity === 'major' ? 70 : 15
+            };
+        }),
+        close: ['\n</details>\n\n'],
+        omitted: n => `\n*${n} more finding${n === 1 ? ' is' : 's are'} not shown here.*\n`
+    };
+}
+function judgesSection(runs, quorum) {
+    const valid = runs.filter(r => r.status === 'ok').length;
+    const rows = runs.map(run => {
+        const status = run.status === 'ok' ? `✅ ${run.answer.verdict}` : `❌ ${run.failure}`;
+        const tokens = run.tokens
+            ? `${run.tokens.input.toLocaleString('en-US')} in / ${run.tokens.output.toLocaleString('en-US')} out`
+            : '—';
+        const cost = run.costUsd === undefined ? '—' : `$${run.costUsd.toFixed(4)}`;
+        return `| ${escapeCell(run.judge)} | ${run.sample} | ${status} | ${seconds(run.latencyMs)} | ${tokens} | ${cost} |`;
+    });
+    return {
+        open: [
+            `<details>\n<summary><b>Judges</b> · ${valid} of ${runs.length} answered · quorum ${quorum}</summary>\n\n`,
+            `| judge | sample | answer | latency | tokens | cost |\n|---|---|---|---|---|---|\n${rows.join('\n')}\n\n`
+        ],
+        blocks: runs.flatMap(run => run.status === 'failed'
+            ? [
+                {
+                    pieces: [`- **${escapeMarkdown(run.judge)}**: `, prose(run.message), '\n'],
+                    priority: 25
+                }
+            ]
+            : run.answer.feedback.trim() === ''
+                ? []
+                : [
+                    {
+                        pieces: [
+                            `- **${escapeMarkdown(run.judge)}** feedback: `,
+                            prose(run.answer.feedback),
+                            '\n'
+                        ],
+                        priority: 12
+                    }
+                ]),
+        close: ['\n</details>\n\n'],
+        omitted: n => `\n*${n} more judge note${n === 1 ? ' is' : 's are'} not shown here.*\n`
+    };
+}
+function rubricSection(evaluation) {
+    const { rubric } = evaluation;
+    const facts = [
+        `Path: ${code(rubric.path)}`,
+        `source: ${rubric.source === 'checker' ? 'the `checker` input' : 'file'}`,
+        rubric.hash ? `hash: \`${rubric.hash}\`` : 'hash: none (not read)'
+    ].join(' · ');
+    const blocks = [];
+    if (rubric.problems.length > 0) {
+        blocks.push({
+            pieces: ['Problems:\n\n', codeBlock(rubric.problems.map(formatIssue).join('\n'))],
+            priority: 95
+        });
+    }
+    if (rubric.materialised) {
+        blocks.push({
+            pieces: [
+                'Materialised from the `checker` input; copy it to `.github/rubric.md` to grow it:\n\n',
+                codeBlock(rubric.materialised, 'markdown')
+            ],
+            priority: 5
+        });
+    }
+    return {
+        open: [
+            `<details>\n<summary><b>Rubric</b>${rubric.title ? ` · ${escapeHtml(rubric.title)}` : ''}</summary>\n\n${facts}\n\n`
+        ],
+        blocks,
+        close: ['</details>\n\n'],
+        omitted: () => '*The rubric text is not shown here.*\n\n'
+    };
+}
+function seconds(ms) {
+    return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+;// CONCATENATED MODULE: ./src/report/terminal.ts
+
+
+
+/**
+ * A compact rendering for a terminal, in the spirit of Scope's TUI: the verdict and summary line,
+ * the reasons, then one line per gate and criterion.
+ */
+function renderTerminal(evaluation) {
+    const { verdict, gates, rubric } = evaluation;
+    const lines = [];
+    const summary = summary_summaryLine(evaluation);
+    lines.push(`${verdict.verdict} (exit ${verdict.exitCode})${summary ? ` · ${summary}` : ''}`);
+    for (const reason of verdict.reasons)
+        lines.push(`  ${reason.code}: ${reason.message}`);
+    for (const issue of rubric.problems)
+        lines.push(`  ${formatIssue(issue)}`);
+    if (gates.length > 0) {
+        lines.push('', 'gates:');
+        for (const g of gates) {
+            const result = g.status === 'fail' && g.exitCode !== null ? `fail (exit ${g.exitCode})` : g.status;
+            lines.push(row(g.status === 'pass', g.command, `${result}  ${(g.durationMs / 1000).toFixed(1)} s`));
+        }
+    }
+    const must = verdict.criteria.filter(c => c.required);
+    const nice = verdict.criteria.filter(c => !c.required);
+    if (must.length > 0)
+        lines.push('', 'must-have:', ...must.map(criterionRow));
+    if (nice.length > 0)
+        lines.push('', 'nice-to-have:', ...nice.map(criterionRow));
+    lines.push('', `recommendation: ${verdict.recommendation}`);
+    return `${lines.join('\n')}\n`;
+}
+function criterionRow(c) {
+    const tally = c.kind === 'score'
+        ? c.median === undefined
+            ? ''
+            : ` median ${formatNumber(c.median)}`
+        : ` ${c.votes.filter(v => v.verdict === 'PASS').length}/${c.votes.length}`;
+    // The first objection is what an author wants to read next to a failed criterion.
+    const objection = isMet(c)
+        ? undefined
+        : c.votes.find(v => v.verdict === 'FAIL' || v.score !== undefined);
+    const why = objection ? ` - ${firstLine(objection.reasoning)}` : '';
+    return row(isMet(c), c.id, `${c.status}${tally}${why}`);
+}
+function row(ok, name, result) {
+    const label = name.length > 40 ? `${name.slice(0, 39)}…` : name.padEnd(40);
+    return `  ${ok ? '✓' : '✗'} ${label} ${result}`;
+}
+function firstLine(text) {
+    const line = text.trim().split('\n')[0] ?? '';
+    return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}
+
+;// CONCATENATED MODULE: ./src/cli/check.ts
+
+
+
+
+
+
+
+
+
+
+/** A local file has no size limit worth cutting for; this only bounds a pathological report. */
+const LOCAL_MARKDOWN_BUDGET = 5_000_000;
+/** `rubric-council check`: one evaluation in the current directory; exits with the verdict's code. */
+async function checkCommand(options, io) {
+    const tempDir = await (0,promises_namespaceObject.mkdtemp)((0,external_node_path_namespaceObject.join)((0,external_node_os_namespaceObject.tmpdir)(), 'rubric-council-'));
+    const evaluation = await evaluate({
+        path: options.rubric ?? DEFAULT_RUBRIC_PATH,
+        ...(options.checker !== undefined && { checker: options.checker }),
+        cwd: io.cwd,
+        tempDir
+    }, { council: unconfiguredCouncil, log: terminalGateLog(io), env: io.env });
+    if (options.json !== undefined) {
+        await (0,promises_namespaceObject.writeFile)((0,external_node_path_namespaceObject.resolve)(io.cwd, options.json), `${JSON.stringify(toJsonReport(evaluation), null, 2)}\n`);
+    }
+    if (options.markdown !== undefined) {
+        const markdown = renderMarkdown(evaluation, { budget: LOCAL_MARKDOWN_BUDGET });
+        if (options.markdown === '-')
+            io.stdout(markdown);
+        else
+            await (0,promises_namespaceObject.writeFile)((0,external_node_path_namespaceObject.resolve)(io.cwd, options.markdown), markdown);
+    }
+    if (options.markdown !== '-')
+        io.stdout(renderTerminal(evaluation).trimEnd());
+    return evaluation.verdict.exitCode;
+}
+/** Gate output goes to stderr, so stdout carries only the report. */
+function terminalGateLog(io) {
+    let partial = '';
+    return {
+        startGroup: name => {
+            io.stderr(`▸ ${name}`);
+        },
+        write: chunk => {
+            const lines = (partial + chunk).split('\n');
+            partial = lines.pop() ?? '';
+            for (const line of lines)
+                io.stderr(`  ${line}`);
+        },
+        endGroup: () => {
+            if (partial !== '')
+                io.stderr(`  ${partial}`);
+            partial = '';
+        }
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/rubric/describe.ts
 /** "2 gates, 3 must-have, 2 nice-to-have, 5 dimensions, hash 45b0a0cdf746" */
 function describeRubric(rubric) {
     const must = rubric.criteria.filter(c => c.required).length;
     const parts = [
-        plural(rubric.gates.length, 'gate'),
+        describe_plural(rubric.gates.length, 'gate'),
         `${must} must-have`,
         `${rubric.criteria.length - must} nice-to-have`,
-        plural(rubric.dimensions.length, 'dimension'),
+        describe_plural(rubric.dimensions.length, 'dimension'),
         `hash ${rubric.hash}`
     ];
     return parts.join(', ');
 }
-function plural(count, noun) {
+function describe_plural(count, noun) {
     return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
 
-;// CONCATENATED MODULE: external "node:os"
-const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
 ;// CONCATENATED MODULE: ./src/cli/problem-matcher.ts
 
 
@@ -16497,20 +18063,23 @@ async function validateCommand(files, io) {
     });
 }
 
-;// CONCATENATED MODULE: ./src/version.ts
-/** Kept in step with package.json by a test. */
-const VERSION = '0.1.0';
-
 ;// CONCATENATED MODULE: ./src/cli.ts
+
 
 
 
 const USAGE = `Usage: rubric-council <command> [options]
 
 Commands:
+  check                Evaluate this directory against its rubric; exit 0 PASS, 1 FAIL, 2 UNCLEAR
   validate [FILE...]   Check rubric files (default .github/rubric.md); exit 0 if all are valid, 1 if not
 
-Options:
+Options of check:
+  --rubric FILE        The rubric (default .github/rubric.md)
+  --checker TEXT       Rubric sugar instead of a file: "agent: <text>" lines and commands
+  --json FILE          Also write the JSON report to FILE
+  --markdown FILE      Also write the Markdown report to FILE ("-" prints it instead)
+
   -h, --help           Show this help
   -v, --version        Show the version
 
@@ -16524,7 +18093,11 @@ async function main(argv, io) {
             allowPositionals: true,
             options: {
                 help: { type: 'boolean', short: 'h' },
-                version: { type: 'boolean', short: 'v' }
+                version: { type: 'boolean', short: 'v' },
+                rubric: { type: 'string' },
+                checker: { type: 'string' },
+                json: { type: 'string' },
+                markdown: { type: 'string' }
             }
         });
     }
@@ -16543,7 +18116,24 @@ async function main(argv, io) {
         (command === undefined && !parsed.values.help ? io.stderr : io.stdout)(USAGE);
         return command === undefined && !parsed.values.help ? 2 : 0;
     }
+    const { rubric, checker, json, markdown } = parsed.values;
+    const checkOnly = Object.entries({ rubric, checker, json, markdown }).find(([, v]) => v !== undefined);
+    if (checkOnly && command !== 'check') {
+        io.stderr(`rubric-council: --${checkOnly[0]} belongs to the check command`);
+        return 2;
+    }
     switch (command) {
+        case 'check':
+            if (rest.length > 0) {
+                io.stderr(`rubric-council: check takes no arguments (got "${rest.join(' ')}"); use --rubric FILE`);
+                return 2;
+            }
+            return checkCommand({
+                ...(rubric !== undefined && { rubric }),
+                ...(checker !== undefined && { checker }),
+                ...(json !== undefined && { json }),
+                ...(markdown !== undefined && { markdown })
+            }, io);
         case 'validate':
             return validateCommand(rest, io);
         default:

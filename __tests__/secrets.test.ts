@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest'
+import { gateEnvironment, maskSecrets, secretValues } from '../src/secrets.js'
+
+describe('secretValues', () => {
+  it('takes the values of credential-like names, whatever their case', () => {
+    const values = secretValues({
+      GITHUB_TOKEN: 'ghs_aaaaaaaaaaaa',
+      'INPUT_GITHUB-TOKEN': 'ghs_bbbbbbbbbbbb',
+      MY_SECRET: 'secret-value-1',
+      db_password: 'password-value',
+      LDAP_PASSWD: 'passwd-value',
+      OPENAI_API_KEY: 'sk-openai-value',
+      STRIPE_APIKEY: 'sk-stripe-value',
+      SSH_PRIVATE_KEY: 'private-key-value',
+      GCP_CREDENTIALS: 'credentials-value',
+      PATH: '/usr/local/bin:/usr/bin',
+      HOME: '/home/runner-user',
+      KEYBOARD: 'not-a-secret-at-all'
+    })
+    expect(values.sort()).toEqual(
+      [
+        'ghs_aaaaaaaaaaaa',
+        'ghs_bbbbbbbbbbbb',
+        'secret-value-1',
+        'password-value',
+        'passwd-value',
+        'sk-openai-value',
+        'sk-stripe-value',
+        'private-key-value',
+        'credentials-value'
+      ].sort()
+    )
+  })
+
+  it('ignores values shorter than 8 characters and undefined values', () => {
+    expect(
+      secretValues({
+        A_TOKEN: 'short',
+        B_TOKEN: '1234567',
+        C_TOKEN: '12345678',
+        D_TOKEN: undefined
+      })
+    ).toEqual(['12345678'])
+  })
+
+  it('deduplicates and puts the longest first', () => {
+    expect(
+      secretValues({
+        A_TOKEN: 'abcdefgh',
+        B_SECRET: 'abcdefgh-longer',
+        C_PASSWORD: 'abcdefgh',
+        D_API_KEY: 'abcdefghij'
+      })
+    ).toEqual(['abcdefgh-longer', 'abcdefghij', 'abcdefgh'])
+  })
+})
+
+describe('maskSecrets', () => {
+  it('replaces every occurrence with ***', () => {
+    expect(maskSecrets('a s3cr3t-value b s3cr3t-value', ['s3cr3t-value'])).toBe('a *** b ***')
+  })
+
+  it('treats secrets as plain text, not as patterns', () => {
+    expect(maskSecrets('x a.b*c$1 y aXbbc', ['a.b*c$1'])).toBe('x *** y aXbbc')
+  })
+
+  it('masks a secret containing another whole, given longest first', () => {
+    const secrets = secretValues({ A_TOKEN: 'abcdefgh', B_TOKEN: 'abcdefgh-longer' })
+    expect(maskSecrets('abcdefgh-longer', secrets)).toBe('***')
+  })
+
+  it('leaves text alone without secrets and ignores empty ones', () => {
+    expect(maskSecrets('plain text', [])).toBe('plain text')
+    expect(maskSecrets('plain text', [''])).toBe('plain text')
+  })
+})
+
+describe('gateEnvironment', () => {
+  const env = {
+    PATH: '/usr/bin:/bin',
+    HOME: '/home/runner',
+    MY_VAR: 'kept',
+    NPM_TOKEN: 'the user’s own, for their gates',
+    GITHUB_REPOSITORY: 'owner/repo',
+    'INPUT_GITHUB-TOKEN': 'ghs_input',
+    INPUT_OPENAI_API_KEY: 'sk-input',
+    INPUT_RUBRIC: '.github/rubric.md',
+    GITHUB_TOKEN: 'ghs_env',
+    ACTIONS_RUNTIME_TOKEN: 'runtime',
+    ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'oidc',
+    ACTIONS_ID_TOKEN_REQUEST_URL: 'https://oidc.test',
+    OPENAI_API_KEY: 'sk-openai',
+    ANTHROPIC_API_KEY: 'sk-ant',
+    GOOGLE_GENERATIVE_AI_API_KEY: 'google',
+    OPENROUTER_API_KEY: 'openrouter',
+    OPENAI_COMPATIBLE_API_KEY: 'compatible',
+    UNSET: undefined
+  }
+
+  it('drops action inputs, runtime tokens and LLM provider keys', () => {
+    const kept = gateEnvironment(env)
+    for (const name of Object.keys(env)) {
+      if (name.startsWith('INPUT_') || /TOKEN_REQUEST|RUNTIME_TOKEN|^GITHUB_TOKEN$/.test(name))
+        expect(kept).not.toHaveProperty([name])
+    }
+    for (const name of [
+      'OPENAI_API_KEY',
+      'ANTHROPIC_API_KEY',
+      'GOOGLE_GENERATIVE_AI_API_KEY',
+      'OPENROUTER_API_KEY',
+      'OPENAI_COMPATIBLE_API_KEY'
+    ])
+      expect(kept).not.toHaveProperty([name])
+  })
+
+  it('keeps everything else, PATH and the user’s own variables included, and drops undefined', () => {
+    expect(gateEnvironment(env)).toEqual({
+      PATH: '/usr/bin:/bin',
+      HOME: '/home/runner',
+      MY_VAR: 'kept',
+      NPM_TOKEN: 'the user’s own, for their gates',
+      GITHUB_REPOSITORY: 'owner/repo'
+    })
+  })
+})

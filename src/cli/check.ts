@@ -1,0 +1,70 @@
+import { writeFile } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
+import { mkdtemp } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { unconfiguredCouncil } from '../council/unconfigured.js'
+import { evaluate } from '../engine.js'
+import type { GateLog } from '../gates/types.js'
+import { DEFAULT_RUBRIC_PATH } from '../rubric/defaults.js'
+import { toJsonReport } from '../report/json.js'
+import { renderMarkdown } from '../report/markdown.js'
+import { renderTerminal } from '../report/terminal.js'
+import type { CliIo } from './io.js'
+
+export interface CheckOptions {
+  readonly rubric?: string
+  readonly checker?: string
+  /** Write the JSON report here. */
+  readonly json?: string
+  /** Write the Markdown report here; `-` prints it instead of the terminal rendering. */
+  readonly markdown?: string
+}
+
+/** A local file has no size limit worth cutting for; this only bounds a pathological report. */
+const LOCAL_MARKDOWN_BUDGET = 5_000_000
+
+/** `rubric-council check`: one evaluation in the current directory; exits with the verdict's code. */
+export async function checkCommand(options: CheckOptions, io: CliIo): Promise<number> {
+  const tempDir = await mkdtemp(join(tmpdir(), 'rubric-council-'))
+  const evaluation = await evaluate(
+    {
+      path: options.rubric ?? DEFAULT_RUBRIC_PATH,
+      ...(options.checker !== undefined && { checker: options.checker }),
+      cwd: io.cwd,
+      tempDir
+    },
+    { council: unconfiguredCouncil, log: terminalGateLog(io), env: io.env }
+  )
+  if (options.json !== undefined) {
+    await writeFile(
+      resolve(io.cwd, options.json),
+      `${JSON.stringify(toJsonReport(evaluation), null, 2)}\n`
+    )
+  }
+  if (options.markdown !== undefined) {
+    const markdown = renderMarkdown(evaluation, { budget: LOCAL_MARKDOWN_BUDGET })
+    if (options.markdown === '-') io.stdout(markdown)
+    else await writeFile(resolve(io.cwd, options.markdown), markdown)
+  }
+  if (options.markdown !== '-') io.stdout(renderTerminal(evaluation).trimEnd())
+  return evaluation.verdict.exitCode
+}
+
+/** Gate output goes to stderr, so stdout carries only the report. */
+function terminalGateLog(io: CliIo): GateLog {
+  let partial = ''
+  return {
+    startGroup: name => {
+      io.stderr(`▸ ${name}`)
+    },
+    write: chunk => {
+      const lines = (partial + chunk).split('\n')
+      partial = lines.pop() ?? ''
+      for (const line of lines) io.stderr(`  ${line}`)
+    },
+    endGroup: () => {
+      if (partial !== '') io.stderr(`  ${partial}`)
+      partial = ''
+    }
+  }
+}

@@ -1,0 +1,85 @@
+/** The council as the engine sees it (SPEC §5); providers live behind this interface. */
+
+import type { GateResult } from '../gates/types.js'
+import type { Rubric } from '../rubric/types.js'
+
+export type Severity = 'critical' | 'major' | 'minor' | 'info'
+
+export interface Finding {
+  readonly severity: Severity
+  readonly title: string
+  readonly path?: string
+  readonly line?: number
+  readonly evidence: string
+}
+
+export type ChecklistVerdict = 'PASS' | 'FAIL'
+export type Recommendation = 'ACCEPT' | 'RETRY' | 'TERMINATE'
+
+export interface CriterionGrade {
+  readonly id: string
+  /** Checklist criteria. */
+  readonly verdict?: ChecklistVerdict
+  /** Score-range criteria: an integer 0–10. */
+  readonly score?: number
+  readonly reasoning: string
+}
+
+export interface DimensionGrade {
+  readonly name: string
+  /** An integer 1–10. */
+  readonly score: number
+  readonly reasoning: string
+}
+
+/** One valid judge answer, already checked against the rubric by the council. */
+export interface JudgeAnswer {
+  readonly findings: readonly Finding[]
+  readonly criteria: readonly CriterionGrade[]
+  readonly dimensions: readonly DimensionGrade[]
+  readonly verdict: Recommendation
+  readonly feedback: string
+}
+
+/** Why a judge call produced no valid answer; each maps to the verdict reason of the same name. */
+export type CouncilFailure =
+  'missing_credentials' | 'rate_limited' | 'timeout' | 'provider_error' | 'invalid_output'
+
+export interface TokenUsage {
+  readonly input: number
+  readonly output: number
+}
+
+/** One call of one member: its answer, or the typed reason it has none. */
+export type JudgeRun = {
+  /** `provider:model` */
+  readonly judge: string
+  /** 1-based sample number. */
+  readonly sample: number
+  readonly latencyMs: number
+  readonly tokens?: TokenUsage
+  /** Estimated cost in US dollars; absent for models without a known price. */
+  readonly costUsd?: number
+} & (
+  | { readonly status: 'ok'; readonly answer: JudgeAnswer }
+  | { readonly status: 'failed'; readonly failure: CouncilFailure; readonly message: string }
+)
+
+export interface CouncilOutcome {
+  readonly runs: readonly JudgeRun[]
+  /** Valid answers needed for a verdict. */
+  readonly quorum: number
+}
+
+export interface CouncilRequest {
+  readonly rubric: Rubric
+  readonly gates: readonly GateResult[]
+}
+
+/**
+ * What the engine asks for judgement. Implementations never throw: every failure comes back as a
+ * failed run with its typed reason, so one broken judge cannot crash the verdict.
+ */
+export interface Council {
+  readonly convene: (request: CouncilRequest) => Promise<CouncilOutcome>
+}

@@ -1,0 +1,99 @@
+import { resolve } from 'node:path'
+import type { Council, CouncilOutcome } from './council/types.js'
+import { runGates } from './gates/run.js'
+import type { GateLog, GateResult } from './gates/types.js'
+import type { Evaluation, RubricInfo } from './report/evaluation.js'
+import { RubricError } from './rubric/errors.js'
+import { resolveRubric, type RubricChoice } from './rubric/resolve.js'
+import type { Rubric } from './rubric/types.js'
+import { gateEnvironment, maskSecrets, secretValues } from './secrets.js'
+import { decide, invalidVerdict, needsCouncil } from './verdict/decide.js'
+
+export interface EngineDeps {
+  readonly council: Council
+  readonly log: GateLog
+  /** The process environment: gates get it without credentials, and its secrets are masked. */
+  readonly env: Readonly<Record<string, string | undefined>>
+}
+
+/**
+ * One evaluation (SPEC §1): rubric → gates → council → verdict. Every failure of the machinery
+ * ends in a verdict with a named reason; only an unexpected bug can make this throw.
+ */
+export async function evaluate(
+  choice: RubricChoice,
+  deps: EngineDeps,
+  iteration = 1
+): Promise<Evaluation> {
+  let rubric: Rubric
+  try {
+    rubric = await resolveRubric(choice)
+  } catch (error) {
+    if (!(error instanceof RubricError)) throw error
+    const count = error.issues.length
+    return {
+      verdict: invalidVerdict(
+        'invalid_rubric',
+        `the rubric has ${count} problem${count === 1 ? '' : 's'}; fix ${count === 1 ? 'it' : 'them'} and run again`
+      ),
+      rubric: {
+        path: choice.checker === undefined ? choice.path : 'checker input',
+        source: choice.checker === undefined ? 'file' : 'checker',
+        problems: error.issues,
+        counts: { gates: 0, must: 0, nice: 0 }
+      },
+      gates: [],
+      iteration
+    }
+  }
+
+  const secrets = secretValues(deps.env)
+  const gates = await runGates(rubric.gates, {
+    cwd: resolve(choice.cwd, rubric.gateOptions.workingDirectory),
+    env: gateEnvironment(deps.env),
+    log: deps.log,
+    mask: text => maskSecrets(text, secrets),
+    parallel: rubric.gateOptions.parallel
+  })
+  const council = needsCouncil(rubric) ? await convene(deps.council, rubric, gates) : undefined
+  const verdict = decide({ rubric, gates, ...(council && { council }) })
+  return { verdict, rubric: describe(rubric), gates, ...(council && { council }), iteration }
+}
+
+/** A council that throws has a bug; it still ends as a named failure, never as a crash or a PASS. */
+async function convene(
+  council: Council,
+  rubric: Rubric,
+  gates: readonly GateResult[]
+): Promise<CouncilOutcome> {
+  try {
+    return await council.convene({ rubric, gates })
+  } catch (error) {
+    return {
+      quorum: 1,
+      runs: [
+        {
+          judge: 'council',
+          sample: 1,
+          latencyMs: 0,
+          status: 'failed',
+          failure: 'provider_error',
+          message: `internal error: ${error instanceof Error ? error.message : String(error)}`
+        }
+      ]
+    }
+  }
+}
+
+export function describe(rubric: Rubric): RubricInfo {
+  const must = rubric.criteria.filter(c => c.required).length
+  return {
+    path: rubric.source.path,
+    source: rubric.source.kind,
+    hash: rubric.hash,
+    ...(rubric.title !== undefined && { title: rubric.title }),
+    ...(rubric.source.kind === 'checker' && { materialised: rubric.text }),
+    problems: [],
+    counts: { gates: rubric.gates.length, must, nice: rubric.criteria.length - must }
+  }
+}

@@ -1,0 +1,193 @@
+/**
+ * Fitting a document into a length budget (GitHub comments stop at 65,536 characters).
+ *
+ * A document is fixed text, elastic texts that may be shortened (reasonings, logs), and blocks that
+ * may be dropped (a criterion's details). To fit, every elastic text is capped at one common
+ * length L — so the longest are shortened first — with L as large as the budget allows. When even
+ * L = 0 does not fit, blocks are dropped, least important first, and each section says how many it
+ * lost. Every piece is well-formed on its own, so any selection of them is well-formed too.
+ */
+
+export interface Elastic {
+  /** The text in its final form (already escaped for where it goes). */
+  readonly text: string
+  /** Keep the start (prose) or the end (a log's tail) when shortened. */
+  readonly keep: 'start' | 'end'
+  /** Fixed text around it, e.g. a code fence. */
+  readonly before: string
+  readonly after: string
+  /** What is said where text was cut, e.g. "… 1,234 characters cut". */
+  readonly note: (cutCharacters: number) => string
+}
+
+export type Piece = string | Elastic
+
+export interface Block {
+  readonly pieces: readonly Piece[]
+  /** Lower is dropped first; among equals, the later block goes first. */
+  readonly priority: number
+}
+
+export interface Section {
+  readonly open: readonly Piece[]
+  readonly blocks: readonly Block[]
+  readonly close: readonly Piece[]
+  /** Said in place of the blocks that were dropped. */
+  readonly omitted: (count: number) => string
+}
+
+export interface Doc {
+  readonly head: readonly Piece[]
+  readonly sections: readonly Section[]
+  /** Added after the head whenever anything was shortened or dropped. */
+  readonly shortenedNote: string
+  /** Used, cut to the budget, only if even the head does not fit. */
+  readonly fallback: string
+}
+
+export interface Fitted {
+  readonly text: string
+  readonly shortened: boolean
+}
+
+export function fitToBudget(doc: Doc, budget: number): Fitted {
+  const all = doc.sections.map(s => s.blocks.map(() => true))
+  const full = render(doc, all, Infinity, false)
+  if (full.length <= budget) return { text: full, shortened: false }
+
+  const kept = doc.sections.map(s => s.blocks.map(() => true))
+  const droppable = doc.sections
+    .flatMap((s, si) => s.blocks.map((b, bi) => ({ si, bi, priority: b.priority })))
+    .sort((a, b) => a.priority - b.priority || b.si - a.si || b.bi - a.bi)
+  let next = 0
+  while (measure(doc, kept, 0) > budget) {
+    const victim = droppable[next++]
+    if (!victim) return { text: truncateFallback(doc.fallback, budget), shortened: true }
+    const section = kept[victim.si]
+    if (section) section[victim.bi] = false
+  }
+
+  // The largest common cap that fits.
+  let low = 0
+  let high = longestElastic(doc)
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2)
+    if (measure(doc, kept, mid) <= budget) low = mid
+    else high = mid - 1
+  }
+  const text = render(doc, kept, low, true)
+  // measure() is an upper bound of render(); this guards the guarantee against any slip.
+  return {
+    text: text.length <= budget ? text : truncateFallback(doc.fallback, budget),
+    shortened: true
+  }
+}
+
+function pieces(doc: Doc, kept: readonly (readonly boolean[])[], shortened: boolean): Piece[] {
+  const out: Piece[] = [...doc.head]
+  if (shortened) out.push(doc.shortenedNote)
+  doc.sections.forEach((section, si) => {
+    out.push(...section.open)
+    let dropped = 0
+    section.blocks.forEach((block, bi) => {
+      if (kept[si]?.[bi]) out.push(...block.pieces)
+      else dropped++
+    })
+    if (dropped > 0) out.push(section.omitted(dropped))
+    out.push(...section.close)
+  })
+  return out
+}
+
+/** An upper bound of the rendered length with every elastic text capped at `cap`. */
+function measure(doc: Doc, kept: readonly (readonly boolean[])[], cap: number): number {
+  let length = 0
+  for (const piece of pieces(doc, kept, true)) {
+    if (typeof piece === 'string') {
+      length += piece.length
+      continue
+    }
+    length += piece.before.length + piece.after.length + Math.min(piece.text.length, cap)
+    // The note for the largest possible cut is at least as long as the real one.
+    if (piece.text.length > cap) length += piece.note(piece.text.length).length
+  }
+  return length
+}
+
+function render(
+  doc: Doc,
+  kept: readonly (readonly boolean[])[],
+  cap: number,
+  shortened: boolean
+): string {
+  return pieces(doc, kept, shortened)
+    .map(piece => (typeof piece === 'string' ? piece : renderElastic(piece, cap)))
+    .join('')
+}
+
+function renderElastic(piece: Elastic, cap: number): string {
+  const { text, keep } = piece
+  if (text.length <= cap) return piece.before + text + piece.after
+  const kept = keep === 'start' ? safeHead(text, cap) : safeTail(text, cap)
+  const note = piece.note(text.length - kept.length)
+  return piece.before + (keep === 'end' ? note + kept : kept + note) + piece.after
+}
+
+function longestElastic(doc: Doc): number {
+  let longest = 0
+  const visit = (list: readonly Piece[]): void => {
+    for (const p of list) if (typeof p !== 'string') longest = Math.max(longest, p.text.length)
+  }
+  visit(doc.head)
+  for (const s of doc.sections) {
+    visit(s.open)
+    visit(s.close)
+    for (const b of s.blocks) visit(b.pieces)
+  }
+  return longest
+}
+
+/**
+ * The first `n` characters, never ending inside an HTML entity, a `<br>`, a backslash escape or a
+ * surrogate pair, which would otherwise leak into the note that follows.
+ */
+export function safeHead(text: string, n: number): string {
+  let end = Math.min(n, text.length)
+  const amp = text.lastIndexOf('&', end - 1)
+  if (amp !== -1 && end - amp < 10 && !text.slice(amp, end).includes(';')) end = amp
+  // Escaped prose holds no `<` but those of `<br>`; look back no further than one of those.
+  const lt = text.lastIndexOf('<', end - 1)
+  if (lt !== -1 && end - lt < BR.length && !text.slice(lt, end).includes('>')) end = lt
+  let slashes = 0
+  while (end - slashes > 0 && text[end - 1 - slashes] === '\\') slashes++
+  if (slashes % 2 === 1) end--
+  if (end > 0 && isHighSurrogate(text.charCodeAt(end - 1))) end--
+  return text.slice(0, end)
+}
+
+/** The last `n` characters, never starting inside an entity, a tag or a surrogate pair. */
+export function safeTail(text: string, n: number): string {
+  let start = Math.max(0, text.length - n)
+  const semicolon = text.indexOf(';', start)
+  const amp = text.lastIndexOf('&', start)
+  if (amp !== -1 && semicolon !== -1 && amp < start && semicolon - amp < 10) start = semicolon + 1
+  const lt = text.lastIndexOf('<', start - 1)
+  const gt = text.indexOf('>', start)
+  if (lt !== -1 && start - lt < BR.length && gt !== -1 && gt - lt < BR.length) start = gt + 1
+  if (start < text.length && isLowSurrogate(text.charCodeAt(start))) start++
+  return text.slice(start)
+}
+
+const BR = '<br>'
+
+function truncateFallback(text: string, budget: number): string {
+  return text.length <= budget ? text : safeHead(text, budget)
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff
+}

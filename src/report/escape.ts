@@ -1,0 +1,54 @@
+/**
+ * Text from judges, gates and the PR is untrusted: escaped so it can neither break the comment's
+ * structure (`</details>`, fences, tables) nor ping people (`@user`) or embed images.
+ */
+
+/** For HTML contexts such as `<summary>`. */
+export function escapeHtml(text: string): string {
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+}
+
+/** Inline Markdown: one paragraph, line breaks kept as `<br>`. */
+export function escapeMarkdown(text: string): string {
+  return escapeHtml(text.replace(/\r\n?/g, '\n').trim())
+    .replace(/[\\`*_[\]|~]/g, char => `\\${char}`)
+    .replace(/@(?=\w)/g, '@\u200d')
+    .replace(/\n/g, '<br>')
+}
+
+/** A table cell: like inline Markdown, on one line. */
+export function escapeCell(text: string): string {
+  return escapeMarkdown(text.replace(/\s*\n\s*/g, ' '))
+}
+
+/**
+ * Inline code that is safe anywhere, tables included: a Markdown code span would show escapes
+ * literally, so this is an HTML `<code>` element around escaped text.
+ */
+export function code(text: string): string {
+  return `<code>${escapeCell(text)}</code>`
+}
+
+/** A fence that no run of backticks inside `text` can close. */
+export function fenceFor(text: string): string {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map(run => run.length))
+  return '`'.repeat(Math.max(3, longest + 1))
+}
+
+const graphemes = new Intl.Segmenter('en')
+
+/** At most `n` characters (whole graphemes), with an ellipsis when shortened: for one-line labels. */
+export function abbreviate(text: string, n: number): string {
+  const line = text.replace(/\s+/g, ' ').trim()
+  const parts = Array.from(graphemes.segment(line), s => s.segment)
+  return parts.length <= n
+    ? line
+    : `${parts
+        .slice(0, n - 1)
+        .join('')
+        .trimEnd()}…`
+}

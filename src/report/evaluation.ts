@@ -1,0 +1,28 @@
+import type { CouncilOutcome } from '../council/types.js'
+import type { GateResult } from '../gates/types.js'
+import type { RubricIssue } from '../rubric/errors.js'
+import type { RubricSourceKind } from '../rubric/types.js'
+import type { Verdict } from '../verdict/types.js'
+
+/** What the report says about the rubric; `hash` and `text` are absent when it could not be read. */
+export interface RubricInfo {
+  readonly path: string
+  readonly source: RubricSourceKind
+  readonly hash?: string
+  readonly title?: string
+  /** The materialised rubric of checker sugar, shown so it can be copied into the repository. */
+  readonly materialised?: string
+  /** Why the rubric is invalid; empty when it is valid. */
+  readonly problems: readonly RubricIssue[]
+  readonly counts: { readonly gates: number; readonly must: number; readonly nice: number }
+}
+
+/** One evaluation, everything the reports are rendered from. */
+export interface Evaluation {
+  readonly verdict: Verdict
+  readonly rubric: RubricInfo
+  readonly gates: readonly GateResult[]
+  /** Absent when the rubric needs no council or evaluation stopped before it. */
+  readonly council?: CouncilOutcome
+  readonly iteration: number
+}

@@ -1,0 +1,365 @@
+import type { JudgeRun } from '../council/types.js'
+import { formatIssue } from '../rubric/errors.js'
+import type { GateResult } from '../gates/types.js'
+import { formatNumber } from '../verdict/decide.js'
+import type {
+  CriterionResult,
+  DimensionResult,
+  JudgedFinding,
+  VerdictKind
+} from '../verdict/types.js'
+import { VERSION } from '../version.js'
+import {
+  fitToBudget,
+  type Block,
+  type Doc,
+  type Elastic,
+  type Piece,
+  type Section
+} from './budget.js'
+import { abbreviate, code, escapeCell, escapeHtml, escapeMarkdown, fenceFor } from './escape.js'
+import type { Evaluation } from './evaluation.js'
+import { isMet, summaryLine } from './summary.js'
+
+/** GitHub refuses issue comments longer than this. */
+export const COMMENT_LIMIT = 65_536
+
+export interface RenderOptions {
+  /** The rendered report never exceeds this many characters. */
+  readonly budget: number
+}
+
+const ICON: Readonly<Record<VerdictKind, string>> = { PASS: '✅', FAIL: '❌', UNCLEAR: '⚠️' }
+
+/**
+ * The Markdown report (comment, job summary, `--markdown`): a pure function of the evaluation.
+ * Within the budget it shortens the longest texts first, then drops the least important details,
+ * saying what it cut; the result is always well-formed.
+ */
+export function renderMarkdown(evaluation: Evaluation, options: RenderOptions): string {
+  return fitToBudget(buildDoc(evaluation), options.budget).text
+}
+
+function buildDoc(evaluation: Evaluation): Doc {
+  const { verdict } = evaluation
+  const headline = `### ${ICON[verdict.verdict]} Rubric Council: ${verdict.verdict}\n\n`
+  const summary = summaryLine(evaluation)
+  const head: Piece[] = [headline]
+  if (summary) head.push(`**${escapeMarkdown(summary)}**\n\n`)
+  for (const reason of verdict.reasons) {
+    head.push(`- **${reason.code}**: `, prose(reason.message), '\n')
+  }
+  if (verdict.reasons.length > 0) head.push('\n')
+  head.push(`Recommendation: **${verdict.recommendation}**\n\n`)
+
+  const sections: Section[] = []
+  if (evaluation.gates.length > 0) sections.push(gatesSection(evaluation.gates))
+  const must = verdict.criteria.filter(c => c.required)
+  const nice = verdict.criteria.filter(c => !c.required)
+  if (must.length > 0) sections.push(criteriaSection('Must-have criteria', must, 60))
+  if (nice.length > 0) sections.push(criteriaSection('Nice-to-have criteria', nice, 30))
+  if (verdict.dimensions.length > 0) sections.push(dimensionsSection(evaluation))
+  if (verdict.findings.length > 0) sections.push(findingsSection(verdict.findings))
+  if (evaluation.council && evaluation.council.runs.length > 0) {
+    sections.push(judgesSection(evaluation.council.runs, evaluation.council.quorum))
+  }
+  // An input error stops before any rubric is read: there is nothing to say about one.
+  if (evaluation.rubric.path !== '') sections.push(rubricSection(evaluation))
+
+  const footer =
+    `<sub>Rubric Council ${VERSION}` +
+    (evaluation.rubric.hash ? ` · rubric \`${evaluation.rubric.hash}\`` : '') +
+    ` · iteration ${evaluation.iteration}</sub>\n`
+  sections.push({ open: [footer], blocks: [], close: [], omitted: () => '' })
+
+  return {
+    head,
+    sections,
+    shortenedNote:
+      '> [!NOTE]\n> This report was shortened to fit. The job summary and the JSON report ' +
+      '(the `report` output) have it in full.\n\n',
+    fallback:
+      headline +
+      (summary ? `**${escapeMarkdown(summary)}**\n\n` : '') +
+      `Reasons: ${verdict.reasons.map(r => r.code).join(', ') || 'none'}. ` +
+      'The report is too long to show here; the job summary and the JSON report have it in full.\n'
+  }
+}
+
+/** Untrusted prose, shortened from the end with a note. */
+function prose(text: string): Elastic {
+  return {
+    text: escapeMarkdown(text),
+    keep: 'start',
+    before: '',
+    after: '',
+    note: cut => ` *… (${cut.toLocaleString('en-US')} characters cut)*`
+  }
+}
+
+/** A log, shortened from the start: its end says why it failed. */
+function codeBlock(content: string, language = 'text'): Elastic {
+  const text = content.replace(/\n+$/, '')
+  const fence = fenceFor(text)
+  return {
+    text,
+    keep: 'end',
+    before: `${fence}${language}\n`,
+    after: `\n${fence}\n`,
+    note: cut => `… ${cut.toLocaleString('en-US')} characters cut …\n`
+  }
+}
+
+function details(summary: string, body: readonly Piece[], priority: number): Block {
+  return {
+    pieces: [`<details>\n<summary>${summary}</summary>\n\n`, ...body, '\n</details>\n\n'],
+    priority
+  }
+}
+
+function gatesSection(gates: readonly GateResult[]): Section {
+  const passed = gates.filter(g => g.status === 'pass').length
+  const rows = gates.map(g => [
+    g.status === 'pass' ? '✅' : '❌',
+    code(g.command),
+    gateResult(g),
+    seconds(g.durationMs)
+  ])
+  return {
+    open: [
+      `<details>\n<summary><b>Gates</b> · ${passed} of ${gates.length} passed</summary>\n\n`,
+      table(['', 'gate', 'result', 'time'], rows)
+    ],
+    blocks: gates.map(g => {
+      const output = excerptText(g)
+      const body: Piece[] = []
+      if (g.detail) body.push(prose(g.detail), '\n\n')
+      body.push(output === '' ? '*No output.*\n' : codeBlock(output))
+      return details(
+        `${g.status === 'pass' ? '✅' : '❌'} <code>${escapeHtml(abbreviate(g.command, 80))}</code> · output`,
+        body,
+        g.status === 'pass' ? 20 : 90
+      )
+    }),
+    close: ['</details>\n\n'],
+    omitted: n => `*${n} gate output${n === 1 ? ' is' : 's are'} not shown here.*\n\n`
+  }
+}
+
+function excerptText(gate: GateResult): string {
+  const { head, tail, elidedBytes } = gate.output
+  if (elidedBytes > 0)
+    return `${head}\n… ${elidedBytes.toLocaleString('en-US')} bytes elided …\n${tail}`
+  return head + tail
+}
+
+function gateResult(gate: GateResult): string {
+  switch (gate.status) {
+    case 'pass':
+      return 'pass'
+    case 'fail':
+      return gate.exitCode === null ? 'fail' : `fail (exit ${gate.exitCode})`
+    case 'timeout':
+      return 'timeout'
+    case 'error':
+      return 'error'
+  }
+}
+
+function criteriaSection(
+  title: string,
+  criteria: readonly CriterionResult[],
+  priority: number
+): Section {
+  const met = criteria.filter(isMet).length
+  return {
+    open: [`#### ${title} · ${met} of ${criteria.length} met\n\n`],
+    blocks: criteria.map(c => criterionBlock(c, priority)),
+    close: [],
+    omitted: n => `*${n} more criteri${n === 1 ? 'on is' : 'a are'} not shown here.*\n\n`
+  }
+}
+
+function criterionBlock(c: CriterionResult, priority: number): Block {
+  const icon = STATUS_ICON[c.status]
+  const summary =
+    `${icon} <b>${escapeHtml(c.id)}</b> · ${c.status} ${escapeHtml(tally(c))} — ` +
+    escapeHtml(abbreviate(c.description, 90))
+  const body: Piece[] = [prose(c.description), '\n\n']
+  if (c.kind === 'score') {
+    body.push(
+      `Median score **${c.median === undefined ? 'none' : formatNumber(c.median)}** of 10` +
+        (c.requiredMinScore === undefined ? '' : `; minimum ${c.requiredMinScore}`) +
+        ` · weight ${formatNumber(c.weight)}\n\n`
+    )
+  } else {
+    body.push(`Weight ${formatNumber(c.weight)}\n\n`)
+  }
+  if (c.votes.length === 0) body.push('*No judge graded this criterion.*\n')
+  for (const vote of c.votes) {
+    const grade = vote.verdict ?? (vote.score === undefined ? '—' : `${vote.score}/10`)
+    body.push(`- **${escapeMarkdown(vote.judge)}** · ${grade}: `, prose(vote.reasoning), '\n')
+  }
+  // Failing and split criteria are what the author needs most; they are kept longest.
+  const weight = c.status === 'FAIL' ? 40 : c.status === 'SPLIT' ? 30 : 0
+  return details(summary, body, priority + weight)
+}
+
+const STATUS_ICON = { PASS: '✅', FAIL: '❌', SPLIT: '⚠️', SCORED: '🔢', UNGRADED: '➖' } as const
+
+function tally(c: CriterionResult): string {
+  if (c.kind === 'score') return c.median === undefined ? '' : `(median ${formatNumber(c.median)})`
+  const pass = c.votes.filter(v => v.verdict === 'PASS').length
+  return c.votes.length === 0 ? '' : `(${pass}/${c.votes.length} PASS)`
+}
+
+function dimensionsSection(evaluation: Evaluation): Section {
+  const { verdict } = evaluation
+  const judges = [...new Set(verdict.dimensions.flatMap(d => d.scores.map(s => s.judge)))]
+  const header = ['dimension', 'weight', 'median', ...judges.map(escapeCell)]
+  const rows = verdict.dimensions.map(d => [
+    escapeCell(d.name),
+    `${Math.round(d.normalisedWeight * 100)}%`,
+    d.median === null ? '—' : formatNumber(d.median),
+    ...judges.map(j => String(d.scores.find(s => s.judge === j)?.score ?? '—'))
+  ])
+  const overall =
+    verdict.dimensionsScore === null
+      ? ''
+      : ` · weighted ${formatNumber(verdict.dimensionsScore * 10)}/10`
+  const ceiling = verdict.accuracyCeilingApplied
+    ? 'The accuracy ceiling capped the overall score (median accuracy below 7).\n\n'
+    : ''
+  return {
+    open: [
+      `<details>\n<summary><b>Dimensions</b>${overall}</summary>\n\n`,
+      table(header, rows),
+      ceiling
+    ],
+    blocks: verdict.dimensions.filter(d => d.scores.length > 0).map(dimensionBlock),
+    close: ['</details>\n\n'],
+    omitted: n => `*Reasoning for ${n} dimension${n === 1 ? ' is' : 's are'} not shown here.*\n\n`
+  }
+}
+
+function dimensionBlock(d: DimensionResult): Block {
+  const pieces: Piece[] = [`**${escapeMarkdown(d.name)}**\n\n`]
+  for (const s of d.scores)
+    pieces.push(`- **${escapeMarkdown(s.judge)}** · ${s.score}: `, prose(s.reasoning), '\n')
+  pieces.push('\n')
+  return { pieces, priority: 10 }
+}
+
+const SEVERITY_ICON = { critical: '🔴', major: '🟠', minor: '🟡', info: '🔵' } as const
+const SEVERITY_RANK = { critical: 0, major: 1, minor: 2, info: 3 } as const
+
+function findingsSection(findings: readonly JudgedFinding[]): Section {
+  const sorted = [...findings].sort((a, b) => SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity])
+  const counts = (['critical', 'major', 'minor', 'info'] as const)
+    .map(s => [s, findings.filter(f => f.severity === s).length] as const)
+    .filter(([, n]) => n > 0)
+    .map(([s, n]) => `${n} ${s}`)
+    .join(', ')
+  return {
+    open: [`<details>\n<summary><b>Findings</b> · ${counts}</summary>\n\n`],
+    blocks: sorted.map(f => {
+      const where = f.path
+        ? ` · ${code(f.line === undefined ? f.path : `${f.path}:${f.line}`)}`
+        : ''
+      return {
+        pieces: [
+          `- ${SEVERITY_ICON[f.severity]} **${f.severity}** · ${escapeMarkdown(f.title)}${where} · ${escapeMarkdown(f.judge)}<br>`,
+          prose(f.evidence),
+          '\n'
+        ],
+        priority: f.severity === 'critical' || f.severity === 'major' ? 70 : 15
+      }
+    }),
+    close: ['\n</details>\n\n'],
+    omitted: n => `\n*${n} more finding${n === 1 ? ' is' : 's are'} not shown here.*\n`
+  }
+}
+
+function judgesSection(runs: readonly JudgeRun[], quorum: number): Section {
+  const valid = runs.filter(r => r.status === 'ok').length
+  const rows = runs.map(run => {
+    const status = run.status === 'ok' ? `✅ ${run.answer.verdict}` : `❌ ${run.failure}`
+    const tokens = run.tokens
+      ? `${run.tokens.input.toLocaleString('en-US')} in / ${run.tokens.output.toLocaleString('en-US')} out`
+      : '—'
+    const cost = run.costUsd === undefined ? '—' : `$${run.costUsd.toFixed(4)}`
+    return [escapeCell(run.judge), String(run.sample), status, seconds(run.latencyMs), tokens, cost]
+  })
+  return {
+    open: [
+      `<details>\n<summary><b>Judges</b> · ${valid} of ${runs.length} answered · quorum ${quorum}</summary>\n\n`,
+      table(['judge', 'sample', 'answer', 'latency', 'tokens', 'cost'], rows)
+    ],
+    blocks: runs.flatMap(run =>
+      run.status === 'failed'
+        ? [
+            {
+              pieces: [`- **${escapeMarkdown(run.judge)}**: `, prose(run.message), '\n'],
+              priority: 25
+            }
+          ]
+        : run.answer.feedback.trim() === ''
+          ? []
+          : [
+              {
+                pieces: [
+                  `- **${escapeMarkdown(run.judge)}** feedback: `,
+                  prose(run.answer.feedback),
+                  '\n'
+                ],
+                priority: 12
+              }
+            ]
+    ),
+    close: ['\n</details>\n\n'],
+    omitted: n => `\n*${n} more judge note${n === 1 ? ' is' : 's are'} not shown here.*\n`
+  }
+}
+
+function rubricSection(evaluation: Evaluation): Section {
+  const { rubric } = evaluation
+  const facts = [
+    `Path: ${code(rubric.path)}`,
+    `source: ${rubric.source === 'checker' ? 'the `checker` input' : 'file'}`,
+    rubric.hash ? `hash: \`${rubric.hash}\`` : 'hash: none (not read)'
+  ].join(' · ')
+  const blocks: Block[] = []
+  if (rubric.problems.length > 0) {
+    blocks.push({
+      pieces: ['Problems:\n\n', codeBlock(rubric.problems.map(formatIssue).join('\n'))],
+      priority: 95
+    })
+  }
+  if (rubric.materialised) {
+    blocks.push({
+      pieces: [
+        'Materialised from the `checker` input; copy it to `.github/rubric.md` to grow it:\n\n',
+        codeBlock(rubric.materialised, 'markdown')
+      ],
+      priority: 5
+    })
+  }
+  return {
+    open: [
+      `<details>\n<summary><b>Rubric</b>${rubric.title ? ` · ${escapeHtml(rubric.title)}` : ''}</summary>\n\n${facts}\n\n`
+    ],
+    blocks,
+    close: ['\n</details>\n\n'],
+    omitted: () => '*The rubric text is not shown here.*\n'
+  }
+}
+
+/** A GFM table; cells must already be escaped. */
+function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const line = (cells: readonly string[]): string => `| ${cells.join(' | ')} |`
+  return `${[line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n')}\n\n`
+}
+
+function seconds(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`
+}

@@ -1,0 +1,32 @@
+import { formatNumber } from '../verdict/decide.js'
+import type { CriterionResult } from '../verdict/types.js'
+import type { Evaluation } from './evaluation.js'
+
+/** A criterion counts as met when it passed, or was scored with no minimum to miss. */
+export function isMet(criterion: CriterionResult): boolean {
+  return criterion.status === 'PASS' || criterion.status === 'SCORED'
+}
+
+/**
+ * The one-line summary of Scope's TUI:
+ * `gates 1/2 · must 2/3 · nice 1/2 · score 0.74 · confidence 0.82 · judges 3/3`.
+ * Parts that do not apply to the rubric are left out.
+ */
+export function summaryLine(evaluation: Evaluation): string {
+  const { verdict, gates, council, rubric } = evaluation
+  const parts: string[] = []
+  if (rubric.counts.gates > 0) {
+    parts.push(`gates ${gates.filter(g => g.status === 'pass').length}/${rubric.counts.gates}`)
+  }
+  const must = verdict.criteria.filter(c => c.required)
+  const nice = verdict.criteria.filter(c => !c.required)
+  if (rubric.counts.must > 0) parts.push(`must ${must.filter(isMet).length}/${rubric.counts.must}`)
+  if (rubric.counts.nice > 0) parts.push(`nice ${nice.filter(isMet).length}/${rubric.counts.nice}`)
+  if (verdict.score !== null) parts.push(`score ${formatNumber(verdict.score)}`)
+  if (verdict.confidence !== null) parts.push(`confidence ${formatNumber(verdict.confidence)}`)
+  if (council) {
+    const valid = council.runs.filter(r => r.status === 'ok').length
+    parts.push(`judges ${valid}/${council.runs.length}`)
+  }
+  return parts.join(' · ')
+}

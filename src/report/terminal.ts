@@ -1,0 +1,60 @@
+import { formatIssue } from '../rubric/errors.js'
+import { formatNumber } from '../verdict/decide.js'
+import type { CriterionResult } from '../verdict/types.js'
+import type { Evaluation } from './evaluation.js'
+import { isMet, summaryLine } from './summary.js'
+
+/**
+ * A compact rendering for a terminal, in the spirit of Scope's TUI: the verdict and summary line,
+ * the reasons, then one line per gate and criterion.
+ */
+export function renderTerminal(evaluation: Evaluation): string {
+  const { verdict, gates, rubric } = evaluation
+  const lines: string[] = []
+  const summary = summaryLine(evaluation)
+  lines.push(`${verdict.verdict} (exit ${verdict.exitCode})${summary ? ` · ${summary}` : ''}`)
+  for (const reason of verdict.reasons) lines.push(`  ${reason.code}: ${reason.message}`)
+  for (const issue of rubric.problems) lines.push(`  ${formatIssue(issue)}`)
+
+  if (gates.length > 0) {
+    lines.push('', 'gates:')
+    for (const g of gates) {
+      const result =
+        g.status === 'fail' && g.exitCode !== null ? `fail (exit ${g.exitCode})` : g.status
+      lines.push(
+        row(g.status === 'pass', g.command, `${result}  ${(g.durationMs / 1000).toFixed(1)} s`)
+      )
+    }
+  }
+  const must = verdict.criteria.filter(c => c.required)
+  const nice = verdict.criteria.filter(c => !c.required)
+  if (must.length > 0) lines.push('', 'must-have:', ...must.map(criterionRow))
+  if (nice.length > 0) lines.push('', 'nice-to-have:', ...nice.map(criterionRow))
+  lines.push('', `recommendation: ${verdict.recommendation}`)
+  return `${lines.join('\n')}\n`
+}
+
+function criterionRow(c: CriterionResult): string {
+  const tally =
+    c.kind === 'score'
+      ? c.median === undefined
+        ? ''
+        : ` median ${formatNumber(c.median)}`
+      : ` ${c.votes.filter(v => v.verdict === 'PASS').length}/${c.votes.length}`
+  // The first objection is what an author wants to read next to a failed criterion.
+  const objection = isMet(c)
+    ? undefined
+    : c.votes.find(v => v.verdict === 'FAIL' || v.score !== undefined)
+  const why = objection ? ` - ${firstLine(objection.reasoning)}` : ''
+  return row(isMet(c), c.id, `${c.status}${tally}${why}`)
+}
+
+function row(ok: boolean, name: string, result: string): string {
+  const label = name.length > 40 ? `${name.slice(0, 39)}…` : name.padEnd(40)
+  return `  ${ok ? '✓' : '✗'} ${label} ${result}`
+}
+
+function firstLine(text: string): string {
+  const line = text.trim().split('\n')[0] ?? ''
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line
+}

@@ -1,0 +1,71 @@
+/** Secrets known to the runner (SPEC §3): masked wherever output is shown, withheld from gates. */
+
+type Environment = Readonly<Record<string, string | undefined>>
+
+/** Names whose values are credentials by convention. */
+const SECRET_NAME = /(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_?KEY|CREDENTIAL)/i
+
+/** The action's own `github-token` input, as the runner exposes it. */
+const TOKEN_INPUT = 'INPUT_GITHUB-TOKEN'
+
+/** Shorter values would mask ordinary words (`true`, `main`, a port number) all over the log. */
+const MIN_SECRET_LENGTH = 8
+
+const MASK = '***'
+
+/**
+ * Gates run the pull request's own code: nothing that lets it act as the action (tokens, the
+ * runtime's OIDC and cache credentials) or spend its LLM budget may reach them.
+ */
+const WITHHELD = new Set([
+  'ACTIONS_RUNTIME_TOKEN',
+  'ACTIONS_ID_TOKEN_REQUEST_TOKEN',
+  'ACTIONS_ID_TOKEN_REQUEST_URL',
+  'GITHUB_TOKEN',
+  'OPENAI_API_KEY',
+  'ANTHROPIC_API_KEY',
+  'GOOGLE_GENERATIVE_AI_API_KEY',
+  'OPENROUTER_API_KEY',
+  'OPENAI_COMPATIBLE_API_KEY',
+  // The runner's file commands: a gate writing to these could forge the action's outputs
+  // (verdict=PASS), its state, or the environment of later steps.
+  'GITHUB_OUTPUT',
+  'GITHUB_ENV',
+  'GITHUB_PATH',
+  'GITHUB_STATE',
+  'GITHUB_STEP_SUMMARY'
+])
+
+/** Every action input is withheld: inputs carry the token and provider keys. */
+const INPUT_PREFIX = /^INPUT_/i
+
+/** The values worth masking, deduplicated, longest first. */
+export function secretValues(env: Environment): string[] {
+  const values = new Set<string>()
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined || value.length < MIN_SECRET_LENGTH) continue
+    if (name === TOKEN_INPUT || SECRET_NAME.test(name)) values.add(value)
+  }
+  // Longest first, so a secret that contains another is masked whole rather than leaving its rest.
+  return [...values].sort((a, b) => b.length - a.length)
+}
+
+/** Replaces every occurrence of each secret with `***`, as plain text (never as a pattern). */
+export function maskSecrets(text: string, secrets: readonly string[]): string {
+  let masked = text
+  for (const secret of secrets) {
+    // An empty string would match between every character.
+    if (secret !== '') masked = masked.replaceAll(secret, MASK)
+  }
+  return masked
+}
+
+/** The environment gates run with: the runner's, minus the action's credentials. */
+export function gateEnvironment(env: Environment): Record<string, string> {
+  const kept: Record<string, string> = {}
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined || WITHHELD.has(name) || INPUT_PREFIX.test(name)) continue
+    kept[name] = value
+  }
+  return kept
+}

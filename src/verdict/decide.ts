@@ -1,0 +1,448 @@
+import type { CouncilFailure, CouncilOutcome, JudgeAnswer, JudgeRun } from '../council/types.js'
+import type { GateResult } from '../gates/types.js'
+import type { Criterion, Dimension, Rubric } from '../rubric/types.js'
+import {
+  BLOCKING_SEVERITIES,
+  type CriterionResult,
+  type DimensionResult,
+  type ExitCode,
+  type JudgedFinding,
+  type Reason,
+  type ReasonCode,
+  type Verdict,
+  type VerdictKind,
+  type Vote
+} from './types.js'
+
+export interface VerdictInput {
+  readonly rubric: Rubric
+  readonly gates: readonly GateResult[]
+  /** What the council returned; absent when the rubric needs none (gates only). */
+  readonly council?: CouncilOutcome
+  /** Share (0–1) of the reviewable changed files the judges saw; absent when not measured. */
+  readonly coverage?: number
+}
+
+/** A rubric with criteria or dimensions needs judges; a gates-only rubric does not. */
+export function needsCouncil(rubric: Rubric): boolean {
+  return rubric.criteria.length > 0 || rubric.dimensions.length > 0
+}
+
+const EXIT: Readonly<Record<VerdictKind, ExitCode>> = { PASS: 0, FAIL: 1, UNCLEAR: 2 }
+
+/** The order in which a failure is named when several kinds keep the council short of quorum. */
+const FAILURE_PRECEDENCE: readonly CouncilFailure[] = [
+  'missing_credentials',
+  'rate_limited',
+  'timeout',
+  'provider_error',
+  'invalid_output'
+]
+
+/**
+ * The verdict of SPEC §6, computed from data and nothing else: the first row of the decision table
+ * that applies decides. Pure; every input combination yields a verdict, and only the last row PASS.
+ */
+export function decide(input: VerdictInput): Verdict {
+  const { rubric, gates, council } = input
+  const answers = validAnswers(council)
+  const labelled = answers.map(({ run, answer }) => ({ judge: labelOf(run, council), answer }))
+  const criteria = rubric.criteria.map(c => gradeCriterion(c, labelled))
+  const dimensions = rubric.dimensions.map(d => gradeDimension(d, labelled))
+  const findings: JudgedFinding[] = labelled.flatMap(({ judge, answer }) =>
+    answer.findings.map(f => ({ ...f, judge }))
+  )
+  const n = labelled.length
+  const blockingJudges = labelled.filter(({ answer }) => blocks(answer)).length
+  const terminating = labelled.filter(({ answer }) => answer.verdict === 'TERMINATE').length
+
+  const dimensionsScore = weightedDimensions(dimensions)
+  const criteriaScore = weightedCriteria(criteria)
+  const { score, ceilingApplied } = overallScore(rubric, dimensionsScore, criteriaScore, dimensions)
+  const confidence = n >= 2 ? agreement(criteria, dimensions, blockingJudges, n) : null
+
+  const result = (verdict: VerdictKind, reasons: Reason[]): Verdict => ({
+    verdict,
+    exitCode: EXIT[verdict],
+    reasons,
+    recommendation:
+      verdict === 'PASS'
+        ? 'ACCEPT'
+        : verdict === 'FAIL' && n > 0 && terminating * 2 > n
+          ? 'TERMINATE'
+          : 'RETRY',
+    score,
+    dimensionsScore,
+    criteriaScore,
+    accuracyCeilingApplied: ceilingApplied,
+    confidence,
+    criteria,
+    dimensions,
+    findings,
+    blocking: { judges: blockingJudges, of: n }
+  })
+
+  // Row 2: any gate that did not pass.
+  const failedGates = gates.filter(g => g.status !== 'pass')
+  if (failedGates.length > 0) {
+    return result('FAIL', [
+      reason(
+        'gate_failed',
+        `${failedGates.length} of ${gates.length} gate${gates.length === 1 ? '' : 's'} did not pass: ` +
+          failedGates.map(g => `"${g.command}" (${describeGate(g)})`).join(', ')
+      )
+    ])
+  }
+
+  if (!needsCouncil(rubric)) return result('PASS', [])
+
+  // Row 3: the council is needed but fell short of its quorum.
+  const quorum = Math.max(1, council?.quorum ?? 1)
+  if (n < quorum) return result('UNCLEAR', [unavailable(council, n, quorum)])
+
+  // Row 4: hard failures.
+  const hard: Reason[] = []
+  const failedMust = criteria.filter(
+    c => c.required && c.kind === 'checklist' && c.status === 'FAIL'
+  )
+  if (failedMust.length > 0) {
+    hard.push(
+      reason(
+        'criterion_failed',
+        `must-have ${plural(failedMust.length, 'criterion', 'criteria')} failed by a majority of judges: ` +
+          failedMust.map(c => c.id).join(', ')
+      )
+    )
+  }
+  const belowMin = criteria.filter(
+    c => c.requiredMinScore !== undefined && c.median !== undefined && c.median < c.requiredMinScore
+  )
+  if (belowMin.length > 0) {
+    hard.push(
+      reason(
+        'min_score',
+        belowMin
+          .map(
+            c =>
+              `${c.id} scored ${formatNumber(c.median ?? 0)}, below its minimum of ${c.requiredMinScore ?? 0}`
+          )
+          .join('; ')
+      )
+    )
+  }
+  const blockingFails = rubric.blocking === 'any' ? blockingJudges > 0 : blockingJudges * 2 > n
+  if (blockingFails) {
+    hard.push(
+      reason(
+        'blocking_issue',
+        `${blockingJudges} of ${n} judges reported a blocking (critical or major) finding` +
+          (rubric.blocking === 'any' ? ' (the rubric fails on any)' : '')
+      )
+    )
+  }
+  if (terminating * 2 > n) {
+    hard.push(
+      reason(
+        'terminate',
+        `${terminating} of ${n} judges recommend TERMINATE: the approach is fundamentally broken`
+      )
+    )
+  }
+  if (hard.length > 0) return result('FAIL', hard)
+
+  // Row 5: the judges did not see enough of the change.
+  if (input.coverage !== undefined && input.coverage < rubric.minCoverage) {
+    return result('UNCLEAR', [
+      reason(
+        'incomplete_coverage',
+        `the judges saw ${percent(input.coverage)} of the reviewable changed files; the rubric needs ${percent(rubric.minCoverage)}`
+      )
+    ])
+  }
+
+  // Row 6: a must-have without a majority either way, or that no valid answer graded at all
+  // (the council rejects such answers; this keeps a gap from ever reading as a pass).
+  const split = criteria.filter(c => c.required && c.status === 'SPLIT')
+  const ungraded = criteria.filter(c => c.required && c.status === 'UNGRADED')
+  if (split.length > 0 || ungraded.length > 0) {
+    const parts: string[] = []
+    if (split.length > 0) {
+      parts.push(
+        `judges are split on must-have ${plural(split.length, 'criterion', 'criteria')}: ${ids(split)}`
+      )
+    }
+    if (ungraded.length > 0) {
+      parts.push(
+        `no judge graded must-have ${plural(ungraded.length, 'criterion', 'criteria')}: ${ids(ungraded)}`
+      )
+    }
+    return result('UNCLEAR', [reason('judge_disagreement', parts.join('; '))])
+  }
+
+  // Row 7: the judges disagree too much overall.
+  if (confidence !== null && confidence < rubric.thresholds.confidence) {
+    return result('UNCLEAR', [
+      reason(
+        'low_agreement',
+        `judge agreement ${formatNumber(confidence)} is below the threshold ${formatNumber(rubric.thresholds.confidence)}`
+      )
+    ])
+  }
+
+  // Rows 8 and 9: the score.
+  if (score !== null && score < rubric.thresholds.fail) {
+    return result('FAIL', [
+      reason(
+        'low_score',
+        `score ${formatNumber(score)} is below the fail threshold ${formatNumber(rubric.thresholds.fail)}${ceilingNote(ceilingApplied)}`
+      )
+    ])
+  }
+  if (score !== null && score < rubric.thresholds.pass) {
+    return result('UNCLEAR', [
+      reason(
+        'borderline',
+        `score ${formatNumber(score)} is between the fail (${formatNumber(rubric.thresholds.fail)}) and pass (${formatNumber(rubric.thresholds.pass)}) thresholds${ceilingNote(ceilingApplied)}`
+      )
+    ])
+  }
+  return result('PASS', [])
+}
+
+/** Row 1: the rubric or the inputs are unusable, so nothing else could be judged. */
+export function invalidVerdict(code: 'invalid_rubric' | 'invalid_input', message: string): Verdict {
+  return {
+    verdict: 'UNCLEAR',
+    exitCode: 2,
+    reasons: [reason(code, message)],
+    recommendation: 'RETRY',
+    score: null,
+    dimensionsScore: null,
+    criteriaScore: null,
+    accuracyCeilingApplied: false,
+    confidence: null,
+    criteria: [],
+    dimensions: [],
+    findings: [],
+    blocking: { judges: 0, of: 0 }
+  }
+}
+
+function validAnswers(
+  council: CouncilOutcome | undefined
+): { run: JudgeRun; answer: JudgeAnswer }[] {
+  return (council?.runs ?? []).flatMap(run =>
+    run.status === 'ok' ? [{ run, answer: run.answer }] : []
+  )
+}
+
+/** `provider:model`, with `#sample` when members are asked more than once. */
+function labelOf(run: JudgeRun, council: CouncilOutcome | undefined): string {
+  const sampled = council?.runs.some(r => r.sample > 1) ?? false
+  return sampled ? `${run.judge}#${run.sample}` : run.judge
+}
+
+function blocks(answer: JudgeAnswer): boolean {
+  return answer.findings.some(f => BLOCKING_SEVERITIES.includes(f.severity))
+}
+
+function gradeCriterion(
+  criterion: Criterion,
+  answers: readonly { judge: string; answer: JudgeAnswer }[]
+): CriterionResult {
+  const votes: Vote[] = answers.flatMap(({ judge, answer }) => {
+    const grade = answer.criteria.find(g => g.id === criterion.id)
+    if (!grade) return []
+    return [
+      {
+        judge,
+        reasoning: grade.reasoning,
+        ...(grade.verdict !== undefined && { verdict: grade.verdict }),
+        ...(grade.score !== undefined && { score: grade.score })
+      }
+    ]
+  })
+  const base = {
+    id: criterion.id,
+    description: criterion.description,
+    required: criterion.required,
+    weight: criterion.weight,
+    votes,
+    ...(criterion.requiredMinScore !== undefined && {
+      requiredMinScore: criterion.requiredMinScore
+    })
+  }
+
+  if (criterion.scoreRanges) {
+    const scores = votes.flatMap(v => (v.score === undefined ? [] : [v.score]))
+    const median = medianOf(scores)
+    if (median === null) return { ...base, kind: 'score', status: 'UNGRADED', score: null }
+    const min = criterion.requiredMinScore
+    const status = min === undefined ? 'SCORED' : median < min ? 'FAIL' : 'PASS'
+    return { ...base, kind: 'score', status, score: median / 10, median }
+  }
+
+  const cast = votes.filter(v => v.verdict !== undefined)
+  if (cast.length === 0) return { ...base, kind: 'checklist', status: 'UNGRADED', score: null }
+  const pass = cast.filter(v => v.verdict === 'PASS').length
+  const fail = cast.length - pass
+  const status = pass * 2 > cast.length ? 'PASS' : fail * 2 > cast.length ? 'FAIL' : 'SPLIT'
+  return { ...base, kind: 'checklist', status, score: pass / cast.length }
+}
+
+function gradeDimension(
+  dimension: Dimension,
+  answers: readonly { judge: string; answer: JudgeAnswer }[]
+): DimensionResult {
+  const scores = answers.flatMap(({ judge, answer }) => {
+    const grade = answer.dimensions.find(g => g.name === dimension.name)
+    return grade ? [{ judge, score: grade.score, reasoning: grade.reasoning }] : []
+  })
+  return {
+    name: dimension.name,
+    weight: dimension.weight,
+    normalisedWeight: dimension.normalisedWeight,
+    median: medianOf(scores.map(s => s.score)),
+    scores
+  }
+}
+
+/** D / 10: the weighted mean of the dimension medians, over the dimensions that were scored. */
+function weightedDimensions(dimensions: readonly DimensionResult[]): number | null {
+  return weightedMean(
+    dimensions.flatMap(d => (d.median === null ? [] : [[d.weight, d.median / 10] as const]))
+  )
+}
+
+/** C: the weighted mean of criterion scores, over criteria with weight > 0 that were graded. */
+function weightedCriteria(criteria: readonly CriterionResult[]): number | null {
+  return weightedMean(
+    criteria.flatMap(c => (c.weight > 0 && c.score !== null ? [[c.weight, c.score] as const] : []))
+  )
+}
+
+function overallScore(
+  rubric: Rubric,
+  dimensionsScore: number | null,
+  criteriaScore: number | null,
+  dimensions: readonly DimensionResult[]
+): { score: number | null; ceilingApplied: boolean } {
+  const parts: (readonly [number, number])[] = []
+  if (dimensionsScore !== null && rubric.scoreWeights.dimensions > 0) {
+    parts.push([rubric.scoreWeights.dimensions, dimensionsScore])
+  }
+  if (criteriaScore !== null && rubric.scoreWeights.criteria > 0) {
+    parts.push([rubric.scoreWeights.criteria, criteriaScore])
+  }
+  const raw = weightedMean(parts)
+  if (raw === null || !rubric.accuracyCeiling) return { score: raw, ceilingApplied: false }
+  const accuracy = dimensions.find(d => d.name === 'accuracy')?.median ?? null
+  // ADR-016: median accuracy below 5 caps the score at 0.4; 5 up to (not including) 7 at 0.7.
+  const cap = accuracy === null ? 1 : accuracy < 5 ? 0.4 : accuracy < 7 ? 0.7 : 1
+  return raw > cap ? { score: cap, ceilingApplied: true } : { score: raw, ceilingApplied: false }
+}
+
+/**
+ * Agreement of SPEC §6: the mean over must-have checklist criteria, score-range criteria,
+ * dimensions and "blocks or not" of each item's agreement: the majority share for votes,
+ * 1 − (max − min) / 10 for scores.
+ */
+function agreement(
+  criteria: readonly CriterionResult[],
+  dimensions: readonly DimensionResult[],
+  blockingJudges: number,
+  n: number
+): number {
+  const items: number[] = []
+  for (const c of criteria) {
+    if (c.kind === 'checklist' && c.required) {
+      const cast = c.votes.filter(v => v.verdict !== undefined)
+      const pass = cast.filter(v => v.verdict === 'PASS').length
+      if (cast.length > 0) items.push(Math.max(pass, cast.length - pass) / cast.length)
+    } else if (c.kind === 'score') {
+      const spread = spreadOf(c.votes.flatMap(v => (v.score === undefined ? [] : [v.score])))
+      if (spread !== null) items.push(1 - spread / 10)
+    }
+  }
+  for (const d of dimensions) {
+    const spread = spreadOf(d.scores.map(s => s.score))
+    if (spread !== null) items.push(1 - spread / 10)
+  }
+  items.push(Math.max(blockingJudges, n - blockingJudges) / n)
+  return items.reduce((sum, x) => sum + x, 0) / items.length
+}
+
+function unavailable(council: CouncilOutcome | undefined, valid: number, quorum: number): Reason {
+  const failed = (council?.runs ?? []).flatMap(r => (r.status === 'failed' ? [r] : []))
+  const counts = new Map<CouncilFailure, number>()
+  for (const run of failed) counts.set(run.failure, (counts.get(run.failure) ?? 0) + 1)
+  // The most frequent failure names the cause; ties (and no failures at all) go by precedence.
+  const cause =
+    [...FAILURE_PRECEDENCE].sort((a, b) => (counts.get(b) ?? 0) - (counts.get(a) ?? 0))[0] ??
+    'missing_credentials'
+  const asked = council?.runs.length ?? 0
+  const detail =
+    failed.length > 0
+      ? `: ${failed.map(r => `${r.judge}: ${r.message}`).join('; ')}`
+      : ': no judge could be formed; set an API key for a provider or name models'
+  return reason(
+    cause,
+    `the council is unavailable: ${valid} valid answer${valid === 1 ? '' : 's'} of ${asked}, quorum ${quorum}${detail}`
+  )
+}
+
+function describeGate(gate: GateResult): string {
+  switch (gate.status) {
+    case 'fail':
+      return gate.exitCode === null ? 'failed' : `exit ${gate.exitCode}`
+    case 'timeout':
+      return 'timed out'
+    case 'error':
+      return gate.detail ?? 'could not run'
+    case 'pass':
+      return 'passed'
+  }
+}
+
+export function medianOf(values: readonly number[]): number | null {
+  if (values.length === 0) return null
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = Math.floor(sorted.length / 2)
+  const upper = sorted[mid] ?? 0
+  return sorted.length % 2 === 1 ? upper : ((sorted[mid - 1] ?? 0) + upper) / 2
+}
+
+function spreadOf(values: readonly number[]): number | null {
+  return values.length === 0 ? null : Math.max(...values) - Math.min(...values)
+}
+
+function weightedMean(pairs: readonly (readonly [weight: number, value: number])[]): number | null {
+  const total = pairs.reduce((sum, [w]) => sum + w, 0)
+  if (total <= 0) return null
+  return pairs.reduce((sum, [w, v]) => sum + w * v, 0) / total
+}
+
+function reason(code: ReasonCode, message: string): Reason {
+  return { code, message }
+}
+
+function ids(criteria: readonly CriterionResult[]): string {
+  return criteria.map(c => c.id).join(', ')
+}
+
+function plural(count: number, one: string, many: string): string {
+  return count === 1 ? one : many
+}
+
+function ceilingNote(applied: boolean): string {
+  return applied ? ' (capped by the accuracy ceiling)' : ''
+}
+
+function percent(share: number): string {
+  return `${Math.round(share * 1000) / 10}%`
+}
+
+/** Two decimals at most, no trailing zeros: 0.74, 0.8, 7.5. */
+export function formatNumber(value: number): string {
+  return String(Math.round(value * 100) / 100)
+}

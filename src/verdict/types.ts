@@ -1,0 +1,100 @@
+import type {
+  ChecklistVerdict,
+  CouncilFailure,
+  Finding,
+  Recommendation,
+  Severity
+} from '../council/types.js'
+
+export type VerdictKind = 'PASS' | 'FAIL' | 'UNCLEAR'
+export type ExitCode = 0 | 1 | 2
+
+/** Named reasons of SPEC §6; every verdict but PASS carries at least one. */
+export type ReasonCode =
+  | 'invalid_rubric'
+  | 'invalid_input'
+  | 'gate_failed'
+  | CouncilFailure
+  | 'criterion_failed'
+  | 'min_score'
+  | 'blocking_issue'
+  | 'terminate'
+  | 'incomplete_coverage'
+  | 'judge_disagreement'
+  | 'low_agreement'
+  | 'low_score'
+  | 'borderline'
+
+export interface Reason {
+  readonly code: ReasonCode
+  /** One sentence a reader can act on, naming what failed. */
+  readonly message: string
+}
+
+/**
+ * PASS/FAIL/SPLIT for checklist criteria; score-range criteria PASS/FAIL against their minimum,
+ * else SCORED; UNGRADED when no valid answer graded it.
+ */
+export type CriterionStatus = 'PASS' | 'FAIL' | 'SPLIT' | 'SCORED' | 'UNGRADED'
+
+export interface Vote {
+  /** `provider:model#sample` */
+  readonly judge: string
+  readonly verdict?: ChecklistVerdict
+  readonly score?: number
+  readonly reasoning: string
+}
+
+export interface CriterionResult {
+  readonly id: string
+  readonly description: string
+  readonly required: boolean
+  readonly weight: number
+  readonly kind: 'checklist' | 'score'
+  readonly status: CriterionStatus
+  /** s of SPEC §6, 0–1: the share of PASS votes, or the median score / 10. Null without votes. */
+  readonly score: number | null
+  /** Score-range criteria: the median of the judges' 0–10 scores. */
+  readonly median?: number
+  readonly requiredMinScore?: number
+  readonly votes: readonly Vote[]
+}
+
+export interface DimensionResult {
+  readonly name: string
+  readonly weight: number
+  readonly normalisedWeight: number
+  /** Median 1–10; null when no judge scored it. */
+  readonly median: number | null
+  readonly scores: readonly {
+    readonly judge: string
+    readonly score: number
+    readonly reasoning: string
+  }[]
+}
+
+export interface JudgedFinding extends Finding {
+  readonly judge: string
+}
+
+export interface Verdict {
+  readonly verdict: VerdictKind
+  readonly exitCode: ExitCode
+  readonly reasons: readonly Reason[]
+  readonly recommendation: Recommendation
+  /** S of SPEC §6, 0–1, after the accuracy ceiling; null when the rubric has nothing to score. */
+  readonly score: number | null
+  /** D/10 and C, each 0–1, or null when absent. */
+  readonly dimensionsScore: number | null
+  readonly criteriaScore: number | null
+  readonly accuracyCeilingApplied: boolean
+  /** Agreement between judges, 0–1; null with fewer than two answers (not measurable). */
+  readonly confidence: number | null
+  readonly criteria: readonly CriterionResult[]
+  readonly dimensions: readonly DimensionResult[]
+  readonly findings: readonly JudgedFinding[]
+  /** How many valid answers reported a blocking finding, of how many. */
+  readonly blocking: { readonly judges: number; readonly of: number }
+}
+
+export const BLOCKING_SEVERITIES: readonly Severity[] = ['critical', 'major']
