@@ -12,24 +12,32 @@ interface ActionRun {
   readonly code: number
   readonly stdout: string
   readonly outputs: Record<string, string>
+  readonly summary: string
 }
 
 /**
  * Runs the bundled action as the runner does: `node dist/index.js` with the inputs as INPUT_*
  * variables (upper-cased, hyphens kept) and the file commands GITHUB_OUTPUT and GITHUB_STEP_SUMMARY.
  */
-async function runAction(inputs: Record<string, string>, workspace: string): Promise<ActionRun> {
+async function runAction(
+  inputs: Record<string, string>,
+  workspace: string,
+  extraEnv: Record<string, string> = {}
+): Promise<ActionRun> {
   const runnerTemp = mkdtempSync(join(tmpdir(), 'rc-runner-'))
   const outputFile = join(runnerTemp, 'output')
+  const summaryFile = join(runnerTemp, 'summary')
   writeFileSync(outputFile, '')
-  writeFileSync(join(runnerTemp, 'summary'), '')
+  writeFileSync(summaryFile, '')
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     GITHUB_ACTIONS: 'true',
+    CI: 'true',
     GITHUB_WORKSPACE: workspace,
     GITHUB_OUTPUT: outputFile,
-    GITHUB_STEP_SUMMARY: join(runnerTemp, 'summary'),
-    RUNNER_TEMP: runnerTemp
+    GITHUB_STEP_SUMMARY: summaryFile,
+    RUNNER_TEMP: runnerTemp,
+    ...extraEnv
   }
   for (const [name, value] of Object.entries(inputs)) env[`INPUT_${name.toUpperCase()}`] = value
   const { code, stdout } = await promisify(execFile)(
@@ -42,63 +50,171 @@ async function runAction(inputs: Record<string, string>, workspace: string): Pro
     ({ stdout }) => ({ code: 0, stdout }),
     (error: unknown) => error as { code: number; stdout: string }
   )
-  return { code, stdout, outputs: readOutputs(readFileSync(outputFile, 'utf8')) }
+  return {
+    code,
+    stdout,
+    outputs: readOutputs(readFileSync(outputFile, 'utf8')),
+    summary: readFileSync(summaryFile, 'utf8')
+  }
 }
 
 /** Reads the `name<<delimiter … delimiter` blocks @actions/core writes to GITHUB_OUTPUT. */
 function readOutputs(text: string): Record<string, string> {
   const outputs: Record<string, string> = {}
-  const block = /^(.+?)<<(.+)\n([\s\S]*?)\n\2$/gm
+  const block = /^(.+?)<<(.+)\n([\s\S]*?)\n?\2$/gm
   for (const match of text.matchAll(block)) outputs[match[1] ?? ''] = match[3] ?? ''
   return outputs
 }
 
-describe('the action (dist/index.js, run as the runner runs it)', () => {
-  it('loads a valid rubric and outputs its hash', async () => {
-    const result = await runAction({ rubric: 'examples/search-feature.md' }, ROOT)
-    const text = readFileSync(join(ROOT, 'examples/search-feature.md'), 'utf8')
-    expect(result.code).toBe(0)
-    expect(result.outputs['rubric-hash']).toBe(rubricHash(text))
-    expect(result.stdout).toContain(
-      'examples/search-feature.md: ok (2 gates, 3 must-have, 2 nice-to-have'
-    )
+function workspaceWith(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'rc-ws-'))
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(join(dir, path, '..'), { recursive: true })
+    writeFileSync(join(dir, path), text)
+  }
+  return dir
+}
+
+const GATES = (commands: string[], options = ''): string =>
+  `${options ? `---\ngates: ${options}\n---\n` : ''}## Gates\n${commands.map(c => `- \`${c}\``).join('\n')}\n`
+
+describe('the action on a gates-only rubric (dist/index.js, run as the runner runs it)', () => {
+  it('passes when every gate passes', async () => {
+    const rubric = GATES(['echo building', 'test -d .'])
+    const run = await runAction({}, workspaceWith({ '.github/rubric.md': rubric }))
+    expect(run.code).toBe(0)
+    expect(run.outputs).toMatchObject({
+      verdict: 'PASS',
+      'exit-code': '0',
+      score: '',
+      confidence: '',
+      reasons: '',
+      recommendation: 'ACCEPT',
+      'rubric-hash': rubricHash(rubric)
+    })
+    expect(run.summary).toContain('### ✅ Rubric Council: PASS')
+    expect(run.summary).toContain('**gates 2/2**')
+    // Each gate's output is a collapsible group in the log.
+    expect(run.stdout).toContain('::group::echo building\n')
+    expect(run.stdout).toMatch(/building\n(.*\n)*→ pass in/)
+    const report = JSON.parse(readFileSync(run.outputs.report ?? '', 'utf8')) as Record<
+      string,
+      unknown
+    >
+    expect(report).toMatchObject({
+      schema: 'rubric-council/report@1',
+      verdict: 'PASS',
+      exit_code: 0
+    })
   })
 
-  it('fails with exit code 2 and annotations on the rubric when it is invalid', async () => {
-    const workspace = mkdtempSync(join(tmpdir(), 'rc-ws-'))
-    mkdirSync(join(workspace, 'app'))
-    writeFileSync(join(workspace, 'app/r.md'), '## Criteria\n- a: A\n## Critera\n')
-    const result = await runAction({ rubric: 'r.md', 'working-directory': 'app' }, workspace)
-    expect(result.code).toBe(2)
-    expect(result.outputs.reasons).toBe('invalid_rubric')
-    // The annotation names the file from the repository root, where GitHub shows it.
-    expect(result.stdout).toContain(
+  it('fails with exit code 1 when a gate fails', async () => {
+    const run = await runAction(
+      {},
+      workspaceWith({ '.github/rubric.md': GATES(['true', 'echo "2 tests failed" && exit 3']) })
+    )
+    expect(run.code).toBe(1)
+    expect(run.outputs).toMatchObject({
+      verdict: 'FAIL',
+      'exit-code': '1',
+      reasons: 'gate_failed',
+      recommendation: 'RETRY'
+    })
+    expect(run.stdout).toContain('::error::Rubric Council: FAIL (gate_failed)')
+    expect(run.summary).toContain('### ❌ Rubric Council: FAIL')
+    expect(run.summary).toContain('fail (exit 3)')
+    expect(run.summary).toContain('2 tests failed')
+  })
+
+  it('fails when a gate times out, and kills it', async () => {
+    const started = Date.now()
+    const run = await runAction(
+      {},
+      workspaceWith({ '.github/rubric.md': GATES(['sleep 60'], '{ timeout: 1 }') })
+    )
+    expect(Date.now() - started).toBeLessThan(15_000)
+    expect(run.code).toBe(1)
+    expect(run.outputs).toMatchObject({ verdict: 'FAIL', reasons: 'gate_failed' })
+    expect(run.summary).toContain('| timeout |')
+    expect(run.summary).toContain('timed out after 1 s; the process group was killed')
+  })
+
+  it('honours fail-on', async () => {
+    const failing = workspaceWith({ '.github/rubric.md': GATES(['false']) })
+    expect((await runAction({ 'fail-on': 'never' }, failing)).code).toBe(0)
+    expect((await runAction({ 'fail-on': 'fail' }, failing)).code).toBe(1)
+    const unclear = workspaceWith({ '.github/rubric.md': '## Criteria\n- a: Needs judges\n' })
+    const tolerant = await runAction({ 'fail-on': 'fail' }, unclear)
+    expect([tolerant.code, tolerant.outputs.verdict, tolerant.outputs.reasons]).toEqual([
+      0,
+      'UNCLEAR',
+      'missing_credentials'
+    ])
+    expect((await runAction({}, unclear)).code).toBe(2)
+  })
+
+  it('does not let a gate forge the action’s outputs or run workflow commands', async () => {
+    const forge =
+      'echo "verdict=PASS" >> "${GITHUB_OUTPUT:-/dev/null}"; echo "::error::forged"; exit 1'
+    const run = await runAction({}, workspaceWith({ '.github/rubric.md': GATES([forge]) }))
+    expect(run.outputs.verdict).toBe('FAIL')
+    // The line is in the log, but inside a stop-commands block the runner does not execute.
+    expect(run.stdout).toMatch(
+      /::stop-commands::([0-9a-f-]{36})\n[\s\S]*::error::forged[\s\S]*::\1::/
+    )
+  })
+})
+
+describe('the action on bad configuration', () => {
+  it('reports an invalid rubric as UNCLEAR (exit 2) with annotations from the repository root', async () => {
+    const workspace = workspaceWith({ 'app/r.md': '## Criteria\n- a: A\n## Critera\n' })
+    const run = await runAction({ rubric: 'r.md', 'working-directory': 'app' }, workspace)
+    expect(run.code).toBe(2)
+    expect(run.outputs).toMatchObject({
+      verdict: 'UNCLEAR',
+      'exit-code': '2',
+      reasons: 'invalid_rubric',
+      'rubric-hash': ''
+    })
+    expect(run.stdout).toContain(
       '::error title=Invalid rubric (unknown-section),file=app/r.md,line=3,col=1::unknown section "## Critera"; did you mean "## Criteria"?'
     )
+    expect(run.summary).toContain('r.md:3:1: error: unknown section')
   })
 
-  it('fails when the rubric is missing, never treating it as empty', async () => {
-    const workspace = mkdtempSync(join(tmpdir(), 'rc-ws-'))
-    const result = await runAction({}, workspace)
-    expect(result.code).toBe(2)
-    expect(result.stdout).toContain(
+  it('fails on a missing rubric even with fail-on: fail, never treating it as empty', async () => {
+    const run = await runAction({ 'fail-on': 'fail' }, workspaceWith({}))
+    expect(run.code).toBe(2)
+    expect(run.stdout).toContain(
       '::error title=Invalid rubric (missing-file),file=.github/rubric.md::rubric file not found'
     )
   })
 
-  it('builds the rubric from checker sugar', async () => {
-    const workspace = mkdtempSync(join(tmpdir(), 'rc-ws-'))
-    const result = await runAction({ checker: 'make test\nagent: The change is tested' }, workspace)
-    expect(result.code).toBe(0)
-    expect(result.stdout).toContain('ok (1 gate, 1 must-have, 0 nice-to-have, 5 dimensions')
+  it('builds the rubric from checker sugar and shows the materialised rubric', async () => {
+    const run = await runAction({ checker: 'test 1 -eq 1' }, workspaceWith({}))
+    expect(run.code).toBe(0)
+    expect(run.summary).toContain('Materialised from the `checker` input')
+    expect(run.summary).toContain('- `test 1 -eq 1`')
   })
 
   it('rejects an input it cannot use, quoting the value', async () => {
-    const result = await runAction({ rubric: 'a.md\nb.md' }, ROOT)
-    expect(result.code).toBe(2)
-    expect(result.outputs.reasons).toBe('invalid_input')
-    expect(result.stdout).toContain(
-      '::error::input "rubric" is "a.md\\nb.md"; expected one path to a rubric file'
+    const run = await runAction({ 'fail-on': 'sometimes' }, ROOT)
+    expect(run.code).toBe(2)
+    expect(run.outputs).toMatchObject({ verdict: 'UNCLEAR', reasons: 'invalid_input' })
+    expect(run.stdout).toContain(
+      'input "fail-on" is "sometimes"; expected one of unclear, fail, never'
     )
+  })
+
+  it('masks secrets the runner knows in everything it prints', async () => {
+    const run = await runAction(
+      {},
+      workspaceWith({ '.github/rubric.md': GATES(['echo "$SERVICE_PASSWORD"']) }),
+      {
+        SERVICE_PASSWORD: 'hunter2-but-longer'
+      }
+    )
+    expect(run.stdout).toContain('::add-mask::hunter2-but-longer')
+    expect(run.summary).not.toContain('hunter2-but-longer')
   })
 })

@@ -24,13 +24,20 @@ async function cli(
 }
 
 /** Runs the bundled CLI the way the README tells people to, from the clone. */
-async function bundled(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function bundled(
+  args: string[],
+  cwd = ROOT
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const run = promisify(execFile)
   try {
-    const { stdout, stderr } = await run(process.execPath, ['bin/rubric-council.js', ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '' }
-    })
+    const { stdout, stderr } = await run(
+      process.execPath,
+      [join(ROOT, 'bin/rubric-council.js'), ...args],
+      {
+        cwd,
+        env: { PATH: process.env.PATH ?? '' }
+      }
+    )
     return { code: 0, stdout, stderr }
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string }
@@ -66,6 +73,73 @@ describe('rubric-council validate (bundled, as the README runs it)', () => {
     expect(result.stdout).toBe('')
     expect(result.stderr).toBe(`__tests__/fixtures/${message}\n`)
     expect(result.stderr).toContain(name)
+  })
+})
+
+describe('rubric-council check (bundled)', () => {
+  it('exits 0 for --checker "true", 1 for "false", printing the verdict', async () => {
+    const repo = await mkdtemp(join(tmpdir(), 'rc-check-'))
+    const pass = await bundled(['check', '--checker', 'true'], repo)
+    expect(pass.code).toBe(0)
+    expect(pass.stdout.split('\n')[0]).toBe('PASS (exit 0) · gates 1/1')
+    const fail = await bundled(['check', '--checker', 'false'], repo)
+    expect(fail.code).toBe(1)
+    expect(fail.stdout).toContain('gate_failed: 1 of 1 gate did not pass: "false" (exit 1)')
+    // Gate output goes to stderr, so stdout carries only the report.
+    expect(fail.stderr).toContain('▸ false')
+  })
+
+  it('exits 2 on an invalid rubric, with the validation messages', async () => {
+    const result = await bundled(['check', '--rubric', '__tests__/fixtures/overlap.md'])
+    expect(result.code).toBe(2)
+    expect(result.stdout).toContain('UNCLEAR (exit 2)')
+    expect(result.stdout).toContain(
+      'invalid_rubric: the rubric has 1 problem; fix it and run again'
+    )
+    expect(result.stdout).toContain(
+      '__tests__/fixtures/overlap.md:8:9: error: criterion "relevance": score_ranges [4,6] and [5,10] overlap [score-range-overlap]'
+    )
+  })
+
+  it('writes the JSON and Markdown reports, and prints Markdown with --markdown -', async () => {
+    const repo = await mkdtemp(join(tmpdir(), 'rc-check-'))
+    const result = await bundled(
+      [
+        'check',
+        '--checker',
+        'echo hello',
+        '--json',
+        'out/../report.json',
+        '--markdown',
+        'report.md'
+      ],
+      repo
+    )
+    expect(result.code).toBe(0)
+    const report = JSON.parse(readFileSync(join(repo, 'report.json'), 'utf8')) as {
+      verdict: string
+      gates: { output: { head: string } }[]
+    }
+    expect([report.verdict, report.gates[0]?.output.head]).toEqual(['PASS', 'hello\n'])
+    expect(readFileSync(join(repo, 'report.md'), 'utf8')).toMatch(/^### ✅ Rubric Council: PASS/)
+    const printed = await bundled(['check', '--checker', 'true', '--markdown', '-'], repo)
+    expect(printed.stdout).toMatch(/^### ✅ Rubric Council: PASS/)
+  })
+
+  it('is UNCLEAR without judges for a rubric that needs them', async () => {
+    const repo = await mkdtemp(join(tmpdir(), 'rc-check-'))
+    const result = await bundled(['check', '--checker', 'agent: The change is tested'], repo)
+    expect(result.code).toBe(2)
+    expect(result.stdout).toContain('missing_credentials')
+  })
+
+  it('refuses check options on other commands and stray arguments', async () => {
+    expect((await cli(['validate', '--json', 'x.json'])).err[0]).toBe(
+      'rubric-council: --json belongs to the check command'
+    )
+    expect((await cli(['check', 'rubric.md'])).err[0]).toBe(
+      'rubric-council: check takes no arguments (got "rubric.md"); use --rubric FILE'
+    )
   })
 })
 

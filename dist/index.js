@@ -36602,7 +36602,7 @@ function decide(input) {
     if (failedGates.length > 0) {
         return result('FAIL', [
             reason('gate_failed', `${failedGates.length} of ${gates.length} gate${gates.length === 1 ? '' : 's'} did not pass: ` +
-                failedGates.map(g => `\`${g.command}\` (${describeGate(g)})`).join(', '))
+                failedGates.map(g => `"${g.command}" (${describeGate(g)})`).join(', '))
         ]);
     }
     if (!needsCouncil(rubric))
@@ -36640,12 +36640,19 @@ function decide(input) {
             reason('incomplete_coverage', `the judges saw ${percent(input.coverage)} of the reviewable changed files; the rubric needs ${percent(rubric.minCoverage)}`)
         ]);
     }
-    // Row 6: a must-have without a majority either way.
+    // Row 6: a must-have without a majority either way, or that no valid answer graded at all
+    // (the council rejects such answers; this keeps a gap from ever reading as a pass).
     const split = criteria.filter(c => c.required && c.status === 'SPLIT');
-    if (split.length > 0) {
-        return result('UNCLEAR', [
-            reason('judge_disagreement', `judges are split on must-have ${plural(split.length, 'criterion', 'criteria')}: ${split.map(c => c.id).join(', ')}`)
-        ]);
+    const ungraded = criteria.filter(c => c.required && c.status === 'UNGRADED');
+    if (split.length > 0 || ungraded.length > 0) {
+        const parts = [];
+        if (split.length > 0) {
+            parts.push(`judges are split on must-have ${plural(split.length, 'criterion', 'criteria')}: ${ids(split)}`);
+        }
+        if (ungraded.length > 0) {
+            parts.push(`no judge graded must-have ${plural(ungraded.length, 'criterion', 'criteria')}: ${ids(ungraded)}`);
+        }
+        return result('UNCLEAR', [reason('judge_disagreement', parts.join('; '))]);
     }
     // Row 7: the judges disagree too much overall.
     if (confidence !== null && confidence < rubric.thresholds.confidence) {
@@ -36723,16 +36730,18 @@ function gradeCriterion(criterion, answers) {
         const scores = votes.flatMap(v => (v.score === undefined ? [] : [v.score]));
         const median = medianOf(scores);
         if (median === null)
-            return { ...base, kind: 'score', status: 'SCORED', score: null };
+            return { ...base, kind: 'score', status: 'UNGRADED', score: null };
         const min = criterion.requiredMinScore;
         const status = min === undefined ? 'SCORED' : median < min ? 'FAIL' : 'PASS';
         return { ...base, kind: 'score', status, score: median / 10, median };
     }
     const cast = votes.filter(v => v.verdict !== undefined);
+    if (cast.length === 0)
+        return { ...base, kind: 'checklist', status: 'UNGRADED', score: null };
     const pass = cast.filter(v => v.verdict === 'PASS').length;
     const fail = cast.length - pass;
     const status = pass * 2 > cast.length ? 'PASS' : fail * 2 > cast.length ? 'FAIL' : 'SPLIT';
-    return { ...base, kind: 'checklist', status, score: cast.length > 0 ? pass / cast.length : null };
+    return { ...base, kind: 'checklist', status, score: pass / cast.length };
 }
 function gradeDimension(dimension, answers) {
     const scores = answers.flatMap(({ judge, answer }) => {
@@ -36844,6 +36853,9 @@ function weightedMean(pairs) {
 }
 function reason(code, message) {
     return { code, message };
+}
+function ids(criteria) {
+    return criteria.map(c => c.id).join(', ');
 }
 function plural(count, one, many) {
     return count === 1 ? one : many;
@@ -37010,14 +37022,16 @@ function fitToBudget(doc, budget) {
     const droppable = doc.sections
         .flatMap((s, si) => s.blocks.map((b, bi) => ({ si, bi, priority: b.priority })))
         .sort((a, b) => a.priority - b.priority || b.si - a.si || b.bi - a.bi);
+    // Drop details before cutting texts down to stubs: a few useful lines beat many empty ones.
     let next = 0;
-    while (measure(doc, kept, 0) > budget) {
+    while (measure(doc, kept, USEFUL_LENGTH) > budget && next < droppable.length) {
         const victim = droppable[next++];
-        if (!victim)
-            return { text: truncateFallback(doc.fallback, budget), shortened: true };
-        const section = kept[victim.si];
+        const section = victim && kept[victim.si];
         if (section)
             section[victim.bi] = false;
+    }
+    if (measure(doc, kept, 0) > budget) {
+        return { text: truncateFallback(doc.fallback, budget), shortened: true };
     }
     // The largest common cap that fits.
     let low = 0;
@@ -37063,9 +37077,10 @@ function measure(doc, kept, cap) {
             length += piece.length;
             continue;
         }
-        length += piece.before.length + piece.after.length + Math.min(piece.text.length, cap);
+        const limit = capOf(piece, cap);
+        length += piece.before.length + piece.after.length + Math.min(piece.text.length, limit);
         // The note for the largest possible cut is at least as long as the real one.
-        if (piece.text.length > cap)
+        if (piece.text.length > limit)
             length += piece.note(piece.text.length).length;
     }
     return length;
@@ -37075,11 +37090,15 @@ function render(doc, kept, cap, shortened) {
         .map(piece => (typeof piece === 'string' ? piece : renderElastic(piece, cap)))
         .join('');
 }
+function capOf(piece, cap) {
+    return Math.max(cap, piece.floor ?? 0);
+}
 function renderElastic(piece, cap) {
     const { text, keep } = piece;
-    if (text.length <= cap)
+    const limit = capOf(piece, cap);
+    if (text.length <= limit)
         return piece.before + text + piece.after;
-    const kept = keep === 'start' ? safeHead(text, cap) : safeTail(text, cap);
+    const kept = keep === 'start' ? safeHead(text, limit) : safeTail(text, limit);
     const note = piece.note(text.length - kept.length);
     return piece.before + (keep === 'end' ? note + kept : kept + note) + piece.after;
 }
@@ -37137,6 +37156,8 @@ function safeTail(text, n) {
     return text.slice(start);
 }
 const BR = '<br>';
+/** Texts are not cut below this while details can still be dropped instead. */
+const USEFUL_LENGTH = 300;
 function truncateFallback(text, budget) {
     return text.length <= budget ? text : safeHead(text, budget);
 }
@@ -37152,13 +37173,9 @@ function isLowSurrogate(code) {
  * Text from judges, gates and the PR is untrusted: escaped so it can neither break the comment's
  * structure (`</details>`, fences, tables) nor ping people (`@user`) or embed images.
  */
-/** For HTML contexts such as `<summary>`. */
+/** For element content such as `<summary>` (no attribute values are ever written). */
 function escapeHtml(text) {
-    return text
-        .replace(/&/g, '&amp;')
-        .replace(/</g, '&lt;')
-        .replace(/>/g, '&gt;')
-        .replace(/"/g, '&quot;');
+    return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 /** Inline Markdown: one paragraph, line breaks kept as `<br>`. */
 function escapeMarkdown(text) {
@@ -37205,6 +37222,8 @@ function abbreviate(text, n) {
 
 /** GitHub refuses issue comments longer than this. */
 const COMMENT_LIMIT = 65_536;
+/** A reason is the verdict's explanation: it is cut last, and never below this. */
+const REASON_FLOOR = 600;
 const ICON = { PASS: '✅', FAIL: '❌', UNCLEAR: '⚠️' };
 /**
  * The Markdown report (comment, job summary, `--markdown`): a pure function of the evaluation.
@@ -37222,7 +37241,7 @@ function buildDoc(evaluation) {
     if (summary)
         head.push(`**${escapeMarkdown(summary)}**\n\n`);
     for (const reason of verdict.reasons) {
-        head.push(`- **${reason.code}**: `, prose(reason.message), '\n');
+        head.push(`- **${reason.code}**: `, prose(reason.message, REASON_FLOOR), '\n');
     }
     if (verdict.reasons.length > 0)
         head.push('\n');
@@ -37240,8 +37259,9 @@ function buildDoc(evaluation) {
         sections.push(dimensionsSection(evaluation));
     if (verdict.findings.length > 0)
         sections.push(findingsSection(verdict.findings));
-    if (evaluation.council)
+    if (evaluation.council && evaluation.council.runs.length > 0) {
         sections.push(judgesSection(evaluation.council.runs, evaluation.council.quorum));
+    }
     // An input error stops before any rubric is read: there is nothing to say about one.
     if (evaluation.rubric.path !== '')
         sections.push(rubricSection(evaluation));
@@ -37260,18 +37280,20 @@ function buildDoc(evaluation) {
             'The report is too long to show here; the job summary and the JSON report have it in full.\n'
     };
 }
-/** Untrusted prose, shortened from the end with a note. */
-function prose(text) {
+/** Untrusted prose, shortened from the end with a note; `floor` characters always stay. */
+function prose(text, floor = 0) {
     return {
         text: escapeMarkdown(text),
         keep: 'start',
         before: '',
         after: '',
-        note: cut => ` *… (${cut.toLocaleString('en-US')} characters cut)*`
+        note: cut => ` *… (${cut.toLocaleString('en-US')} characters cut)*`,
+        floor
     };
 }
 /** A log, shortened from the start: its end says why it failed. */
-function codeBlock(text, language = 'text') {
+function codeBlock(content, language = 'text') {
+    const text = content.replace(/\n+$/, '');
     const fence = fenceFor(text);
     return {
         text,
@@ -37289,13 +37311,16 @@ function details(summary, body, priority) {
 }
 function gatesSection(gates) {
     const passed = gates.filter(g => g.status === 'pass').length;
-    const rows = gates
-        .map(g => `| ${g.status === 'pass' ? '✅' : '❌'} | ${code(g.command)} | ${gateResult(g)} | ${seconds(g.durationMs)} |`)
-        .join('\n');
+    const rows = gates.map(g => [
+        g.status === 'pass' ? '✅' : '❌',
+        code(g.command),
+        gateResult(g),
+        seconds(g.durationMs)
+    ]);
     return {
         open: [
             `<details>\n<summary><b>Gates</b> · ${passed} of ${gates.length} passed</summary>\n\n`,
-            `| | gate | result | time |\n|---|---|---|---|\n${rows}\n\n`
+            table(['', 'gate', 'result', 'time'], rows)
         ],
         blocks: gates.map(g => {
             const output = excerptText(g);
@@ -37337,7 +37362,7 @@ function criteriaSection(title, criteria, priority) {
     };
 }
 function criterionBlock(c, priority) {
-    const icon = c.status === 'PASS' ? '✅' : c.status === 'FAIL' ? '❌' : c.status === 'SPLIT' ? '⚠️' : '🔢';
+    const icon = STATUS_ICON[c.status];
     const summary = `${icon} <b>${escapeHtml(c.id)}</b> · ${c.status} ${escapeHtml(tally(c))} — ` +
         escapeHtml(abbreviate(c.description, 90));
     const body = [prose(c.description), '\n\n'];
@@ -37359,6 +37384,7 @@ function criterionBlock(c, priority) {
     const weight = c.status === 'FAIL' ? 40 : c.status === 'SPLIT' ? 30 : 0;
     return details(summary, body, priority + weight);
 }
+const STATUS_ICON = { PASS: '✅', FAIL: '❌', SPLIT: '⚠️', SCORED: '🔢', UNGRADED: '➖' };
 function tally(c) {
     if (c.kind === 'score')
         return c.median === undefined ? '' : `(median ${formatNumber(c.median)})`;
@@ -37368,12 +37394,13 @@ function tally(c) {
 function dimensionsSection(evaluation) {
     const { verdict } = evaluation;
     const judges = [...new Set(verdict.dimensions.flatMap(d => d.scores.map(s => s.judge)))];
-    const header = `| dimension | weight | median | ${judges.map(escapeCell).join(' | ')} |`;
-    const rule = `|---|---|---|${judges.map(() => '---|').join('')}`;
-    const rows = verdict.dimensions.map(d => {
-        const cells = judges.map(j => String(d.scores.find(s => s.judge === j)?.score ?? '—'));
-        return `| ${escapeCell(d.name)} | ${Math.round(d.normalisedWeight * 100)}% | ${d.median === null ? '—' : formatNumber(d.median)} | ${cells.join(' | ')} |`;
-    });
+    const header = ['dimension', 'weight', 'median', ...judges.map(escapeCell)];
+    const rows = verdict.dimensions.map(d => [
+        escapeCell(d.name),
+        `${Math.round(d.normalisedWeight * 100)}%`,
+        d.median === null ? '—' : formatNumber(d.median),
+        ...judges.map(j => String(d.scores.find(s => s.judge === j)?.score ?? '—'))
+    ]);
     const overall = verdict.dimensionsScore === null
         ? ''
         : ` · weighted ${formatNumber(verdict.dimensionsScore * 10)}/10`;
@@ -37383,10 +37410,10 @@ function dimensionsSection(evaluation) {
     return {
         open: [
             `<details>\n<summary><b>Dimensions</b>${overall}</summary>\n\n`,
-            `${header}\n${rule}\n${rows.join('\n')}\n\n`,
+            table(header, rows),
             ceiling
         ],
-        blocks: verdict.dimensions.map(d => dimensionBlock(d)),
+        blocks: verdict.dimensions.filter(d => d.scores.length > 0).map(dimensionBlock),
         close: ['</details>\n\n'],
         omitted: n => `*Reasoning for ${n} dimension${n === 1 ? ' is' : 's are'} not shown here.*\n\n`
     };
@@ -37434,12 +37461,12 @@ function judgesSection(runs, quorum) {
             ? `${run.tokens.input.toLocaleString('en-US')} in / ${run.tokens.output.toLocaleString('en-US')} out`
             : '—';
         const cost = run.costUsd === undefined ? '—' : `$${run.costUsd.toFixed(4)}`;
-        return `| ${escapeCell(run.judge)} | ${run.sample} | ${status} | ${seconds(run.latencyMs)} | ${tokens} | ${cost} |`;
+        return [escapeCell(run.judge), String(run.sample), status, seconds(run.latencyMs), tokens, cost];
     });
     return {
         open: [
             `<details>\n<summary><b>Judges</b> · ${valid} of ${runs.length} answered · quorum ${quorum}</summary>\n\n`,
-            `| judge | sample | answer | latency | tokens | cost |\n|---|---|---|---|---|---|\n${rows.join('\n')}\n\n`
+            table(['judge', 'sample', 'answer', 'latency', 'tokens', 'cost'], rows)
         ],
         blocks: runs.flatMap(run => run.status === 'failed'
             ? [
@@ -37492,9 +37519,14 @@ function rubricSection(evaluation) {
             `<details>\n<summary><b>Rubric</b>${rubric.title ? ` · ${escapeHtml(rubric.title)}` : ''}</summary>\n\n${facts}\n\n`
         ],
         blocks,
-        close: ['</details>\n\n'],
-        omitted: () => '*The rubric text is not shown here.*\n\n'
+        close: ['\n</details>\n\n'],
+        omitted: () => '*The rubric text is not shown here.*\n'
     };
+}
+/** A GFM table; cells must already be escaped. */
+function table(header, rows) {
+    const line = (cells) => `| ${cells.join(' | ')} |`;
+    return `${[line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n')}\n\n`;
 }
 function seconds(ms) {
     return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;

@@ -18,6 +18,8 @@ export interface Elastic {
   readonly after: string
   /** What is said where text was cut, e.g. "… 1,234 characters cut". */
   readonly note: (cutCharacters: number) => string
+  /** Never cut below this many characters (a reason must keep its words). Default 0. */
+  readonly floor?: number
 }
 
 export type Piece = string | Elastic
@@ -59,12 +61,15 @@ export function fitToBudget(doc: Doc, budget: number): Fitted {
   const droppable = doc.sections
     .flatMap((s, si) => s.blocks.map((b, bi) => ({ si, bi, priority: b.priority })))
     .sort((a, b) => a.priority - b.priority || b.si - a.si || b.bi - a.bi)
+  // Drop details before cutting texts down to stubs: a few useful lines beat many empty ones.
   let next = 0
-  while (measure(doc, kept, 0) > budget) {
+  while (measure(doc, kept, USEFUL_LENGTH) > budget && next < droppable.length) {
     const victim = droppable[next++]
-    if (!victim) return { text: truncateFallback(doc.fallback, budget), shortened: true }
-    const section = kept[victim.si]
+    const section = victim && kept[victim.si]
     if (section) section[victim.bi] = false
+  }
+  if (measure(doc, kept, 0) > budget) {
+    return { text: truncateFallback(doc.fallback, budget), shortened: true }
   }
 
   // The largest common cap that fits.
@@ -107,9 +112,10 @@ function measure(doc: Doc, kept: readonly (readonly boolean[])[], cap: number): 
       length += piece.length
       continue
     }
-    length += piece.before.length + piece.after.length + Math.min(piece.text.length, cap)
+    const limit = capOf(piece, cap)
+    length += piece.before.length + piece.after.length + Math.min(piece.text.length, limit)
     // The note for the largest possible cut is at least as long as the real one.
-    if (piece.text.length > cap) length += piece.note(piece.text.length).length
+    if (piece.text.length > limit) length += piece.note(piece.text.length).length
   }
   return length
 }
@@ -125,10 +131,15 @@ function render(
     .join('')
 }
 
+function capOf(piece: Elastic, cap: number): number {
+  return Math.max(cap, piece.floor ?? 0)
+}
+
 function renderElastic(piece: Elastic, cap: number): string {
   const { text, keep } = piece
-  if (text.length <= cap) return piece.before + text + piece.after
-  const kept = keep === 'start' ? safeHead(text, cap) : safeTail(text, cap)
+  const limit = capOf(piece, cap)
+  if (text.length <= limit) return piece.before + text + piece.after
+  const kept = keep === 'start' ? safeHead(text, limit) : safeTail(text, limit)
   const note = piece.note(text.length - kept.length)
   return piece.before + (keep === 'end' ? note + kept : kept + note) + piece.after
 }
@@ -179,6 +190,9 @@ export function safeTail(text: string, n: number): string {
 }
 
 const BR = '<br>'
+
+/** Texts are not cut below this while details can still be dropped instead. */
+const USEFUL_LENGTH = 300
 
 function truncateFallback(text: string, budget: number): string {
   return text.length <= budget ? text : safeHead(text, budget)

@@ -3,13 +3,9 @@
  * structure (`</details>`, fences, tables) nor ping people (`@user`) or embed images.
  */
 
-/** For HTML contexts such as `<summary>`. */
+/** For element content such as `<summary>` (no attribute values are ever written). */
 export function escapeHtml(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
 }
 
 /** Inline Markdown: one paragraph, line breaks kept as `<br>`. */

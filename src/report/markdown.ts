@@ -29,6 +29,9 @@ export interface RenderOptions {
   readonly budget: number
 }
 
+/** A reason is the verdict's explanation: it is cut last, and never below this. */
+const REASON_FLOOR = 600
+
 const ICON: Readonly<Record<VerdictKind, string>> = { PASS: '✅', FAIL: '❌', UNCLEAR: '⚠️' }
 
 /**
@@ -47,7 +50,7 @@ function buildDoc(evaluation: Evaluation): Doc {
   const head: Piece[] = [headline]
   if (summary) head.push(`**${escapeMarkdown(summary)}**\n\n`)
   for (const reason of verdict.reasons) {
-    head.push(`- **${reason.code}**: `, prose(reason.message), '\n')
+    head.push(`- **${reason.code}**: `, prose(reason.message, REASON_FLOOR), '\n')
   }
   if (verdict.reasons.length > 0) head.push('\n')
   head.push(`Recommendation: **${verdict.recommendation}**\n\n`)
@@ -86,14 +89,15 @@ function buildDoc(evaluation: Evaluation): Doc {
   }
 }
 
-/** Untrusted prose, shortened from the end with a note. */
-function prose(text: string): Elastic {
+/** Untrusted prose, shortened from the end with a note; `floor` characters always stay. */
+function prose(text: string, floor = 0): Elastic {
   return {
     text: escapeMarkdown(text),
     keep: 'start',
     before: '',
     after: '',
-    note: cut => ` *… (${cut.toLocaleString('en-US')} characters cut)*`
+    note: cut => ` *… (${cut.toLocaleString('en-US')} characters cut)*`,
+    floor
   }
 }
 

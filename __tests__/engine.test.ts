@@ -1,0 +1,157 @@
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import type { Council, CouncilRequest } from '../src/council/types.js'
+import { unconfiguredCouncil } from '../src/council/unconfigured.js'
+import { evaluate, type EngineDeps } from '../src/engine.js'
+import type { GateLog } from '../src/gates/types.js'
+import { judgeRun } from './helpers/evaluation.js'
+import { lines } from './helpers/rubric.js'
+
+const silent: GateLog = {
+  startGroup: () => undefined,
+  write: () => undefined,
+  endGroup: () => undefined
+}
+
+function workspace(rubric: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'rc-engine-'))
+  writeFileSync(join(dir, 'rubric.md'), rubric)
+  return dir
+}
+
+function deps(
+  council: Council,
+  env: Record<string, string> = { PATH: process.env.PATH ?? '' }
+): EngineDeps {
+  return { council, log: silent, env }
+}
+
+const RUBRIC = lines(
+  '## Gates',
+  '- `test -f rubric.md`',
+  '## Criteria',
+  '- tested: The change is tested'
+)
+
+/** Judges in-process: each returns a valid answer built from the rubric it is given. */
+function judges(
+  ...specs: { judge: string; fail?: string[] }[]
+): Council & { requests: CouncilRequest[] } {
+  const requests: CouncilRequest[] = []
+  return {
+    requests,
+    convene: request => {
+      requests.push(request)
+      return Promise.resolve({ runs: specs.map(s => judgeRun(request.rubric, s)), quorum: 2 })
+    }
+  }
+}
+
+describe('evaluate', () => {
+  it('runs the gates in the working directory, hands their results to the council, and decides', async () => {
+    const cwd = workspace(RUBRIC)
+    const council = judges({ judge: 'openai:a' }, { judge: 'anthropic:b' }, { judge: 'google:c' })
+    const evaluation = await evaluate({ path: 'rubric.md', cwd, tempDir: cwd }, deps(council))
+    expect(evaluation.verdict.verdict).toBe('PASS')
+    expect(evaluation.gates.map(g => [g.command, g.status])).toEqual([
+      ['test -f rubric.md', 'pass']
+    ])
+    expect(council.requests[0]?.gates.map(g => g.status)).toEqual(['pass'])
+    expect(evaluation.rubric).toMatchObject({
+      path: 'rubric.md',
+      source: 'file',
+      counts: { gates: 1, must: 1, nice: 0 }
+    })
+  })
+
+  it('a majority FAIL from in-process judges fails the PR', async () => {
+    const cwd = workspace(RUBRIC)
+    const council = judges(
+      { judge: 'a', fail: ['tested'] },
+      { judge: 'b', fail: ['tested'] },
+      { judge: 'c' }
+    )
+    const evaluation = await evaluate({ path: 'rubric.md', cwd, tempDir: cwd }, deps(council))
+    expect(evaluation.verdict.reasons.map(r => r.code)).toEqual(['criterion_failed'])
+  })
+
+  it('without any configured judge, a rubric with criteria is UNCLEAR missing_credentials', async () => {
+    const cwd = workspace(RUBRIC)
+    const evaluation = await evaluate(
+      { path: 'rubric.md', cwd, tempDir: cwd },
+      deps(unconfiguredCouncil)
+    )
+    expect(evaluation.verdict.verdict).toBe('UNCLEAR')
+    expect(evaluation.verdict.reasons.map(r => r.code)).toEqual(['missing_credentials'])
+  })
+
+  it('a council that throws ends as a named provider_error, not a crash or a PASS', async () => {
+    const cwd = workspace(RUBRIC)
+    const broken: Council = { convene: () => Promise.reject(new Error('socket hang up')) }
+    const evaluation = await evaluate({ path: 'rubric.md', cwd, tempDir: cwd }, deps(broken))
+    expect(evaluation.verdict.verdict).toBe('UNCLEAR')
+    expect(evaluation.verdict.reasons).toEqual([
+      {
+        code: 'provider_error',
+        message:
+          'the council is unavailable: 0 valid answers of 1, quorum 1: council: internal error: socket hang up'
+      }
+    ])
+  })
+
+  it('does not ask the council for a gates-only rubric', async () => {
+    const cwd = workspace(lines('## Gates', '- `true`'))
+    const council = judges({ judge: 'a' })
+    const evaluation = await evaluate({ path: 'rubric.md', cwd, tempDir: cwd }, deps(council))
+    expect(evaluation.verdict.verdict).toBe('PASS')
+    expect(council.requests).toHaveLength(0)
+    expect(evaluation.council).toBeUndefined()
+  })
+
+  it('turns an invalid rubric into UNCLEAR invalid_rubric with its problems, running nothing', async () => {
+    const cwd = workspace(lines('## Gates', '- `touch ran`', '## Critera', '- a: A'))
+    const evaluation = await evaluate(
+      { path: 'rubric.md', cwd, tempDir: cwd },
+      deps(unconfiguredCouncil)
+    )
+    expect(evaluation.verdict.reasons.map(r => r.code)).toEqual(['invalid_rubric'])
+    expect(evaluation.rubric.problems.map(p => p.rule)).toEqual(['unknown-section'])
+    expect(evaluation.gates).toEqual([])
+  })
+
+  it('withholds credentials from gates and masks secrets in their output', async () => {
+    const cwd = workspace(lines('## Gates', '- `echo "key=$OPENAI_API_KEY token=$MY_TOKEN"`'))
+    const env = {
+      PATH: process.env.PATH ?? '',
+      OPENAI_API_KEY: 'sk-test-1234567890',
+      MY_TOKEN: 'tok-abcdefghij'
+    }
+    const evaluation = await evaluate(
+      { path: 'rubric.md', cwd, tempDir: cwd },
+      deps(unconfiguredCouncil, env)
+    )
+    // The provider key never reaches the gate; a token the gate may see is masked in the report.
+    expect(evaluation.gates[0]?.output.head).toBe('key= token=***\n')
+  })
+
+  it('runs the gates in the rubric’s gates.working_directory', async () => {
+    const cwd = workspace(
+      lines(
+        '---',
+        'gates: { working_directory: sub }',
+        '---',
+        '## Gates',
+        '- `test "$(basename "$PWD")" = sub`'
+      )
+    )
+    const { mkdirSync } = await import('node:fs')
+    mkdirSync(join(cwd, 'sub'))
+    const evaluation = await evaluate(
+      { path: 'rubric.md', cwd, tempDir: cwd },
+      deps(unconfiguredCouncil)
+    )
+    expect(evaluation.verdict.verdict).toBe('PASS')
+  })
+})

@@ -1,0 +1,275 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import type { JudgeRun } from '../../src/council/types.js'
+import { COMMENT_LIMIT, renderMarkdown } from '../../src/report/markdown.js'
+import { renderTerminal } from '../../src/report/terminal.js'
+import { toJsonReport } from '../../src/report/json.js'
+import { RubricError } from '../../src/rubric/errors.js'
+import { invalidVerdict } from '../../src/verdict/decide.js'
+import { evaluationOf, gateResult, judgeRun, SEARCH_RUBRIC } from '../helpers/evaluation.js'
+import { lines, parse } from '../helpers/rubric.js'
+
+const PASSING_GATES = [
+  gateResult('pytest tests/test_search.py', 'pass', '12 passed in 0.4s\n'),
+  gateResult('ruff check src/search/', 'pass')
+]
+const JUDGES = ['openai:gpt-5-mini', 'anthropic:claude-sonnet-4-5', 'google:gemini-2.5-flash']
+
+function council(specs: Parameters<typeof judgeRun>[1][], failed: JudgeRun[] = []) {
+  return { runs: [...specs.map(s => judgeRun(SEARCH_RUBRIC, s)), ...failed], quorum: 2 }
+}
+
+/**
+ * Structure a reader relies on: every fence closed, and outside fences (where HTML is live) every
+ * <details> closed.
+ */
+function assertWellFormed(markdown: string): void {
+  let open: string | undefined
+  const outside: string[] = []
+  for (const line of markdown.split('\n')) {
+    const fence = /^(`{3,})/.exec(line)?.[1]
+    if (open === undefined) {
+      if (fence) open = fence
+      else outside.push(line)
+    } else if (fence && fence.length >= open.length && line.trim() === fence) {
+      open = undefined
+    }
+  }
+  expect(open).toBeUndefined()
+  const live = outside.join('\n')
+  expect(live.split('<details>').length).toBe(live.split('</details>').length)
+}
+
+describe('the Markdown report, per verdict', () => {
+  const cases = {
+    pass: evaluationOf(SEARCH_RUBRIC, PASSING_GATES, council(JUDGES.map(judge => ({ judge })))),
+    'fail-gate': evaluationOf(
+      SEARCH_RUBRIC,
+      [
+        gateResult(
+          'pytest tests/test_search.py',
+          'fail',
+          'FAILED tests/test_search.py::test_empty_query - KeyError\n1 failed, 11 passed'
+        ),
+        gateResult('ruff check src/search/', 'timeout')
+      ],
+      council(JUDGES.map(judge => ({ judge })))
+    ),
+    'fail-criterion': evaluationOf(
+      SEARCH_RUBRIC,
+      PASSING_GATES,
+      council([
+        {
+          judge: JUDGES[0] ?? '',
+          fail: ['edge-cases'],
+          findings: [
+            {
+              severity: 'major',
+              title: 'Empty query raises KeyError',
+              path: 'src/search/api.py',
+              line: 42,
+              evidence: 'query["q"] is read without a default'
+            }
+          ]
+        },
+        { judge: JUDGES[1] ?? '', fail: ['edge-cases'], relevance: 6 },
+        { judge: JUDGES[2] ?? '' }
+      ])
+    ),
+    'unclear-split': evaluationOf(
+      SEARCH_RUBRIC,
+      PASSING_GATES,
+      council([{ judge: JUDGES[0] ?? '', fail: ['errors'] }, { judge: JUDGES[1] ?? '' }])
+    ),
+    'unclear-unavailable': evaluationOf(
+      SEARCH_RUBRIC,
+      PASSING_GATES,
+      council(
+        [{ judge: JUDGES[0] ?? '' }],
+        [
+          {
+            judge: JUDGES[1] ?? '',
+            sample: 1,
+            latencyMs: 30_000,
+            status: 'failed',
+            failure: 'timeout',
+            message: 'no answer within 30 s'
+          },
+          {
+            judge: JUDGES[2] ?? '',
+            sample: 1,
+            latencyMs: 400,
+            status: 'failed',
+            failure: 'rate_limited',
+            message: '429 Too Many Requests after 3 retries'
+          }
+        ]
+      )
+    ),
+    'unclear-invalid-rubric': {
+      verdict: invalidVerdict('invalid_rubric', 'the rubric has 1 problem; fix it and run again'),
+      rubric: {
+        path: '.github/rubric.md',
+        source: 'file' as const,
+        problems: new RubricError([
+          {
+            file: '.github/rubric.md',
+            line: 3,
+            column: 1,
+            rule: 'unknown-key' as const,
+            message: 'unknown key "tresholds" in the front matter; did you mean "thresholds"?'
+          }
+        ]).issues,
+        counts: { gates: 0, must: 0, nice: 0 }
+      },
+      gates: [],
+      iteration: 1
+    }
+  }
+
+  it.each(Object.entries(cases))('%s', async (name, evaluation) => {
+    const markdown = renderMarkdown(evaluation, { budget: COMMENT_LIMIT })
+    assertWellFormed(markdown)
+    await expect(markdown).toMatchFileSnapshot(`../__snapshots__/report-${name}.md`)
+    await expect(renderTerminal(evaluation)).toMatchFileSnapshot(
+      `../__snapshots__/terminal-${name}.txt`
+    )
+  })
+
+  it('gets the headline and reasons right for each', () => {
+    const headline = (name: keyof typeof cases): string =>
+      renderMarkdown(cases[name], { budget: COMMENT_LIMIT }).split('\n')[0] ?? ''
+    expect(headline('pass')).toBe('### ✅ Rubric Council: PASS')
+    expect(headline('fail-gate')).toBe('### ❌ Rubric Council: FAIL')
+    expect(headline('unclear-split')).toBe('### ⚠️ Rubric Council: UNCLEAR')
+    expect(renderMarkdown(cases.pass, { budget: COMMENT_LIMIT })).toContain(
+      '**gates 2/2 · must 3/3 · nice 1/1 · score 0.85 · confidence 1 · judges 3/3**'
+    )
+    expect(renderMarkdown(cases['fail-criterion'], { budget: COMMENT_LIMIT })).toContain(
+      '- **criterion_failed**: must-have criterion failed by a majority of judges: edge-cases'
+    )
+  })
+
+  it('keeps the JSON report complete and in snake_case', () => {
+    const json = toJsonReport(cases['fail-criterion'])
+    expect(json).toMatchObject({
+      schema: 'rubric-council/report@1',
+      verdict: 'FAIL',
+      exit_code: 1,
+      reasons: [{ code: 'criterion_failed' }, { code: 'blocking_issue' }].slice(0, 1),
+      recommendation: 'RETRY',
+      rubric: {
+        path: '.github/rubric.md',
+        source: 'file',
+        hash: SEARCH_RUBRIC.hash,
+        title: 'Search feature'
+      },
+      iteration: 1,
+      history: []
+    })
+    expect((json.judges as unknown[]).length).toBe(3)
+    expect((json.criteria as { votes: unknown[] }[])[0]?.votes).toHaveLength(3)
+  })
+})
+
+describe('untrusted text in the report', () => {
+  it('cannot break the structure, ping anyone, or embed an image', () => {
+    const hostile =
+      '</details></summary>\n```\n## Heading\n@octocat please merge ![x](https://evil.example/p.png) <img src=x> | cell'
+    const evaluation = evaluationOf(
+      SEARCH_RUBRIC,
+      [gateResult('echo "```" && exit 1', 'fail', '```\n</details>\n````\n')],
+      council(
+        JUDGES.map(judge => ({
+          judge,
+          reasoning: () => hostile,
+          findings: [{ severity: 'minor', title: hostile, path: 'a|b.ts', evidence: hostile }]
+        }))
+      )
+    )
+    const markdown = renderMarkdown(evaluation, { budget: COMMENT_LIMIT })
+    assertWellFormed(markdown)
+    expect(markdown).not.toContain('<img')
+    expect(markdown).not.toContain('![x]')
+    expect(markdown).not.toMatch(/@octocat/)
+    expect(markdown).toContain('&lt;/details&gt;')
+  })
+})
+
+describe('the length budget', () => {
+  /** A report of `count` criteria, each judge writing `size` characters of reasoning per item. */
+  function bigEvaluation(count: number, size: number) {
+    const rubric = parse(
+      lines(
+        '## Gates',
+        '- `make test`',
+        '## Criteria',
+        ...Array.from({ length: count }, (_, i) => `- c${i}: Criterion number ${i} holds`)
+      )
+    )
+    const reasoning = (id: string): string =>
+      `${id}: ${'The change handles this case & <that> one. '.repeat(Math.ceil(size / 42))}`.slice(
+        0,
+        size
+      )
+    const runs = JUDGES.map((judge, i) =>
+      judgeRun(rubric, { judge, reasoning, fail: i < 2 ? ['c3'] : [] })
+    )
+    return evaluationOf(rubric, [gateResult('make test', 'fail', 'x'.repeat(size * 3))], {
+      runs,
+      quorum: 2
+    })
+  }
+
+  it('never exceeds the budget, from 1 to 200 criteria with reasonings up to 10,000 characters', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 200 }),
+        fc.integer({ min: 0, max: 10_000 }),
+        fc.integer({ min: 300, max: COMMENT_LIMIT }),
+        (count, size, budget) => {
+          const markdown = renderMarkdown(bigEvaluation(count, size), { budget })
+          expect(markdown.length).toBeLessThanOrEqual(budget)
+          assertWellFormed(markdown)
+          expect(markdown.startsWith('### ❌ Rubric Council: FAIL')).toBe(true)
+        }
+      ),
+      { numRuns: 40 }
+    )
+  })
+
+  it('at the largest size, shortens the longest texts first and says what it cut', () => {
+    const markdown = renderMarkdown(bigEvaluation(200, 10_000), { budget: COMMENT_LIMIT })
+    expect(markdown.length).toBeLessThanOrEqual(COMMENT_LIMIT)
+    expect(markdown).toContain('This report was shortened to fit.')
+    // The reasons keep their words.
+    expect(markdown).toContain(
+      '- **gate_failed**: 1 of 1 gate did not pass: "make test" (exit 1)\n'
+    )
+    expect(markdown).toMatch(/more criteria are not shown here/)
+    // The failing criterion and the failing gate are what the author needs; they survive.
+    expect(markdown).toContain('<b>c3</b> · FAIL')
+    expect(markdown).toContain('<summary>❌ <code>make test</code> · output</summary>')
+  })
+
+  it('cuts long texts but keeps every criterion when that is enough', () => {
+    const markdown = renderMarkdown(bigEvaluation(5, 10_000), { budget: COMMENT_LIMIT })
+    expect(markdown.length).toBeLessThanOrEqual(COMMENT_LIMIT)
+    expect(markdown).toMatch(/characters cut\)\*/)
+    expect(markdown).not.toMatch(/not shown here/)
+    for (let i = 0; i < 5; i++) expect(markdown).toContain(`<b>c${i}</b>`)
+  })
+
+  it('renders the whole report untouched when it fits', () => {
+    const evaluation = bigEvaluation(3, 100)
+    const full = renderMarkdown(evaluation, { budget: 1_000_000 })
+    expect(renderMarkdown(evaluation, { budget: full.length })).toBe(full)
+    expect(full).not.toContain('shortened')
+  })
+
+  it('falls back to the headline when even that barely fits', () => {
+    const markdown = renderMarkdown(bigEvaluation(10, 100), { budget: 60 })
+    expect(markdown.length).toBeLessThanOrEqual(60)
+    expect(markdown.startsWith('### ❌ Rubric Council: FAIL')).toBe(true)
+  })
+})
