@@ -1,7 +1,9 @@
 import { resolve } from 'node:path'
-import type { Council, CouncilOutcome } from './council/types.js'
+import type { Council, CouncilOutcome, CouncilRequest } from './council/types.js'
+import { EvidenceUnavailableError, type EvidenceSource } from './evidence/source.js'
+import type { Evidence } from './evidence/types.js'
 import { runGates } from './gates/run.js'
-import type { GateLog, GateResult } from './gates/types.js'
+import type { GateLog } from './gates/types.js'
 import type { Evaluation, RubricInfo } from './report/evaluation.js'
 import { RubricError } from './rubric/errors.js'
 import { resolveRubric, type RubricChoice } from './rubric/resolve.js'
@@ -11,6 +13,7 @@ import { decide, invalidVerdict, needsCouncil } from './verdict/decide.js'
 
 export interface EngineDeps {
   readonly council: Council
+  readonly evidence: EvidenceSource
   readonly log: GateLog
   /** The process environment: gates get it without credentials, and its secrets are masked. */
   readonly env: Readonly<Record<string, string | undefined>>
@@ -55,19 +58,38 @@ export async function evaluate(
     mask: text => maskSecrets(text, secrets),
     parallel: rubric.gateOptions.parallel
   })
-  const council = needsCouncil(rubric) ? await convene(deps.council, rubric, gates) : undefined
-  const verdict = decide({ rubric, gates, ...(council && { council }) })
-  return { verdict, rubric: describe(rubric), gates, ...(council && { council }), iteration }
+  let evidence: Evidence | undefined
+  let evidenceProblem: string | undefined
+  if (needsCouncil(rubric)) {
+    try {
+      evidence = await deps.evidence.collect(rubric)
+    } catch (error) {
+      if (!(error instanceof EvidenceUnavailableError)) throw error
+      evidenceProblem = error.message
+    }
+  }
+  const council = evidence ? await convene(deps.council, { rubric, gates, evidence }) : undefined
+  const verdict = decide({
+    rubric,
+    gates,
+    ...(council && { council }),
+    ...(evidence && { coverage: evidence.receipt.ratio }),
+    ...(evidenceProblem !== undefined && { evidenceProblem })
+  })
+  return {
+    verdict,
+    rubric: describe(rubric),
+    gates,
+    ...(council && { council }),
+    ...(evidence && { evidence }),
+    iteration
+  }
 }
 
 /** A council that throws has a bug; it still ends as a named failure, never as a crash or a PASS. */
-async function convene(
-  council: Council,
-  rubric: Rubric,
-  gates: readonly GateResult[]
-): Promise<CouncilOutcome> {
+async function convene(council: Council, request: CouncilRequest): Promise<CouncilOutcome> {
   try {
-    return await council.convene({ rubric, gates })
+    return await council.convene(request)
   } catch (error) {
     return {
       quorum: 1,

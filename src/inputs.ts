@@ -1,3 +1,5 @@
+import { parseModelList } from './council/providers.js'
+import { DEFAULT_MAX_EVIDENCE_TOKENS } from './evidence/build.js'
 import { DEFAULT_RUBRIC_PATH } from './rubric/defaults.js'
 
 /** A bad action input; the message quotes the value and says what would be accepted. */
@@ -22,6 +24,11 @@ export interface ActionInputs {
   readonly checker?: string
   readonly failOn: FailOn
   readonly workingDirectory: string
+  /** `provider:model` members; empty: the rubric's, else one per key present. */
+  readonly models: readonly string[]
+  readonly samples?: number
+  readonly maxEvidenceTokens: number
+  readonly exclude: readonly string[]
 }
 
 /** `getInput` returns '' for an input that is not set, as `@actions/core` does. */
@@ -32,12 +39,36 @@ export function readActionInputs(getInput: GetInput): ActionInputs {
   const checker = getInput('checker')
   const workingDirectory = getInput('working-directory').trim() || '.'
   if (rubric.includes('\n')) throw new InputError('rubric', rubric, 'one path to a rubric file')
+  const { models, problems } = parseModelList(getInput('models'))
+  if (problems.length > 0) {
+    throw new InputError('models', getInput('models'), `provider:model entries (${problems.join('; ')})`)
+  }
+  const samples = optionalInteger(getInput, 'samples', 1, 10)
   return {
     rubric,
     failOn: oneOf('fail-on', getInput('fail-on').trim() || 'unclear', FAIL_ON),
     workingDirectory,
+    models,
+    ...(samples !== undefined && { samples }),
+    maxEvidenceTokens:
+      optionalInteger(getInput, 'max-evidence-tokens', 1000, 10_000_000) ?? DEFAULT_MAX_EVIDENCE_TOKENS,
+    exclude: getInput('exclude')
+      .split(/[\n,]/)
+      .map(g => g.trim())
+      .filter(g => g !== ''),
     ...(checker.trim() !== '' && { checker })
   }
+}
+
+/** A whole number within bounds, or undefined when the input is empty. */
+export function optionalInteger(getInput: GetInput, name: string, min: number, max: number): number | undefined {
+  const raw = getInput(name).trim()
+  if (raw === '') return undefined
+  const value = Number(raw)
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new InputError(name, raw, `a whole number from ${min} to ${max}`)
+  }
+  return value
 }
 
 function oneOf<T extends string>(input: string, value: string, allowed: readonly T[]): T {

@@ -300,7 +300,7 @@ describe('dimensions, focus, thresholds, council', () => {
   it('fills thresholds, council and scoring defaults', () => {
     const rubric = parse(lines('---', 'thresholds: { pass: 0.9 }', '---', '## Criteria', '- a: A'))
     expect(rubric.thresholds).toEqual({ pass: 0.9, fail: 0.6, confidence: 0.7 })
-    expect(rubric.council).toEqual({ models: [], samples: 1 })
+    expect(rubric.council).toEqual({ models: [] })
     expect(rubric.blocking).toBe('majority')
     expect(rubric.scoreWeights).toEqual({ dimensions: 1, criteria: 1 })
     expect(rubric.minCoverage).toBe(1)

@@ -1,5 +1,6 @@
 /** The council as the engine sees it (SPEC §5); providers live behind this interface. */
 
+import type { Evidence } from '../evidence/types.js'
 import type { GateResult } from '../gates/types.js'
 import type { Rubric } from '../rubric/types.js'
 
@@ -74,6 +75,7 @@ export interface CouncilOutcome {
 export interface CouncilRequest {
   readonly rubric: Rubric
   readonly gates: readonly GateResult[]
+  readonly evidence: Evidence
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { CouncilOutcome } from '../council/types.js'
+import type { Evidence } from '../evidence/types.js'
 import type { GateResult } from '../gates/types.js'
 import type { RubricIssue } from '../rubric/errors.js'
 import type { RubricSourceKind } from '../rubric/types.js'
@@ -24,5 +25,7 @@ export interface Evaluation {
   readonly gates: readonly GateResult[]
   /** Absent when the rubric needs no council or evaluation stopped before it. */
   readonly council?: CouncilOutcome
+  /** What the judges were shown, with its coverage receipt; absent when they were not asked. */
+  readonly evidence?: Evidence
   readonly iteration: number
 }

@@ -9,7 +9,7 @@ export const REPORT_SCHEMA = 'rubric-council/report@1'
  * Absent values are null rather than missing, so consumers can rely on every key.
  */
 export function toJsonReport(evaluation: Evaluation): Record<string, unknown> {
-  const { verdict, rubric, gates, council } = evaluation
+  const { verdict, rubric, gates, council, evidence } = evaluation
   return {
     schema: REPORT_SCHEMA,
     verdict: verdict.verdict,
@@ -88,7 +88,17 @@ export function toJsonReport(evaluation: Evaluation): Record<string, unknown> {
       cost_usd: run.costUsd ?? null
     })),
     quorum: council?.quorum ?? null,
-    coverage: null,
+    coverage: evidence
+      ? {
+          ratio: evidence.receipt.ratio,
+          reviewable: evidence.receipt.reviewable,
+          budget_tokens: evidence.receipt.budgetTokens,
+          used_tokens: evidence.receipt.usedTokens,
+          reviewed: evidence.receipt.reviewed,
+          omitted: evidence.receipt.omitted,
+          redacted: evidence.receipt.redacted
+        }
+      : null,
     iteration: evaluation.iteration,
     history: []
   }

@@ -1,4 +1,5 @@
 import type { JudgeRun } from '../council/types.js'
+import type { CoverageReceipt } from '../evidence/types.js'
 import { formatIssue } from '../rubric/errors.js'
 import type { GateResult } from '../gates/types.js'
 import { formatNumber } from '../verdict/decide.js'
@@ -63,6 +64,7 @@ function buildDoc(evaluation: Evaluation): Doc {
   if (nice.length > 0) sections.push(criteriaSection('Nice-to-have criteria', nice, 30))
   if (verdict.dimensions.length > 0) sections.push(dimensionsSection(evaluation))
   if (verdict.findings.length > 0) sections.push(findingsSection(verdict.findings))
+  if (evaluation.evidence) sections.push(coverageSection(evaluation.evidence.receipt))
   if (evaluation.council && evaluation.council.runs.length > 0) {
     sections.push(judgesSection(evaluation.council.runs, evaluation.council.quorum))
   }
@@ -281,6 +283,35 @@ function findingsSection(findings: readonly JudgedFinding[]): Section {
     }),
     close: ['\n</details>\n\n'],
     omitted: n => `\n*${n} more finding${n === 1 ? ' is' : 's are'} not shown here.*\n`
+  }
+}
+
+function coverageSection(receipt: CoverageReceipt): Section {
+  const summary =
+    `<b>Coverage</b> · ${receipt.reviewed.length} of ${receipt.reviewable} reviewable file${receipt.reviewable === 1 ? '' : 's'} ` +
+    `(${Math.round(receipt.ratio * 100)}%) · ${receipt.usedTokens.toLocaleString('en-US')} of ` +
+    `${receipt.budgetTokens.toLocaleString('en-US')} tokens`
+  const blocks: Block[] = receipt.omitted.map(o => ({
+    pieces: [`- ${code(o.path)}: ${o.reason} — `, prose(o.detail), '\n'],
+    // Files left out for the budget are what a reader must know about; the rest is routine.
+    priority: o.reason === 'budget' ? 50 : 8
+  }))
+  for (const r of receipt.redacted) {
+    blocks.push({
+      pieces: [`- ${code(r.path)}: ${r.hunks} hunk${r.hunks === 1 ? '' : 's'} redacted (${escapeMarkdown(r.kinds.join(', '))})\n`],
+      priority: 45
+    })
+  }
+  return {
+    open: [
+      `<details>\n<summary>${summary}</summary>\n\n`,
+      receipt.omitted.length === 0 && receipt.redacted.length === 0
+        ? 'Every changed file was shown to the judges.\n'
+        : 'Not shown to the judges:\n\n'
+    ],
+    blocks,
+    close: ['\n</details>\n\n'],
+    omitted: n => `\n*${n} more file${n === 1 ? ' is' : 's are'} not listed here.*\n`
   }
 }
 

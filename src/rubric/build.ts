@@ -111,14 +111,16 @@ export function buildRubric(input: BuildInput): { rubric: Rubric; issues: Rubric
     }
     seenModels.add(model)
   })
-  const samples = fm.council?.samples ?? DEFAULT_SAMPLES
+  const samples = fm.council?.samples
   const quorum = fm.council?.quorum
-  if (quorum !== undefined && models.length > 0 && quorum > models.length * samples) {
+  const perModel = samples ?? DEFAULT_SAMPLES
+  const answers = models.length * perModel
+  if (quorum !== undefined && models.length > 0 && quorum > answers) {
     atPath(
       ['council', 'quorum'],
       'council',
-      `council.quorum (${quorum}) exceeds the ${models.length * samples} answers the council can give ` +
-        `(${models.length} model${models.length === 1 ? '' : 's'} × ${samples} sample${samples === 1 ? '' : 's'})`
+      `council.quorum (${quorum}) exceeds the ${answers} answers the council can give ` +
+        `(${models.length} model${models.length === 1 ? '' : 's'} × ${perModel} sample${perModel === 1 ? '' : 's'})`
     )
   }
 
@@ -163,7 +165,12 @@ export function buildRubric(input: BuildInput): { rubric: Rubric; issues: Rubric
     accuracyCeiling: hasAccuracy && fm.accuracy_ceiling !== false,
     focus: [...new Set(focusAreas)].map(area => ({ area, ...FOCUS_TEXT[area] })),
     thresholds,
-    council: { models, samples, ...(quorum !== undefined && { quorum }) },
+    council: {
+      models,
+      ...(samples !== undefined && { samples }),
+      ...(quorum !== undefined && { quorum }),
+      ...(fm.council?.timeout !== undefined && { timeout: fm.council.timeout })
+    },
     blocking: fm.blocking ?? 'majority',
     scoreWeights,
     minCoverage: fm.min_coverage ?? DEFAULT_MIN_COVERAGE,

@@ -140,7 +140,13 @@ export const CouncilSchema = z.strictObject({
     .int()
     .min(1)
     .optional()
-    .describe('Valid answers needed (default: a majority of judges × samples)')
+    .describe('Valid answers needed (default: a majority of judges × samples)'),
+  timeout: z
+    .int()
+    .min(1)
+    .max(3600)
+    .optional()
+    .describe('Seconds one judge request may take (default 180)')
 })
 
 const FocusSchema = z.enum(FOCUS_AREAS)

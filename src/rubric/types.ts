@@ -75,9 +75,12 @@ export interface Thresholds {
 export interface CouncilConfig {
   /** Empty when the rubric leaves the choice to the action input or the keys present. */
   readonly models: readonly string[]
-  readonly samples: number
+  /** Undefined: the action input `samples`, else 1. */
+  readonly samples?: number
   /** Undefined: a majority of members × samples. */
   readonly quorum?: number
+  /** Seconds one judge request may take; undefined: the default. */
+  readonly timeout?: number
 }
 
 export interface Rubric {

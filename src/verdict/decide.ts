@@ -21,6 +21,8 @@ export interface VerdictInput {
   readonly council?: CouncilOutcome
   /** Share (0–1) of the reviewable changed files the judges saw; absent when not measured. */
   readonly coverage?: number
+  /** Why the evidence could not be gathered (the diff could not be read): judges were not asked. */
+  readonly evidenceProblem?: string
 }
 
 /** A rubric with criteria or dimensions needs judges; a gates-only rubric does not. */
@@ -95,6 +97,13 @@ export function decide(input: VerdictInput): Verdict {
   }
 
   if (!needsCouncil(rubric)) return result('PASS', [])
+
+  // Without the diff, nothing the judges could say would be about the change.
+  if (input.evidenceProblem !== undefined) {
+    return result('UNCLEAR', [
+      reason('incomplete_coverage', `the judges were not asked: ${input.evidenceProblem}`)
+    ])
+  }
 
   // Row 3: the council is needed but fell short of its quorum.
   const quorum = Math.max(1, council?.quorum ?? 1)

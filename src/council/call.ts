@@ -1,0 +1,290 @@
+import {
+  APICallError,
+  generateText,
+  jsonSchema,
+  LoadAPIKeyError,
+  NoObjectGeneratedError,
+  Output,
+  type LanguageModel,
+  type ModelMessage
+} from 'ai'
+import type { Validation } from './judge-schema.js'
+import { estimateCost } from './pricing.js'
+import type { JudgePrompt } from './prompt.js'
+import type { CouncilFailure, JudgeRun, TokenUsage } from './types.js'
+
+export interface JudgeCall {
+  /** `provider:model` */
+  readonly judge: string
+  readonly sample: number
+  readonly model: LanguageModel
+  readonly prompt: JudgePrompt
+  readonly schema: Record<string, unknown>
+  readonly validate: (value: unknown) => Validation
+}
+
+export interface CallPolicy {
+  /** Longest wait for one request. */
+  readonly timeoutMs: number
+  /** Epoch milliseconds after which no request starts or continues (the council's deadline). */
+  readonly deadline: number
+  /** Retries of one request after 429, 5xx or a network error. */
+  readonly maxRetries: number
+  /** First backoff; doubled each retry, with jitter. */
+  readonly retryBaseMs: number
+  /** A `retry-after` longer than this (or past the deadline) is not waited for. */
+  readonly maxRetryWaitMs: number
+  /** Hides secrets in every message that leaves this module. */
+  readonly mask: (text: string) => string
+}
+
+/** SPEC §5: one repair request that returns the invalid answer with the error, then two re-asks. */
+const REPAIRS = 1
+const REASKS = 2
+
+type Attempt =
+  | { readonly kind: 'answer'; readonly value: unknown; readonly text: string }
+  | { readonly kind: 'unparsable'; readonly text: string; readonly error: string }
+  | { readonly kind: 'failed'; readonly failure: CouncilFailure; readonly message: string }
+
+/**
+ * Asks one judge once (one member × one sample) and returns a valid answer or a typed failure.
+ * Never throws: a broken judge must not crash the verdict.
+ */
+export async function callJudge(call: JudgeCall, policy: CallPolicy): Promise<JudgeRun> {
+  const started = Date.now()
+  const usage = { input: 0, output: 0 }
+  const base: ModelMessage[] = [{ role: 'user', content: call.prompt.user }]
+  let messages = base
+  let repairs = 0
+  let reasks = 0
+  let lastError = ''
+
+  const finish = (
+    outcome:
+      | { status: 'ok'; answer: Extract<JudgeRun, { status: 'ok' }>['answer'] }
+      | { status: 'failed'; failure: CouncilFailure; message: string }
+  ): JudgeRun => {
+    const tokens: TokenUsage = { input: usage.input, output: usage.output }
+    const cost = estimateCost(call.judge.slice(call.judge.indexOf(':') + 1), tokens)
+    const common = {
+      judge: call.judge,
+      sample: call.sample,
+      latencyMs: Date.now() - started,
+      tokens,
+      ...(cost !== undefined && { costUsd: cost })
+    }
+    return outcome.status === 'ok'
+      ? { ...common, status: 'ok', answer: outcome.answer }
+      : {
+          ...common,
+          status: 'failed',
+          failure: outcome.failure,
+          message: policy.mask(outcome.message)
+        }
+  }
+
+  for (;;) {
+    const attempt = await requestWithRetries(call, messages, policy, usage)
+    if (attempt.kind === 'failed')
+      return finish({ status: 'failed', failure: attempt.failure, message: attempt.message })
+
+    const validation: Validation =
+      attempt.kind === 'answer'
+        ? call.validate(attempt.value)
+        : { ok: false, error: `the answer is not JSON: ${attempt.error}` }
+    if (validation.ok) return finish({ status: 'ok', answer: validation.answer })
+    lastError = validation.error
+
+    if (repairs < REPAIRS) {
+      repairs++
+      messages = [
+        ...base,
+        { role: 'assistant', content: attempt.text === '' ? '(empty answer)' : attempt.text },
+        {
+          role: 'user',
+          content:
+            `Your answer cannot be used: ${validation.error}.\n` +
+            'Answer again with one JSON object that follows the schema, grading every criterion id ' +
+            'and every dimension exactly once, and nothing else.'
+        }
+      ]
+    } else if (reasks < REASKS) {
+      reasks++
+      messages = base
+    } else {
+      return finish({
+        status: 'failed',
+        failure: 'invalid_output',
+        message: `no valid answer after ${1 + REPAIRS + REASKS} attempts (1 repair, ${REASKS} re-asks); last problem: ${lastError}`
+      })
+    }
+  }
+}
+
+async function requestWithRetries(
+  call: JudgeCall,
+  messages: ModelMessage[],
+  policy: CallPolicy,
+  usage: { input: number; output: number }
+): Promise<Attempt> {
+  for (let retry = 0; ; retry++) {
+    const remaining = policy.deadline - Date.now()
+    if (remaining <= 0) {
+      return {
+        kind: 'failed',
+        failure: 'timeout',
+        message: 'the council’s deadline passed before this judge answered'
+      }
+    }
+    const timeoutMs = Math.min(policy.timeoutMs, remaining)
+    const signal = AbortSignal.timeout(timeoutMs)
+    try {
+      const result = await generateText({
+        model: call.model,
+        instructions: call.prompt.system,
+        messages,
+        output: Output.object({ schema: jsonSchema(call.schema), name: 'judgement' }),
+        // Retries are ours: they honour retry-after and the council's deadline.
+        maxRetries: 0,
+        abortSignal: signal
+      })
+      usage.input += result.usage.inputTokens ?? 0
+      usage.output += result.usage.outputTokens ?? 0
+      return { kind: 'answer', value: result.output, text: result.text }
+    } catch (error) {
+      if (NoObjectGeneratedError.isInstance(error)) {
+        usage.input += error.usage?.inputTokens ?? 0
+        usage.output += error.usage?.outputTokens ?? 0
+        return { kind: 'unparsable', text: error.text ?? '', error: firstLine(error.message) }
+      }
+      if (signal.aborted) {
+        return {
+          kind: 'failed',
+          failure: 'timeout',
+          message: `no answer within ${Math.round(timeoutMs / 1000)} s`
+        }
+      }
+      const problem = classify(error)
+      const wait = problem.retryAfterMs ?? backoff(policy.retryBaseMs, retry)
+      const fits = wait <= policy.maxRetryWaitMs && Date.now() + wait < policy.deadline
+      if (!problem.retryable || retry >= policy.maxRetries || !fits) {
+        const tries = retry + 1
+        return {
+          kind: 'failed',
+          failure: problem.failure,
+          message: problem.retryable
+            ? `${problem.message} (after ${tries} ${tries === 1 ? 'try' : 'tries'})`
+            : problem.message
+        }
+      }
+      await sleep(wait)
+    }
+  }
+}
+
+interface Problem {
+  readonly failure: CouncilFailure
+  readonly message: string
+  readonly retryable: boolean
+  readonly retryAfterMs?: number
+}
+
+/** What an error from a provider call means for the verdict, and whether to try again. */
+export function classify(error: unknown): Problem {
+  if (LoadAPIKeyError.isInstance(error)) {
+    return { failure: 'missing_credentials', message: firstLine(error.message), retryable: false }
+  }
+  if (APICallError.isInstance(error)) {
+    const status = error.statusCode
+    const detail = providerMessage(error)
+    if (status === 401 || status === 403) {
+      return {
+        failure: 'missing_credentials',
+        message: `the provider rejected the API key (${status})${detail}; check the key and its permissions`,
+        retryable: false
+      }
+    }
+    if (status === 429) {
+      return {
+        failure: 'rate_limited',
+        message: `rate limited (429)${detail}`,
+        retryable: true,
+        ...retryAfter(error.responseHeaders)
+      }
+    }
+    if (status === undefined) {
+      return {
+        failure: 'provider_error',
+        message: `could not reach the provider: ${firstLine(error.message)}`,
+        retryable: true
+      }
+    }
+    if (status >= 500) {
+      return {
+        failure: 'provider_error',
+        message: `the provider failed (${status})${detail}`,
+        retryable: true,
+        ...retryAfter(error.responseHeaders)
+      }
+    }
+    return {
+      failure: 'provider_error',
+      message:
+        status === 404
+          ? `the provider does not know this model (404)${detail}; check the model name`
+          : `the provider refused the request (${status})${detail}`,
+      retryable: false
+    }
+  }
+  const message = error instanceof Error ? firstLine(error.message) : String(error)
+  return {
+    failure: 'provider_error',
+    message: `the call failed: ${message}`,
+    retryable: /fetch failed|ECONN|ETIMEDOUT|socket/i.test(message)
+  }
+}
+
+function providerMessage(error: APICallError): string {
+  const body = error.responseBody
+  if (!body) return ''
+  try {
+    const parsed = JSON.parse(body) as { error?: { message?: unknown } | string; message?: unknown }
+    const message =
+      typeof parsed.error === 'object' ? parsed.error.message : (parsed.error ?? parsed.message)
+    return typeof message === 'string' && message !== ''
+      ? `: ${firstLine(message).slice(0, 200)}`
+      : ''
+  } catch {
+    return ''
+  }
+}
+
+/** `retry-after` in seconds or as an HTTP date, or OpenAI's `retry-after-ms`. */
+export function retryAfter(headers: Readonly<Record<string, string>> | undefined): {
+  retryAfterMs?: number
+} {
+  if (!headers) return {}
+  const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]))
+  const ms = Number(lower['retry-after-ms'])
+  if (Number.isFinite(ms) && ms >= 0) return { retryAfterMs: ms }
+  const value = lower['retry-after']
+  if (value === undefined) return {}
+  const seconds = Number(value)
+  if (Number.isFinite(seconds) && seconds >= 0) return { retryAfterMs: seconds * 1000 }
+  const date = Date.parse(value)
+  return Number.isNaN(date) ? {} : { retryAfterMs: Math.max(0, date - Date.now()) }
+}
+
+function backoff(baseMs: number, retry: number): number {
+  // Full jitter keeps judges that failed together from retrying together.
+  return Math.round(baseMs * 2 ** retry * (0.5 + Math.random() * 0.5))
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise(resolve => setTimeout(resolve, ms))
+}
+
+function firstLine(text: string): string {
+  return (text.split('\n')[0] ?? '').trim()
+}

@@ -1,0 +1,134 @@
+import { randomBytes } from 'node:crypto'
+import { DEFAULT_SAMPLES } from '../rubric/defaults.js'
+import { callJudge, type CallPolicy } from './call.js'
+import { judgeJsonSchema, validateAnswer } from './judge-schema.js'
+import { parseModelId } from './model-id.js'
+import { buildPrompt } from './prompt.js'
+import { defaultModels, languageModel } from './providers.js'
+import type { Council, CouncilOutcome, CouncilRequest, JudgeRun } from './types.js'
+
+/** Timing and retry defaults, in one place (documented in docs/council.md). */
+export const COUNCIL_DEFAULTS = {
+  /** Seconds one request may take, unless the rubric's `council.timeout` says otherwise. */
+  timeoutSeconds: 180,
+  /** The whole council may take this many request timeouts, then it stops and reports. */
+  deadlineTimeouts: 3,
+  /** Judge calls in flight at once. */
+  concurrency: 6,
+  maxRetries: 2,
+  retryBaseMs: 1000,
+  maxRetryWaitMs: 60_000
+} as const
+
+export interface CouncilOptions {
+  readonly env: Readonly<Record<string, string | undefined>>
+  /** The `models` input; the rubric's `council.models` wins over it. */
+  readonly models: readonly string[]
+  /** The `samples` input; the rubric's `council.samples` wins over it. */
+  readonly samples?: number
+  readonly mask: (text: string) => string
+  /** Epoch ms by which the council must be done, to leave time to publish; from the timeouts if absent. */
+  readonly deadline?: number
+  readonly concurrency?: number
+  readonly retryBaseMs?: number
+}
+
+/** Who sits on the council: the rubric's models, else the input's, else one per key present. */
+export function councilMembers(
+  rubricModels: readonly string[],
+  inputModels: readonly string[],
+  env: CouncilOptions['env']
+): readonly string[] {
+  if (rubricModels.length > 0) return rubricModels
+  if (inputModels.length > 0) return inputModels
+  return defaultModels(env)
+}
+
+/**
+ * The LLM council (SPEC §5): every member asked `samples` times, one call each grading every
+ * criterion and dimension at once, concurrently within a bound. Failures come back as runs with
+ * their typed reason; the verdict decides what they mean.
+ */
+export function createCouncil(options: CouncilOptions): Council {
+  return {
+    convene: async (request: CouncilRequest): Promise<CouncilOutcome> => {
+      const { rubric } = request
+      const members = councilMembers(rubric.council.models, options.models, options.env)
+      const samples = rubric.council.samples ?? options.samples ?? DEFAULT_SAMPLES
+      const asked = members.length * samples
+      const quorum = rubric.council.quorum ?? Math.floor(asked / 2) + 1
+      if (members.length === 0) return { runs: [], quorum: 1 }
+
+      const timeoutMs = (rubric.council.timeout ?? COUNCIL_DEFAULTS.timeoutSeconds) * 1000
+      const policy: CallPolicy = {
+        timeoutMs,
+        deadline: options.deadline ?? Date.now() + timeoutMs * COUNCIL_DEFAULTS.deadlineTimeouts,
+        maxRetries: COUNCIL_DEFAULTS.maxRetries,
+        retryBaseMs: options.retryBaseMs ?? COUNCIL_DEFAULTS.retryBaseMs,
+        maxRetryWaitMs: COUNCIL_DEFAULTS.maxRetryWaitMs,
+        mask: options.mask
+      }
+      const schema = judgeJsonSchema(rubric)
+      const tasks = members.flatMap(judge =>
+        Array.from({ length: samples }, (_, i) => ({ judge, sample: i + 1 }))
+      )
+      const runs = await pool(
+        tasks,
+        options.concurrency ?? COUNCIL_DEFAULTS.concurrency,
+        async task => {
+          const id = parseModelId(task.judge)
+          const resolved =
+            'problem' in id
+              ? { ok: false as const, problem: id.problem }
+              : languageModel(id, options.env)
+          if (!resolved.ok) {
+            const run: JudgeRun = {
+              judge: task.judge,
+              sample: task.sample,
+              latencyMs: 0,
+              status: 'failed',
+              failure: 'missing_credentials',
+              message: `${resolved.problem}; this judge was not asked`
+            }
+            return run
+          }
+          const prompt = buildPrompt({
+            rubric,
+            gates: request.gates,
+            evidence: request.evidence,
+            seed: `${task.judge}#${task.sample}`,
+            // Unguessable per call, so nothing in the PR can close the data fence.
+            fence: `DATA-${randomBytes(12).toString('hex')}`
+          })
+          return callJudge(
+            {
+              judge: task.judge,
+              sample: task.sample,
+              model: resolved.model,
+              prompt,
+              schema,
+              validate: value => validateAnswer(value, rubric)
+            },
+            policy
+          )
+        }
+      )
+      return { runs, quorum }
+    }
+  }
+}
+
+/** Runs `work` over `items`, at most `width` at a time; results keep the items' order. */
+async function pool<T, R>(
+  items: readonly T[],
+  width: number,
+  work: (item: T) => Promise<R>
+): Promise<R[]> {
+  const results: R[] = []
+  const queue = items.entries()
+  const worker = async (): Promise<void> => {
+    for (const [index, item] of queue) results[index] = await work(item)
+  }
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(width, items.length)) }, worker))
+  return results
+}

@@ -1,0 +1,138 @@
+import { createAnthropic } from '@ai-sdk/anthropic'
+import { createGoogleGenerativeAI } from '@ai-sdk/google'
+import { createOpenAI } from '@ai-sdk/openai'
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
+import type { LanguageModel } from 'ai'
+import { parseModelId, type ModelId, type Provider } from './model-id.js'
+
+type Environment = Readonly<Record<string, string | undefined>>
+
+/**
+ * Where each provider finds its key and endpoint (SPEC §5). The `*_BASE_URL` variables redirect a
+ * provider to a proxy or a local stand-in; OpenRouter, Ollama and other OpenAI-compatible
+ * endpoints speak the OpenAI Chat Completions protocol.
+ */
+export const PROVIDER_SETTINGS: Readonly<
+  Record<
+    Provider,
+    {
+      readonly key?: string
+      readonly keyRequired: boolean
+      readonly baseUrl: string
+      readonly defaultBaseUrl?: string
+    }
+  >
+> = {
+  openai: { key: 'OPENAI_API_KEY', keyRequired: true, baseUrl: 'OPENAI_BASE_URL' },
+  anthropic: { key: 'ANTHROPIC_API_KEY', keyRequired: true, baseUrl: 'ANTHROPIC_BASE_URL' },
+  google: {
+    key: 'GOOGLE_GENERATIVE_AI_API_KEY',
+    keyRequired: true,
+    baseUrl: 'GOOGLE_GENERATIVE_AI_BASE_URL'
+  },
+  openrouter: {
+    key: 'OPENROUTER_API_KEY',
+    keyRequired: true,
+    baseUrl: 'OPENROUTER_BASE_URL',
+    defaultBaseUrl: 'https://openrouter.ai/api/v1'
+  },
+  ollama: {
+    key: 'OLLAMA_API_KEY',
+    keyRequired: false,
+    baseUrl: 'OLLAMA_BASE_URL',
+    defaultBaseUrl: 'http://localhost:11434/v1'
+  },
+  'openai-compatible': {
+    key: 'OPENAI_COMPATIBLE_API_KEY',
+    keyRequired: false,
+    baseUrl: 'OPENAI_COMPATIBLE_BASE_URL'
+  }
+}
+
+/**
+ * The council formed when no models are named: one judge per provider whose key is set, each
+ * from a different vendor. With only an OpenRouter key, three vendors through OpenRouter.
+ */
+export const DEFAULT_MODELS: readonly {
+  readonly whenKey: string
+  readonly models: readonly string[]
+}[] = [
+  { whenKey: 'OPENAI_API_KEY', models: ['openai:gpt-5-mini'] },
+  { whenKey: 'ANTHROPIC_API_KEY', models: ['anthropic:claude-sonnet-4-5'] },
+  { whenKey: 'GOOGLE_GENERATIVE_AI_API_KEY', models: ['google:gemini-2.5-flash'] }
+]
+
+export const OPENROUTER_DEFAULT_MODELS: readonly string[] = [
+  'openrouter:openai/gpt-5-mini',
+  'openrouter:anthropic/claude-sonnet-4.5',
+  'openrouter:google/gemini-2.5-flash'
+]
+
+/** The members when neither the rubric nor the input names any. */
+export function defaultModels(env: Environment): string[] {
+  const direct = DEFAULT_MODELS.filter(d => isSet(env[d.whenKey])).flatMap(d => d.models)
+  if (direct.length > 0) return direct
+  return isSet(env.OPENROUTER_API_KEY) ? [...OPENROUTER_DEFAULT_MODELS] : []
+}
+
+export type ModelResolution =
+  | { readonly ok: true; readonly model: LanguageModel }
+  | { readonly ok: false; readonly problem: string }
+
+/** The AI SDK model for a member, or why it cannot be formed (a missing key or endpoint). */
+export function languageModel(id: ModelId, env: Environment): ModelResolution {
+  const settings = PROVIDER_SETTINGS[id.provider]
+  const apiKey = settings.key === undefined ? undefined : nonEmpty(env[settings.key])
+  if (settings.keyRequired && apiKey === undefined) {
+    return { ok: false, problem: `${settings.key ?? 'an API key'} is not set` }
+  }
+  const baseURL = nonEmpty(env[settings.baseUrl]) ?? settings.defaultBaseUrl
+  // Passed explicitly, so the SDK never falls back to reading process.env on its own.
+  const connection = {
+    ...(apiKey !== undefined && { apiKey }),
+    ...(baseURL !== undefined && { baseURL })
+  }
+  switch (id.provider) {
+    case 'openai':
+      return { ok: true, model: createOpenAI(connection)(id.model) }
+    case 'anthropic':
+      return { ok: true, model: createAnthropic(connection)(id.model) }
+    case 'google':
+      return { ok: true, model: createGoogleGenerativeAI(connection)(id.model) }
+    case 'openrouter':
+    case 'ollama':
+    case 'openai-compatible': {
+      if (baseURL === undefined) {
+        return { ok: false, problem: `${settings.baseUrl} is not set (the endpoint to call)` }
+      }
+      const provider = createOpenAICompatible({
+        name: id.provider,
+        baseURL,
+        ...(apiKey !== undefined && { apiKey }),
+        supportsStructuredOutputs: true
+      })
+      return { ok: true, model: provider(id.model) }
+    }
+  }
+}
+
+/** Parses a comma- or newline-separated list of `provider:model` (the `models` input). */
+export function parseModelList(text: string): { models: string[]; problems: string[] } {
+  const models = text
+    .split(/[,\n]/)
+    .map(m => m.trim())
+    .filter(m => m !== '' && !m.startsWith('#'))
+  const problems = models.flatMap(m => {
+    const parsed = parseModelId(m)
+    return 'problem' in parsed ? [parsed.problem] : []
+  })
+  return { models, problems }
+}
+
+function isSet(value: string | undefined): boolean {
+  return nonEmpty(value) !== undefined
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim()
+}

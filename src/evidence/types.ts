@@ -1,0 +1,77 @@
+/** What the judges are shown of the pull request (SPEC §4), and the receipt of what they were not. */
+
+export type FileStatus = 'added' | 'modified' | 'deleted' | 'renamed' | 'copied'
+
+/** How a changed file is prioritised: source and tests first, then the rest, binaries never. */
+export type FileKind =
+  'source' | 'test' | 'docs' | 'config' | 'lockfile' | 'generated' | 'vendored' | 'binary'
+
+export interface ChangedFile {
+  readonly path: string
+  /** For renames and copies. */
+  readonly previousPath?: string
+  readonly status: FileStatus
+  readonly additions: number
+  readonly deletions: number
+  /** The unified-diff text of this file (from its `diff --git` line); absent for binaries. */
+  readonly patch?: string
+  readonly binary: boolean
+}
+
+export type OmissionReason = 'denylisted' | 'excluded' | 'binary' | 'budget'
+
+export interface Omission {
+  readonly path: string
+  readonly reason: OmissionReason
+  /** For the reader: which rule or glob matched, or how many tokens did not fit. */
+  readonly detail: string
+}
+
+export interface Redaction {
+  readonly path: string
+  /** Hunks replaced because they look like they hold a secret. */
+  readonly hunks: number
+  /** What was recognised, e.g. "AWS access key", "private key". */
+  readonly kinds: readonly string[]
+}
+
+export interface CoverageReceipt {
+  readonly reviewed: readonly {
+    readonly path: string
+    readonly kind: FileKind
+    readonly tokens: number
+  }[]
+  readonly omitted: readonly Omission[]
+  readonly redacted: readonly Redaction[]
+  /** Files that count toward coverage: all but denylisted, excluded and binary ones. */
+  readonly reviewable: number
+  /** Reviewed reviewable files / reviewable files; 1 when nothing is reviewable. */
+  readonly ratio: number
+  readonly budgetTokens: number
+  readonly usedTokens: number
+}
+
+export interface PullRequestText {
+  readonly title: string
+  /** Hidden content (HTML comments, zero-width and bidi control characters) already stripped. */
+  readonly body: string
+}
+
+export interface PriorIteration {
+  readonly iteration: number
+  readonly commit: string
+  readonly verdict: string
+  readonly summary: string
+  readonly rubricHash: string
+}
+
+export interface Evidence {
+  readonly pr: PullRequestText
+  /** Every changed file, reviewed or not (the judges see the list, not omitted contents). */
+  readonly files: readonly (ChangedFile & { readonly kind: FileKind })[]
+  /** The patches of the reviewed files, in priority order, secret-looking hunks redacted. */
+  readonly diff: string
+  readonly receipt: CoverageReceipt
+  readonly iteration: number
+  readonly history: readonly PriorIteration[]
+}
