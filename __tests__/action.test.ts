@@ -144,12 +144,14 @@ describe('the action on a gates-only rubric (dist/index.js, run as the runner ru
     expect((await runAction({ 'fail-on': 'never' }, failing)).code).toBe(0)
     expect((await runAction({ 'fail-on': 'fail' }, failing)).code).toBe(1)
     const unclear = workspaceWith({ '.github/rubric.md': '## Criteria\n- a: Needs judges\n' })
+    // No pull request in this run: the judges cannot be shown a change.
     const tolerant = await runAction({ 'fail-on': 'fail' }, unclear)
     expect([tolerant.code, tolerant.outputs.verdict, tolerant.outputs.reasons]).toEqual([
       0,
       'UNCLEAR',
-      'missing_credentials'
+      'incomplete_coverage'
     ])
+    expect(tolerant.summary).toContain('is not for a pull request, so there is no change to review')
     expect((await runAction({}, unclear)).code).toBe(2)
   })
 

@@ -126,11 +126,12 @@ describe('rubric-council check (bundled)', () => {
     expect(printed.stdout).toMatch(/^### ✅ Rubric Council: PASS/)
   })
 
-  it('is UNCLEAR without judges for a rubric that needs them', async () => {
+  it('is UNCLEAR when there is no base to diff from, and says how to give one', async () => {
     const repo = await mkdtemp(join(tmpdir(), 'rc-check-'))
     const result = await bundled(['check', '--checker', 'agent: The change is tested'], repo)
     expect(result.code).toBe(2)
-    expect(result.stdout).toContain('missing_credentials')
+    expect(result.stdout).toContain('incomplete_coverage: the judges were not asked:')
+    expect(result.stdout).toContain('pass one with --base <branch or commit>')
   })
 
   it('refuses check options on other commands and stray arguments', async () => {

@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest'
 import type { Council, CouncilRequest } from '../src/council/types.js'
 import { unconfiguredCouncil } from '../src/council/unconfigured.js'
 import { evaluate, type EngineDeps } from '../src/engine.js'
+import { EvidenceUnavailableError, type EvidenceSource } from '../src/evidence/source.js'
+import type { Evidence } from '../src/evidence/types.js'
 import type { GateLog } from '../src/gates/types.js'
 import { judgeRun } from './helpers/evaluation.js'
 import { lines } from './helpers/rubric.js'
@@ -21,11 +23,35 @@ function workspace(rubric: string): string {
   return dir
 }
 
+const EVIDENCE: Evidence = {
+  pr: { title: 'Add tests', body: '' },
+  files: [
+    { path: 'a.ts', status: 'added', additions: 1, deletions: 0, binary: false, kind: 'source' }
+  ],
+  diff: 'diff --git a/a.ts b/a.ts\n+x',
+  receipt: {
+    reviewed: [{ path: 'a.ts', kind: 'source', tokens: 5 }],
+    omitted: [],
+    redacted: [],
+    reviewable: 1,
+    ratio: 1,
+    budgetTokens: 1000,
+    usedTokens: 10
+  },
+  iteration: 1,
+  history: []
+}
+
+const inMemory = (evidence: Evidence = EVIDENCE): EvidenceSource => ({
+  collect: () => Promise.resolve(evidence)
+})
+
 function deps(
   council: Council,
-  env: Record<string, string> = { PATH: process.env.PATH ?? '' }
+  env: Record<string, string> = { PATH: process.env.PATH ?? '' },
+  evidence: EvidenceSource = inMemory()
 ): EngineDeps {
-  return { council, log: silent, env }
+  return { council, evidence, log: silent, env }
 }
 
 const RUBRIC = lines(
@@ -97,6 +123,39 @@ describe('evaluate', () => {
         code: 'provider_error',
         message:
           'the council is unavailable: 0 valid answers of 1, quorum 1: council: internal error: socket hang up'
+      }
+    ])
+  })
+
+  it('hands the evidence to the council and enforces min_coverage with its receipt', async () => {
+    const cwd = workspace(RUBRIC)
+    const council = judges({ judge: 'a' }, { judge: 'b' }, { judge: 'c' })
+    const partial = { ...EVIDENCE, receipt: { ...EVIDENCE.receipt, ratio: 0.5 } }
+    const evaluation = await evaluate(
+      { path: 'rubric.md', cwd, tempDir: cwd },
+      deps(council, undefined, inMemory(partial))
+    )
+    expect(council.requests[0]?.evidence).toBe(partial)
+    expect(evaluation.verdict.reasons.map(r => r.code)).toEqual(['incomplete_coverage'])
+    expect(evaluation.evidence).toBe(partial)
+  })
+
+  it('does not ask the judges when the diff cannot be read, and says why', async () => {
+    const cwd = workspace(RUBRIC)
+    const council = judges({ judge: 'a' })
+    const unreadable: EvidenceSource = {
+      collect: () =>
+        Promise.reject(new EvidenceUnavailableError('base commit abc is not in the repository'))
+    }
+    const evaluation = await evaluate(
+      { path: 'rubric.md', cwd, tempDir: cwd },
+      deps(council, undefined, unreadable)
+    )
+    expect(council.requests).toHaveLength(0)
+    expect(evaluation.verdict.reasons).toEqual([
+      {
+        code: 'incomplete_coverage',
+        message: 'the judges were not asked: base commit abc is not in the repository'
       }
     ])
   })

@@ -15,6 +15,9 @@ Options of check:
   --checker TEXT       Rubric sugar instead of a file: "agent: <text>" lines and commands
   --json FILE          Also write the JSON report to FILE
   --markdown FILE      Also write the Markdown report to FILE ("-" prints it instead)
+  --models LIST        Judges as provider:model, comma-separated (default: the rubric's, else
+                       one per provider whose API key is set)
+  --base REF           Diff from the merge base of REF and HEAD (default: the upstream, else main)
 
   -h, --help           Show this help
   -v, --version        Show the version
@@ -34,7 +37,9 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         rubric: { type: 'string' },
         checker: { type: 'string' },
         json: { type: 'string' },
-        markdown: { type: 'string' }
+        markdown: { type: 'string' },
+        models: { type: 'string' },
+        base: { type: 'string' }
       }
     })
   } catch (error) {
@@ -51,8 +56,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     ;(command === undefined && !parsed.values.help ? io.stderr : io.stdout)(USAGE)
     return command === undefined && !parsed.values.help ? 2 : 0
   }
-  const { rubric, checker, json, markdown } = parsed.values
-  const checkOnly = Object.entries({ rubric, checker, json, markdown }).find(
+  const { rubric, checker, json, markdown, models, base } = parsed.values
+  const checkOnly = Object.entries({ rubric, checker, json, markdown, models, base }).find(
     ([, v]) => v !== undefined
   )
   if (checkOnly && command !== 'check') {
@@ -72,7 +77,9 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
           ...(rubric !== undefined && { rubric }),
           ...(checker !== undefined && { checker }),
           ...(json !== undefined && { json }),
-          ...(markdown !== undefined && { markdown })
+          ...(markdown !== undefined && { markdown }),
+          ...(models !== undefined && { models }),
+          ...(base !== undefined && { base })
         },
         io
       )

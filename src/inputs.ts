@@ -41,7 +41,11 @@ export function readActionInputs(getInput: GetInput): ActionInputs {
   if (rubric.includes('\n')) throw new InputError('rubric', rubric, 'one path to a rubric file')
   const { models, problems } = parseModelList(getInput('models'))
   if (problems.length > 0) {
-    throw new InputError('models', getInput('models'), `provider:model entries (${problems.join('; ')})`)
+    throw new InputError(
+      'models',
+      getInput('models'),
+      `provider:model entries (${problems.join('; ')})`
+    )
   }
   const samples = optionalInteger(getInput, 'samples', 1, 10)
   return {
@@ -51,7 +55,8 @@ export function readActionInputs(getInput: GetInput): ActionInputs {
     models,
     ...(samples !== undefined && { samples }),
     maxEvidenceTokens:
-      optionalInteger(getInput, 'max-evidence-tokens', 1000, 10_000_000) ?? DEFAULT_MAX_EVIDENCE_TOKENS,
+      optionalInteger(getInput, 'max-evidence-tokens', 1000, 10_000_000) ??
+      DEFAULT_MAX_EVIDENCE_TOKENS,
     exclude: getInput('exclude')
       .split(/[\n,]/)
       .map(g => g.trim())
@@ -61,7 +66,12 @@ export function readActionInputs(getInput: GetInput): ActionInputs {
 }
 
 /** A whole number within bounds, or undefined when the input is empty. */
-export function optionalInteger(getInput: GetInput, name: string, min: number, max: number): number | undefined {
+export function optionalInteger(
+  getInput: GetInput,
+  name: string,
+  min: number,
+  max: number
+): number | undefined {
   const raw = getInput(name).trim()
   if (raw === '') return undefined
   const value = Number(raw)

@@ -3,11 +3,13 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { actionsGateLog } from './action/log.js'
 import { publish } from './action/publish.js'
-import { unconfiguredCouncil } from './council/unconfigured.js'
+import { createCouncil } from './council/council.js'
 import { evaluate } from './engine.js'
+import { noEvidence, pullRequestEvidence } from './evidence/git-source.js'
+import { readPullRequest } from './github/event.js'
 import { InputError, readActionInputs, type FailOn } from './inputs.js'
 import type { Evaluation } from './report/evaluation.js'
-import { secretValues } from './secrets.js'
+import { maskSecrets, secretValues } from './secrets.js'
 import { invalidVerdict } from './verdict/decide.js'
 
 /**
@@ -19,7 +21,9 @@ export async function run(): Promise<void> {
   const workspace = env.GITHUB_WORKSPACE ?? process.cwd()
   const tempDir = join(env.RUNNER_TEMP ?? tmpdir(), 'rubric-council')
   // Registered first, so no log line, summary or annotation below can show them.
-  for (const secret of secretValues(env)) core.setSecret(secret)
+  const secrets = secretValues(env)
+  for (const secret of secrets) core.setSecret(secret)
+  const mask = (text: string): string => maskSecrets(text, secrets)
 
   let failOn: FailOn = 'unclear'
   let cwd = workspace
@@ -29,6 +33,24 @@ export async function run(): Promise<void> {
       const inputs = readActionInputs(name => core.getInput(name))
       failOn = inputs.failOn
       cwd = resolve(workspace, inputs.workingDirectory)
+      const pr = await readPullRequest(env.GITHUB_EVENT_PATH)
+      const settings = {
+        maxTokens: inputs.maxEvidenceTokens,
+        exclude: inputs.exclude,
+        iteration: 1,
+        history: []
+      }
+      const evidence = pr
+        ? pullRequestEvidence({ ...settings, cwd: workspace, ...pr })
+        : noEvidence(
+            `this run (event "${env.GITHUB_EVENT_NAME ?? 'unknown'}") is not for a pull request, so there is no change to review`
+          )
+      const council = createCouncil({
+        env,
+        models: inputs.models,
+        ...(inputs.samples !== undefined && { samples: inputs.samples }),
+        mask
+      })
       evaluation = await evaluate(
         {
           path: inputs.rubric,
@@ -36,7 +58,7 @@ export async function run(): Promise<void> {
           cwd,
           tempDir
         },
-        { council: unconfiguredCouncil, log: actionsGateLog(), env }
+        { council, evidence, log: actionsGateLog(), env }
       )
     } catch (error) {
       if (!(error instanceof InputError)) throw error

@@ -205,7 +205,7 @@ describe('the council against real provider protocols', () => {
 
   it('a judge answering in prose is repaired with its own answer and the error', async () => {
     const { outcome, calls } = await convene(
-      (call, index) =>
+      (_call, index) =>
         index === 0 ? { text: 'Looks great to me, approve!' } : { json: answer(RUBRIC) },
       { models: ['anthropic:claude-sonnet-4-5'] }
     )
@@ -218,7 +218,7 @@ describe('the council against real provider protocols', () => {
 
   it('an answer with a missing id is repaired, and given up after 1 repair and 2 re-asks', async () => {
     const fixed = await convene(
-      (call, index) => ({ json: answer(RUBRIC, index === 0 ? { drop: 'safe' } : {}) }),
+      (_call, index) => ({ json: answer(RUBRIC, index === 0 ? { drop: 'safe' } : {}) }),
       {
         models: ['openai:gpt-5-mini']
       }
@@ -241,7 +241,7 @@ describe('the council against real provider protocols', () => {
   it('waits as long as retry-after says on a 429, then succeeds', async () => {
     const started = Date.now()
     const { outcome, calls } = await convene(
-      (call, index) =>
+      (_call, index) =>
         index === 0 ? { status: 429, headers: { 'retry-after': '1' } } : { json: answer(RUBRIC) },
       { models: ['openai:gpt-5-mini'] }
     )
@@ -265,7 +265,7 @@ describe('the council against real provider protocols', () => {
 
   it('Anthropic 529 (overloaded) is retried like a 5xx', async () => {
     const { outcome } = await convene(
-      (call, index) => (index === 0 ? { status: 529 } : { json: answer(RUBRIC) }),
+      (_call, index) => (index === 0 ? { status: 529 } : { json: answer(RUBRIC) }),
       {
         models: ['anthropic:claude-sonnet-4-5']
       }

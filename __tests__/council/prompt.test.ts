@@ -99,7 +99,7 @@ describe('the judge contract', () => {
     expect(user).toContain('This is iteration 2.')
     expect(user).toContain('- Iteration 1 (abcdef1): FAIL — must 7/9')
     expect(user).toContain('- `npm test`: fail (exit 1)')
-    expect(user).toContain('- modified src/search.ts +3 −1')
+    expect(user).toContain('- modified src/search.ts +3 -1 [source]')
   })
 
   it('shuffles the must-haves per judge, reproducibly', () => {

@@ -2,8 +2,12 @@ import { writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { unconfiguredCouncil } from '../council/unconfigured.js'
+import { createCouncil } from '../council/council.js'
+import { parseModelList } from '../council/providers.js'
 import { evaluate } from '../engine.js'
+import { DEFAULT_MAX_EVIDENCE_TOKENS } from '../evidence/build.js'
+import { localEvidence } from '../evidence/git-source.js'
+import { maskSecrets, secretValues } from '../secrets.js'
 import type { GateLog } from '../gates/types.js'
 import { DEFAULT_RUBRIC_PATH } from '../rubric/defaults.js'
 import { toJsonReport } from '../report/json.js'
@@ -18,6 +22,10 @@ export interface CheckOptions {
   readonly json?: string
   /** Write the Markdown report here; `-` prints it instead of the terminal rendering. */
   readonly markdown?: string
+  /** Comma-separated `provider:model`; the rubric's `council.models` wins over it. */
+  readonly models?: string
+  /** The branch or commit whose merge base with HEAD the diff starts from. */
+  readonly base?: string
 }
 
 /** A local file has no size limit worth cutting for; this only bounds a pathological report. */
@@ -25,7 +33,22 @@ const LOCAL_MARKDOWN_BUDGET = 5_000_000
 
 /** `rubric-council check`: one evaluation in the current directory; exits with the verdict's code. */
 export async function checkCommand(options: CheckOptions, io: CliIo): Promise<number> {
+  const { models, problems } = parseModelList(options.models ?? '')
+  if (problems.length > 0) {
+    io.stderr(`rubric-council: --models: ${problems.join('; ')}`)
+    return 2
+  }
   const tempDir = await mkdtemp(join(tmpdir(), 'rubric-council-'))
+  const secrets = secretValues(io.env)
+  const council = createCouncil({ env: io.env, models, mask: text => maskSecrets(text, secrets) })
+  const evidence = localEvidence({
+    cwd: io.cwd,
+    ...(options.base !== undefined && { base: options.base }),
+    maxTokens: DEFAULT_MAX_EVIDENCE_TOKENS,
+    exclude: [],
+    iteration: 1,
+    history: []
+  })
   const evaluation = await evaluate(
     {
       path: options.rubric ?? DEFAULT_RUBRIC_PATH,
@@ -33,7 +56,7 @@ export async function checkCommand(options: CheckOptions, io: CliIo): Promise<nu
       cwd: io.cwd,
       tempDir
     },
-    { council: unconfiguredCouncil, log: terminalGateLog(io), env: io.env }
+    { council, evidence, log: terminalGateLog(io), env: io.env }
   )
   if (options.json !== undefined) {
     await writeFile(

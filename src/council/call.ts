@@ -58,7 +58,6 @@ export async function callJudge(call: JudgeCall, policy: CallPolicy): Promise<Ju
   let messages = base
   let repairs = 0
   let reasks = 0
-  let lastError = ''
 
   const finish = (
     outcome:
@@ -94,7 +93,6 @@ export async function callJudge(call: JudgeCall, policy: CallPolicy): Promise<Ju
         ? call.validate(attempt.value)
         : { ok: false, error: `the answer is not JSON: ${attempt.error}` }
     if (validation.ok) return finish({ status: 'ok', answer: validation.answer })
-    lastError = validation.error
 
     if (repairs < REPAIRS) {
       repairs++
@@ -116,7 +114,7 @@ export async function callJudge(call: JudgeCall, policy: CallPolicy): Promise<Ju
       return finish({
         status: 'failed',
         failure: 'invalid_output',
-        message: `no valid answer after ${1 + REPAIRS + REASKS} attempts (1 repair, ${REASKS} re-asks); last problem: ${lastError}`
+        message: `no valid answer after ${1 + REPAIRS + REASKS} attempts (1 repair, ${REASKS} re-asks); last problem: ${validation.error}`
       })
     }
   }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { fileListLine } from '../evidence/build.js'
 import type { Evidence } from '../evidence/types.js'
 import type { GateResult } from '../gates/types.js'
 import type { Criterion, Rubric } from '../rubric/types.js'
@@ -163,11 +164,10 @@ function gateOutput(gate: GateResult): string {
 
 function fileList(evidence: Evidence): string {
   const omitted = new Map(evidence.receipt.omitted.map(o => [o.path, o]))
+  // The same line the evidence budget counted for each file, plus why it is not shown.
   const lines = evidence.files.map(f => {
     const skip = omitted.get(f.path)
-    const rename = f.previousPath ? ` (from ${f.previousPath})` : ''
-    const note = skip ? ` — not shown: ${skip.reason}` : ''
-    return `- ${f.status} ${f.path}${rename} +${f.additions} −${f.deletions}${note}`
+    return `- ${fileListLine(f)}${skip ? ` — not shown: ${skip.reason}` : ''}`
   })
   const redacted = evidence.receipt.redacted.map(
     r =>

@@ -10,5 +10,5 @@ export interface EvidenceSource {
 }
 
 export class EvidenceUnavailableError extends Error {
-  override readonly name = 'EvidenceUnavailableError'
+  override readonly name: string = 'EvidenceUnavailableError'
 }

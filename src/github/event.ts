@@ -14,7 +14,9 @@ export interface PullRequestContext {
  * The pull request of the event the workflow runs for (GITHUB_EVENT_PATH), or undefined when the
  * event has none. Fields are read defensively: the payload is data, not a contract.
  */
-export async function readPullRequest(eventPath: string | undefined): Promise<PullRequestContext | undefined> {
+export async function readPullRequest(
+  eventPath: string | undefined
+): Promise<PullRequestContext | undefined> {
   if (eventPath === undefined || eventPath === '') return undefined
   let payload: unknown
   try {
@@ -26,7 +28,8 @@ export async function readPullRequest(eventPath: string | undefined): Promise<Pu
   if (!isRecord(pr)) return undefined
   const base = isRecord(pr.base) ? pr.base.sha : undefined
   const head = isRecord(pr.head) ? pr.head.sha : undefined
-  if (typeof base !== 'string' || typeof head !== 'string' || typeof pr.number !== 'number') return undefined
+  if (typeof base !== 'string' || typeof head !== 'string' || typeof pr.number !== 'number')
+    return undefined
   return {
     number: pr.number,
     title: typeof pr.title === 'string' ? pr.title : '',

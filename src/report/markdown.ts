@@ -298,7 +298,9 @@ function coverageSection(receipt: CoverageReceipt): Section {
   }))
   for (const r of receipt.redacted) {
     blocks.push({
-      pieces: [`- ${code(r.path)}: ${r.hunks} hunk${r.hunks === 1 ? '' : 's'} redacted (${escapeMarkdown(r.kinds.join(', '))})\n`],
+      pieces: [
+        `- ${code(r.path)}: ${r.hunks} hunk${r.hunks === 1 ? '' : 's'} redacted (${escapeMarkdown(r.kinds.join(', '))})\n`
+      ],
       priority: 45
     })
   }

@@ -1,0 +1,209 @@
+import { classify } from './classify.js'
+import { denylistRule, excludedBy } from './denylist.js'
+import { stripHidden } from './pr-text.js'
+import { redactPatch } from './redact.js'
+import { countTokens, truncateToTokens } from './tokens.js'
+import type {
+  ChangedFile,
+  Evidence,
+  FileKind,
+  Omission,
+  PriorIteration,
+  Redaction
+} from './types.js'
+
+export const DEFAULT_MAX_EVIDENCE_TOKENS = 60_000
+/** The share of the budget the PR description may take: the change is what is being judged. */
+export const BODY_SHARE = 0.1
+
+export interface EvidenceInput {
+  readonly files: readonly ChangedFile[]
+  readonly pr: { readonly title: string; readonly body: string }
+  /** User globs (see `excludedBy`). */
+  readonly exclude: readonly string[]
+  readonly maxTokens: number
+  readonly iteration: number
+  readonly history: readonly PriorIteration[]
+}
+
+type ListedFile = ChangedFile & { readonly kind: FileKind }
+
+/**
+ * Budget tiers: what the rubric is about first (source and its tests), then what shapes it
+ * (config, docs), then what is derived from it. Binary files never reach the budget.
+ */
+const TIER: Readonly<Record<FileKind, number>> = {
+  source: 0,
+  test: 0,
+  config: 1,
+  docs: 1,
+  generated: 2,
+  lockfile: 3,
+  vendored: 4,
+  binary: 5
+}
+
+/** A file whose (redacted) patch may be sent, waiting for its place in the budget. */
+interface Candidate {
+  readonly index: number
+  readonly file: ListedFile
+  readonly patch: string
+  readonly tokens: number
+  readonly redaction: Redaction | undefined
+}
+
+/**
+ * What the judges are shown, and the receipt of what they are not. Pure and deterministic.
+ *
+ * Counted against `maxTokens`: the title, the body (at most `BODY_SHARE` of the budget), one list
+ * line per changed file (`fileListLine`) and the patches included. Whole files are included in
+ * priority order, smallest first within a tier so that more files fit; a file that does not fit
+ * is skipped and the next, smaller or lower-priority, ones still get their chance. Only when the
+ * title, body and file list alone exceed the budget does `usedTokens` exceed it (then no patch is
+ * included, and the coverage ratio shows it).
+ */
+export function buildEvidence(input: EvidenceInput): Evidence {
+  const budget = Number.isFinite(input.maxTokens) ? Math.max(0, Math.floor(input.maxTokens)) : 0
+  const title = stripHidden(input.pr.title)
+  const body = limitBody(stripHidden(input.pr.body), Math.floor(budget * BODY_SHARE))
+
+  const listed: ListedFile[] = input.files.map(file => ({ ...file, kind: classify(file) }))
+  const omitted: { index: number; omission: Omission }[] = []
+  const candidates: Candidate[] = []
+  listed.forEach((file, index) => {
+    const omission = ruledOut(file, input.exclude)
+    if (omission !== undefined) {
+      omitted.push({ index, omission })
+      return
+    }
+    const redacted = redactPatch(file.patch ?? '')
+    candidates.push({
+      index,
+      file,
+      patch: redacted.patch,
+      tokens: countTokens(redacted.patch),
+      redaction:
+        redacted.hunks > 0
+          ? { path: file.path, hunks: redacted.hunks, kinds: redacted.kinds }
+          : undefined
+    })
+  })
+
+  const fixed =
+    countTokens(title) +
+    countTokens(body) +
+    listed.reduce((sum, file) => sum + countTokens(fileListLine(file)), 0)
+  let used = fixed
+  const included: Candidate[] = []
+  const leftOut: Candidate[] = []
+  for (const candidate of [...candidates].sort(byPriority)) {
+    if (used + candidate.tokens <= budget) {
+      included.push(candidate)
+      used += candidate.tokens
+    } else {
+      leftOut.push(candidate)
+    }
+  }
+  const left = Math.max(0, budget - used)
+  for (const { index, file, tokens } of leftOut) {
+    omitted.push({
+      index,
+      omission: {
+        path: file.path,
+        reason: 'budget',
+        detail: `${formatCount(tokens)} tokens; ${formatCount(left)} left in the budget`
+      }
+    })
+  }
+
+  const sentPatches = new Map(included.map(c => [c.index, c.patch]))
+  const reviewable = candidates.length
+  return {
+    pr: { title, body },
+    // Only reviewed files keep a patch, and it is the redacted one: nothing else is reachable.
+    files: listed.map((file, index) => withPatch(file, sentPatches.get(index))),
+    diff: included.map(c => (c.patch.endsWith('\n') ? c.patch : `${c.patch}\n`)).join(''),
+    receipt: {
+      reviewed: included.map(c => ({ path: c.file.path, kind: c.file.kind, tokens: c.tokens })),
+      omitted: omitted.sort((a, b) => a.index - b.index).map(o => o.omission),
+      redacted: included.flatMap(c => (c.redaction === undefined ? [] : [c.redaction])),
+      reviewable,
+      ratio: reviewable === 0 ? 1 : included.length / reviewable,
+      budgetTokens: budget,
+      usedTokens: used
+    },
+    iteration: input.iteration,
+    history: input.history
+  }
+}
+
+/**
+ * The line the file list gives each changed file, e.g. `renamed src/b.ts (from src/a.ts) +3 -1
+ * [source]`. Its tokens are counted against the budget, so the prompt should list files this way.
+ */
+export function fileListLine(file: ListedFile): string {
+  const from = file.previousPath === undefined ? '' : ` (from ${file.previousPath})`
+  return `${file.status} ${file.path}${from} +${file.additions} -${file.deletions} [${file.kind}]`
+}
+
+/**
+ * Why a file's content is not sent at all, whatever the budget. The denylist also looks at where
+ * a renamed or copied file came from: `key.pem` renamed to `notes.txt` is still a key.
+ */
+function ruledOut(file: ListedFile, exclude: readonly string[]): Omission | undefined {
+  const { path, previousPath } = file
+  const denied = denylistRule(path)
+  if (denied !== undefined) return { path, reason: 'denylisted', detail: denied }
+  const deniedBefore = previousPath === undefined ? undefined : denylistRule(previousPath)
+  if (deniedBefore !== undefined) {
+    return { path, reason: 'denylisted', detail: `${deniedBefore} (as ${previousPath ?? ''})` }
+  }
+  const glob = excludedBy(path, exclude)
+  if (glob !== undefined) return { path, reason: 'excluded', detail: glob }
+  if (file.binary) return { path, reason: 'binary', detail: 'binary content is not sent' }
+  return undefined
+}
+
+function byPriority(a: Candidate, b: Candidate): number {
+  return TIER[a.file.kind] - TIER[b.file.kind] || a.tokens - b.tokens || a.index - b.index
+}
+
+/** The entry without its original patch; with `patch` (the redacted one) when it was reviewed. */
+function withPatch(file: ListedFile, patch: string | undefined): ListedFile {
+  return {
+    path: file.path,
+    ...(file.previousPath === undefined ? {} : { previousPath: file.previousPath }),
+    status: file.status,
+    additions: file.additions,
+    deletions: file.deletions,
+    ...(patch === undefined ? {} : { patch }),
+    binary: file.binary,
+    kind: file.kind
+  }
+}
+
+/** Retries with a shorter cut when re-tokenising the cut text comes out a little longer. */
+const CUT_ATTEMPTS = 5
+
+/**
+ * The body, cut to `limit` tokens with a note saying how much was cut. Even when the note alone
+ * is over the limit (absurdly small budgets), the note is kept: the judges must know the
+ * description was cut rather than see an empty one.
+ */
+function limitBody(body: string, limit: number): string {
+  const total = countTokens(body)
+  if (total <= limit) return body
+  const note = (cut: number): string => `[… ${formatCount(cut)} tokens of the PR description cut]`
+  let keep = Math.max(0, limit - countTokens(`\n\n${note(total)}`))
+  for (let attempt = 0; attempt < CUT_ATTEMPTS && keep > 0; attempt++) {
+    const kept = truncateToTokens(body, keep).trimEnd()
+    const cut = `${kept}\n\n${note(total - countTokens(kept))}`
+    if (countTokens(cut) <= limit) return cut
+    keep = Math.max(0, keep - 8)
+  }
+  return note(total)
+}
+
+function formatCount(n: number): string {
+  return n.toLocaleString('en-US')
+}

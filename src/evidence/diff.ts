@@ -1,0 +1,183 @@
+import type { ChangedFile, FileStatus } from './types.js'
+
+const FILE_HEADER = 'diff --git '
+const DEV_NULL = '/dev/null'
+
+/**
+ * Splits `git diff` output (`--no-color --no-ext-diff --find-renames`, default `a/` `b/`
+ * prefixes) into one entry per file. Pure; text before the first `diff --git` line is ignored.
+ */
+export function parseUnifiedDiff(text: string): ChangedFile[] {
+  return fileSections(text).map(parseSection)
+}
+
+/**
+ * Each file's text, from its `diff --git` line to the next one. Hunk lines always start with one
+ * of ` +-\`, so a line starting with `diff --git ` can only be a file header. Lines are split on
+ * LF alone: a CR inside a changed line is content, not a line break.
+ */
+function fileSections(text: string): string[] {
+  const starts: number[] = []
+  if (text.startsWith(FILE_HEADER)) starts.push(0)
+  let at = text.indexOf(`\n${FILE_HEADER}`)
+  while (at !== -1) {
+    starts.push(at + 1)
+    at = text.indexOf(`\n${FILE_HEADER}`, at + 1)
+  }
+  return starts.map((start, i) => text.slice(start, starts[i + 1] ?? text.length))
+}
+
+function parseSection(section: string): ChangedFile {
+  const lines = section.split('\n')
+  const names = headerNames(lines[0] ?? '')
+  let oldPath = names?.old
+  let newPath = names?.new
+  let status: FileStatus = 'modified'
+  let binary = false
+  let additions = 0
+  let deletions = 0
+  let inHunks = false
+
+  for (const line of lines.slice(1)) {
+    if (inHunks) {
+      // Past the first `@@`, `--- x` is a removed line `-- x`, not a header.
+      if (line.startsWith('+')) additions++
+      else if (line.startsWith('-')) deletions++
+      continue
+    }
+    if (line.startsWith('@@')) inHunks = true
+    else if (line.startsWith('new file mode ')) status = 'added'
+    else if (line.startsWith('deleted file mode ')) status = 'deleted'
+    else if (line.startsWith('rename from ')) {
+      status = 'renamed'
+      oldPath = unquotePath(line.slice('rename from '.length))
+    } else if (line.startsWith('rename to ')) newPath = unquotePath(line.slice('rename to '.length))
+    else if (line.startsWith('copy from ')) {
+      status = 'copied'
+      oldPath = unquotePath(line.slice('copy from '.length))
+    } else if (line.startsWith('copy to ')) newPath = unquotePath(line.slice('copy to '.length))
+    else if (line.startsWith('--- ')) oldPath = markerPath(line.slice(4), 'a/') ?? oldPath
+    else if (line.startsWith('+++ ')) newPath = markerPath(line.slice(4), 'b/') ?? newPath
+    else if (line === 'GIT binary patch' || isBinaryNotice(line)) binary = true
+  }
+
+  const path = (status === 'deleted' ? (oldPath ?? newPath) : (newPath ?? oldPath)) ?? ''
+  const moved = status === 'renamed' || status === 'copied'
+  return {
+    path,
+    ...(moved && oldPath !== undefined ? { previousPath: oldPath } : {}),
+    status,
+    additions,
+    deletions,
+    ...(binary ? {} : { patch: section }),
+    binary
+  }
+}
+
+function isBinaryNotice(line: string): boolean {
+  return line.startsWith('Binary files ') && line.endsWith(' differ')
+}
+
+/**
+ * The two names of `diff --git a/x b/y`. Either may be C-quoted. Unquoted names may contain
+ * spaces, so `a/x y b/x y` is split where both halves name the same file (always the case unless
+ * the file was renamed or copied, and then the `rename from`/`to` lines give the names anyway).
+ */
+function headerNames(line: string): { old: string; new: string } | undefined {
+  const rest = line.slice(FILE_HEADER.length)
+  let first: string
+  let second: string
+  if (rest.startsWith('"')) {
+    const quoted = readQuoted(rest)
+    if (quoted === undefined) return undefined
+    first = quoted.value
+    const after = quoted.rest.replace(/^ /, '')
+    second = after.startsWith('"') ? (readQuoted(after)?.value ?? after) : after
+  } else if (rest.endsWith('"')) {
+    const open = rest.lastIndexOf(' "')
+    const quoted = open === -1 ? undefined : readQuoted(rest.slice(open + 1))
+    if (quoted === undefined) return undefined
+    first = rest.slice(0, open)
+    second = quoted.value
+  } else {
+    const half = (rest.length - 1) / 2
+    const a = rest.slice(0, half)
+    const b = rest.slice(half + 1)
+    if (Number.isInteger(half) && rest[half] === ' ' && a.slice(2) === b.slice(2)) {
+      first = a
+      second = b
+    } else {
+      const split = rest.indexOf(' b/')
+      if (split === -1) return undefined
+      first = rest.slice(0, split)
+      second = rest.slice(split + 1)
+    }
+  }
+  return { old: stripPrefix(first, 'a/'), new: stripPrefix(second, 'b/') }
+}
+
+/** The name on a `---`/`+++` line; undefined for /dev/null. */
+function markerPath(text: string, prefix: string): string | undefined {
+  // Git ends the line with a tab when the unquoted name contains a space (for GNU patch).
+  const name = unquotePath(text.endsWith('\t') ? text.slice(0, -1) : text)
+  return name === DEV_NULL ? undefined : stripPrefix(name, prefix)
+}
+
+function stripPrefix(name: string, prefix: string): string {
+  return name.startsWith(prefix) ? name.slice(prefix.length) : name
+}
+
+/** A name as git prints it: C-quoted when it holds special or (by default) non-ASCII bytes. */
+export function unquotePath(text: string): string {
+  if (!text.startsWith('"')) return text
+  const quoted = readQuoted(text)
+  return quoted?.rest === '' ? quoted.value : text
+}
+
+const ESCAPES: Readonly<Record<string, number>> = {
+  a: 7,
+  b: 8,
+  t: 9,
+  n: 10,
+  v: 11,
+  f: 12,
+  r: 13,
+  '"': 34,
+  '\\': 92
+}
+
+/**
+ * Reads one C-quoted string from the start of `text`. Octal escapes are bytes, so the value is
+ * decoded as UTF-8 only at the end (`"caf\303\251"` → `café`).
+ */
+function readQuoted(text: string): { value: string; rest: string } | undefined {
+  const bytes: number[] = []
+  let i = 1
+  while (i < text.length) {
+    const char = text.charAt(i)
+    if (char === '"') {
+      return { value: Buffer.from(bytes).toString('utf8'), rest: text.slice(i + 1) }
+    }
+    if (char !== '\\') {
+      const codePoint = text.codePointAt(i) ?? 0
+      const whole = String.fromCodePoint(codePoint)
+      bytes.push(...Buffer.from(whole, 'utf8'))
+      i += whole.length
+      continue
+    }
+    const next = text.charAt(i + 1)
+    const octal = /^[0-7]{3}/.exec(text.slice(i + 1, i + 4))
+    if (octal !== null) {
+      bytes.push(parseInt(octal[0], 8) & 0xff)
+      i += 4
+    } else if (Object.hasOwn(ESCAPES, next)) {
+      bytes.push(ESCAPES[next] ?? 0)
+      i += 2
+    } else {
+      // Not an escape git writes: keep it as it stands rather than guess.
+      bytes.push(92)
+      i += 1
+    }
+  }
+  return undefined
+}

@@ -1,0 +1,254 @@
+import { spawn } from 'node:child_process'
+import { EvidenceUnavailableError } from './source.js'
+
+/** Runs git with these arguments in `cwd`; injected so tests and callers can wrap or record it. */
+export type Run = (
+  args: readonly string[],
+  cwd: string
+) => Promise<{ exitCode: number; stdout: string; stderr: string }>
+
+type RunResult = Awaited<ReturnType<Run>>
+
+/**
+ * The diff could not be computed; the message says what failed and what to change. The engine
+ * reports it as incomplete coverage and does not ask the judges.
+ */
+export class DiffUnavailableError extends EvidenceUnavailableError {
+  override readonly name = 'DiffUnavailableError'
+}
+
+/**
+ * Fixed options: no colour, no external diff or textconv driver from the user's config (the
+ * judges must see the real content), rename detection, and explicit prefixes because
+ * `diff.noprefix` / `diff.mnemonicPrefix` would otherwise change what the parser reads.
+ */
+const DIFF_ARGS = [
+  'diff',
+  '--no-color',
+  '--no-ext-diff',
+  '--no-textconv',
+  '--find-renames',
+  '-U3',
+  '--src-prefix=a/',
+  '--dst-prefix=b/'
+] as const
+
+/** First fetch of missing commits: enough history for most pull requests. */
+const FETCH_DEPTH = 50
+const DEEPEN_BY = 200
+const DEEPEN_ATTEMPTS = 3
+
+const CHECKOUT_ADVICE =
+  'Give the job the history it needs: `fetch-depth: 0` in actions/checkout ' +
+  '(and fetch access to the remote, e.g. keep `persist-credentials` for a private repository).'
+
+/**
+ * Spawns git (no shell) with `LC_ALL=C`, so messages are the untranslated ones, and without a
+ * terminal prompt, so a fetch that needs credentials fails instead of hanging. Stdout is decoded
+ * once at the end, never per chunk, so a multi-byte character split across chunks survives.
+ */
+export const runGit: Run = (args, cwd) =>
+  new Promise(resolve => {
+    const child = spawn('git', [...args], {
+      cwd,
+      env: { ...process.env, LC_ALL: 'C', GIT_TERMINAL_PROMPT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe']
+    })
+    const stdout: Buffer[] = []
+    const stderr: Buffer[] = []
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk))
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk))
+    // No git, or no such directory: reported like a failed command, so callers have one path.
+    child.on('error', error => {
+      resolve({ exitCode: 127, stdout: '', stderr: error.message })
+    })
+    child.on('close', code => {
+      resolve({
+        exitCode: code ?? 128,
+        stdout: Buffer.concat(stdout).toString('utf8'),
+        stderr: Buffer.concat(stderr).toString('utf8')
+      })
+    })
+  })
+
+/**
+ * The pull request's changes: the diff from the merge base of `base` and `head` to `head` (what
+ * GitHub shows, `base...head`), not from the merge commit. Works from actions/checkout's default
+ * depth-1 checkout by fetching what is missing: both commits, then deeper history until the merge
+ * base is found, finally all of it. Every fetch names the two commits, so only their histories
+ * are fetched, never every branch of the remote.
+ */
+export async function diffFromMergeBase(options: {
+  cwd: string
+  base: string
+  head: string
+  run?: Run
+  remote?: string
+}): Promise<{ mergeBase: string; diff: string }> {
+  const { base, head } = options
+  const remote = options.remote ?? 'origin'
+  checkArgument(base, 'base commit')
+  checkArgument(head, 'head commit')
+  checkArgument(remote, 'remote')
+  const run = options.run ?? runGit
+  const git: Git = (...args) => run(args, options.cwd)
+  const pair = `${base} (base) and ${head} (head)`
+
+  const missing = await missingCommits(git, [base, head])
+  if (missing.length > 0) {
+    // A full clone stays full: --depth on it would graft a shallow boundary onto the new commits.
+    const depth = (await isShallow(git)) ? [`--depth=${FETCH_DEPTH}`] : []
+    const fetched = await git('fetch', '--no-tags', ...depth, remote, base, head)
+    if (fetched.exitCode !== 0) {
+      throw unavailable(
+        `${describeMissing(missing)} not in the checkout, and fetching from "${remote}" failed`,
+        fetched
+      )
+    }
+    const still = await missingCommits(git, [base, head])
+    if (still.length > 0) {
+      throw unavailable(
+        `${describeMissing(still)} not in the checkout even after fetching from "${remote}"`
+      )
+    }
+  }
+
+  let mergeBase = await findMergeBase(git, base, head)
+  for (let i = 0; mergeBase === undefined && i < DEEPEN_ATTEMPTS && (await isShallow(git)); i++) {
+    const deepened = await git('fetch', '--no-tags', `--deepen=${DEEPEN_BY}`, remote, base, head)
+    if (deepened.exitCode !== 0) {
+      throw unavailable(`fetching more history of ${pair} from "${remote}" failed`, deepened)
+    }
+    mergeBase = await findMergeBase(git, base, head)
+  }
+  if (mergeBase === undefined && (await isShallow(git))) {
+    const unshallowed = await git('fetch', '--no-tags', '--unshallow', remote, base, head)
+    if (unshallowed.exitCode !== 0) {
+      throw unavailable(
+        `fetching the whole history of ${pair} from "${remote}" failed`,
+        unshallowed
+      )
+    }
+    mergeBase = await findMergeBase(git, base, head)
+  }
+  if (mergeBase === undefined) {
+    throw new DiffUnavailableError(
+      `cannot compute the pull request's diff: ${pair} have no common ancestor (unrelated histories), so there is no merge base to diff from`
+    )
+  }
+
+  const diff = await git(...DIFF_ARGS, mergeBase, head, '--')
+  if (diff.exitCode !== 0) throw unavailable(`git diff ${mergeBase} ${head} failed`, diff)
+  return { mergeBase, diff: diff.stdout }
+}
+
+/**
+ * For the CLI: the diff from the merge base of `base` and HEAD to the working tree, so staged and
+ * unstaged edits of tracked files count (untracked files are not in any diff until `git add`).
+ * Never fetches: the local repository is the user's, and so is the decision to go online.
+ */
+export async function localDiff(options: {
+  cwd: string
+  base: string
+  run?: Run
+}): Promise<{ mergeBase: string; diff: string }> {
+  const { base } = options
+  checkArgument(base, 'base')
+  const run = options.run ?? runGit
+  const git: Git = (...args) => run(args, options.cwd)
+
+  if ((await missingCommits(git, [base])).length > 0) {
+    const shown = await git('rev-parse', '--git-dir')
+    if (shown.exitCode !== 0) throw unavailable(`${options.cwd} is not in a git repository`, shown)
+    throw new DiffUnavailableError(
+      `the base "${base}" is not a commit in this repository: fetch it first (git fetch origin), or pass another base (--base <branch or commit>)`
+    )
+  }
+  const mergeBase = await findMergeBase(git, base, 'HEAD')
+  if (mergeBase === undefined) {
+    const hint = (await isShallow(git))
+      ? 'the clone is shallow: run `git fetch --unshallow` and try again'
+      : 'they have no common ancestor; pass another base (--base <branch or commit>)'
+    throw new DiffUnavailableError(`no merge base of "${base}" and HEAD: ${hint}`)
+  }
+  const diff = await git(...DIFF_ARGS, mergeBase, '--')
+  if (diff.exitCode !== 0) throw unavailable(`git diff ${mergeBase} failed`, diff)
+  return { mergeBase, diff: diff.stdout }
+}
+
+const FALLBACK_BASES = ['origin/main', 'main', 'origin/master', 'master'] as const
+
+/** The CLI's base when none is given: the branch's upstream, else the usual main branch names. */
+export async function defaultBase(cwd: string, run: Run = runGit): Promise<string> {
+  const upstream = await run(
+    ['rev-parse', '--abbrev-ref', '--symbolic-full-name', '@{upstream}'],
+    cwd
+  )
+  const name = upstream.stdout.trim()
+  if (upstream.exitCode === 0 && name !== '') return name
+  for (const candidate of FALLBACK_BASES) {
+    const found = await run(['rev-parse', '--verify', '--quiet', `${candidate}^{commit}`], cwd)
+    if (found.exitCode === 0) return candidate
+  }
+  throw new DiffUnavailableError(
+    `no base to compare with: the current branch has no upstream and none of ${FALLBACK_BASES.join(', ')} exists; pass one with --base <branch or commit>`
+  )
+}
+
+type Git = (...args: string[]) => Promise<RunResult>
+
+/** Revisions are arguments, never options: refuse anything git would read as one. */
+function checkArgument(value: string, what: string): void {
+  if (value === '' || value.startsWith('-')) {
+    throw new DiffUnavailableError(
+      `invalid ${what} ${JSON.stringify(value)}: expected a commit, branch or remote name`
+    )
+  }
+}
+
+async function missingCommits(git: Git, revisions: readonly string[]): Promise<string[]> {
+  const missing: string[] = []
+  for (const revision of revisions) {
+    const found = await git('cat-file', '-e', `${revision}^{commit}`)
+    if (found.exitCode !== 0) missing.push(revision)
+  }
+  return missing
+}
+
+async function isShallow(git: Git): Promise<boolean> {
+  const result = await git('rev-parse', '--is-shallow-repository')
+  return result.exitCode === 0 && result.stdout.trim() === 'true'
+}
+
+/** Exit 1 with no output means "none found"; in a shallow clone that may only mean "not yet". */
+async function findMergeBase(git: Git, a: string, b: string): Promise<string | undefined> {
+  const result = await git('merge-base', a, b)
+  const sha = result.stdout.trim()
+  return result.exitCode === 0 && sha !== '' ? sha : undefined
+}
+
+function describeMissing(missing: readonly string[]): string {
+  return missing.length === 1
+    ? `commit ${missing.join('')} is`
+    : `commits ${missing.join(' and ')} are`
+}
+
+function unavailable(what: string, result?: RunResult): DiffUnavailableError {
+  const said = result === undefined ? '' : lastLines(result.stderr)
+  return new DiffUnavailableError(
+    `cannot compute the pull request's diff: ${what}${said === '' ? '' : ` (git: ${said})`}. ${CHECKOUT_ADVICE}`
+  )
+}
+
+/**
+ * Why git failed, from its stderr: the `fatal:`/`error:` lines (the last three), not the progress
+ * and hints around them; the last lines when there are none.
+ */
+function lastLines(text: string): string {
+  const lines = text
+    .split('\n')
+    .map(line => line.trim())
+    .filter(line => line !== '')
+  const errors = lines.filter(line => /^(?:fatal|error):/.test(line))
+  return (errors.length > 0 ? errors : lines).slice(-3).join(' / ')
+}
