@@ -3,8 +3,10 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
+import { execFileSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
 import { rubricHash } from '../src/rubric/hash.js'
+import { startProviderStandIn } from './helpers/provider-standin.js'
 
 const ROOT = join(import.meta.dirname, '..')
 
@@ -218,5 +220,83 @@ describe('the action on bad configuration', () => {
     )
     expect(run.stdout).toContain('::add-mask::hunter2-but-longer')
     expect(run.summary).not.toContain('hunter2-but-longer')
+  })
+})
+
+describe('the action on a pull request, with judges', () => {
+  it('reviews the diff between the event’s base and head with the council, and reports it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rc-pr-'))
+    const git = (...args: string[]): string =>
+      execFileSync('git', args, {
+        cwd: dir,
+        encoding: 'utf8',
+        env: {
+          ...process.env,
+          GIT_AUTHOR_NAME: 't',
+          GIT_AUTHOR_EMAIL: 't@e',
+          GIT_COMMITTER_NAME: 't',
+          GIT_COMMITTER_EMAIL: 't@e'
+        }
+      }).trim()
+    git('init', '-q', '-b', 'main')
+    mkdirSync(join(dir, '.github'))
+    writeFileSync(
+      join(dir, '.github/rubric.md'),
+      '---\ndimensions: false\n---\n## Criteria\n- tested: The change is tested\n'
+    )
+    git('add', '-A')
+    git('commit', '-q', '-m', 'base')
+    const base = git('rev-parse', 'HEAD')
+    writeFileSync(join(dir, 'feature.ts'), 'export const feature = true\n')
+    git('add', '-A')
+    git('commit', '-q', '-m', 'feature')
+    const head = git('rev-parse', 'HEAD')
+    const event = join(dir, '..', `${dir.split('/').pop() ?? 'x'}-event.json`)
+    writeFileSync(
+      event,
+      JSON.stringify({
+        action: 'opened',
+        number: 7,
+        pull_request: {
+          number: 7,
+          title: 'Add the feature',
+          body: 'Adds it.',
+          base: { sha: base },
+          head: { sha: head }
+        }
+      })
+    )
+
+    const standIn = await startProviderStandIn(() => ({
+      json: {
+        findings: [],
+        criteria: [
+          { id: 'tested', verdict: 'PASS', score: null, reasoning: 'feature.ts is trivial' }
+        ],
+        dimensions: [],
+        verdict: 'ACCEPT',
+        feedback: ''
+      }
+    }))
+    try {
+      const run = await runAction({ models: 'openai:gpt-5-mini, openai:gpt-4.1' }, dir, {
+        GITHUB_EVENT_NAME: 'pull_request',
+        GITHUB_EVENT_PATH: event,
+        OPENAI_API_KEY: 'sk-test-action-0123456789',
+        OPENAI_BASE_URL: standIn.openaiBaseUrl
+      })
+      expect(run.outputs).toMatchObject({ verdict: 'PASS', reasons: '', recommendation: 'ACCEPT' })
+      expect(standIn.calls).toHaveLength(2)
+      expect(standIn.calls[0]?.text).toContain('+export const feature = true')
+      expect(standIn.calls[0]?.text).toContain('Add the feature')
+      expect(run.summary).toContain('<b>Judges</b> · 2 of 2 answered · quorum 2')
+      expect(run.summary).toContain('<b>Coverage</b> · 1 of 1 reviewable file (100%)')
+      // The key appears once: in the ::add-mask:: command the runner consumes to hide it everywhere.
+      const shown = run.stdout.replace(/^::add-mask::.*$/gm, '') + run.summary
+      expect(run.stdout).toContain('::add-mask::sk-test-action-0123456789')
+      expect(shown).not.toContain('sk-test-action-0123456789')
+    } finally {
+      await standIn.close()
+    }
   })
 })

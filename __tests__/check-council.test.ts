@@ -1,0 +1,259 @@
+import { execFile, execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { countTokens } from '../src/evidence/tokens.js'
+import {
+  startProviderStandIn,
+  type RecordedCall,
+  type Reply,
+  type StandIn
+} from './helpers/provider-standin.js'
+
+/**
+ * `rubric-council check` end to end: the bundled CLI in a real git repository, with three judges on
+ * two providers played by the local stand-in over the real wire protocols.
+ */
+
+const ROOT = join(import.meta.dirname, '..')
+const KEYS = { openai: 'sk-test-openai-e2e-0123456789', anthropic: 'sk-ant-test-e2e-0123456789' }
+const ENV_SECRET = 'DATABASE_PASSWORD=hunter2-do-not-leak'
+const PEM_SECRET = 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7'
+
+const RUBRIC = `---
+council:
+  models: [openai:gpt-5-mini, openai:gpt-4.1, anthropic:claude-sonnet-4-5]
+dimensions: false
+---
+# Ranking
+
+## Criteria
+- tested: The ranking is covered by tests
+- errors: Errors are handled
+
+## Nice to Have
+- docs: The README mentions ranking
+`
+
+let standIn: StandIn
+beforeAll(async () => {
+  standIn = await startProviderStandIn()
+})
+afterAll(async () => {
+  await standIn.close()
+})
+
+function git(cwd: string, ...args: string[]): void {
+  execFileSync('git', args, {
+    cwd,
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@e',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@e'
+    },
+    stdio: 'ignore'
+  })
+}
+
+/** A repository with `main` and a feature branch checked out; `files` are the feature's changes. */
+function repository(files: Record<string, string>, rubric = RUBRIC): string {
+  const dir = mkdtempSync(join(tmpdir(), 'rc-e2e-'))
+  git(dir, 'init', '-q', '-b', 'main')
+  mkdirSync(join(dir, '.github'))
+  writeFileSync(join(dir, '.github/rubric.md'), rubric)
+  writeFileSync(join(dir, 'README.md'), '# Search\n')
+  git(dir, 'add', '-A')
+  git(dir, 'commit', '-q', '-m', 'base')
+  git(dir, 'checkout', '-q', '-b', 'feature')
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(join(dir, path, '..'), { recursive: true })
+    writeFileSync(join(dir, path), text)
+  }
+  git(dir, 'add', '-A')
+  git(dir, 'commit', '-q', '-m', 'Add ranking', '-m', 'Ranks search results by intent.')
+  return dir
+}
+
+const FEATURE = {
+  'src/rank.ts':
+    'export function rank(xs: number[]): number[] {\n  return [...xs].sort((a, b) => b - a)\n}\n',
+  '.env': `${ENV_SECRET}\n`,
+  'deploy/key.pem': `-----BEGIN PRIVATE KEY-----\n${PEM_SECRET}\n-----END PRIVATE KEY-----\n`
+}
+
+/** The answer each judge gives, in the wire format, for the ids the request's schema enumerates. */
+function answer(call: RecordedCall, fail: readonly string[] = []): Reply {
+  const schema = call.schema as {
+    properties: { criteria: { items: { properties: { id: { enum: string[] } } } } }
+  }
+  const ids = schema.properties.criteria.items.properties.id.enum
+  return {
+    json: {
+      findings: [],
+      criteria: ids.map(id => ({
+        id,
+        verdict: fail.includes(id) ? 'FAIL' : 'PASS',
+        score: null,
+        reasoning: `${id}: seen in src/rank.ts`
+      })),
+      dimensions: [],
+      verdict: 'ACCEPT',
+      feedback: 'Thanks.'
+    }
+  }
+}
+
+interface CheckRun {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+  readonly report: Record<string, unknown>
+  readonly calls: readonly RecordedCall[]
+}
+
+async function check(
+  cwd: string,
+  script: (call: RecordedCall, index: number) => Reply
+): Promise<CheckRun> {
+  const before = standIn.calls.length
+  standIn.setScript((call, index) => script(call, index - before))
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: cwd,
+    OPENAI_API_KEY: KEYS.openai,
+    OPENAI_BASE_URL: standIn.openaiBaseUrl,
+    ANTHROPIC_API_KEY: KEYS.anthropic,
+    ANTHROPIC_BASE_URL: standIn.anthropicBaseUrl
+  }
+  const { code, stdout, stderr } = await promisify(execFile)(
+    process.execPath,
+    [join(ROOT, 'bin/rubric-council.js'), 'check', '--base', 'main', '--json', 'report.json'],
+    { cwd, env, maxBuffer: 64 * 1024 * 1024 }
+  ).then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (error: unknown) => error as { code: number; stdout: string; stderr: string }
+  )
+  const report = JSON.parse(readFileSync(join(cwd, 'report.json'), 'utf8')) as Record<
+    string,
+    unknown
+  >
+  return { code, stdout, stderr, report, calls: standIn.calls.slice(before) }
+}
+
+function expectNothingLeaked(run: CheckRun): void {
+  const everything = [
+    run.stdout,
+    run.stderr,
+    JSON.stringify(run.report),
+    ...run.calls.map(c => JSON.stringify(c.body))
+  ].join('\n')
+  expect(everything).not.toContain(KEYS.openai)
+  expect(everything).not.toContain(KEYS.anthropic)
+  for (const call of run.calls) {
+    expect(call.text).not.toContain('hunter2')
+    expect(call.text).not.toContain(PEM_SECRET)
+  }
+}
+
+describe('rubric-council check with a council on two providers', () => {
+  it('PASS: exit 0, one request per judge, and no secret file reaches any request', async () => {
+    const run = await check(repository(FEATURE), call => answer(call))
+    expect(run.code).toBe(0)
+    expect(run.stdout.split('\n')[0]).toBe(
+      'PASS (exit 0) · must 2/2 · nice 1/1 · score 1 · confidence 1 · judges 3/3'
+    )
+    expect(run.calls).toHaveLength(3)
+    expect(run.calls.map(c => c.protocol).sort()).toEqual([
+      'anthropic-messages',
+      'openai-responses',
+      'openai-responses'
+    ])
+    // The judges see the diff of the source file and the PR text from the commit.
+    for (const call of run.calls) {
+      expect(call.text).toContain('return [...xs].sort((a, b) => b - a)')
+      expect(call.text).toContain('Ranks search results by intent.')
+    }
+    expect(run.report.coverage).toMatchObject({
+      ratio: 1,
+      omitted: expect.arrayContaining([
+        expect.objectContaining({ path: '.env', reason: 'denylisted' }),
+        expect.objectContaining({ path: 'deploy/key.pem', reason: 'denylisted' })
+      ])
+    })
+    expectNothingLeaked(run)
+  })
+
+  it('FAIL: a must-have failed by two of three judges, exit 1', async () => {
+    const run = await check(repository(FEATURE), call =>
+      answer(call, call.model === 'claude-sonnet-4-5' ? [] : ['errors'])
+    )
+    expect(run.code).toBe(1)
+    expect(run.report).toMatchObject({
+      verdict: 'FAIL',
+      exit_code: 1,
+      reasons: [{ code: 'criterion_failed' }]
+    })
+    expect(run.stdout).toContain(
+      'criterion_failed: must-have criterion failed by a majority of judges: errors'
+    )
+    expectNothingLeaked(run)
+  })
+
+  it('UNCLEAR: two providers failing loses the quorum, exit 2 with the cause', async () => {
+    const run = await check(repository(FEATURE), call =>
+      call.model === 'gpt-5-mini'
+        ? answer(call)
+        : {
+            status: 401,
+            body: {
+              error: {
+                message: `Incorrect API key provided: ${call.apiKey ?? ''}`,
+                type: 'invalid_request_error'
+              }
+            }
+          }
+    )
+    expect(run.code).toBe(2)
+    expect(run.report).toMatchObject({
+      verdict: 'UNCLEAR',
+      exit_code: 2,
+      reasons: [{ code: 'missing_credentials' }]
+    })
+    expect(run.stdout).toContain('the provider rejected the API key (401)')
+    expectNothingLeaked(run)
+  })
+
+  it('a 100,000-line diff: every request fits the budget and the receipt lists what was left out', async () => {
+    const files: Record<string, string> = {}
+    for (let f = 0; f < 100; f++) {
+      files[`src/module${f}.ts`] =
+        Array.from(
+          { length: 1000 },
+          (_, i) => `export const value${f}_${i} = ${i} // line ${i}`
+        ).join('\n') + '\n'
+    }
+    const run = await check(repository(files), call => answer(call))
+    for (const call of run.calls) {
+      // The 60,000-token evidence budget, plus the instructions and the rubric.
+      expect(countTokens(call.text)).toBeLessThan(60_000 + 3_000)
+    }
+    const coverage = run.report.coverage as {
+      ratio: number
+      omitted: { path: string; reason: string; detail: string }[]
+    }
+    const leftOut = coverage.omitted.filter(o => o.reason === 'budget')
+    expect(leftOut.length).toBeGreaterThan(50)
+    expect(leftOut[0]?.detail).toMatch(/tokens/)
+    expect(coverage.ratio).toBeLessThan(0.5)
+    // Judges that saw part of the change cannot make it PASS.
+    expect(run.report).toMatchObject({
+      verdict: 'UNCLEAR',
+      reasons: [{ code: 'incomplete_coverage' }]
+    })
+    expect(run.code).toBe(2)
+  })
+})
