@@ -17,6 +17,9 @@ export class InputError extends Error {
 
 export const FAIL_ON = ['unclear', 'fail', 'never'] as const
 export type FailOn = (typeof FAIL_ON)[number]
+export const RUBRIC_SOURCES = ['base', 'head'] as const
+export const COMMENT_MODES = ['sticky', 'off'] as const
+export const DEFAULT_CHECK_NAME = 'rubric-council'
 
 /** The action's inputs, typed and checked (SPEC §7). */
 export interface ActionInputs {
@@ -29,6 +32,13 @@ export interface ActionInputs {
   readonly samples?: number
   readonly maxEvidenceTokens: number
   readonly exclude: readonly string[]
+  readonly rubricSource: (typeof RUBRIC_SOURCES)[number]
+  readonly comment: (typeof COMMENT_MODES)[number]
+  readonly checkName: string
+  /** Empty when no token is given: nothing is written to GitHub then. */
+  readonly githubToken: string
+  /** For workflow_dispatch: the pull request to review. */
+  readonly pullRequest: string
 }
 
 /** `getInput` returns '' for an input that is not set, as `@actions/core` does. */
@@ -57,12 +67,29 @@ export function readActionInputs(getInput: GetInput): ActionInputs {
     maxEvidenceTokens:
       optionalInteger(getInput, 'max-evidence-tokens', 1000, 10_000_000) ??
       DEFAULT_MAX_EVIDENCE_TOKENS,
+    rubricSource: oneOf(
+      'rubric-source',
+      getInput('rubric-source').trim() || 'base',
+      RUBRIC_SOURCES
+    ),
+    comment: oneOf('comment', getInput('comment').trim() || 'sticky', COMMENT_MODES),
+    checkName: checkName(getInput('check-name')),
+    githubToken: getInput('github-token').trim(),
+    pullRequest: getInput('pull-request').trim(),
     exclude: getInput('exclude')
       .split(/[\n,]/)
       .map(g => g.trim())
       .filter(g => g !== ''),
     ...(checker.trim() !== '' && { checker })
   }
+}
+
+function checkName(raw: string): string {
+  const name = raw.trim() || DEFAULT_CHECK_NAME
+  if (name.length > 100 || /[\r\n]/.test(name)) {
+    throw new InputError('check-name', raw, 'one line of at most 100 characters')
+  }
+  return name
 }
 
 /** A whole number within bounds, or undefined when the input is empty. */

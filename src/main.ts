@@ -3,18 +3,24 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { actionsGateLog } from './action/log.js'
 import { publish } from './action/publish.js'
+import { chooseRubric, historyEntry, publishToPullRequest } from './action/review.js'
 import { createCouncil } from './council/council.js'
 import { evaluate } from './engine.js'
-import { noEvidence, pullRequestEvidence } from './evidence/git-source.js'
-import { readPullRequest } from './github/event.js'
-import { InputError, readActionInputs, type FailOn } from './inputs.js'
+import { pullRequestEvidence } from './evidence/git-source.js'
+import { createGitHub } from './github/client.js'
+import { commentMarker } from './report/comment.js'
+import { findComments, whoAmI, type IssueComment } from './github/comment.js'
+import { readRunContext } from './github/event.js'
+import { InputError, readActionInputs, type ActionInputs, type FailOn } from './inputs.js'
 import type { Evaluation } from './report/evaluation.js'
+import { readHistory } from './report/history.js'
 import { maskSecrets, secretValues } from './secrets.js'
 import { invalidVerdict } from './verdict/decide.js'
 
 /**
- * The action's composition root: inputs and environment in, engine, reports out. Zero arguments,
- * so that `@github/local-action` can drive it. Nothing that goes wrong leaves the step green.
+ * The action's composition root: inputs, event and clients in; engine; reports out. Zero
+ * arguments, so that `@github/local-action` can drive it. Nothing that goes wrong leaves the
+ * step green: every failure ends in a verdict with a named reason, or the step fails.
  */
 export async function run(): Promise<void> {
   const env = process.env
@@ -28,48 +34,96 @@ export async function run(): Promise<void> {
   let failOn: FailOn = 'unclear'
   let cwd = workspace
   try {
-    let evaluation: Evaluation
+    let inputs: ActionInputs
     try {
-      const inputs = readActionInputs(name => core.getInput(name))
-      failOn = inputs.failOn
-      cwd = resolve(workspace, inputs.workingDirectory)
-      const pr = await readPullRequest(env.GITHUB_EVENT_PATH)
-      const settings = {
-        maxTokens: inputs.maxEvidenceTokens,
-        exclude: inputs.exclude,
-        iteration: 1,
-        history: []
-      }
-      const evidence = pr
-        ? pullRequestEvidence({ ...settings, cwd: workspace, ...pr })
-        : noEvidence(
-            `this run (event "${env.GITHUB_EVENT_NAME ?? 'unknown'}") is not for a pull request, so there is no change to review`
-          )
-      const council = createCouncil({
-        env,
-        models: inputs.models,
-        ...(inputs.samples !== undefined && { samples: inputs.samples }),
-        mask
-      })
-      evaluation = await evaluate(
-        {
-          path: inputs.rubric,
-          ...(inputs.checker !== undefined && { checker: inputs.checker }),
-          cwd,
-          tempDir
-        },
-        { council, evidence, log: actionsGateLog(), env }
-      )
+      inputs = readActionInputs(name => core.getInput(name))
     } catch (error) {
       if (!(error instanceof InputError)) throw error
-      evaluation = {
-        verdict: invalidVerdict('invalid_input', error.message),
-        rubric: { path: '', source: 'file', problems: [], counts: { gates: 0, must: 0, nice: 0 } },
-        gates: [],
-        iteration: 1
+      await publish(unusable('invalid_input', error.message), { failOn, tempDir, workspace, cwd })
+      return
+    }
+    failOn = inputs.failOn
+    cwd = resolve(workspace, inputs.workingDirectory)
+    const context = { failOn, tempDir, workspace, cwd }
+
+    const github = createGitHub(
+      inputs.githubToken,
+      env.GITHUB_API_URL ?? 'https://api.github.com',
+      core.warning
+    )
+    const run = await readRunContext({
+      eventName: env.GITHUB_EVENT_NAME,
+      eventPath: env.GITHUB_EVENT_PATH,
+      repository: env.GITHUB_REPOSITORY,
+      pullRequestInput: inputs.pullRequest,
+      getPullRequest: async (owner, repo, pull_number) =>
+        (await github.rest.pulls.get({ owner, repo, pull_number })).data
+    })
+    if (run.kind === 'skip') {
+      core.notice(`Rubric Council: ${run.message}`)
+      return
+    }
+    if (run.kind === 'unsupported') {
+      await publish(unusable('invalid_input', run.message), context)
+      return
+    }
+
+    // The comment holds the history: read it first, so the judges see the earlier iterations.
+    const marker = commentMarker(inputs.checkName)
+    let existing: readonly IssueComment[] = []
+    let author: string | undefined
+    if (inputs.comment === 'sticky') {
+      try {
+        author = await whoAmI(github)
+        existing = await findComments(github, {
+          owner: run.owner,
+          repo: run.repo,
+          issue: run.pr.number,
+          marker,
+          author
+        })
+      } catch (error) {
+        core.warning(
+          `Could not read the pull request's comments: ${error instanceof Error ? error.message : String(error)}`
+        )
       }
     }
-    await publish(evaluation, { failOn, tempDir, workspace, cwd })
+    const prior = existing[0] ? readHistory(existing[0].body) : []
+
+    const { choice, review } = await chooseRubric(github, run, inputs, { workspace, cwd, tempDir })
+    const evidence = pullRequestEvidence({
+      cwd: workspace,
+      baseSha: run.pr.baseSha,
+      headSha: run.pr.headSha,
+      title: run.pr.title,
+      body: run.pr.body,
+      maxTokens: inputs.maxEvidenceTokens,
+      exclude: inputs.exclude,
+      iteration: prior.length + 1,
+      history: prior
+    })
+    const council = createCouncil({
+      env,
+      models: inputs.models,
+      ...(inputs.samples !== undefined && { samples: inputs.samples }),
+      mask
+    })
+    const evaluated = await evaluate(
+      choice,
+      { council, evidence, log: actionsGateLog(), env },
+      prior.length + 1
+    )
+    const evaluation: Evaluation = {
+      ...evaluated,
+      history: [...prior, historyEntry(evaluated, run.pr.headSha)],
+      ...(review && { rubricReview: review })
+    }
+
+    const commentUrl = await publishToPullRequest(github, run, inputs, evaluation, {
+      existing,
+      detailsUrl: runUrl(env)
+    })
+    await publish(evaluation, { ...context, ...(commentUrl !== undefined && { commentUrl }) })
   } catch (error) {
     // A bug: whatever was thrown, Error or not, fails the step with a name.
     core.setOutput('verdict', 'UNCLEAR')
@@ -80,4 +134,19 @@ export async function run(): Promise<void> {
     )
     process.exitCode = 2
   }
+}
+
+/** An evaluation that stopped before any rubric was read. */
+function unusable(code: 'invalid_input', message: string): Evaluation {
+  return {
+    verdict: invalidVerdict(code, message),
+    rubric: { path: '', source: 'file', problems: [], counts: { gates: 0, must: 0, nice: 0 } },
+    gates: [],
+    iteration: 1
+  }
+}
+
+function runUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const { GITHUB_SERVER_URL: server, GITHUB_REPOSITORY: repository, GITHUB_RUN_ID: id } = env
+  return server && repository && id ? `${server}/${repository}/actions/runs/${id}` : undefined
 }

@@ -21,6 +21,7 @@ export interface PublishContext {
   /** The repository root, for annotation paths, and the directory rubric paths are relative to. */
   readonly workspace: string
   readonly cwd: string
+  readonly commentUrl?: string
 }
 
 /** Writes everything the action reports, then ends the step per `fail-on`. */
@@ -51,6 +52,7 @@ export async function publish(evaluation: Evaluation, context: PublishContext): 
   core.setOutput('recommendation', verdict.recommendation)
   core.setOutput('rubric-hash', rubric.hash ?? '')
   core.setOutput('report', reportPath)
+  core.setOutput('comment-url', context.commentUrl ?? '')
 
   const headline = `Rubric Council: ${verdict.verdict}${verdict.reasons.length > 0 ? ` (${verdict.reasons.map(r => r.code).join(', ')})` : ''}`
   if (stepFails(verdict, context.failOn)) {

@@ -1,7 +1,7 @@
 import { buildEvidence } from './build.js'
 import { parseUnifiedDiff } from './diff.js'
 import { defaultBase, diffFromMergeBase, localDiff, runGit, type Run } from './git.js'
-import { EvidenceUnavailableError, type EvidenceSource } from './source.js'
+import type { EvidenceSource } from './source.js'
 import type { PriorIteration } from './types.js'
 
 export interface EvidenceSettings {
@@ -67,12 +67,5 @@ export function localEvidence(
         history: options.history
       })
     }
-  }
-}
-
-/** For runs without a pull request: the judges cannot be shown a change, so they are not asked. */
-export function noEvidence(reason: string): EvidenceSource {
-  return {
-    collect: () => Promise.reject(new EvidenceUnavailableError(reason))
   }
 }

@@ -1,5 +1,7 @@
 import type { CouncilOutcome } from '../council/types.js'
 import type { Evidence } from '../evidence/types.js'
+import type { RubricDiff } from '../rubric/diff.js'
+import type { HistoryEntry } from './history.js'
 import type { GateResult } from '../gates/types.js'
 import type { RubricIssue } from '../rubric/errors.js'
 import type { RubricSourceKind } from '../rubric/types.js'
@@ -18,6 +20,15 @@ export interface RubricInfo {
   readonly counts: { readonly gates: number; readonly must: number; readonly nice: number }
 }
 
+export interface RubricReview {
+  /** `base`: read at the base commit (a PR cannot weaken its own gate); `head`: the PR's own. */
+  readonly source: 'base' | 'head'
+  /** Why the source differs from what was asked (e.g. the base has no rubric yet). */
+  readonly note?: string
+  /** Set when the pull request changes the rubric. */
+  readonly diff?: RubricDiff
+}
+
 /** One evaluation, everything the reports are rendered from. */
 export interface Evaluation {
   readonly verdict: Verdict
@@ -27,5 +38,9 @@ export interface Evaluation {
   readonly council?: CouncilOutcome
   /** What the judges were shown, with its coverage receipt; absent when they were not asked. */
   readonly evidence?: Evidence
+  /** Every run on this pull request, this one last; absent outside a pull request. */
+  readonly history?: readonly HistoryEntry[]
+  /** Where the rubric came from and what the pull request changed in it. */
+  readonly rubricReview?: RubricReview
   readonly iteration: number
 }

@@ -100,6 +100,21 @@ export function toJsonReport(evaluation: Evaluation): Record<string, unknown> {
         }
       : null,
     iteration: evaluation.iteration,
-    history: []
+    history: (evaluation.history ?? []).map(h => ({
+      iteration: h.iteration,
+      commit: h.commit,
+      verdict: h.verdict,
+      summary: h.summary,
+      rubric_hash: h.rubricHash,
+      reasons: h.reasons
+    })),
+    rubric_review: evaluation.rubricReview
+      ? {
+          source: evaluation.rubricReview.source,
+          note: evaluation.rubricReview.note ?? null,
+          changes: evaluation.rubricReview.diff?.changes ?? [],
+          weakened: evaluation.rubricReview.diff?.weakened ?? false
+        }
+      : null
   }
 }

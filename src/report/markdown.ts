@@ -20,6 +20,7 @@ import {
 } from './budget.js'
 import { abbreviate, code, escapeCell, escapeHtml, escapeMarkdown, fenceFor } from './escape.js'
 import type { Evaluation } from './evaluation.js'
+import type { HistoryEntry } from './history.js'
 import { isMet, summaryLine } from './summary.js'
 
 /** GitHub refuses issue comments longer than this. */
@@ -55,6 +56,7 @@ function buildDoc(evaluation: Evaluation): Doc {
   }
   if (verdict.reasons.length > 0) head.push('\n')
   head.push(`Recommendation: **${verdict.recommendation}**\n\n`)
+  head.push(...rubricAlerts(evaluation))
 
   const sections: Section[] = []
   if (evaluation.gates.length > 0) sections.push(gatesSection(evaluation.gates))
@@ -70,6 +72,9 @@ function buildDoc(evaluation: Evaluation): Doc {
   }
   // An input error stops before any rubric is read: there is nothing to say about one.
   if (evaluation.rubric.path !== '') sections.push(rubricSection(evaluation))
+  if (evaluation.history && evaluation.history.length > 0) {
+    sections.push(historySection(evaluation.history))
+  }
 
   const footer =
     `<sub>Rubric Council ${VERSION}` +
@@ -358,6 +363,25 @@ function judgesSection(runs: readonly JudgeRun[], quorum: number): Section {
   }
 }
 
+/** Said before anything else: a rubric the PR weakens, or read from somewhere unexpected. */
+function rubricAlerts(evaluation: Evaluation): Piece[] {
+  const review = evaluation.rubricReview
+  if (!review) return []
+  const out: Piece[] = []
+  if (review.diff?.weakened) {
+    const weakening = review.diff.changes.filter(c => c.weakens).map(c => c.text)
+    out.push(
+      review.source === 'base'
+        ? '> [!WARNING]\n> This pull request **weakens the rubric** that grades it; the verdict uses the rubric from the base branch. Weakened: '
+        : '> [!CAUTION]\n> This pull request **weakens the rubric** that grades it, and the rubric is read from the pull request itself (`rubric-source: head`). Weakened: ',
+      prose(weakening.join('; '), REASON_FLOOR),
+      '\n\n'
+    )
+  }
+  if (review.note) out.push('> [!NOTE]\n> ', prose(review.note, REASON_FLOOR), '\n\n')
+  return out
+}
+
 function rubricSection(evaluation: Evaluation): Section {
   const { rubric } = evaluation
   const facts = [
@@ -372,6 +396,22 @@ function rubricSection(evaluation: Evaluation): Section {
       priority: 95
     })
   }
+  const review = evaluation.rubricReview
+  const diff = review?.diff
+  if (review && diff && diff.changes.length > 0) {
+    blocks.push({
+      pieces: [
+        `This pull request changes the rubric${review.source === 'base' ? ' (the verdict uses the base branch’s)' : ''}:\n\n`,
+        ...diff.changes.flatMap(c => [
+          `- ${c.weakens ? '⚠️ **weakens:** ' : ''}`,
+          prose(c.text),
+          '\n'
+        ]),
+        '\n'
+      ],
+      priority: 85
+    })
+  }
   if (rubric.materialised) {
     blocks.push({
       pieces: [
@@ -381,13 +421,43 @@ function rubricSection(evaluation: Evaluation): Section {
       priority: 5
     })
   }
+  const source = evaluation.rubricReview ? ` · read from the ${evaluation.rubricReview.source}` : ''
+  const changed =
+    diff && diff.changes.length > 0
+      ? ` · changed by this PR${diff.weakened ? ', weakened' : ''}`
+      : ''
   return {
     open: [
-      `<details>\n<summary><b>Rubric</b>${rubric.title ? ` · ${escapeHtml(rubric.title)}` : ''}</summary>\n\n${facts}\n\n`
+      `<details>\n<summary><b>Rubric</b>${rubric.title ? ` · ${escapeHtml(rubric.title)}` : ''}${source}${changed}</summary>\n\n${facts}\n\n`
     ],
     blocks,
     close: ['\n</details>\n\n'],
     omitted: () => '*The rubric text is not shown here.*\n'
+  }
+}
+
+function historySection(history: readonly HistoryEntry[]): Section {
+  const rows = history.map((entry, i) => {
+    const previous = history[i - 1]
+    const changed = previous !== undefined && previous.rubricHash !== entry.rubricHash
+    const cells = [
+      String(entry.iteration),
+      code(entry.commit.slice(0, 7)),
+      `${ICON[entry.verdict]} ${entry.verdict}`,
+      escapeCell(entry.summary || entry.reasons.join(', ') || '—'),
+      `${code(entry.rubricHash)}${changed ? ' ✎ changed' : ''}`
+    ]
+    // The newest iterations matter most; the oldest go first when space runs out.
+    return { pieces: [`| ${cells.join(' | ')} |\n`], priority: 40 + (i / history.length) * 10 }
+  })
+  return {
+    open: [
+      `<details>\n<summary><b>Iterations</b> · ${history.length}</summary>\n\n`,
+      '| # | commit | verdict | summary | rubric |\n| --- | --- | --- | --- | --- |\n'
+    ],
+    blocks: rows,
+    close: ['\n</details>\n\n'],
+    omitted: n => `| | | | ${n} earlier iteration${n === 1 ? '' : 's'} not shown | |\n`
   }
 }
 

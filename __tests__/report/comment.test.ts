@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest'
+import { commentMarker, renderComment } from '../../src/report/comment.js'
+import {
+  MAX_HISTORY,
+  readHistory,
+  writeHistory,
+  type HistoryEntry
+} from '../../src/report/history.js'
+import { COMMENT_LIMIT } from '../../src/report/markdown.js'
+import { diffRubrics } from '../../src/rubric/diff.js'
+import { evaluationOf, gateResult, judgeRun, SEARCH_RUBRIC } from '../helpers/evaluation.js'
+import { parse } from '../helpers/rubric.js'
+
+const entry = (iteration: number, rubricHash = 'aaaaaaaaaaaa'): HistoryEntry => ({
+  iteration,
+  commit: `${iteration}`.padStart(7, '0') + 'abcdef',
+  verdict: iteration % 2 ? 'FAIL' : 'PASS',
+  summary: `gates 1/1 · must ${iteration}/3`,
+  rubricHash,
+  reasons: iteration % 2 ? ['criterion_failed'] : []
+})
+
+describe('the history kept in the comment', () => {
+  it('round-trips through the hidden state, and ignores anything unreadable', () => {
+    const history = [entry(1), entry(2, 'bbbbbbbbbbbb')]
+    const body = `<!-- rubric-council:x -->\nreport\n${writeHistory(history)}\n`
+    expect(readHistory(body)).toEqual(history)
+    expect(readHistory('no state here')).toEqual([])
+    expect(readHistory('<!-- rubric-council-state:!!notbase64 -->')).toEqual([])
+    const forged = Buffer.from(JSON.stringify({ v: 1, history: [{ iteration: -1 }] })).toString(
+      'base64'
+    )
+    expect(readHistory(`<!-- rubric-council-state:${forged} -->`)).toEqual([])
+  })
+
+  it('keeps the newest iterations when there are too many', () => {
+    const history = Array.from({ length: MAX_HISTORY + 5 }, (_, i) => entry(i + 1))
+    expect(readHistory(writeHistory(history)).map(h => h.iteration)).toEqual(
+      history.slice(5).map(h => h.iteration)
+    )
+  })
+})
+
+describe('the sticky comment', () => {
+  const gates = [gateResult('npm test', 'pass')]
+  const council = {
+    runs: ['openai:a', 'openai:b'].map(judge => judgeRun(SEARCH_RUBRIC, { judge })),
+    quorum: 2
+  }
+
+  it('starts with the marker, shows the iterations with rubric changes marked, and ends with the state', () => {
+    const history = [entry(1), entry(2), entry(3, 'cccccccccccc')]
+    const body = renderComment(
+      { ...evaluationOf(SEARCH_RUBRIC, gates, council), history, iteration: 3 },
+      'rubric-council'
+    )
+    expect(body.split('\n')[0]).toBe('<!-- rubric-council:rubric-council -->')
+    expect(body).toContain('<summary><b>Iterations</b> · 3</summary>')
+    expect(body).toContain(
+      '| 3 | <code>0000003</code> | ❌ FAIL | gates 1/1 · must 3/3 | <code>cccccccccccc</code> ✎ changed |'
+    )
+    expect(body).toContain('| 2 | <code>0000002</code> | ✅ PASS |')
+    expect(readHistory(body)).toEqual(history)
+  })
+
+  it('fits the comment limit with a long history and huge reasonings, keeping the state whole', () => {
+    const history = Array.from({ length: MAX_HISTORY }, (_, i) => entry(i + 1))
+    const huge = {
+      runs: ['openai:a', 'openai:b', 'openai:c'].map(judge =>
+        judgeRun(SEARCH_RUBRIC, { judge, reasoning: () => 'x'.repeat(40_000) })
+      ),
+      quorum: 2
+    }
+    const body = renderComment(
+      { ...evaluationOf(SEARCH_RUBRIC, gates, huge), history, iteration: MAX_HISTORY },
+      'rubric-council'
+    )
+    expect(body.length).toBeLessThanOrEqual(COMMENT_LIMIT)
+    expect(readHistory(body)).toEqual(history)
+  })
+
+  it('keeps check names apart, and a name cannot end the marker', () => {
+    expect(commentMarker('rubric-council')).not.toBe(commentMarker('security'))
+    expect(commentMarker('a --> b')).toBe('<!-- rubric-council:a _ b -->')
+  })
+
+  it('warns at the top when the pull request weakens its rubric', () => {
+    const weaker = parse(
+      SEARCH_RUBRIC.text.replace('- `ruff check src/search/`\n', ''),
+      '.github/rubric.md'
+    )
+    const diff = diffRubrics(SEARCH_RUBRIC, weaker)
+    const body = renderComment(
+      { ...evaluationOf(SEARCH_RUBRIC, gates, council), rubricReview: { source: 'base', diff } },
+      'rubric-council'
+    )
+    expect(body).toContain(
+      '> [!WARNING]\n> This pull request **weakens the rubric** that grades it; the verdict uses the rubric from the base branch. Weakened: gate \\`ruff check src/search/\\` removed'
+    )
+    expect(body).toContain('- ⚠️ **weakens:** gate \\`ruff check src/search/\\` removed')
+    expect(body).toContain(
+      '<summary><b>Rubric</b> · Search feature · read from the base · changed by this PR, weakened</summary>'
+    )
+  })
+})

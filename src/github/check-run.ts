@@ -1,0 +1,106 @@
+import type { FailOn } from '../inputs.js'
+import type { Evaluation } from '../report/evaluation.js'
+import { renderMarkdown } from '../report/markdown.js'
+import { summaryLine } from '../report/summary.js'
+import type { Severity } from '../council/types.js'
+import type { VerdictKind } from '../verdict/types.js'
+import type { GitHub } from './client.js'
+import { describeFailure, type Repo } from './comment.js'
+
+/** GitHub accepts at most 50 annotations per request, and 65,535 characters of summary. */
+const ANNOTATIONS_PER_REQUEST = 50
+const SUMMARY_LIMIT = 65_535
+
+export type Conclusion = 'success' | 'failure' | 'action_required' | 'neutral'
+
+/**
+ * SPEC §7: PASS → success, FAIL → failure, UNCLEAR → action_required while `fail-on` makes UNCLEAR
+ * fail, else neutral (which a required check treats as passing, so only when asked for).
+ */
+export function conclusionOf(verdict: VerdictKind, failOn: FailOn): Conclusion {
+  if (verdict === 'PASS') return 'success'
+  if (verdict === 'FAIL') return failOn === 'never' ? 'neutral' : 'failure'
+  return failOn === 'unclear' ? 'action_required' : 'neutral'
+}
+
+const LEVEL: Readonly<Record<Severity, 'failure' | 'warning' | 'notice'>> = {
+  critical: 'failure',
+  major: 'failure',
+  minor: 'warning',
+  info: 'notice'
+}
+
+export interface Annotation {
+  readonly path: string
+  readonly start_line: number
+  readonly end_line: number
+  readonly annotation_level: 'failure' | 'warning' | 'notice'
+  readonly title: string
+  readonly message: string
+}
+
+/** Findings with a path and a line, as check-run annotations. */
+export function annotationsOf(evaluation: Evaluation): Annotation[] {
+  return evaluation.verdict.findings.flatMap(f =>
+    f.path !== undefined && f.line !== undefined && f.line > 0
+      ? [
+          {
+            path: f.path,
+            start_line: f.line,
+            end_line: f.line,
+            annotation_level: LEVEL[f.severity],
+            title: `${f.severity}: ${f.title}`.slice(0, 255),
+            message: `${f.evidence}\n— ${f.judge}`.slice(0, 64_000)
+          }
+        ]
+      : []
+  )
+}
+
+export type CheckRunOutcome =
+  | { readonly action: 'created'; readonly url: string }
+  | { readonly action: 'failed'; readonly reason: string }
+
+/** The check run named `name` on the head commit, its annotations in batches of 50. */
+export async function publishCheckRun(
+  github: GitHub,
+  where: Repo & { readonly headSha: string; readonly name: string; readonly detailsUrl?: string },
+  evaluation: Evaluation,
+  failOn: FailOn
+): Promise<CheckRunOutcome> {
+  const annotations = annotationsOf(evaluation)
+  const output = (
+    batch: readonly Annotation[]
+  ): { title: string; summary: string; annotations: Annotation[] } => ({
+    title:
+      `${evaluation.verdict.verdict}: ${summaryLine(evaluation) || evaluation.verdict.reasons.map(r => r.code).join(', ') || 'no details'}`.slice(
+        0,
+        255
+      ),
+    summary: renderMarkdown(evaluation, { budget: SUMMARY_LIMIT }),
+    annotations: [...batch]
+  })
+  try {
+    const { data } = await github.rest.checks.create({
+      owner: where.owner,
+      repo: where.repo,
+      name: where.name,
+      head_sha: where.headSha,
+      status: 'completed',
+      conclusion: conclusionOf(evaluation.verdict.verdict, failOn),
+      ...(where.detailsUrl !== undefined && { details_url: where.detailsUrl }),
+      output: output(annotations.slice(0, ANNOTATIONS_PER_REQUEST))
+    })
+    for (let i = ANNOTATIONS_PER_REQUEST; i < annotations.length; i += ANNOTATIONS_PER_REQUEST) {
+      await github.rest.checks.update({
+        owner: where.owner,
+        repo: where.repo,
+        check_run_id: data.id,
+        output: output(annotations.slice(i, i + ANNOTATIONS_PER_REQUEST))
+      })
+    }
+    return { action: 'created', url: data.html_url ?? '' }
+  } catch (error) {
+    return { action: 'failed', reason: describeFailure(error, 'create the check run') }
+  }
+}

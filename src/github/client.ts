@@ -1,0 +1,61 @@
+import { getOctokit } from '@actions/github'
+import { retry } from '@octokit/plugin-retry'
+import { throttling } from '@octokit/plugin-throttling'
+
+export type GitHub = ReturnType<typeof getOctokit>
+
+/** Retries after a rate limit (primary or secondary) this many times before giving up. */
+const RATE_LIMIT_RETRIES = 2
+
+/**
+ * Octokit for the action: base URL from GITHUB_API_URL (so GitHub Enterprise Server works), 5xx
+ * and network failures retried, primary and secondary rate limits waited out a few times.
+ */
+export function createGitHub(
+  token: string,
+  baseUrl: string,
+  warn: (message: string) => void
+): GitHub {
+  return getOctokit(
+    token,
+    {
+      baseUrl,
+      throttle: {
+        onRateLimit: (
+          retryAfter: number,
+          options: { method: string; url: string },
+          _octokit: unknown,
+          retryCount: number
+        ) => {
+          warn(
+            `GitHub rate limit on ${options.method} ${options.url}; ${retryCount < RATE_LIMIT_RETRIES ? `retrying in ${retryAfter} s` : 'giving up'}`
+          )
+          return retryCount < RATE_LIMIT_RETRIES
+        },
+        onSecondaryRateLimit: (
+          retryAfter: number,
+          options: { method: string; url: string },
+          _octokit: unknown,
+          retryCount: number
+        ) => {
+          warn(
+            `GitHub secondary rate limit on ${options.method} ${options.url}; ${retryCount < RATE_LIMIT_RETRIES ? `retrying in ${retryAfter} s` : 'giving up'}`
+          )
+          return retryCount < RATE_LIMIT_RETRIES
+        }
+      }
+    },
+    retry,
+    throttling
+  )
+}
+
+/** The HTTP status of an Octokit error, if it has one. */
+export function statusOf(error: unknown): number | undefined {
+  return typeof error === 'object' &&
+    error !== null &&
+    'status' in error &&
+    typeof error.status === 'number'
+    ? error.status
+    : undefined
+}

@@ -1,0 +1,26 @@
+import type { Evaluation } from './evaluation.js'
+import { writeHistory } from './history.js'
+import { COMMENT_LIMIT, renderMarkdown } from './markdown.js'
+
+/**
+ * The hidden first line that finds our comment again: one comment per pull request and check
+ * name. Characters that could end the HTML comment are replaced.
+ */
+export function commentMarker(checkName: string): string {
+  return `<!-- rubric-council:${checkName.replace(/-->|[\r\n]/g, '_')} -->`
+}
+
+/**
+ * The sticky comment: the marker, the report (with the iteration history), and the history as
+ * hidden state, together never over GitHub's 65,536 characters.
+ */
+export function renderComment(
+  evaluation: Evaluation,
+  checkName: string,
+  limit = COMMENT_LIMIT
+): string {
+  const marker = `${commentMarker(checkName)}\n`
+  const state = `\n${writeHistory(evaluation.history ?? [])}\n`
+  const report = renderMarkdown(evaluation, { budget: limit - marker.length - state.length })
+  return marker + report + state
+}
