@@ -1,91 +1,104 @@
-import { execFile } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { promisify } from 'node:util'
-import { execFileSync } from 'node:child_process'
-import { describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { readFileSync } from 'node:fs'
+import { readHistory } from '../src/report/history.js'
 import { rubricHash } from '../src/rubric/hash.js'
+import {
+  OWNER,
+  pullRequestEvent,
+  pullRequestJson,
+  Repository,
+  REPO,
+  runAction,
+  type ActionRun
+} from './helpers/action-run.js'
+import { startGitHubStandIn, type GitHubStandIn } from './helpers/github-standin.js'
 import { startProviderStandIn } from './helpers/provider-standin.js'
 
-const ROOT = join(import.meta.dirname, '..')
-
-interface ActionRun {
-  readonly code: number
-  readonly stdout: string
-  readonly outputs: Record<string, string>
-  readonly summary: string
-}
-
 /**
- * Runs the bundled action as the runner does: `node dist/index.js` with the inputs as INPUT_*
- * variables (upper-cased, hyphens kept) and the file commands GITHUB_OUTPUT and GITHUB_STEP_SUMMARY.
+ * The bundled action end to end, as the runner runs it, against a GitHub stand-in that behaves
+ * like GitHub and rejects any request GitHub's OpenAPI description does not allow.
  */
-async function runAction(
-  inputs: Record<string, string>,
-  workspace: string,
-  extraEnv: Record<string, string> = {}
+
+const WRITE = 'ghs_writable_token_0001'
+const READ_ONLY = 'ghs_readonly_token_0002'
+const BOT = { login: 'github-actions[bot]', type: 'Bot' as const }
+const MARKER = '<!-- rubric-council:rubric-council -->'
+
+let github: GitHubStandIn
+let nextPr = 1
+beforeAll(async () => {
+  github = await startGitHubStandIn({ owner: OWNER, repo: REPO })
+  github.addToken(WRITE, { ...BOT, write: true })
+  github.addToken(READ_ONLY, { ...BOT, write: false })
+})
+afterEach(() => {
+  // Every request the action made is one GitHub's OpenAPI description allows.
+  expect(github.violations).toEqual([])
+})
+afterAll(async () => {
+  await github.close()
+})
+
+const gates = (commands: string[], options = ''): string =>
+  `${options ? `---\n${options}\n---\n` : ''}## Gates\n${commands.map(c => `- \`${c}\``).join('\n')}\n`
+
+interface PullRequest {
+  readonly repo: Repository
+  readonly number: number
+}
+
+/** A pull request: `base` files on main (also served by the API at the base commit), `head` on top. */
+function pullRequest(
+  base: Record<string, string>,
+  head: Record<string, string | null> = {}
+): PullRequest {
+  const repo = new Repository(base)
+  for (const [path, text] of Object.entries(base)) github.setFile(repo.baseSha, path, text)
+  repo.commit({ 'feature.ts': 'export const feature = 1\n', ...head }, 'feature')
+  const number = nextPr++
+  github.setPullRequest(number, pullRequestJson(repo, number))
+  return { repo, number }
+}
+
+/** A push to the pull request: a new head commit, which the API now reports. */
+function push(pr: PullRequest, files: Record<string, string | null>): void {
+  pr.repo.commit(files, 'push')
+  github.setPullRequest(pr.number, pullRequestJson(pr.repo, pr.number))
+}
+
+function run(
+  pr: PullRequest,
+  options: {
+    inputs?: Record<string, string>
+    token?: string
+    action?: string
+    eventName?: string
+    env?: Record<string, string>
+  } = {}
 ): Promise<ActionRun> {
-  const runnerTemp = mkdtempSync(join(tmpdir(), 'rc-runner-'))
-  const outputFile = join(runnerTemp, 'output')
-  const summaryFile = join(runnerTemp, 'summary')
-  writeFileSync(outputFile, '')
-  writeFileSync(summaryFile, '')
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '',
-    GITHUB_ACTIONS: 'true',
-    CI: 'true',
-    GITHUB_WORKSPACE: workspace,
-    GITHUB_OUTPUT: outputFile,
-    GITHUB_STEP_SUMMARY: summaryFile,
-    RUNNER_TEMP: runnerTemp,
-    ...extraEnv
-  }
-  for (const [name, value] of Object.entries(inputs)) env[`INPUT_${name.toUpperCase()}`] = value
-  const { code, stdout } = await promisify(execFile)(
-    process.execPath,
-    [join(ROOT, 'dist/index.js')],
-    {
-      env
-    }
-  ).then(
-    ({ stdout }) => ({ code: 0, stdout }),
-    (error: unknown) => error as { code: number; stdout: string }
-  )
-  return {
-    code,
-    stdout,
-    outputs: readOutputs(readFileSync(outputFile, 'utf8')),
-    summary: readFileSync(summaryFile, 'utf8')
-  }
+  return runAction({
+    workspace: pr.repo.dir,
+    eventName: options.eventName ?? 'pull_request',
+    eventPath: pullRequestEvent(pr.repo, {
+      number: pr.number,
+      ...(options.action && { action: options.action })
+    }),
+    apiUrl: github.url,
+    inputs: { 'github-token': options.token ?? WRITE, ...options.inputs },
+    ...(options.env && { env: options.env })
+  })
 }
 
-/** Reads the `name<<delimiter … delimiter` blocks @actions/core writes to GITHUB_OUTPUT. */
-function readOutputs(text: string): Record<string, string> {
-  const outputs: Record<string, string> = {}
-  const block = /^(.+?)<<(.+)\n([\s\S]*?)\n?\2$/gm
-  for (const match of text.matchAll(block)) outputs[match[1] ?? ''] = match[3] ?? ''
-  return outputs
-}
+const comments = (pr: PullRequest) => github.comments.get(pr.number) ?? []
+const checkRunsFor = (sha: string) => github.checkRuns.filter(c => c.head_sha === sha)
 
-function workspaceWith(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'rc-ws-'))
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(join(dir, path, '..'), { recursive: true })
-    writeFileSync(join(dir, path), text)
-  }
-  return dir
-}
-
-const GATES = (commands: string[], options = ''): string =>
-  `${options ? `---\ngates: ${options}\n---\n` : ''}## Gates\n${commands.map(c => `- \`${c}\``).join('\n')}\n`
-
-describe('the action on a gates-only rubric (dist/index.js, run as the runner runs it)', () => {
-  it('passes when every gate passes', async () => {
-    const rubric = GATES(['echo building', 'test -d .'])
-    const run = await runAction({}, workspaceWith({ '.github/rubric.md': rubric }))
-    expect(run.code).toBe(0)
-    expect(run.outputs).toMatchObject({
+describe('a gates-only rubric on a pull request', () => {
+  it('passes when every gate passes, with the comment, the check run, outputs and summary', async () => {
+    const rubric = gates(['echo building', 'test -d .'])
+    const pr = pullRequest({ '.github/rubric.md': rubric })
+    const result = await run(pr)
+    expect(result.code).toBe(0)
+    expect(result.outputs).toMatchObject({
       verdict: 'PASS',
       'exit-code': '0',
       score: '',
@@ -94,180 +107,337 @@ describe('the action on a gates-only rubric (dist/index.js, run as the runner ru
       recommendation: 'ACCEPT',
       'rubric-hash': rubricHash(rubric)
     })
-    expect(run.summary).toContain('### ✅ Rubric Council: PASS')
-    expect(run.summary).toContain('**gates 2/2**')
-    // Each gate's output is a collapsible group in the log.
-    expect(run.stdout).toContain('::group::echo building\n')
-    expect(run.stdout).toMatch(/building\n(.*\n)*→ pass in/)
-    const report = JSON.parse(readFileSync(run.outputs.report ?? '', 'utf8')) as Record<
+    expect(result.summary).toContain('### ✅ Rubric Council: PASS')
+    expect(result.stdout).toContain('::group::echo building\n')
+    const report = JSON.parse(readFileSync(result.outputs.report ?? '', 'utf8')) as Record<
       string,
       unknown
     >
     expect(report).toMatchObject({
       schema: 'rubric-council/report@1',
       verdict: 'PASS',
-      exit_code: 0
+      iteration: 1
     })
+
+    const [comment] = comments(pr)
+    expect(comments(pr)).toHaveLength(1)
+    expect(comment?.body.split('\n')[0]).toBe(MARKER)
+    expect(comment?.body).toContain('### ✅ Rubric Council: PASS')
+    expect(result.outputs['comment-url']).toBe(comment?.html_url)
+    expect(checkRunsFor(pr.repo.headSha).map(c => [c.name, c.status, c.conclusion])).toEqual([
+      ['rubric-council', 'completed', 'success']
+    ])
   })
 
-  it('fails with exit code 1 when a gate fails', async () => {
-    const run = await runAction(
-      {},
-      workspaceWith({ '.github/rubric.md': GATES(['true', 'echo "2 tests failed" && exit 3']) })
-    )
-    expect(run.code).toBe(1)
-    expect(run.outputs).toMatchObject({
+  it('fails with exit code 1 when a gate fails, and the check run fails', async () => {
+    const pr = pullRequest({
+      '.github/rubric.md': gates(['true', 'echo "2 tests failed" && exit 3'])
+    })
+    const result = await run(pr)
+    expect(result.code).toBe(1)
+    expect(result.outputs).toMatchObject({
       verdict: 'FAIL',
       'exit-code': '1',
       reasons: 'gate_failed',
       recommendation: 'RETRY'
     })
-    expect(run.stdout).toContain('::error::Rubric Council: FAIL (gate_failed)')
-    expect(run.summary).toContain('### ❌ Rubric Council: FAIL')
-    expect(run.summary).toContain('fail (exit 3)')
-    expect(run.summary).toContain('2 tests failed')
+    expect(result.summary).toContain('fail (exit 3)')
+    expect(result.summary).toContain('2 tests failed')
+    expect(checkRunsFor(pr.repo.headSha)[0]?.conclusion).toBe('failure')
   })
 
   it('fails when a gate times out, and kills it', async () => {
+    const pr = pullRequest({ '.github/rubric.md': gates(['sleep 60'], 'gates: { timeout: 1 }') })
     const started = Date.now()
-    const run = await runAction(
-      {},
-      workspaceWith({ '.github/rubric.md': GATES(['sleep 60'], '{ timeout: 1 }') })
-    )
+    const result = await run(pr)
     expect(Date.now() - started).toBeLessThan(15_000)
-    expect(run.code).toBe(1)
-    expect(run.outputs).toMatchObject({ verdict: 'FAIL', reasons: 'gate_failed' })
-    expect(run.summary).toContain('| timeout |')
-    expect(run.summary).toContain('timed out after 1 s; the process group was killed')
+    expect([result.code, result.outputs.verdict, result.outputs.reasons]).toEqual([
+      1,
+      'FAIL',
+      'gate_failed'
+    ])
+    expect(result.summary).toContain('timed out after 1 s; the process group was killed')
   })
 
-  it('honours fail-on', async () => {
-    const failing = workspaceWith({ '.github/rubric.md': GATES(['false']) })
-    expect((await runAction({ 'fail-on': 'never' }, failing)).code).toBe(0)
-    expect((await runAction({ 'fail-on': 'fail' }, failing)).code).toBe(1)
-    const unclear = workspaceWith({ '.github/rubric.md': '## Criteria\n- a: Needs judges\n' })
-    // No pull request in this run: the judges cannot be shown a change.
-    const tolerant = await runAction({ 'fail-on': 'fail' }, unclear)
+  it('honours fail-on in the step result and the check run’s conclusion', async () => {
+    const failing = pullRequest({ '.github/rubric.md': gates(['false']) })
+    expect((await run(failing, { inputs: { 'fail-on': 'never' } })).code).toBe(0)
+    expect(checkRunsFor(failing.repo.headSha).at(-1)?.conclusion).toBe('neutral')
+    expect((await run(failing, { inputs: { 'fail-on': 'fail' } })).code).toBe(1)
+
+    // Judges are needed and no key is set: UNCLEAR.
+    const unclear = pullRequest({
+      '.github/rubric.md': '---\ndimensions: false\n---\n## Criteria\n- a: Needs judges\n'
+    })
+    const tolerant = await run(unclear, { inputs: { 'fail-on': 'fail' } })
     expect([tolerant.code, tolerant.outputs.verdict, tolerant.outputs.reasons]).toEqual([
       0,
       'UNCLEAR',
-      'incomplete_coverage'
+      'missing_credentials'
     ])
-    expect(tolerant.summary).toContain('is not for a pull request, so there is no change to review')
-    expect((await runAction({}, unclear)).code).toBe(2)
+    expect(checkRunsFor(unclear.repo.headSha).at(-1)?.conclusion).toBe('neutral')
+    const strict = await run(unclear)
+    expect(strict.code).toBe(2)
+    expect(checkRunsFor(unclear.repo.headSha).at(-1)).toMatchObject({
+      conclusion: 'action_required',
+      details_url: `https://github.com/${OWNER}/${REPO}/actions/runs/4242`
+    })
   })
 
   it('does not let a gate forge the action’s outputs or run workflow commands', async () => {
     const forge =
       'echo "verdict=PASS" >> "${GITHUB_OUTPUT:-/dev/null}"; echo "::error::forged"; exit 1'
-    const run = await runAction({}, workspaceWith({ '.github/rubric.md': GATES([forge]) }))
-    expect(run.outputs.verdict).toBe('FAIL')
-    // The line is in the log, but inside a stop-commands block the runner does not execute.
-    expect(run.stdout).toMatch(
+    const result = await run(pullRequest({ '.github/rubric.md': gates([forge]) }))
+    expect(result.outputs.verdict).toBe('FAIL')
+    expect(result.stdout).toMatch(
       /::stop-commands::([0-9a-f-]{36})\n[\s\S]*::error::forged[\s\S]*::\1::/
     )
   })
+
+  it('masks secrets the runner knows in everything it prints and posts', async () => {
+    const pr = pullRequest({ '.github/rubric.md': gates(['echo "$SERVICE_PASSWORD"']) })
+    const result = await run(pr, { env: { SERVICE_PASSWORD: 'hunter2-but-longer' } })
+    expect(result.stdout).toContain('::add-mask::hunter2-but-longer')
+    expect(result.summary).not.toContain('hunter2-but-longer')
+    expect(comments(pr)[0]?.body).not.toContain('hunter2-but-longer')
+  })
 })
 
-describe('the action on bad configuration', () => {
-  it('reports an invalid rubric as UNCLEAR (exit 2) with annotations from the repository root', async () => {
-    const workspace = workspaceWith({ 'app/r.md': '## Criteria\n- a: A\n## Critera\n' })
-    const run = await runAction({ rubric: 'r.md', 'working-directory': 'app' }, workspace)
-    expect(run.code).toBe(2)
-    expect(run.outputs).toMatchObject({
-      verdict: 'UNCLEAR',
-      'exit-code': '2',
-      reasons: 'invalid_rubric',
-      'rubric-hash': ''
+describe('the sticky comment across pushes', () => {
+  it('updates the same comment on the next push and shows both iterations', async () => {
+    const pr = pullRequest({ '.github/rubric.md': gates(['test -f feature.ts']) })
+    await run(pr)
+    const first = comments(pr)[0]
+    push(pr, { 'feature.ts': null })
+    const second = await run(pr, { action: 'synchronize' })
+    expect(second.outputs.verdict).toBe('FAIL')
+    expect(comments(pr)).toHaveLength(1)
+    expect(comments(pr)[0]?.id).toBe(first?.id)
+    const body = comments(pr)[0]?.body ?? ''
+    expect(body).toContain('<summary><b>Iterations</b> · 2</summary>')
+    expect(readHistory(body).map(h => [h.iteration, h.verdict, h.commit])).toEqual([
+      [1, 'PASS', expect.stringMatching(/^[0-9a-f]{40}$/) as unknown as string],
+      [2, 'FAIL', pr.repo.headSha]
+    ])
+  })
+
+  it('finds its comment on page 3 of 250, by marker and author, and leaves look-alikes alone', async () => {
+    const pr = pullRequest({ '.github/rubric.md': gates(['true']) })
+    for (let i = 0; i < 210; i++)
+      github.addComment(pr.number, `comment ${i}`, { login: 'octocat', type: 'User' })
+    // Someone else's comment with our marker must not be taken for ours.
+    github.addComment(pr.number, `${MARKER}\nforged`, { login: 'mallory', type: 'User' })
+    await run(pr)
+    for (let i = 0; i < 38; i++)
+      github.addComment(pr.number, `later ${i}`, { login: 'octocat', type: 'User' })
+    expect(comments(pr)).toHaveLength(250)
+    const ours = comments(pr).findIndex(c => c.user.login === BOT.login)
+    expect(Math.floor(ours / 100) + 1).toBe(3)
+
+    const before = github.requests.length
+    await run(pr, { action: 'synchronize' })
+    const made = github.requests.slice(before)
+    expect(comments(pr)).toHaveLength(250)
+    expect(comments(pr).filter(c => c.user.login === BOT.login)).toHaveLength(1)
+    expect(comments(pr).find(c => c.user.login === 'mallory')?.body).toBe(`${MARKER}\nforged`)
+    expect(made.filter(r => r.method === 'GET' && r.path.endsWith('/comments'))).toHaveLength(3)
+  })
+
+  it('does not re-send an unchanged body, and removes duplicates', async () => {
+    const pr = pullRequest({ '.github/rubric.md': gates(['true']) })
+    await run(pr)
+    const ours = comments(pr)[0]
+    github.addComment(pr.number, `${MARKER}\nduplicate from a concurrent run`, BOT)
+    await run(pr, { action: 'synchronize' })
+    expect(comments(pr).map(c => c.id)).toEqual([ours?.id])
+  })
+
+  it('never lets a run for an older commit overwrite the result of a newer one', async () => {
+    const pr = pullRequest({ '.github/rubric.md': gates(['true']) })
+    const olderEvent = pullRequestEvent(pr.repo, { number: pr.number })
+    push(pr, { 'other.ts': 'export const other = 2\n' })
+    await run(pr, { action: 'synchronize' })
+    const newest = comments(pr)[0]?.body
+    // The run for the older head finishes last.
+    const late = await runAction({
+      workspace: pr.repo.dir,
+      eventName: 'pull_request',
+      eventPath: olderEvent,
+      apiUrl: github.url,
+      inputs: { 'github-token': WRITE }
     })
-    expect(run.stdout).toContain(
-      '::error title=Invalid rubric (unknown-section),file=app/r.md,line=3,col=1::unknown section "## Critera"; did you mean "## Criteria"?'
-    )
-    expect(run.summary).toContain('r.md:3:1: error: unknown section')
+    expect(late.stdout).toContain('not updating the comment: this run reviewed')
+    expect(comments(pr)[0]?.body).toBe(newest)
   })
 
-  it('fails on a missing rubric even with fail-on: fail, never treating it as empty', async () => {
-    const run = await runAction({ 'fail-on': 'fail' }, workspaceWith({}))
-    expect(run.code).toBe(2)
-    expect(run.stdout).toContain(
-      '::error title=Invalid rubric (missing-file),file=.github/rubric.md::rubric file not found'
+  it('shortens a report over GitHub’s 65,536-character limit; the job summary keeps it whole', async () => {
+    const noisy = Array.from(
+      { length: 40 },
+      (_, i) =>
+        `head -c 9000 /dev/zero | tr '\\0' '${String.fromCharCode(97 + (i % 26))}' && exit ${i % 2}`
+    )
+    const pr = pullRequest({ '.github/rubric.md': gates(noisy) })
+    const result = await run(pr)
+    const body = comments(pr)[0]?.body ?? ''
+    expect(body.length).toBeLessThanOrEqual(65_536)
+    expect(body).toContain('This report was shortened to fit.')
+    expect(result.summary.length).toBeGreaterThan(65_536)
+    expect(readHistory(body)).toHaveLength(1)
+  })
+})
+
+describe('the rubric as a trust boundary', () => {
+  const BASE_RUBRIC = gates(['test -f feature.ts', 'test ! -f forbidden.txt'])
+
+  it('grades by the base’s rubric when the PR edits it, and shows what changed', async () => {
+    const pr = pullRequest(
+      { '.github/rubric.md': BASE_RUBRIC },
+      { '.github/rubric.md': gates(['test -f feature.ts', 'true']), 'forbidden.txt': 'x' }
+    )
+    const result = await run(pr)
+    expect(result.outputs).toMatchObject({
+      verdict: 'FAIL',
+      'rubric-hash': rubricHash(BASE_RUBRIC)
+    })
+    const body = comments(pr)[0]?.body ?? ''
+    expect(body).toContain(
+      'This pull request **weakens the rubric** that grades it; the verdict uses the rubric from the base branch.'
+    )
+    expect(body).toContain('gate \\`test ! -f forbidden.txt\\` removed')
+    expect(body).toContain('read from the base · changed by this PR, weakened')
+  })
+
+  it('with rubric-source: head, grades by the PR’s rubric and still flags the weakening', async () => {
+    const head = gates(['test -f feature.ts', 'true'])
+    const pr = pullRequest(
+      { '.github/rubric.md': BASE_RUBRIC },
+      { '.github/rubric.md': head, 'forbidden.txt': 'x' }
+    )
+    const result = await run(pr, { inputs: { 'rubric-source': 'head' } })
+    expect(result.outputs).toMatchObject({ verdict: 'PASS', 'rubric-hash': rubricHash(head) })
+    expect(comments(pr)[0]?.body).toContain('> [!CAUTION]')
+  })
+
+  it('shows a strengthened rubric without a warning', async () => {
+    const pr = pullRequest(
+      { '.github/rubric.md': gates(['true']) },
+      { '.github/rubric.md': gates(['true', 'test -f feature.ts']) }
+    )
+    await run(pr, { inputs: { 'rubric-source': 'head' } })
+    const body = comments(pr)[0]?.body ?? ''
+    expect(body).toContain('- gate \\`test -f feature.ts\\` added')
+    expect(body).not.toContain('weakens the rubric')
+  })
+
+  it('uses the PR’s own rubric, with a note, when the base has none yet', async () => {
+    const pr = pullRequest({ 'README.md': '# repo\n' }, { '.github/rubric.md': gates(['true']) })
+    const result = await run(pr)
+    expect(result.outputs.verdict).toBe('PASS')
+    expect(comments(pr)[0]?.body).toContain(
+      'The base branch has no rubric at .github/rubric.md yet'
     )
   })
 
-  it('builds the rubric from checker sugar and shows the materialised rubric', async () => {
-    const run = await runAction({ checker: 'test 1 -eq 1' }, workspaceWith({}))
-    expect(run.code).toBe(0)
-    expect(run.summary).toContain('Materialised from the `checker` input')
-    expect(run.summary).toContain('- `test 1 -eq 1`')
+  it('under pull_request_target, never uses the PR’s rubric', async () => {
+    const pr = pullRequest({ 'README.md': '# repo\n' }, { '.github/rubric.md': gates(['true']) })
+    const result = await run(pr, { eventName: 'pull_request_target' })
+    expect([result.code, result.outputs.verdict, result.outputs.reasons]).toEqual([
+      2,
+      'UNCLEAR',
+      'invalid_rubric'
+    ])
+    expect(result.summary).toContain('pull_request_target uses only the base branch’s rubric')
+  })
+
+  it('reports an invalid base rubric as UNCLEAR with annotations', async () => {
+    const pr = pullRequest({ 'app/r.md': '## Criteria\n- a: A\n## Critera\n' })
+    const result = await run(pr, { inputs: { rubric: 'r.md', 'working-directory': 'app' } })
+    expect([result.code, result.outputs.verdict, result.outputs.reasons]).toEqual([
+      2,
+      'UNCLEAR',
+      'invalid_rubric'
+    ])
+    expect(result.stdout).toContain(
+      '::error title=Invalid rubric (unknown-section),file=app/r.md,line=3,col=1::unknown section "## Critera"'
+    )
+  })
+})
+
+describe('without write permission', () => {
+  it('keeps the verdict, the summary and the outputs, and says why there is no comment or check run', async () => {
+    const pr = pullRequest({ '.github/rubric.md': gates(['false']) })
+    const result = await run(pr, { token: READ_ONLY })
+    expect([result.code, result.outputs.verdict, result.outputs['comment-url']]).toEqual([
+      1,
+      'FAIL',
+      ''
+    ])
+    expect(result.summary).toContain('### ❌ Rubric Council: FAIL')
+    expect(result.stdout).toContain(
+      '::warning::Rubric Council: no permission to comment on the pull request (403)'
+    )
+    expect(result.stdout).toContain(
+      '::warning::Rubric Council: no permission to create the check run (403)'
+    )
+    expect(comments(pr)).toHaveLength(0)
+    expect(checkRunsFor(pr.repo.headSha)).toHaveLength(0)
+  })
+})
+
+describe('events', () => {
+  it('reviews a pull request named by workflow_dispatch', async () => {
+    const pr = pullRequest({ '.github/rubric.md': gates(['true']) })
+    const result = await run(pr, {
+      eventName: 'workflow_dispatch',
+      inputs: { 'pull-request': String(pr.number) }
+    })
+    expect(result.outputs.verdict).toBe('PASS')
+    expect(comments(pr)).toHaveLength(1)
+  })
+
+  it('ends quietly, saying so, for a pull request event with nothing to review', async () => {
+    const pr = pullRequest({ '.github/rubric.md': gates(['false']) })
+    const result = await run(pr, { action: 'closed' })
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain(
+      '::notice::Rubric Council: nothing to review for pull_request.closed'
+    )
+    expect(comments(pr)).toHaveLength(0)
+  })
+
+  it('fails on an event that has no pull request', async () => {
+    const pr = pullRequest({ '.github/rubric.md': gates(['true']) })
+    const result = await run(pr, { eventName: 'push' })
+    expect([result.code, result.outputs.verdict, result.outputs.reasons]).toEqual([
+      2,
+      'UNCLEAR',
+      'invalid_input'
+    ])
+    expect(result.summary).toContain('this action reviews pull requests; the "push" event has none')
   })
 
   it('rejects an input it cannot use, quoting the value', async () => {
-    const run = await runAction({ 'fail-on': 'sometimes' }, ROOT)
-    expect(run.code).toBe(2)
-    expect(run.outputs).toMatchObject({ verdict: 'UNCLEAR', reasons: 'invalid_input' })
-    expect(run.stdout).toContain(
+    const pr = pullRequest({ '.github/rubric.md': gates(['true']) })
+    const result = await run(pr, { inputs: { 'fail-on': 'sometimes' } })
+    expect([result.code, result.outputs.reasons]).toEqual([2, 'invalid_input'])
+    expect(result.stdout).toContain(
       'input "fail-on" is "sometimes"; expected one of unclear, fail, never'
     )
   })
+})
 
-  it('masks secrets the runner knows in everything it prints', async () => {
-    const run = await runAction(
-      {},
-      workspaceWith({ '.github/rubric.md': GATES(['echo "$SERVICE_PASSWORD"']) }),
-      {
-        SERVICE_PASSWORD: 'hunter2-but-longer'
-      }
-    )
-    expect(run.stdout).toContain('::add-mask::hunter2-but-longer')
-    expect(run.summary).not.toContain('hunter2-but-longer')
+describe('checker sugar', () => {
+  it('builds the rubric from the checker input and shows the materialised rubric', async () => {
+    const pr = pullRequest({ 'README.md': '# repo\n' })
+    const result = await run(pr, { inputs: { checker: 'test 1 -eq 1' } })
+    expect(result.code).toBe(0)
+    expect(result.summary).toContain('Materialised from the `checker` input')
   })
 })
 
-describe('the action on a pull request, with judges', () => {
-  it('reviews the diff between the event’s base and head with the council, and reports it', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'rc-pr-'))
-    const git = (...args: string[]): string =>
-      execFileSync('git', args, {
-        cwd: dir,
-        encoding: 'utf8',
-        env: {
-          ...process.env,
-          GIT_AUTHOR_NAME: 't',
-          GIT_AUTHOR_EMAIL: 't@e',
-          GIT_COMMITTER_NAME: 't',
-          GIT_COMMITTER_EMAIL: 't@e'
-        }
-      }).trim()
-    git('init', '-q', '-b', 'main')
-    mkdirSync(join(dir, '.github'))
-    writeFileSync(
-      join(dir, '.github/rubric.md'),
-      '---\ndimensions: false\n---\n## Criteria\n- tested: The change is tested\n'
-    )
-    git('add', '-A')
-    git('commit', '-q', '-m', 'base')
-    const base = git('rev-parse', 'HEAD')
-    writeFileSync(join(dir, 'feature.ts'), 'export const feature = true\n')
-    git('add', '-A')
-    git('commit', '-q', '-m', 'feature')
-    const head = git('rev-parse', 'HEAD')
-    const event = join(dir, '..', `${dir.split('/').pop() ?? 'x'}-event.json`)
-    writeFileSync(
-      event,
-      JSON.stringify({
-        action: 'opened',
-        number: 7,
-        pull_request: {
-          number: 7,
-          title: 'Add the feature',
-          body: 'Adds it.',
-          base: { sha: base },
-          head: { sha: head }
-        }
-      })
-    )
-
-    const standIn = await startProviderStandIn(() => ({
+describe('with judges', () => {
+  it('reviews the diff from the merge base with the council, the judges seeing earlier iterations', async () => {
+    const providers = await startProviderStandIn(() => ({
       json: {
         findings: [],
         criteria: [
@@ -279,24 +449,32 @@ describe('the action on a pull request, with judges', () => {
       }
     }))
     try {
-      const run = await runAction({ models: 'openai:gpt-5-mini, openai:gpt-4.1' }, dir, {
-        GITHUB_EVENT_NAME: 'pull_request',
-        GITHUB_EVENT_PATH: event,
-        OPENAI_API_KEY: 'sk-test-action-0123456789',
-        OPENAI_BASE_URL: standIn.openaiBaseUrl
+      const pr = pullRequest({
+        '.github/rubric.md':
+          '---\ndimensions: false\n---\n## Criteria\n- tested: The change is tested\n'
       })
-      expect(run.outputs).toMatchObject({ verdict: 'PASS', reasons: '', recommendation: 'ACCEPT' })
-      expect(standIn.calls).toHaveLength(2)
-      expect(standIn.calls[0]?.text).toContain('+export const feature = true')
-      expect(standIn.calls[0]?.text).toContain('Add the feature')
-      expect(run.summary).toContain('<b>Judges</b> · 2 of 2 answered · quorum 2')
-      expect(run.summary).toContain('<b>Coverage</b> · 1 of 1 reviewable file (100%)')
-      // The key appears once: in the ::add-mask:: command the runner consumes to hide it everywhere.
-      const shown = run.stdout.replace(/^::add-mask::.*$/gm, '') + run.summary
-      expect(run.stdout).toContain('::add-mask::sk-test-action-0123456789')
+      const keys = {
+        OPENAI_API_KEY: 'sk-test-action-0123456789',
+        OPENAI_BASE_URL: providers.openaiBaseUrl
+      }
+      const inputs = { models: 'openai:gpt-5-mini, openai:gpt-4.1' }
+      await run(pr, { inputs, env: keys })
+      push(pr, { 'more.ts': 'export const more = 3\n' })
+      const result = await run(pr, { inputs, env: keys, action: 'synchronize' })
+      expect(result.outputs).toMatchObject({ verdict: 'PASS', recommendation: 'ACCEPT' })
+      expect(providers.calls).toHaveLength(4)
+      const latest = providers.calls.at(-1)?.text ?? ''
+      expect(latest).toContain('+export const more = 3')
+      expect(latest).toContain('This is iteration 2.')
+      expect(latest).toMatch(/- Iteration 1 \([0-9a-f]{7}\): PASS — must 1\/1/)
+      expect(comments(pr)[0]?.body).toContain('<b>Coverage</b> · 2 of 2 reviewable files (100%)')
+      const shown =
+        result.stdout.replace(/^::add-mask::.*$/gm, '') +
+        result.summary +
+        (comments(pr)[0]?.body ?? '')
       expect(shown).not.toContain('sk-test-action-0123456789')
     } finally {
-      await standIn.close()
+      await providers.close()
     }
   })
 })

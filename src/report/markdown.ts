@@ -195,16 +195,20 @@ function criterionBlock(c: CriterionResult, priority: number): Block {
   const icon = STATUS_ICON[c.status]
   const summary =
     `${icon} <b>${escapeHtml(c.id)}</b> · ${c.status} ${escapeHtml(tally(c))} — ` +
-    escapeHtml(abbreviate(c.description, 90))
-  const body: Piece[] = [prose(c.description), '\n\n']
+    escapeHtml(abbreviate(c.description, SUMMARY_DESCRIPTION))
+  // The summary line already shows the description unless it had to be shortened there.
+  const shortened =
+    abbreviate(c.description, SUMMARY_DESCRIPTION) !== c.description.replace(/\s+/g, ' ').trim()
+  const body: Piece[] = shortened ? [prose(c.description), '\n\n'] : []
+  const weight = c.weight === 0 ? 'advisory (weight 0)' : `weight ${formatNumber(c.weight)}`
   if (c.kind === 'score') {
     body.push(
       `Median score **${c.median === undefined ? 'none' : formatNumber(c.median)}** of 10` +
         (c.requiredMinScore === undefined ? '' : `; minimum ${c.requiredMinScore}`) +
-        ` · weight ${formatNumber(c.weight)}\n\n`
+        ` · ${weight}\n\n`
     )
   } else {
-    body.push(`Weight ${formatNumber(c.weight)}\n\n`)
+    body.push(`${weight.charAt(0).toUpperCase()}${weight.slice(1)}\n\n`)
   }
   if (c.votes.length === 0) body.push('*No judge graded this criterion.*\n')
   for (const vote of c.votes) {
@@ -212,9 +216,12 @@ function criterionBlock(c: CriterionResult, priority: number): Block {
     body.push(`- **${escapeMarkdown(vote.judge)}** · ${grade}: `, prose(vote.reasoning), '\n')
   }
   // Failing and split criteria are what the author needs most; they are kept longest.
-  const weight = c.status === 'FAIL' ? 40 : c.status === 'SPLIT' ? 30 : 0
-  return details(summary, body, priority + weight)
+  const urgency = c.status === 'FAIL' ? 40 : c.status === 'SPLIT' ? 30 : 0
+  return details(summary, body, priority + urgency)
 }
+
+/** Characters of a criterion's description shown on its summary line. */
+const SUMMARY_DESCRIPTION = 90
 
 const STATUS_ICON = { PASS: '✅', FAIL: '❌', SPLIT: '⚠️', SCORED: '🔢', UNGRADED: '➖' } as const
 

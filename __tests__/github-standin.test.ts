@@ -1,0 +1,633 @@
+import { createHash } from 'node:crypto'
+import { createRequire } from 'node:module'
+import { getOctokit } from '@actions/github'
+import { retry } from '@octokit/plugin-retry'
+import { throttling } from '@octokit/plugin-throttling'
+import type { WebhookDefinition } from '@octokit/webhooks-examples'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { responseProblems, startGitHubStandIn } from './helpers/github-standin.js'
+import type { GitHubStandIn } from './helpers/github-standin.js'
+
+/** GITHUB_TOKEN as a workflow with `issues: write` and `checks: write` gets it. */
+const APP = 'ghs_app_token'
+const READ_ONLY = 'ghs_read_only_token'
+/** A maintainer's personal access token. */
+const MAINTAINER = 'ghp_maintainer_token'
+const BOT = { login: 'github-actions[bot]', type: 'Bot' } as const
+const HUMAN = { login: 'octocat', type: 'User' } as const
+const SHA = 'ec26c3e57ca3a959ca5aad62de7213c562f8c821'
+
+let standIn: GitHubStandIn
+
+beforeEach(async () => {
+  standIn = await startGitHubStandIn()
+  standIn.addToken(APP, { ...BOT, write: true })
+  standIn.addToken(READ_ONLY, { ...BOT, write: false })
+  standIn.addToken(MAINTAINER, { ...HUMAN, write: true })
+})
+
+afterEach(async () => {
+  await standIn.close()
+})
+
+function octokit(token = APP): ReturnType<typeof getOctokit> {
+  return getOctokit(token, { baseUrl: standIn.url })
+}
+
+function repo(): { owner: string; repo: string } {
+  return { owner: standIn.owner, repo: standIn.repo }
+}
+
+function annotations(count: number, from = 1): Annotation[] {
+  return Array.from({ length: count }, (_, i) => ({
+    path: 'src/council.ts',
+    start_line: from + i,
+    end_line: from + i,
+    annotation_level: 'warning' as const,
+    message: `finding ${String(from + i)}`
+  }))
+}
+
+/** The status and body of the error Octokit threw for a refused request. */
+async function refusal(request: Promise<unknown>): Promise<{ status: unknown; data: unknown }> {
+  try {
+    await request
+  } catch (error) {
+    const { status, response } = error as { status?: unknown; response?: { data?: unknown } }
+    return { status, data: response?.data }
+  }
+  throw new Error('the request succeeded')
+}
+
+interface Annotation {
+  path: string
+  start_line: number
+  end_line: number
+  annotation_level: 'warning'
+  message: string
+}
+
+describe('issue comments', () => {
+  it("pages through 250 comments with GitHub's Link headers, oldest first", async () => {
+    const bodies = Array.from({ length: 250 }, (_, i) => `comment ${String(i + 1)}`)
+    for (const [i, body] of bodies.entries()) standIn.addComment(7, body, i % 2 ? BOT : HUMAN)
+    const client = octokit()
+
+    const all = await client.paginate(client.rest.issues.listComments, {
+      ...repo(),
+      issue_number: 7,
+      per_page: 100
+    })
+
+    expect(all.map(c => c.body)).toEqual(bodies)
+    expect(all[1]?.user).toMatchObject({ login: 'github-actions[bot]', type: 'Bot' })
+    // Octokit follows the links as GitHub writes them: by repository id after the first page.
+    const byId = `/repositories/${String(standIn.repositoryId)}/issues/7/comments`
+    expect(standIn.requests.map(r => [r.path, r.query.page, r.status])).toEqual([
+      ['/repos/octo-org/octo-repo/issues/7/comments', undefined, 200],
+      [byId, '2', 200],
+      [byId, '3', 200]
+    ])
+
+    const page2 = await client.rest.issues.listComments({
+      ...repo(),
+      issue_number: 7,
+      per_page: 100,
+      page: 2
+    })
+    const base = `${standIn.url}${byId}`
+    expect(page2.data.map(c => c.body)).toEqual(bodies.slice(100, 200))
+    expect(page2.headers.link).toBe(
+      `<${base}?per_page=100&page=1>; rel="prev", ` +
+        `<${base}?per_page=100&page=3>; rel="next", ` +
+        `<${base}?per_page=100&page=3>; rel="last", ` +
+        `<${base}?per_page=100&page=1>; rel="first"`
+    )
+
+    // Without per_page GitHub sends 30; it never sends more than 100.
+    const first = await client.rest.issues.listComments({ ...repo(), issue_number: 7 })
+    expect(first.data).toHaveLength(30)
+    expect(first.headers.link).toBe(`<${base}?page=2>; rel="next", <${base}?page=9>; rel="last"`)
+    const capped = await client.rest.issues.listComments({
+      ...repo(),
+      issue_number: 7,
+      per_page: 500
+    })
+    expect(capped.data).toHaveLength(100)
+    expect(standIn.violations).toEqual([])
+  })
+
+  it('takes a body of exactly 65,536 code points and refuses one more, as GitHub does', async () => {
+    const client = octokit()
+    const create = (body: string) =>
+      client.rest.issues.createComment({ ...repo(), issue_number: 3, body })
+
+    await expect(create('a'.repeat(65_537))).rejects.toMatchObject({
+      status: 422,
+      response: {
+        data: {
+          message: 'Validation Failed',
+          errors: [
+            {
+              resource: 'IssueComment',
+              code: 'custom',
+              field: 'body',
+              message: 'body is too long (maximum is 65536 characters)'
+            }
+          ]
+        }
+      }
+    })
+    const created = await create('a'.repeat(65_536))
+    expect(created.status).toBe(201)
+    expect(created.headers.location).toBe(created.data.url)
+
+    // Counted in code points, not UTF-16 units: 65,536 emoji are 131,072 units and still fit.
+    expect((await create('😀'.repeat(65_536))).status).toBe(201)
+    await expect(create('😀'.repeat(65_537))).rejects.toMatchObject({ status: 422 })
+    await expect(
+      client.rest.issues.updateComment({
+        ...repo(),
+        comment_id: created.data.id,
+        body: 'b'.repeat(65_537)
+      })
+    ).rejects.toMatchObject({ status: 422 })
+
+    expect(standIn.comments.get(3)?.map(c => c.body.length)).toEqual([65_536, 131_072])
+    // The description sets no maxLength on a comment body: only GitHub itself refuses these.
+    expect(standIn.violations).toEqual([])
+  })
+
+  it('lets an app token edit and delete only its own comments', async () => {
+    const theirs = standIn.addComment(5, 'LGTM', HUMAN)
+    const client = octokit()
+
+    await expect(
+      client.rest.issues.updateComment({ ...repo(), comment_id: theirs.id, body: 'edited' })
+    ).rejects.toMatchObject({
+      status: 403,
+      response: { data: { message: 'Resource not accessible by integration' } }
+    })
+    await expect(
+      client.rest.issues.deleteComment({ ...repo(), comment_id: theirs.id })
+    ).rejects.toMatchObject({ status: 403 })
+
+    const ours = await client.rest.issues.createComment({ ...repo(), issue_number: 5, body: 'v1' })
+    const edited = await client.rest.issues.updateComment({
+      ...repo(),
+      comment_id: ours.data.id,
+      body: 'v2'
+    })
+    expect(edited.data).toMatchObject({ id: ours.data.id, body: 'v2' })
+    expect(edited.data.performed_via_github_app?.slug).toBe('github-actions')
+    expect(standIn.comments.get(5)?.map(c => c.body)).toEqual(['LGTM', 'v2'])
+
+    const deleted = await client.rest.issues.deleteComment({ ...repo(), comment_id: ours.data.id })
+    expect(deleted.status).toBe(204)
+    expect(standIn.comments.get(5)?.map(c => c.body)).toEqual(['LGTM'])
+    await expect(
+      client.rest.issues.updateComment({ ...repo(), comment_id: ours.data.id, body: 'v3' })
+    ).rejects.toMatchObject({ status: 404, response: { data: { message: 'Not Found' } } })
+
+    // A maintainer's own token may moderate others' comments.
+    const moderated = await octokit(MAINTAINER).rest.issues.updateComment({
+      ...repo(),
+      comment_id: theirs.id,
+      body: 'LGTM (edited)'
+    })
+    expect(moderated.data.author_association).toBe('COLLABORATOR')
+    expect(standIn.violations).toEqual([])
+  })
+})
+
+describe('tokens', () => {
+  it('reads with a read-only token and refuses every write with 403', async () => {
+    standIn.addComment(9, 'hello', HUMAN)
+    const client = octokit(READ_ONLY)
+
+    const listed = await client.rest.issues.listComments({ ...repo(), issue_number: 9 })
+    expect(listed.data.map(c => c.body)).toEqual(['hello'])
+
+    const refused = {
+      status: 403,
+      response: { data: { message: 'Resource not accessible by integration' } }
+    }
+    await expect(
+      client.rest.issues.createComment({ ...repo(), issue_number: 9, body: 'hi' })
+    ).rejects.toMatchObject(refused)
+    await expect(
+      client.rest.checks.create({ ...repo(), name: 'rubric-council', head_sha: SHA })
+    ).rejects.toMatchObject(refused)
+    expect(standIn.comments.get(9)).toHaveLength(1)
+    expect(standIn.checkRuns).toEqual([])
+    expect(standIn.requests.map(r => [r.method, r.status, r.token])).toEqual([
+      ['GET', 200, READ_ONLY],
+      ['POST', 403, READ_ONLY],
+      ['POST', 403, READ_ONLY]
+    ])
+  })
+
+  it('answers 401 without a known token, and GET /user only for a user', async () => {
+    await expect(
+      octokit('ghs_unknown').rest.issues.listComments({ ...repo(), issue_number: 1 })
+    ).rejects.toMatchObject({ status: 401, response: { data: { message: 'Bad credentials' } } })
+
+    const me = await octokit(MAINTAINER).rest.users.getAuthenticated()
+    expect(me.data).toMatchObject({ login: 'octocat', type: 'User' })
+    expect(me.data.id).toBeGreaterThan(0)
+    // An installation token is not a user.
+    await expect(octokit(APP).rest.users.getAuthenticated()).rejects.toMatchObject({
+      status: 403,
+      response: { data: { message: 'Resource not accessible by integration' } }
+    })
+  })
+})
+
+describe('check runs', () => {
+  it('accumulates 50 + 10 annotations across create and update, and refuses 51 at once', async () => {
+    const client = octokit()
+    const created = await client.rest.checks.create({
+      ...repo(),
+      name: 'rubric-council',
+      head_sha: SHA,
+      status: 'in_progress',
+      output: { title: 'Grading', summary: 'Judges at work', annotations: annotations(50) }
+    })
+    expect(created.status).toBe(201)
+    expect(created.data).toMatchObject({ status: 'in_progress', conclusion: null })
+    expect(created.data.output.annotations_count).toBe(50)
+
+    const updated = await client.rest.checks.update({
+      ...repo(),
+      check_run_id: created.data.id,
+      conclusion: 'failure',
+      output: { title: 'Failed', summary: '2 gates failed', annotations: annotations(10, 51) }
+    })
+    // A conclusion completes the run.
+    expect(updated.data).toMatchObject({ status: 'completed', conclusion: 'failure' })
+    expect(updated.data.completed_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/)
+    expect(updated.data.output.annotations_count).toBe(60)
+    const [run] = standIn.checkRuns
+    expect(run?.output.annotations.map(a => a.start_line)).toEqual(
+      Array.from({ length: 60 }, (_, i) => i + 1)
+    )
+    expect(run?.output).toMatchObject({ title: 'Failed', summary: '2 gates failed' })
+    expect(standIn.violations).toEqual([])
+
+    await expect(
+      client.rest.checks.update({
+        ...repo(),
+        check_run_id: created.data.id,
+        output: { summary: 'too many', annotations: annotations(51) }
+      })
+    ).rejects.toMatchObject({ status: 422 })
+    expect(run?.output.annotations).toHaveLength(60)
+    // The description says so too (maxItems: 50).
+    expect(standIn.violations).toEqual([
+      expect.stringMatching(
+        /^PATCH \/repos\/octo-org\/octo-repo\/check-runs\/\d+: checks\/update: body rejected: body\/output\/annotations must NOT have more than 50 items$/
+      )
+    ])
+  })
+
+  it('validates conclusions and output like GitHub', async () => {
+    const client = octokit()
+    const base = { ...repo(), name: 'rubric-council', head_sha: SHA }
+
+    await expect(
+      client.rest.checks.create({ ...base, conclusion: 'action_required' })
+    ).rejects.toMatchObject({
+      status: 422,
+      response: {
+        data: {
+          message: 'Validation Failed',
+          errors: [{ resource: 'CheckRun', code: 'missing_field', field: 'details_url' }]
+        }
+      }
+    })
+    const needsAction = await client.rest.checks.create({
+      ...base,
+      conclusion: 'action_required',
+      details_url: 'https://example.com/council'
+    })
+    expect(needsAction.data).toMatchObject({
+      status: 'completed',
+      details_url: 'https://example.com/council'
+    })
+
+    await expect(client.rest.checks.create({ ...base, status: 'completed' })).rejects.toMatchObject(
+      {
+        status: 422,
+        response: { data: { message: 'Invalid request.\n\n"conclusion" wasn\'t supplied.' } }
+      }
+    )
+    await expect(
+      client.rest.checks.create({
+        ...base,
+        output: { title: 'Too long', summary: 'x'.repeat(65_536) }
+      })
+    ).rejects.toMatchObject({ status: 422 })
+    const longest = await client.rest.checks.create({
+      ...base,
+      output: { title: 'Just fits', summary: 'x'.repeat(65_535) }
+    })
+    expect(longest.status).toBe(201)
+    expect(standIn.checkRuns).toHaveLength(2)
+    expect(standIn.violations).toEqual([
+      expect.stringContaining('body/output/summary must NOT have more than 65535 characters')
+    ])
+  })
+})
+
+describe('repository contents', () => {
+  it('serves files as GitHub does: base64 in 60-character lines, by branch or sha', async () => {
+    const rubric = `# Rubric\n\n${'- Tests cover the change.\n'.repeat(20)}`
+    const greeting = 'Grüße, 世界 👋 — ✓\n'
+    const binary = Buffer.from([0, 1, 2, 254, 255])
+    standIn.setFile('main', '.github/rubric-council.md', rubric)
+    standIn.setFile(SHA, 'docs/ünïcödé.md', greeting)
+    standIn.setFile(SHA, 'docs/logo.bin', binary)
+    const client = octokit(READ_ONLY)
+
+    const file = async (path: string, ref?: string) => {
+      const { data } = await client.rest.repos.getContent({
+        ...repo(),
+        path,
+        ...(ref === undefined ? {} : { ref })
+      })
+      if (Array.isArray(data) || data.type !== 'file') throw new Error(`${path} is not a file`)
+      return data
+    }
+
+    // Without `ref`, the default branch.
+    const got = await file('.github/rubric-council.md')
+    expect(got).toMatchObject({
+      type: 'file',
+      encoding: 'base64',
+      name: 'rubric-council.md',
+      path: '.github/rubric-council.md',
+      size: Buffer.byteLength(rubric)
+    })
+    const lines = got.content.split('\n')
+    expect(lines.at(-1)).toBe('')
+    expect(lines.slice(0, -2).every(line => line.length === 60)).toBe(true)
+    expect(Buffer.from(got.content, 'base64').toString('utf8')).toBe(rubric)
+    // The git blob sha, as `git hash-object` computes it.
+    const blob = createHash('sha1')
+      .update(`blob ${String(Buffer.byteLength(rubric))}\0${rubric}`)
+      .digest('hex')
+    expect(got.sha).toBe(blob)
+
+    const unicode = await file('docs/ünïcödé.md', SHA)
+    expect(Buffer.from(unicode.content, 'base64').toString('utf8')).toBe(greeting)
+    expect(unicode.size).toBe(Buffer.byteLength(greeting))
+    expect(Buffer.from((await file('docs/logo.bin', SHA)).content, 'base64')).toEqual(binary)
+    expect((await file('.github/rubric-council.md', 'refs/heads/main')).sha).toBe(blob)
+
+    const raw = await client.rest.repos.getContent({
+      ...repo(),
+      path: 'docs/ünïcödé.md',
+      ref: SHA,
+      mediaType: { format: 'raw' }
+    })
+    expect(raw.data).toBe(greeting)
+    const listing = await client.rest.repos.getContent({ ...repo(), path: 'docs', ref: SHA })
+    expect(Array.isArray(listing.data) && listing.data.map(e => [e.name, e.type])).toEqual([
+      ['logo.bin', 'file'],
+      ['ünïcödé.md', 'file']
+    ])
+
+    // The file exists at the sha, not on main.
+    await expect(
+      client.rest.repos.getContent({ ...repo(), path: 'docs/ünïcödé.md' })
+    ).rejects.toMatchObject({ status: 404, response: { data: { message: 'Not Found' } } })
+    expect(standIn.violations).toEqual([])
+  })
+})
+
+describe('pull requests', () => {
+  it('serves the pull request it is given and pages its files', async () => {
+    const require = createRequire(import.meta.url)
+    const definitions = require('@octokit/webhooks-examples') as WebhookDefinition[]
+    const example = definitions
+      .find(d => d.name === 'pull_request')
+      ?.examples.find(e => 'pull_request' in e)
+    if (example === undefined || !('pull_request' in example)) throw new Error('no example')
+    const pr = example.pull_request
+    const files = Array.from({ length: 120 }, (_, i) => ({
+      sha: SHA,
+      filename: `src/file-${String(i)}.ts`,
+      status: 'modified',
+      additions: 1,
+      deletions: 1,
+      changes: 2,
+      blob_url: `https://github.com/octo-org/octo-repo/blob/${SHA}/src/file-${String(i)}.ts`,
+      raw_url: `https://github.com/octo-org/octo-repo/raw/${SHA}/src/file-${String(i)}.ts`,
+      contents_url: `${standIn.url}/repos/octo-org/octo-repo/contents/src/file-${String(i)}.ts`,
+      patch: '@@ -1 +1 @@\n-old\n+new'
+    }))
+    standIn.setPullRequest(pr.number, pr)
+    standIn.setPullRequestFiles(pr.number, files)
+    const client = octokit(READ_ONLY)
+
+    const got = await client.rest.pulls.get({ ...repo(), pull_number: pr.number })
+    expect(got.data).toEqual(pr)
+    const listed = await client.paginate(client.rest.pulls.listFiles, {
+      ...repo(),
+      pull_number: pr.number,
+      per_page: 100
+    })
+    expect(listed.map(f => f.filename)).toEqual(files.map(f => f.filename))
+    await expect(
+      client.rest.pulls.get({ ...repo(), pull_number: pr.number + 1 })
+    ).rejects.toMatchObject({ status: 404 })
+    expect(standIn.violations).toEqual([])
+  })
+})
+
+describe("checks against GitHub's OpenAPI description", () => {
+  it('records a route GitHub does not have', async () => {
+    await expect(
+      octokit().request('POST /repos/{owner}/{repo}/issues/{issue_number}/commentz', {
+        ...repo(),
+        issue_number: 1,
+        body: 'typo'
+      })
+    ).rejects.toMatchObject({ status: 404 })
+    await expect(
+      octokit().request('PUT /repos/{owner}/{repo}/issues/comments/{comment_id}', {
+        ...repo(),
+        comment_id: 1,
+        body: 'wrong method'
+      })
+    ).rejects.toMatchObject({ status: 404 })
+
+    expect(standIn.violations).toEqual([
+      'POST /repos/octo-org/octo-repo/issues/1/commentz: GitHub has no such route',
+      'PUT /repos/octo-org/octo-repo/issues/comments/1: GitHub has no PUT operation on ' +
+        '/repos/{owner}/{repo}/issues/comments/{comment_id} (only GET, PATCH, DELETE)'
+    ])
+  })
+
+  it('records a body the schema rejects, with Ajv’s reason, and answers 422 as GitHub does', async () => {
+    // Sent as a plain object: Octokit's own types would not let the value through.
+    const invalid: Record<string, unknown> = {
+      ...repo(),
+      name: 'rubric-council',
+      head_sha: SHA,
+      conclusion: 'passed'
+    }
+    const refused = await refusal(
+      octokit().request({ method: 'POST', url: '/repos/{owner}/{repo}/check-runs', ...invalid })
+    )
+    const allowed =
+      '"action_required", "cancelled", "failure", "neutral", "success", "skipped", "stale", "timed_out"'
+    expect(refused).toMatchObject({
+      status: 422,
+      data: { message: `Invalid request.\n\nFor 'conclusion': must be one of ${allowed}.` }
+    })
+    // On create, output needs a title as well as a summary (on update, only the summary).
+    await expect(
+      octokit().request('POST /repos/{owner}/{repo}/check-runs', {
+        ...repo(),
+        name: 'rubric-council',
+        head_sha: SHA,
+        output: { summary: 'no title' } as { title: string; summary: string }
+      })
+    ).rejects.toMatchObject({
+      status: 422,
+      response: { data: { message: 'Invalid request.\n\n"title" wasn\'t supplied.' } }
+    })
+
+    expect(standIn.violations).toEqual([
+      `POST /repos/octo-org/octo-repo/check-runs: checks/create: body rejected: body/conclusion must be one of ${allowed}`,
+      "POST /repos/octo-org/octo-repo/check-runs: checks/create: body rejected: body/output must have required property 'title'"
+    ])
+    expect(standIn.checkRuns).toEqual([])
+  })
+
+  it('records path and query parameters of the wrong type or missing', async () => {
+    standIn.setPullRequest(1, { number: 1 })
+    await expect(
+      octokit().request('GET /repos/{owner}/{repo}/pulls/{pull_number}', {
+        ...repo(),
+        pull_number: 'one' as unknown as number
+      })
+    ).rejects.toMatchObject({ status: 404 })
+    await expect(
+      octokit().request('GET /search/issues', { q: undefined as unknown as string })
+    ).rejects.toMatchObject({ status: 422 })
+
+    expect(standIn.violations).toEqual([
+      'GET /repos/octo-org/octo-repo/pulls/one: path parameter pull_number must be integer ' +
+        '(got "one") in pulls/get',
+      'GET /search/issues: search/issues-and-pull-requests: missing required query parameter q'
+    ])
+  })
+})
+
+describe('failures', () => {
+  it('retries two 502s with the retry plugin', async () => {
+    standIn.failNext(3, { status: 502 })
+    standIn.addComment(4, 'hello', HUMAN)
+    // Without the plugin, the first 502 (with GitHub's body for it) reaches the caller.
+    expect(
+      await refusal(octokit().rest.issues.listComments({ ...repo(), issue_number: 4 }))
+    ).toMatchObject({ status: 502, data: { message: 'Server Error' } })
+    // @actions/github takes extra plugins after the options; their options go in the options.
+    const client = getOctokit(
+      APP,
+      { baseUrl: standIn.url, retry: { doNotRetry: [], retryAfterBaseValue: 5 } },
+      retry
+    )
+
+    const listed = await client.rest.issues.listComments({ ...repo(), issue_number: 4 })
+
+    expect(listed.data.map(c => c.body)).toEqual(['hello'])
+    expect(standIn.requests.map(r => r.status)).toEqual([502, 502, 502, 200])
+  })
+
+  it('waits out a secondary rate limit with the throttling plugin', async () => {
+    standIn.failNext(1, {
+      status: 403,
+      headers: { 'retry-after': '1' },
+      body: {
+        message:
+          'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.',
+        documentation_url:
+          'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits'
+      }
+    })
+    const waits: number[] = []
+    const client = getOctokit(
+      APP,
+      {
+        baseUrl: standIn.url,
+        throttle: {
+          onSecondaryRateLimit: (
+            retryAfter: number,
+            _options: unknown,
+            _octokit: unknown,
+            retryCount: number
+          ) => {
+            waits.push(retryAfter)
+            return retryCount === 0
+          },
+          onRateLimit: () => false
+        }
+      },
+      throttling
+    )
+    const started = performance.now()
+
+    const listed = await client.rest.issues.listComments({ ...repo(), issue_number: 4 })
+
+    expect(listed.status).toBe(200)
+    expect(waits).toEqual([1])
+    expect(performance.now() - started).toBeGreaterThanOrEqual(900)
+    expect(standIn.requests.map(r => r.status)).toEqual([403, 200])
+  })
+})
+
+describe('response shapes', () => {
+  it('answers with the shapes GitHub documents', async () => {
+    const client = octokit()
+    standIn.setFile('main', 'README.md', 'hello')
+    const comment = await client.rest.issues.createComment({
+      ...repo(),
+      issue_number: 2,
+      body: 'x'
+    })
+    const listed = await client.rest.issues.listComments({ ...repo(), issue_number: 2 })
+    const run = await client.rest.checks.create({
+      ...repo(),
+      name: 'rubric-council',
+      head_sha: SHA,
+      output: { title: 'Grading', summary: 'Judges at work', annotations: annotations(1) }
+    })
+    const done = await client.rest.checks.update({
+      ...repo(),
+      check_run_id: run.data.id,
+      conclusion: 'success'
+    })
+    const content = await client.rest.repos.getContent({ ...repo(), path: 'README.md' })
+    const me = await octokit(MAINTAINER).rest.users.getAuthenticated()
+    const tooLong = await refusal(
+      client.rest.issues.createComment({ ...repo(), issue_number: 2, body: 'x'.repeat(70_000) })
+    )
+    const comments = '/repos/octo-org/octo-repo/issues/2/comments'
+    const runs = '/repos/octo-org/octo-repo/check-runs'
+
+    const checks = await Promise.all([
+      responseProblems('POST', comments, 201, comment.data),
+      responseProblems('GET', comments, 200, listed.data),
+      responseProblems('POST', runs, 201, run.data),
+      responseProblems('PATCH', `${runs}/${String(run.data.id)}`, 200, done.data),
+      responseProblems('GET', '/repos/octo-org/octo-repo/contents/README.md', 200, content.data),
+      responseProblems('GET', '/user', 200, me.data),
+      responseProblems('POST', comments, 422, tooLong.data)
+    ])
+
+    expect(checks).toEqual([[], [], [], [], [], [], []])
+  })
+})

@@ -1,0 +1,201 @@
+import { execFile, execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { promisify } from 'node:util'
+
+/**
+ * Runs the bundled action exactly as the runner does: `node dist/index.js` with the inputs as
+ * INPUT_* variables (upper-cased, hyphens kept), GITHUB_EVENT_PATH holding a real webhook payload,
+ * and the file commands GITHUB_OUTPUT and GITHUB_STEP_SUMMARY.
+ */
+
+const ROOT = join(import.meta.dirname, '..', '..')
+export const OWNER = 'octo-org'
+export const REPO = 'octo-repo'
+
+export interface ActionRun {
+  readonly code: number
+  readonly stdout: string
+  readonly outputs: Record<string, string>
+  readonly summary: string
+}
+
+export interface RunOptions {
+  readonly inputs?: Record<string, string>
+  readonly workspace: string
+  readonly eventName?: string
+  readonly eventPath?: string
+  /** GITHUB_API_URL; the GitHub stand-in's address. */
+  readonly apiUrl?: string
+  readonly env?: Record<string, string>
+}
+
+export async function runAction(options: RunOptions): Promise<ActionRun> {
+  const runnerTemp = mkdtempSync(join(tmpdir(), 'rc-runner-'))
+  const outputFile = join(runnerTemp, 'output')
+  const summaryFile = join(runnerTemp, 'summary')
+  writeFileSync(outputFile, '')
+  writeFileSync(summaryFile, '')
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: runnerTemp,
+    GITHUB_ACTIONS: 'true',
+    CI: 'true',
+    GITHUB_WORKSPACE: options.workspace,
+    GITHUB_OUTPUT: outputFile,
+    GITHUB_STEP_SUMMARY: summaryFile,
+    GITHUB_REPOSITORY: `${OWNER}/${REPO}`,
+    GITHUB_SERVER_URL: 'https://github.com',
+    GITHUB_RUN_ID: '4242',
+    RUNNER_TEMP: runnerTemp,
+    ...(options.eventName !== undefined && { GITHUB_EVENT_NAME: options.eventName }),
+    ...(options.eventPath !== undefined && { GITHUB_EVENT_PATH: options.eventPath }),
+    ...(options.apiUrl !== undefined && { GITHUB_API_URL: options.apiUrl }),
+    ...options.env
+  }
+  for (const [name, value] of Object.entries(options.inputs ?? {}))
+    env[`INPUT_${name.toUpperCase()}`] = value
+  const { code, stdout } = await promisify(execFile)(
+    process.execPath,
+    [join(ROOT, 'dist/index.js')],
+    {
+      env,
+      maxBuffer: 64 * 1024 * 1024
+    }
+  ).then(
+    ({ stdout }) => ({ code: 0, stdout }),
+    (error: unknown) => error as { code: number; stdout: string }
+  )
+  return {
+    code,
+    stdout,
+    outputs: readOutputs(readFileSync(outputFile, 'utf8')),
+    summary: readFileSync(summaryFile, 'utf8')
+  }
+}
+
+/** Reads the `name<<delimiter … delimiter` blocks @actions/core writes to GITHUB_OUTPUT. */
+export function readOutputs(text: string): Record<string, string> {
+  const outputs: Record<string, string> = {}
+  const block = /^(.+?)<<(.+)\n([\s\S]*?)\n?\2$/gm
+  for (const match of text.matchAll(block)) outputs[match[1] ?? ''] = match[3] ?? ''
+  return outputs
+}
+
+const GIT_ENV = {
+  GIT_AUTHOR_NAME: 'Octo Cat',
+  GIT_AUTHOR_EMAIL: 'octo@example.com',
+  GIT_COMMITTER_NAME: 'Octo Cat',
+  GIT_COMMITTER_EMAIL: 'octo@example.com'
+}
+
+/** A repository with a base commit and a pull request's commits on top, checked out at the head. */
+export class Repository {
+  readonly dir: string
+  readonly baseSha: string
+  headSha: string
+
+  constructor(base: Record<string, string>) {
+    this.dir = mkdtempSync(join(tmpdir(), 'rc-repo-'))
+    this.git('init', '-q', '-b', 'main')
+    this.baseSha = this.commit(base, 'base')
+    this.git('checkout', '-q', '-b', 'feature')
+    this.headSha = this.baseSha
+  }
+
+  /** Writes the files (an empty string deletes one) and commits them; returns the new head. */
+  commit(files: Record<string, string | null>, message: string): string {
+    for (const [path, text] of Object.entries(files)) {
+      const full = join(this.dir, path)
+      if (text === null) {
+        this.git('rm', '-q', path)
+        continue
+      }
+      mkdirSync(dirname(full), { recursive: true })
+      writeFileSync(full, text)
+    }
+    this.git('add', '-A')
+    this.git('commit', '-q', '--allow-empty', '-m', message)
+    this.headSha = this.git('rev-parse', 'HEAD')
+    return this.headSha
+  }
+
+  git(...args: string[]): string {
+    return execFileSync('git', args, {
+      cwd: this.dir,
+      encoding: 'utf8',
+      env: { ...process.env, ...GIT_ENV }
+    }).trim()
+  }
+}
+
+interface WebhookExample {
+  readonly action?: string
+  readonly number?: number
+  readonly pull_request?: Record<string, unknown>
+  readonly repository?: Record<string, unknown>
+}
+
+/** A real payload from @octokit/webhooks-examples, pointed at this repository and these commits. */
+export function pullRequestEvent(
+  repo: Repository,
+  options: {
+    readonly action?: string
+    readonly number?: number
+    readonly title?: string
+    readonly body?: string
+  } = {}
+): string {
+  const examples = JSON.parse(
+    readFileSync(
+      join(ROOT, 'node_modules/@octokit/webhooks-examples/api.github.com/index.json'),
+      'utf8'
+    )
+  ) as { name: string; examples: WebhookExample[] }[]
+  const action = options.action ?? 'opened'
+  const example = examples
+    .find(e => e.name === 'pull_request')
+    ?.examples.find(e => e.action === action)
+  if (!example?.pull_request)
+    throw new Error(`no pull_request.${action} example in @octokit/webhooks-examples`)
+  const number = options.number ?? 1
+  const pr = example.pull_request
+  const payload = {
+    ...example,
+    number,
+    pull_request: {
+      ...pr,
+      number,
+      title: options.title ?? 'Add the search feature',
+      body: options.body ?? 'Adds search.',
+      base: { ...(pr.base as Record<string, unknown>), sha: repo.baseSha },
+      head: { ...(pr.head as Record<string, unknown>), sha: repo.headSha }
+    },
+    repository: { ...example.repository, name: REPO, full_name: `${OWNER}/${REPO}` }
+  }
+  const path = join(mkdtempSync(join(tmpdir(), 'rc-event-')), 'event.json')
+  writeFileSync(path, JSON.stringify(payload))
+  return path
+}
+
+/** The GET /pulls/{n} answer for this repository: what the API says the PR looks like now. */
+export function pullRequestJson(repo: Repository, number = 1): Record<string, unknown> {
+  const examples = JSON.parse(
+    readFileSync(
+      join(ROOT, 'node_modules/@octokit/webhooks-examples/api.github.com/index.json'),
+      'utf8'
+    )
+  ) as { name: string; examples: WebhookExample[] }[]
+  const pr =
+    examples.find(e => e.name === 'pull_request')?.examples.find(e => e.action === 'opened')
+      ?.pull_request ?? {}
+  return {
+    ...pr,
+    number,
+    title: 'Add the search feature',
+    body: 'Adds search.',
+    base: { ...(pr.base as Record<string, unknown>), sha: repo.baseSha },
+    head: { ...(pr.head as Record<string, unknown>), sha: repo.headSha }
+  }
+}

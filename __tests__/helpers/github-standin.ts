@@ -1,0 +1,1567 @@
+/**
+ * A local HTTP server that plays the GitHub REST API for the endpoints Rubric Council calls, so the
+ * real Octokit (`@actions/github`'s `getOctokit`, `paginate`, the retry and throttling plugins) runs
+ * in tests with no network.
+ *
+ * Every request is recorded and checked against GitHub's own OpenAPI description
+ * (`@octokit/openapi`, api.github.com): a route or method GitHub does not have, a path parameter of
+ * the wrong type, a missing required query parameter or a body the operation's schema rejects lands
+ * in `violations`, so a test can assert that the action only sends what the real API accepts. The
+ * rules GitHub enforces beyond its description (comment length, check-run conclusions, token
+ * permissions) are enforced here too, with GitHub's status codes and error bodies.
+ *
+ * Like GitHub, the stand-in answers a body its schema rejects with a 422 ("Invalid request."), a
+ * request with no or an unknown token with a 401, and a route it does not know with a 404.
+ */
+import { createHash, randomBytes } from 'node:crypto'
+import { readFile } from 'node:fs/promises'
+import { createServer } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { createRequire } from 'node:module'
+import type { AddressInfo, Socket } from 'node:net'
+import { Ajv } from 'ajv'
+import type { ErrorObject, ValidateFunction } from 'ajv'
+
+export interface Actor {
+  login: string
+  type: 'User' | 'Bot'
+}
+
+export interface Comment {
+  id: number
+  body: string
+  user: Actor
+  created_at: string
+  updated_at: string
+  html_url: string
+  node_id: string
+}
+
+export interface Annotation {
+  path: string
+  start_line: number
+  end_line: number
+  start_column?: number
+  end_column?: number
+  annotation_level: 'notice' | 'warning' | 'failure'
+  message: string
+  title?: string
+  raw_details?: string
+}
+
+export interface CheckRun {
+  id: number
+  name: string
+  head_sha: string
+  status: string
+  conclusion: string | null
+  details_url?: string
+  external_id?: string
+  started_at: string
+  completed_at: string | null
+  /** `title` and `summary` are '' until set; annotations accumulate across updates, as on GitHub. */
+  output: { title: string; summary: string; text?: string; annotations: Annotation[] }
+}
+
+export interface RecordedRequest {
+  readonly method: string
+  /**
+   * As requested. Pages after the first use GitHub's `/repositories/{id}/…` form, because that is
+   * what GitHub's `Link` headers (and so the stand-in's) point at.
+   */
+  readonly path: string
+  readonly query: Readonly<Record<string, string>>
+  /** The parsed JSON body; the raw text when it is not JSON; undefined when there is none. */
+  readonly body: unknown
+  /** The status the stand-in answered with. */
+  readonly status: number
+  /** From `Authorization: token X` or `Authorization: Bearer X`. */
+  readonly token: string | undefined
+}
+
+export interface TokenAccess {
+  readonly login: string
+  readonly type: 'User' | 'Bot'
+  /** Without it every POST/PATCH/PUT/DELETE gets GitHub's 403. */
+  readonly write: boolean
+}
+
+export interface FailReply {
+  readonly status: number
+  readonly headers?: Readonly<Record<string, string>>
+  /** A string is sent as it is; anything else as JSON; without it, GitHub's body for the status. */
+  readonly body?: unknown
+}
+
+export interface GitHubStandIn {
+  /** http://127.0.0.1:PORT, for `GITHUB_API_URL` / `getOctokit(token, { baseUrl })`. */
+  readonly url: string
+  readonly owner: string
+  readonly repo: string
+  /** The id GitHub's `/repositories/{id}/…` pagination links name the repository by. */
+  readonly repositoryId: number
+  readonly requests: readonly RecordedRequest[]
+  /** Requests GitHub's OpenAPI description rejects, one line each, naming the request and why. */
+  readonly violations: readonly string[]
+  /** By issue or pull request number, in creation order. */
+  readonly comments: Map<number, Comment[]>
+  readonly checkRuns: CheckRun[]
+  addToken(token: string, access: TokenAccess): void
+  /** A comment already on the issue (no request is made or recorded). */
+  addComment(issue: number, body: string, author: Actor): Comment
+  /** The repository's content at `ref` (a sha, or a branch name such as the default, `main`). */
+  setFile(ref: string, path: string, content: string | Buffer): void
+  /** The JSON `GET /pulls/{n}` returns, e.g. a webhook payload's `pull_request`. */
+  setPullRequest(number: number, pr: unknown): void
+  /** What `GET /pulls/{n}/files` lists (GitHub's diff-entry objects). */
+  setPullRequestFiles(number: number, files: readonly unknown[]): void
+  /** The next `count` requests get this reply, before any other check (they are recorded too). */
+  failNext(count: number, reply: FailReply): void
+  close(): Promise<void>
+}
+
+export interface GitHubStandInOptions {
+  readonly owner?: string
+  readonly repo?: string
+  /** The ref `GET /contents/{path}` reads without `?ref=`. */
+  readonly defaultBranch?: string
+}
+
+/** GitHub's limit on an issue or pull request comment, counted in Unicode code points. */
+export const COMMENT_BODY_LIMIT = 65_536
+/** GitHub's limit on a check run's `output.summary` and `output.text`, also in code points. */
+export const CHECK_RUN_TEXT_LIMIT = 65_535
+/** The Checks API takes at most 50 annotations per request. */
+export const ANNOTATIONS_PER_REQUEST = 50
+
+export async function startGitHubStandIn(
+  options: GitHubStandInOptions = {}
+): Promise<GitHubStandIn> {
+  // Loaded (once per process) before listening, so the first request is not slowed by it.
+  const description = await loadDescription()
+  const sockets = new Set<Socket>()
+  const server = createServer()
+  // Keep-alive sockets would keep `server.close()` waiting.
+  server.on('connection', socket => {
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  const { port } = server.address() as AddressInfo
+  const url = `http://127.0.0.1:${port}`
+
+  const state: State = {
+    description,
+    origin: url,
+    owner: options.owner ?? 'octo-org',
+    repo: options.repo ?? 'octo-repo',
+    repositoryId: 700_000_001,
+    defaultBranch: options.defaultBranch ?? 'main',
+    requests: [],
+    violations: [],
+    comments: new Map(),
+    checkRuns: [],
+    tokens: new Map(),
+    userIds: new Map(),
+    files: new Map(),
+    pulls: new Map(),
+    pullFiles: new Map(),
+    failures: [],
+    used: new Map(),
+    resetAt: Math.floor(Date.now() / 1000) + 3600,
+    nextId: { comment: 2_000_000_001, checkRun: 30_000_000_001, user: 100_001 }
+  }
+
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    handle(state, req, res).catch((error: unknown) => {
+      // A bug in the stand-in itself: answer rather than leave the client waiting.
+      if (!res.headersSent && !res.destroyed) {
+        sendJson(res, 500, {}, { message: `GitHub stand-in failed: ${messageOf(error)}` })
+      }
+    })
+  })
+
+  let closing: Promise<void> | undefined
+  return {
+    url,
+    owner: state.owner,
+    repo: state.repo,
+    repositoryId: state.repositoryId,
+    requests: state.requests,
+    violations: state.violations,
+    comments: state.comments,
+    checkRuns: state.checkRuns,
+    addToken: (token, access) => {
+      state.tokens.set(token, { ...access })
+      userId(state, access.login)
+    },
+    addComment: (issue, body, author) => newComment(state, issue, body, author),
+    setFile: (ref, path, content) => {
+      const tree = state.files.get(refName(ref)) ?? new Map<string, Buffer>()
+      tree.set(cleanPath(path), typeof content === 'string' ? Buffer.from(content) : content)
+      state.files.set(refName(ref), tree)
+    },
+    setPullRequest: (number, pr) => {
+      state.pulls.set(number, pr)
+    },
+    setPullRequestFiles: (number, files) => {
+      state.pullFiles.set(number, [...files])
+    },
+    failNext: (count, reply) => {
+      for (let i = 0; i < count; i++) state.failures.push(reply)
+    },
+    close: () => {
+      closing ??= new Promise<void>(resolve => {
+        server.close(() => {
+          resolve()
+        })
+        for (const socket of sockets) socket.destroy()
+      })
+      return closing
+    }
+  }
+}
+
+/**
+ * Problems with a response against the operation's response schema in GitHub's description: how
+ * tests check that the stand-in's own answers have the shape real GitHub answers have.
+ */
+export async function responseProblems(
+  method: string,
+  path: string,
+  status: number,
+  body: unknown
+): Promise<string[]> {
+  const description = await loadDescription()
+  const found = findOperation(description, method.toUpperCase(), path)
+  if (found.operation === undefined) return found.problems
+  const response = record(found.operation.responses[String(status)])
+  const schema = record(record(response?.content)?.['application/json'])?.schema
+  if (schema === undefined) return [`GitHub documents no JSON body for ${String(status)}`]
+  const problem = schemaProblem(schema, body, 'response')
+  return problem === undefined ? [] : [problem]
+}
+
+// ---------------------------------------------------------------------------------------------
+// State and request handling
+
+type Json = Readonly<Record<string, unknown>>
+
+interface State {
+  readonly description: Description
+  readonly origin: string
+  readonly owner: string
+  readonly repo: string
+  readonly repositoryId: number
+  readonly defaultBranch: string
+  readonly requests: RecordedRequest[]
+  readonly violations: string[]
+  readonly comments: Map<number, Comment[]>
+  readonly checkRuns: CheckRun[]
+  readonly tokens: Map<string, TokenAccess>
+  /** Logins to numeric ids, handed out on first sight. */
+  readonly userIds: Map<string, number>
+  /** ref → path → content */
+  readonly files: Map<string, Map<string, Buffer>>
+  readonly pulls: Map<number, unknown>
+  readonly pullFiles: Map<number, readonly unknown[]>
+  readonly failures: FailReply[]
+  /** Requests per token, for the `x-ratelimit-*` headers. */
+  readonly used: Map<string, number>
+  readonly resetAt: number
+  readonly nextId: { comment: number; checkRun: number; user: number }
+}
+
+/** A request that reached an operation the stand-in implements. */
+interface Call {
+  readonly params: Readonly<Record<string, string>>
+  readonly query: URLSearchParams
+  readonly body: unknown
+  readonly access: TokenAccess
+  readonly accept: string
+  /** The path the pagination links are built on (the `/repositories/{id}` form, as GitHub's). */
+  readonly linkPath: string
+}
+
+interface Reply {
+  readonly status: number
+  readonly headers?: Readonly<Record<string, string>>
+  /** Sent as JSON; no body at all when undefined. */
+  readonly body?: unknown
+  /** Sent as it is (a raw media type, or a failNext string body). */
+  readonly raw?: string | Buffer
+}
+
+type Handler = (state: State, call: Call) => Reply
+
+const HANDLERS: Readonly<Record<string, Handler>> = {
+  'GET /user': getAuthenticatedUser,
+  'GET /repos/{owner}/{repo}/issues/{issue_number}/comments': listComments,
+  'POST /repos/{owner}/{repo}/issues/{issue_number}/comments': createComment,
+  'GET /repos/{owner}/{repo}/issues/comments/{comment_id}': getComment,
+  'PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}': updateComment,
+  'DELETE /repos/{owner}/{repo}/issues/comments/{comment_id}': deleteComment,
+  'POST /repos/{owner}/{repo}/check-runs': createCheckRun,
+  'GET /repos/{owner}/{repo}/check-runs/{check_run_id}': getCheckRun,
+  'PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}': updateCheckRun,
+  'GET /repos/{owner}/{repo}/contents/{path}': getContent,
+  'GET /repos/{owner}/{repo}/pulls/{pull_number}': getPullRequest,
+  'GET /repos/{owner}/{repo}/pulls/{pull_number}/files': listPullRequestFiles
+}
+
+async function handle(state: State, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const method = (req.method ?? 'GET').toUpperCase()
+  const url = new URL(req.url ?? '/', state.origin)
+  const text = await readBody(req)
+  const token = /^(?:token|bearer)\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1]
+  const parsed = parseJson(text)
+
+  // GitHub's pagination links name the repository by id; it serves them as the named route.
+  const routedPath = canonicalPath(state, url.pathname)
+  const checked =
+    routedPath === undefined
+      ? undefined
+      : checkRequest(state.description, method, routedPath, url, parsed)
+  for (const problem of checked?.problems ?? []) {
+    state.violations.push(`${method} ${url.pathname}${url.search}: ${problem}`)
+  }
+
+  const incoming: Incoming = {
+    method,
+    url,
+    routedPath,
+    token,
+    body: parsed.value,
+    json: parsed.json,
+    accept: req.headers.accept ?? ''
+  }
+  const failure = state.failures.shift()
+  const reply = failure === undefined ? respond(state, incoming, checked) : failureReply(failure)
+  state.requests.push({
+    method,
+    path: url.pathname,
+    query: Object.fromEntries(url.searchParams),
+    body: parsed.value,
+    status: reply.status,
+    token
+  })
+  answer(state, res, method, token, reply)
+}
+
+interface Incoming {
+  readonly method: string
+  readonly url: URL
+  /** The path as GitHub routes it; undefined for a repository id the stand-in does not know. */
+  readonly routedPath: string | undefined
+  readonly token: string | undefined
+  readonly body: unknown
+  /** False when the body could not be parsed: GitHub answers 400 "Problems parsing JSON". */
+  readonly json: boolean
+  readonly accept: string
+}
+
+/** GitHub's order: credentials, route, repository, permission, then the request itself. */
+function respond(state: State, incoming: Incoming, checked: Checked | undefined): Reply {
+  const access = incoming.token === undefined ? undefined : state.tokens.get(incoming.token)
+  if (access === undefined) return errorReply(401, 'Bad credentials', DOCS)
+  const operation = checked?.operation
+  if (checked === undefined || operation === undefined) return errorReply(404, 'Not Found', DOCS)
+  const { params } = checked
+  const inRepo = params.owner === undefined || sameName(params.owner, state.owner)
+  if (!inRepo || (params.repo !== undefined && !sameName(params.repo, state.repo))) {
+    return errorReply(404, 'Not Found', operation.docs)
+  }
+  if (isWrite(incoming.method) && !access.write) return forbidden(access, operation.docs)
+  if (!incoming.json) return errorReply(400, 'Problems parsing JSON', operation.docs)
+  if (checked.rejection !== undefined) {
+    return errorReply(422, `Invalid request.\n\n${checked.rejection}`, operation.docs)
+  }
+  const handler = HANDLERS[`${operation.method} ${operation.template}`]
+  if (handler === undefined) {
+    // A route GitHub has but the stand-in does not play: GitHub's 404, with a note for whoever
+    // reads the failing test.
+    return {
+      status: 404,
+      body: {
+        ...errorBody(404, 'Not Found', operation.docs),
+        stand_in: `${operation.method} ${operation.template} is not implemented by the GitHub stand-in`
+      }
+    }
+  }
+  const repoPath = `/repos/${state.owner}/${state.repo}`
+  const routed = incoming.routedPath ?? incoming.url.pathname
+  const call: Call = {
+    params,
+    query: incoming.url.searchParams,
+    body: incoming.body,
+    access,
+    accept: incoming.accept,
+    linkPath: routed.startsWith(`${repoPath}/`)
+      ? `/repositories/${String(state.repositoryId)}${routed.slice(repoPath.length)}`
+      : routed
+  }
+  return handler(state, call)
+}
+
+function failureReply(failure: FailReply): Reply {
+  const headers = failure.headers ?? {}
+  if (typeof failure.body === 'string') {
+    return { status: failure.status, headers, raw: failure.body }
+  }
+  return { status: failure.status, headers, body: failure.body ?? errorBody(failure.status) }
+}
+
+function answer(
+  state: State,
+  res: ServerResponse,
+  method: string,
+  token: string | undefined,
+  reply: Reply
+): void {
+  const used = (state.used.get(token ?? '') ?? 0) + 1
+  state.used.set(token ?? '', used)
+  const headers: Record<string, string> = {
+    'x-github-api-version-selected': '2022-11-28',
+    'x-github-media-type': 'github.v3; format=json',
+    'x-github-request-id': randomBytes(8).toString('hex').toUpperCase(),
+    'x-ratelimit-limit': '5000',
+    'x-ratelimit-remaining': String(Math.max(0, 5000 - used)),
+    'x-ratelimit-reset': String(state.resetAt),
+    'x-ratelimit-used': String(used),
+    'x-ratelimit-resource': 'core'
+  }
+  const text = reply.raw ?? (reply.body === undefined ? '' : JSON.stringify(reply.body))
+  // A 204 has no body and so no type; a raw reply names its own type in `reply.headers`.
+  if (text !== '') headers['content-type'] = 'application/json; charset=utf-8'
+  Object.assign(headers, reply.headers)
+  send(res, reply.status, headers, method === 'HEAD' ? '' : text)
+}
+
+function canonicalPath(state: State, pathname: string): string | undefined {
+  const alias = /^\/repositories\/(\d+)(\/.*)?$/.exec(pathname)
+  if (alias === null) return pathname
+  // Only ids the stand-in handed out: GitHub would know any other, the stand-in does not.
+  if (Number(alias[1]) !== state.repositoryId) return undefined
+  return `/repos/${state.owner}/${state.repo}${alias[2] ?? ''}`
+}
+
+// ---------------------------------------------------------------------------------------------
+// Users and tokens
+
+function getAuthenticatedUser(state: State, call: Call): Reply {
+  // An installation token (GITHUB_TOKEN) is not a user: GitHub refuses it here.
+  if (call.access.type === 'Bot') return forbidden(call.access, DOCS_USER)
+  const created = '2020-01-01T00:00:00Z'
+  return {
+    status: 200,
+    body: {
+      ...userJson(state, call.access),
+      name: null,
+      company: null,
+      blog: '',
+      location: null,
+      email: null,
+      hireable: null,
+      bio: null,
+      twitter_username: null,
+      public_repos: 0,
+      public_gists: 0,
+      followers: 0,
+      following: 0,
+      created_at: created,
+      updated_at: created
+    }
+  }
+}
+
+function userId(state: State, login: string): number {
+  const key = login.toLowerCase()
+  let id = state.userIds.get(key)
+  if (id === undefined) {
+    id = state.nextId.user++
+    state.userIds.set(key, id)
+  }
+  return id
+}
+
+function userJson(state: State, actor: Actor): Json {
+  const id = userId(state, actor.login)
+  const api = `${state.origin}/users/${encodeURIComponent(actor.login)}`
+  const bot = actor.type === 'Bot'
+  return {
+    login: actor.login,
+    id,
+    node_id: `${bot ? 'BOT_kgDO' : 'U_kgDO'}${idTag(id)}`,
+    avatar_url: `https://avatars.githubusercontent.com/${bot ? 'in' : 'u'}/${String(id)}?v=4`,
+    gravatar_id: '',
+    url: api,
+    html_url: bot
+      ? `https://github.com/apps/${actor.login.replace(/\[bot\]$/, '')}`
+      : `https://github.com/${actor.login}`,
+    followers_url: `${api}/followers`,
+    following_url: `${api}/following{/other_user}`,
+    gists_url: `${api}/gists{/gist_id}`,
+    starred_url: `${api}/starred{/owner}{/repo}`,
+    subscriptions_url: `${api}/subscriptions`,
+    organizations_url: `${api}/orgs`,
+    repos_url: `${api}/repos`,
+    events_url: `${api}/events{/privacy}`,
+    received_events_url: `${api}/received_events`,
+    type: actor.type,
+    user_view_type: 'public',
+    site_admin: false
+  }
+}
+
+/** The app behind GITHUB_TOKEN: what check runs and bot comments name as their author. */
+function actionsApp(state: State): Json {
+  return {
+    id: 15368,
+    slug: 'github-actions',
+    node_id: 'MDM6QXBwMTUzNjg=',
+    owner: { ...userJson(state, { login: 'github', type: 'User' }), type: 'Organization' },
+    name: 'GitHub Actions',
+    description: 'Automate your workflow from idea to production',
+    external_url: 'https://help.github.com/en/actions',
+    html_url: 'https://github.com/apps/github-actions',
+    created_at: '2018-07-30T09:30:17Z',
+    updated_at: '2019-12-10T19:04:12Z',
+    permissions: { checks: 'write', contents: 'read', issues: 'write', metadata: 'read' },
+    events: []
+  }
+}
+
+function forbidden(access: TokenAccess, docs: string): Reply {
+  // A fine-grained personal access token gets its own wording; an app's token (GITHUB_TOKEN) this.
+  const who = access.type === 'Bot' ? 'integration' : 'personal access token'
+  return errorReply(403, `Resource not accessible by ${who}`, docs)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issue comments
+
+const DOCS_COMMENTS = 'https://docs.github.com/rest/issues/comments'
+
+function newComment(state: State, issue: number, body: string, author: Actor): Comment {
+  const id = state.nextId.comment++
+  const now = timestamp()
+  const kind = state.pulls.has(issue) || state.pullFiles.has(issue) ? 'pull' : 'issues'
+  const comment: Comment = {
+    id,
+    body,
+    user: { login: author.login, type: author.type },
+    created_at: now,
+    updated_at: now,
+    html_url: `https://github.com/${state.owner}/${state.repo}/${kind}/${String(issue)}#issuecomment-${String(id)}`,
+    node_id: `IC_kwDO${idTag(id)}`
+  }
+  const list = state.comments.get(issue) ?? []
+  list.push(comment)
+  state.comments.set(issue, list)
+  return comment
+}
+
+function commentJson(state: State, issue: number, comment: Comment): Json {
+  const api = `${state.origin}/repos/${state.owner}/${state.repo}`
+  const url = `${api}/issues/comments/${String(comment.id)}`
+  return {
+    url,
+    html_url: comment.html_url,
+    issue_url: `${api}/issues/${String(issue)}`,
+    id: comment.id,
+    node_id: comment.node_id,
+    user: userJson(state, comment.user),
+    created_at: comment.created_at,
+    updated_at: comment.updated_at,
+    author_association: authorAssociation(state, comment.user),
+    body: comment.body,
+    reactions: {
+      url: `${url}/reactions`,
+      total_count: 0,
+      '+1': 0,
+      '-1': 0,
+      laugh: 0,
+      hooray: 0,
+      confused: 0,
+      heart: 0,
+      rocket: 0,
+      eyes: 0
+    },
+    performed_via_github_app: comment.user.type === 'Bot' ? actionsApp(state) : null
+  }
+}
+
+/** The repository's owner is OWNER, a user holding a write token COLLABORATOR, anyone else NONE. */
+function authorAssociation(state: State, user: Actor): string {
+  if (user.type === 'Bot') return 'NONE'
+  if (sameName(user.login, state.owner)) return 'OWNER'
+  for (const access of state.tokens.values()) {
+    if (access.write && sameName(access.login, user.login)) return 'COLLABORATOR'
+  }
+  return 'NONE'
+}
+
+function findComment(
+  state: State,
+  id: number
+): { readonly issue: number; readonly list: Comment[]; readonly comment: Comment } | undefined {
+  for (const [issue, list] of state.comments) {
+    const comment = list.find(c => c.id === id)
+    if (comment !== undefined) return { issue, list, comment }
+  }
+  return undefined
+}
+
+function listComments(state: State, call: Call): Reply {
+  // The stand-in has no issues of its own: every number is an issue, with the comments added.
+  const issue = Number(call.params.issue_number)
+  const since = call.query.get('since')
+  const all = state.comments.get(issue) ?? []
+  const listed =
+    since === null ? all : all.filter(c => Date.parse(c.updated_at) >= Date.parse(since))
+  return paginated(state, call, listed, 100, c => commentJson(state, issue, c))
+}
+
+function getComment(state: State, call: Call): Reply {
+  const found = findComment(state, Number(call.params.comment_id))
+  if (found === undefined) return errorReply(404, 'Not Found', DOCS_COMMENTS)
+  return { status: 200, body: commentJson(state, found.issue, found.comment) }
+}
+
+function createComment(state: State, call: Call): Reply {
+  const body = str(record(call.body)?.body) ?? ''
+  const problem = commentBodyProblem(body)
+  if (problem !== undefined) return problem
+  const issue = Number(call.params.issue_number)
+  const comment = newComment(state, issue, body, call.access)
+  const json = commentJson(state, issue, comment)
+  return { status: 201, headers: { location: String(json.url) }, body: json }
+}
+
+function updateComment(state: State, call: Call): Reply {
+  const found = findComment(state, Number(call.params.comment_id))
+  if (found === undefined) return errorReply(404, 'Not Found', DOCS_COMMENTS)
+  const refused = othersComment(call.access, found.comment)
+  if (refused !== undefined) return refused
+  const body = str(record(call.body)?.body) ?? ''
+  const problem = commentBodyProblem(body)
+  if (problem !== undefined) return problem
+  found.comment.body = body
+  found.comment.updated_at = timestamp()
+  return { status: 200, body: commentJson(state, found.issue, found.comment) }
+}
+
+function deleteComment(state: State, call: Call): Reply {
+  const found = findComment(state, Number(call.params.comment_id))
+  if (found === undefined) return errorReply(404, 'Not Found', DOCS_COMMENTS)
+  const refused = othersComment(call.access, found.comment)
+  if (refused !== undefined) return refused
+  found.list.splice(found.list.indexOf(found.comment), 1)
+  return { status: 204 }
+}
+
+/**
+ * An app's token may only edit or delete the app's own comments. A user with write access may
+ * (repository maintainers moderate others' comments), so only bots are refused.
+ */
+function othersComment(access: TokenAccess, comment: Comment): Reply | undefined {
+  if (access.type !== 'Bot' || sameName(access.login, comment.user.login)) return undefined
+  return forbidden(access, DOCS_COMMENTS)
+}
+
+/**
+ * GitHub measures the body with Ruby's `String#length`, i.e. in Unicode code points: an emoji
+ * outside the BMP counts once (JavaScript's `length` would count it twice).
+ */
+function commentBodyProblem(body: string): Reply | undefined {
+  if (body.trim() === '') {
+    return validationFailed(DOCS_COMMENTS, [
+      { resource: 'IssueComment', code: 'missing_field', field: 'body' }
+    ])
+  }
+  if (codePoints(body) <= COMMENT_BODY_LIMIT) return undefined
+  return validationFailed(DOCS_COMMENTS, [
+    {
+      resource: 'IssueComment',
+      code: 'custom',
+      field: 'body',
+      message: `body is too long (maximum is ${String(COMMENT_BODY_LIMIT)} characters)`
+    }
+  ])
+}
+
+// ---------------------------------------------------------------------------------------------
+// Check runs
+
+const DOCS_CHECK_RUNS = 'https://docs.github.com/rest/checks/runs'
+const ANNOTATION_LEVELS: readonly string[] = ['notice', 'warning', 'failure']
+
+function createCheckRun(state: State, call: Call): Reply {
+  const body = record(call.body) ?? {}
+  const problem = checkRunProblem(body, undefined)
+  if (problem !== undefined) return problem
+  const now = timestamp()
+  const run: CheckRun = {
+    id: state.nextId.checkRun++,
+    name: str(body.name) ?? '',
+    head_sha: str(body.head_sha) ?? '',
+    status: 'queued',
+    conclusion: null,
+    started_at: str(body.started_at) ?? now,
+    completed_at: null,
+    output: { title: '', summary: '', annotations: [] }
+  }
+  applyCheckRun(run, body)
+  state.checkRuns.push(run)
+  return { status: 201, body: checkRunJson(state, run) }
+}
+
+function getCheckRun(state: State, call: Call): Reply {
+  const run = state.checkRuns.find(r => r.id === Number(call.params.check_run_id))
+  if (run === undefined) return errorReply(404, 'Not Found', DOCS_CHECK_RUNS)
+  return { status: 200, body: checkRunJson(state, run) }
+}
+
+function updateCheckRun(state: State, call: Call): Reply {
+  const run = state.checkRuns.find(r => r.id === Number(call.params.check_run_id))
+  if (run === undefined) return errorReply(404, 'Not Found', DOCS_CHECK_RUNS)
+  const body = record(call.body) ?? {}
+  const problem = checkRunProblem(body, run)
+  if (problem !== undefined) return problem
+  applyCheckRun(run, body)
+  return { status: 200, body: checkRunJson(state, run) }
+}
+
+/** A create or update body the checks let through: what it sets, and the annotations it adds. */
+function applyCheckRun(run: CheckRun, body: Json): void {
+  run.name = str(body.name) ?? run.name
+  run.started_at = str(body.started_at) ?? run.started_at
+  const conclusion = str(body.conclusion)
+  const status = str(body.status)
+  if (conclusion !== undefined) {
+    // "Providing `conclusion` will automatically set the `status` parameter to `completed`."
+    run.conclusion = conclusion
+    run.status = 'completed'
+    run.completed_at = str(body.completed_at) ?? timestamp()
+  } else if (status !== undefined) {
+    run.status = status
+    if (status !== 'completed') {
+      run.conclusion = null
+      run.completed_at = null
+    }
+  }
+  const detailsUrl = str(body.details_url)
+  if (detailsUrl !== undefined) run.details_url = detailsUrl
+  const externalId = str(body.external_id)
+  if (externalId !== undefined) run.external_id = externalId
+  const output = record(body.output)
+  if (output === undefined) return
+  run.output.title = str(output.title) ?? run.output.title
+  run.output.summary = str(output.summary) ?? run.output.summary
+  const text = str(output.text)
+  if (text !== undefined) run.output.text = text
+  const annotations = Array.isArray(output.annotations) ? output.annotations : []
+  for (const annotation of annotations) {
+    const parsed = annotationOf(annotation)
+    if (parsed !== undefined) run.output.annotations.push(parsed)
+  }
+}
+
+/**
+ * GitHub's own rules for a check-run body. The schema states some of them too (`maxItems: 50`,
+ * `maxLength: 65535`), and a body breaking those is refused (and recorded) before it gets here;
+ * the rest only the service knows.
+ */
+function checkRunProblem(body: Json, existing: CheckRun | undefined): Reply | undefined {
+  const output = record(body.output)
+  const annotations = Array.isArray(output?.annotations) ? output.annotations : []
+  if (annotations.length > ANNOTATIONS_PER_REQUEST) {
+    const most = String(ANNOTATIONS_PER_REQUEST)
+    return checkRunInvalid('annotations', 'invalid', `at most ${most} annotations per request`)
+  }
+  for (const field of ['summary', 'text'] as const) {
+    const value = str(output?.[field])
+    if (value !== undefined && codePoints(value) > CHECK_RUN_TEXT_LIMIT) {
+      const limit = String(CHECK_RUN_TEXT_LIMIT)
+      return checkRunInvalid(field, 'custom', `${field} is too long (maximum is ${limit})`)
+    }
+  }
+  const conclusion = str(body.conclusion)
+  if (
+    conclusion === undefined &&
+    (body.status === 'completed' || body.completed_at !== undefined)
+  ) {
+    return errorReply(422, `Invalid request.\n\n"conclusion" wasn't supplied.`, DOCS_CHECK_RUNS)
+  }
+  if (conclusion === 'stale') {
+    return checkRunInvalid('conclusion', 'invalid', 'only GitHub can set a conclusion of stale')
+  }
+  const detailsUrl = str(body.details_url) ?? existing?.details_url
+  if (conclusion === 'action_required' && detailsUrl === undefined) {
+    return checkRunInvalid(
+      'details_url',
+      'missing_field',
+      'details_url is required when the conclusion is action_required'
+    )
+  }
+  return undefined
+}
+
+function checkRunInvalid(field: string, code: string, message: string): Reply {
+  return validationFailed(DOCS_CHECK_RUNS, [{ resource: 'CheckRun', code, field, message }])
+}
+
+/** The body already passed the schema, so only the shape's optional parts need care here. */
+function annotationOf(value: unknown): Annotation | undefined {
+  const a = record(value)
+  const level = str(a?.annotation_level)
+  const path = str(a?.path)
+  const message = str(a?.message)
+  const start = int(a?.start_line)
+  const end = int(a?.end_line)
+  if (a === undefined || path === undefined || message === undefined) return undefined
+  if (start === undefined || end === undefined || level === undefined) return undefined
+  if (!isAnnotationLevel(level)) return undefined
+  const annotation: Annotation = {
+    path,
+    start_line: start,
+    end_line: end,
+    annotation_level: level,
+    message
+  }
+  const startColumn = int(a.start_column)
+  if (startColumn !== undefined) annotation.start_column = startColumn
+  const endColumn = int(a.end_column)
+  if (endColumn !== undefined) annotation.end_column = endColumn
+  const title = str(a.title)
+  if (title !== undefined) annotation.title = title
+  const details = str(a.raw_details)
+  if (details !== undefined) annotation.raw_details = details
+  return annotation
+}
+
+function isAnnotationLevel(level: string): level is Annotation['annotation_level'] {
+  return ANNOTATION_LEVELS.includes(level)
+}
+
+function checkRunJson(state: State, run: CheckRun): Json {
+  const api = `${state.origin}/repos/${state.owner}/${state.repo}`
+  const url = `${api}/check-runs/${String(run.id)}`
+  const app = actionsApp(state)
+  return {
+    id: run.id,
+    name: run.name,
+    node_id: `CR_kwDO${idTag(run.id)}`,
+    head_sha: run.head_sha,
+    external_id: run.external_id ?? '',
+    url,
+    html_url: `https://github.com/${state.owner}/${state.repo}/runs/${String(run.id)}`,
+    // Without one, GitHub shows the app's homepage.
+    details_url: run.details_url ?? app.external_url,
+    status: run.status,
+    conclusion: run.conclusion,
+    started_at: run.started_at,
+    completed_at: run.completed_at,
+    output: {
+      title: run.output.title === '' ? null : run.output.title,
+      summary: run.output.summary === '' ? null : run.output.summary,
+      text: run.output.text ?? null,
+      annotations_count: run.output.annotations.length,
+      annotations_url: `${url}/annotations`
+    },
+    // One suite per commit, as GitHub groups an app's runs.
+    check_suite: { id: parseInt(sha1(`suite ${run.head_sha}`).slice(0, 10), 16) },
+    app,
+    pull_requests: []
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Repository contents
+
+const DOCS_CONTENTS = 'https://docs.github.com/rest/repos/contents#get-repository-content'
+/** Above this GitHub still describes the file but sends no content (`encoding: "none"`). */
+const CONTENT_LIMIT = 1024 * 1024
+
+function getContent(state: State, call: Call): Reply {
+  const ref = refName(call.query.get('ref') ?? state.defaultBranch)
+  const path = cleanPath(call.params.path ?? '')
+  const tree = state.files.get(ref)
+  const file = tree?.get(path)
+  if (file !== undefined) {
+    // `mediaType: { format: 'raw' }`: the bytes themselves.
+    if (/application\/vnd\.github(\.v3)?\.raw/.test(call.accept)) {
+      return { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' }, raw: file }
+    }
+    return { status: 200, body: contentJson(state, ref, path, file, true) }
+  }
+  const prefix = `${path}/`
+  const children = new Map<string, Buffer | undefined>()
+  for (const [name, content] of tree ?? []) {
+    if (!name.startsWith(prefix)) continue
+    const rest = name.slice(prefix.length)
+    const slash = rest.indexOf('/')
+    if (slash === -1) children.set(rest, content)
+    else children.set(rest.slice(0, slash), undefined)
+  }
+  if (children.size === 0) return errorReply(404, 'Not Found', DOCS_CONTENTS)
+  const entries = [...children.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, content]) => contentJson(state, ref, `${prefix}${name}`, content, false))
+  return { status: 200, body: entries }
+}
+
+/**
+ * A file, or a directory when `content` is undefined. Only a file asked for by its own path
+ * carries its content: a directory listing describes its files without it.
+ */
+function contentJson(
+  state: State,
+  ref: string,
+  path: string,
+  content: Buffer | undefined,
+  withContent: boolean
+): Json {
+  const api = `${state.origin}/repos/${state.owner}/${state.repo}`
+  const sha =
+    content === undefined ? sha1(`tree ${ref}:${path}`) : sha1(blobHeader(content), content)
+  const url = `${api}/contents/${path.split('/').map(encodeURIComponent).join('/')}?ref=${encodeURIComponent(ref)}`
+  const gitUrl = `${api}/git/${content === undefined ? 'trees' : 'blobs'}/${sha}`
+  const htmlUrl = `https://github.com/${state.owner}/${state.repo}/${content === undefined ? 'tree' : 'blob'}/${ref}/${path}`
+  const entry: Record<string, unknown> = {
+    type: content === undefined ? 'dir' : 'file',
+    size: content?.length ?? 0,
+    name: path.slice(path.lastIndexOf('/') + 1),
+    path,
+    sha,
+    url,
+    git_url: gitUrl,
+    html_url: htmlUrl,
+    download_url:
+      content === undefined
+        ? null
+        : `https://raw.githubusercontent.com/${state.owner}/${state.repo}/${ref}/${path}`,
+    _links: { self: url, git: gitUrl, html: htmlUrl }
+  }
+  if (content !== undefined && withContent) {
+    const large = content.length > CONTENT_LIMIT
+    entry.content = large ? '' : base64Lines(content)
+    entry.encoding = large ? 'none' : 'base64'
+  }
+  return entry
+}
+
+/** Base64 as Ruby's `Base64.encode64` writes it, which GitHub uses: a newline after every 60. */
+function base64Lines(content: Buffer): string {
+  const encoded = content.toString('base64')
+  if (encoded === '') return ''
+  return encoded.replace(/.{1,60}/g, '$&\n')
+}
+
+function blobHeader(content: Buffer): string {
+  return `blob ${String(content.length)}\0`
+}
+
+function sha1(...parts: readonly (string | Buffer)[]): string {
+  const hash = createHash('sha1')
+  for (const part of parts) hash.update(part)
+  return hash.digest('hex')
+}
+
+/** `refs/heads/main` and `main` name the same branch. */
+function refName(ref: string): string {
+  return ref.replace(/^refs\/(heads|tags)\//, '')
+}
+
+function cleanPath(path: string): string {
+  return path.replace(/^\/+|\/+$/g, '')
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pull requests
+
+const DOCS_PULLS = 'https://docs.github.com/rest/pulls/pulls'
+/** GitHub lists at most this many files of a pull request. */
+const PULL_FILES_LIMIT = 3000
+
+function getPullRequest(state: State, call: Call): Reply {
+  const pr = state.pulls.get(Number(call.params.pull_number))
+  if (pr === undefined) return errorReply(404, 'Not Found', `${DOCS_PULLS}#get-a-pull-request`)
+  if (/\.(diff|patch)\b/.test(call.accept)) {
+    // Honest about the gap rather than answering JSON to a client that asked for a diff.
+    return errorReply(
+      415,
+      'GitHub stand-in: the diff and patch media types are not supported',
+      DOCS
+    )
+  }
+  return { status: 200, body: pr }
+}
+
+function listPullRequestFiles(state: State, call: Call): Reply {
+  const number = Number(call.params.pull_number)
+  const files = state.pullFiles.get(number)
+  if (files === undefined) {
+    if (!state.pulls.has(number)) return errorReply(404, 'Not Found', DOCS_PULLS)
+    return paginated(state, call, [], 100, file => file)
+  }
+  return paginated(state, call, files.slice(0, PULL_FILES_LIMIT), 100, file => file)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pagination, as GitHub does it
+
+/**
+ * `per_page` (default 30, at most `max`) and `page` (from 1). The `Link` header lists prev, next,
+ * last and first in GitHub's order, on GitHub's `/repositories/{id}/…` form of the path, keeping
+ * the request's other query parameters.
+ */
+function paginated<T>(
+  state: State,
+  call: Call,
+  items: readonly T[],
+  max: number,
+  json: (item: T) => unknown
+): Reply {
+  const perPage = Math.min(max, positive(call.query.get('per_page')) ?? 30)
+  const page = positive(call.query.get('page')) ?? 1
+  const last = Math.max(1, Math.ceil(items.length / perPage))
+  const links: string[] = []
+  const link = (target: number, rel: string): void => {
+    const query = new URLSearchParams(call.query)
+    query.set('page', String(target))
+    links.push(`<${state.origin}${call.linkPath}?${query.toString()}>; rel="${rel}"`)
+  }
+  if (page > 1) link(Math.min(page - 1, last), 'prev')
+  if (page < last) {
+    link(page + 1, 'next')
+    link(last, 'last')
+  }
+  if (page > 1) link(1, 'first')
+  return {
+    status: 200,
+    headers: links.length === 0 ? {} : { link: links.join(', ') },
+    body: items.slice((page - 1) * perPage, page * perPage).map(json)
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// GitHub's OpenAPI description
+
+const DOCS = 'https://docs.github.com/rest'
+const DOCS_USER = 'https://docs.github.com/rest/users/users#get-the-authenticated-user'
+
+interface Parameter {
+  readonly name: string
+  readonly in: 'path' | 'query'
+  readonly required: boolean
+  readonly schema: unknown
+}
+
+interface Operation {
+  /** e.g. `checks/create` */
+  readonly id: string
+  /** Upper case. */
+  readonly method: string
+  readonly template: string
+  readonly docs: string
+  readonly parameters: readonly Parameter[]
+  readonly requestBody: { readonly required: boolean; readonly schema: unknown } | undefined
+  readonly responses: Json
+}
+
+/** A literal path segment, or one holding parameters (`{issue_number}`, `{base}...{head}`). */
+type Segment =
+  | { readonly literal: string }
+  | {
+      readonly pattern: RegExp
+      readonly names: readonly string[]
+      /** `x-multi-segment`: the value may contain slashes (`{path}`, `{ref}`, `{branch}`). */
+      readonly multi: boolean
+    }
+
+interface Route {
+  readonly template: string
+  readonly segments: readonly Segment[]
+  readonly operations: ReadonlyMap<string, Operation>
+}
+
+interface Description {
+  readonly routes: readonly Route[]
+}
+
+interface Checked {
+  /** Undefined when GitHub has no such operation: it answers 404. */
+  readonly operation: Operation | undefined
+  readonly params: Readonly<Record<string, string>>
+  /** For `violations`. */
+  readonly problems: readonly string[]
+  /** GitHub's 422 text for a body or query the description rejects. */
+  readonly rejection: string | undefined
+}
+
+// The description is 70 MB of JSON: parsed once per process, on the first stand-in's start.
+let loaded: Promise<Description> | undefined
+
+function loadDescription(): Promise<Description> {
+  loaded ??= (async () => {
+    const file = createRequire(import.meta.url).resolve(
+      '@octokit/openapi/generated/api.github.com.deref.json'
+    )
+    return descriptionOf(JSON.parse(await readFile(file, 'utf8')) as unknown)
+  })()
+  return loaded
+}
+
+function descriptionOf(spec: unknown): Description {
+  const paths = record(record(spec)?.paths) ?? {}
+  const routes = Object.entries(paths).map(([template, item]): Route => {
+    const operations = new Map<string, Operation>()
+    const multi = new Set<string>()
+    for (const [method, raw] of Object.entries(record(item) ?? {})) {
+      const op = record(raw)
+      if (op === undefined) continue
+      const operation = operationOf(template, method.toUpperCase(), op)
+      operations.set(operation.method, operation)
+      for (const parameter of Array.isArray(op.parameters) ? op.parameters : []) {
+        const p = record(parameter)
+        if (p?.['x-multi-segment'] === true && typeof p.name === 'string') multi.add(p.name)
+      }
+    }
+    return { template, segments: segmentsOf(template, multi), operations }
+  })
+  return { routes }
+}
+
+function operationOf(template: string, method: string, op: Json): Operation {
+  const parameters = (Array.isArray(op.parameters) ? op.parameters : []).flatMap(
+    (raw): Parameter[] => {
+      const p = record(raw)
+      if (typeof p?.name !== 'string' || (p.in !== 'path' && p.in !== 'query')) return []
+      return [{ name: p.name, in: p.in, required: p.required === true, schema: p.schema }]
+    }
+  )
+  const body = record(op.requestBody)
+  const schema = record(record(body?.content)?.['application/json'])?.schema
+  return {
+    id: str(op.operationId) ?? `${method} ${template}`,
+    method,
+    template,
+    docs: str(record(op.externalDocs)?.url) ?? DOCS,
+    parameters,
+    requestBody: schema === undefined ? undefined : { required: body?.required === true, schema },
+    responses: record(op.responses) ?? {}
+  }
+}
+
+function segmentsOf(template: string, multi: ReadonlySet<string>): Segment[] {
+  return template
+    .split('/')
+    .slice(1)
+    .map((part): Segment => {
+      if (!part.includes('{')) return { literal: part }
+      const names: string[] = []
+      const source = part
+        .split(/(\{[^}]+\})/)
+        .map(piece => {
+          const name = /^\{([^}]+)\}$/.exec(piece)?.[1]
+          if (name === undefined) return piece.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+          names.push(name)
+          return '(.+?)'
+        })
+        .join('')
+      return { pattern: new RegExp(`^${source}$`), names, multi: names.some(n => multi.has(n)) }
+    })
+}
+
+/** Literal segments beat parameters, and single-segment parameters beat multi-segment ones. */
+function rankOf(route: Route): number[] {
+  return route.segments.map(s => ('literal' in s ? 0 : s.multi ? 2 : 1))
+}
+
+function compareRanks(a: readonly number[], b: readonly number[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const diff = (a[i] ?? 0) - (b[i] ?? 0)
+    if (diff !== 0) return diff
+  }
+  return a.length - b.length
+}
+
+function matchRoute(route: Route, parts: readonly string[]): Record<string, string> | undefined {
+  const params: Record<string, string> = {}
+  const walk = (s: number, p: number): boolean => {
+    const segment = route.segments[s]
+    if (segment === undefined) return p === parts.length
+    if ('literal' in segment) return parts[p] === segment.literal && walk(s + 1, p + 1)
+    const most = segment.multi ? parts.length - p : 1
+    for (let take = 1; take <= most && p + take <= parts.length; take++) {
+      const match = segment.pattern.exec(parts.slice(p, p + take).join('/'))
+      if (match === null) continue
+      segment.names.forEach((name, i) => (params[name] = match[i + 1] ?? ''))
+      if (walk(s + 1, p + take)) return true
+    }
+    return false
+  }
+  return walk(0, 0) ? params : undefined
+}
+
+function findOperation(
+  description: Description,
+  method: string,
+  pathname: string
+): { operation?: Operation; params: Record<string, string>; problems: string[] } {
+  let parts: string[]
+  try {
+    parts = pathname.split('/').slice(1).map(decodeURIComponent)
+  } catch {
+    return { params: {}, problems: ['the path is not valid percent-encoding'] }
+  }
+  const matches = description.routes
+    .map(route => ({ route, params: matchRoute(route, parts) }))
+    .filter((m): m is { route: Route; params: Record<string, string> } => m.params !== undefined)
+    .sort((a, b) => compareRanks(rankOf(a.route), rankOf(b.route)))
+  // GitHub serves HEAD wherever it serves GET.
+  const wanted = method === 'HEAD' ? 'GET' : method
+  const hit = matches.find(m => m.route.operations.has(wanted))
+  const operation = hit?.route.operations.get(wanted)
+  if (hit === undefined || operation === undefined) {
+    const best = matches[0]
+    if (best === undefined) return { params: {}, problems: ['GitHub has no such route'] }
+    const has = [...best.route.operations.keys()].join(', ')
+    return {
+      params: best.params,
+      problems: [`GitHub has no ${wanted} operation on ${best.route.template} (only ${has})`]
+    }
+  }
+  const problems: string[] = []
+  for (const parameter of operation.parameters) {
+    if (parameter.in !== 'path') continue
+    const value = hit.params[parameter.name] ?? ''
+    const problem = schemaProblem(parameter.schema, coerce(parameter.schema, value), parameter.name)
+    if (problem !== undefined) {
+      problems.push(`path parameter ${problem} (got ${JSON.stringify(value)}) in ${operation.id}`)
+    }
+  }
+  // A path GitHub would not route (e.g. a non-numeric issue number) is a 404 there.
+  return problems.length === 0
+    ? { operation, params: hit.params, problems }
+    : { params: hit.params, problems }
+}
+
+function checkRequest(
+  description: Description,
+  method: string,
+  pathname: string,
+  url: URL,
+  body: { readonly value: unknown; readonly json: boolean }
+): Checked {
+  const found = findOperation(description, method, pathname)
+  const { operation } = found
+  if (operation === undefined) {
+    return { operation, params: found.params, problems: found.problems, rejection: undefined }
+  }
+  const problems: string[] = []
+  const rejections: string[] = []
+  for (const parameter of operation.parameters) {
+    if (parameter.in !== 'query') continue
+    const values = url.searchParams.getAll(parameter.name)
+    if (values.length === 0) {
+      if (parameter.required) {
+        problems.push(`${operation.id}: missing required query parameter ${parameter.name}`)
+        rejections.push(`"${parameter.name}" wasn't supplied.`)
+      }
+      continue
+    }
+    const errors = schemaErrors(parameter.schema, coerce(parameter.schema, values.join(',')))
+    if (errors.length > 0) {
+      problems.push(`${operation.id}: query parameter ${describeErrors(errors, parameter.name)}`)
+      rejections.push(...githubErrorLines(errors, parameter.name))
+    }
+  }
+  const requestBody = operation.requestBody
+  if (!body.json) {
+    problems.push(`${operation.id}: the body is not JSON`)
+  } else if (requestBody !== undefined && (body.value !== undefined || requestBody.required)) {
+    // GitHub reads a missing body as one with no parameters.
+    const errors = schemaErrors(requestBody.schema, body.value ?? {})
+    if (errors.length > 0) {
+      problems.push(`${operation.id}: body rejected: ${describeErrors(errors, 'body')}`)
+      rejections.push(...githubErrorLines(errors, ''))
+    }
+  }
+  return {
+    operation,
+    params: found.params,
+    problems,
+    rejection: rejections.length === 0 ? undefined : [...new Set(rejections)].join('\n')
+  }
+}
+
+/** Query and path values arrive as text; the schema says what they should parse to. */
+function coerce(schema: unknown, value: string): unknown {
+  const type = record(schema)?.type
+  if ((type === 'integer' || type === 'number') && /^-?\d+(\.\d+)?$/.test(value)) {
+    return Number(value)
+  }
+  if (type === 'boolean' && (value === 'true' || value === 'false')) return value === 'true'
+  if (type === 'array') return value.split(',')
+  return value
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON Schema validation (OpenAPI 3.0 schemas, through Ajv)
+
+let ajv: Ajv | undefined
+// Keyed by the description's own schema objects, which live as long as the cached description:
+// each schema is compiled once per process.
+const validators = new WeakMap<object, ValidateFunction>()
+const knownFormats = new Set<string>(['date-time'])
+
+/** RFC 3339, which is what GitHub parses its ISO 8601 timestamps as. */
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/
+
+function validatorFor(schema: Json): ValidateFunction {
+  let validate = validators.get(schema)
+  if (validate !== undefined) return validate
+  // `strict: false`: OpenAPI adds keywords (`example`, `x-github`, `discriminator`) JSON Schema
+  // does not know. `allErrors`: report every problem in one violation.
+  ajv ??= new Ajv({ strict: false, allErrors: true, formats: { 'date-time': DATE_TIME } })
+  const formats = new Set<string>()
+  const converted = jsonSchemaOf(schema, formats)
+  for (const format of formats) {
+    if (knownFormats.has(format)) continue
+    // `uri`, `email`, `int64`…: GitHub checks these loosely or not at all; so does the stand-in.
+    ajv.addFormat(format, true)
+    knownFormats.add(format)
+  }
+  if (!isRecord(converted)) throw new Error('GitHub stand-in: a schema that is not an object')
+  validate = ajv.compile(converted)
+  validators.set(schema, validate)
+  return validate
+}
+
+function schemaErrors(schema: unknown, value: unknown): readonly ErrorObject[] {
+  const s = record(schema)
+  if (s === undefined) return []
+  const validate = validatorFor(s)
+  return validate(value) ? [] : (validate.errors ?? [])
+}
+
+/** The problems with `value`, as one line, or undefined when the schema accepts it. */
+function schemaProblem(schema: unknown, value: unknown, root: string): string | undefined {
+  const errors = schemaErrors(schema, value)
+  return errors.length === 0 ? undefined : describeErrors(errors, root)
+}
+
+function describeErrors(errors: readonly ErrorObject[], root: string): string {
+  const lines = errors.map(error => `${root}${error.instancePath} ${reasonOf(error)}`)
+  return [...new Set(lines)].join('; ')
+}
+
+/** GitHub's wording for schema failures (`"path" wasn't supplied.`), one line each. */
+function githubErrorLines(errors: readonly ErrorObject[], root: string): string[] {
+  return errors.map(error => {
+    const missing: unknown = error.params.missingProperty
+    if (error.keyword === 'required' && typeof missing === 'string') {
+      return `"${missing}" wasn't supplied.`
+    }
+    const at = `${root}${error.instancePath}`.replace(/^\//, '')
+    return `For '${at === '' ? 'the body' : at}': ${reasonOf(error)}.`
+  })
+}
+
+/** Ajv's message, with the allowed values spelled out for an enum. */
+function reasonOf(error: ErrorObject): string {
+  const allowed: unknown = error.params.allowedValues
+  if (error.keyword === 'enum' && Array.isArray(allowed)) {
+    const values: readonly unknown[] = allowed
+    return `must be one of ${values.map(v => JSON.stringify(v)).join(', ')}`
+  }
+  return error.message ?? 'is invalid'
+}
+
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', 'definitions'])
+const SCHEMA_LISTS = new Set(['allOf', 'anyOf', 'oneOf'])
+const SCHEMA_VALUES = new Set(['items', 'additionalProperties', 'not'])
+/**
+ * OpenAPI-only keywords, dropped so Ajv neither misreads them (JSON Schema wants `examples` to be
+ * an array) nor has to know them. `nullable` is turned into JSON Schema below.
+ */
+const DROPPED = new Set(['nullable', 'example', 'examples', 'discriminator', 'xml'])
+
+/**
+ * OpenAPI 3.0's `nullable: true` as JSON Schema: a `null` type (or a `null` branch when the schema
+ * has no `type` of its own, which Ajv's built-in `nullable` support refuses to compile). Walks
+ * only schema positions, so a property that happens to be named `nullable` is left alone.
+ */
+function jsonSchemaOf(schema: unknown, formats: Set<string>): unknown {
+  const s = record(schema)
+  if (s === undefined) return schema
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(s)) {
+    if (DROPPED.has(key)) continue
+    const map = SCHEMA_MAPS.has(key) ? record(value) : undefined
+    if (map !== undefined) {
+      out[key] = Object.fromEntries(
+        Object.entries(map).map(([name, sub]) => [name, jsonSchemaOf(sub, formats)])
+      )
+    } else if (SCHEMA_LISTS.has(key) && Array.isArray(value)) {
+      out[key] = value.map(sub => jsonSchemaOf(sub, formats))
+    } else if (SCHEMA_VALUES.has(key)) {
+      out[key] = Array.isArray(value)
+        ? value.map(sub => jsonSchemaOf(sub, formats))
+        : jsonSchemaOf(value, formats)
+    } else {
+      if (key === 'format' && typeof value === 'string') formats.add(value)
+      out[key] = value
+    }
+  }
+  if (s.nullable !== true) return out
+  if (typeof out.type === 'string') {
+    out.type = [out.type, 'null']
+    const values: unknown = out.enum
+    if (Array.isArray(values)) {
+      const listed: readonly unknown[] = values
+      if (!listed.includes(null)) out.enum = [...listed, null]
+    }
+    return out
+  }
+  return { anyOf: [out, { type: 'null' }] }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors, in GitHub's body shape
+
+const STOCK_MESSAGES: Readonly<Record<number, string>> = {
+  400: 'Bad Request',
+  401: 'Bad credentials',
+  403: 'Forbidden',
+  404: 'Not Found',
+  409: 'Conflict',
+  410: 'Gone',
+  422: 'Validation Failed',
+  429: 'Too Many Requests',
+  500: 'Server Error',
+  502: 'Server Error',
+  503: 'Service Unavailable',
+  504: "We couldn't respond to your request in time. Sorry about that. Please try resubmitting your request and contact us if the problem persists."
+}
+
+function errorBody(status: number, message?: string, docs = DOCS): Json {
+  return {
+    message: message ?? STOCK_MESSAGES[status] ?? 'Error',
+    documentation_url: docs,
+    status: String(status)
+  }
+}
+
+function errorReply(status: number, message: string, docs: string): Reply {
+  return { status, body: errorBody(status, message, docs) }
+}
+
+function validationFailed(docs: string, errors: readonly Json[]): Reply {
+  return {
+    status: 422,
+    body: { message: 'Validation Failed', errors, documentation_url: docs, status: '422' }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small pieces
+
+function isWrite(method: string): boolean {
+  return method !== 'GET' && method !== 'HEAD'
+}
+
+/** GitHub's owner and repository names are case-insensitive. */
+function sameName(a: string, b: string): boolean {
+  return a.toLowerCase() === b.toLowerCase()
+}
+
+function parseJson(text: string): { readonly value: unknown; readonly json: boolean } {
+  // Octokit sends an empty body on a PATCH or PUT without parameters.
+  if (text.trim() === '') return { value: undefined, json: true }
+  try {
+    return { value: JSON.parse(text) as unknown, json: true }
+  } catch {
+    return { value: text, json: false }
+  }
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = []
+  for await (const chunk of req) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+function sendJson(
+  res: ServerResponse,
+  status: number,
+  headers: Readonly<Record<string, string>>,
+  body: unknown
+): void {
+  send(
+    res,
+    status,
+    { 'content-type': 'application/json; charset=utf-8', ...headers },
+    JSON.stringify(body)
+  )
+}
+
+function send(
+  res: ServerResponse,
+  status: number,
+  headers: Readonly<Record<string, string>>,
+  body: string | Buffer
+): void {
+  if (res.destroyed || res.writableEnded) return
+  res.writeHead(status, headers)
+  res.end(body)
+}
+
+/** Unicode code points, as Ruby's `String#length` counts: a surrogate pair is one. */
+function codePoints(text: string): number {
+  return text.length - (text.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g)?.length ?? 0)
+}
+
+/** GitHub's timestamps have whole seconds. */
+function timestamp(): string {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z')
+}
+
+/** The id-derived tail of a node id: stable for a given id, the shape GitHub's have. */
+function idTag(id: number): string {
+  return Buffer.from(String(id)).toString('base64url')
+}
+
+function isRecord(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function record(value: unknown): Json | undefined {
+  return isRecord(value) ? value : undefined
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined
+}
+
+function int(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isInteger(value) ? value : undefined
+}
+
+/** A positive whole number from a query value; undefined for anything else (GitHub's default). */
+function positive(value: string | null): number | undefined {
+  const number = Number(value ?? undefined)
+  return Number.isInteger(number) && number > 0 ? number : undefined
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
