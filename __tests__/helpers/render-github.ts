@@ -253,8 +253,11 @@ ${markEmoji(html)}
 `
 }
 
-/** Chromium as installed by Debian: browsers that download themselves cannot run here. */
-const CHROMIUM = '/usr/bin/chromium'
+/**
+ * Chromium as installed by Debian (browsers that download themselves cannot run here);
+ * CHROMIUM_PATH points elsewhere, e.g. Google Chrome on GitHub's runners.
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const CHROMIUM_ARGS = [
   '--no-sandbox',
   '--headless',
