@@ -16,33 +16,27 @@ export function createGitHub(
   baseUrl: string,
   warn: (message: string) => void
 ): GitHub {
+  const waitOut =
+    (kind: string) =>
+    (
+      retryAfter: number,
+      options: { method: string; url: string },
+      _octokit: unknown,
+      retryCount: number
+    ): boolean => {
+      const retrying = retryCount < RATE_LIMIT_RETRIES
+      warn(
+        `GitHub ${kind} on ${options.method} ${options.url}; ${retrying ? `retrying in ${retryAfter} s` : 'giving up'}`
+      )
+      return retrying
+    }
   return getOctokit(
     token,
     {
       baseUrl,
       throttle: {
-        onRateLimit: (
-          retryAfter: number,
-          options: { method: string; url: string },
-          _octokit: unknown,
-          retryCount: number
-        ) => {
-          warn(
-            `GitHub rate limit on ${options.method} ${options.url}; ${retryCount < RATE_LIMIT_RETRIES ? `retrying in ${retryAfter} s` : 'giving up'}`
-          )
-          return retryCount < RATE_LIMIT_RETRIES
-        },
-        onSecondaryRateLimit: (
-          retryAfter: number,
-          options: { method: string; url: string },
-          _octokit: unknown,
-          retryCount: number
-        ) => {
-          warn(
-            `GitHub secondary rate limit on ${options.method} ${options.url}; ${retryCount < RATE_LIMIT_RETRIES ? `retrying in ${retryAfter} s` : 'giving up'}`
-          )
-          return retryCount < RATE_LIMIT_RETRIES
-        }
+        onRateLimit: waitOut('rate limit'),
+        onSecondaryRateLimit: waitOut('secondary rate limit')
       }
     },
     retry,
