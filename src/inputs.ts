@@ -39,6 +39,8 @@ export interface ActionInputs {
   readonly githubToken: string
   /** For workflow_dispatch: the pull request to review. */
   readonly pullRequest: string
+  /** Evaluate fully, write nothing to GitHub, print what would be posted. */
+  readonly dryRun: boolean
 }
 
 /** `getInput` returns '' for an input that is not set, as `@actions/core` does. */
@@ -74,14 +76,24 @@ export function readActionInputs(getInput: GetInput): ActionInputs {
     ),
     comment: oneOf('comment', getInput('comment').trim() || 'sticky', COMMENT_MODES),
     checkName: checkName(getInput('check-name')),
-    githubToken: getInput('github-token').trim(),
+    githubToken: token(getInput('github-token')),
     pullRequest: getInput('pull-request').trim(),
+    dryRun: oneOf('dry-run', getInput('dry-run').trim() || 'false', ['true', 'false']) === 'true',
     exclude: getInput('exclude')
       .split(/[\n,]/)
       .map(g => g.trim())
       .filter(g => g !== ''),
     ...(checker.trim() !== '' && { checker })
   }
+}
+
+/**
+ * Outside the runner (e.g. @github/local-action) the default `${{ github.token }}` arrives
+ * unevaluated: that is no token.
+ */
+function token(raw: string): string {
+  const value = raw.trim()
+  return /^\$\{\{.*\}\}$/.test(value) ? '' : value
 }
 
 function checkName(raw: string): string {

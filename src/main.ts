@@ -46,18 +46,25 @@ export async function run(): Promise<void> {
     cwd = resolve(workspace, inputs.workingDirectory)
     const context = { failOn, tempDir, workspace, cwd }
 
-    const github = createGitHub(
-      inputs.githubToken,
-      env.GITHUB_API_URL ?? 'https://api.github.com',
-      core.warning
-    )
+    // Without a token (a local dry run), nothing is read from GitHub or written to it.
+    const github =
+      inputs.githubToken === ''
+        ? undefined
+        : createGitHub(
+            inputs.githubToken,
+            env.GITHUB_API_URL ?? 'https://api.github.com',
+            core.warning
+          )
     const run = await readRunContext({
       eventName: env.GITHUB_EVENT_NAME,
       eventPath: env.GITHUB_EVENT_PATH,
       repository: env.GITHUB_REPOSITORY,
       pullRequestInput: inputs.pullRequest,
-      getPullRequest: async (owner, repo, pull_number) =>
-        (await github.rest.pulls.get({ owner, repo, pull_number })).data
+      getPullRequest: async (owner, repo, pull_number) => {
+        if (!github)
+          throw new InputError('github-token', '', 'a token to read the pull request with')
+        return (await github.rest.pulls.get({ owner, repo, pull_number })).data
+      }
     })
     if (run.kind === 'skip') {
       core.notice(`Rubric Council: ${run.message}`)
@@ -72,7 +79,7 @@ export async function run(): Promise<void> {
     const marker = commentMarker(inputs.checkName)
     let existing: readonly IssueComment[] = []
     let author: string | undefined
-    if (inputs.comment === 'sticky') {
+    if (inputs.comment === 'sticky' && github) {
       try {
         author = await whoAmI(github)
         existing = await findComments(github, {

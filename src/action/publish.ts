@@ -42,7 +42,12 @@ export async function publish(evaluation: Evaluation, context: PublishContext): 
   }
 
   const markdown = renderMarkdown(evaluation, { budget: SUMMARY_BUDGET })
-  await core.summary.addRaw(markdown).write()
+  if (process.env.GITHUB_STEP_SUMMARY) {
+    await core.summary.addRaw(markdown).write()
+  } else {
+    // Outside the runner (a local run) there is no job summary: the log gets the report.
+    core.info(markdown)
+  }
 
   core.setOutput('verdict', verdict.verdict)
   core.setOutput('exit-code', String(verdict.exitCode))

@@ -1,7 +1,7 @@
 import * as core from '@actions/core'
 import { readFile } from 'node:fs/promises'
 import { relative, resolve, sep } from 'node:path'
-import { conclusionOf, publishCheckRun } from '../github/check-run.js'
+import { annotationsOf, conclusionOf, publishCheckRun } from '../github/check-run.js'
 import type { GitHub } from '../github/client.js'
 import { upsertComment, type IssueComment } from '../github/comment.js'
 import { fileAt } from '../github/contents.js'
@@ -25,7 +25,7 @@ type PullRequestRun = Extract<RunContext, { kind: 'pull_request' }>
  * (never under pull_request_target). When the PR changes the rubric, the review says how.
  */
 export async function chooseRubric(
-  github: GitHub,
+  github: GitHub | undefined,
   run: PullRequestRun,
   inputs: ActionInputs,
   dirs: { readonly workspace: string; readonly cwd: string; readonly tempDir: string }
@@ -42,15 +42,17 @@ export async function chooseRubric(
   const headText = await readFile(resolve(dirs.cwd, inputs.rubric), 'utf8').catch(() => undefined)
   let baseText: string | undefined
   let baseProblem: string | undefined
-  try {
-    baseText = await fileAt(github, {
-      owner: run.owner,
-      repo: run.repo,
-      path: repoPath,
-      ref: run.pr.baseSha
-    })
-  } catch (error) {
-    baseProblem = error instanceof Error ? error.message : String(error)
+  if (github) {
+    try {
+      baseText = await fileAt(github, {
+        owner: run.owner,
+        repo: run.repo,
+        path: repoPath,
+        ref: run.pr.baseSha
+      })
+    } catch (error) {
+      baseProblem = error instanceof Error ? error.message : String(error)
+    }
   }
   const diff = changes(baseText, headText, inputs.rubric)
 
@@ -64,6 +66,15 @@ export async function chooseRubric(
     }
   }
   const at = `${repoPath} at the base commit ${run.pr.baseSha.slice(0, 7)}`
+  if (!github && !run.baseRubricOnly) {
+    return {
+      choice: base,
+      review: {
+        source: 'head',
+        note: `Without a github-token the base commit's rubric cannot be read, so the rubric in the working tree (${repoPath}) is used.`
+      }
+    }
+  }
   if (run.baseRubricOnly || baseProblem !== undefined) {
     // Without the base's rubric there is nothing trusted to grade by.
     const why = baseProblem === undefined ? 'does not exist' : `could not be read (${baseProblem})`
@@ -120,13 +131,23 @@ export function historyEntry(evaluation: Evaluation, commit: string): HistoryEnt
  * verdict stands and the job summary has the report. Returns the comment's URL, if any.
  */
 export async function publishToPullRequest(
-  github: GitHub,
+  github: GitHub | undefined,
   run: PullRequestRun,
   inputs: ActionInputs,
   evaluation: Evaluation,
   options: { readonly existing: readonly IssueComment[]; readonly detailsUrl: string | undefined }
 ): Promise<string | undefined> {
   const where = { owner: run.owner, repo: run.repo }
+  if (inputs.dryRun) {
+    printDryRun(run, inputs, evaluation)
+    return undefined
+  }
+  if (!github) {
+    core.warning(
+      'Rubric Council: no github-token, so no comment and no check run; the report is in the job summary'
+    )
+    return undefined
+  }
   let url: string | undefined
   if (inputs.comment === 'sticky') {
     const current = await currentHead(github, run)
@@ -163,6 +184,20 @@ export async function publishToPullRequest(
       `Check run "${inputs.checkName}": ${conclusionOf(evaluation.verdict.verdict, inputs.failOn)}`
     )
   return url
+}
+
+/** What a real run would post, printed instead (dry-run). */
+function printDryRun(run: PullRequestRun, inputs: ActionInputs, evaluation: Evaluation): void {
+  if (inputs.comment === 'sticky') {
+    core.startGroup(`Rubric Council (dry run): the comment it would post on #${run.pr.number}`)
+    core.info(renderComment(evaluation, inputs.checkName))
+    core.endGroup()
+  }
+  const annotations = annotationsOf(evaluation).length
+  core.info(
+    `Rubric Council (dry run): it would create the check run "${inputs.checkName}" on ${run.pr.headSha.slice(0, 7)} ` +
+      `concluding ${conclusionOf(evaluation.verdict.verdict, inputs.failOn)}, with ${annotations} annotation${annotations === 1 ? '' : 's'}`
+  )
 }
 
 /** The pull request's head now, or undefined when it cannot be read (then nothing is withheld). */
