@@ -1,14 +1,17 @@
 import { parseArgs } from 'node:util'
 import type { CliIo } from './cli/io.js'
 import { checkCommand } from './cli/check.js'
+import { initCommand } from './cli/init.js'
 import { validateCommand } from './cli/validate.js'
 import { VERSION } from './version.js'
 
 const USAGE = `Usage: rubric-council <command> [options]
 
 Commands:
-  check                Evaluate this directory against its rubric; exit 0 PASS, 1 FAIL, 2 UNCLEAR
+    check                Evaluate this directory against its rubric; exit 0 PASS, 1 FAIL, 2 UNCLEAR
   validate [FILE...]   Check rubric files (default .github/rubric.md); exit 0 if all are valid, 1 if not
+  init                 Write a starter .github/rubric.md and .github/workflows/rubric-council.yml
+
 
 Options of check:
   --rubric FILE        The rubric (default .github/rubric.md)
@@ -17,7 +20,12 @@ Options of check:
   --markdown FILE      Also write the Markdown report to FILE ("-" prints it instead)
   --models LIST        Judges as provider:model, comma-separated (default: the rubric's, else
                        one per provider whose API key is set)
-  --base REF           Diff from the merge base of REF and HEAD (default: the upstream, else main)
+    --base REF           Diff from the merge base of REF and HEAD (default: the upstream, else main)
+  --dry-run            Print the pull request comment the action would post
+
+Options of init:
+  --force              Overwrite files that exist
+
 
   -h, --help           Show this help
   -v, --version        Show the version
@@ -39,7 +47,9 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         json: { type: 'string' },
         markdown: { type: 'string' },
         models: { type: 'string' },
-        base: { type: 'string' }
+        base: { type: 'string' },
+        'dry-run': { type: 'boolean' },
+        force: { type: 'boolean' }
       }
     })
   } catch (error) {
@@ -56,12 +66,23 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     ;(command === undefined && !parsed.values.help ? io.stderr : io.stdout)(USAGE)
     return command === undefined && !parsed.values.help ? 2 : 0
   }
-  const { rubric, checker, json, markdown, models, base } = parsed.values
-  const checkOnly = Object.entries({ rubric, checker, json, markdown, models, base }).find(
-    ([, v]) => v !== undefined
-  )
+  const { rubric, checker, json, markdown, models, base, force } = parsed.values
+  const dryRun = parsed.values['dry-run']
+  const checkOnly = Object.entries({
+    rubric,
+    checker,
+    json,
+    markdown,
+    models,
+    base,
+    'dry-run': dryRun
+  }).find(([, v]) => v !== undefined)
   if (checkOnly && command !== 'check') {
     io.stderr(`rubric-council: --${checkOnly[0]} belongs to the check command`)
+    return 2
+  }
+  if (force !== undefined && command !== 'init') {
+    io.stderr('rubric-council: --force belongs to the init command')
     return 2
   }
   switch (command) {
@@ -79,10 +100,13 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
           ...(json !== undefined && { json }),
           ...(markdown !== undefined && { markdown }),
           ...(models !== undefined && { models }),
-          ...(base !== undefined && { base })
+          ...(base !== undefined && { base }),
+          dryRun: dryRun === true
         },
         io
       )
+    case 'init':
+      return initCommand({ force: force === true }, io)
     case 'validate':
       return validateCommand(rest, io)
     default:

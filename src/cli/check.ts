@@ -13,6 +13,8 @@ import { DEFAULT_RUBRIC_PATH } from '../rubric/defaults.js'
 import { toJsonReport } from '../report/json.js'
 import { renderMarkdown } from '../report/markdown.js'
 import { renderTerminal } from '../report/terminal.js'
+import { renderComment } from '../report/comment.js'
+import { DEFAULT_CHECK_NAME } from '../inputs.js'
 import type { CliIo } from './io.js'
 
 export interface CheckOptions {
@@ -26,6 +28,8 @@ export interface CheckOptions {
   readonly models?: string
   /** The branch or commit whose merge base with HEAD the diff starts from. */
   readonly base?: string
+  /** Print the comment the action would post instead of the terminal rendering. */
+  readonly dryRun?: boolean
 }
 
 /** A local file has no size limit worth cutting for; this only bounds a pathological report. */
@@ -69,7 +73,8 @@ export async function checkCommand(options: CheckOptions, io: CliIo): Promise<nu
     if (options.markdown === '-') io.stdout(markdown)
     else await writeFile(resolve(io.cwd, options.markdown), markdown)
   }
-  if (options.markdown !== '-') io.stdout(renderTerminal(evaluation).trimEnd())
+  if (options.dryRun) io.stdout(renderComment(evaluation, DEFAULT_CHECK_NAME))
+  else if (options.markdown !== '-') io.stdout(renderTerminal(evaluation).trimEnd())
   return evaluation.verdict.exitCode
 }
 
