@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { DEFAULT_RUBRIC_PATH } from '../rubric/defaults.js'
 import { formatIssue, RubricError } from '../rubric/errors.js'
@@ -11,7 +12,14 @@ export async function validateCommand(files: readonly string[], io: CliIo): Prom
   const targets = files.length > 0 ? files : [DEFAULT_RUBRIC_PATH]
   return withProblemMatcher(io, async () => {
     let invalid = 0
+    let checked = 0
     for (const file of targets) {
+      // `validate examples/*` also meets folders (example workflows): say so, and go on.
+      if (isDirectory(resolve(io.cwd, file))) {
+        io.stderr(`${file}: a folder, not a rubric; skipped`)
+        continue
+      }
+      checked++
       try {
         const rubric = await loadRubric(resolve(io.cwd, file), file)
         io.stdout(`${file}: ok (${describeRubric(rubric)})`)
@@ -21,9 +29,15 @@ export async function validateCommand(files: readonly string[], io: CliIo): Prom
         for (const issue of error.issues) io.stderr(formatIssue(issue))
       }
     }
-    if (targets.length > 1) {
-      io.stdout(`${targets.length - invalid} of ${targets.length} rubrics valid`)
-    }
+    if (targets.length > 1) io.stdout(`${checked - invalid} of ${checked} rubrics valid`)
     return invalid === 0 ? 0 : 1
   })
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory()
+  } catch {
+    return false
+  }
 }
