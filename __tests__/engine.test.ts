@@ -3,13 +3,15 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { Council, CouncilRequest } from '../src/council/types.js'
-import { unconfiguredCouncil } from '../src/council/unconfigured.js'
 import { evaluate, type EngineDeps } from '../src/engine.js'
 import { EvidenceUnavailableError, type EvidenceSource } from '../src/evidence/source.js'
 import type { Evidence } from '../src/evidence/types.js'
 import type { GateLog } from '../src/gates/types.js'
 import { judgeRun } from './helpers/evaluation.js'
 import { lines } from './helpers/rubric.js'
+
+/** A council with no members: it answers nothing. */
+const unconfiguredCouncil: Council = { convene: () => Promise.resolve({ runs: [], quorum: 1 }) }
 
 const silent: GateLog = {
   startGroup: () => undefined,

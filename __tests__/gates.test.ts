@@ -174,7 +174,7 @@ describe('runGate: output', () => {
     expect(head).toBe(`START${'a'.repeat(HEAD_BYTES - 5)}`)
     expect(tail).toBe(`${'a'.repeat(TAIL_BYTES - 3)}END`)
     expect(elidedBytes).toBe(totalBytes - HEAD_BYTES - TAIL_BYTES)
-    expect(opts.log.text()).toContain(`… ${elidedBytes} bytes elided …`)
+    expect(opts.log.text()).toContain(`… ${elidedBytes.toLocaleString('en-US')} bytes elided …`)
   })
 
   it('merges stdout and stderr in arrival order', async () => {

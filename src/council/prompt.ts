@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { fileListLine } from '../evidence/build.js'
 import type { Evidence } from '../evidence/types.js'
+import { formatExcerpt } from '../gates/excerpt.js'
 import type { GateResult } from '../gates/types.js'
 import type { Criterion, Rubric } from '../rubric/types.js'
 
@@ -113,7 +114,7 @@ export function buildPrompt(input: PromptInput): JudgePrompt {
         .join('\n')
     )
     for (const [i, gate] of input.gates.entries()) {
-      const output = gateOutput(gate)
+      const output = formatExcerpt(gate.output).trimEnd()
       if (output !== '') sections.push(data(`gate ${i + 1} output`, output))
     }
   }
@@ -153,13 +154,6 @@ function describeCriterion(c: Criterion): string {
       ? ''
       : ` A score below ${c.requiredMinScore} fails the pull request.`
   return `${head}\n  Grade: an integer score 0–10 by these bands.${minimum}\n${bands}`
-}
-
-function gateOutput(gate: GateResult): string {
-  const { head, tail, elidedBytes } = gate.output
-  return (
-    elidedBytes > 0 ? `${head}\n[… ${elidedBytes} bytes elided …]\n${tail}` : head + tail
-  ).trimEnd()
 }
 
 function fileList(evidence: Evidence): string {

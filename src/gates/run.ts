@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process'
 import { stat } from 'node:fs/promises'
 import { StringDecoder } from 'node:string_decoder'
 import type { Gate } from '../rubric/types.js'
+import { formatExcerpt } from './excerpt.js'
 import type { GateLog, GateResult, GateStatus, OutputExcerpt } from './types.js'
 
 /** Bytes kept from the start of a gate's output. */
@@ -77,13 +78,6 @@ export async function runGate(gate: Gate, options: GateRunOptions): Promise<Gate
   options.log.write(`${summaryLine(result, gate)}\n`)
   options.log.endGroup()
   return result
-}
-
-/** An excerpt as one text: head, a line saying how much was elided, tail. */
-export function formatExcerpt(output: OutputExcerpt): string {
-  if (output.elidedBytes === 0) return output.head + output.tail
-  const head = output.head.endsWith('\n') ? output.head : `${output.head}\n`
-  return `${head}… ${output.elidedBytes} bytes elided …\n${output.tail}`
 }
 
 interface Outcome {

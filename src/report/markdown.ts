@@ -1,6 +1,7 @@
 import type { JudgeRun } from '../council/types.js'
 import type { CoverageReceipt } from '../evidence/types.js'
 import { formatIssue } from '../rubric/errors.js'
+import { formatExcerpt } from '../gates/excerpt.js'
 import type { GateResult } from '../gates/types.js'
 import { formatNumber } from '../verdict/decide.js'
 import type {
@@ -142,7 +143,7 @@ function gatesSection(gates: readonly GateResult[]): Section {
       table(['', 'gate', 'result', 'time'], rows)
     ],
     blocks: gates.map(g => {
-      const output = excerptText(g)
+      const output = formatExcerpt(g.output)
       const body: Piece[] = []
       if (g.detail) body.push(prose(g.detail), '\n\n')
       body.push(output === '' ? '*No output.*\n' : codeBlock(output))
@@ -155,13 +156,6 @@ function gatesSection(gates: readonly GateResult[]): Section {
     close: ['</details>\n\n'],
     omitted: n => `*${n} gate output${n === 1 ? ' is' : 's are'} not shown here.*\n\n`
   }
-}
-
-function excerptText(gate: GateResult): string {
-  const { head, tail, elidedBytes } = gate.output
-  if (elidedBytes > 0)
-    return `${head}\n… ${elidedBytes.toLocaleString('en-US')} bytes elided …\n${tail}`
-  return head + tail
 }
 
 function gateResult(gate: GateResult): string {

@@ -1,0 +1,8 @@
+import type { OutputExcerpt } from './types.js'
+
+/** An excerpt as one text: head, a line saying how much was elided, tail. */
+export function formatExcerpt(output: OutputExcerpt): string {
+  if (output.elidedBytes === 0) return output.head + output.tail
+  const head = output.head.endsWith('\n') ? output.head : `${output.head}\n`
+  return `${head}… ${output.elidedBytes.toLocaleString('en-US')} bytes elided …\n${output.tail}`
+}
