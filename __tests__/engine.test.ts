@@ -124,7 +124,8 @@ describe('evaluate', () => {
       {
         code: 'provider_error',
         message:
-          'the council is unavailable: 0 valid answers of 1, quorum 1: council: internal error: socket hang up'
+          'the council is unavailable: 0 valid answers of 1, quorum 1: council: internal error: socket hang up. ' +
+          'The providers failed, not the pull request: run the job again; if it persists, check the model names and the providers’ status.'
       }
     ])
   })

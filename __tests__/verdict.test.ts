@@ -161,7 +161,8 @@ describe('row 3: the council is needed but unavailable', () => {
       ['rate_limited']
     ])
     expect(verdict.reasons[0]?.message).toBe(
-      'the council is unavailable: 1 valid answer of 3, quorum 2: anthropic:b: rate_limited happened; google:c: rate_limited happened'
+      'the council is unavailable: 1 valid answer of 3, quorum 2: anthropic:b: rate_limited happened; google:c: rate_limited happened. ' +
+        'The providers are rate limiting, not judging the pull request: run the job again later, raise the provider’s limits, or lower samples.'
     )
   })
 
@@ -327,7 +328,8 @@ describe('row 5: coverage', () => {
     const below = decide({ rubric: RUBRIC, gates: [], council: three([{}, {}, {}]), coverage: 0.9 })
     expect([below.verdict, codes(below)]).toEqual(['UNCLEAR', ['incomplete_coverage']])
     expect(below.reasons[0]?.message).toBe(
-      'the judges saw 90% of the reviewable changed files; the rubric needs 100%'
+      'the judges saw 90% of the reviewable changed files; the rubric needs 100%. ' +
+        'The coverage receipt lists what was left out: raise max-evidence-tokens, exclude generated files, or lower min_coverage'
     )
     expect(
       decide({ rubric: RUBRIC, gates: [], council: three([{}, {}, {}]), coverage: 1 }).verdict

@@ -154,7 +154,13 @@ async function requestWithRetries(
       if (NoObjectGeneratedError.isInstance(error)) {
         usage.input += error.usage?.inputTokens ?? 0
         usage.output += error.usage?.outputTokens ?? 0
-        return { kind: 'unparsable', text: error.text ?? '', error: firstLine(error.message) }
+        // A content filter stop is the model declining to judge, not a formatting slip.
+        const refused = error.finishReason === 'content-filter'
+        return {
+          kind: 'unparsable',
+          text: error.text ?? '',
+          error: refused ? 'the model refused to answer (content filter)' : firstLine(error.message)
+        }
       }
       if (signal.aborted) {
         return {
@@ -209,6 +215,14 @@ export function classify(error: unknown): Problem {
         message: `rate limited (429)${detail}`,
         retryable: true,
         ...retryAfter(error.responseHeaders)
+      }
+    }
+    if (status !== undefined && status >= 200 && status < 300) {
+      // A success status with a body that cannot be read: cut short, empty or not JSON.
+      return {
+        failure: 'provider_error',
+        message: `the provider's response could not be read (${status}): ${firstLine(error.message)}`,
+        retryable: true
       }
     }
     if (status === undefined) {

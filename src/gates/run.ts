@@ -259,6 +259,12 @@ class OutputCollector {
 }
 
 /** Live output for sequential runs: each chunk masked and written as it arrives. */
+/**
+ * Live output per gate shown in the log at most: beyond it, a slow reader of the log would make
+ * the action hold everything a gate prints. The excerpt keeps the end either way.
+ */
+export const LIVE_LOG_BYTES = 1024 * 1024
+
 class LiveLog {
   // One decoder per stream, so a multibyte character split across chunks is not garbled.
   private readonly decoders: Record<Stream, StringDecoder> = {
@@ -266,6 +272,7 @@ class LiveLog {
     stderr: new StringDecoder('utf8')
   }
   private endsWithNewline = true
+  private shown = 0
   private readonly log: GateLog
   private readonly mask: (text: string) => string
 
@@ -277,7 +284,14 @@ class LiveLog {
   add(chunk: Buffer, stream: Stream): void {
     // Known limitation: a secret split across two chunks is not masked here (the excerpt, decoded
     // whole, still masks it). Buffering to close that gap would delay every line of live output.
+    if (this.shown >= LIVE_LOG_BYTES) return
+    this.shown += chunk.length
     this.emit(this.decoders[stream].write(chunk))
+    if (this.shown >= LIVE_LOG_BYTES) {
+      this.emit(
+        `${this.endsWithNewline ? '' : '\n'}… more output is not shown live; the report keeps its end …\n`
+      )
+    }
   }
 
   /** Flushes partial characters and ends on a new line, so the summary line stands alone. */

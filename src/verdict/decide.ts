@@ -164,7 +164,8 @@ export function decide(input: VerdictInput): Verdict {
     return result('UNCLEAR', [
       reason(
         'incomplete_coverage',
-        `the judges saw ${percent(input.coverage)} of the reviewable changed files; the rubric needs ${percent(rubric.minCoverage)}`
+        `the judges saw ${percent(input.coverage)} of the reviewable changed files; the rubric needs ${percent(rubric.minCoverage)}. ` +
+          'The coverage receipt lists what was left out: raise max-evidence-tokens, exclude generated files, or lower min_coverage'
       )
     ])
   }
@@ -396,8 +397,22 @@ function unavailable(council: CouncilOutcome | undefined, valid: number, quorum:
       : ': no judge could be formed; set an API key for a provider or name models'
   return reason(
     cause,
-    `the council is unavailable: ${valid} valid answer${valid === 1 ? '' : 's'} of ${asked}, quorum ${quorum}${detail}`
+    `the council is unavailable: ${valid} valid answer${valid === 1 ? '' : 's'} of ${asked}, quorum ${quorum}${detail}. ${ADVICE[cause]}`
   )
+}
+
+/** What to do about each cause: the pull request is not at fault for any of them. */
+const ADVICE: Readonly<Record<CouncilFailure, string>> = {
+  missing_credentials:
+    'Set a provider API key (e.g. OPENAI_API_KEY) in the workflow’s env, or check that the key is valid.',
+  rate_limited:
+    'The providers are rate limiting, not judging the pull request: run the job again later, raise the provider’s limits, or lower samples.',
+  timeout:
+    'The judges did not answer in time: run the job again, or raise the rubric’s council.timeout or lower max-evidence-tokens.',
+  provider_error:
+    'The providers failed, not the pull request: run the job again; if it persists, check the model names and the providers’ status.',
+  invalid_output:
+    'The judges’ answers did not fit the rubric’s schema: run the job again, or use models with structured-output support.'
 }
 
 function describeGate(gate: GateResult): string {
