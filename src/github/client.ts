@@ -1,6 +1,7 @@
 import { getOctokit } from '@actions/github'
 import { retry } from '@octokit/plugin-retry'
 import { throttling } from '@octokit/plugin-throttling'
+import Bottleneck from 'bottleneck/light.js'
 
 export type GitHub = ReturnType<typeof getOctokit>
 
@@ -36,7 +37,10 @@ export function createGitHub(
       baseUrl,
       throttle: {
         onRateLimit: waitOut('rate limit'),
-        onSecondaryRateLimit: waitOut('secondary rate limit')
+        onSecondaryRateLimit: waitOut('secondary rate limit'),
+        // The plugin spaces writes a second apart, advice for clients that write a lot; a run
+        // makes two or three. Writes stay one at a time, and a secondary limit is still waited out.
+        write: new Bottleneck.Group({ id: 'octokit-write', maxConcurrent: 1, minTime: 0 })
       }
     },
     retry,
