@@ -1,0 +1,830 @@
+/**
+ * The benchmark: `npm run bench`. Runs the bundled action (`dist/index.js`) as the runner does, on
+ * real git repositories and real webhook payloads, against the GitHub and provider stand-ins of
+ * the test suite, and prints what it measured; it also writes the figures to
+ * docs/performance.json. A measurement, not a test: it exits 0 whether or not the targets are met,
+ * and says which are not. What each figure means is in docs/performance.md.
+ */
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { format, resolveConfig } from 'prettier'
+import type { Repository } from '../__tests__/helpers/action-run.js'
+import {
+  evaluationOf,
+  gateResult,
+  judgeRun,
+  SEARCH_RUBRIC
+} from '../__tests__/helpers/evaluation.js'
+import { parse } from '../__tests__/helpers/rubric.js'
+import { countTokens } from '../src/evidence/tokens.js'
+import { SUMMARY_BUDGET } from '../src/action/publish.js'
+import type { Evaluation } from '../src/report/evaluation.js'
+import { COMMENT_LIMIT, renderMarkdown } from '../src/report/markdown.js'
+import {
+  actionPath,
+  measure,
+  measureAction,
+  measureBareNode,
+  ROOT,
+  rssSource,
+  snapshotBundle,
+  type ActionMeasured,
+  type JsonReport
+} from './bench/child.js'
+import {
+  diffRepository,
+  GATES_RUBRIC,
+  JUDGED_RUBRIC,
+  JUDGES,
+  openPullRequest,
+  startWorld,
+  type DiffShape,
+  type World
+} from './bench/fixtures.js'
+import { count, median, mib, ms, repeat, table } from './bench/stats.js'
+import { bytesByPackage, profileByPackage, type ProfileShares } from './bench/profile.js'
+import { breakdown, type Breakdown } from './bench/timeline.js'
+
+/** Timed runs per figure (plus one warm-up run, not counted, and one traced run). */
+const RUNS = 5
+const COUNCIL_RUNS = 3
+const RENDER_RUNS = 15
+const JUDGE_DELAY_MS = 2000
+
+const SMALL: DiffShape = { files: 30, lines: 1_000 }
+const LARGE: DiffShape = { files: 3_000, lines: 100_000 }
+/** Diff sizes for the evidence figure, at the same ~33 lines a file. */
+const EVIDENCE_SHAPES: readonly DiffShape[] = [
+  { files: 1, lines: 10 },
+  { files: 3, lines: 100 },
+  SMALL,
+  { files: 300, lines: 10_000 },
+  LARGE
+]
+const OVERHEAD_JUDGES = JUDGES.slice(0, 3)
+
+const TARGETS = {
+  smallOverheadMs: 500,
+  largeOverheadMs: 3000,
+  largeRssKb: 300 * 1024,
+  councilRatio: 1.2,
+  githubRequests: 6
+} as const
+
+function progress(message: string): void {
+  process.stderr.write(`bench: ${message}\n`)
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. Overhead of one run beyond a bare `node` start
+
+interface Scenario {
+  readonly name: string
+  readonly wallMs: readonly number[]
+  readonly rssKb: readonly number[]
+  readonly medianMs: number
+  readonly medianRssKb: number
+  readonly overheadMs: number
+  readonly verdict: string
+  readonly judgeCalls: number
+  readonly traced: Breakdown | undefined
+}
+
+/** `measureAction`, failing loudly when the run did not end in a verdict (a broken bundle). */
+async function runChecked(
+  name: string,
+  run: Parameters<typeof measureAction>[0]
+): Promise<ActionMeasured> {
+  const result = await measureAction(run)
+  if (result.outputs.verdict === undefined || result.outputs.reasons === 'internal_error') {
+    throw new Error(
+      `${name}: the run did not end in a verdict (exit ${result.code}):\n${result.stdout}\n${result.stderr}`
+    )
+  }
+  return result
+}
+
+async function scenario(
+  world: World,
+  name: string,
+  repo: Repository,
+  inputs: Record<string, string>,
+  bareMs: number
+): Promise<Scenario> {
+  progress(`overhead: ${name}`)
+  const calls: number[] = []
+  const once = async (trace: boolean): Promise<ActionMeasured> => {
+    const pr = openPullRequest(world, repo, { inputs, env: world.providerEnv })
+    const before = world.providers.calls.length
+    try {
+      const result = await runChecked(name, { ...pr.run, trace })
+      calls.push(world.providers.calls.length - before)
+      return result
+    } finally {
+      pr.dispose()
+    }
+  }
+  await once(false) // warm-up: the page cache, git's index, the stand-ins' first requests
+  const runs = await repeat(RUNS, () => once(false))
+  const traced = await once(true)
+  const medianMs = median(runs.map(r => r.wallMs))
+  return {
+    name,
+    wallMs: runs.map(r => r.wallMs),
+    rssKb: runs.map(r => r.maxRssKb),
+    medianMs,
+    medianRssKb: median(runs.map(r => r.maxRssKb)),
+    overheadMs: medianMs - bareMs,
+    verdict: runs[0]?.outputs.verdict ?? '',
+    judgeCalls: median(calls),
+    traced:
+      traced.trace &&
+      breakdown(traced.trace, { github: world.github.url, providers: world.providers.url })
+  }
+}
+
+/** One run under `--cpu-prof`, its self time attributed to the bundle's packages. */
+async function profiled(
+  world: World,
+  name: string,
+  repo: Repository,
+  inputs: Record<string, string>
+): Promise<{ name: string; totalMs: number } & ProfileShares> {
+  progress(`CPU profile: ${name}`)
+  const dir = mkdtempSync(join(tmpdir(), 'rc-bench-prof-'))
+  const pr = openPullRequest(world, repo, { inputs, env: world.providerEnv })
+  try {
+    await runChecked(name, {
+      ...pr.run,
+      nodeArgs: ['--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-interval', '250']
+    })
+    const [file] = readdirSync(dir).filter(f => f.endsWith('.cpuprofile'))
+    if (file === undefined) throw new Error(`${name}: node wrote no CPU profile`)
+    const shares = profileByPackage(join(dir, file), actionPath())
+    return { name, totalMs: shares.byPackage.reduce((sum, s) => sum + s.ms, 0), ...shares }
+  } finally {
+    pr.dispose()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/** `import('gpt-tokenizer/encoding/o200k_base')` alone in a bare node: what the tokenizer costs. */
+async function tokenizerImport(): Promise<{ medianMs: number; medianRssKb: number }> {
+  progress('overhead: importing gpt-tokenizer o200k_base alone')
+  const url = pathToFileURL(join(ROOT, 'node_modules/gpt-tokenizer/esm/encoding/o200k_base.js'))
+  const argv = [
+    process.execPath,
+    '--input-type=module',
+    '-e',
+    `await import(${JSON.stringify(url.href)})`
+  ]
+  const env = { PATH: process.env.PATH ?? '' }
+  await measure(argv, env)
+  const runs = await repeat(RUNS, () => measure(argv, env))
+  return {
+    medianMs: median(runs.map(r => r.wallMs)),
+    medianRssKb: median(runs.map(r => r.maxRssKb))
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. Council wall time over the slowest judge's latency
+
+interface CouncilFigure {
+  readonly judges: number
+  readonly councilMs: readonly number[]
+  readonly slowestLatencyMs: readonly number[]
+  readonly runMs: readonly number[]
+  readonly calls: number
+  readonly ratio: number
+}
+
+async function councilFigure(
+  world: World,
+  repo: Repository,
+  judges: number
+): Promise<CouncilFigure> {
+  progress(`council: ${judges} judges answering after ${JUDGE_DELAY_MS} ms`)
+  const models = JUDGES.slice(0, judges).join(', ')
+  const councilMs: number[] = []
+  const slowest: number[] = []
+  const runMs: number[] = []
+  const calls: number[] = []
+  for (let i = 0; i < COUNCIL_RUNS; i++) {
+    const pr = openPullRequest(world, repo, { inputs: { models }, env: world.providerEnv })
+    const before = world.providers.calls.length
+    try {
+      const result = await runChecked('council', { ...pr.run, trace: true })
+      calls.push(world.providers.calls.length - before)
+      const events = result.trace?.events ?? []
+      const judged = events.filter(e => e.detail.includes(world.providers.url))
+      const starts = judged.filter(e => e.kind === 'http-start').map(e => e.at)
+      const ends = judged.filter(e => e.kind === 'http-end').map(e => e.at)
+      councilMs.push(Math.max(...ends) - Math.min(...starts))
+      slowest.push(Math.max(...(result.report?.judges ?? []).map(j => j.latency_ms)))
+      runMs.push(result.wallMs)
+    } finally {
+      pr.dispose()
+    }
+  }
+  return {
+    judges,
+    councilMs,
+    slowestLatencyMs: slowest,
+    runMs,
+    calls: median(calls),
+    ratio: median(councilMs) / JUDGE_DELAY_MS
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. GitHub requests per run
+
+interface GitHubFigure {
+  readonly comments: number
+  readonly total: number
+  readonly byEndpoint: Readonly<Record<string, number>>
+  readonly verdict: string
+}
+
+/** `GET /repos/{owner}/{repo}/issues/{n}/comments`, whatever the page or the form of the path. */
+function endpoint(method: string, path: string): string {
+  const template = path
+    .replace(/^\/repositories\/\d+/, '/repos/{owner}/{repo}')
+    .replace(/^\/repos\/[^/]+\/[^/]+/, '/repos/{owner}/{repo}')
+    .replace(/\/contents\/.*$/, '/contents/{path}')
+    .replace(/\/(issues|pulls)\/\d+/, '/$1/{n}')
+    .replace(/\/(comments|check-runs)\/\d+/, '/$1/{id}')
+  return `${method} ${template}`
+}
+
+async function githubFigure(
+  world: World,
+  repo: Repository,
+  comments: number
+): Promise<GitHubFigure> {
+  progress(`GitHub requests: a pull request with ${comments} comments`)
+  const pr = openPullRequest(world, repo)
+  for (let i = 0; i < comments; i++) {
+    world.github.addComment(pr.number, `Comment ${i}: looks good to me`, {
+      login: 'octocat',
+      type: 'User'
+    })
+  }
+  const before = world.github.requests.length
+  try {
+    const result = await runChecked('GitHub requests', pr.run)
+    const made = world.github.requests.slice(before)
+    const byEndpoint: Record<string, number> = {}
+    for (const request of made) {
+      const key = endpoint(request.method, request.path)
+      byEndpoint[key] = (byEndpoint[key] ?? 0) + 1
+    }
+    return { comments, total: made.length, byEndpoint, verdict: result.outputs.verdict ?? '' }
+  } finally {
+    pr.dispose()
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. Provider requests per run, and the evidence sent against the diff's size
+
+interface EvidenceFigure {
+  readonly lines: number
+  readonly files: number
+  readonly diffBytes: number
+  readonly budgetTokens: number
+  readonly usedTokens: number
+  readonly reviewedFiles: number
+  readonly coverage: number
+  readonly promptChars: number
+  readonly promptTokens: number
+  readonly runMs: number
+}
+
+async function samplesFigure(
+  world: World,
+  repo: Repository
+): Promise<{ members: number; samples: number; calls: number }> {
+  progress('provider requests: 3 members × 2 samples')
+  const pr = openPullRequest(world, repo, {
+    inputs: { models: OVERHEAD_JUDGES.join(', '), samples: '2' },
+    env: world.providerEnv
+  })
+  const before = world.providers.calls.length
+  try {
+    await runChecked('samples', pr.run)
+    return { members: 3, samples: 2, calls: world.providers.calls.length - before }
+  } finally {
+    pr.dispose()
+  }
+}
+
+async function evidenceFigure(
+  world: World,
+  repo: Repository,
+  shape: DiffShape
+): Promise<EvidenceFigure> {
+  progress(`evidence: ${count(shape.lines)} lines in ${count(shape.files)} files`)
+  const pr = openPullRequest(world, repo, {
+    inputs: { models: 'openai:gpt-5-mini' },
+    env: world.providerEnv
+  })
+  const before = world.providers.calls.length
+  try {
+    const result = await runChecked('evidence', pr.run)
+    const coverage: JsonReport['coverage'] = result.report?.coverage ?? null
+    const calls = world.providers.calls.slice(before)
+    const text = calls[0]?.text ?? ''
+    const diff = execFileSync('git', ['diff', repo.baseSha, repo.headSha], {
+      cwd: repo.dir,
+      maxBuffer: 1024 * 1024 * 1024
+    })
+    return {
+      lines: shape.lines,
+      files: shape.files,
+      diffBytes: diff.length,
+      budgetTokens: coverage?.budget_tokens ?? NaN,
+      usedTokens: coverage?.used_tokens ?? NaN,
+      reviewedFiles: coverage?.reviewed.length ?? NaN,
+      coverage: coverage?.ratio ?? NaN,
+      promptChars: text.length,
+      promptTokens: countTokens(text),
+      runMs: result.wallMs
+    }
+  } finally {
+    pr.dispose()
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 5. Rendering a 200-criterion report
+
+function renderFigure(): { criteria: number; chars: number; runsMs: number[]; medianMs: number } {
+  progress('rendering a 200-criterion report')
+  const criteria = Array.from(
+    { length: 200 },
+    (_, i) =>
+      `- c${i}: Criterion ${i}: the search API handles this case and its tests cover it, including the error path`
+  )
+  const rubric = parse(
+    [
+      '---',
+      'dimensions: false',
+      '---',
+      '## Gates',
+      '- `npm test`',
+      '## Criteria',
+      ...criteria.slice(0, 150),
+      '## Nice to Have',
+      ...criteria.slice(150),
+      ''
+    ].join('\n'),
+    '.github/rubric.md'
+  )
+  const runs = ['openai:gpt-5-mini', 'anthropic:claude-sonnet-4-5', 'google:gemini-2.5-flash'].map(
+    (judge, k) =>
+      judgeRun(rubric, {
+        judge,
+        fail: k === 0 ? ['c3', 'c17', 'c160'] : [],
+        reasoning: id =>
+          `The diff addresses ${id}: src/search/api.ts validates the query, returns an empty result for "" and maps SearchError to a 503 with a friendly message; tests/search.test.ts covers each branch, including the error path and very long queries.`
+      })
+  )
+  const evaluation = evaluationOf(rubric, [gateResult('npm test', 'pass', '212 passed\n')], {
+    runs,
+    quorum: 2
+  })
+  let chars = 0
+  for (let i = 0; i < 3; i++) chars = renderMarkdown(evaluation, { budget: COMMENT_LIMIT }).length
+  const runsMs: number[] = []
+  for (let i = 0; i < RENDER_RUNS; i++) {
+    const started = performance.now()
+    renderMarkdown(evaluation, { budget: COMMENT_LIMIT })
+    runsMs.push(performance.now() - started)
+  }
+  return { criteria: rubric.criteria.length, chars, runsMs, medianMs: median(runsMs) }
+}
+
+/** Omitted files in the coverage receipt, for the rendering-time-against-receipt figure. */
+const RECEIPT_SIZES = [1_000, 3_000, 6_000] as const
+
+/**
+ * renderMarkdown of a small evaluation whose coverage receipt lists `omitted` files left out for
+ * the budget (what a large pull request produces), at the comment's budget and the job summary's.
+ */
+function receiptFigure(omitted: number): { omitted: number; commentMs: number; summaryMs: number } {
+  progress(`rendering a report with ${count(omitted)} files in the coverage receipt`)
+  const base = evaluationOf(SEARCH_RUBRIC, [gateResult('npm test', 'pass', '212 passed\n')], {
+    runs: ['openai:gpt-5-mini', 'anthropic:claude-sonnet-4-5', 'google:gemini-2.5-flash'].map(
+      judge => judgeRun(SEARCH_RUBRIC, { judge })
+    ),
+    quorum: 2
+  })
+  const evaluation: Evaluation = {
+    ...base,
+    evidence: {
+      pr: { title: 'Add the search modules', body: '' },
+      files: [],
+      diff: '',
+      iteration: 1,
+      history: [],
+      receipt: {
+        reviewed: [],
+        omitted: Array.from({ length: omitted }, (_, i) => ({
+          path: `src/m${String(Math.floor(i / 100))}/mod${String(i)}.ts`,
+          reason: 'budget' as const,
+          detail: `${String(400 + (i % 50))} tokens; 12 left in the budget`
+        })),
+        redacted: [],
+        reviewable: omitted + 24,
+        ratio: 24 / (omitted + 24),
+        budgetTokens: 60_000,
+        usedTokens: 59_655
+      }
+    }
+  }
+  const time = (budget: number): number =>
+    median(
+      [0, 1, 2].map(() => {
+        const started = performance.now()
+        renderMarkdown(evaluation, { budget })
+        return performance.now() - started
+      })
+    )
+  return { omitted, commentMs: time(COMMENT_LIMIT), summaryMs: time(SUMMARY_BUDGET) }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+interface TargetRow {
+  readonly figure: string
+  readonly value: string
+  readonly target: string
+  readonly met: boolean | undefined
+}
+
+const mark = (met: boolean | undefined): string => (met === undefined ? '' : met ? '✓' : '✗')
+
+function phasesTable(name: string, traced: Breakdown | undefined): string {
+  if (traced === undefined) return `${name}: no trace`
+  const rows = traced.phases.map(p => [p.name, ms(p.ms)])
+  rows.push(['total (traced run, includes the trace hook)', ms(traced.totalMs)])
+  rows.push([
+    `  of which before GitHub writes 2…${traced.githubWrites} (pacing, or rendering them)`,
+    ms(traced.writePacingMs)
+  ])
+  return `${name}\n${table([['phase (one traced run)', 'time'], ...rows])}`
+}
+
+async function main(): Promise<void> {
+  const started = performance.now()
+  const loadBefore = loadavg()[0] ?? NaN
+  const bundle = await snapshotBundle()
+  const world = await startWorld()
+  const repos: Repository[] = []
+  try {
+    progress('creating the repositories')
+    const small = diffRepository(world, SMALL, JUDGED_RUBRIC)
+    const large = diffRepository(world, LARGE, JUDGED_RUBRIC)
+    const gatesOnly = diffRepository(world, { files: 1, lines: 10 }, GATES_RUBRIC)
+    repos.push(small, large, gatesOnly)
+
+    // 1. Overhead
+    progress('overhead: bare node -e 0')
+    await measureBareNode()
+    const bareRuns = await repeat(RUNS, () => measureBareNode())
+    const bareMs = median(bareRuns.map(r => r.wallMs))
+    const bareRssKb = median(bareRuns.map(r => r.maxRssKb))
+    const models = OVERHEAD_JUDGES.join(', ')
+    const loadOnly = await scenario(
+      world,
+      'load only (invalid input)',
+      small,
+      { 'fail-on': 'x' },
+      bareMs
+    )
+    const smallRun = await scenario(world, '1,000-line diff', small, { models }, bareMs)
+    const smallNoComment = await scenario(
+      world,
+      '1,000-line diff, comment: off',
+      small,
+      { models, comment: 'off' },
+      bareMs
+    )
+    const largeRun = await scenario(world, '3,000 files, 100,000 lines', large, { models }, bareMs)
+    const tokenizer = await tokenizerImport()
+    const profiles = [
+      await profiled(world, 'load only (invalid input)', small, { 'fail-on': 'x' }),
+      await profiled(world, '3,000 files / 100,000 lines', large, { models })
+    ]
+
+    // 2. Council
+    world.setJudgeDelay(JUDGE_DELAY_MS)
+    const councils = [await councilFigure(world, small, 3), await councilFigure(world, small, 5)]
+    world.setJudgeDelay(0)
+
+    // 3. GitHub requests
+    const githubFigures: GitHubFigure[] = []
+    for (const comments of [0, 100, 1000]) {
+      githubFigures.push(await githubFigure(world, gatesOnly, comments))
+    }
+
+    // 4. Provider requests and evidence
+    const samples = await samplesFigure(world, small)
+    const evidence: EvidenceFigure[] = []
+    for (const shape of EVIDENCE_SHAPES) {
+      let repo = shape === SMALL ? small : shape === LARGE ? large : undefined
+      if (repo === undefined) {
+        repo = diffRepository(world, shape, JUDGED_RUBRIC)
+        repos.push(repo)
+      }
+      evidence.push(await evidenceFigure(world, repo, shape))
+    }
+
+    // 5. Rendering
+    const render = renderFigure()
+    const receipts = RECEIPT_SIZES.map(receiptFigure)
+
+    // ---- Report
+    const targets: TargetRow[] = [
+      {
+        figure: `1. bare \`node -e 0\` (median of ${RUNS})`,
+        value: `${ms(bareMs)}, ${mib(bareRssKb)}`,
+        target: '',
+        met: undefined
+      },
+      {
+        figure: '1. load only: invalid input, no I/O (overhead)',
+        value: `${ms(loadOnly.overheadMs)}, ${mib(loadOnly.medianRssKb)}`,
+        target: '',
+        met: undefined
+      },
+      {
+        figure: '1. import gpt-tokenizer o200k_base alone (overhead)',
+        value: `${ms(tokenizer.medianMs - bareMs)}, ${mib(tokenizer.medianRssKb)}`,
+        target: '',
+        met: undefined
+      },
+      {
+        figure: '1a. overhead, 1,000-line diff, 3 instant judges',
+        value: ms(smallRun.overheadMs),
+        target: `≤ ${ms(TARGETS.smallOverheadMs)}`,
+        met: smallRun.overheadMs <= TARGETS.smallOverheadMs
+      },
+      {
+        figure: '1a. peak RSS, 1,000-line diff',
+        value: mib(smallRun.medianRssKb),
+        target: '',
+        met: undefined
+      },
+      {
+        figure: '1a′. overhead, 1,000-line diff, comment: off',
+        value: ms(smallNoComment.overheadMs),
+        target: '',
+        met: undefined
+      },
+      {
+        figure: '1b. overhead, 3,000 files / 100,000 lines',
+        value: ms(largeRun.overheadMs),
+        target: `≤ ${ms(TARGETS.largeOverheadMs)}`,
+        met: largeRun.overheadMs <= TARGETS.largeOverheadMs
+      },
+      {
+        figure: '1b. peak RSS, 3,000 files / 100,000 lines',
+        value: mib(largeRun.medianRssKb),
+        target: `≤ ${mib(TARGETS.largeRssKb)}`,
+        met: largeRun.medianRssKb <= TARGETS.largeRssKb
+      },
+      ...councils.map(c => ({
+        figure: `2. council wall / ${ms(JUDGE_DELAY_MS)}, ${c.judges} judges (median of ${COUNCIL_RUNS})`,
+        value: `${c.ratio.toFixed(2)}× (${ms(median(c.councilMs))})`,
+        target: `≤ ${TARGETS.councilRatio}×`,
+        met: c.ratio <= TARGETS.councilRatio
+      })),
+      ...githubFigures.map(g => ({
+        figure: `3. GitHub requests, ${count(g.comments)} existing comments`,
+        value: count(g.total),
+        target: g.comments <= 100 ? `≤ ${TARGETS.githubRequests}` : '',
+        met: g.comments <= 100 ? g.total <= TARGETS.githubRequests : undefined
+      })),
+      {
+        figure: `4. provider requests, ${samples.members} members × ${samples.samples} samples`,
+        value: count(samples.calls),
+        target: `= ${samples.members * samples.samples}`,
+        met: samples.calls === samples.members * samples.samples
+      },
+      {
+        figure: `5. renderMarkdown, ${render.criteria} criteria, budget ${count(COMMENT_LIMIT)} (median of ${RENDER_RUNS})`,
+        value: `${render.medianMs.toFixed(1)} ms`,
+        target: '',
+        met: undefined
+      }
+    ]
+
+    const loadAfter = loadavg()[0] ?? NaN
+    const out: string[] = []
+    out.push(
+      `Rubric Council benchmark · ${new Date().toISOString()} · Node ${process.version} · ` +
+        `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'} · RSS from ${rssSource}`,
+      `dist/index.js ${bundle.sha256} at ${bundle.commit}${bundle.dirty === '' ? '' : ` (${bundle.dirty})`} · ` +
+        `load average ${loadBefore.toFixed(2)} before, ${loadAfter.toFixed(2)} after (other work on the machine skews the times)`,
+      ''
+    )
+    out.push(
+      table([
+        ['figure', 'value', 'target', ''],
+        ...targets.map(t => [t.figure, t.value, t.target, mark(t.met)])
+      ]),
+      ''
+    )
+    out.push(
+      table([
+        [
+          'run (median of 5; overhead = median − bare node)',
+          'wall',
+          'overhead',
+          'peak RSS',
+          'verdict',
+          'judge calls'
+        ],
+        ...[loadOnly, smallRun, smallNoComment, largeRun].map(s => [
+          s.name,
+          ms(s.medianMs),
+          ms(s.overheadMs),
+          mib(s.medianRssKb),
+          s.verdict,
+          count(s.judgeCalls)
+        ])
+      ]),
+      ''
+    )
+    out.push(phasesTable('Where the time goes — 1,000-line diff', smallRun.traced), '')
+    out.push(
+      phasesTable('Where the time goes — 1,000-line diff, comment: off', smallNoComment.traced),
+      ''
+    )
+    out.push(phasesTable('Where the time goes — 3,000 files / 100,000 lines', largeRun.traced), '')
+    const composition = bytesByPackage(actionPath())
+    const bundleBytes = composition.reduce((sum, part) => sum + part.bytes, 0)
+    out.push(
+      `dist/index.js by package (${count(bundleBytes)} bytes, parsed and compiled at every start)`,
+      table([
+        ['package', 'bytes', 'share'],
+        ...composition
+          .slice(0, 6)
+          .map(part => [
+            part.name,
+            count(part.bytes),
+            `${((part.bytes / bundleBytes) * 100).toFixed(0)}%`
+          ])
+      ]),
+      ''
+    )
+    for (const profile of profiles) {
+      const top = profile.byPackage.slice(0, 8)
+      const rest = profile.byPackage.slice(8).reduce((sum, share) => sum + share.ms, 0)
+      out.push(
+        `CPU profile by package — ${profile.name} (one run under --cpu-prof, ${ms(profile.totalMs)} sampled)`,
+        table([
+          ['self time in', 'time', 'share'],
+          ...top.map(share => [
+            share.name,
+            ms(share.ms),
+            `${((share.ms / profile.totalMs) * 100).toFixed(0)}%`
+          ]),
+          ['everything else', ms(rest), `${((rest / profile.totalMs) * 100).toFixed(0)}%`]
+        ]),
+        '',
+        table([
+          ['hottest functions of the bundle (self time)', 'time'],
+          ...profile.byFunction.slice(0, 6).map(share => [share.name, ms(share.ms)])
+        ]),
+        ''
+      )
+    }
+    out.push(
+      table([
+        ['council', 'council wall (each run)', 'slowest judge latency', 'whole run', 'calls'],
+        ...councils.map(c => [
+          `${c.judges} judges × ${ms(JUDGE_DELAY_MS)}`,
+          c.councilMs.map(ms).join(', '),
+          c.slowestLatencyMs.map(ms).join(', '),
+          ms(median(c.runMs)),
+          count(c.calls)
+        ])
+      ]),
+      ''
+    )
+    const endpoints = [...new Set(githubFigures.flatMap(g => Object.keys(g.byEndpoint)))]
+    out.push(
+      table([
+        [
+          'GitHub requests by endpoint (gates-only, comment: sticky)',
+          ...githubFigures.map(g => `${count(g.comments)} comments`)
+        ],
+        ...endpoints.map(e => [e, ...githubFigures.map(g => count(g.byEndpoint[e] ?? 0))]),
+        ['total', ...githubFigures.map(g => count(g.total))]
+      ]),
+      ''
+    )
+    out.push(
+      table([
+        [
+          'diff lines',
+          'files',
+          'diff bytes',
+          'used tokens',
+          'budget',
+          'files shown',
+          'coverage',
+          'prompt chars',
+          'prompt tokens',
+          'prompt − used'
+        ],
+        ...evidence.map(e => [
+          count(e.lines),
+          count(e.files),
+          count(e.diffBytes),
+          count(e.usedTokens),
+          count(e.budgetTokens),
+          count(e.reviewedFiles),
+          `${(e.coverage * 100).toFixed(1)}%`,
+          count(e.promptChars),
+          count(e.promptTokens),
+          count(e.promptTokens - e.usedTokens)
+        ])
+      ]),
+      ''
+    )
+    out.push(
+      table([
+        [
+          'renderMarkdown, files in the coverage receipt',
+          'comment (65,536)',
+          'job summary (340,000)'
+        ],
+        ...receipts.map(r => [count(r.omitted), ms(r.commentMs), ms(r.summaryMs)])
+      ]),
+      ''
+    )
+    const missed = targets.filter(t => t.met === false)
+    out.push(
+      missed.length === 0
+        ? 'All targets met.'
+        : `Targets missed (${missed.length}):\n${missed.map(t => `  ✗ ${t.figure}: ${t.value} (target ${t.target})`).join('\n')}`
+    )
+    if (world.github.violations.length > 0) {
+      out.push(
+        `\nGitHub stand-in: ${world.github.violations.length} request(s) GitHub's API description rejects:`
+      )
+      out.push(...world.github.violations.map(v => `  ${v}`))
+    }
+    const elapsed = (performance.now() - started) / 1000
+    out.push('', `Bench took ${elapsed.toFixed(0)} s.`)
+    console.log(out.join('\n'))
+
+    const json = {
+      date: new Date().toISOString(),
+      machine: {
+        cpus: cpus().length,
+        cpu: cpus()[0]?.model.trim() ?? '',
+        memoryMiB: Math.round(totalmem() / 1024 / 1024),
+        node: process.version,
+        platform: `${process.platform} ${process.arch}`,
+        rss: rssSource,
+        loadAverage: { before: loadBefore, after: loadAfter }
+      },
+      bundle: { sha256: bundle.sha256, commit: bundle.commit, dirty: bundle.dirty },
+      targets: targets.map(t => ({ ...t, met: t.met ?? null })),
+      overhead: {
+        bareNode: { wallMs: bareRuns.map(r => r.wallMs), medianMs: bareMs, medianRssKb: bareRssKb },
+        scenarios: [loadOnly, smallRun, smallNoComment, largeRun],
+        tokenizerImport: tokenizer,
+        bundleComposition: composition,
+        profiles
+      },
+      council: councils,
+      github: githubFigures,
+      providers: { samples, evidence },
+      render,
+      receipts,
+      githubViolations: world.github.violations,
+      benchSeconds: elapsed
+    }
+    // Formatted as the repository formats JSON, so that `prettier --check .` stays clean.
+    const jsonPath = join(ROOT, 'docs/performance.json')
+    const options = (await resolveConfig(jsonPath)) ?? {}
+    writeFileSync(jsonPath, await format(JSON.stringify(json), { ...options, filepath: jsonPath }))
+    progress('wrote docs/performance.json')
+  } finally {
+    bundle.dispose()
+    await world.close()
+    for (const repo of repos) rmSync(repo.dir, { recursive: true, force: true })
+  }
+}
+
+await main()
