@@ -40,6 +40,7 @@ const EVIDENCE: Evidence = {
     budgetTokens: 1000,
     usedTokens: 10
   },
+  unlisted: 0,
   iteration: 1,
   history: []
 }

@@ -430,6 +430,7 @@ function receiptFigure(omitted: number): { omitted: number; commentMs: number; s
       pr: { title: 'Add the search modules', body: '' },
       files: [],
       diff: '',
+      unlisted: 0,
       iteration: 1,
       history: [],
       receipt: {

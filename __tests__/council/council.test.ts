@@ -55,6 +55,7 @@ const EVIDENCE: Evidence = {
     budgetTokens: 60_000,
     usedTokens: 50
   },
+  unlisted: 0,
   iteration: 1,
   history: []
 }

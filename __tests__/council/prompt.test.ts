@@ -45,6 +45,7 @@ const EVIDENCE: Evidence = {
     budgetTokens: 1000,
     usedTokens: 40
   },
+  unlisted: 0,
   iteration: 2,
   history: [
     {

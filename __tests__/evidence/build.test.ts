@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest'
 import {
   DEFAULT_MAX_EVIDENCE_TOKENS,
   buildEvidence,
-  fileListLine
+  fileListLine,
+  redactionLine,
+  unlistedLine
 } from '../../src/evidence/build.js'
 import type { EvidenceInput } from '../../src/evidence/build.js'
 import { parseUnifiedDiff } from '../../src/evidence/diff.js'
@@ -47,8 +49,11 @@ function recount(evidence: Evidence): number {
   return (
     countTokens(evidence.pr.title) +
     countTokens(evidence.pr.body) +
-    evidence.files.reduce((sum, f) => sum + countTokens(fileListLine(f)), 0) +
-    evidence.files.reduce((sum, f) => sum + countTokens(f.patch ?? ''), 0)
+    // Each listed line with the longest "not shown" note, as the budget counts it.
+    evidence.files.reduce((sum, f) => sum + countTokens(fileListLine(f, 'denylisted')), 0) +
+    (evidence.unlisted > 0 ? countTokens(unlistedLine(evidence.unlisted)) : 0) +
+    evidence.files.reduce((sum, f) => sum + countTokens(f.patch ?? ''), 0) +
+    evidence.receipt.redacted.reduce((sum, r) => sum + countTokens(redactionLine(r)), 0)
   )
 }
 
@@ -284,5 +289,44 @@ describe('buildEvidence: the budget', () => {
     ]
     const evidence = buildEvidence(input('', { iteration: 2, history }))
     expect(evidence).toMatchObject({ iteration: 2, history })
+  })
+})
+
+describe('buildEvidence: what the prompt sends fits the budget', () => {
+  it('counts every line the prompt shows, file list notes and redactions included', async () => {
+    const { buildPrompt } = await import('../../src/council/prompt.js')
+    const { parse } = await import('../helpers/rubric.js')
+    const files = Array.from({ length: 3000 }, (_, i) => ({
+      path: `src/module-${i}/file-${i}.ts`,
+      status: 'modified' as const,
+      additions: 20,
+      deletions: 0,
+      binary: false,
+      patch: `diff --git a/src/module-${i}/file-${i}.ts b/src/module-${i}/file-${i}.ts\n@@ -0,0 +1,20 @@\n${Array.from({ length: 20 }, (_, j) => `+export const value${i}_${j} = "${'x'.repeat(40)}"`).join('\n')}\n`
+    }))
+    const maxTokens = 60_000
+    const evidence = buildEvidence({
+      files,
+      pr: { title: 'Many files', body: 'A big change.' },
+      exclude: [],
+      maxTokens,
+      iteration: 1,
+      history: []
+    })
+    expect(evidence.receipt.omitted.some(o => o.reason === 'budget')).toBe(true)
+    // The prompt without any evidence, and with this evidence: the difference is what was sent.
+    const rubric = parse('## Criteria\n- a: A\n')
+    const empty: Evidence = {
+      ...evidence,
+      pr: { title: '', body: '' },
+      files: [],
+      diff: '',
+      receipt: { ...evidence.receipt, omitted: [], redacted: [] }
+    }
+    const prompt = (e: Evidence): string =>
+      buildPrompt({ rubric, gates: [], evidence: e, seed: 's', fence: 'DATA-0' }).user
+    const sent = countTokens(prompt(evidence)) - countTokens(prompt(empty))
+    expect(sent).toBeLessThanOrEqual(maxTokens)
+    expect(evidence.receipt.usedTokens).toBeLessThanOrEqual(maxTokens)
   })
 })

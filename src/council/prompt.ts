@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { fileListLine } from '../evidence/build.js'
+import { fileListLine, redactionLine, unlistedLine } from '../evidence/build.js'
 import type { Evidence } from '../evidence/types.js'
 import { formatExcerpt } from '../gates/excerpt.js'
 import type { GateResult } from '../gates/types.js'
@@ -161,12 +161,10 @@ function fileList(evidence: Evidence): string {
   // The same line the evidence budget counted for each file, plus why it is not shown.
   const lines = evidence.files.map(f => {
     const skip = omitted.get(f.path)
-    return `- ${fileListLine(f)}${skip ? ` — not shown: ${skip.reason}` : ''}`
+    return fileListLine(f, skip?.reason)
   })
-  const redacted = evidence.receipt.redacted.map(
-    r =>
-      `- ${r.path}: ${r.hunks} hunk${r.hunks === 1 ? '' : 's'} redacted (looked like ${r.kinds.join(', ')})`
-  )
+  if (evidence.unlisted > 0) lines.push(unlistedLine(evidence.unlisted))
+  const redacted = evidence.receipt.redacted.map(redactionLine)
   return (
     [...lines, ...(redacted.length > 0 ? ['', 'Redacted:', ...redacted] : [])].join('\n') ||
     '(none)'

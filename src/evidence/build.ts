@@ -8,6 +8,7 @@ import type {
   Evidence,
   FileKind,
   Omission,
+  OmissionReason,
   PriorIteration,
   Redaction
 } from './types.js'
@@ -77,27 +78,49 @@ export function buildEvidence(input: EvidenceInput): Evidence {
       return
     }
     const redacted = redactPatch(file.patch ?? '')
+    const redaction =
+      redacted.hunks > 0
+        ? { path: file.path, hunks: redacted.hunks, kinds: redacted.kinds }
+        : undefined
     candidates.push({
       index,
       file,
       patch: redacted.patch,
-      tokens: countTokens(redacted.patch),
-      redaction:
-        redacted.hunks > 0
-          ? { path: file.path, hunks: redacted.hunks, kinds: redacted.kinds }
-          : undefined
+      // The prompt also says which hunks it redacted: that line is the file's too.
+      tokens: countTokens(redacted.patch) + (redaction ? countTokens(redactionLine(redaction)) : 0),
+      redaction
     })
   })
 
+  // The file list gets at most its share of the budget, most important files first; a file that
+  // is not listed is not reviewed either. Each line is counted as the prompt may show it, with
+  // the longest "not shown" note: an upper bound.
+  const byImportance = [
+    ...[...candidates].sort(byPriority).map(c => c.index),
+    ...omitted.map(o => o.index)
+  ]
+  const listBudget = Math.floor(budget * LIST_SHARE)
+  const inList = new Set<number>()
+  let listTokens = 0
+  for (const index of byImportance) {
+    const file = listed[index]
+    if (!file) continue
+    const cost = countTokens(fileListLine(file, LONGEST_REASON))
+    if (listTokens + cost > listBudget) break
+    inList.add(index)
+    listTokens += cost
+  }
+  const unlisted = listed.length - inList.size
   const fixed =
     countTokens(title) +
     countTokens(body) +
-    listed.reduce((sum, file) => sum + countTokens(fileListLine(file)), 0)
+    listTokens +
+    (unlisted > 0 ? countTokens(unlistedLine(unlisted)) : 0)
   let used = fixed
   const included: Candidate[] = []
   const leftOut: Candidate[] = []
   for (const candidate of [...candidates].sort(byPriority)) {
-    if (used + candidate.tokens <= budget) {
+    if (inList.has(candidate.index) && used + candidate.tokens <= budget) {
       included.push(candidate)
       used += candidate.tokens
     } else {
@@ -121,7 +144,10 @@ export function buildEvidence(input: EvidenceInput): Evidence {
   return {
     pr: { title, body },
     // Only reviewed files keep a patch, and it is the redacted one: nothing else is reachable.
-    files: listed.map((file, index) => withPatch(file, sentPatches.get(index))),
+    files: listed.flatMap((file, index) =>
+      inList.has(index) ? [withPatch(file, sentPatches.get(index))] : []
+    ),
+    unlisted,
     diff: included.map(c => (c.patch.endsWith('\n') ? c.patch : `${c.patch}\n`)).join(''),
     receipt: {
       reviewed: included.map(c => ({ path: c.file.path, kind: c.file.kind, tokens: c.tokens })),
@@ -141,9 +167,26 @@ export function buildEvidence(input: EvidenceInput): Evidence {
  * The line the file list gives each changed file, e.g. `renamed src/b.ts (from src/a.ts) +3 -1
  * [source]`. Its tokens are counted against the budget, so the prompt should list files this way.
  */
-export function fileListLine(file: ListedFile): string {
+export function fileListLine(file: ListedFile, notShown?: OmissionReason): string {
   const from = file.previousPath === undefined ? '' : ` (from ${file.previousPath})`
-  return `${file.status} ${file.path}${from} +${file.additions} -${file.deletions} [${file.kind}]`
+  const note = notShown === undefined ? '' : ` — not shown: ${notShown}`
+  return `- ${file.status} ${file.path}${from} +${file.additions} -${file.deletions} [${file.kind}]${note}`
+}
+
+/** The share of the budget the file list may take: a huge change still leaves room for patches. */
+export const LIST_SHARE = 0.25
+
+/** What the prompt says in place of the files the list had no room for. */
+export function unlistedLine(count: number): string {
+  return `- … and ${count} more changed file${count === 1 ? '' : 's'}, not listed for the budget (the coverage receipt names them)`
+}
+
+/** The longest reason a file can be left out for, to count the list's lines from above. */
+const LONGEST_REASON: OmissionReason = 'denylisted'
+
+/** The line the prompt gives a file whose secret-looking hunks were redacted. */
+export function redactionLine(r: Redaction): string {
+  return `- ${r.path}: ${r.hunks} hunk${r.hunks === 1 ? '' : 's'} redacted (looked like ${r.kinds.join(', ')})`
 }
 
 /**

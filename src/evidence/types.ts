@@ -67,8 +67,13 @@ export interface PriorIteration {
 
 export interface Evidence {
   readonly pr: PullRequestText
-  /** Every changed file, reviewed or not (the judges see the list, not omitted contents). */
+  /**
+   * The changed files the judges are listed, reviewed or not (they see the list, not omitted
+   * contents): all of them unless the list would take more than its share of the budget.
+   */
   readonly files: readonly (ChangedFile & { readonly kind: FileKind })[]
+  /** Changed files left out of the list for the budget (the receipt names each). */
+  readonly unlisted: number
   /** The patches of the reviewed files, in priority order, secret-looking hunks redacted. */
   readonly diff: string
   readonly receipt: CoverageReceipt

@@ -57,30 +57,42 @@ export function fitToBudget(doc: Doc, budget: number): Fitted {
   const full = render(doc, all, Infinity, false)
   if (full.length <= budget) return { text: full, shortened: false }
 
-  const kept = doc.sections.map(s => s.blocks.map(() => true))
   const droppable = doc.sections
     .flatMap((s, si) => s.blocks.map((b, bi) => ({ si, bi, priority: b.priority })))
     .sort((a, b) => a.priority - b.priority || b.si - a.si || b.bi - a.bi)
-  // Drop details before cutting texts down to stubs: a few useful lines beat many empty ones.
-  let next = 0
-  while (measure(doc, kept, USEFUL_LENGTH) > budget && next < droppable.length) {
-    const victim = droppable[next++]
-    const section = victim && kept[victim.si]
-    if (section) section[victim.bi] = false
+  /** Every block kept but the `count` least important. */
+  const keepingAllBut = (count: number): boolean[][] => {
+    const kept = doc.sections.map(s => s.blocks.map(() => true))
+    for (const victim of droppable.slice(0, count)) {
+      const section = kept[victim.si]
+      if (section) section[victim.bi] = false
+    }
+    return kept
   }
+  // Drop details before cutting texts down to stubs: a few useful lines beat many empty ones.
+  // Dropping more never makes the document longer, so the fewest drops that fit are searched
+  // for, not tried one by one (a report of thousands of files would be quadratic).
+  let low = 0
+  let high = droppable.length
+  while (low < high) {
+    const mid = Math.floor((low + high) / 2)
+    if (measure(doc, keepingAllBut(mid), USEFUL_LENGTH) <= budget) high = mid
+    else low = mid + 1
+  }
+  const kept = keepingAllBut(low)
   if (measure(doc, kept, 0) > budget) {
     return { text: truncateFallback(doc.fallback, budget), shortened: true }
   }
 
   // The largest common cap that fits.
-  let low = 0
-  let high = longestElastic(doc)
-  while (low < high) {
-    const mid = Math.ceil((low + high) / 2)
-    if (measure(doc, kept, mid) <= budget) low = mid
-    else high = mid - 1
+  let cap = 0
+  let longest = longestElastic(doc)
+  while (cap < longest) {
+    const mid = Math.ceil((cap + longest) / 2)
+    if (measure(doc, kept, mid) <= budget) cap = mid
+    else longest = mid - 1
   }
-  const text = render(doc, kept, low, true)
+  const text = render(doc, kept, cap, true)
   // measure() is an upper bound of render(); this guards the guarantee against any slip.
   return {
     text: text.length <= budget ? text : truncateFallback(doc.fallback, budget),
