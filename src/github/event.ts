@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises'
-import { isRecord } from '../rubric/zod-issues.js'
+import { isRecord } from '../util/is-record.js'
 
 /** What the evaluation needs from a pull request. */
 export interface PullRequestContext {

@@ -12,7 +12,8 @@ import {
 } from './schema.js'
 import { own } from './own.js'
 import { closest } from './similar.js'
-import { describeIssues, isRecord, label, show, type Path, type PathProblem } from './zod-issues.js'
+import { isRecord } from '../util/is-record.js'
+import { describeIssues, label, show, type Path, type PathProblem } from './zod-issues.js'
 
 /** What survived validation: every key that is valid on its own, with its errors beside it. */
 export interface CheckedFrontMatter {

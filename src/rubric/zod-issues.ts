@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 import type { RubricRule } from './errors.js'
+import { isRecord } from '../util/is-record.js'
 import { closest } from './similar.js'
 
 type Issue = z.core.$ZodIssue
@@ -319,8 +320,4 @@ function valueAt(root: unknown, path: Path): unknown {
     else return undefined
   }
   return value
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
