@@ -19,7 +19,7 @@ export type Conclusion = 'success' | 'failure' | 'action_required' | 'neutral'
  */
 export function conclusionOf(verdict: VerdictKind, failOn: FailOn): Conclusion {
   if (verdict === 'PASS') return 'success'
-  if (verdict === 'FAIL') return failOn === 'never' ? 'neutral' : 'failure'
+  if (verdict === 'FAIL') return 'failure'
   return failOn === 'unclear' ? 'action_required' : 'neutral'
 }
 
