@@ -31,7 +31,15 @@ export interface RunOptions {
   readonly env?: Record<string, string>
 }
 
-export async function runAction(options: RunOptions): Promise<ActionRun> {
+/** A runner's temp folder, file commands and environment for one run, as the runner sets them. */
+export interface PreparedRun {
+  readonly runnerTemp: string
+  readonly outputFile: string
+  readonly summaryFile: string
+  readonly env: Record<string, string>
+}
+
+export function prepareRunner(options: RunOptions): PreparedRun {
   const runnerTemp = mkdtempSync(join(tmpdir(), 'rc-runner-'))
   const outputFile = join(runnerTemp, 'output')
   const summaryFile = join(runnerTemp, 'summary')
@@ -56,6 +64,11 @@ export async function runAction(options: RunOptions): Promise<ActionRun> {
   }
   for (const [name, value] of Object.entries(options.inputs ?? {}))
     env[`INPUT_${name.toUpperCase()}`] = value
+  return { runnerTemp, outputFile, summaryFile, env }
+}
+
+export async function runAction(options: RunOptions): Promise<ActionRun> {
+  const { outputFile, summaryFile, env } = prepareRunner(options)
   const { code, stdout } = await promisify(execFile)(
     process.execPath,
     [join(ROOT, 'dist/index.js')],

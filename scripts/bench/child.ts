@@ -1,18 +1,10 @@
 import { execFileSync, spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import {
-  cpSync,
-  existsSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync
-} from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { OWNER, readOutputs, REPO, type RunOptions } from '../../__tests__/helpers/action-run.js'
+import { prepareRunner, readOutputs, type RunOptions } from '../../__tests__/helpers/action-run.js'
 import type { Trace } from './trace.js'
 
 /**
@@ -188,32 +180,10 @@ export async function measureAction(
     readonly nodeArgs?: readonly string[]
   }
 ): Promise<ActionMeasured> {
-  const runnerTemp = mkdtempSync(join(tmpdir(), 'rc-runner-'))
-  const outputFile = join(runnerTemp, 'output')
-  const summaryFile = join(runnerTemp, 'summary')
+  const prepared = prepareRunner(options)
+  const { runnerTemp, outputFile } = prepared
   const traceFile = join(runnerTemp, 'trace.json')
-  writeFileSync(outputFile, '')
-  writeFileSync(summaryFile, '')
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '',
-    HOME: runnerTemp,
-    GITHUB_ACTIONS: 'true',
-    CI: 'true',
-    GITHUB_WORKSPACE: options.workspace,
-    GITHUB_OUTPUT: outputFile,
-    GITHUB_STEP_SUMMARY: summaryFile,
-    GITHUB_REPOSITORY: `${OWNER}/${REPO}`,
-    GITHUB_SERVER_URL: 'https://github.com',
-    GITHUB_RUN_ID: '4242',
-    RUNNER_TEMP: runnerTemp,
-    ...(options.eventName !== undefined && { GITHUB_EVENT_NAME: options.eventName }),
-    ...(options.eventPath !== undefined && { GITHUB_EVENT_PATH: options.eventPath }),
-    ...(options.apiUrl !== undefined && { GITHUB_API_URL: options.apiUrl }),
-    ...options.env,
-    ...(options.trace === true && { BENCH_TRACE_FILE: traceFile })
-  }
-  for (const [name, value] of Object.entries(options.inputs ?? {}))
-    env[`INPUT_${name.toUpperCase()}`] = value
+  const env = { ...prepared.env, ...(options.trace === true && { BENCH_TRACE_FILE: traceFile }) }
   const argv = [
     process.execPath,
     ...(options.trace === true ? ['--import', TRACE_MODULE] : []),
