@@ -39,7 +39,7 @@ export async function run(): Promise<void> {
       inputs = readActionInputs(name => core.getInput(name))
     } catch (error) {
       if (!(error instanceof InputError)) throw error
-      await publish(unusable('invalid_input', error.message), { failOn, tempDir, workspace, cwd })
+      await publish(invalidInput(error.message), { failOn, tempDir, workspace, cwd })
       return
     }
     failOn = inputs.failOn
@@ -71,7 +71,7 @@ export async function run(): Promise<void> {
       return
     }
     if (run.kind === 'unsupported') {
-      await publish(unusable('invalid_input', run.message), context)
+      await publish(invalidInput(run.message), context)
       return
     }
 
@@ -143,10 +143,10 @@ export async function run(): Promise<void> {
   }
 }
 
-/** An evaluation that stopped before any rubric was read. */
-function unusable(code: 'invalid_input', message: string): Evaluation {
+/** An evaluation that stopped on an unusable input, before any rubric was read. */
+function invalidInput(message: string): Evaluation {
   return {
-    verdict: invalidVerdict(code, message),
+    verdict: invalidVerdict('invalid_input', message),
     rubric: { path: '', source: 'file', problems: [], counts: { gates: 0, must: 0, nice: 0 } },
     gates: [],
     iteration: 1

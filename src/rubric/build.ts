@@ -11,7 +11,7 @@ import {
 import type { RubricIssue, RubricRule } from './errors.js'
 import type { CheckedFrontMatter } from './front-matter.js'
 import { own } from './own.js'
-import { SECTION_HEADINGS, type BodyItem, type ParsedBody } from './markdown.js'
+import { SECTION_HEADINGS, type BodyItem, type LineProblem, type ParsedBody } from './markdown.js'
 import { ID_PATTERN, type RawCriterion, type RawScoreRanges } from './schema.js'
 import type {
   Criterion,
@@ -32,6 +32,8 @@ export interface BuildInput {
   readonly hash: string
   readonly frontMatter: CheckedFrontMatter
   readonly body: ParsedBody | undefined
+  /** Problems found by line before building (YAML syntax); the body's own are in `body`. */
+  readonly lineProblems: readonly LineProblem[]
   readonly locate: (path: Path, at: 'key' | 'value') => Position
 }
 
@@ -69,7 +71,7 @@ export function buildRubric(input: BuildInput): { rubric: Rubric; issues: Rubric
       )
     }
   }
-  for (const problem of body?.problems ?? [])
+  for (const problem of [...input.lineProblems, ...(body?.problems ?? [])])
     atLine(problem.line, problem.column, problem.rule, problem.message)
 
   const gateOptions = buildGateOptions(fm.gates)

@@ -1,9 +1,9 @@
 import matter from 'gray-matter'
 import { buildRubric } from './build.js'
-import { compareIssues, RubricError, type RubricIssue } from './errors.js'
+import { compareIssues, RubricError } from './errors.js'
 import { checkFrontMatter } from './front-matter.js'
 import { rubricHash } from './hash.js'
-import { parseBody, type LineProblem, type ParsedBody } from './markdown.js'
+import { parseBody, type ParsedBody } from './markdown.js'
 import type { Rubric, RubricSourceKind } from './types.js'
 import { parseYaml, type YamlSource } from './yaml-source.js'
 
@@ -27,19 +27,6 @@ export function isYamlPath(path: string): boolean {
 export function parseRubric(input: RubricInput): Rubric {
   const { path } = input
   const text = input.text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n')
-  const issues: RubricIssue[] = []
-  const fromLines = (problems: readonly LineProblem[]): void => {
-    for (const p of problems) {
-      issues.push({
-        file: path,
-        line: p.line,
-        ...(p.column !== undefined && { column: p.column }),
-        rule: p.rule,
-        message: p.message
-      })
-    }
-  }
-
   if (text.trim() === '') {
     throw new RubricError([
       {
@@ -51,9 +38,10 @@ export function parseRubric(input: RubricInput): Rubric {
     ])
   }
 
+  const yamlFile = isYamlPath(path)
   let yaml: YamlSource
   let body: ParsedBody | undefined
-  if (isYamlPath(path)) {
+  if (yamlFile) {
     yaml = parseYaml(text)
   } else {
     const split = splitFrontMatter(text)
@@ -65,12 +53,11 @@ export function parseRubric(input: RubricInput): Rubric {
     yaml = parseYaml(split.matter)
     body = parseBody(split.body, split.bodyLine)
   }
-  fromLines(yaml.problems)
 
   // With broken YAML the data is unknown; the body's problems still count.
   const frontMatter =
     yaml.problems.length === 0
-      ? checkFrontMatter(yaml.data, isYamlPath(path) ? 'rubric' : 'front matter')
+      ? checkFrontMatter(yaml.data, yamlFile ? 'rubric' : 'front matter')
       : checkFrontMatter(undefined, 'rubric')
   const { rubric, issues: buildIssues } = buildRubric({
     source: { path, kind: input.kind ?? 'file' },
@@ -78,10 +65,10 @@ export function parseRubric(input: RubricInput): Rubric {
     hash: rubricHash(input.text),
     frontMatter,
     body,
+    lineProblems: yaml.problems,
     locate: yaml.locate
   })
-  issues.push(...buildIssues)
-  if (issues.length > 0) throw new RubricError(issues.sort(compareIssues))
+  if (buildIssues.length > 0) throw new RubricError(buildIssues.sort(compareIssues))
   return rubric
 }
 
