@@ -1017,10 +1017,12 @@ describe.concurrent('fault matrix: gates', SLOW, () => {
     })
   })
 
-  it('a gate that prints 50 MB (recovered: output bounded) → PASS, the comment within 65,536 characters, memory bounded', async ({
+  it('a gate that prints 200 MB (recovered: output bounded) → PASS, the comment within 65,536 characters, memory bounded', async ({
     expect
   }) => {
-    const flood = "head -c 52428800 /dev/zero | tr '\\0' x"
+    // Four times the matrix's 50 MB: bounded memory stays far below the output, whatever the
+    // collector's timing, while output held whole would grow past it.
+    const flood = "head -c 209715200 /dev/zero | tr '\\0' x"
     await inWorld(expect, pass, async w => {
       const pr = pullRequest(w, { '.github/rubric.md': withGates([PEAK_RSS, flood, PEAK_RSS]) })
       const started = Date.now()
@@ -1032,18 +1034,18 @@ describe.concurrent('fault matrix: gates', SLOW, () => {
         recovered: true
       })
       const [before, big, after] = report.gates
-      expect(big?.output.total_bytes).toBe(52_428_800)
+      expect(big?.output.total_bytes).toBe(209_715_200)
       expect((big?.output.head.length ?? 0) + (big?.output.tail.length ?? 0)).toBeLessThanOrEqual(
         16_384
       )
       expect(shown(result)).toContain('bytes elided')
       // What the judges were sent is bounded too.
       for (const call of w.providers.calls) expect(call.text.length).toBeLessThan(60_000)
-      // Well under the 50 MB printed: the output was never held whole, not even while the log's
-      // reader (the runner; here the test) was slower than the gate. Written to a fast reader,
-      // the growth is about 10 MB (the garbage of 800 chunks of 64 KiB).
+      // Well under the 200 MB printed: the output was never held whole, not even while the log's
+      // reader (the runner; here the test) was slower than the gate. What remains is pipe chunks
+      // the collector has not reclaimed yet: 10 to 40 MB, more under load, never the output's size.
       const grewKb = kB(after?.output) - kB(before?.output)
-      expect(grewKb).toBeLessThan(32 * 1024)
+      expect(grewKb).toBeLessThan(128 * 1024)
     })
   })
 
