@@ -1,7 +1,7 @@
 // Rebuilds dist/ from src/: the action (dist/index.js) and the CLI (dist/cli/index.js).
 // dist/ is committed; CI runs this and fails if anything changed.
 import { execFileSync } from 'node:child_process'
-import { rmSync } from 'node:fs'
+import { copyFileSync, rmSync } from 'node:fs'
 
 const ncc = [
   'node_modules/@vercel/ncc/dist/ncc/cli.js',
@@ -12,3 +12,7 @@ const ncc = [
 rmSync('dist', { recursive: true, force: true })
 execFileSync(process.execPath, [...ncc, 'src/index.ts', '-o', 'dist'], { stdio: 'inherit' })
 execFileSync(process.execPath, [...ncc, 'src/bin.ts', '-o', 'dist/cli'], { stdio: 'inherit' })
+// The tokenizer's vocabulary is read from beside the bundle (src/evidence/tokens.ts).
+for (const dir of ['dist', 'dist/cli']) {
+  copyFileSync('src/evidence/o200k_base.bin', `${dir}/o200k_base.bin`)
+}
