@@ -7,10 +7,10 @@ import { chooseRubric, historyEntry, publishToPullRequest } from './action/revie
 import { createCouncil } from './council/council.js'
 import { evaluate } from './engine.js'
 import { pullRequestEvidence } from './evidence/git-source.js'
-import { createGitHub } from './github/client.js'
+import { createGitHub, type GitHub } from './github/client.js'
 import { commentMarker } from './report/comment.js'
-import { findComments, whoAmI, type IssueComment } from './github/comment.js'
-import { readRunContext } from './github/event.js'
+import { findComments, type IssueComment } from './github/comment.js'
+import { readRunContext, type PullRequestRun } from './github/event.js'
 import { InputError, readActionInputs, type ActionInputs, type FailOn } from './inputs.js'
 import type { Evaluation } from './report/evaluation.js'
 import { readHistory } from './report/history.js'
@@ -76,28 +76,15 @@ export async function run(): Promise<void> {
     }
 
     // The comment holds the history: read it first, so the judges see the earlier iterations.
-    const marker = commentMarker(inputs.checkName)
-    let existing: readonly IssueComment[] = []
-    let author: string | undefined
-    if (inputs.comment === 'sticky' && github) {
-      try {
-        author = await whoAmI(github)
-        existing = await findComments(github, {
-          owner: run.owner,
-          repo: run.repo,
-          issue: run.pr.number,
-          marker,
-          author
-        })
-      } catch (error) {
-        core.warning(
-          `Could not read the pull request's comments: ${error instanceof Error ? error.message : String(error)}`
-        )
-      }
-    }
+    // The rubric is read at the same time.
+    const [existing, { choice, review }] = await Promise.all([
+      inputs.comment === 'sticky' && github
+        ? ourComments(github, run, commentMarker(inputs.checkName))
+        : [],
+      chooseRubric(github, run, inputs, { workspace, cwd, tempDir })
+    ])
     const prior = existing[0] ? readHistory(existing[0].body) : []
 
-    const { choice, review } = await chooseRubric(github, run, inputs, { workspace, cwd, tempDir })
     const evidence = pullRequestEvidence({
       cwd: workspace,
       baseSha: run.pr.baseSha,
@@ -140,6 +127,27 @@ export async function run(): Promise<void> {
       `Rubric Council failed with an internal error (please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`
     )
     process.exitCode = 2
+  }
+}
+
+/** Our earlier comments on the pull request; none, with a warning, when they cannot be read. */
+async function ourComments(
+  github: GitHub,
+  run: PullRequestRun,
+  marker: string
+): Promise<readonly IssueComment[]> {
+  try {
+    return await findComments(github, {
+      owner: run.owner,
+      repo: run.repo,
+      issue: run.pr.number,
+      marker
+    })
+  } catch (error) {
+    core.warning(
+      `Could not read the pull request's comments: ${error instanceof Error ? error.message : String(error)}`
+    )
+    return []
   }
 }
 

@@ -5,7 +5,7 @@ import { annotationsOf, conclusionOf, publishCheckRun } from '../github/check-ru
 import type { GitHub } from '../github/client.js'
 import { upsertComment, type IssueComment } from '../github/comment.js'
 import { fileAt } from '../github/contents.js'
-import type { RunContext } from '../github/event.js'
+import type { PullRequestRun } from '../github/event.js'
 import type { ActionInputs } from '../inputs.js'
 import { renderComment } from '../report/comment.js'
 import type { Evaluation, RubricReview } from '../report/evaluation.js'
@@ -16,8 +16,6 @@ import { RubricError } from '../rubric/errors.js'
 import { parseRubric } from '../rubric/parse.js'
 import type { RubricChoice } from '../rubric/resolve.js'
 import type { Rubric } from '../rubric/types.js'
-
-type PullRequestRun = Extract<RunContext, { kind: 'pull_request' }>
 
 /**
  * The rubric as a trust boundary (SPEC §8): read at the base commit, so a pull request cannot
@@ -148,42 +146,59 @@ export async function publishToPullRequest(
     )
     return undefined
   }
-  let url: string | undefined
-  if (inputs.comment === 'sticky') {
-    const current = await currentHead(github, run)
-    if (current !== undefined && current !== run.pr.headSha) {
-      // A newer push is being reviewed; its result must not be overwritten by this older one.
-      core.notice(
-        `Rubric Council: not updating the comment: this run reviewed ${run.pr.headSha.slice(0, 7)}, but the pull request is now at ${current.slice(0, 7)}`
-      )
-    } else {
-      const outcome = await upsertComment(
-        github,
-        { ...where, issue: run.pr.number },
-        renderComment(evaluation, inputs.checkName),
-        options.existing
-      )
-      if (outcome.action === 'failed') core.warning(`Rubric Council: ${outcome.reason}`)
-      else url = outcome.url
-    }
-  }
-  const check = await publishCheckRun(
-    github,
-    {
-      ...where,
-      headSha: run.pr.headSha,
-      name: inputs.checkName,
-      ...(options.detailsUrl !== undefined && { detailsUrl: options.detailsUrl })
-    },
-    evaluation,
-    inputs.failOn
-  )
+  // The comment and the check run are written at once; the client still sends one write at a
+  // time, so this only overlaps rendering one with sending the other.
+  const [url, check] = await Promise.all([
+    inputs.comment === 'sticky'
+      ? stickyComment(github, run, inputs, evaluation, options.existing)
+      : undefined,
+    publishCheckRun(
+      github,
+      {
+        ...where,
+        headSha: run.pr.headSha,
+        name: inputs.checkName,
+        ...(options.detailsUrl !== undefined && { detailsUrl: options.detailsUrl })
+      },
+      evaluation,
+      inputs.failOn
+    )
+  ])
   if (check.action === 'failed') core.warning(`Rubric Council: ${check.reason}`)
   else
     core.info(
       `Check run "${inputs.checkName}": ${conclusionOf(evaluation.verdict.verdict, inputs.failOn)}`
     )
   return url
+}
+
+/** Creates or updates the sticky comment, unless a newer push is already being reviewed. */
+async function stickyComment(
+  github: GitHub,
+  run: PullRequestRun,
+  inputs: ActionInputs,
+  evaluation: Evaluation,
+  existing: readonly IssueComment[]
+): Promise<string | undefined> {
+  const current = await currentHead(github, run)
+  if (current !== undefined && current !== run.pr.headSha) {
+    // A newer push is being reviewed; its result must not be overwritten by this older one.
+    core.notice(
+      `Rubric Council: not updating the comment: this run reviewed ${run.pr.headSha.slice(0, 7)}, but the pull request is now at ${current.slice(0, 7)}`
+    )
+    return undefined
+  }
+  const outcome = await upsertComment(
+    github,
+    { owner: run.owner, repo: run.repo, issue: run.pr.number },
+    renderComment(evaluation, inputs.checkName),
+    existing
+  )
+  if (outcome.action === 'failed') {
+    core.warning(`Rubric Council: ${outcome.reason}`)
+    return undefined
+  }
+  return outcome.url
 }
 
 /** What a real run would post, printed instead (dry-run). */

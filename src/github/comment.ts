@@ -33,22 +33,23 @@ export async function whoAmI(github: GitHub): Promise<string> {
 /**
  * Our comment on the pull request, found by the hidden marker on its first line and by its
  * author (so nobody else's comment can pose as ours), paging through all comments. Later
- * matches are duplicates, left by concurrent runs.
+ * matches are duplicates, left by concurrent runs. Who we are and the comments are read at once.
  */
 export async function findComments(
   github: GitHub,
-  where: Repo & { readonly issue: number; readonly marker: string; readonly author: string }
+  where: Repo & { readonly issue: number; readonly marker: string }
 ): Promise<IssueComment[]> {
-  const all = await github.paginate(github.rest.issues.listComments, {
-    owner: where.owner,
-    repo: where.repo,
-    issue_number: where.issue,
-    per_page: 100
-  })
+  const [author, all] = await Promise.all([
+    whoAmI(github),
+    github.paginate(github.rest.issues.listComments, {
+      owner: where.owner,
+      repo: where.repo,
+      issue_number: where.issue,
+      per_page: 100
+    })
+  ])
   return all
-    .filter(
-      c => c.user?.login === where.author && (c.body ?? '').split('\n', 1)[0] === where.marker
-    )
+    .filter(c => c.user?.login === author && (c.body ?? '').split('\n', 1)[0] === where.marker)
     .map(c => ({ id: c.id, body: c.body ?? '', html_url: c.html_url }))
 }
 

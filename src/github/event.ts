@@ -26,6 +26,9 @@ export type RunContext =
   /** Not a pull request at all: a misconfigured workflow, which must not pass silently. */
   | { readonly kind: 'unsupported'; readonly message: string }
 
+/** A run that reviews a pull request. */
+export type PullRequestRun = Extract<RunContext, { kind: 'pull_request' }>
+
 export const REVIEWED_ACTIONS = ['opened', 'synchronize', 'reopened', 'ready_for_review'] as const
 
 export interface ContextSources {
