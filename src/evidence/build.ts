@@ -3,6 +3,7 @@ import { denylistRule, excludedBy } from './denylist.js'
 import { stripHidden } from './pr-text.js'
 import { redactPatch } from './redact.js'
 import { countTokens, truncateToTokens } from './tokens.js'
+import { formatCount } from '../util/format-count.js'
 import type {
   ChangedFile,
   Evidence,
@@ -245,8 +246,4 @@ function limitBody(body: string, limit: number): string {
     keep = Math.max(0, keep - 8)
   }
   return note(total)
-}
-
-function formatCount(n: number): string {
-  return n.toLocaleString('en-US')
 }

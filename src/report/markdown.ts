@@ -23,6 +23,7 @@ import { abbreviate, code, escapeCell, escapeHtml, escapeMarkdown, fenceFor } fr
 import type { Evaluation } from './evaluation.js'
 import type { HistoryEntry } from './history.js'
 import { isMet, summaryLine } from './summary.js'
+import { formatCount } from '../util/format-count.js'
 
 /** GitHub refuses issue comments longer than this. */
 export const COMMENT_LIMIT = 65_536
@@ -104,7 +105,7 @@ function prose(text: string, floor = 0): Elastic {
     keep: 'start',
     before: '',
     after: '',
-    note: cut => ` *… (${cut.toLocaleString('en-US')} characters cut)*`,
+    note: cut => ` *… (${formatCount(cut)} characters cut)*`,
     floor
   }
 }
@@ -118,7 +119,7 @@ function codeBlock(content: string, language = 'text'): Elastic {
     keep: 'end',
     before: `${fence}${language}\n`,
     after: `\n${fence}\n`,
-    note: cut => `… ${cut.toLocaleString('en-US')} characters cut …\n`
+    note: cut => `… ${formatCount(cut)} characters cut …\n`
   }
 }
 
@@ -295,8 +296,8 @@ function findingsSection(findings: readonly JudgedFinding[]): Section {
 function coverageSection(receipt: CoverageReceipt): Section {
   const summary =
     `<b>Coverage</b> · ${receipt.reviewed.length} of ${receipt.reviewable} reviewable file${receipt.reviewable === 1 ? '' : 's'} ` +
-    `(${Math.round(receipt.ratio * 100)}%) · ${receipt.usedTokens.toLocaleString('en-US')} of ` +
-    `${receipt.budgetTokens.toLocaleString('en-US')} tokens`
+    `(${Math.round(receipt.ratio * 100)}%) · ${formatCount(receipt.usedTokens)} of ` +
+    `${formatCount(receipt.budgetTokens)} tokens`
   const blocks: Block[] = receipt.omitted.map(o => ({
     pieces: [`- ${code(o.path)}: ${o.reason} — `, prose(o.detail), '\n'],
     // Files left out for the budget are what a reader must know about; the rest is routine.
@@ -328,7 +329,7 @@ function judgesSection(runs: readonly JudgeRun[], quorum: number): Section {
   const rows = runs.map(run => {
     const status = run.status === 'ok' ? `✅ ${run.answer.verdict}` : `❌ ${run.failure}`
     const tokens = run.tokens
-      ? `${run.tokens.input.toLocaleString('en-US')} in / ${run.tokens.output.toLocaleString('en-US')} out`
+      ? `${formatCount(run.tokens.input)} in / ${formatCount(run.tokens.output)} out`
       : '—'
     const cost = run.costUsd === undefined ? '—' : `$${run.costUsd.toFixed(4)}`
     return [escapeCell(run.judge), String(run.sample), status, seconds(run.latencyMs), tokens, cost]
