@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { formatIssue, RubricError } from '../../src/rubric/errors.js'
 import { loadRubric } from '../../src/rubric/load.js'
-import { errorsOf, lines } from '../helpers/rubric.js'
+import { errorsOf, lines, parse } from '../helpers/rubric.js'
 
 const CRITERIA = ['## Criteria', '- a: A']
 
@@ -133,6 +133,16 @@ describe('wrong types', () => {
     expect(errorsOf(lines('---', 'title: T', '## Criteria', '- a: A'))).toEqual([
       'rubric.md:1:1: error: the front matter opened with --- on line 1 is never closed with --- [yaml-syntax]'
     ])
+  })
+
+  it('closes front matter on a line that is --- (blanks after it allowed); body lines keep the file’s numbers', () => {
+    const rubric = parse(lines('---yaml', 'title: T', '---  ', ...CRITERIA))
+    expect(rubric.title).toBe('T')
+    expect(errorsOf(lines('---', 'title: T', '---', '## Criteria', '- a: A', '- A: B'))).toEqual([
+      expect.stringMatching(/^rubric\.md:6:3: error: criterion id "A" is already used on line 5/)
+    ])
+    // A first line of four dashes is a thematic break in the body, not front matter.
+    expect(parse(lines('----', ...CRITERIA)).criteria.map(c => c.id)).toEqual(['a'])
   })
 })
 

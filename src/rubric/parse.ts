@@ -1,4 +1,3 @@
-import matter from 'gray-matter'
 import { buildRubric } from './build.js'
 import { compareIssues, RubricError } from './errors.js'
 import { checkFrontMatter } from './front-matter.js'
@@ -81,29 +80,27 @@ interface Split {
 }
 
 /**
- * Splits front matter from body with gray-matter, but parses nothing with it: its `---js` engine
- * evaluates code, so only YAML is accepted and the YAML is parsed here, with positions.
+ * Splits the front matter from the body. Front matter opens with `---` on line 1 and closes with
+ * the next line that is `---`. Only YAML is accepted: `---js` and the like are refused, never
+ * evaluated. The front matter keeps the line break that ends line 1, so that its YAML's line
+ * numbers are the file's. `text` is already free of a BOM and of CR line ends.
  */
 function splitFrontMatter(text: string): Split | { problem: string } {
-  if (/^---[^\n-]*\n/.test(text) && !text.includes('\n---', 3)) {
+  const open = /^---(?!-)([^\n]*)/.exec(text)
+  if (!open) return { matter: '', body: text, bodyLine: 1 }
+  const language = (open[1] ?? '').trim()
+  if (language !== '' && language !== 'yaml') {
+    return { problem: `front matter must be YAML, but it is marked "---${language}"` }
+  }
+  const close = /\n---[ \t]*(?:\n|$)/g
+  close.lastIndex = open[0].length
+  const closing = close.exec(text)
+  if (!closing) {
     return { problem: 'the front matter opened with --- on line 1 is never closed with ---' }
   }
-  const refuse = { parse: (): object => ({}) }
-  let file: { matter?: string; content: string; language?: string }
-  try {
-    file = matter(text, {
-      language: 'yaml',
-      engines: { yaml: refuse, json: refuse, javascript: refuse, js: refuse }
-    })
-  } catch {
-    file = { content: text, language: /^---(\S*)/.exec(text)?.[1] ?? 'unknown' }
-  }
-  if (file.language !== undefined && file.language !== 'yaml') {
-    return { problem: `front matter must be YAML, but it is marked "---${file.language}"` }
-  }
-  if (file.matter === undefined) return { matter: '', body: text, bodyLine: 1 }
-  const bodyStart = text.length - file.content.length
+  const matter = text.slice(open[0].length, closing.index)
+  const bodyStart = closing.index + closing[0].length
   let bodyLine = 1
   for (let i = 0; i < bodyStart; i++) if (text.charCodeAt(i) === 10) bodyLine++
-  return { matter: file.matter, body: file.content, bodyLine }
+  return { matter, body: text.slice(bodyStart), bodyLine }
 }

@@ -20,7 +20,7 @@ const MAX_ALIAS_COUNT = 100
 
 /**
  * Parses YAML whose first character stands on line 1 of the file (a YAML rubric, or the front
- * matter as gray-matter slices it: starting right after the opening `---` on line 1).
+ * matter, which starts right after the opening `---` on line 1).
  */
 export function parseYaml(text: string): YamlSource {
   const lineCounter = new LineCounter()
