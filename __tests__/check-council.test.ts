@@ -11,6 +11,7 @@ import {
   type Reply,
   type StandIn
 } from './helpers/provider-standin.js'
+import { startConnectProxy } from './helpers/connect-proxy.js'
 
 /**
  * `rubric-council check` end to end: the bundled CLI in a real git repository, with three judges on
@@ -117,7 +118,8 @@ interface CheckRun {
 
 async function check(
   cwd: string,
-  script: (call: RecordedCall, index: number) => Reply
+  script: (call: RecordedCall, index: number) => Reply,
+  extraEnv: Record<string, string> = {}
 ): Promise<CheckRun> {
   const before = standIn.calls.length
   standIn.setScript((call, index) => script(call, index - before))
@@ -127,7 +129,8 @@ async function check(
     OPENAI_API_KEY: KEYS.openai,
     OPENAI_BASE_URL: standIn.openaiBaseUrl,
     ANTHROPIC_API_KEY: KEYS.anthropic,
-    ANTHROPIC_BASE_URL: standIn.anthropicBaseUrl
+    ANTHROPIC_BASE_URL: standIn.anthropicBaseUrl,
+    ...extraEnv
   }
   const { code, stdout, stderr } = await promisify(execFile)(
     process.execPath,
@@ -187,6 +190,26 @@ describe('rubric-council check with a council on two providers', () => {
       ['deploy/key.pem', 'denylisted']
     ])
     expectNothingLeaked(run)
+  })
+
+  it('reaches the providers through the runner’s proxy (HTTP_PROXY), as the GitHub client does', async () => {
+    const proxy = await startConnectProxy()
+    try {
+      // These hosts resolve nowhere: only the proxy can reach them.
+      const openai = standIn.openaiBaseUrl.replace('127.0.0.1', 'openai.test')
+      const anthropic = standIn.anthropicBaseUrl.replace('127.0.0.1', 'anthropic.test')
+      const run = await check(repository(FEATURE), call => answer(call), {
+        OPENAI_BASE_URL: openai,
+        ANTHROPIC_BASE_URL: anthropic,
+        HTTP_PROXY: proxy.url
+      })
+      expect(run.stdout.split('\n')[0]).toMatch(/^PASS \(exit 0\) .* judges 3\/3$/)
+      expect(new Set(proxy.targets)).toEqual(
+        new Set([new URL(openai).host, new URL(anthropic).host])
+      )
+    } finally {
+      await proxy.close()
+    }
   })
 
   it('FAIL: a must-have failed by two of three judges, exit 1', async () => {

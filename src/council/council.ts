@@ -6,6 +6,7 @@ import { parseModelId } from './model-id.js'
 import { buildPrompt } from './prompt.js'
 import { defaultModels, languageModel } from './providers.js'
 import type { Council, CouncilOutcome, CouncilRequest, JudgeRun } from './types.js'
+import { proxiedFetch } from '../fetch.js'
 
 /** Timing and retry defaults, in one place (documented in docs/council.md). */
 export const COUNCIL_DEFAULTS = {
@@ -69,6 +70,7 @@ export function createCouncil(options: CouncilOptions): Council {
         mask: options.mask
       }
       const schema = judgeJsonSchema(rubric)
+      const fetch = proxiedFetch()
       const tasks = members.flatMap(judge =>
         Array.from({ length: samples }, (_, i) => ({ judge, sample: i + 1 }))
       )
@@ -80,7 +82,7 @@ export function createCouncil(options: CouncilOptions): Council {
           const resolved =
             'problem' in id
               ? { ok: false as const, problem: id.problem }
-              : languageModel(id, options.env)
+              : languageModel(id, options.env, fetch)
           if (!resolved.ok) {
             const run: JudgeRun = {
               judge: task.judge,

@@ -79,8 +79,15 @@ export type ModelResolution =
   | { readonly ok: true; readonly model: LanguageModel }
   | { readonly ok: false; readonly problem: string }
 
-/** The AI SDK model for a member, or why it cannot be formed (a missing key or endpoint). */
-export function languageModel(id: ModelId, env: Environment): ModelResolution {
+/**
+ * The AI SDK model for a member, or why it cannot be formed (a missing key or endpoint). Its
+ * requests go through `fetch` (the council's `proxiedFetch()`).
+ */
+export function languageModel(
+  id: ModelId,
+  env: Environment,
+  fetch: typeof globalThis.fetch
+): ModelResolution {
   const settings = PROVIDER_SETTINGS[id.provider]
   const apiKey = settings.key === undefined ? undefined : nonEmpty(env[settings.key])
   if (settings.keyRequired && apiKey === undefined) {
@@ -89,6 +96,7 @@ export function languageModel(id: ModelId, env: Environment): ModelResolution {
   const baseURL = nonEmpty(env[settings.baseUrl]) ?? settings.defaultBaseUrl
   // Passed explicitly, so the SDK never falls back to reading process.env on its own.
   const connection = {
+    fetch,
     ...(apiKey !== undefined && { apiKey }),
     ...(baseURL !== undefined && { baseURL })
   }
@@ -108,6 +116,7 @@ export function languageModel(id: ModelId, env: Environment): ModelResolution {
       const provider = createOpenAICompatible({
         name: id.provider,
         baseURL,
+        fetch,
         ...(apiKey !== undefined && { apiKey }),
         supportsStructuredOutputs: true
       })
