@@ -9,7 +9,6 @@ import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import { format, resolveConfig } from 'prettier'
 import type { Repository } from '../__tests__/helpers/action-run.js'
 import {
@@ -25,7 +24,6 @@ import type { Evaluation } from '../src/report/evaluation.js'
 import { COMMENT_LIMIT, renderMarkdown } from '../src/report/markdown.js'
 import {
   actionPath,
-  measure,
   measureAction,
   measureBareNode,
   ROOT,
@@ -168,25 +166,6 @@ async function profiled(
   } finally {
     pr.dispose()
     rmSync(dir, { recursive: true, force: true })
-  }
-}
-
-/** `import('gpt-tokenizer/encoding/o200k_base')` alone in a bare node: what the tokenizer costs. */
-async function tokenizerImport(): Promise<{ medianMs: number; medianRssKb: number }> {
-  progress('overhead: importing gpt-tokenizer o200k_base alone')
-  const url = pathToFileURL(join(ROOT, 'node_modules/gpt-tokenizer/esm/encoding/o200k_base.js'))
-  const argv = [
-    process.execPath,
-    '--input-type=module',
-    '-e',
-    `await import(${JSON.stringify(url.href)})`
-  ]
-  const env = { PATH: process.env.PATH ?? '' }
-  await measure(argv, env)
-  const runs = await repeat(RUNS, () => measure(argv, env))
-  return {
-    medianMs: median(runs.map(r => r.wallMs)),
-    medianRssKb: median(runs.map(r => r.maxRssKb))
   }
 }
 
@@ -517,9 +496,8 @@ async function main(): Promise<void> {
       bareMs
     )
     const largeRun = await scenario(world, '3,000 files, 100,000 lines', large, { models }, bareMs)
-    const tokenizer = await tokenizerImport()
     const profiles = [
-      await profiled(world, 'load only (invalid input)', small, { 'fail-on': 'x' }),
+      await profiled(world, '1,000-line diff', small, { models }),
       await profiled(world, '3,000 files / 100,000 lines', large, { models })
     ]
 
@@ -561,12 +539,6 @@ async function main(): Promise<void> {
       {
         figure: '1. load only: invalid input, no I/O (overhead)',
         value: `${ms(loadOnly.overheadMs)}, ${mib(loadOnly.medianRssKb)}`,
-        target: '',
-        met: undefined
-      },
-      {
-        figure: '1. import gpt-tokenizer o200k_base alone (overhead)',
-        value: `${ms(tokenizer.medianMs - bareMs)}, ${mib(tokenizer.medianRssKb)}`,
         target: '',
         met: undefined
       },
@@ -804,7 +776,6 @@ async function main(): Promise<void> {
       overhead: {
         bareNode: { wallMs: bareRuns.map(r => r.wallMs), medianMs: bareMs, medianRssKb: bareRssKb },
         scenarios: [loadOnly, smallRun, smallNoComment, largeRun],
-        tokenizerImport: tokenizer,
         bundleComposition: composition,
         profiles
       },

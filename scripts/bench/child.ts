@@ -95,7 +95,7 @@ export interface Measured {
 }
 
 /** Runs `argv` (argv[0] an absolute path) with exactly `env`, and measures it. */
-export async function measure(
+async function measure(
   argv: readonly string[],
   env: Readonly<Record<string, string>>
 ): Promise<Measured> {
