@@ -166,6 +166,32 @@ describe('row 3: the council is needed but unavailable', () => {
     )
   })
 
+  it('grades nothing from the answers short of the quorum, but keeps them judge by judge', () => {
+    const verdict = decide({
+      rubric: RUBRIC,
+      gates: [],
+      council: council([ok('openai:a'), failed('anthropic:b', 'timeout')], 2)
+    })
+    expect(verdict).toMatchObject({
+      verdict: 'UNCLEAR',
+      score: null,
+      criteriaScore: null,
+      dimensionsScore: null,
+      confidence: null,
+      accuracyCeilingApplied: false
+    })
+    expect(verdict.criteria.length).toBeGreaterThan(0)
+    for (const criterion of verdict.criteria) {
+      expect(criterion).toMatchObject({ status: 'UNGRADED', score: null })
+      expect(criterion.median).toBeUndefined()
+      expect(criterion.votes.map(v => v.judge)).toEqual(['openai:a'])
+    }
+    for (const dimension of verdict.dimensions) {
+      expect(dimension.median).toBeNull()
+      expect(dimension.scores.map(s => s.judge)).toEqual(['openai:a'])
+    }
+  })
+
   it('names the most frequent failure, and breaks ties by precedence', () => {
     const cause = (runs: JudgeRun[]): string[] =>
       codes(decide({ rubric: RUBRIC, gates: [], council: council(runs, 3) }))

@@ -22,7 +22,7 @@ import {
 import { abbreviate, code, escapeCell, escapeHtml, escapeMarkdown, fenceFor } from './escape.js'
 import type { Evaluation } from './evaluation.js'
 import type { HistoryEntry } from './history.js'
-import { isMet, summaryLine } from './summary.js'
+import { anyGraded, isMet, summaryLine } from './summary.js'
 import { formatCount } from '../util/format-count.js'
 
 /** GitHub refuses issue comments longer than this. */
@@ -177,9 +177,11 @@ function criteriaSection(
   criteria: readonly CriterionResult[],
   priority: number
 ): Section {
-  const met = criteria.filter(isMet).length
+  const met = anyGraded(criteria)
+    ? `${criteria.filter(isMet).length} of ${criteria.length} met`
+    : 'not graded'
   return {
-    open: [`#### ${title} · ${met} of ${criteria.length} met\n\n`],
+    open: [`#### ${title} · ${met}\n\n`],
     blocks: criteria.map(c => criterionBlock(c, priority)),
     close: [],
     omitted: n => `*${n} more criteri${n === 1 ? 'on is' : 'a are'} not shown here.*\n\n`
@@ -189,7 +191,7 @@ function criteriaSection(
 function criterionBlock(c: CriterionResult, priority: number): Block {
   const icon = STATUS_ICON[c.status]
   const summary =
-    `${icon} <b>${escapeHtml(c.id)}</b> · ${c.status} ${escapeHtml(tally(c))} — ` +
+    `${icon} <b>${escapeHtml(c.id)}</b> · ${[c.status, tally(c)].filter(Boolean).map(escapeHtml).join(' ')} — ` +
     escapeHtml(abbreviate(c.description, SUMMARY_DESCRIPTION))
   // The summary line already shows the description unless it had to be shortened there.
   const shortened =

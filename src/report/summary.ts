@@ -7,6 +7,16 @@ export function isMet(criterion: CriterionResult): boolean {
   return criterion.status === 'PASS' || criterion.status === 'SCORED'
 }
 
+/** Whether any criterion of `criteria` was graded; none is when no judge, or too few, answered. */
+export function anyGraded(criteria: readonly CriterionResult[]): boolean {
+  return criteria.some(c => c.status !== 'UNGRADED')
+}
+
+/** `met/total`, or `–/total` when nothing was graded (which is not the same as none met). */
+function metOf(criteria: readonly CriterionResult[], total: number): string {
+  return `${anyGraded(criteria) ? criteria.filter(isMet).length : '–'}/${total}`
+}
+
 /**
  * The one-line summary of Scope's TUI:
  * `gates 1/2 · must 2/3 · nice 1/2 · score 0.74 · confidence 0.82 · judges 3/3`.
@@ -20,8 +30,8 @@ export function summaryLine(evaluation: Evaluation): string {
   }
   const must = verdict.criteria.filter(c => c.required)
   const nice = verdict.criteria.filter(c => !c.required)
-  if (rubric.counts.must > 0) parts.push(`must ${must.filter(isMet).length}/${rubric.counts.must}`)
-  if (rubric.counts.nice > 0) parts.push(`nice ${nice.filter(isMet).length}/${rubric.counts.nice}`)
+  if (rubric.counts.must > 0) parts.push(`must ${metOf(must, rubric.counts.must)}`)
+  if (rubric.counts.nice > 0) parts.push(`nice ${metOf(nice, rubric.counts.nice)}`)
   if (verdict.score !== null) parts.push(`score ${formatNumber(verdict.score)}`)
   if (verdict.confidence !== null) parts.push(`confidence ${formatNumber(verdict.confidence)}`)
   if (council) {

@@ -22,7 +22,11 @@ export function renderTerminal(evaluation: Evaluation): string {
       const result =
         g.status === 'fail' && g.exitCode !== null ? `fail (exit ${g.exitCode})` : g.status
       lines.push(
-        row(g.status === 'pass', g.command, `${result}  ${(g.durationMs / 1000).toFixed(1)} s`)
+        row(
+          g.status === 'pass' ? '✓' : '✗',
+          g.command,
+          `${result}  ${(g.durationMs / 1000).toFixed(1)} s`
+        )
       )
     }
   }
@@ -42,16 +46,17 @@ function criterionRow(c: CriterionResult): string {
         : ` median ${formatNumber(c.median)}`
       : ` ${c.votes.filter(v => v.verdict === 'PASS').length}/${c.votes.length}`
   // The first objection is what an author wants to read next to a failed criterion.
-  const objection = isMet(c)
-    ? undefined
-    : c.votes.find(v => v.verdict === 'FAIL' || v.score !== undefined)
+  // Ungraded is neither met nor failed: no judge, or too few, answered.
+  const mark = c.status === 'UNGRADED' ? '–' : isMet(c) ? '✓' : '✗'
+  const objection =
+    mark === '✗' ? c.votes.find(v => v.verdict === 'FAIL' || v.score !== undefined) : undefined
   const why = objection ? ` - ${firstLine(objection.reasoning)}` : ''
-  return row(isMet(c), c.id, `${c.status}${tally}${why}`)
+  return row(mark, c.id, `${c.status}${tally}${why}`)
 }
 
-function row(ok: boolean, name: string, result: string): string {
+function row(mark: '✓' | '✗' | '–', name: string, result: string): string {
   const label = name.length > 40 ? `${name.slice(0, 39)}…` : name.padEnd(40)
-  return `  ${ok ? '✓' : '✗'} ${label} ${result}`
+  return `  ${mark} ${label} ${result}`
 }
 
 function firstLine(text: string): string {

@@ -32,6 +32,21 @@ export function needsCouncil(rubric: Rubric): boolean {
 
 const EXIT: Readonly<Record<VerdictKind, ExitCode>> = { PASS: 0, FAIL: 1, UNCLEAR: 2 }
 
+/** A criterion with its votes, but no status, score or median drawn from them. */
+function withoutGrade(c: CriterionResult): CriterionResult {
+  return {
+    id: c.id,
+    description: c.description,
+    required: c.required,
+    weight: c.weight,
+    kind: c.kind,
+    status: 'UNGRADED',
+    score: null,
+    ...(c.requiredMinScore !== undefined && { requiredMinScore: c.requiredMinScore }),
+    votes: c.votes
+  }
+}
+
 /** The order in which a failure is named when several kinds keep the council short of quorum. */
 const FAILURE_PRECEDENCE: readonly CouncilFailure[] = [
   'missing_credentials',
@@ -107,7 +122,20 @@ export function decide(input: VerdictInput): Verdict {
 
   // Row 3: the council is needed but fell short of its quorum.
   const quorum = Math.max(1, council?.quorum ?? 1)
-  if (n < quorum) return result('UNCLEAR', [unavailable(council, n, quorum)])
+  if (n < quorum) {
+    // Too few answers to grade anything: what they said stays visible, judge by judge, but no
+    // criterion status, dimension median, score or confidence is computed from them.
+    return {
+      ...result('UNCLEAR', [unavailable(council, n, quorum)]),
+      score: null,
+      dimensionsScore: null,
+      criteriaScore: null,
+      accuracyCeilingApplied: false,
+      confidence: null,
+      criteria: criteria.map(withoutGrade),
+      dimensions: dimensions.map(d => ({ ...d, median: null }))
+    }
+  }
 
   // Row 4: hard failures.
   const hard: Reason[] = []

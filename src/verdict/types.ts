@@ -33,7 +33,8 @@ export interface Reason {
 
 /**
  * PASS/FAIL/SPLIT for checklist criteria; score-range criteria PASS/FAIL against their minimum,
- * else SCORED; UNGRADED when no valid answer graded it.
+ * else SCORED; UNGRADED when no valid answer graded it, or too few answers came to grade anything
+ * (the council fell short of its quorum; the votes are still listed).
  */
 export type CriterionStatus = 'PASS' | 'FAIL' | 'SPLIT' | 'SCORED' | 'UNGRADED'
 
@@ -64,7 +65,7 @@ export interface DimensionResult {
   readonly name: string
   readonly weight: number
   readonly normalisedWeight: number
-  /** Median 1–10; null when no judge scored it. */
+  /** Median 1–10; null when no judge scored it, or the council fell short of its quorum. */
   readonly median: number | null
   readonly scores: readonly {
     readonly judge: string
