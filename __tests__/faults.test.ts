@@ -1,6 +1,4 @@
 import { readFileSync, writeFileSync } from 'node:fs'
-import { createServer, request as forwardRequest } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { describe, it, type ExpectStatic } from 'vitest'
 import {
@@ -71,8 +69,6 @@ const SLOW = { timeout: 60_000 }
 interface World {
   readonly github: GitHubStandIn
   readonly providers: StandIn
-  /** GITHUB_API_URL: a proxy to the GitHub stand-in that can fail chosen requests. */
-  readonly apiUrl: string
   /** The next `count` requests matching `method` and `path` get `reply` from the stand-in. */
   failOn(method: string, path: RegExp, count: number, reply: FailReply): void
 }
@@ -90,47 +86,17 @@ async function inWorld(
   github.addToken(WRITE, { ...BOT, write: true })
   github.addToken(READ_ONLY, { ...BOT, write: false })
   const providers = await startProviderStandIn(script)
-  const rules: { method: string; path: RegExp; count: number; reply: FailReply }[] = []
-  const target = new URL(github.url)
-  // The stand-in's failNext applies to whatever request comes next; the proxy arms it just
-  // before forwarding the one request a test wants to fail, so the failure lands on it.
-  const proxy = createServer((req, res) => {
-    const path = new URL(req.url ?? '/', github.url).pathname
-    const rule = rules.find(r => r.count > 0 && r.method === req.method && r.path.test(path))
-    if (rule) {
-      rule.count--
-      github.failNext(1, rule.reply)
-    }
-    const forward = forwardRequest(
-      {
-        host: target.hostname,
-        port: target.port,
-        method: req.method,
-        path: req.url,
-        headers: req.headers
-      },
-      answer => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers)
-        answer.pipe(res)
-      }
-    )
-    req.pipe(forward)
-  })
-  await new Promise<void>(resolve => proxy.listen(0, '127.0.0.1', resolve))
   const world: World = {
     github,
     providers,
-    apiUrl: `http://127.0.0.1:${String((proxy.address() as AddressInfo).port)}`,
     failOn: (method, path, count, reply) => {
-      rules.push({ method, path, count, reply })
+      github.failNext(count, reply, { method, path })
     }
   }
   try {
     await body(world)
     expect(github.violations).toEqual([])
   } finally {
-    proxy.closeAllConnections()
-    await new Promise(resolve => proxy.close(resolve))
     await Promise.all([github.close(), providers.close()])
   }
 }
@@ -190,7 +156,7 @@ function run(
     workspace: pr.repo.dir,
     eventName: 'pull_request',
     eventPath: pullRequestEvent(pr.repo, { number: PR }),
-    apiUrl: w.apiUrl,
+    apiUrl: w.github.url,
     inputs: { 'github-token': options.token ?? WRITE, models: COUNCIL, ...options.inputs },
     env: options.env ?? PROVIDER_ENV(w)
   })

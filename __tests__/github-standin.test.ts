@@ -547,6 +547,28 @@ describe('failures', () => {
     expect(standIn.requests.map(r => r.status)).toEqual([502, 502, 502, 200])
   })
 
+  it('fails only the requests that match, whatever arrives in between', async () => {
+    standIn.failNext(1, { status: 502 }, { method: 'POST', path: /\/issues\/\d+\/comments$/ })
+    standIn.addComment(4, 'hello', HUMAN)
+    const client = octokit()
+    const listed = await client.rest.issues.listComments({ ...repo(), issue_number: 4 })
+    expect(listed.status).toBe(200)
+    expect(
+      await refusal(client.rest.issues.createComment({ ...repo(), issue_number: 4, body: 'x' }))
+    ).toMatchObject({ status: 502 })
+    const created = await client.rest.issues.createComment({
+      ...repo(),
+      issue_number: 4,
+      body: 'x'
+    })
+    expect(created.status).toBe(201)
+    expect(standIn.requests.map(r => [r.method, r.status])).toEqual([
+      ['GET', 200],
+      ['POST', 502],
+      ['POST', 201]
+    ])
+  })
+
   it('waits out a secondary rate limit with the throttling plugin', async () => {
     standIn.failNext(1, {
       status: 403,

@@ -115,9 +115,18 @@ export interface GitHubStandIn {
   setPullRequest(number: number, pr: unknown): void
   /** What `GET /pulls/{n}/files` lists (GitHub's diff-entry objects). */
   setPullRequestFiles(number: number, files: readonly unknown[]): void
-  /** The next `count` requests get this reply, before any other check (they are recorded too). */
-  failNext(count: number, reply: FailReply): void
+  /**
+   * The next `count` requests get this reply, before any other check (they are recorded too);
+   * with `only`, the next `count` requests that match it, whatever arrives in between.
+   */
+  failNext(count: number, reply: FailReply, only?: RequestMatch): void
   close(): Promise<void>
+}
+
+/** A method and a pattern for the request's path (without the query). */
+export interface RequestMatch {
+  readonly method: string
+  readonly path: RegExp
 }
 
 export interface GitHubStandInOptions {
@@ -213,8 +222,8 @@ export async function startGitHubStandIn(
     setPullRequestFiles: (number, files) => {
       state.pullFiles.set(number, [...files])
     },
-    failNext: (count, reply) => {
-      for (let i = 0; i < count; i++) state.failures.push(reply)
+    failNext: (count, reply, only) => {
+      for (let i = 0; i < count; i++) state.failures.push({ reply, ...(only && { only }) })
     },
     close: () => {
       closing ??= new Promise<void>(resolve => {
@@ -271,7 +280,7 @@ interface State {
   readonly files: Map<string, Map<string, Buffer>>
   readonly pulls: Map<number, unknown>
   readonly pullFiles: Map<number, readonly unknown[]>
-  readonly failures: FailReply[]
+  readonly failures: { readonly reply: FailReply; readonly only?: RequestMatch }[]
   /** Requests per token, for the `x-ratelimit-*` headers. */
   readonly used: Map<string, number>
   readonly resetAt: number
@@ -341,7 +350,10 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
     json: parsed.json,
     accept: req.headers.accept ?? ''
   }
-  const failure = state.failures.shift()
+  const due = state.failures.findIndex(
+    f => f.only === undefined || (f.only.method === method && f.only.path.test(url.pathname))
+  )
+  const failure = due === -1 ? undefined : state.failures.splice(due, 1)[0]?.reply
   const reply = failure === undefined ? respond(state, incoming, checked) : failureReply(failure)
   state.requests.push({
     method,
