@@ -1,32 +1,27 @@
-import { createServer, type Server } from 'node:http'
+import { createServer } from 'node:http'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { proxiedFetch } from '../src/fetch.js'
 import { startConnectProxy, type ConnectProxy } from './helpers/connect-proxy.js'
+import { listenOnLoopback, type Listening } from './helpers/listen.js'
 
-let server: Server
+let listening: Listening
 let port: number
 let proxy: ConnectProxy
 const saved = { ...process.env }
 
 beforeAll(async () => {
-  server = createServer((request, response) => {
+  const server = createServer((request, response) => {
     response.end(
       `served ${request.method ?? ''} ${request.url ?? ''} for ${request.headers.host ?? ''}`
     )
   })
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  const address = server.address()
-  if (address === null || typeof address === 'string') throw new Error('no port')
-  port = address.port
+  listening = await listenOnLoopback(server)
+  port = listening.port
   proxy = await startConnectProxy()
 })
 afterAll(async () => {
   await proxy.close()
-  await new Promise<void>(resolve =>
-    server.close(() => {
-      resolve()
-    })
-  )
+  await listening.close()
 })
 afterEach(() => {
   for (const name of [

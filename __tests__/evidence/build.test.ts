@@ -10,20 +10,7 @@ import type { EvidenceInput } from '../../src/evidence/build.js'
 import { parseUnifiedDiff } from '../../src/evidence/diff.js'
 import { countTokens } from '../../src/evidence/tokens.js'
 import type { Evidence } from '../../src/evidence/types.js'
-
-/** A new file's section as `git diff` prints it. */
-function newFile(path: string, lines: readonly string[]): string {
-  return [
-    `diff --git a/${path} b/${path}`,
-    'new file mode 100644',
-    'index 0000000..1111111',
-    '--- /dev/null',
-    `+++ b/${path}`,
-    `@@ -0,0 +1,${lines.length} @@`,
-    ...lines.map(line => `+${line}`),
-    ''
-  ].join('\n')
-}
+import { newFile } from './patch-text.js'
 
 function codeLines(name: string, count: number): string[] {
   return Array.from(

@@ -1,19 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { redactPatch, secretKinds } from '../../src/evidence/redact.js'
-
-/** A one-hunk patch of a new file whose lines are `lines`, for `path`. */
-function patchOf(lines: readonly string[], path = 'src/config.ts'): string {
-  return [
-    `diff --git a/${path} b/${path}`,
-    'new file mode 100644',
-    'index 0000000..1111111',
-    '--- /dev/null',
-    `+++ b/${path}`,
-    `@@ -0,0 +1,${lines.length} @@`,
-    ...lines.map(line => `+${line}`),
-    ''
-  ].join('\n')
-}
+import { newFile } from './patch-text.js'
 
 // Built by concatenation so this file holds no complete secret-looking literal.
 const SECRETS: readonly { kind: string; line: string; value: string }[] = [
@@ -67,7 +54,7 @@ describe('redactPatch', () => {
             ? '`'
             : ''
       const secretLine = line.startsWith('-----') ? line : `${line}${value}${closing}`
-      const patch = patchOf([
+      const patch = newFile('src/config.ts', [
         'import x from "y"',
         secretLine,
         line.startsWith('-----') ? value : 'done()'
@@ -100,7 +87,7 @@ describe('redactPatch', () => {
     'const ghp = "ghp_short"',
     'const secretary = "Jane Doe-Smith"'
   ])('leaves ordinary code alone: %s', line => {
-    const patch = patchOf(['before', line, 'after'])
+    const patch = newFile('src/config.ts', ['before', line, 'after'])
     expect(redactPatch(patch)).toEqual({ patch, hunks: 0, kinds: [] })
   })
 

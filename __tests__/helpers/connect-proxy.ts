@@ -1,5 +1,6 @@
 import { createServer } from 'node:http'
 import { connect, type Socket } from 'node:net'
+import { listenOnLoopback } from './listen.js'
 
 export interface ConnectProxy {
   /** `http://127.0.0.1:<port>`, for HTTP_PROXY / HTTPS_PROXY. */
@@ -16,7 +17,7 @@ export interface ConnectProxy {
  */
 export async function startConnectProxy(): Promise<ConnectProxy> {
   const targets: string[] = []
-  const sockets = new Set<Socket>()
+  const upstreams = new Set<Socket>()
   const server = createServer((_request, response) => {
     response.writeHead(405).end('this proxy only tunnels (CONNECT)')
   })
@@ -29,28 +30,22 @@ export async function startConnectProxy(): Promise<ConnectProxy> {
       upstream.pipe(client)
       client.pipe(upstream)
     })
+    upstreams.add(upstream)
+    upstream.on('close', () => upstreams.delete(upstream))
     for (const socket of [client, upstream]) {
-      sockets.add(socket)
       socket.on('error', () => {
         client.destroy()
         upstream.destroy()
       })
-      socket.on('close', () => sockets.delete(socket))
     }
   })
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  const address = server.address()
-  if (address === null || typeof address === 'string') throw new Error('proxy: no port')
+  const listening = await listenOnLoopback(server)
   return {
-    url: `http://127.0.0.1:${address.port}`,
+    url: listening.url,
     targets,
-    close: async () => {
-      for (const socket of sockets) socket.destroy()
-      await new Promise<void>(resolve =>
-        server.close(() => {
-          resolve()
-        })
-      )
+    close: () => {
+      for (const socket of upstreams) socket.destroy()
+      return listening.close()
     }
   }
 }

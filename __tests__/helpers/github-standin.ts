@@ -18,9 +18,9 @@ import { readFile } from 'node:fs/promises'
 import { createServer } from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { createRequire } from 'node:module'
-import type { AddressInfo, Socket } from 'node:net'
 import { Ajv } from 'ajv'
 import type { ErrorObject, ValidateFunction } from 'ajv'
+import { listenOnLoopback } from './listen.js'
 
 export interface Actor {
   login: string
@@ -148,22 +148,9 @@ export async function startGitHubStandIn(
 ): Promise<GitHubStandIn> {
   // Loaded (once per process) before listening, so the first request is not slowed by it.
   const description = await loadDescription()
-  const sockets = new Set<Socket>()
   const server = createServer()
-  // Keep-alive sockets would keep `server.close()` waiting.
-  server.on('connection', socket => {
-    sockets.add(socket)
-    socket.on('close', () => sockets.delete(socket))
-  })
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject)
-      resolve()
-    })
-  })
-  const { port } = server.address() as AddressInfo
-  const url = `http://127.0.0.1:${port}`
+  const listening = await listenOnLoopback(server)
+  const url = listening.url
 
   const state: State = {
     description,
@@ -196,7 +183,6 @@ export async function startGitHubStandIn(
     })
   })
 
-  let closing: Promise<void> | undefined
   return {
     url,
     owner: state.owner,
@@ -225,15 +211,7 @@ export async function startGitHubStandIn(
     failNext: (count, reply, only) => {
       for (let i = 0; i < count; i++) state.failures.push({ reply, ...(only && { only }) })
     },
-    close: () => {
-      closing ??= new Promise<void>(resolve => {
-        server.close(() => {
-          resolve()
-        })
-        for (const socket of sockets) socket.destroy()
-      })
-      return closing
-    }
+    close: listening.close
   }
 }
 

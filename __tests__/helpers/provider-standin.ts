@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { AddressInfo, Socket } from 'node:net'
+import { listenOnLoopback } from './listen.js'
 
 export type Protocol = 'openai-responses' | 'openai-chat' | 'anthropic-messages' | 'google-generate'
 
@@ -76,7 +76,6 @@ const NO_SCRIPT: Script = () => {
 export async function startProviderStandIn(script: Script = NO_SCRIPT): Promise<StandIn> {
   let current = script
   const calls: RecordedCall[] = []
-  const sockets = new Set<Socket>()
 
   const server = createServer((req, res) => {
     handle(req, res, calls, () => current).catch((error: unknown) => {
@@ -86,22 +85,8 @@ export async function startProviderStandIn(script: Script = NO_SCRIPT): Promise<
       }
     })
   })
-  // Open sockets (a `hang` request, or keep-alive) would keep `server.close()` waiting forever.
-  server.on('connection', socket => {
-    sockets.add(socket)
-    socket.on('close', () => sockets.delete(socket))
-  })
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject)
-      resolve()
-    })
-  })
-
-  const { port } = server.address() as AddressInfo
-  const url = `http://127.0.0.1:${port}`
-  let closing: Promise<void> | undefined
+  // listenOnLoopback ends open sockets (a `hang` request, or keep-alive) on close.
+  const { url, close } = await listenOnLoopback(server)
   return {
     url,
     openaiBaseUrl: `${url}/v1`,
@@ -112,15 +97,7 @@ export async function startProviderStandIn(script: Script = NO_SCRIPT): Promise<
     setScript: next => {
       current = next
     },
-    close: () => {
-      closing ??= new Promise<void>(resolve => {
-        server.close(() => {
-          resolve()
-        })
-        for (const socket of sockets) socket.destroy()
-      })
-      return closing
-    }
+    close
   }
 }
 
