@@ -1,4 +1,7 @@
 import { defineConfig } from 'vitest/config'
+import { requireNode } from './bin/require-node.js'
+
+requireNode("Rubric Council's test suite")
 
 export default defineConfig({
   test: {

@@ -161,7 +161,7 @@ describe('a gates-only rubric on a pull request', () => {
 
   it('honours fail-on in the step result and the check run’s conclusion', async () => {
     const failing = pullRequest({ '.github/rubric.md': gates(['false']) })
-    // The step passes, but the check run still says what the verdict is (SPEC §7: FAIL → failure).
+    // The step passes, but the check run still says what the verdict is (FAIL → failure whatever fail-on says).
     expect((await run(failing, { inputs: { 'fail-on': 'never' } })).code).toBe(0)
     expect(checkRunsFor(failing.repo.headSha).at(-1)?.conclusion).toBe('failure')
     expect((await run(failing, { inputs: { 'fail-on': 'fail' } })).code).toBe(1)

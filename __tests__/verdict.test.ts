@@ -461,7 +461,7 @@ describe('rows 8–10: the score', () => {
     })
   }
 
-  it('computes C, D and S as SPEC §6 says', () => {
+  it('computes C, D and S as docs/verdict.md says', () => {
     const verdict = scored(8, 9)
     expect(verdict.criteriaScore).toBeCloseTo((1 + 1 + 2 * 0.8) / 4, 10)
     expect(verdict.dimensionsScore).toBeCloseTo(0.9, 10)

@@ -20,7 +20,7 @@ export interface EngineDeps {
 }
 
 /**
- * One evaluation (SPEC §1): rubric → gates → council → verdict. Every failure of the machinery
+ * One evaluation: rubric → gates → council → verdict. Every failure of the machinery
  * ends in a verdict with a named reason; only an unexpected bug can make this throw.
  */
 export async function evaluate(

@@ -21,7 +21,7 @@ export const RUBRIC_SOURCES = ['base', 'head'] as const
 export const COMMENT_MODES = ['sticky', 'off'] as const
 export const DEFAULT_CHECK_NAME = 'rubric-council'
 
-/** The action's inputs, typed and checked (SPEC §7). */
+/** The action's inputs, typed and checked (action.yml). */
 export interface ActionInputs {
   readonly rubric: string
   readonly checker?: string

@@ -1,4 +1,4 @@
-/** Secrets known to the runner (SPEC §3): masked wherever output is shown, withheld from gates. */
+/** Secrets known to the runner (docs/security.md): masked wherever output is shown, withheld from gates. */
 
 type Environment = Readonly<Record<string, string | undefined>>
 

@@ -143,16 +143,43 @@ export class Repository {
   }
 }
 
-interface WebhookExample {
+/** The two commits a pull request is about. */
+export type Commits = Pick<Repository, 'baseSha' | 'headSha'>
+
+export interface WebhookExample {
   readonly action?: string
   readonly number?: number
   readonly pull_request?: Record<string, unknown>
   readonly repository?: Record<string, unknown>
+  readonly [field: string]: unknown
+}
+
+/** The first payload of `name` (with `action`, when given) in @octokit/webhooks-examples. */
+export function webhookExample(name: string, action?: string): WebhookExample {
+  const examples = JSON.parse(
+    readFileSync(
+      join(ROOT, 'node_modules/@octokit/webhooks-examples/api.github.com/index.json'),
+      'utf8'
+    )
+  ) as { name: string; examples: WebhookExample[] }[]
+  const example = examples
+    .find(e => e.name === name)
+    ?.examples.find(e => action === undefined || e.action === action)
+  if (!example)
+    throw new Error(`no ${name}${action ? `.${action}` : ''} example in @octokit/webhooks-examples`)
+  return example
+}
+
+/** Writes an event payload where the runner would: a file GITHUB_EVENT_PATH names. */
+export function writeEvent(payload: unknown): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'rc-event-')), 'event.json')
+  writeFileSync(path, JSON.stringify(payload))
+  return path
 }
 
 /** A real payload from @octokit/webhooks-examples, pointed at this repository and these commits. */
 export function pullRequestEvent(
-  repo: Repository,
+  repo: Commits,
   options: {
     readonly action?: string
     readonly number?: number
@@ -160,49 +187,30 @@ export function pullRequestEvent(
     readonly body?: string
   } = {}
 ): string {
-  const examples = JSON.parse(
-    readFileSync(
-      join(ROOT, 'node_modules/@octokit/webhooks-examples/api.github.com/index.json'),
-      'utf8'
-    )
-  ) as { name: string; examples: WebhookExample[] }[]
-  const action = options.action ?? 'opened'
-  const example = examples
-    .find(e => e.name === 'pull_request')
-    ?.examples.find(e => e.action === action)
-  if (!example?.pull_request)
-    throw new Error(`no pull_request.${action} example in @octokit/webhooks-examples`)
+  const example = webhookExample('pull_request', options.action ?? 'opened')
   const number = options.number ?? 1
-  const pr = example.pull_request
-  const payload = {
+  return writeEvent({
     ...example,
     number,
     pull_request: {
-      ...pr,
-      number,
-      title: options.title ?? 'Add the search feature',
-      body: options.body ?? 'Adds search.',
-      base: { ...(pr.base as Record<string, unknown>), sha: repo.baseSha },
-      head: { ...(pr.head as Record<string, unknown>), sha: repo.headSha }
+      ...pointedAt(example.pull_request ?? {}, repo, number),
+      ...(options.title !== undefined && { title: options.title }),
+      ...(options.body !== undefined && { body: options.body })
     },
     repository: { ...example.repository, name: REPO, full_name: `${OWNER}/${REPO}` }
-  }
-  const path = join(mkdtempSync(join(tmpdir(), 'rc-event-')), 'event.json')
-  writeFileSync(path, JSON.stringify(payload))
-  return path
+  })
 }
 
 /** The GET /pulls/{n} answer for this repository: what the API says the PR looks like now. */
-export function pullRequestJson(repo: Repository, number = 1): Record<string, unknown> {
-  const examples = JSON.parse(
-    readFileSync(
-      join(ROOT, 'node_modules/@octokit/webhooks-examples/api.github.com/index.json'),
-      'utf8'
-    )
-  ) as { name: string; examples: WebhookExample[] }[]
-  const pr =
-    examples.find(e => e.name === 'pull_request')?.examples.find(e => e.action === 'opened')
-      ?.pull_request ?? {}
+export function pullRequestJson(repo: Commits, number = 1): Record<string, unknown> {
+  return pointedAt(webhookExample('pull_request', 'opened').pull_request ?? {}, repo, number)
+}
+
+function pointedAt(
+  pr: Record<string, unknown>,
+  repo: Commits,
+  number: number
+): Record<string, unknown> {
   return {
     ...pr,
     number,

@@ -4,19 +4,14 @@ import { describe, expect, it } from 'vitest'
 import { BUILT_IN_DIMENSIONS, FOCUS_TEXT } from '../../src/rubric/defaults.js'
 import { lines, parse } from '../helpers/rubric.js'
 
-/** The rubric of the seed design, section "2. Rubric Format", read from the seed itself. */
-function seedRubric(): string {
-  const seed = readFileSync(
-    new URL('../../../shared/seeds/scope-d6-verifier-nlu.md', import.meta.url),
-    'utf8'
-  )
-  const match = /### 2\. Rubric Format\n\n```markdown\n([\s\S]*?)```/.exec(seed)
-  if (!match?.[1]) throw new Error('seed rubric not found in shared/seeds/scope-d6-verifier-nlu.md')
-  return match[1]
-}
+/** The search-feature rubric of Scope's checker, as the repository ships it in examples/. */
+const searchFeature = readFileSync(
+  new URL('../../examples/search-feature.md', import.meta.url),
+  'utf8'
+)
 
-describe('the seed rubric (Scope, section 2)', () => {
-  const rubric = parse(seedRubric())
+describe("the search-feature example (Scope's rubric, with structured settings)", () => {
+  const rubric = parse(searchFeature, 'examples/search-feature.md')
 
   it('has 2 gates, 3 must-haves, 2 nice-to-haves and its notes', () => {
     expect(rubric.gates.map(g => g.command)).toEqual([
@@ -29,26 +24,32 @@ describe('the seed rubric (Scope, section 2)', () => {
       'Error states show user-friendly messages, not stack traces'
     ])
     expect(rubric.criteria.filter(c => !c.required).map(c => c.description)).toEqual([
-      'search returns within 200ms for typical queries',
+      'Search returns within 200ms for typical queries',
       'Code follows existing naming conventions in the module'
     ])
-    expect(rubric.notes).toBe(
-      'Context for the checker agent (not scored).\nThe search uses Elasticsearch. Focus on the API layer.'
-    )
-    expect(rubric.title).toBe('Search Feature')
+    expect(rubric.notes).toBe('The search uses Elasticsearch. Focus on the API layer.')
+    expect(rubric.title).toBe('Search feature')
+    expect(rubric.focus.map(f => f.area)).toEqual(['security'])
   })
 
-  it('gives must-haves weight 1 and nice-to-haves weight 0, and ids from the text', () => {
+  it('merges the front-matter criterion with the sections, with their ids and weights', () => {
     expect(rubric.criteria.map(c => [c.id, c.section, c.weight])).toEqual([
-      ['search-results-are-relevant', 'must', 1],
-      ['empty-queries-special-characters', 'must', 1],
-      ['error-states-show-user', 'must', 1],
-      ['Performance', 'nice', 0],
-      ['code-follows-existing-naming', 'nice', 0]
+      ['relevance', 'must', 2],
+      ['edge-cases', 'must', 1],
+      ['error-messages', 'must', 1],
+      ['performance', 'nice', 0],
+      ['naming', 'nice', 0]
+    ])
+    const relevance = rubric.criteria[0]
+    expect(relevance?.requiredMinScore).toBe(7)
+    expect(relevance?.scoreRanges?.map(r => [r.min, r.max])).toEqual([
+      [0, 3],
+      [4, 6],
+      [7, 10]
     ])
   })
 
-  it('gets the five default dimensions because it has criteria', () => {
+  it('gets the five default dimensions', () => {
     expect(rubric.dimensions.map(d => [d.name, d.normalisedWeight])).toEqual([
       ['accuracy', 0.3],
       ['completeness', 0.25],
@@ -57,6 +58,43 @@ describe('the seed rubric (Scope, section 2)', () => {
       ['relevance', 0.1]
     ])
     expect(rubric.accuracyCeiling).toBe(true)
+  })
+})
+
+describe("the plain form of Scope's rubric: sections only, no front matter, no ids", () => {
+  const rubric = parse(
+    lines(
+      '# Search Feature',
+      '',
+      '## Gates',
+      '- `pytest tests/test_search.py`',
+      '',
+      '## Criteria',
+      '- Search results are relevant to query intent, not just keyword matching',
+      '- Empty queries, special characters, and very long queries handled gracefully',
+      '',
+      '## Nice to Have',
+      '- Performance: search returns within 200ms for typical queries',
+      '- Code follows existing naming conventions in the module',
+      '',
+      '## Notes',
+      'Context for the judges (not scored).'
+    )
+  )
+
+  it('gives must-haves weight 1 and nice-to-haves weight 0, and ids from the text', () => {
+    expect(rubric.criteria.map(c => [c.id, c.section, c.weight])).toEqual([
+      ['search-results-are-relevant', 'must', 1],
+      ['empty-queries-special-characters', 'must', 1],
+      ['Performance', 'nice', 0],
+      ['code-follows-existing-naming', 'nice', 0]
+    ])
+    expect(rubric.title).toBe('Search Feature')
+    expect(rubric.notes).toBe('Context for the judges (not scored).')
+  })
+
+  it('gets the five default dimensions because it has criteria', () => {
+    expect(rubric.dimensions).toHaveLength(5)
   })
 })
 
@@ -306,7 +344,7 @@ describe('dimensions, focus, thresholds, council', () => {
     expect(rubric.minCoverage).toBe(1)
   })
 
-  it('reads the council of the SPEC example', () => {
+  it('reads a council with models, samples and quorum', () => {
     const rubric = parse(
       lines(
         '---',

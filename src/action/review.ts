@@ -18,7 +18,7 @@ import type { RubricChoice } from '../rubric/resolve.js'
 import type { Rubric } from '../rubric/types.js'
 
 /**
- * The rubric as a trust boundary (SPEC §8): read at the base commit, so a pull request cannot
+ * The rubric as a trust boundary (docs/security.md): read at the base commit, so a pull request cannot
  * weaken the gate that grades it; the PR's own only when asked, or when the base has none yet
  * (never under pull_request_target). When the PR changes the rubric, the review says how.
  */

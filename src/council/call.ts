@@ -38,7 +38,7 @@ export interface CallPolicy {
   readonly mask: (text: string) => string
 }
 
-/** SPEC §5: one repair request that returns the invalid answer with the error, then two re-asks. */
+/** One repair request that returns the invalid answer with the error, then two re-asks. */
 const REPAIRS = 1
 const REASKS = 2
 

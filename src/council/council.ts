@@ -46,7 +46,7 @@ export function councilMembers(
 }
 
 /**
- * The LLM council (SPEC §5): every member asked `samples` times, one call each grading every
+ * The LLM council (docs/council.md): every member asked `samples` times, one call each grading every
  * criterion and dimension at once, concurrently within a bound. Failures come back as runs with
  * their typed reason; the verdict decides what they mean.
  */

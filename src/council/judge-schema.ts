@@ -3,7 +3,7 @@ import type { Rubric } from '../rubric/types.js'
 import type { JudgeAnswer, Severity } from './types.js'
 
 /**
- * The judge's output (SPEC §5), built per rubric: criterion ids and dimension names are
+ * The judge's output (docs/council.md#the-contract), built per rubric: criterion ids and dimension names are
  * enumerated, so an unknown id cannot even be expressed, and every field is required (optional
  * ones are nullable) so that providers' strict structured-output modes accept the schema.
  */
@@ -57,7 +57,7 @@ export function judgeJsonSchema(rubric: Rubric): Record<string, unknown> {
   })
 }
 
-/** Synonyms judges use for severities; anything unrecognised counts as critical (SPEC §5). */
+/** Synonyms judges use for severities; anything unrecognised counts as critical. */
 const SEVERITY_SYNONYMS: Readonly<Record<string, Severity>> = {
   critical: 'critical',
   blocker: 'critical',

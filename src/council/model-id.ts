@@ -1,4 +1,4 @@
-/** Providers a judge can be addressed on, as `provider:model` (SPEC §5). */
+/** Providers a judge can be addressed on, as `provider:model` (docs/council.md). */
 export const PROVIDERS = [
   'openai',
   'anthropic',

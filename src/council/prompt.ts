@@ -21,7 +21,7 @@ export interface PromptInput {
 }
 
 /**
- * The judge contract (SPEC §5, extended from Scope's checker contract): role, criteria, score
+ * The judge contract (docs/council.md#the-contract, extended from Scope's checker contract): role, criteria, score
  * ranges, dimensions with anchors, focus checks and red flags, notes, the evidence, the iteration
  * and what the answer must look like. Everything from the PR is fenced as data.
  */

@@ -8,7 +8,7 @@ import { parseModelId, type ModelId, type Provider } from './model-id.js'
 type Environment = Readonly<Record<string, string | undefined>>
 
 /**
- * Where each provider finds its key and endpoint (SPEC §5). The `*_BASE_URL` variables redirect a
+ * Where each provider finds its key and endpoint (docs/council.md). The `*_BASE_URL` variables redirect a
  * provider to a proxy or a local stand-in; OpenRouter, Ollama and other OpenAI-compatible
  * endpoints speak the OpenAI Chat Completions protocol.
  */

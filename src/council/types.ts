@@ -1,4 +1,4 @@
-/** The council as the engine sees it (SPEC §5); providers live behind this interface. */
+/** The council as the engine sees it; providers live behind this interface. */
 
 import type { Evidence } from '../evidence/types.js'
 import type { GateResult } from '../gates/types.js'

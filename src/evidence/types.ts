@@ -1,4 +1,4 @@
-/** What the judges are shown of the pull request (SPEC §4), and the receipt of what they were not. */
+/** What the judges are shown of the pull request (docs/council.md#evidence), and the receipt of what they were not. */
 
 export type FileStatus = 'added' | 'modified' | 'deleted' | 'renamed' | 'copied'
 

@@ -1,4 +1,4 @@
-/** What a gate run ends as (SPEC §3): only `pass` lets the verdict get past row 2. */
+/** What a gate run ends as (docs/rubric.md#gates): only `pass` lets the verdict get past row 2. */
 export type GateStatus = 'pass' | 'fail' | 'error' | 'timeout'
 
 /** A gate's output, bounded: the start and the end are kept, the middle elided. */

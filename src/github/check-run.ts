@@ -14,7 +14,7 @@ const SUMMARY_LIMIT = 65_535
 export type Conclusion = 'success' | 'failure' | 'action_required' | 'neutral'
 
 /**
- * SPEC §7: PASS → success, FAIL → failure, UNCLEAR → action_required while `fail-on` makes UNCLEAR
+ * PASS → success, FAIL → failure, UNCLEAR → action_required while `fail-on` makes UNCLEAR
  * fail, else neutral (which a required check treats as passing, so only when asked for).
  */
 export function conclusionOf(verdict: VerdictKind, failOn: FailOn): Conclusion {

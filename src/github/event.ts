@@ -10,7 +10,7 @@ export interface PullRequestContext {
   readonly headSha: string
 }
 
-/** The run, as far as the action is concerned (SPEC §8). */
+/** The run, as far as the action is concerned. */
 export type RunContext =
   | {
       readonly kind: 'pull_request'

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { VerdictKind } from '../verdict/types.js'
 
-/** One run of the check on a pull request, as the comment remembers it (SPEC §7, §8). */
+/** One run of the check on a pull request, as the comment remembers it. */
 export interface HistoryEntry {
   readonly iteration: number
   readonly commit: string

@@ -5,7 +5,7 @@ import { summaryLine } from './summary.js'
 export const REPORT_SCHEMA = 'rubric-council/report@1'
 
 /**
- * The JSON report (SPEC §7): everything the Markdown shows, uncut, in snake_case.
+ * The JSON report: everything the Markdown shows, uncut, in snake_case.
  * Absent values are null rather than missing, so consumers can rely on every key.
  */
 export function toJsonReport(evaluation: Evaluation): Record<string, unknown> {

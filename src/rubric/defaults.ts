@@ -1,6 +1,6 @@
 import type { Anchor, FocusArea, GateOptions, Thresholds } from './types.js'
 
-/** Defaults of SPEC §2, kept in one place so docs and code cannot drift apart. */
+/** The rubric's defaults (docs/rubric.md), kept in one place so docs and code cannot drift apart. */
 
 export const DEFAULT_RUBRIC_PATH = '.github/rubric.md'
 

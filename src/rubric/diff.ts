@@ -12,7 +12,7 @@ export interface RubricDiff {
 }
 
 /**
- * What a pull request changed in the rubric that grades it (SPEC §8), in words a reviewer can
+ * What a pull request changed in the rubric that grades it, in words a reviewer can
  * check: criteria added, removed or reworded, required or weight changed, thresholds, gates and
  * models. Pure; the order follows the rubric.
  */

@@ -88,7 +88,7 @@ interface OpenItem {
 }
 
 /**
- * Splits a rubric's Markdown body into its sections (SPEC §2). `firstLine` is the file line the
+ * Splits a rubric's Markdown body into its sections (docs/rubric.md). `firstLine` is the file line the
  * body starts on, so every problem points into the file the user edits.
  */
 export function parseBody(body: string, firstLine: number): ParsedBody {

@@ -19,7 +19,7 @@ export function isYamlPath(path: string): boolean {
 }
 
 /**
- * Parses and validates a rubric (SPEC §2): a Markdown file with optional YAML front matter, or a
+ * Parses and validates a rubric (docs/rubric.md): a Markdown file with optional YAML front matter, or a
  * YAML file. Returns the rubric, or throws a RubricError listing every problem of the file.
  * Nothing else escapes: any other failure is a bug.
  */

@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { parseModelId, PROVIDERS } from '../council/model-id.js'
 
 /**
- * The front matter of a Markdown rubric, and the whole of a YAML rubric (SPEC §2).
+ * The front matter of a Markdown rubric, and the whole of a YAML rubric (docs/rubric.md).
  * Shapes only: rules that relate several fields (overlap, coverage, duplicate ids, fail ≤ pass)
  * are checked in `validate.ts`, where they can see the Markdown body too.
  */

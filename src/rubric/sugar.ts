@@ -7,7 +7,7 @@ import type { Rubric } from './types.js'
 const AGENT = /^agent:\s*/i
 
 /**
- * Scope's checker sugar (SPEC §2): each line `agent: <text>` becomes a must-have criterion, any
+ * Scope's checker sugar (docs/rubric.md#checker-sugar): each line `agent: <text>` becomes a must-have criterion, any
  * other line a gate command; blank lines and `#` comments are skipped. Returns the Markdown rubric.
  */
 export function checkerToMarkdown(checker: string, source = 'checker'): string {

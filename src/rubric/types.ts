@@ -1,4 +1,4 @@
-/** The validated, normalised rubric every later stage works from (SPEC §2). */
+/** The validated, normalised rubric every later stage works from. */
 
 export type RubricSourceKind = 'file' | 'checker'
 

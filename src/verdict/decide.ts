@@ -57,7 +57,7 @@ const FAILURE_PRECEDENCE: readonly CouncilFailure[] = [
 ]
 
 /**
- * The verdict of SPEC §6, computed from data and nothing else: the first row of the decision table
+ * The verdict of docs/verdict.md, computed from data and nothing else: the first row of the decision table
  * that applies decides. Pure; every input combination yields a verdict, and only the last row PASS.
  */
 export function decide(input: VerdictInput): Verdict {
@@ -381,7 +381,7 @@ function overallScore(
 }
 
 /**
- * Agreement of SPEC §6: the mean over must-have checklist criteria, score-range criteria,
+ * Agreement (docs/verdict.md, "The numbers"): the mean over must-have checklist criteria, score-range criteria,
  * dimensions and "blocks or not" of each item's agreement: the majority share for votes,
  * 1 − (max − min) / 10 for scores.
  */

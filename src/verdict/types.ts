@@ -9,7 +9,7 @@ import type {
 export type VerdictKind = 'PASS' | 'FAIL' | 'UNCLEAR'
 export type ExitCode = 0 | 1 | 2
 
-/** Named reasons of SPEC §6; every verdict but PASS carries at least one. */
+/** Named reasons of the decision table (docs/verdict.md); every verdict but PASS carries at least one. */
 export type ReasonCode =
   | 'invalid_rubric'
   | 'invalid_input'
@@ -53,7 +53,7 @@ export interface CriterionResult {
   readonly weight: number
   readonly kind: 'checklist' | 'score'
   readonly status: CriterionStatus
-  /** s of SPEC §6, 0–1: the share of PASS votes, or the median score / 10. Null without votes. */
+  /** s of docs/verdict.md, 0–1: the share of PASS votes, or the median score / 10. Null without votes. */
   readonly score: number | null
   /** Score-range criteria: the median of the judges' 0–10 scores. */
   readonly median?: number
@@ -83,7 +83,7 @@ export interface Verdict {
   readonly exitCode: ExitCode
   readonly reasons: readonly Reason[]
   readonly recommendation: Recommendation
-  /** S of SPEC §6, 0–1, after the accuracy ceiling; null when the rubric has nothing to score. */
+  /** S of docs/verdict.md, 0–1, after the accuracy ceiling; null when the rubric has nothing to score. */
   readonly score: number | null
   /** D/10 and C, each 0–1, or null when absent. */
   readonly dimensionsScore: number | null

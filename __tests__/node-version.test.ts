@@ -1,0 +1,64 @@
+import { execFile } from 'node:child_process'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { describe, expect, it } from 'vitest'
+
+/**
+ * On a Node older than 24, the CLI and the test suite stop at once with one line that names the
+ * version needed, instead of failing later inside (Node 20: "Map.groupBy is not a function").
+ * The older Node is played by the Node running the tests, with its version numbers replaced
+ * before anything else loads.
+ */
+
+const ROOT = join(import.meta.dirname, '..')
+const pretendNode20 = join(mkdtempSync(join(tmpdir(), 'rc-node20-')), 'node20.mjs')
+writeFileSync(
+  pretendNode20,
+  `Object.defineProperty(process.versions, 'node', { value: '20.20.2' })
+Object.defineProperty(process, 'version', { value: 'v20.20.2' })
+`
+)
+
+async function onNode20(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      ['--import', pretendNode20, ...args],
+      { cwd: ROOT, env: { PATH: process.env.PATH ?? '' } }
+    )
+    return { code: 0, stdout, stderr }
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string }
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr }
+  }
+}
+
+const NEEDS_24 =
+  /^.+ needs Node 24 or later, and this is Node v20\.20\.2: install it with "nvm install 24", .+\n$/
+
+describe('on Node 20', () => {
+  it('the CLI says which Node it needs, in one line, and stops', async () => {
+    const result = await onNode20(['bin/rubric-council.js', '--version'])
+    expect(result).toMatchObject({ code: 2, stdout: '' })
+    expect(result.stderr).toMatch(NEEDS_24)
+    expect(result.stderr).toMatch(/^rubric-council needs/)
+  })
+
+  it('the test suite says which Node it needs, in one line, and stops', async () => {
+    const result = await onNode20(['node_modules/vitest/vitest.mjs', 'run', '__tests__/util'])
+    expect(result).toMatchObject({ code: 2, stdout: '' })
+    expect(result.stderr).toMatch(NEEDS_24)
+    expect(result.stderr).toMatch(/^Rubric Council's test suite needs/)
+  })
+
+  it('on this Node, the CLI runs', async () => {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['bin/rubric-council.js', '--version'],
+      { cwd: ROOT }
+    )
+    expect(stdout).toMatch(/^\d+\.\d+\.\d+\n$/)
+  })
+})
