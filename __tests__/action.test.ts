@@ -12,6 +12,7 @@ import {
   type ActionRun
 } from './helpers/action-run.js'
 import { startGitHubStandIn, type GitHubStandIn } from './helpers/github-standin.js'
+import { wireAnswer } from './helpers/judge-answers.js'
 import { startProviderStandIn } from './helpers/provider-standin.js'
 
 /**
@@ -438,17 +439,7 @@ describe('checker sugar', () => {
 
 describe('with judges', () => {
   it('reviews the diff from the merge base with the council, the judges seeing earlier iterations', async () => {
-    const providers = await startProviderStandIn(() => ({
-      json: {
-        findings: [],
-        criteria: [
-          { id: 'tested', verdict: 'PASS', score: null, reasoning: 'feature.ts is trivial' }
-        ],
-        dimensions: [],
-        verdict: 'ACCEPT',
-        feedback: ''
-      }
-    }))
+    const providers = await startProviderStandIn(call => ({ json: wireAnswer(call.schema) }))
     try {
       const pr = pullRequest({
         '.github/rubric.md':
@@ -469,6 +460,10 @@ describe('with judges', () => {
       expect(latest).toContain('This is iteration 2.')
       expect(latest).toMatch(/- Iteration 1 \([0-9a-f]{7}\): PASS — must 1\/1/)
       expect(comments(pr)[0]?.body).toContain('<b>Coverage</b> · 2 of 2 reviewable files (100%)')
+      // The log says who is asked, then how each judge fared, while the council works.
+      expect(result.stdout).toContain('Asking 2 judges: openai:gpt-5-mini, openai:gpt-4.1\n')
+      expect(result.stdout).toMatch(/^✓ openai:gpt-5-mini #1: ACCEPT in \d+\.\d s · [\d,]+ in/m)
+      expect(result.stdout).toMatch(/^✓ openai:gpt-4\.1 #1: ACCEPT in .* · 1 request$/m)
       const shown =
         result.stdout.replace(/^::add-mask::.*$/gm, '') +
         result.summary +

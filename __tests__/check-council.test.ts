@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { countTokens } from '../src/evidence/tokens.js'
+import { wireAnswer } from './helpers/judge-answers.js'
 import {
   startProviderStandIn,
   type RecordedCall,
@@ -88,24 +89,7 @@ const FEATURE = {
 
 /** The answer each judge gives, in the wire format, for the ids the request's schema enumerates. */
 function answer(call: RecordedCall, fail: readonly string[] = []): Reply {
-  const schema = call.schema as {
-    properties: { criteria: { items: { properties: { id: { enum: string[] } } } } }
-  }
-  const ids = schema.properties.criteria.items.properties.id.enum
-  return {
-    json: {
-      findings: [],
-      criteria: ids.map(id => ({
-        id,
-        verdict: fail.includes(id) ? 'FAIL' : 'PASS',
-        score: null,
-        reasoning: `${id}: seen in src/rank.ts`
-      })),
-      dimensions: [],
-      verdict: 'ACCEPT',
-      feedback: 'Thanks.'
-    }
-  }
+  return { json: wireAnswer(call.schema, { fail }) }
 }
 
 interface CheckRun {
@@ -175,6 +159,16 @@ describe('rubric-council check with a council on two providers', () => {
       'openai-responses',
       'openai-responses'
     ])
+    // While the judges work, stderr says who is asked and how each one fared.
+    const progress = run.stderr.split('\n').filter(line => /^(Asking| {2}[✓✗⋯])/.test(line))
+    expect(progress[0]).toMatch(/^Asking 3 judges: /)
+    expect(progress.slice(1).map(line => line.replace(/ in \d+\.\d s.*/, ''))).toEqual(
+      expect.arrayContaining([
+        '  ✓ openai:gpt-5-mini #1: ACCEPT',
+        '  ✓ openai:gpt-4.1 #1: ACCEPT',
+        '  ✓ anthropic:claude-sonnet-4-5 #1: ACCEPT'
+      ])
+    )
     // The judges see the diff of the source file and the PR text from the commit.
     for (const call of run.calls) {
       expect(call.text).toContain('return [...xs].sort((a, b) => b - a)')

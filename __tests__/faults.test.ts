@@ -16,6 +16,7 @@ import {
   type FailReply,
   type GitHubStandIn
 } from './helpers/github-standin.js'
+import { askedBy, wireAnswer } from './helpers/judge-answers.js'
 import {
   startProviderStandIn,
   type RecordedCall,
@@ -165,29 +166,8 @@ function run(
 // ---------------------------------------------------------------------------------------------
 // Judges' answers
 
-/** The criterion ids the request's schema enumerates. */
-function idsOf(call: RecordedCall): string[] {
-  const schema = call.schema as {
-    properties: { criteria: { items: { properties: { id: { enum: string[] } } } } }
-  }
-  return schema.properties.criteria.items.properties.id.enum
-}
-
 /** A valid answer: every criterion PASS (a score of 8 where the criterion has score bands). */
-function answer(call: RecordedCall, scored: readonly string[] = []): Record<string, unknown> {
-  return {
-    findings: [],
-    criteria: idsOf(call).map(id => ({
-      id,
-      verdict: scored.includes(id) ? null : 'PASS',
-      score: scored.includes(id) ? 8 : null,
-      reasoning: `${id} holds in src/feature.ts`
-    })),
-    dimensions: [],
-    verdict: 'ACCEPT',
-    feedback: 'Looks right.'
-  }
-}
+const answer = (call: RecordedCall): Record<string, unknown> => wireAnswer(call.schema)
 
 const pass = (call: RecordedCall): Reply => ({ json: answer(call) })
 
@@ -449,9 +429,11 @@ describe.concurrent('fault matrix: provider HTTP errors', SLOW, () => {
         expectVerdict(expect, w, result, { verdict: 'UNCLEAR', reasons: ['provider_error'] })
         expect(callsTo(w, 'gpt-5-mimi')).toHaveLength(1)
         expect(shown(result)).toContain(
-          'openai:gpt-5-mimi: the provider does not know this model (404)'
+          'openai:gpt-5-mimi: the provider rejected the request (404): The model does not exist or you do not have access to it; re-running will not help: check the model name'
         )
-        expect(shown(result)).toContain('check the model name')
+        // A rejected request is rejected again: no advice to run the job again.
+        expect(shown(result)).toContain('re-running will not help')
+        expect(shown(result)).not.toMatch(RUN_AGAIN)
       }
     )
   })
@@ -752,7 +734,11 @@ describe.concurrent('fault matrix: provider misbehaviour', SLOW, () => {
         return {
           json: {
             ...json,
-            criteria: idsOf(call).map(id => ({ id, verdict: 'yes', score: null, reasoning: 'ok' }))
+            criteria: askedBy(call.schema).checklist.map(id => ({
+              id,
+              reasoning: 'ok',
+              verdict: 'yes'
+            }))
           }
         }
       }),
@@ -784,9 +770,9 @@ describe.concurrent('fault matrix: provider misbehaviour', SLOW, () => {
         const pr = pullRequest(w, { '.github/rubric.md': RUBRIC })
         const result = await run(w, pr)
         expectVerdict(expect, w, result, { verdict: 'UNCLEAR', reasons: ['invalid_output'] })
-        expect(shown(result)).toContain('last problem: criterion "b" is missing')
+        expect(shown(result)).toContain('last problem: checklist criterion "b" is missing')
         // The repair request told the judge.
-        expect(callsTo(w, 'gpt-4.1')[1]?.text).toContain('criterion "b" is missing')
+        expect(callsTo(w, 'gpt-4.1')[1]?.text).toContain('checklist criterion "b" is missing')
         expect(shown(result)).toMatch(RUN_AGAIN)
       }
     )
@@ -803,10 +789,7 @@ describe.concurrent('fault matrix: provider misbehaviour', SLOW, () => {
         return {
           json: {
             ...json,
-            criteria: [
-              ...criteria,
-              { id: 'c', verdict: 'PASS', score: null, reasoning: 'an extra one' }
-            ]
+            criteria: [...criteria, { id: 'c', reasoning: 'an extra one', verdict: 'PASS' }]
           }
         }
       }),
@@ -814,7 +797,7 @@ describe.concurrent('fault matrix: provider misbehaviour', SLOW, () => {
         const pr = pullRequest(w, { '.github/rubric.md': RUBRIC })
         const result = await run(w, pr)
         expectVerdict(expect, w, result, { verdict: 'UNCLEAR', reasons: ['invalid_output'] })
-        expect(shown(result)).toContain('last problem: unknown criterion "c"')
+        expect(shown(result)).toContain('last problem: unknown checklist criterion "c"')
         expect(shown(result)).toMatch(RUN_AGAIN)
       }
     )
@@ -837,12 +820,8 @@ criteria:
     await inWorld(
       expect,
       call => {
-        const json = answer(call, ['b'])
-        if (call.model === HEALTHY) return { json }
-        const criteria = (json.criteria as { id: string }[]).map(c =>
-          c.id === 'b' ? { ...c, score: 12 } : c
-        )
-        return { json: { ...json, criteria } }
+        if (call.model === HEALTHY) return { json: answer(call) }
+        return { json: wireAnswer(call.schema, { score: 12 }) }
       },
       async w => {
         const pr = pullRequest(w, { '.github/rubric.md': rubric })
@@ -851,7 +830,9 @@ criteria:
           verdict: 'UNCLEAR',
           reasons: ['invalid_output']
         })
-        expect(judge(report, 'openai:gpt-4.1')?.error).toMatch(/criteria\.\d\.score/)
+        expect(judge(report, 'openai:gpt-4.1')?.error).toContain(
+          'criterion "b" has score 12: give an integer 0–10'
+        )
         expect(shown(result)).toMatch(RUN_AGAIN)
       }
     )

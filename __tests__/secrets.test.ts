@@ -55,6 +55,29 @@ describe('secretValues', () => {
   })
 })
 
+describe('credentials inside a URL', () => {
+  it('masks the user:password of any URL in the environment, and the password alone', () => {
+    const env = {
+      OPENAI_COMPATIBLE_BASE_URL: 'https://judge:s3cr3t-pass-word@llm.internal.example/v1',
+      HTTPS_PROXY: 'http://proxy-user:pr0xy-pass-9@proxy:3128'
+    }
+    const secrets = secretValues(env)
+    const shown = maskSecrets(
+      'fetch failed: Request cannot be constructed from a URL that includes credentials: https://judge:s3cr3t-pass-word@llm.internal.example/v1/chat/completions; proxy pr0xy-pass-9',
+      secrets
+    )
+    expect(shown).not.toContain('s3cr3t-pass-word')
+    expect(shown).not.toContain('pr0xy-pass-9')
+    expect(shown).toContain('https://***@llm.internal.example/v1/chat/completions')
+  })
+
+  it('leaves URLs without credentials, and e-mail addresses, alone', () => {
+    expect(
+      secretValues({ OPENAI_BASE_URL: 'https://api.example.com/v1', AUTHOR: 'octo@example.com' })
+    ).toEqual([])
+  })
+})
+
 describe('maskSecrets', () => {
   it('replaces every occurrence with ***', () => {
     expect(maskSecrets('a s3cr3t-value b s3cr3t-value', ['s3cr3t-value'])).toBe('a *** b ***')

@@ -5,7 +5,8 @@ try {
     stdout: line => process.stdout.write(`${line}\n`),
     stderr: line => process.stderr.write(`${line}\n`),
     env: process.env,
-    cwd: process.cwd()
+    cwd: process.cwd(),
+    live: process.stderr.isTTY
   })
 } catch (error) {
   // A bug, not a user error: say so, and never exit 0.

@@ -14,6 +14,7 @@ import { readRunContext, type PullRequestRun } from './github/event.js'
 import { InputError, readActionInputs, type ActionInputs, type FailOn } from './inputs.js'
 import type { Evaluation } from './report/evaluation.js'
 import { readHistory } from './report/history.js'
+import { councilStartLine, judgeLine } from './report/progress.js'
 import { maskSecrets, secretValues } from './secrets.js'
 import { invalidVerdict } from './verdict/decide.js'
 
@@ -100,7 +101,15 @@ export async function run(): Promise<void> {
       env,
       models: inputs.models,
       ...(inputs.samples !== undefined && { samples: inputs.samples }),
-      mask
+      mask,
+      progress: {
+        started: calls => {
+          core.info(councilStartLine(calls))
+        },
+        finished: run => {
+          core.info(judgeLine(run))
+        }
+      }
     })
     const evaluated = await evaluate(
       choice,

@@ -46,8 +46,29 @@ export function secretValues(env: Environment): string[] {
     if (value === undefined || value.length < MIN_SECRET_LENGTH) continue
     if (name === TOKEN_INPUT || SECRET_NAME.test(name)) values.add(value)
   }
+  // A URL with credentials in it (a proxy or provider endpoint): its user:password part, and the
+  // password alone, wherever the URL or an error quoting it is shown.
+  for (const value of Object.values(env)) {
+    for (const secret of urlCredentials(value)) values.add(secret)
+  }
   // Longest first, so a secret that contains another is masked whole rather than leaving its rest.
   return [...values].sort((a, b) => b.length - a.length)
+}
+
+function urlCredentials(value: string | undefined): string[] {
+  if (value === undefined || !value.includes('@') || !/^[a-z][a-z0-9+.-]*:\/\//i.test(value))
+    return []
+  try {
+    const { username, password } = new URL(value)
+    const user = decodeURIComponent(username)
+    const pass = decodeURIComponent(password)
+    return [
+      ...(username !== '' && password !== '' ? [`${username}:${password}`, `${user}:${pass}`] : []),
+      ...[password, pass, username, user].filter(part => part.length >= MIN_SECRET_LENGTH)
+    ]
+  } catch {
+    return []
+  }
 }
 
 /** Replaces every occurrence of each secret with `***`, as plain text (never as a pattern). */

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { retryAfter } from '../../src/council/call.js'
+import { APICallError } from 'ai'
+import { classify, retryAfter } from '../../src/council/call.js'
+import { extractJson } from '../../src/council/extract-json.js'
 import { estimateCost } from '../../src/council/pricing.js'
 
 describe('retry-after', () => {
@@ -16,14 +18,98 @@ describe('retry-after', () => {
 })
 
 describe('estimated cost', () => {
+  const tokens = (input: number, output: number, cachedInput = 0, cacheWrite = 0) => ({
+    input,
+    cachedInput,
+    cacheWrite,
+    output
+  })
+
   it('prices the default models and leaves others unpriced', () => {
-    expect(estimateCost('gpt-5-mini', { input: 1_000_000, output: 100_000 })).toBeCloseTo(
-      0.25 + 0.2,
+    expect(estimateCost('gpt-5-mini', tokens(1_000_000, 100_000))).toBeCloseTo(0.25 + 0.2, 10)
+    expect(estimateCost('anthropic/claude-sonnet-4.5', tokens(10_000, 1000))).toBeCloseTo(
+      0.03 + 0.015,
       10
     )
-    expect(
-      estimateCost('anthropic/claude-sonnet-4.5', { input: 10_000, output: 1000 })
-    ).toBeCloseTo(0.03 + 0.015, 10)
-    expect(estimateCost('llama3.1:8b', { input: 1, output: 1 })).toBeUndefined()
+    expect(estimateCost('llama3.1:8b', tokens(1, 1))).toBeUndefined()
+  })
+
+  it('bills cached input at the cache price, and Anthropic cache writes at theirs', () => {
+    // 1M input of which 800k from the cache: 200k at $0.25 and 800k at $0.025.
+    expect(estimateCost('gpt-5-mini', tokens(1_000_000, 0, 800_000))).toBeCloseTo(0.05 + 0.02, 10)
+    // 100k input: 60k written to the cache at $3.75, 30k read at $0.30, 10k fresh at $3.
+    expect(estimateCost('claude-sonnet-4-5', tokens(100_000, 0, 30_000, 60_000))).toBeCloseTo(
+      0.225 + 0.009 + 0.03,
+      10
+    )
+  })
+})
+
+describe('what a provider error means', () => {
+  const apiError = (statusCode: number | undefined, body = '', isRetryable?: boolean) =>
+    new APICallError({
+      message: 'Bad Request',
+      url: 'https://api.example.com/v1/messages',
+      requestBodyValues: {},
+      ...(statusCode !== undefined && { statusCode }),
+      responseBody: body,
+      ...(isRetryable !== undefined && { isRetryable })
+    })
+
+  it.each([408, 409, 429, 500, 503, 529])('%i is transient: retried', status => {
+    expect(classify(apiError(status)).retryable).toBe(true)
+    expect(classify(apiError(status)).rejected).toBeUndefined()
+  })
+
+  it.each([400, 404, 413, 422])(
+    '%i is the provider rejecting the request: not retried, and re-running will not help',
+    status => {
+      const problem = classify(
+        apiError(status, JSON.stringify({ error: { message: 'max_tokens: 70000 > 64000.' } }))
+      )
+      expect(problem).toMatchObject({ failure: 'provider_error', retryable: false, rejected: true })
+      expect(problem.message).toBe(
+        `the provider rejected the request (${status}): max_tokens: 70000 > 64000; re-running will not help${status === 404 ? ': check the model name' : ''}`
+      )
+    }
+  )
+
+  it('follows the SDK when the provider says a 4xx may be retried', () => {
+    expect(classify(apiError(400, '', true)).retryable).toBe(true)
+  })
+
+  it('401 and 403 are the key, not the request', () => {
+    expect(classify(apiError(401))).toMatchObject({
+      failure: 'missing_credentials',
+      retryable: false
+    })
+  })
+})
+
+describe('answers wrapped in a fence or prose', () => {
+  it.each([
+    ['the whole text', '{"a":1}'],
+    ['a json fence', 'Here:\n```json\n{"a":1}\n```\n'],
+    ['a bare fence', '```\n{"a":1}\n```'],
+    ['prose around it', 'My verdict is {"a":1}. Thanks!'],
+    ['braces in strings', 'x {"a":1,"b":"} {"} y'],
+    ['the same object twice', '{"a":1} and again {"a":1}']
+  ])('takes out %s', (_, text) => {
+    const extracted = extractJson(text)
+    expect(extracted.ok).toBe(true)
+    if (extracted.ok) expect(extracted.value).toMatchObject({ a: 1 })
+  })
+
+  it.each([
+    ['prose', 'Looks good to me!', 'the answer is not JSON'],
+    ['an array', '[{"a":1}]', 'the answer is JSON, but not one object'],
+    [
+      'two objects',
+      '{"a":1} or {"a":2}',
+      'the answer holds 2 different JSON objects; give exactly one'
+    ],
+    ['broken JSON', '```json\n{"a":1,\n```', 'the answer is not JSON']
+  ])('refuses %s', (_, text, error) => {
+    expect(extractJson(text)).toEqual({ ok: false, error })
   })
 })

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createCouncil } from '../../src/council/council.js'
+import { judgeJsonSchema } from '../../src/council/judge-schema.js'
 import type { CouncilOutcome } from '../../src/council/types.js'
 import type { Evidence } from '../../src/evidence/types.js'
 import type { GateResult } from '../../src/gates/types.js'
@@ -7,6 +8,7 @@ import type { Rubric } from '../../src/rubric/types.js'
 import { maskSecrets, secretValues } from '../../src/secrets.js'
 import { decide } from '../../src/verdict/decide.js'
 import { gateResult } from '../helpers/evaluation.js'
+import { askedBy, wireAnswer } from '../helpers/judge-answers.js'
 import {
   startProviderStandIn,
   type RecordedCall,
@@ -69,29 +71,13 @@ interface Grades {
 
 /** An answer in the wire format the schema asks for, built from the rubric. */
 function answer(rubric: Rubric, grades: Grades = {}): Record<string, unknown> {
-  return {
-    findings: (grades.findings ?? []).map(f => ({
-      ...f,
-      path: 'src/rank.ts',
-      line: 1,
-      evidence: 'in the diff'
-    })),
-    criteria: rubric.criteria
-      .filter(c => c.id !== grades.drop)
-      .map(c =>
-        c.scoreRanges
-          ? { id: c.id, verdict: null, score: grades.ranked ?? 8, reasoning: `${c.id} is fine` }
-          : {
-              id: c.id,
-              verdict: grades.fail?.includes(c.id) ? 'FAIL' : 'PASS',
-              score: null,
-              reasoning: `${c.id} checked`
-            }
-      ),
-    dimensions: rubric.dimensions.map(d => ({ name: d.name, score: 8, reasoning: 'solid' })),
-    verdict: 'ACCEPT',
-    feedback: 'Fine.'
-  }
+  const json = wireAnswer(judgeJsonSchema(rubric), {
+    ...(grades.fail && { fail: grades.fail }),
+    ...(grades.ranked !== undefined && { score: grades.ranked }),
+    ...(grades.findings && { findings: grades.findings })
+  })
+  const criteria = (json.criteria ?? []) as { id: string }[]
+  return { ...json, criteria: criteria.filter(c => c.id !== grades.drop) }
 }
 
 let standIn: StandIn
@@ -113,7 +99,7 @@ function env(extra: Record<string, string> = {}): Record<string, string> {
 }
 
 async function convene(
-  script: (call: RecordedCall, index: number) => Reply,
+  script: (call: RecordedCall, index: number) => Reply | Promise<Reply>,
   options: {
     models?: readonly string[]
     env?: Record<string, string>
@@ -158,7 +144,11 @@ describe('the council against real provider protocols', () => {
     expect(verdictOf(outcome).verdict).toBe('PASS')
     expect(outcome.quorum).toBe(2)
     // The schema the providers received enumerates this rubric's ids.
-    expect(JSON.stringify(calls[0]?.schema)).toContain('"enum":["ranked","tested","safe"]')
+    expect(askedBy(calls[0]?.schema)).toEqual({
+      checklist: ['tested', 'safe'],
+      scored: ['ranked'],
+      dimensions: ['accuracy']
+    })
   })
 
   it('asks each member `samples` times: requests = members × samples', async () => {
@@ -225,7 +215,7 @@ describe('the council against real provider protocols', () => {
       }
     )
     expect(fixed.outcome.runs[0]?.status).toBe('ok')
-    expect(fixed.calls[1]?.text).toContain('criterion "safe" is missing')
+    expect(fixed.calls[1]?.text).toContain('checklist criterion "safe" is missing')
 
     const broken = await convene(() => ({ json: answer(RUBRIC, { drop: 'safe' }) }), {
       models: ['openai:gpt-5-mini']
@@ -234,7 +224,7 @@ describe('the council against real provider protocols', () => {
     const run = broken.outcome.runs[0]
     expect(run?.status === 'failed' && [run.failure, run.message]).toEqual([
       'invalid_output',
-      'no valid answer after 4 attempts (1 repair, 2 re-asks); last problem: criterion "safe" is missing'
+      'no valid answer after 4 attempts (1 repair, 2 re-asks); last problem: checklist criterion "safe" is missing'
     ])
     expect(verdictOf(broken.outcome).verdict).toBe('UNCLEAR')
   })
@@ -295,11 +285,62 @@ describe('the council against real provider protocols', () => {
     expect(verdictOf(outcome, rubric).verdict).toBe('PASS')
   })
 
-  it('three judges that each take 2 s finish together in under 2.5 s', async () => {
-    const started = Date.now()
-    const { outcome } = await convene(() => ({ delayMs: 2000, then: { json: answer(RUBRIC) } }))
-    expect(Date.now() - started).toBeLessThan(2500)
-    expect(outcome.runs.every(r => r.status === 'ok')).toBe(true)
+  it('asks every member × sample at once: 3 judges × 3 samples are 9 calls in flight together', async () => {
+    // No call is answered until all nine have arrived: with fewer at once, none would answer
+    // (the judges would time out), so this holds only if the council sends all nine together.
+    let arrived = 0
+    let release: () => void = () => undefined
+    const allNine = new Promise<void>(resolve => {
+      release = resolve
+    })
+    const { outcome, calls } = await convene(
+      async () => {
+        if (++arrived === 9) release()
+        await allNine
+        return { json: answer(RUBRIC) }
+      },
+      { samples: 3 }
+    )
+    expect(calls).toHaveLength(9)
+    expect(outcome.runs.map(r => r.status)).toEqual(Array.from({ length: 9 }, () => 'ok'))
+  })
+
+  it('accepts one JSON object in a code fence or in prose, validated as strictly as any', async () => {
+    const json = JSON.stringify(answer(RUBRIC))
+    const { outcome, calls } = await convene(call =>
+      call.model === 'gpt-5-mini'
+        ? { text: `Here is my judgement:\n\n\`\`\`json\n${json}\n\`\`\`\n` }
+        : call.model === 'gpt-4.1'
+          ? { text: `After reading the diff, my answer is ${json} — thanks.` }
+          : { json: answer(RUBRIC) }
+    )
+    expect(outcome.runs.map(r => [r.judge, r.status, r.requests])).toEqual([
+      ['openai:gpt-5-mini', 'ok', 1],
+      ['openai:gpt-4.1', 'ok', 1],
+      ['anthropic:claude-sonnet-4-5', 'ok', 1]
+    ])
+    expect(calls).toHaveLength(3)
+
+    // Extracted answers are validated like any other: a missing id still gets the repair request.
+    const partial = JSON.stringify(answer(RUBRIC, { drop: 'safe' }))
+    const repaired = await convene(
+      (_call, index) =>
+        index === 0 ? { text: `\`\`\`json\n${partial}\n\`\`\`` } : { json: answer(RUBRIC) },
+      { models: ['openai:gpt-5-mini'] }
+    )
+    expect(repaired.calls[1]?.text).toContain('checklist criterion "safe" is missing')
+  })
+
+  it('two different JSON objects in one answer are no answer: the judge is asked to repair it', async () => {
+    const pass = JSON.stringify(answer(RUBRIC))
+    const fail = JSON.stringify(answer(RUBRIC, { fail: ['tested'] }))
+    const { outcome, calls } = await convene(
+      (_call, index) =>
+        index === 0 ? { text: `Either ${pass} or ${fail}.` } : { json: answer(RUBRIC) },
+      { models: ['openai:gpt-5-mini'] }
+    )
+    expect(calls[1]?.text).toContain('the answer holds 2 different JSON objects; give exactly one')
+    expect(outcome.runs[0]?.requests).toBe(2)
   })
 
   it('with no keys at all, no judge is asked and it is UNCLEAR missing_credentials', async () => {
@@ -337,6 +378,23 @@ describe('the council against real provider protocols', () => {
     expect(text).toContain('Incorrect API key provided: ***')
   })
 
+  it('a base URL with credentials in it is refused by name, and its password shown nowhere', async () => {
+    const url = new URL(standIn.openaiBaseUrl)
+    url.username = 'judge'
+    url.password = 'hunter2-in-the-url'
+    const { outcome, calls } = await convene(() => ({ json: answer(RUBRIC) }), {
+      models: ['openai:gpt-5-mini'],
+      env: { ...env(), OPENAI_BASE_URL: url.href }
+    })
+    expect(calls).toHaveLength(0)
+    const run = outcome.runs[0]
+    expect(run?.status === 'failed' && [run.failure, run.message]).toEqual([
+      'missing_credentials',
+      'OPENAI_BASE_URL holds a user name or password (https://user:pass@host); remove them and give the key in OPENAI_API_KEY; this judge was not asked'
+    ])
+    expect(JSON.stringify(verdictOf(outcome))).not.toContain('hunter2-in-the-url')
+  })
+
   it('builds the council from the keys present when no model is named', async () => {
     const { calls } = await convene(() => ({ json: answer(RUBRIC) }), { models: [] })
     expect(calls.map(c => c.model).sort()).toEqual(['claude-sonnet-4-5', 'gpt-5-mini'])
@@ -352,7 +410,7 @@ describe('the council against real provider protocols', () => {
     })
     expect(outcome.runs[0]?.status).toBe('ok')
     expect(calls[0]?.protocol).toBe('openai-chat')
-    expect(JSON.stringify(calls[0]?.schema)).toContain('"enum":["ranked","tested","safe"]')
+    expect(askedBy(calls[0]?.schema).checklist).toEqual(['tested', 'safe'])
   })
 
   it('records tokens, latency and estimated cost per judge', async () => {
@@ -401,9 +459,11 @@ describe('untrusted data in the request', () => {
       expect(call.text.split(injection).length - 1).toBe(fenced.split(injection).length - 1)
       expect(fenced.split(injection).length - 1).toBe(2)
     }
-    // Each call has its own unguessable fence.
+    // One unguessable fence for the run, so the fenced evidence is the same text in every call.
     const fences = calls.map(c => /<(DATA-[0-9a-f]{24}) /.exec(c.text)?.[1])
-    expect(new Set(fences).size).toBe(calls.length)
+    expect(new Set(fences).size).toBe(1)
+    const again = await convene(() => ({ json: answer(RUBRIC) }), { evidence, gates })
+    expect(/<(DATA-[0-9a-f]{24}) /.exec(again.calls[0]?.text ?? '')?.[1]).not.toBe(fences[0])
     expect(reasons(outcome)).toEqual(['blocking_issue'])
   })
 })

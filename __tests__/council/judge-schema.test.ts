@@ -5,6 +5,7 @@ import {
   normaliseSeverity,
   validateAnswer
 } from '../../src/council/judge-schema.js'
+import { askedBy } from '../helpers/judge-answers.js'
 import { lines, parse } from '../helpers/rubric.js'
 
 const RUBRIC = parse(
@@ -19,12 +20,13 @@ const RUBRIC = parse(
 )
 
 const valid = {
-  findings: [{ severity: 'major', title: 'Bug', path: 'src/a.ts', line: 3, evidence: 'x' }],
-  criteria: [
-    { id: 'ranked', verdict: null, score: 7, reasoning: 'good' },
-    { id: 'a', verdict: 'PASS', score: null, reasoning: 'fine' }
+  findings: [
+    { severity: 'major', title: 'Bug', path: 'src/a.ts', line: 3, evidence: 'x' },
+    { severity: 'info', title: 'Overall', path: '', line: 0, evidence: 'y' }
   ],
-  dimensions: [{ name: 'accuracy', score: 8, reasoning: 'ok' }],
+  criteria: [{ id: 'a', reasoning: 'fine', verdict: 'PASS' }],
+  scored_criteria: [{ id: 'ranked', reasoning: 'good', score: 7 }],
+  dimensions: [{ name: 'accuracy', reasoning: 'ok', score: 8 }],
   verdict: 'ACCEPT',
   feedback: 'Ship it.'
 }
@@ -34,8 +36,20 @@ describe('the judge schema', () => {
     const schema = judgeJsonSchema(RUBRIC)
     const validate = new Ajv({ strict: false }).compile(schema)
     expect(validate(valid)).toBe(true)
-    expect(validate({ ...valid, criteria: [{ ...valid.criteria[1], id: 'zzz' }] })).toBe(false)
-    expect(JSON.stringify(schema)).toContain('"enum":["ranked","a"]')
+    expect(validate({ ...valid, criteria: [{ ...valid.criteria[0], id: 'zzz' }] })).toBe(false)
+    expect(validate({ ...valid, criteria: [{ ...valid.criteria[0], id: 'ranked' }] })).toBe(false)
+    expect(askedBy(schema)).toEqual({
+      checklist: ['a'],
+      scored: ['ranked'],
+      dimensions: ['accuracy']
+    })
+  })
+
+  it('has no unions, no nullable field and no bounds, and leaves out a list with nothing in it', () => {
+    const text = JSON.stringify(judgeJsonSchema(parse(lines('## Criteria', '- a: First'))))
+    for (const keyword of ['anyOf', 'oneOf', '"null"', 'minimum', 'maximum', 'maxItems'])
+      expect(text).not.toContain(keyword)
+    expect(text).not.toContain('scored_criteria')
   })
 
   it('validates semantics and normalises the answer', () => {
@@ -43,12 +57,15 @@ describe('the judge schema', () => {
     expect(result).toEqual({
       ok: true,
       answer: {
-        findings: [{ severity: 'major', title: 'Bug', path: 'src/a.ts', line: 3, evidence: 'x' }],
-        criteria: [
-          { id: 'ranked', score: 7, reasoning: 'good' },
-          { id: 'a', verdict: 'PASS', reasoning: 'fine' }
+        findings: [
+          { severity: 'major', title: 'Bug', path: 'src/a.ts', line: 3, evidence: 'x' },
+          { severity: 'info', title: 'Overall', evidence: 'y' }
         ],
-        dimensions: [{ name: 'accuracy', score: 8, reasoning: 'ok' }],
+        criteria: [
+          { id: 'ranked', reasoning: 'good', score: 7 },
+          { id: 'a', reasoning: 'fine', verdict: 'PASS' }
+        ],
+        dimensions: [{ name: 'accuracy', reasoning: 'ok', score: 8 }],
         verdict: 'ACCEPT',
         feedback: 'Ship it.'
       }
@@ -56,35 +73,41 @@ describe('the judge schema', () => {
   })
 
   it.each([
-    ['a missing id', { ...valid, criteria: [valid.criteria[0]] }, 'criterion "a" is missing'],
+    ['a missing id', { ...valid, criteria: [] }, 'checklist criterion "a" is missing'],
     [
       'an unknown id',
-      {
-        ...valid,
-        criteria: [...valid.criteria, { id: 'b', verdict: 'PASS', score: null, reasoning: '' }]
-      },
-      'unknown criterion "b"'
+      { ...valid, criteria: [...valid.criteria, { id: 'b', reasoning: '', verdict: 'PASS' }] },
+      'unknown checklist criterion "b"'
     ],
     [
       'a repeated id',
-      { ...valid, criteria: [...valid.criteria, valid.criteria[1]] },
-      'criterion "a" appears 2 times'
+      { ...valid, criteria: [...valid.criteria, ...valid.criteria] },
+      'checklist criterion "a" appears 2 times'
+    ],
+    [
+      'a banded criterion graded as a checklist item',
+      {
+        ...valid,
+        criteria: [...valid.criteria, { id: 'ranked', reasoning: '', verdict: 'PASS' }],
+        scored_criteria: []
+      },
+      'unknown checklist criterion "ranked"; criterion with score bands "ranked" is missing'
     ],
     [
       'a checklist item without a verdict',
-      { ...valid, criteria: [valid.criteria[0], { ...valid.criteria[1], verdict: null }] },
-      'criterion "a" is a checklist item: give it a verdict PASS or FAIL'
-    ],
-    [
-      'a banded criterion without a score',
-      { ...valid, criteria: [{ ...valid.criteria[0], score: null }, valid.criteria[1]] },
-      'criterion "ranked" is graded 0–10: give it a score'
+      { ...valid, criteria: [{ id: 'a', reasoning: 'fine', verdict: null }] },
+      'criteria.0.verdict'
     ],
     ['a missing dimension', { ...valid, dimensions: [] }, 'dimension "accuracy" is missing'],
     [
-      'a score out of range',
-      { ...valid, dimensions: [{ name: 'accuracy', score: 11, reasoning: '' }] },
-      'dimensions.0.score'
+      'a dimension score out of range',
+      { ...valid, dimensions: [{ name: 'accuracy', reasoning: '', score: 11 }] },
+      'dimension "accuracy" has score 11: give an integer 1–10'
+    ],
+    [
+      'a criterion score out of range',
+      { ...valid, scored_criteria: [{ id: 'ranked', reasoning: '', score: -1 }] },
+      'criterion "ranked" has score -1: give an integer 0–10'
     ],
     ['prose', 'I think this PR is great', '(root)']
   ])('rejects %s, naming it', (_, answer, message) => {

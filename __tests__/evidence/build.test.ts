@@ -281,7 +281,7 @@ describe('buildEvidence: the budget', () => {
 
 describe('buildEvidence: what the prompt sends fits the budget', () => {
   it('counts every line the prompt shows, file list notes and redactions included', async () => {
-    const { buildPrompt } = await import('../../src/council/prompt.js')
+    const { buildPrompt, promptText } = await import('../../src/council/prompt.js')
     const { parse } = await import('../helpers/rubric.js')
     const files = Array.from({ length: 3000 }, (_, i) => ({
       path: `src/module-${i}/file-${i}.ts`,
@@ -311,7 +311,7 @@ describe('buildEvidence: what the prompt sends fits the budget', () => {
       receipt: { ...evidence.receipt, omitted: [], redacted: [] }
     }
     const prompt = (e: Evidence): string =>
-      buildPrompt({ rubric, gates: [], evidence: e, seed: 's', fence: 'DATA-0' }).user
+      promptText(buildPrompt({ rubric, gates: [], evidence: e, seed: 's', fence: 'DATA-0' }))
     const sent = countTokens(prompt(evidence)) - countTokens(prompt(empty))
     expect(sent).toBeLessThanOrEqual(maxTokens)
     expect(evidence.receipt.usedTokens).toBeLessThanOrEqual(maxTokens)

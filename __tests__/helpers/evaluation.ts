@@ -77,7 +77,7 @@ export function judgeRun(rubric: Rubric, spec: JudgeSpec): JudgeRun {
     judge: spec.judge,
     sample: 1,
     latencyMs: 2150,
-    tokens: { input: 12_345, output: 678 },
+    tokens: { input: 12_345, cachedInput: 10_240, cacheWrite: 0, output: 678 },
     costUsd: 0.0123,
     status: 'ok',
     answer

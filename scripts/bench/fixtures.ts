@@ -41,8 +41,8 @@ export const GATES_RUBRIC = '## Gates\n- `true`\n'
 export const ANSWER = {
   findings: [],
   criteria: [
-    { id: 'tested', verdict: 'PASS', score: null, reasoning: 'The new module has tests.' },
-    { id: 'clear', verdict: 'PASS', score: null, reasoning: 'Small, well-named functions.' }
+    { id: 'tested', reasoning: 'The new module has tests.', verdict: 'PASS' },
+    { id: 'clear', reasoning: 'Small, well-named functions.', verdict: 'PASS' }
   ],
   dimensions: [],
   verdict: 'ACCEPT',

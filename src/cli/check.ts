@@ -16,6 +16,7 @@ import { renderTerminal } from '../report/terminal.js'
 import { renderComment } from '../report/comment.js'
 import { DEFAULT_CHECK_NAME } from '../inputs.js'
 import type { CliIo } from './io.js'
+import { terminalCouncilProgress } from './progress.js'
 
 export interface CheckOptions {
   readonly rubric?: string
@@ -44,7 +45,12 @@ export async function checkCommand(options: CheckOptions, io: CliIo): Promise<nu
   }
   const tempDir = await mkdtemp(join(tmpdir(), 'rubric-council-'))
   const secrets = secretValues(io.env)
-  const council = createCouncil({ env: io.env, models, mask: text => maskSecrets(text, secrets) })
+  const council = createCouncil({
+    env: io.env,
+    models,
+    mask: text => maskSecrets(text, secrets),
+    progress: terminalCouncilProgress(io)
+  })
   const evidence = localEvidence({
     cwd: io.cwd,
     ...(options.base !== undefined && { base: options.base }),

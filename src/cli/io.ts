@@ -4,4 +4,6 @@ export interface CliIo {
   readonly stderr: (line: string) => void
   readonly env: Readonly<Record<string, string | undefined>>
   readonly cwd: string
+  /** stderr is a terminal: progress is drawn as live status lines, redrawn in place. */
+  readonly live?: boolean
 }

@@ -6,16 +6,21 @@ import {
   NoObjectGeneratedError,
   Output,
   type LanguageModel,
+  type LanguageModelUsage,
   type ModelMessage
 } from 'ai'
+import { ResponseTooLargeError } from '../fetch.js'
 import type { Validation } from './judge-schema.js'
+import { extractJson } from './extract-json.js'
+import type { Provider } from './model-id.js'
 import { estimateCost } from './pricing.js'
-import type { JudgePrompt } from './prompt.js'
+import { promptText, type JudgePrompt } from './prompt.js'
 import type { CouncilFailure, JudgeRun, TokenUsage } from './types.js'
 
 export interface JudgeCall {
   /** `provider:model` */
   readonly judge: string
+  readonly provider: Provider
   readonly sample: number
   readonly model: LanguageModel
   readonly prompt: JudgePrompt
@@ -45,7 +50,22 @@ const REASKS = 2
 type Attempt =
   | { readonly kind: 'answer'; readonly value: unknown; readonly text: string }
   | { readonly kind: 'unparsable'; readonly text: string; readonly error: string }
-  | { readonly kind: 'failed'; readonly failure: CouncilFailure; readonly message: string }
+  | {
+      readonly kind: 'failed'
+      readonly failure: CouncilFailure
+      readonly message: string
+      /** The provider rejected the request itself: the same request would be rejected again. */
+      readonly rejected: boolean
+    }
+
+/** Requests and tokens of one judge call, summed over retries, repairs and re-asks. */
+interface Usage {
+  requests: number
+  input: number
+  cachedInput: number
+  cacheWrite: number
+  output: number
+}
 
 /**
  * Asks one judge once (one member × one sample) and returns a valid answer or a typed failure.
@@ -53,8 +73,8 @@ type Attempt =
  */
 export async function callJudge(call: JudgeCall, policy: CallPolicy): Promise<JudgeRun> {
   const started = Date.now()
-  const usage = { input: 0, output: 0 }
-  const base: ModelMessage[] = [{ role: 'user', content: call.prompt.user }]
+  const usage: Usage = { requests: 0, input: 0, cachedInput: 0, cacheWrite: 0, output: 0 }
+  const base: ModelMessage[] = [userMessage(call)]
   let messages = base
   let repairs = 0
   let reasks = 0
@@ -62,14 +82,16 @@ export async function callJudge(call: JudgeCall, policy: CallPolicy): Promise<Ju
   const finish = (
     outcome:
       | { status: 'ok'; answer: Extract<JudgeRun, { status: 'ok' }>['answer'] }
-      | { status: 'failed'; failure: CouncilFailure; message: string }
+      | { status: 'failed'; failure: CouncilFailure; message: string; rejected: boolean }
   ): JudgeRun => {
-    const tokens: TokenUsage = { input: usage.input, output: usage.output }
+    const { requests, ...counted } = usage
+    const tokens: TokenUsage = counted
     const cost = estimateCost(call.judge.slice(call.judge.indexOf(':') + 1), tokens)
     const common = {
       judge: call.judge,
       sample: call.sample,
       latencyMs: Date.now() - started,
+      requests,
       tokens,
       ...(cost !== undefined && { costUsd: cost })
     }
@@ -79,14 +101,14 @@ export async function callJudge(call: JudgeCall, policy: CallPolicy): Promise<Ju
           ...common,
           status: 'failed',
           failure: outcome.failure,
-          message: policy.mask(outcome.message)
+          message: policy.mask(outcome.message),
+          ...(outcome.rejected && { rejected: true })
         }
   }
 
   for (;;) {
     const attempt = await requestWithRetries(call, messages, policy, usage)
-    if (attempt.kind === 'failed')
-      return finish({ status: 'failed', failure: attempt.failure, message: attempt.message })
+    if (attempt.kind === 'failed') return finish({ status: 'failed', ...attempt })
 
     const validation: Validation =
       attempt.kind === 'answer'
@@ -114,6 +136,7 @@ export async function callJudge(call: JudgeCall, policy: CallPolicy): Promise<Ju
       return finish({
         status: 'failed',
         failure: 'invalid_output',
+        rejected: false,
         message: `no valid answer after ${1 + REPAIRS + REASKS} attempts (1 repair, ${REASKS} re-asks); last problem: ${validation.error}`
       })
     }
@@ -124,7 +147,7 @@ async function requestWithRetries(
   call: JudgeCall,
   messages: ModelMessage[],
   policy: CallPolicy,
-  usage: { input: number; output: number }
+  usage: Usage
 ): Promise<Attempt> {
   for (let retry = 0; ; retry++) {
     const remaining = policy.deadline - Date.now()
@@ -132,11 +155,13 @@ async function requestWithRetries(
       return {
         kind: 'failed',
         failure: 'timeout',
-        message: 'the council’s deadline passed before this judge answered'
+        message: 'the council’s deadline passed before this judge answered',
+        rejected: false
       }
     }
     const timeoutMs = Math.min(policy.timeoutMs, remaining)
     const signal = AbortSignal.timeout(timeoutMs)
+    usage.requests++
     try {
       const result = await generateText({
         model: call.model,
@@ -147,26 +172,32 @@ async function requestWithRetries(
         maxRetries: 0,
         abortSignal: signal
       })
-      usage.input += result.usage.inputTokens ?? 0
-      usage.output += result.usage.outputTokens ?? 0
+      addUsage(usage, result.usage)
       return { kind: 'answer', value: result.output, text: result.text }
     } catch (error) {
       if (NoObjectGeneratedError.isInstance(error)) {
-        usage.input += error.usage?.inputTokens ?? 0
-        usage.output += error.usage?.outputTokens ?? 0
+        addUsage(usage, error.usage)
         // A content filter stop is the model declining to judge, not a formatting slip.
-        const refused = error.finishReason === 'content-filter'
-        return {
-          kind: 'unparsable',
-          text: error.text ?? '',
-          error: refused ? 'the model refused to answer (content filter)' : firstLine(error.message)
+        if (error.finishReason === 'content-filter') {
+          return {
+            kind: 'unparsable',
+            text: error.text ?? '',
+            error: 'the model refused to answer (content filter)'
+          }
         }
+        // One JSON object in a code fence or in prose (a provider that ignored the schema):
+        // taken out, then validated as strictly as any other answer.
+        const extracted = extractJson(error.text ?? '')
+        return extracted.ok
+          ? { kind: 'answer', value: extracted.value, text: error.text ?? '' }
+          : { kind: 'unparsable', text: error.text ?? '', error: extracted.error }
       }
       if (signal.aborted) {
         return {
           kind: 'failed',
           failure: 'timeout',
-          message: `no answer within ${Math.round(timeoutMs / 1000)} s`
+          message: `no answer within ${Math.round(timeoutMs / 1000)} s`,
+          rejected: false
         }
       }
       const problem = classify(error)
@@ -179,7 +210,8 @@ async function requestWithRetries(
           failure: problem.failure,
           message: problem.retryable
             ? `${problem.message} (after ${tries} ${tries === 1 ? 'try' : 'tries'})`
-            : problem.message
+            : problem.message,
+          rejected: problem.rejected ?? false
         }
       }
       await sleep(wait)
@@ -192,9 +224,15 @@ interface Problem {
   readonly message: string
   readonly retryable: boolean
   readonly retryAfterMs?: number
+  /** A deterministic rejection of the request (400, 404, 422…): re-running will not help. */
+  readonly rejected?: boolean
 }
 
-/** What an error from a provider call means for the verdict, and whether to try again. */
+/**
+ * What an error from a provider call means for the verdict, and whether to try again. Whether
+ * an HTTP error is transient is the SDK's call (`APICallError.isRetryable`: 408, 409, 429, 5xx,
+ * or what the provider's headers say); a success status with an unreadable body is retried too.
+ */
 export function classify(error: unknown): Problem {
   if (LoadAPIKeyError.isInstance(error)) {
     return { failure: 'missing_credentials', message: firstLine(error.message), retryable: false }
@@ -218,10 +256,11 @@ export function classify(error: unknown): Problem {
       }
     }
     if (status !== undefined && status >= 200 && status < 300) {
-      // A success status with a body that cannot be read: cut short, empty or not JSON.
+      // A success status with a body that cannot be read: cut short, empty, too long or not JSON.
+      const why = error.cause instanceof ResponseTooLargeError ? error.cause : error
       return {
         failure: 'provider_error',
-        message: `the provider's response could not be read (${status}): ${firstLine(error.message)}`,
+        message: `the provider's response could not be read (${status}): ${firstLine(why.message)}`,
         retryable: true
       }
     }
@@ -229,10 +268,10 @@ export function classify(error: unknown): Problem {
       return {
         failure: 'provider_error',
         message: `could not reach the provider: ${firstLine(error.message)}`,
-        retryable: true
+        retryable: error.isRetryable
       }
     }
-    if (status >= 500) {
+    if (error.isRetryable) {
       return {
         failure: 'provider_error',
         message: `the provider failed (${status})${detail}`,
@@ -240,13 +279,12 @@ export function classify(error: unknown): Problem {
         ...retryAfter(error.responseHeaders)
       }
     }
+    const hint = status === 404 ? ': check the model name' : ''
     return {
       failure: 'provider_error',
-      message:
-        status === 404
-          ? `the provider does not know this model (404)${detail}; check the model name`
-          : `the provider refused the request (${status})${detail}`,
-      retryable: false
+      message: `the provider rejected the request (${status})${detail}; re-running will not help${hint}`,
+      retryable: false,
+      rejected: true
     }
   }
   const message = error instanceof Error ? firstLine(error.message) : String(error)
@@ -265,7 +303,7 @@ function providerMessage(error: APICallError): string {
     const message =
       typeof parsed.error === 'object' ? parsed.error.message : (parsed.error ?? parsed.message)
     return typeof message === 'string' && message !== ''
-      ? `: ${firstLine(message).slice(0, 200)}`
+      ? `: ${firstLine(message).slice(0, 300).replace(/\.$/, '')}`
       : ''
   } catch {
     return ''
@@ -286,6 +324,31 @@ export function retryAfter(headers: Readonly<Record<string, string>> | undefined
   if (Number.isFinite(seconds) && seconds >= 0) return { retryAfterMs: seconds * 1000 }
   const date = Date.parse(value)
   return Number.isNaN(date) ? {} : { retryAfterMs: Math.max(0, date - Date.now()) }
+}
+
+/** The first message as the provider takes it: one text, or for Anthropic a cached shared part. */
+function userMessage(call: JudgeCall): ModelMessage {
+  if (call.provider !== 'anthropic') return { role: 'user', content: promptText(call.prompt) }
+  return {
+    role: 'user',
+    content: [
+      {
+        type: 'text',
+        text: call.prompt.shared,
+        // A cache breakpoint after the evidence: every member and sample of the run reads it.
+        providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } }
+      },
+      { type: 'text', text: call.prompt.judge }
+    ]
+  }
+}
+
+function addUsage(usage: Usage, add: LanguageModelUsage | undefined): void {
+  if (!add) return
+  usage.input += add.inputTokens ?? 0
+  usage.cachedInput += add.inputTokenDetails.cacheReadTokens ?? 0
+  usage.cacheWrite += add.inputTokenDetails.cacheWriteTokens ?? 0
+  usage.output += add.outputTokens ?? 0
 }
 
 function backoff(baseMs: number, retry: number): number {

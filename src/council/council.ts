@@ -14,8 +14,11 @@ export const COUNCIL_DEFAULTS = {
   timeoutSeconds: 180,
   /** The whole council may take this many request timeouts, then it stops and reports. */
   deadlineTimeouts: 3,
-  /** Judge calls in flight at once. */
-  concurrency: 6,
+  /**
+   * Judge calls in flight at once: every member × sample of any council people run (a cap of 6
+   * made 9 judges take 1.9× as long as 3); it only guards against a runaway configuration.
+   */
+  concurrency: 32,
   maxRetries: 2,
   retryBaseMs: 1000,
   maxRetryWaitMs: 60_000
@@ -32,6 +35,16 @@ export interface CouncilOptions {
   readonly deadline?: number
   readonly concurrency?: number
   readonly retryBaseMs?: number
+  /** Told when the council starts and as each call ends, for the log. */
+  readonly progress?: CouncilProgress
+}
+
+/** What the log shows while the judges work, which can take minutes. */
+export interface CouncilProgress {
+  /** The calls about to be made: each member, `samples` times. */
+  readonly started: (calls: readonly { readonly judge: string; readonly sample: number }[]) => void
+  /** One call ended, with its answer or its failure. */
+  readonly finished: (run: JudgeRun) => void
 }
 
 /** Who sits on the council: the rubric's models, else the input's, else one per key present. */
@@ -71,52 +84,62 @@ export function createCouncil(options: CouncilOptions): Council {
       }
       const schema = judgeJsonSchema(rubric)
       const fetch = proxiedFetch()
+      // One fence for the whole run: the evidence is the same text in every call, which the
+      // providers' prompt caches bill once. Unguessable, so nothing in the PR can close it.
+      const fence = `DATA-${randomBytes(12).toString('hex')}`
       const tasks = members.flatMap(judge =>
         Array.from({ length: samples }, (_, i) => ({ judge, sample: i + 1 }))
       )
+      options.progress?.started(tasks)
       const runs = await pool(
         tasks,
         options.concurrency ?? COUNCIL_DEFAULTS.concurrency,
         async task => {
-          const id = parseModelId(task.judge)
-          const resolved =
-            'problem' in id
-              ? { ok: false as const, problem: id.problem }
-              : languageModel(id, options.env, fetch)
-          if (!resolved.ok) {
-            const run: JudgeRun = {
-              judge: task.judge,
-              sample: task.sample,
-              latencyMs: 0,
-              status: 'failed',
-              failure: 'missing_credentials',
-              message: `${resolved.problem}; this judge was not asked`
-            }
-            return run
-          }
-          const prompt = buildPrompt({
-            rubric,
-            gates: request.gates,
-            evidence: request.evidence,
-            seed: `${task.judge}#${task.sample}`,
-            // Unguessable per call, so nothing in the PR can close the data fence.
-            fence: `DATA-${randomBytes(12).toString('hex')}`
-          })
-          return callJudge(
-            {
-              judge: task.judge,
-              sample: task.sample,
-              model: resolved.model,
-              prompt,
-              schema,
-              validate: value => validateAnswer(value, rubric)
-            },
-            policy
-          )
+          const run = await ask(task)
+          options.progress?.finished(run)
+          return run
         }
       )
+      async function ask(task: { judge: string; sample: number }): Promise<JudgeRun> {
+        const id = parseModelId(task.judge)
+        if ('problem' in id) return notAsked(task, id.problem)
+        const resolved = languageModel(id, options.env, fetch)
+        if (!resolved.ok) return notAsked(task, resolved.problem)
+        const prompt = buildPrompt({
+          rubric,
+          gates: request.gates,
+          evidence: request.evidence,
+          seed: `${task.judge}#${task.sample}`,
+          fence
+        })
+        return callJudge(
+          {
+            judge: task.judge,
+            provider: id.provider,
+            sample: task.sample,
+            model: resolved.model,
+            prompt,
+            schema,
+            validate: value => validateAnswer(value, rubric)
+          },
+          policy
+        )
+      }
       return { runs, quorum }
     }
+  }
+}
+
+/** A member that could not be formed (no key, no endpoint): failed, with why, and never asked. */
+function notAsked(task: { judge: string; sample: number }, problem: string): JudgeRun {
+  return {
+    judge: task.judge,
+    sample: task.sample,
+    latencyMs: 0,
+    requests: 0,
+    status: 'failed',
+    failure: 'missing_credentials',
+    message: `${problem}; this judge was not asked`
   }
 }
 

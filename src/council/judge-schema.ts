@@ -1,61 +1,76 @@
 import { z } from 'zod'
 import type { Rubric } from '../rubric/types.js'
-import type { JudgeAnswer, Severity } from './types.js'
+import type { CriterionGrade, JudgeAnswer, Severity } from './types.js'
 
 /**
- * The judge's output (docs/council.md#the-contract), built per rubric: criterion ids and dimension names are
- * enumerated, so an unknown id cannot even be expressed, and every field is required (optional
- * ones are nullable) so that providers' strict structured-output modes accept the schema.
+ * The judge's output (docs/council.md#the-contract), built per rubric, in the one form every
+ * provider's structured-output mode accepts: OpenAI strict mode, Anthropic structured outputs,
+ * Gemini's `responseJsonSchema`, and the JSON-schema grammars of OpenRouter's providers and Ollama.
+ *
+ * - Every object lists all its properties as required and allows no others (OpenAI strict).
+ * - No unions: no type arrays, no `anyOf`, no nullable field. Anthropic rejects an `enum` beside a
+ *   type array and caps union-typed fields; Gemini's older schema has no type arrays. So checklist
+ *   and score-range criteria have a list each, and a finding without a file has path "" and line 0.
+ * - No numeric, length or item-count bounds (Anthropic rejects `minimum`, `maximum`, `maxItems`…):
+ *   `validateAnswer` enforces them, and a judge that breaks one gets the repair request.
+ * - A list the rubric has nothing for is left out, rather than bounded to zero items.
+ * - Criterion ids and dimension names are enumerated, so an unknown one cannot be expressed.
+ * - Reasoning comes before the verdict or score in each item: evidence before verdict.
  */
 export function judgeJsonSchema(rubric: Rubric): Record<string, unknown> {
-  const ids = rubric.criteria.map(c => c.id)
+  const checklist = rubric.criteria.filter(c => !c.scoreRanges).map(c => c.id)
+  const scored = rubric.criteria.filter(c => c.scoreRanges).map(c => c.id)
   const names = rubric.dimensions.map(d => d.name)
-  const list = (
-    item: Record<string, unknown>,
-    values: readonly string[]
-  ): Record<string, unknown> =>
-    values.length === 0
-      ? { type: 'array', items: item, maxItems: 0 }
-      : { type: 'array', items: item }
   const object = (properties: Record<string, unknown>): Record<string, unknown> => ({
     type: 'object',
     additionalProperties: false,
     required: Object.keys(properties),
     properties
   })
+  const list = (description: string, item: Record<string, unknown>): Record<string, unknown> => ({
+    type: 'array',
+    description,
+    items: object(item)
+  })
+  const text = (description: string): Record<string, unknown> => ({ type: 'string', description })
   return object({
-    findings: {
-      type: 'array',
-      description: 'Problems found in the pull request, listed before any grade',
-      items: object({
-        severity: { type: 'string', enum: ['critical', 'major', 'minor', 'info'] },
+    findings: list(
+      'Problems found in the pull request, most severe first, listed before any grade',
+      {
+        severity: { type: 'string', enum: [...SEVERITIES] },
         title: { type: 'string' },
-        path: { type: ['string', 'null'], description: 'File the finding is about, if any' },
-        line: { type: ['integer', 'null'], description: 'Line in that file, if any' },
-        evidence: { type: 'string', description: 'What in the diff shows it' }
+        path: text('The changed file the finding is about; "" when it is about no one file'),
+        line: { type: 'integer', description: 'The line in that file; 0 when there is none' },
+        evidence: text('What in the diff shows it')
+      }
+    ),
+    ...(checklist.length > 0 && {
+      criteria: list('Every checklist criterion, each exactly once', {
+        id: { type: 'string', enum: checklist },
+        reasoning: { type: 'string' },
+        verdict: { type: 'string', enum: ['PASS', 'FAIL'] }
       })
-    },
-    criteria: list(
-      object({
-        id: { type: 'string', enum: ids.length > 0 ? ids : ['-'] },
-        verdict: { type: ['string', 'null'], enum: ['PASS', 'FAIL', null] },
-        score: { type: ['integer', 'null'], minimum: 0, maximum: 10 },
-        reasoning: { type: 'string' }
-      }),
-      ids
-    ),
-    dimensions: list(
-      object({
-        name: { type: 'string', enum: names.length > 0 ? names : ['-'] },
-        score: { type: 'integer', minimum: 1, maximum: 10 },
-        reasoning: { type: 'string' }
-      }),
-      names
-    ),
+    }),
+    ...(scored.length > 0 && {
+      scored_criteria: list('Every criterion with score bands, each exactly once', {
+        id: { type: 'string', enum: scored },
+        reasoning: { type: 'string' },
+        score: { type: 'integer', description: 'An integer from 0 to 10, by the bands' }
+      })
+    }),
+    ...(names.length > 0 && {
+      dimensions: list('Every dimension, each exactly once', {
+        name: { type: 'string', enum: names },
+        reasoning: { type: 'string' },
+        score: { type: 'integer', description: 'An integer from 1 to 10, by the anchors' }
+      })
+    }),
     verdict: { type: 'string', enum: ['ACCEPT', 'RETRY', 'TERMINATE'] },
-    feedback: { type: 'string', description: 'What the author should do next' }
+    feedback: text('What the author should do next')
   })
 }
+
+const SEVERITIES = ['critical', 'major', 'minor', 'info'] as const
 
 /** Synonyms judges use for severities; anything unrecognised counts as critical. */
 const SEVERITY_SYNONYMS: Readonly<Record<string, Severity>> = {
@@ -81,8 +96,10 @@ export function normaliseSeverity(value: string): Severity {
   return Object.hasOwn(SEVERITY_SYNONYMS, key) ? (SEVERITY_SYNONYMS[key] ?? 'critical') : 'critical'
 }
 
-// Lenient on what varies between models (severity words, a missing optional field), strict on
-// what the verdict depends on (ids, verdicts, scores).
+// Lenient on what varies between models (severity words, a null where "" or 0 was asked for, a
+// list left out when the rubric has nothing for it), strict on what the verdict depends on (ids,
+// verdicts, scores and their bounds).
+const Grades = <T extends z.ZodRawShape>(shape: T) => z.array(z.object(shape)).default([])
 const WireAnswer = z.object({
   findings: z.array(
     z.object({
@@ -93,17 +110,9 @@ const WireAnswer = z.object({
       evidence: z.string().default('')
     })
   ),
-  criteria: z.array(
-    z.object({
-      id: z.string(),
-      verdict: z.enum(['PASS', 'FAIL']).nullish(),
-      score: z.int().min(0).max(10).nullish(),
-      reasoning: z.string()
-    })
-  ),
-  dimensions: z.array(
-    z.object({ name: z.string(), score: z.int().min(1).max(10), reasoning: z.string() })
-  ),
+  criteria: Grades({ id: z.string(), verdict: z.enum(['PASS', 'FAIL']), reasoning: z.string() }),
+  scored_criteria: Grades({ id: z.string(), score: z.int(), reasoning: z.string() }),
+  dimensions: Grades({ name: z.string(), score: z.int(), reasoning: z.string() }),
   verdict: z.enum(['ACCEPT', 'RETRY', 'TERMINATE']),
   feedback: z.string().default('')
 })
@@ -137,28 +146,35 @@ export function validateAnswer(value: unknown, rubric: Rubric): Validation {
     for (const g of counts.keys()) if (!wanted.includes(g)) problems.push(`unknown ${kind} "${g}"`)
   }
   expectOnce(
-    'criterion',
+    'checklist criterion',
     answer.criteria.map(c => c.id),
-    rubric.criteria.map(c => c.id)
+    rubric.criteria.filter(c => !c.scoreRanges).map(c => c.id)
+  )
+  expectOnce(
+    'criterion with score bands',
+    answer.scored_criteria.map(c => c.id),
+    rubric.criteria.filter(c => c.scoreRanges).map(c => c.id)
   )
   expectOnce(
     'dimension',
     answer.dimensions.map(d => d.name),
     rubric.dimensions.map(d => d.name)
   )
-
-  for (const grade of answer.criteria) {
-    const criterion = rubric.criteria.find(c => c.id === grade.id)
-    if (!criterion) continue
-    if (criterion.scoreRanges && (grade.score === null || grade.score === undefined)) {
-      problems.push(`criterion "${grade.id}" is graded 0–10: give it a score`)
-    }
-    if (!criterion.scoreRanges && (grade.verdict === null || grade.verdict === undefined)) {
-      problems.push(`criterion "${grade.id}" is a checklist item: give it a verdict PASS or FAIL`)
-    }
+  for (const grade of answer.scored_criteria) {
+    if (grade.score < 0 || grade.score > 10)
+      problems.push(`criterion "${grade.id}" has score ${grade.score}: give an integer 0–10`)
+  }
+  for (const grade of answer.dimensions) {
+    if (grade.score < 1 || grade.score > 10)
+      problems.push(`dimension "${grade.name}" has score ${grade.score}: give an integer 1–10`)
   }
   if (problems.length > 0) return { ok: false, error: problems.join('; ') }
 
+  // Graded in the rubric's order, whichever list each grade came in.
+  const grades = new Map<string, CriterionGrade>([
+    ...answer.criteria.map(g => [g.id, g] as const),
+    ...answer.scored_criteria.map(g => [g.id, g] as const)
+  ])
   return {
     ok: true,
     answer: {
@@ -167,13 +183,11 @@ export function validateAnswer(value: unknown, rubric: Rubric): Validation {
         title: f.title,
         evidence: f.evidence,
         ...(f.path ? { path: f.path } : {}),
-        ...(f.line !== null && f.line !== undefined ? { line: f.line } : {})
+        ...(f.line ? { line: f.line } : {})
       })),
-      criteria: answer.criteria.map(g => {
-        const scored = rubric.criteria.find(c => c.id === g.id)?.scoreRanges !== undefined
-        return scored
-          ? { id: g.id, score: g.score ?? 0, reasoning: g.reasoning }
-          : { id: g.id, verdict: g.verdict ?? 'FAIL', reasoning: g.reasoning }
+      criteria: rubric.criteria.flatMap(c => {
+        const grade = grades.get(c.id)
+        return grade ? [grade] : []
       }),
       dimensions: answer.dimensions,
       verdict: answer.verdict,

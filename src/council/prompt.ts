@@ -5,9 +5,21 @@ import { formatExcerpt } from '../gates/excerpt.js'
 import type { GateResult } from '../gates/types.js'
 import type { Criterion, Rubric } from '../rubric/types.js'
 
+/**
+ * A judge's prompt, laid out for the providers' prompt caches: `system` and `shared` are the same
+ * for every member and sample of a run (the instructions, the rubric's common parts, the fenced
+ * evidence, one fence token), so a provider that caches prefixes bills them once; `judge` is what
+ * varies per call (the criteria in this judge's order, and what the answer must look like).
+ */
 export interface JudgePrompt {
   readonly system: string
-  readonly user: string
+  readonly shared: string
+  readonly judge: string
+}
+
+/** The user message as one text, for providers that take no content parts: shared part first. */
+export function promptText(prompt: JudgePrompt): string {
+  return `${prompt.shared}\n\n${prompt.judge}`
 }
 
 export interface PromptInput {
@@ -16,7 +28,10 @@ export interface PromptInput {
   readonly evidence: Evidence
   /** Seeds the criteria order, so each judge and sample sees its own, reproducible order. */
   readonly seed: string
-  /** The delimiter of untrusted data: random per call, so text in the PR cannot close it. */
+  /**
+   * The delimiter of untrusted data: random per run (the same for every call of the run, so the
+   * evidence is a shared prefix), so text in the PR cannot close it.
+   */
   readonly fence: string
 }
 
@@ -45,32 +60,12 @@ export function buildPrompt(input: PromptInput): JudgePrompt {
     'follows the schema you are given, and nothing else.'
   ].join('\n')
 
-  const sections: string[] = []
-  sections.push(`# Rubric${rubric.title ? `: ${rubric.title}` : ''}`)
-  if (rubric.preamble) sections.push(rubric.preamble)
-
-  const must = shuffle(
-    rubric.criteria.filter(c => c.required),
-    `${input.seed}:must`
-  )
-  const nice = shuffle(
-    rubric.criteria.filter(c => !c.required),
-    `${input.seed}:nice`
-  )
-  if (must.length > 0) {
-    sections.push(
-      '## Must-have criteria\nEach must hold for the pull request to pass.',
-      must.map(describeCriterion).join('\n')
-    )
-  }
-  if (nice.length > 0) {
-    sections.push(
-      '## Nice-to-have criteria\nAdvisory: grade them the same way; they do not block on their own.',
-      nice.map(describeCriterion).join('\n')
-    )
-  }
+  // What every call of the run shares, in the order the judges read it.
+  const shared: string[] = []
+  shared.push(`# Rubric${rubric.title ? `: ${rubric.title}` : ''}`)
+  if (rubric.preamble) shared.push(rubric.preamble)
   if (rubric.dimensions.length > 0) {
-    sections.push(
+    shared.push(
       '## Dimensions\nScore each from 1 to 10 against its anchors, independently of the others.',
       rubric.dimensions
         .map(d => {
@@ -83,17 +78,17 @@ export function buildPrompt(input: PromptInput): JudgePrompt {
     )
   }
   for (const focus of rubric.focus) {
-    sections.push(
+    shared.push(
       `## Focus: ${focus.area}`,
       `Also check:\n${focus.checks.map(c => `- ${c}`).join('\n')}`,
       `Red flags, each to be reported as a critical finding:\n${focus.redFlags.map(r => `- ${r}`).join('\n')}`
     )
   }
-  if (rubric.notes) sections.push(`## Notes from the rubric\n${rubric.notes}`)
+  if (rubric.notes) shared.push(`## Notes from the rubric\n${rubric.notes}`)
 
-  sections.push(`# Iteration\nThis is iteration ${evidence.iteration}.`)
+  shared.push(`# Iteration\nThis is iteration ${evidence.iteration}.`)
   if (evidence.history.length > 0) {
-    sections.push(
+    shared.push(
       '## Prior iterations',
       evidence.history
         .map(
@@ -104,7 +99,7 @@ export function buildPrompt(input: PromptInput): JudgePrompt {
   }
 
   if (input.gates.length > 0) {
-    sections.push(
+    shared.push(
       '# Gate results\nShell commands the rubric runs; any gate that did not pass fails the pull request.',
       input.gates
         .map(
@@ -115,34 +110,71 @@ export function buildPrompt(input: PromptInput): JudgePrompt {
     )
     for (const [i, gate] of input.gates.entries()) {
       const output = formatExcerpt(gate.output).trimEnd()
-      if (output !== '') sections.push(data(`gate ${i + 1} output`, output))
+      if (output !== '') shared.push(data(`gate ${i + 1} output`, output))
     }
   }
 
-  sections.push(
+  shared.push(
     '# Pull request',
     data('title', evidence.pr.title),
     data('description', evidence.pr.body || '(none)')
   )
-  sections.push('## Changed files', fileList(evidence))
-  sections.push('## Diff', data('diff', evidence.diff || '(no reviewable changes)'))
+  shared.push('## Changed files', fileList(evidence))
+  shared.push('## Diff', data('diff', evidence.diff || '(no reviewable changes)'))
 
-  sections.push(
-    '# Your answer',
-    [
-      '- findings: every problem you found, most severe first: critical (security hole, data loss,',
-      '  crash), major (broken behaviour, missing error handling), minor, info; with the file and line',
-      '  when you can, and the evidence.',
-      '- criteria: every criterion id above exactly once. A checklist criterion gets verdict PASS or',
-      '  FAIL and score null; a criterion with score bands gets a score 0–10 and verdict null.',
-      '- dimensions: every dimension above exactly once, scored 1–10.',
-      '- verdict: ACCEPT if every gate and must-have passes, RETRY if the author should fix something,',
-      '  TERMINATE if the approach is fundamentally broken.',
-      '- feedback: what the author should do next, briefly.'
-    ].join('\n')
+  // This judge's part: the criteria in its own order, so no position favours one criterion.
+  const judge: string[] = []
+  const must = shuffle(
+    rubric.criteria.filter(c => c.required),
+    `${input.seed}:must`
   )
+  const nice = shuffle(
+    rubric.criteria.filter(c => !c.required),
+    `${input.seed}:nice`
+  )
+  if (must.length > 0) {
+    judge.push(
+      '# Must-have criteria\nEach must hold for the pull request to pass.',
+      must.map(describeCriterion).join('\n')
+    )
+  }
+  if (nice.length > 0) {
+    judge.push(
+      '# Nice-to-have criteria\nAdvisory: grade them the same way; they do not block on their own.',
+      nice.map(describeCriterion).join('\n')
+    )
+  }
+  judge.push('# Your answer', answerInstructions(rubric))
 
-  return { system, user: sections.join('\n\n') }
+  return { system, shared: shared.join('\n\n'), judge: judge.join('\n\n') }
+}
+
+/** What each field of the answer holds; only the lists this rubric's schema has are named. */
+function answerInstructions(rubric: Rubric): string {
+  const checklist = rubric.criteria.some(c => !c.scoreRanges)
+  const scored = rubric.criteria.some(c => c.scoreRanges)
+  return [
+    '- findings: every problem you found, most severe first: critical (security hole, data loss,',
+    '  crash), major (broken behaviour, missing error handling), minor, info; with the file and line',
+    '  when you can (path "" and line 0 when the finding is about no one file), and the evidence.',
+    ...(checklist
+      ? [
+          '- criteria: every criterion graded PASS or FAIL above, exactly once: reasoning, then verdict.'
+        ]
+      : []),
+    ...(scored
+      ? [
+          '- scored_criteria: every criterion with score bands above, exactly once: reasoning, then an',
+          '  integer score 0–10 by its bands.'
+        ]
+      : []),
+    ...(rubric.dimensions.length > 0
+      ? ['- dimensions: every dimension above, exactly once: reasoning, then a score 1–10.']
+      : []),
+    '- verdict: ACCEPT if every gate and must-have passes, RETRY if the author should fix something,',
+    '  TERMINATE if the approach is fundamentally broken.',
+    '- feedback: what the author should do next, briefly.'
+  ].join('\n')
 }
 
 function describeCriterion(c: Criterion): string {

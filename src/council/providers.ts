@@ -94,6 +94,13 @@ export function languageModel(
     return { ok: false, problem: `${settings.key ?? 'an API key'} is not set` }
   }
   const baseURL = nonEmpty(env[settings.baseUrl]) ?? settings.defaultBaseUrl
+  if (baseURL !== undefined && hasCredentials(baseURL)) {
+    // Named, never quoted: the URL holds a secret. fetch refuses such URLs anyway.
+    return {
+      ok: false,
+      problem: `${settings.baseUrl} holds a user name or password (https://user:pass@host); remove them and give the key in ${settings.key ?? 'the provider’s key variable'}`
+    }
+  }
   // Passed explicitly, so the SDK never falls back to reading process.env on its own.
   const connection = {
     fetch,
@@ -136,6 +143,16 @@ export function parseModelList(text: string): { models: string[]; problems: stri
     return 'problem' in parsed ? [parsed.problem] : []
   })
   return { models, problems }
+}
+
+/** Whether a URL carries `user:password@` (a secret that must never be shown). */
+export function hasCredentials(url: string): boolean {
+  try {
+    const parsed = new URL(url)
+    return parsed.username !== '' || parsed.password !== ''
+  } catch {
+    return false
+  }
 }
 
 function isSet(value: string | undefined): boolean {

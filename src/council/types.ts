@@ -46,8 +46,14 @@ export interface JudgeAnswer {
 export type CouncilFailure =
   'missing_credentials' | 'rate_limited' | 'timeout' | 'provider_error' | 'invalid_output'
 
+/** Tokens billed for one judge call, summed over its requests. */
 export interface TokenUsage {
+  /** Every input token, cached or not. */
   readonly input: number
+  /** Of `input`, those read from the provider's prompt cache (billed at its cache price). */
+  readonly cachedInput: number
+  /** Of `input`, those written to the cache (Anthropic bills them above the input price). */
+  readonly cacheWrite: number
   readonly output: number
 }
 
@@ -58,12 +64,20 @@ export type JudgeRun = {
   /** 1-based sample number. */
   readonly sample: number
   readonly latencyMs: number
+  /** HTTP requests made: the first, then retries, repairs and re-asks. */
+  readonly requests?: number
   readonly tokens?: TokenUsage
   /** Estimated cost in US dollars; absent for models without a known price. */
   readonly costUsd?: number
 } & (
   | { readonly status: 'ok'; readonly answer: JudgeAnswer }
-  | { readonly status: 'failed'; readonly failure: CouncilFailure; readonly message: string }
+  | {
+      readonly status: 'failed'
+      readonly failure: CouncilFailure
+      readonly message: string
+      /** The provider rejected the request itself (400, 404, 422): re-running will not help. */
+      readonly rejected?: boolean
+    }
 )
 
 export interface CouncilOutcome {

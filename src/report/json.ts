@@ -84,7 +84,15 @@ export function toJsonReport(evaluation: Evaluation): Record<string, unknown> {
       recommendation: run.status === 'ok' ? run.answer.verdict : null,
       feedback: run.status === 'ok' ? run.answer.feedback : null,
       latency_ms: Math.round(run.latencyMs),
-      tokens: run.tokens ?? null,
+      requests: run.requests ?? null,
+      tokens: run.tokens
+        ? {
+            input: run.tokens.input,
+            cached_input: run.tokens.cachedInput,
+            cache_write: run.tokens.cacheWrite,
+            output: run.tokens.output
+          }
+        : null,
       cost_usd: run.costUsd ?? null
     })),
     quorum: council?.quorum ?? null,

@@ -1,4 +1,4 @@
-import type { JudgeRun } from '../council/types.js'
+import type { JudgeRun, TokenUsage } from '../council/types.js'
 import type { CoverageReceipt } from '../evidence/types.js'
 import { formatIssue } from '../rubric/errors.js'
 import { formatExcerpt } from '../gates/excerpt.js'
@@ -24,6 +24,7 @@ import type { Evaluation } from './evaluation.js'
 import type { HistoryEntry } from './history.js'
 import { anyGraded, isMet, summaryLine } from './summary.js'
 import { formatCount } from '../util/format-count.js'
+import { formatTokens } from './progress.js'
 
 /** GitHub refuses issue comments longer than this. */
 export const COMMENT_LIMIT = 65_536
@@ -326,20 +327,42 @@ function coverageSection(receipt: CoverageReceipt): Section {
   }
 }
 
+/** The council's whole bill: tokens, the share the prompt caches served, and the cost. */
+function totalsLine(runs: readonly JudgeRun[]): string {
+  const counted = runs.flatMap(r => (r.tokens ? [r.tokens] : []))
+  if (counted.length === 0) return ''
+  const sum = (pick: (t: TokenUsage) => number): number =>
+    counted.reduce((total, t) => total + pick(t), 0)
+  const input = sum(t => t.input)
+  const cached = sum(t => t.cachedInput)
+  const share = input > 0 ? ` (${Math.round((cached / input) * 100)}%)` : ''
+  const priced = runs.filter(r => r.costUsd !== undefined)
+  const cost =
+    priced.length === 0
+      ? ''
+      : `; estimated cost $${priced.reduce((total, r) => total + (r.costUsd ?? 0), 0).toFixed(4)}${priced.length < runs.length ? ' for the models with a known price' : ''}`
+  return `In all: ${formatCount(input)} input tokens, ${formatCount(cached)} of them from the providers’ prompt caches${share}; ${formatCount(sum(t => t.output))} output tokens${cost}.\n\n`
+}
+
 function judgesSection(runs: readonly JudgeRun[], quorum: number): Section {
   const valid = runs.filter(r => r.status === 'ok').length
   const rows = runs.map(run => {
     const status = run.status === 'ok' ? `✅ ${run.answer.verdict}` : `❌ ${run.failure}`
-    const tokens = run.tokens
-      ? `${formatCount(run.tokens.input)} in / ${formatCount(run.tokens.output)} out`
-      : '—'
     const cost = run.costUsd === undefined ? '—' : `$${run.costUsd.toFixed(4)}`
-    return [escapeCell(run.judge), String(run.sample), status, seconds(run.latencyMs), tokens, cost]
+    return [
+      escapeCell(run.judge),
+      String(run.sample),
+      status,
+      seconds(run.latencyMs),
+      run.tokens ? formatTokens(run.tokens) : '—',
+      cost
+    ]
   })
   return {
     open: [
       `<details>\n<summary><b>Judges</b> · ${valid} of ${runs.length} answered · quorum ${quorum}</summary>\n\n`,
-      table(['judge', 'sample', 'answer', 'latency', 'tokens', 'cost'], rows)
+      table(['judge', 'sample', 'answer', 'latency', 'tokens', 'cost'], rows),
+      totalsLine(runs)
     ],
     blocks: runs.flatMap(run =>
       run.status === 'failed'

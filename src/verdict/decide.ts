@@ -423,11 +423,18 @@ function unavailable(council: CouncilOutcome | undefined, valid: number, quorum:
     failed.length > 0
       ? `: ${failed.map(r => `${r.judge}: ${r.message}`).join('; ')}`
       : ': no judge could be formed; set an API key for a provider or name models'
+  // A request the providers rejected as such will be rejected again: no "run the job again".
+  const rejected =
+    cause === 'provider_error' &&
+    failed.every(r => r.failure !== 'provider_error' || r.rejected === true)
   return reason(
     cause,
-    `the council is unavailable: ${valid} valid answer${valid === 1 ? '' : 's'} of ${asked}, quorum ${quorum}${detail}. ${ADVICE[cause]}`
+    `the council is unavailable: ${valid} valid answer${valid === 1 ? '' : 's'} of ${asked}, quorum ${quorum}${detail}. ${rejected ? REJECTED_ADVICE : ADVICE[cause]}`
   )
 }
+
+const REJECTED_ADVICE =
+  'The providers rejected the requests themselves, so re-running will not help: check the model names against the providers’ model lists; if the message names the schema or a parameter, please report it.'
 
 /** What to do about each cause: the pull request is not at fault for any of them. */
 const ADVICE: Readonly<Record<CouncilFailure, string>> = {

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest'
+import { terminalCouncilProgress } from '../../src/cli/progress.js'
+import type { CliIo } from '../../src/cli/io.js'
+import type { JudgeRun } from '../../src/council/types.js'
+
+const CALLS = [
+  { judge: 'openai:gpt-5.4-mini', sample: 1 },
+  { judge: 'anthropic:claude-sonnet-4-6', sample: 1 }
+]
+
+const answered: JudgeRun = {
+  judge: 'openai:gpt-5.4-mini',
+  sample: 1,
+  latencyMs: 12_345,
+  requests: 1,
+  tokens: { input: 21_004, cachedInput: 18_000, cacheWrite: 0, output: 812 },
+  status: 'ok',
+  answer: { findings: [], criteria: [], dimensions: [], verdict: 'ACCEPT', feedback: '' }
+}
+
+const failed: JudgeRun = {
+  judge: 'anthropic:claude-sonnet-4-6',
+  sample: 1,
+  latencyMs: 3_000,
+  requests: 3,
+  status: 'failed',
+  failure: 'provider_error',
+  message: 'the provider failed (500) (after 3 tries)'
+}
+
+function io(live: boolean): { io: CliIo; err: string[] } {
+  const err: string[] = []
+  return {
+    io: { stdout: () => undefined, stderr: line => err.push(line), env: {}, cwd: '.', live },
+    err
+  }
+}
+
+describe('the council’s progress on stderr', () => {
+  it('in a log: who is asked, then one line per call as it ends, with time, tokens and requests', () => {
+    const { io: cli, err } = io(false)
+    const progress = terminalCouncilProgress(cli)
+    progress.started(CALLS)
+    progress.finished(failed)
+    progress.finished(answered)
+    expect(err).toEqual([
+      'Asking 2 judges: openai:gpt-5.4-mini, anthropic:claude-sonnet-4-6',
+      '  ✗ anthropic:claude-sonnet-4-6 #1: provider_error after 3.0 s · 3 requests: the provider failed (500) (after 3 tries)',
+      '  ✓ openai:gpt-5.4-mini #1: ACCEPT in 12.3 s · 21,004 in (18,000 cached) / 812 out · 1 request'
+    ])
+  })
+
+  it('in a terminal: a live line per call, redrawn in place as calls end', () => {
+    const { io: cli, err } = io(true)
+    let now = 1_000_000
+    const progress = terminalCouncilProgress(cli, () => now)
+    progress.started(CALLS)
+    now += 4_000
+    progress.finished(answered)
+    expect(err).toEqual([
+      'Asking 2 judges: openai:gpt-5.4-mini, anthropic:claude-sonnet-4-6',
+      '\r\x1b[2K  ⋯ openai:gpt-5.4-mini #1: asking (0 s)',
+      '\r\x1b[2K  ⋯ anthropic:claude-sonnet-4-6 #1: asking (0 s)',
+      // Back up over both lines, then redraw them: the first has its answer.
+      '\x1b[2A\r\x1b[2K  ✓ openai:gpt-5.4-mini #1: ACCEPT in 12.3 s · 21,004 in (18,000 cached) / 812 out · 1 request',
+      '\r\x1b[2K  ⋯ anthropic:claude-sonnet-4-6 #1: asking (4 s)'
+    ])
+    progress.finished(failed)
+    expect(err.at(-1)).toBe(
+      '\r\x1b[2K  ✗ anthropic:claude-sonnet-4-6 #1: provider_error after 3.0 s · 3 requests: the provider failed (500) (after 3 tries)'
+    )
+  })
+
+  it('counts samples: 2 judges × 2 samples are 4 calls', () => {
+    const { io: cli, err } = io(false)
+    terminalCouncilProgress(cli).started([...CALLS, ...CALLS.map(c => ({ ...c, sample: 2 }))])
+    expect(err[0]).toBe(
+      'Asking 2 judges, 2 samples each (4 calls): openai:gpt-5.4-mini, anthropic:claude-sonnet-4-6'
+    )
+  })
+})

@@ -1,0 +1,59 @@
+import type { CouncilProgress } from '../council/council.js'
+import type { JudgeRun } from '../council/types.js'
+import { councilStartLine, judgeLine } from '../report/progress.js'
+import type { CliIo } from './io.js'
+
+/** How often the live status lines are redrawn, for their elapsed times. */
+const REDRAW_MS = 1000
+
+/**
+ * The council's progress on stderr. In a terminal, one live status line per call, redrawn in
+ * place as calls end (and each second, for the time elapsed); elsewhere (a log file, CI), one
+ * line per call as it ends.
+ */
+export function terminalCouncilProgress(io: CliIo, now: () => number = Date.now): CouncilProgress {
+  if (!io.live) {
+    return {
+      started: calls => {
+        io.stderr(councilStartLine(calls))
+      },
+      finished: run => {
+        io.stderr(`  ${judgeLine(run)}`)
+      }
+    }
+  }
+  let calls: readonly { readonly judge: string; readonly sample: number }[] = []
+  const done = new Map<string, JudgeRun>()
+  let started = 0
+  let drawn = false
+  let timer: NodeJS.Timeout | undefined
+  const key = (judge: string, sample: number): string => `${judge}#${sample}`
+  const draw = (): void => {
+    const seconds = Math.round((now() - started) / 1000)
+    const lines = calls.map(call => {
+      const run = done.get(key(call.judge, call.sample))
+      return run ? judgeLine(run) : `⋯ ${call.judge} #${call.sample}: asking (${seconds} s)`
+    })
+    // Back over the lines drawn last time, then each line cleared and written again.
+    const up = drawn ? `\x1b[${lines.length}A` : ''
+    lines.forEach((line, i) => {
+      io.stderr(`${i === 0 ? up : ''}\r\x1b[2K  ${line}`)
+    })
+    drawn = true
+  }
+  return {
+    started: list => {
+      calls = list
+      started = now()
+      io.stderr(councilStartLine(list))
+      draw()
+      timer = setInterval(draw, REDRAW_MS)
+      timer.unref()
+    },
+    finished: run => {
+      done.set(key(run.judge, run.sample), run)
+      draw()
+      if (done.size === calls.length) clearInterval(timer)
+    }
+  }
+}

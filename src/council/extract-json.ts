@@ -1,0 +1,72 @@
+import { isRecord } from '../util/is-record.js'
+
+export type Extraction =
+  | { readonly ok: true; readonly value: Record<string, unknown> }
+  | { readonly ok: false; readonly error: string }
+
+/**
+ * The one JSON object in a model's text: the whole text, or inside a code fence, or surrounded by
+ * prose (what a provider that ignored the schema sends back). Two different objects are no answer:
+ * guessing which one the judge meant would let prose choose the verdict.
+ */
+export function extractJson(text: string): Extraction {
+  const whole = parseJson(text.trim())
+  if (whole.parsed) {
+    return isRecord(whole.value)
+      ? { ok: true, value: whole.value }
+      : { ok: false, error: 'the answer is JSON, but not one object' }
+  }
+
+  const fenced = [...text.matchAll(/```[a-zA-Z]*[ \t]*\r?\n([\s\S]*?)```/g)].map(m => m[1] ?? '')
+  const candidates = (fenced.length > 0 ? fenced : topLevelObjects(text))
+    .map(candidate => parseObject(candidate.trim()))
+    .filter(value => value !== undefined)
+  const distinct = new Map(candidates.map(value => [JSON.stringify(value), value]))
+  const [only, ...others] = distinct.values()
+  if (only !== undefined && others.length === 0) return { ok: true, value: only }
+  return {
+    ok: false,
+    error:
+      distinct.size > 1
+        ? `the answer holds ${distinct.size} different JSON objects; give exactly one`
+        : 'the answer is not JSON'
+  }
+}
+
+function parseObject(text: string): Record<string, unknown> | undefined {
+  const { parsed, value } = parseJson(text)
+  return parsed && isRecord(value) ? value : undefined
+}
+
+function parseJson(text: string): { parsed: boolean; value?: unknown } {
+  try {
+    return { parsed: true, value: JSON.parse(text) as unknown }
+  } catch {
+    return { parsed: false }
+  }
+}
+
+/** Each balanced `{…}` span outside any other, with braces inside JSON strings ignored. */
+function topLevelObjects(text: string): string[] {
+  const spans: string[] = []
+  let depth = 0
+  let start = -1
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i]
+    if (inString) {
+      if (char === '\\') i++
+      else if (char === '"') inString = false
+      continue
+    }
+    if (char === '"' && depth > 0) inString = true
+    else if (char === '{') {
+      if (depth === 0) start = i
+      depth++
+    } else if (char === '}' && depth > 0) {
+      depth--
+      if (depth === 0) spans.push(text.slice(start, i + 1))
+    }
+  }
+  return spans
+}

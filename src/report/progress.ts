@@ -1,0 +1,33 @@
+import type { JudgeRun, TokenUsage } from '../council/types.js'
+import { formatCount } from '../util/format-count.js'
+
+/**
+ * Lines for the log while the council works, which can take minutes: who is asked, then one line
+ * per call as it answers or fails.
+ */
+
+/** `Asking 3 judges, 2 samples each (6 calls): openai:gpt-5.4-mini, …` */
+export function councilStartLine(calls: readonly { readonly judge: string }[]): string {
+  const judges = [...new Set(calls.map(c => c.judge))]
+  const samples = judges.length === 0 ? 0 : calls.length / judges.length
+  const each = samples === 1 ? '' : `, ${samples} samples each (${calls.length} calls)`
+  return `Asking ${judges.length} judge${judges.length === 1 ? '' : 's'}${each}: ${judges.join(', ')}`
+}
+
+/** `✓ openai:gpt-5.4-mini #1: ACCEPT in 12.3 s · 21,004 in (18,000 cached) / 812 out · 1 request` */
+export function judgeLine(run: JudgeRun): string {
+  const who = `${run.judge} #${run.sample}`
+  const time = `${(run.latencyMs / 1000).toFixed(1)} s`
+  const requests =
+    run.requests === undefined ? '' : ` · ${run.requests} request${run.requests === 1 ? '' : 's'}`
+  const tokens = run.tokens ? ` · ${formatTokens(run.tokens)}` : ''
+  return run.status === 'ok'
+    ? `✓ ${who}: ${run.answer.verdict} in ${time}${tokens}${requests}`
+    : `✗ ${who}: ${run.failure} after ${time}${tokens}${requests}: ${run.message}`
+}
+
+/** `21,004 in (18,000 cached) / 812 out`: cached input is billed at the provider's cache price. */
+export function formatTokens(tokens: TokenUsage): string {
+  const cached = tokens.cachedInput > 0 ? ` (${formatCount(tokens.cachedInput)} cached)` : ''
+  return `${formatCount(tokens.input)} in${cached} / ${formatCount(tokens.output)} out`
+}
