@@ -103,7 +103,8 @@ interface CheckRun {
 async function check(
   cwd: string,
   script: (call: RecordedCall, index: number) => Reply,
-  extraEnv: Record<string, string> = {}
+  extraEnv: Record<string, string> = {},
+  args: readonly string[] = []
 ): Promise<CheckRun> {
   const before = standIn.calls.length
   standIn.setScript((call, index) => script(call, index - before))
@@ -118,7 +119,15 @@ async function check(
   }
   const { code, stdout, stderr } = await promisify(execFile)(
     process.execPath,
-    [join(ROOT, 'bin/rubric-council.js'), 'check', '--base', 'main', '--json', 'report.json'],
+    [
+      join(ROOT, 'bin/rubric-council.js'),
+      'check',
+      '--base',
+      'main',
+      '--json',
+      'report.json',
+      ...args
+    ],
     { cwd, env, maxBuffer: 64 * 1024 * 1024 }
   ).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
@@ -274,5 +283,92 @@ describe('rubric-council check with a council on two providers', () => {
       reasons: [{ code: 'incomplete_coverage' }]
     })
     expect(run.code).toBe(2)
+  })
+})
+
+describe('the same verdicts from every provider, each held to its own rules', () => {
+  /** Checklist, score-band and nice-to-have criteria, and the five default dimensions. */
+  const FULL_RUBRIC = `---
+criteria:
+  - id: ranked
+    description: Results are ranked by query intent
+    required_min_score: 6
+    score_ranges: { 0: Unranked, 6: Ranked by intent }
+---
+# Ranking
+
+## Criteria
+- tested: The ranking is covered by tests
+- errors: Errors are handled
+
+## Nice to Have
+- docs: The README mentions ranking
+`
+  // Longer than Ollama's default 4,096-token window: only a window sized to the prompt holds it.
+  const TABLE = `${Array.from({ length: 700 }, (_, i) => `  { term: 'query${i}', weight: ${i} },`).join('\n')}\n`
+  const CHANGE = {
+    'src/rank.ts': FEATURE['src/rank.ts'],
+    'src/weights.ts': `export const WEIGHTS = [\n${TABLE}] // the end of the weights table\n`
+  }
+  const ENV = {
+    GOOGLE_GENERATIVE_AI_API_KEY: 'g-test-e2e-0123456789',
+    GOOGLE_GENERATIVE_AI_BASE_URL: '',
+    OPENROUTER_API_KEY: 'sk-or-test-e2e-0123456789',
+    OPENROUTER_BASE_URL: '',
+    OLLAMA_BASE_URL: ''
+  }
+  const councils: readonly (readonly [string, readonly string[]])[] = [
+    ['mixed (one judge per key: OpenAI, Anthropic, Google)', []],
+    ['OpenAI', ['openai:gpt-5.4-mini', 'openai:gpt-5-mini', 'openai:gpt-4.1']],
+    [
+      'Anthropic',
+      ['anthropic:claude-sonnet-4-6', 'anthropic:claude-haiku-4-5', 'anthropic:claude-opus-4-5']
+    ],
+    [
+      'Gemini',
+      ['google:gemini-3.5-flash', 'google:gemini-3.1-flash-lite', 'google:gemini-3-flash-preview']
+    ],
+    [
+      'OpenRouter',
+      [
+        'openrouter:openai/gpt-5.4-mini',
+        'openrouter:anthropic/claude-sonnet-4.6',
+        'openrouter:google/gemini-3.5-flash'
+      ]
+    ],
+    ['Ollama', ['ollama:llama3.1:8b', 'ollama:qwen3:8b', 'ollama:gpt-oss:20b']]
+  ]
+  const scenarios = [
+    ['PASS', 0, (call: RecordedCall): Reply => ({ json: wireAnswer(call.schema) })],
+    [
+      'FAIL',
+      1,
+      (call: RecordedCall): Reply => ({ json: wireAnswer(call.schema, { fail: ['errors'] }) })
+    ]
+  ] as const
+
+  it.each(councils)('%s', async (_, models) => {
+    const env = {
+      ...ENV,
+      GOOGLE_GENERATIVE_AI_BASE_URL: standIn.googleBaseUrl,
+      OPENROUTER_BASE_URL: standIn.openrouterBaseUrl,
+      OLLAMA_BASE_URL: standIn.ollamaBaseUrl
+    }
+    const args = models.length > 0 ? ['--models', models.join(',')] : []
+    for (const [verdict, code, script] of scenarios) {
+      const run = await check(repository(CHANGE, FULL_RUBRIC), script, env, args)
+      expect(run.stdout.split('\n')[0]).toMatch(
+        new RegExp(`^${verdict} \\(exit ${code}\\) .* judges 3/3$`)
+      )
+      // Every judge read the whole change, the end of the long file included.
+      expect(run.calls).toHaveLength(3)
+      for (const call of run.calls) {
+        expect(call.text).toContain('the end of the weights table')
+        // Only providers that enforce the schema may serve OpenRouter's requests.
+        if (call.service === 'openrouter')
+          expect(call.body).toMatchObject({ provider: { require_parameters: true } })
+      }
+      expectNothingLeaked(run)
+    }
   })
 })

@@ -378,6 +378,21 @@ describe('the council against real provider protocols', () => {
     expect(text).toContain('Incorrect API key provided: ***')
   })
 
+  it('stops reading a response that never ends at 8 MiB, and names it', async () => {
+    const { outcome, calls } = await convene(call =>
+      call.model === 'gpt-4.1' ? { endless: true } : { json: answer(RUBRIC) }
+    )
+    const run = outcome.runs.find(r => r.judge === 'openai:gpt-4.1')
+    expect(run?.status === 'failed' && run.message).toMatch(
+      /^the provider's response could not be read \(200\): the provider's response passed 8 MiB; reading stopped there \(after 3 tries\)$/
+    )
+    // What went out before the client hung up: the cap plus what the sockets buffered, per try.
+    const endless = calls.filter(c => c.model === 'gpt-4.1')
+    expect(endless).toHaveLength(3)
+    for (const call of endless) expect(call.sent.bytes).toBeLessThan(16 * 1024 * 1024)
+    expect(verdictOf(outcome).verdict).toBe('PASS')
+  })
+
   it('a base URL with credentials in it is refused by name, and its password shown nowhere', async () => {
     const url = new URL(standIn.openaiBaseUrl)
     url.username = 'judge'
@@ -397,7 +412,7 @@ describe('the council against real provider protocols', () => {
 
   it('builds the council from the keys present when no model is named', async () => {
     const { calls } = await convene(() => ({ json: answer(RUBRIC) }), { models: [] })
-    expect(calls.map(c => c.model).sort()).toEqual(['claude-sonnet-4-5', 'gpt-5-mini'])
+    expect(calls.map(c => c.model).sort()).toEqual(['claude-sonnet-4-6', 'gpt-5.4-mini'])
   })
 
   it('speaks Chat Completions to an OpenAI-compatible endpoint, with the schema', async () => {

@@ -2,19 +2,37 @@
  * A local HTTP server that plays the LLM providers on their real wire protocols, so the real AI SDK
  * provider code (request building, response parsing, error mapping) runs in tests with no network.
  *
- * Each test scripts the answers; every request is recorded (parsed) before it is answered. The
- * shapes below were taken from what `@ai-sdk/openai` 4, `@ai-sdk/anthropic` 4, `@ai-sdk/google` 4
- * and `@ai-sdk/openai-compatible` 3 send and parse, and from the providers' documented error bodies.
+ * It is as strict as the services it stands for: every request rule a client can break (schema
+ * keywords, limits, required parameters, model names, sampling parameters, cache breakpoints) is
+ * enforced by the rules in `./providers/`, each with its source, and answered with the real
+ * status and error body. It also behaves as they do where a client cannot see an error: OpenRouter
+ * without `require_parameters` may route to a provider that ignores the schema, Ollama cuts a
+ * prompt longer than its context window without a word, and the prompt caches bill a repeated
+ * prefix as cached input.
+ *
+ * Each test scripts the answers; every request is recorded (parsed) before it is answered.
  */
 import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { listenOnLoopback } from './listen.js'
+import { ANTHROPIC_MODELS, anthropicRequestProblem } from './providers/anthropic.js'
+import { googleRequestProblem } from './providers/google.js'
+import { contextWindow, notPulled, OLLAMA_MODELS, truncate } from './providers/ollama.js'
+import { openaiRequestProblem } from './providers/openai.js'
+import { openrouterRequest } from './providers/openrouter.js'
+import { PromptCache, tokensOf, type CacheUse } from './providers/prompt-cache.js'
+import { isRecord, list, record, type Json } from './providers/schema.js'
 
-export type Protocol = 'openai-responses' | 'openai-chat' | 'anthropic-messages' | 'google-generate'
+export type Protocol =
+  'openai-responses' | 'openai-chat' | 'anthropic-messages' | 'google-generate' | 'ollama-chat'
+
+/** Whose rules a request meets: the wire protocol alone does not say (OpenRouter speaks OpenAI's). */
+export type Service = 'openai' | 'anthropic' | 'google' | 'openrouter' | 'ollama' | 'compatible'
 
 export interface RecordedCall {
   readonly protocol: Protocol
+  readonly service: Service
   /** From the body (`model`), or for Google from the path; '' when the request names none. */
   readonly model: string
   /** From `Authorization: Bearer`, `x-api-key`, `x-goog-api-key` or `?key=`, as the protocol reads it. */
@@ -23,12 +41,17 @@ export interface RecordedCall {
   readonly headers: Readonly<Record<string, string>>
   /** The parsed JSON request body; the raw text when it is not JSON. */
   readonly body: unknown
-  /** All prompt text of the request (system + messages), joined with newlines, for assertions. */
+  /**
+   * All prompt text of the request (system + messages), joined with newlines, as the model sees
+   * it: for Ollama, what is left after its context window cut the prompt.
+   */
   readonly text: string
   /** The JSON schema the client asked the answer to follow, if any. */
   readonly schema: unknown
   /** `performance.now()` when the request arrived. */
   readonly receivedAt: number
+  /** Bytes of response body written; an `endless` reply counts what went out before the client left. */
+  readonly sent: { bytes: number }
 }
 
 export type Reply =
@@ -48,6 +71,8 @@ export type Reply =
   | { readonly hang: true }
   /** Sent verbatim as `application/json` (e.g. a truncated body); status 200 unless given. */
   | { readonly raw: string; readonly status?: number }
+  /** A 200 whose body never ends: chunks are written until the client goes away. */
+  | { readonly endless: true }
 
 /** `index` is this call's position in `calls` (rejected requests count too). */
 export type Script = (call: RecordedCall, index: number) => Reply | Promise<Reply>
@@ -61,7 +86,11 @@ export interface StandIn {
   readonly anthropicBaseUrl: string
   /** For `createGoogleGenerativeAI({ baseURL })`. */
   readonly googleBaseUrl: string
-  /** For `createOpenAICompatible({ baseURL })`: the Chat Completions route. */
+  /** For `OPENROUTER_BASE_URL`: OpenRouter's Chat Completions. */
+  readonly openrouterBaseUrl: string
+  /** For `OLLAMA_BASE_URL`: the server's address; `/api/chat` and `/v1/chat/completions` below it. */
+  readonly ollamaBaseUrl: string
+  /** For `createOpenAICompatible({ baseURL })`: a self-hosted endpoint (vLLM, LiteLLM). */
   readonly compatibleBaseUrl: string
   readonly calls: readonly RecordedCall[]
   setScript(script: Script): void
@@ -76,9 +105,10 @@ const NO_SCRIPT: Script = () => {
 export async function startProviderStandIn(script: Script = NO_SCRIPT): Promise<StandIn> {
   let current = script
   const calls: RecordedCall[] = []
+  const cache = new PromptCache()
 
   const server = createServer((req, res) => {
-    handle(req, res, calls, () => current).catch((error: unknown) => {
+    handle(req, res, { calls, cache, script: () => current }).catch((error: unknown) => {
       // A bug in the stand-in itself: answer rather than leave the client waiting.
       if (!res.headersSent && !res.destroyed) {
         sendJson(res, 500, {}, { error: { message: messageOf(error), type: 'server_error' } })
@@ -92,7 +122,9 @@ export async function startProviderStandIn(script: Script = NO_SCRIPT): Promise<
     openaiBaseUrl: `${url}/v1`,
     anthropicBaseUrl: `${url}/v1`,
     googleBaseUrl: `${url}/v1beta`,
-    compatibleBaseUrl: `${url}/v1`,
+    openrouterBaseUrl: `${url}/openrouter/api/v1`,
+    ollamaBaseUrl: `${url}/ollama`,
+    compatibleBaseUrl: `${url}/compatible/v1`,
     calls,
     setScript: next => {
       current = next
@@ -104,8 +136,6 @@ export async function startProviderStandIn(script: Script = NO_SCRIPT): Promise<
 // ---------------------------------------------------------------------------------------------
 // Request handling
 
-type Json = Readonly<Record<string, unknown>>
-
 /** What the model "said": a structured value or prose. */
 type Answer =
   | { readonly kind: 'json'; readonly value: unknown }
@@ -113,16 +143,26 @@ type Answer =
 
 interface Route {
   readonly protocol: Protocol
+  readonly service: Service
   /** Google names the model in the path. */
   readonly pathModel?: string
 }
 
-async function handle(
-  req: IncomingMessage,
-  res: ServerResponse,
-  calls: RecordedCall[],
-  script: () => Script
-): Promise<void> {
+interface State {
+  readonly calls: RecordedCall[]
+  readonly cache: PromptCache
+  readonly script: () => Script
+}
+
+/** How the request is served once its rules are met. */
+interface Serving {
+  /** The provider answering ignores the schema: a JSON answer comes back as fenced prose. */
+  readonly schemaIgnored: boolean
+  /** Input tokens the model saw (after a context window cut them). */
+  readonly promptTokens: number
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, state: State): Promise<void> {
   const receivedAt = performance.now()
   const url = new URL(req.url ?? '/', 'http://stand-in')
   const route = routeOf(req.method ?? 'GET', url.pathname)
@@ -138,7 +178,7 @@ async function handle(
     )
     return
   }
-  const { protocol } = route
+  const { protocol, service } = route
   let body: unknown
   let parsed = true
   try {
@@ -148,27 +188,43 @@ async function handle(
     parsed = false
   }
   const headers = headersOf(req)
+  const model =
+    route.pathModel ?? (isRecord(body) && typeof body.model === 'string' ? body.model : '')
+  let text = promptTextOf(protocol, body)
+  let promptTokens = tokensOf(text)
+  if (service === 'ollama' && isRecord(body)) {
+    // What the model sees of a prompt longer than the window (the server only logs the cut).
+    const seen = truncate(text, promptTokens, contextWindow(body, protocol === 'ollama-chat'))
+    text = seen.text
+    promptTokens = seen.tokens
+  }
   const call: RecordedCall = {
     protocol,
-    model: route.pathModel ?? (isRecord(body) && typeof body.model === 'string' ? body.model : ''),
+    service,
+    model,
     apiKey: apiKeyOf(protocol, headers, url),
     headers,
     body,
-    text: promptTextOf(protocol, body),
+    text,
     schema: schemaOf(protocol, body),
-    receivedAt
+    receivedAt,
+    sent: { bytes: 0 }
   }
-  const index = calls.length
-  calls.push(call)
+  const index = state.calls.length
+  state.calls.push(call)
 
-  // The real services check the key before looking at the request.
-  if (call.apiKey === undefined) {
-    sendError(res, protocol, 401, {}, missingKeyMessage(protocol))
+  // The real services check the key before looking at the request (Ollama asks for none).
+  if (call.apiKey === undefined && service !== 'ollama') {
+    sendError(res, call, 401, {}, missingKeyMessage(protocol))
     return
   }
-  const problem = parsed ? requestProblem(protocol, body, headers) : unparsableMessage(protocol)
-  if (problem !== undefined) {
-    sendError(res, protocol, 400, {}, problem)
+  if (!parsed || !isRecord(body)) {
+    sendError(res, call, 400, {}, unparsableMessage(protocol))
+    return
+  }
+  const rules = checkRules(call, body, headers)
+  if ('status' in rules) {
+    sendJson(res, rules.status, {}, rules.body)
     return
   }
 
@@ -179,52 +235,235 @@ async function handle(
   })
   let reply: Reply
   try {
-    reply = await script()(call, index)
+    reply = await state.script()(call, index)
   } catch (error) {
-    sendError(res, protocol, 500, {}, `provider stand-in script failed: ${messageOf(error)}`)
+    sendError(res, call, 500, {}, `provider stand-in script failed: ${messageOf(error)}`)
     return
   }
-  await answer(res, call, reply, gone.signal)
+  await answer(res, call, reply, gone.signal, {
+    cache: state.cache,
+    serving: { ...rules, promptTokens }
+  })
+}
+
+/** The service's rules for this request: a rejection in its own shape, or how it is served. */
+function checkRules(
+  call: RecordedCall,
+  body: Json,
+  headers: Readonly<Record<string, string>>
+): { readonly status: number; readonly body: unknown } | Omit<Serving, 'promptTokens'> {
+  const served = { schemaIgnored: false }
+  switch (call.service) {
+    case 'openai': {
+      const problem = openaiRequestProblem(
+        body,
+        call.protocol === 'openai-responses' ? 'responses' : 'chat'
+      )
+      return problem
+        ? {
+            status: problem.status,
+            body: {
+              error: {
+                message: problem.message,
+                type: problem.type,
+                param: problem.param,
+                code: problem.code
+              }
+            }
+          }
+        : served
+    }
+    case 'anthropic': {
+      const problem = anthropicRequestProblem(body, headers)
+      return problem
+        ? {
+            status: problem.status,
+            body: {
+              type: 'error',
+              error: { type: problem.type, message: problem.message },
+              request_id: `req_01${base62(22)}`
+            }
+          }
+        : served
+    }
+    case 'google': {
+      const problem = googleRequestProblem(call.model, body)
+      return problem
+        ? {
+            status: problem.status,
+            body: {
+              error: { code: problem.status, message: problem.message, status: problem.code }
+            }
+          }
+        : served
+    }
+    case 'openrouter': {
+      const routing = openrouterRequest(body)
+      return 'status' in routing ? routing : { schemaIgnored: routing.kind === 'schema ignored' }
+    }
+    case 'ollama': {
+      if (!OLLAMA_MODELS.includes(call.model)) {
+        const message = notPulled(call.model)
+        return {
+          status: 404,
+          body:
+            call.protocol === 'ollama-chat'
+              ? { error: message }
+              : { error: { message, type: 'not_found_error', param: null, code: null } }
+        }
+      }
+      if (call.protocol === 'ollama-chat' && body.stream !== false)
+        return { status: 400, body: { error: 'provider stand-in: streaming is not supported' } }
+      return served
+    }
+    case 'compatible': {
+      // A self-hosted server serves whatever model it was started with; it checks the basics.
+      const problem = compatibleProblem(body)
+      return problem ? { status: 400, body: errorBody(call, 400, problem) } : served
+    }
+  }
+}
+
+function compatibleProblem(body: Json): string | undefined {
+  if (typeof body.model !== 'string') return 'you must provide a model parameter'
+  if (body.stream === true) return 'provider stand-in: streaming is not supported'
+  if (!Array.isArray(body.messages) || body.messages.length === 0)
+    return "Missing required parameter: 'messages'."
+  return undefined
 }
 
 async function answer(
   res: ServerResponse,
   call: RecordedCall,
   reply: Reply,
-  gone: AbortSignal
+  gone: AbortSignal,
+  context: { readonly cache: PromptCache; readonly serving: Serving }
 ): Promise<void> {
   if (gone.aborted) return
   if ('delayMs' in reply) {
     await sleep(reply.delayMs, gone)
-    await answer(res, call, reply.then, gone)
+    await answer(res, call, reply.then, gone, context)
     return
   }
   if ('hang' in reply) return
+  if ('endless' in reply) {
+    await endless(res, call, gone)
+    return
+  }
   if ('raw' in reply) {
-    send(res, reply.status ?? 200, { 'content-type': 'application/json' }, reply.raw)
+    send(res, reply.status ?? 200, { 'content-type': 'application/json' }, reply.raw, call)
     return
   }
   if ('status' in reply) {
     const headers = reply.headers ?? {}
-    if (reply.body === undefined) sendError(res, call.protocol, reply.status, headers)
+    if (reply.body === undefined) sendError(res, call, reply.status, headers)
     else if (typeof reply.body === 'string') {
-      send(res, reply.status, { 'content-type': 'application/json', ...headers }, reply.body)
-    } else sendJson(res, reply.status, headers, reply.body)
+      send(res, reply.status, { 'content-type': 'application/json', ...headers }, reply.body, call)
+    } else sendJson(res, reply.status, headers, reply.body, call)
     return
   }
-  const said: Answer =
+  let said: Answer =
     'json' in reply ? { kind: 'json', value: reply.json } : { kind: 'text', text: reply.text }
-  sendJson(res, 200, successHeaders(call.protocol), successBody(call, said))
+  if (said.kind === 'json' && context.serving.schemaIgnored) {
+    // A provider that ignores the schema answers in its own way: the JSON fenced in prose.
+    said = {
+      kind: 'text',
+      text: `Here is my assessment.\n\n\`\`\`json\n${JSON.stringify(said.value, null, 2)}\n\`\`\`\n`
+    }
+  }
+  const cached = cacheUse(call, context.cache)
+  sendJson(
+    res,
+    200,
+    successHeaders(call.protocol),
+    successBody(call, said, { promptTokens: context.serving.promptTokens, cached }),
+    call
+  )
+}
+
+/** Writes 64 KiB chunks until the client closes the connection. */
+async function endless(res: ServerResponse, call: RecordedCall, gone: AbortSignal): Promise<void> {
+  res.writeHead(200, { 'content-type': 'application/json' })
+  const chunk = Buffer.alloc(64 * 1024, 0x20)
+  res.write('{"padding":"')
+  while (!gone.aborted && !res.destroyed) {
+    const more = res.write(chunk)
+    call.sent.bytes += chunk.length
+    if (!more) {
+      await new Promise<void>(resolve => {
+        const done = (): void => {
+          res.off('drain', done)
+          res.off('close', done)
+          resolve()
+        }
+        res.once('drain', done)
+        res.once('close', done)
+      })
+    }
+  }
+}
+
+/** What the provider's prompt cache serves of this request. */
+function cacheUse(call: RecordedCall, cache: PromptCache): CacheUse {
+  switch (call.service) {
+    case 'openai':
+    case 'openrouter':
+      return cache.automatic(`${call.service}:${call.model}`, call.text, 128)
+    case 'google':
+      return cache.automatic(`google:${call.model}`, call.text, 1)
+    case 'anthropic': {
+      const minimum = ANTHROPIC_MODELS[call.model]?.minCacheTokens ?? 1024
+      return cache.breakpoints(call.model, anthropicPrefixes(call.body), minimum)
+    }
+    case 'ollama':
+    case 'compatible':
+      return { read: 0, written: 0 }
+  }
+}
+
+/** The prompt text up to each `cache_control` breakpoint, in order (system, then messages). */
+function anthropicPrefixes(body: unknown): string[] {
+  if (!isRecord(body)) return []
+  const asBlocks = (content: unknown): readonly unknown[] =>
+    typeof content === 'string' ? [{ text: content }] : list(content)
+  const blocks = [
+    ...asBlocks(body.system),
+    ...list(body.messages).flatMap(m => asBlocks(record(m)?.content))
+  ]
+  const prefixes: string[] = []
+  let text = ''
+  for (const block of blocks) {
+    text += `${textsOf(block).join('\n')}\n`
+    if (isRecord(block) && block.cache_control !== undefined) prefixes.push(text)
+  }
+  return prefixes
 }
 
 function routeOf(method: string, pathname: string): Route | undefined {
   if (method !== 'POST') return undefined
-  if (pathname === '/v1/responses') return { protocol: 'openai-responses' }
-  if (pathname === '/v1/chat/completions') return { protocol: 'openai-chat' }
-  if (pathname === '/v1/messages') return { protocol: 'anthropic-messages' }
+  switch (pathname) {
+    case '/v1/responses':
+      return { protocol: 'openai-responses', service: 'openai' }
+    case '/v1/chat/completions':
+      return { protocol: 'openai-chat', service: 'openai' }
+    case '/v1/messages':
+      return { protocol: 'anthropic-messages', service: 'anthropic' }
+    case '/openrouter/api/v1/chat/completions':
+      return { protocol: 'openai-chat', service: 'openrouter' }
+    case '/ollama/api/chat':
+      return { protocol: 'ollama-chat', service: 'ollama' }
+    case '/ollama/v1/chat/completions':
+      return { protocol: 'openai-chat', service: 'ollama' }
+    case '/compatible/v1/chat/completions':
+      return { protocol: 'openai-chat', service: 'compatible' }
+  }
   const google = /^\/v1beta\/models\/([^/]+):generateContent$/.exec(pathname)
   if (google?.[1] !== undefined) {
-    return { protocol: 'google-generate', pathModel: decodeURIComponent(google[1]) }
+    return {
+      protocol: 'google-generate',
+      service: 'google',
+      pathModel: decodeURIComponent(google[1])
+    }
   }
   return undefined
 }
@@ -261,6 +500,8 @@ function apiKeyOf(
       return nonEmpty(headers['x-api-key']) ?? bearer
     case 'google-generate':
       return nonEmpty(headers['x-goog-api-key']) ?? nonEmpty(url.searchParams.get('key'))
+    case 'ollama-chat':
+      return bearer
   }
 }
 
@@ -283,6 +524,7 @@ function promptTextOf(protocol: Protocol, body: unknown): string {
       case 'openai-responses':
         return [...textsOf(body.instructions), ...textsOf(body.input)]
       case 'openai-chat':
+      case 'ollama-chat':
         return textsOf(body.messages)
       case 'anthropic-messages':
         return [...textsOf(body.system), ...textsOf(body.messages)]
@@ -305,6 +547,9 @@ function schemaOf(protocol: Protocol, body: unknown): unknown {
       const format = record(body.response_format)
       return format?.type === 'json_schema' ? record(format.json_schema)?.schema : undefined
     }
+    case 'ollama-chat':
+      // `format` is "json" (any JSON) or a JSON Schema the answer must follow.
+      return isRecord(body.format) ? body.format : undefined
     case 'anthropic-messages':
       return anthropicNativeSchema(body) ?? anthropicAnswerTool(body)?.input_schema
     case 'google-generate': {
@@ -351,115 +596,6 @@ function googleAnswerTool(body: Json): Json | undefined {
   return declarations.find(fn => typeof fn.name === 'string' && /^json(_\d+)?$/.test(fn.name))
 }
 
-// ---------------------------------------------------------------------------------------------
-// Validation, as the real services do it (the checks that catch client-side mistakes)
-
-function requestProblem(
-  protocol: Protocol,
-  body: unknown,
-  headers: Readonly<Record<string, string>>
-): string | undefined {
-  if (!isRecord(body)) return unparsableMessage(protocol)
-  switch (protocol) {
-    case 'openai-responses': {
-      if (typeof body.model !== 'string') return "Missing required parameter: 'model'."
-      if (body.stream === true) return 'provider stand-in: streaming is not supported'
-      if (body.input === undefined && body.previous_response_id === undefined) {
-        return "Missing required parameter: 'input'."
-      }
-      const format = record(record(body.text)?.format)
-      return format?.type === 'json_schema'
-        ? jsonSchemaFormatProblem('text.format', format.name, format.schema, format.strict)
-        : undefined
-    }
-    case 'openai-chat': {
-      if (typeof body.model !== 'string') return 'you must provide a model parameter'
-      if (body.stream === true) return 'provider stand-in: streaming is not supported'
-      if (!Array.isArray(body.messages)) return "Missing required parameter: 'messages'."
-      if (body.messages.length === 0) {
-        return "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead."
-      }
-      const format = record(body.response_format)
-      if (format?.type === 'json_object' && !/json/i.test(textsOf(body.messages).join('\n'))) {
-        return "'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'."
-      }
-      const jsonSchema = record(format?.json_schema)
-      return format?.type === 'json_schema'
-        ? jsonSchemaFormatProblem(
-            'response_format',
-            jsonSchema?.name,
-            jsonSchema?.schema,
-            jsonSchema?.strict
-          )
-        : undefined
-    }
-    case 'anthropic-messages':
-      if (headers['anthropic-version'] === undefined) return 'anthropic-version: header is required'
-      if (typeof body.model !== 'string') return 'model: Field required'
-      if (typeof body.max_tokens !== 'number') return 'max_tokens: Field required'
-      if (!Array.isArray(body.messages)) return 'messages: Field required'
-      if (body.stream === true) return 'provider stand-in: streaming is not supported'
-      return undefined
-    case 'google-generate':
-      if (!Array.isArray(body.contents) || body.contents.length === 0) {
-        return '* GenerateContentRequest.contents: contents is not specified\n'
-      }
-      return undefined
-  }
-}
-
-/** OpenAI rejects a strict schema where any object leaves keys optional or allows extra ones. */
-function jsonSchemaFormatProblem(
-  param: string,
-  name: unknown,
-  schema: unknown,
-  strict: unknown
-): string | undefined {
-  if (typeof name !== 'string' || name === '') return `Missing required parameter: '${param}.name'.`
-  if (!isRecord(schema)) return `Missing required parameter: '${param}.schema'.`
-  if (strict !== true) return undefined
-  const problem = strictSchemaProblem(schema, [])
-  return problem === undefined
-    ? undefined
-    : `Invalid schema for response_format '${name}': ${problem}`
-}
-
-function strictSchemaProblem(schema: unknown, context: readonly string[]): string | undefined {
-  if (!isRecord(schema)) return undefined
-  const where = `In context=(${context.map(part => `'${part}'`).join(', ')})`
-  const properties = record(schema.properties)
-  if (schema.type === 'object' || properties !== undefined) {
-    if (schema.additionalProperties !== false) {
-      return `${where}, 'additionalProperties' is required to be supplied and to be false.`
-    }
-    const required = Array.isArray(schema.required) ? schema.required : []
-    const missing = Object.keys(properties ?? {}).filter(key => !required.includes(key))
-    if (missing.length > 0) {
-      return `${where}, 'required' is required to be supplied and to be an array including every key in properties. Missing '${missing.join("', '")}'.`
-    }
-  }
-  const children: [string[], unknown][] = [
-    ...Object.entries(properties ?? {}).map(([key, value]): [string[], unknown] => [
-      ['properties', key],
-      value
-    ]),
-    ...Object.entries(record(schema.$defs) ?? {}).map(([key, value]): [string[], unknown] => [
-      ['$defs', key],
-      value
-    ]),
-    [['items'], schema.items],
-    ...(Array.isArray(schema.anyOf) ? schema.anyOf : []).map((value, i): [string[], unknown] => [
-      ['anyOf', String(i)],
-      value
-    ])
-  ]
-  for (const [path, child] of children) {
-    const problem = strictSchemaProblem(child, [...context, ...path])
-    if (problem !== undefined) return problem
-  }
-  return undefined
-}
-
 function unparsableMessage(protocol: Protocol): string {
   switch (protocol) {
     case 'openai-responses':
@@ -469,6 +605,8 @@ function unparsableMessage(protocol: Protocol): string {
       return 'There was an error parsing the body'
     case 'google-generate':
       return 'Invalid JSON payload received.'
+    case 'ollama-chat':
+      return 'invalid character looking for beginning of value'
   }
 }
 
@@ -483,16 +621,13 @@ function missingKeyMessage(protocol: Protocol): string {
       // The real service answers a keyless call 403 PERMISSION_DENIED ("Method doesn't allow
       // unregistered callers"); the stand-in answers 401 like the others, so tests treat them alike.
       return 'Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential.'
+    case 'ollama-chat':
+      return 'unauthorized'
   }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Successful answers
-
-/** A rough tokeniser: about four characters a token, never zero. */
-function tokens(text: string): number {
-  return Math.max(1, Math.ceil(text.length / 4))
-}
 
 function successHeaders(protocol: Protocol): Record<string, string> {
   switch (protocol) {
@@ -502,16 +637,22 @@ function successHeaders(protocol: Protocol): Record<string, string> {
     case 'anthropic-messages':
       return { 'request-id': `req_01${base62(22)}` }
     case 'google-generate':
+    case 'ollama-chat':
       return {}
   }
 }
 
-function successBody(call: RecordedCall, said: Answer): unknown {
+function successBody(
+  call: RecordedCall,
+  said: Answer,
+  usage: { readonly promptTokens: number; readonly cached: CacheUse }
+): unknown {
   const body = isRecord(call.body) ? call.body : {}
-  const inputTokens = tokens(call.text)
+  const inputTokens = usage.promptTokens
+  const { read, written } = usage.cached
   const created = Math.floor(Date.now() / 1000)
   const asText = said.kind === 'json' ? JSON.stringify(said.value) : said.text
-  const outputTokens = tokens(asText)
+  const outputTokens = tokensOf(asText)
   switch (call.protocol) {
     case 'openai-responses': {
       return {
@@ -540,7 +681,7 @@ function successBody(call: RecordedCall, said: Answer): unknown {
         tools: [],
         usage: {
           input_tokens: inputTokens,
-          input_tokens_details: { cached_tokens: 0 },
+          input_tokens_details: { cached_tokens: read },
           output_tokens: outputTokens,
           output_tokens_details: { reasoning_tokens: 0 },
           total_tokens: inputTokens + outputTokens
@@ -565,10 +706,27 @@ function successBody(call: RecordedCall, said: Answer): unknown {
           prompt_tokens: inputTokens,
           completion_tokens: outputTokens,
           total_tokens: inputTokens + outputTokens,
-          prompt_tokens_details: { cached_tokens: 0 },
-          completion_tokens_details: { reasoning_tokens: 0 }
+          prompt_tokens_details: { cached_tokens: read },
+          completion_tokens_details: { reasoning_tokens: 0 },
+          // OpenRouter reports what the call cost; the stand-in's price is nominal.
+          ...(call.service === 'openrouter' && { cost: (inputTokens + outputTokens) / 1_000_000 })
         },
         system_fingerprint: `fp_${hex(5)}`
+      }
+    }
+    case 'ollama-chat': {
+      return {
+        model: call.model,
+        created_at: new Date().toISOString(),
+        message: { role: 'assistant', content: asText },
+        done: true,
+        done_reason: 'stop',
+        total_duration: 1_200_000_000,
+        load_duration: 50_000_000,
+        prompt_eval_count: inputTokens,
+        prompt_eval_duration: 400_000_000,
+        eval_count: outputTokens,
+        eval_duration: 700_000_000
       }
     }
     case 'anthropic-messages': {
@@ -587,9 +745,10 @@ function successBody(call: RecordedCall, said: Answer): unknown {
         stop_reason: tool === undefined ? 'end_turn' : 'tool_use',
         stop_sequence: null,
         usage: {
-          input_tokens: inputTokens,
-          cache_creation_input_tokens: 0,
-          cache_read_input_tokens: 0,
+          // Anthropic's input_tokens are those after the last breakpoint read or written.
+          input_tokens: Math.max(0, inputTokens - read - written),
+          cache_creation_input_tokens: written,
+          cache_read_input_tokens: read,
           output_tokens: outputTokens,
           service_tier: 'standard'
         }
@@ -605,6 +764,7 @@ function successBody(call: RecordedCall, said: Answer): unknown {
         candidates: [{ content: { parts: [part], role: 'model' }, finishReason: 'STOP', index: 0 }],
         usageMetadata: {
           promptTokenCount: inputTokens,
+          ...(read > 0 && { cachedContentTokenCount: read }),
           candidatesTokenCount: outputTokens,
           totalTokenCount: inputTokens + outputTokens,
           promptTokensDetails: [{ modality: 'TEXT', tokenCount: inputTokens }]
@@ -681,9 +841,15 @@ const GOOGLE_ERRORS: Readonly<Record<number, readonly [status: string, message: 
  * The provider's error body for `status`. A `message` of the stand-in's own (validation, missing
  * key) replaces the stock one, and then OpenAI's `code` is null, as it is for those errors.
  */
-function errorBody(protocol: Protocol, status: number, message?: string): unknown {
+function errorBody(call: RecordedCall, status: number, message?: string): unknown {
   const fallback = status >= 500 ? 500 : 400
-  switch (protocol) {
+  if (call.service === 'openrouter') {
+    const [, , stock] = OPENAI_ERRORS[status] ?? OPENAI_ERRORS[fallback] ?? UNKNOWN_OPENAI
+    return { error: { code: status, message: message ?? stock } }
+  }
+  switch (call.protocol) {
+    case 'ollama-chat':
+      return { error: message ?? (status >= 500 ? 'internal server error' : 'bad request') }
     case 'openai-responses':
     case 'openai-chat': {
       const [type, code, stock] = OPENAI_ERRORS[status] ?? OPENAI_ERRORS[fallback] ?? UNKNOWN_OPENAI
@@ -714,12 +880,12 @@ function errorBody(protocol: Protocol, status: number, message?: string): unknow
 
 function sendError(
   res: ServerResponse,
-  protocol: Protocol,
+  call: RecordedCall,
   status: number,
   headers: Readonly<Record<string, string>>,
   message?: string
 ): void {
-  sendJson(res, status, headers, errorBody(protocol, status, message))
+  sendJson(res, status, headers, errorBody(call, status, message), call)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -729,20 +895,23 @@ function sendJson(
   res: ServerResponse,
   status: number,
   headers: Readonly<Record<string, string>>,
-  body: unknown
+  body: unknown,
+  call?: RecordedCall
 ): void {
-  send(res, status, { 'content-type': 'application/json', ...headers }, JSON.stringify(body))
+  send(res, status, { 'content-type': 'application/json', ...headers }, JSON.stringify(body), call)
 }
 
 function send(
   res: ServerResponse,
   status: number,
   headers: Readonly<Record<string, string>>,
-  text: string
+  text: string,
+  call?: RecordedCall
 ): void {
   if (res.destroyed || res.writableEnded) return
   res.writeHead(status, headers)
   res.end(text)
+  if (call) call.sent.bytes += Buffer.byteLength(text)
 }
 
 async function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -755,14 +924,6 @@ async function sleep(ms: number, signal: AbortSignal): Promise<void> {
       resolve()
     }
   })
-}
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-function record(value: unknown): Json | undefined {
-  return isRecord(value) ? value : undefined
 }
 
 function messageOf(error: unknown): string {

@@ -14,6 +14,9 @@ import type { Validation } from './judge-schema.js'
 import { extractJson } from './extract-json.js'
 import type { Provider } from './model-id.js'
 import { estimateCost } from './pricing.js'
+import type { CallSettings } from './providers.js'
+import { formatCount } from '../util/format-count.js'
+import { isRecord } from '../util/is-record.js'
 import { promptText, type JudgePrompt } from './prompt.js'
 import type { CouncilFailure, JudgeRun, TokenUsage } from './types.js'
 
@@ -26,6 +29,10 @@ export interface JudgeCall {
   readonly prompt: JudgePrompt
   readonly schema: Record<string, unknown>
   readonly validate: (value: unknown) => Validation
+  /** What this provider's requests need besides the prompt (see `callSettings`). */
+  readonly settings: CallSettings
+  /** The prompt's size by our count, to tell when a model saw only part of it. */
+  readonly promptTokens: number
 }
 
 export interface CallPolicy {
@@ -48,7 +55,13 @@ const REPAIRS = 1
 const REASKS = 2
 
 type Attempt =
-  | { readonly kind: 'answer'; readonly value: unknown; readonly text: string }
+  | {
+      readonly kind: 'answer'
+      readonly value: unknown
+      readonly text: string
+      /** Input tokens the provider says the model read; undefined when it does not say. */
+      readonly seen?: number
+    }
   | { readonly kind: 'unparsable'; readonly text: string; readonly error: string }
   | {
       readonly kind: 'failed'
@@ -109,6 +122,15 @@ export async function callJudge(call: JudgeCall, policy: CallPolicy): Promise<Ju
   for (;;) {
     const attempt = await requestWithRetries(call, messages, policy, usage)
     if (attempt.kind === 'failed') return finish({ status: 'failed', ...attempt })
+    if (attempt.kind === 'answer' && cutShort(attempt.seen, call.promptTokens)) {
+      // A grade of half the evidence is no grade: Ollama cuts what its window cannot hold.
+      return finish({
+        status: 'failed',
+        failure: 'provider_error',
+        rejected: true,
+        message: `the model read ${formatCount(attempt.seen ?? 0)} of about ${formatCount(call.promptTokens)} prompt tokens: its context window cut the prompt; re-running will not help: use a model with a longer context, or lower max-evidence-tokens`
+      })
+    }
 
     const validation: Validation =
       attempt.kind === 'answer'
@@ -168,12 +190,18 @@ async function requestWithRetries(
         instructions: call.prompt.system,
         messages,
         output: Output.object({ schema: jsonSchema(call.schema), name: 'judgement' }),
+        ...call.settings,
         // Retries are ours: they honour retry-after and the council's deadline.
         maxRetries: 0,
         abortSignal: signal
       })
       addUsage(usage, result.usage)
-      return { kind: 'answer', value: result.output, text: result.text }
+      return {
+        kind: 'answer',
+        value: result.output,
+        text: result.text,
+        ...(result.usage.inputTokens !== undefined && { seen: result.usage.inputTokens })
+      }
     } catch (error) {
       if (NoObjectGeneratedError.isInstance(error)) {
         addUsage(usage, error.usage)
@@ -188,8 +216,14 @@ async function requestWithRetries(
         // One JSON object in a code fence or in prose (a provider that ignored the schema):
         // taken out, then validated as strictly as any other answer.
         const extracted = extractJson(error.text ?? '')
+        const seen = error.usage?.inputTokens
         return extracted.ok
-          ? { kind: 'answer', value: extracted.value, text: error.text ?? '' }
+          ? {
+              kind: 'answer',
+              value: extracted.value,
+              text: error.text ?? '',
+              ...(seen !== undefined && { seen })
+            }
           : { kind: 'unparsable', text: error.text ?? '', error: extracted.error }
       }
       if (signal.aborted) {
@@ -296,18 +330,34 @@ export function classify(error: unknown): Problem {
 }
 
 function providerMessage(error: APICallError): string {
-  const body = error.responseBody
-  if (!body) return ''
+  const message = errorMessageIn(error.responseBody)
+  return message === undefined ? '' : `: ${firstLine(message).slice(0, 300).replace(/\.$/, '')}`
+}
+
+/**
+ * The message of a provider's error body: `{"error":{"message"}}` (OpenAI, Anthropic, Gemini),
+ * `{"error":"…"}` (Ollama), `{"message"}`. A router's error (OpenRouter: "Provider returned
+ * error") carries the upstream provider's body in `metadata.raw`: its message is the one to show.
+ */
+function errorMessageIn(body: string | undefined): string | undefined {
+  if (!body) return undefined
+  let parsed: unknown
   try {
-    const parsed = JSON.parse(body) as { error?: { message?: unknown } | string; message?: unknown }
-    const message =
-      typeof parsed.error === 'object' ? parsed.error.message : (parsed.error ?? parsed.message)
-    return typeof message === 'string' && message !== ''
-      ? `: ${firstLine(message).slice(0, 300).replace(/\.$/, '')}`
-      : ''
+    parsed = JSON.parse(body)
   } catch {
-    return ''
+    return undefined
   }
+  if (!isRecord(parsed)) return undefined
+  const error = parsed.error
+  if (typeof error === 'string') return error || undefined
+  if (!isRecord(error)) return typeof parsed.message === 'string' ? parsed.message : undefined
+  const metadata = isRecord(error.metadata) ? error.metadata : {}
+  const upstream = typeof metadata.raw === 'string' ? errorMessageIn(metadata.raw) : undefined
+  if (upstream !== undefined) {
+    const name = typeof metadata.provider_name === 'string' ? ` ${metadata.provider_name}` : ''
+    return `the upstream provider${name} says: ${upstream}`
+  }
+  return typeof error.message === 'string' && error.message !== '' ? error.message : undefined
 }
 
 /** `retry-after` in seconds or as an HTTP date, or OpenAI's `retry-after-ms`. */
@@ -341,6 +391,11 @@ function userMessage(call: JudgeCall): ModelMessage {
       { type: 'text', text: call.prompt.judge }
     ]
   }
+}
+
+/** Less than half of the prompt read: the provider cut it (tokenizers differ, never by 2×). */
+function cutShort(seen: number | undefined, sent: number): boolean {
+  return seen !== undefined && seen > 0 && seen < sent / 2
 }
 
 function addUsage(usage: Usage, add: LanguageModelUsage | undefined): void {

@@ -4,7 +4,8 @@ import { callJudge, type CallPolicy } from './call.js'
 import { judgeJsonSchema, validateAnswer } from './judge-schema.js'
 import { parseModelId } from './model-id.js'
 import { buildPrompt } from './prompt.js'
-import { defaultModels, languageModel } from './providers.js'
+import { callSettings, defaultModels, languageModel } from './providers.js'
+import { countTokens } from '../evidence/tokens.js'
 import type { Council, CouncilOutcome, CouncilRequest, JudgeRun } from './types.js'
 import { proxiedFetch } from '../fetch.js'
 
@@ -87,6 +88,8 @@ export function createCouncil(options: CouncilOptions): Council {
       // One fence for the whole run: the evidence is the same text in every call, which the
       // providers' prompt caches bill once. Unguessable, so nothing in the PR can close it.
       const fence = `DATA-${randomBytes(12).toString('hex')}`
+      // The shared part of the prompt is counted once: its text is the same in every call.
+      let sharedTokens: number | undefined
       const tasks = members.flatMap(judge =>
         Array.from({ length: samples }, (_, i) => ({ judge, sample: i + 1 }))
       )
@@ -112,6 +115,8 @@ export function createCouncil(options: CouncilOptions): Council {
           seed: `${task.judge}#${task.sample}`,
           fence
         })
+        sharedTokens ??= countTokens(prompt.system) + countTokens(prompt.shared)
+        const promptTokens = sharedTokens + countTokens(prompt.judge)
         return callJudge(
           {
             judge: task.judge,
@@ -120,7 +125,9 @@ export function createCouncil(options: CouncilOptions): Council {
             model: resolved.model,
             prompt,
             schema,
-            validate: value => validateAnswer(value, rubric)
+            validate: value => validateAnswer(value, rubric),
+            settings: callSettings(id.provider, promptTokens),
+            promptTokens
           },
           policy
         )

@@ -2,15 +2,18 @@ import { createAnthropic } from '@ai-sdk/anthropic'
 import { createGoogleGenerativeAI } from '@ai-sdk/google'
 import { createOpenAI } from '@ai-sdk/openai'
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
+import type { ProviderOptions } from '@ai-sdk/provider-utils'
 import type { LanguageModel } from 'ai'
+import { createOllama } from 'ollama-ai-provider-v2'
 import { parseModelId, type ModelId, type Provider } from './model-id.js'
 
 type Environment = Readonly<Record<string, string | undefined>>
 
 /**
- * Where each provider finds its key and endpoint (docs/council.md). The `*_BASE_URL` variables redirect a
- * provider to a proxy or a local stand-in; OpenRouter, Ollama and other OpenAI-compatible
- * endpoints speak the OpenAI Chat Completions protocol.
+ * Where each provider finds its key and endpoint (docs/council.md). The `*_BASE_URL` variables
+ * redirect a provider to a proxy or a local stand-in. OpenRouter and other OpenAI-compatible
+ * endpoints speak the OpenAI Chat Completions protocol; Ollama is spoken to on its own API, the
+ * only one that can set the context window.
  */
 export const PROVIDER_SETTINGS: Readonly<
   Record<
@@ -40,7 +43,7 @@ export const PROVIDER_SETTINGS: Readonly<
     key: 'OLLAMA_API_KEY',
     keyRequired: false,
     baseUrl: 'OLLAMA_BASE_URL',
-    defaultBaseUrl: 'http://localhost:11434/v1'
+    defaultBaseUrl: 'http://localhost:11434'
   },
   'openai-compatible': {
     key: 'OPENAI_COMPATIBLE_API_KEY',
@@ -57,15 +60,15 @@ export const DEFAULT_MODELS: readonly {
   readonly whenKey: string
   readonly models: readonly string[]
 }[] = [
-  { whenKey: 'OPENAI_API_KEY', models: ['openai:gpt-5-mini'] },
-  { whenKey: 'ANTHROPIC_API_KEY', models: ['anthropic:claude-sonnet-4-5'] },
-  { whenKey: 'GOOGLE_GENERATIVE_AI_API_KEY', models: ['google:gemini-2.5-flash'] }
+  { whenKey: 'OPENAI_API_KEY', models: ['openai:gpt-5.4-mini'] },
+  { whenKey: 'ANTHROPIC_API_KEY', models: ['anthropic:claude-sonnet-4-6'] },
+  { whenKey: 'GOOGLE_GENERATIVE_AI_API_KEY', models: ['google:gemini-3.5-flash'] }
 ]
 
 export const OPENROUTER_DEFAULT_MODELS: readonly string[] = [
-  'openrouter:openai/gpt-5-mini',
-  'openrouter:anthropic/claude-sonnet-4.5',
-  'openrouter:google/gemini-2.5-flash'
+  'openrouter:openai/gpt-5.4-mini',
+  'openrouter:anthropic/claude-sonnet-4.6',
+  'openrouter:google/gemini-3.5-flash'
 ]
 
 /** The members when neither the rubric nor the input names any. */
@@ -114,8 +117,16 @@ export function languageModel(
       return { ok: true, model: createAnthropic(connection)(id.model) }
     case 'google':
       return { ok: true, model: createGoogleGenerativeAI(connection)(id.model) }
-    case 'openrouter':
     case 'ollama':
+      return {
+        ok: true,
+        model: createOllama({
+          baseURL: `${ollamaServer(baseURL ?? '')}/api`,
+          fetch,
+          ...(apiKey !== undefined && { headers: { authorization: `Bearer ${apiKey}` } })
+        })(id.model)
+      }
+    case 'openrouter':
     case 'openai-compatible': {
       if (baseURL === undefined) {
         return { ok: false, problem: `${settings.baseUrl} is not set (the endpoint to call)` }
@@ -129,6 +140,52 @@ export function languageModel(
       })
       return { ok: true, model: provider(id.model) }
     }
+  }
+}
+
+/**
+ * Ollama's address without the API's path: `OLLAMA_BASE_URL` was documented with `/v1` (the
+ * OpenAI-compatible API), and people write `/api` too; both mean the same server.
+ */
+function ollamaServer(url: string): string {
+  return url.replace(/\/+$/, '').replace(/\/(v1|api)$/, '')
+}
+
+/** What a judge's request needs besides the prompt, per provider (docs/council.md). */
+export interface CallSettings {
+  readonly providerOptions?: ProviderOptions
+  readonly maxOutputTokens?: number
+}
+
+/**
+ * The most an answer may take. A judge's answer is a few thousand tokens; Anthropic refuses a
+ * `max_tokens` above the model's limit, which for a model the SDK does not know it guesses.
+ */
+const ANTHROPIC_MAX_OUTPUT_TOKENS = 32_000
+
+/** Room left in Ollama's context window for the answer, beyond the prompt. */
+const OLLAMA_ANSWER_TOKENS = 8192
+/** Our tokenizer is not the model's: the window gets a quarter more than we count. */
+const OLLAMA_TOKENIZER_MARGIN = 1.25
+
+export function callSettings(provider: Provider, promptTokens: number): CallSettings {
+  switch (provider) {
+    case 'anthropic':
+      return { maxOutputTokens: ANTHROPIC_MAX_OUTPUT_TOKENS }
+    case 'openrouter':
+      // Without it, OpenRouter may route to a provider that ignores the schema (prose comes back).
+      return { providerOptions: { openrouter: { provider: { require_parameters: true } } } }
+    case 'ollama': {
+      // Ollama's default window (4,096 tokens) silently cuts a longer prompt; size it to ours.
+      const needed = promptTokens * OLLAMA_TOKENIZER_MARGIN + OLLAMA_ANSWER_TOKENS
+      return {
+        providerOptions: { ollama: { options: { num_ctx: Math.ceil(needed / 1024) * 1024 } } }
+      }
+    }
+    case 'openai':
+    case 'google':
+    case 'openai-compatible':
+      return {}
   }
 }
 

@@ -1,0 +1,248 @@
+import { isRecord, list, nodes, ofType, present, record, type Json } from './schema.js'
+
+/**
+ * The OpenAI API's request rules that a client can break (Responses and Chat Completions), as
+ * the real service enforces them, each with its source. A broken rule is answered as the API
+ * answers it: `{"error":{"message","type","param","code"}}` with the same status.
+ *
+ * Sources:
+ * - Structured outputs, strict mode ("Supported schemas", limits):
+ *   https://platform.openai.com/docs/guides/structured-outputs#supported-schemas
+ * - Reasoning models' parameters:
+ *   https://platform.openai.com/docs/guides/reasoning and
+ *   https://platform.openai.com/docs/guides/latest-model#gpt-5-1-parameter-compatibility
+ * - Models and deprecations: https://platform.openai.com/docs/models,
+ *   https://platform.openai.com/docs/deprecations
+ * - Messages as others met them: mavam/pi-web-providers#14 (invalid_json_schema on
+ *   text.format.schema), coder/mux#1220 (minLength), mastra-ai/mastra#23321 (uniqueItems),
+ *   vercel/ai#8784 (a root that is not an object), Aider-AI/aider#2030 (model_not_found),
+ *   community.openai.com/t/974416 (the enum-count message).
+ */
+
+export interface OpenAIModel {
+  /** Reasoning models refuse `temperature` and `top_p` (from gpt-5.1 on, unless effort is none). */
+  readonly reasoning: 'always' | 'unless-effort-none' | 'never'
+}
+
+const always: OpenAIModel = { reasoning: 'always' }
+const unlessNone: OpenAIModel = { reasoning: 'unless-effort-none' }
+const never: OpenAIModel = { reasoning: 'never' }
+
+/** Models the API serves (November 2026). */
+export const OPENAI_MODELS: Readonly<Record<string, OpenAIModel>> = {
+  'gpt-5.5': unlessNone,
+  'gpt-5.4': unlessNone,
+  'gpt-5.4-mini': unlessNone,
+  'gpt-5.4-nano': unlessNone,
+  // The gpt-5 aliases: their dated snapshots shut down on 2026-12-11.
+  'gpt-5': always,
+  'gpt-5-mini': always,
+  'gpt-5-nano': always,
+  o3: always,
+  'o4-mini': always,
+  'gpt-4.1': never,
+  'gpt-4.1-mini': never,
+  'gpt-4.1-nano': never,
+  'gpt-4o': never,
+  'gpt-4o-mini': never
+}
+
+export interface Rejection {
+  readonly status: number
+  readonly type: string
+  readonly param: string | null
+  readonly code: string | null
+  readonly message: string
+}
+
+const invalid = (
+  message: string,
+  param: string | null = null,
+  code: string | null = null
+): Rejection => ({ status: 400, type: 'invalid_request_error', param, code, message })
+
+export type Endpoint = 'responses' | 'chat'
+
+/** The first rule the request breaks; undefined if none. */
+export function openaiRequestProblem(body: Json, endpoint: Endpoint): Rejection | undefined {
+  if (typeof body.model !== 'string')
+    return endpoint === 'chat'
+      ? invalid('you must provide a model parameter')
+      : invalid("Missing required parameter: 'model'.", 'model', 'missing_required_parameter')
+  if (body.stream === true) return invalid('provider stand-in: streaming is not supported')
+  if (
+    endpoint === 'responses' &&
+    body.input === undefined &&
+    body.previous_response_id === undefined
+  )
+    return invalid("Missing required parameter: 'input'.", 'input', 'missing_required_parameter')
+  if (endpoint === 'chat') {
+    if (!Array.isArray(body.messages))
+      return invalid(
+        "Missing required parameter: 'messages'.",
+        'messages',
+        'missing_required_parameter'
+      )
+    if (body.messages.length === 0)
+      return invalid(
+        "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.",
+        'messages',
+        'empty_array'
+      )
+  }
+  const served = Object.hasOwn(OPENAI_MODELS, body.model) ? OPENAI_MODELS[body.model] : undefined
+  if (served === undefined) {
+    return {
+      status: 404,
+      type: 'invalid_request_error',
+      param: null,
+      code: 'model_not_found',
+      message: `The model \`${body.model}\` does not exist or you do not have access to it.`
+    }
+  }
+  const effort = record(body.reasoning)?.effort ?? body.reasoning_effort
+  const refusesSampling =
+    served.reasoning === 'always' ||
+    (served.reasoning === 'unless-effort-none' && effort !== 'none')
+  for (const param of ['temperature', 'top_p']) {
+    if (refusesSampling && body[param] !== undefined && body[param] !== null)
+      return invalid(
+        `Unsupported parameter: '${param}' is not supported with this model.`,
+        param,
+        'unsupported_parameter'
+      )
+  }
+  return endpoint === 'responses' ? responsesFormatProblem(body) : chatFormatProblem(body)
+}
+
+function responsesFormatProblem(body: Json): Rejection | undefined {
+  const format = record(record(body.text)?.format)
+  if (format?.type !== 'json_schema') return undefined
+  return jsonSchemaProblem('text.format', format)
+}
+
+function chatFormatProblem(body: Json): Rejection | undefined {
+  const format = record(body.response_format)
+  if (format?.type === 'json_object' && !/json/i.test(JSON.stringify(body.messages)))
+    return invalid(
+      "'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'.",
+      'messages'
+    )
+  const spec = record(format?.json_schema)
+  return format?.type === 'json_schema' && spec
+    ? jsonSchemaProblem('response_format', spec)
+    : undefined
+}
+
+const NAME = /^[a-zA-Z0-9_-]+$/
+
+/** `name`, `schema` and, with `strict: true`, the strict-mode rules. */
+export function jsonSchemaProblem(param: string, format: Json): Rejection | undefined {
+  const nameParam =
+    param === 'text.format' ? 'text.format.name' : 'response_format.json_schema.name'
+  if (typeof format.name !== 'string' || format.name === '')
+    return invalid(
+      `Missing required parameter: '${nameParam}'.`,
+      nameParam,
+      'missing_required_parameter'
+    )
+  if (!NAME.test(format.name))
+    return invalid(
+      `Invalid '${nameParam}': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`,
+      nameParam,
+      'invalid_value'
+    )
+  if (format.name.length > 64)
+    return invalid(
+      `Invalid '${nameParam}': string too long. Expected a string with maximum length 64, but got a string with length ${format.name.length} instead.`,
+      nameParam,
+      'string_above_max_length'
+    )
+  if (!isRecord(format.schema))
+    return invalid(`Missing required parameter: '${param}.schema'.`, `${param}.schema`)
+  if (format.strict !== true) return undefined
+  const problem = strictSchemaProblem(format.schema)
+  return problem === undefined
+    ? undefined
+    : invalid(
+        `Invalid schema for response_format '${format.name}': ${problem}`,
+        param === 'text.format' ? 'text.format.schema' : 'response_format',
+        'invalid_json_schema'
+      )
+}
+
+const NOT_PERMITTED = [
+  'allOf',
+  'not',
+  'if',
+  'then',
+  'else',
+  'dependentRequired',
+  'dependentSchemas',
+  'patternProperties',
+  'minLength',
+  'maxLength',
+  'uniqueItems',
+  'minProperties',
+  'maxProperties',
+  'unevaluatedProperties'
+]
+
+/** Limits of one strict schema ("Supported schemas": objects have limitations). */
+const MAX_PROPERTIES = 5000
+const MAX_DEPTH = 10
+const MAX_ENUM_VALUES = 1000
+const MAX_CHARACTERS = 120_000
+const LARGE_ENUM = 250
+const LARGE_ENUM_CHARACTERS = 15_000
+
+/** The first strict-mode rule the schema breaks, worded as the API words it. */
+export function strictSchemaProblem(schema: Json): string | undefined {
+  if (schema.type !== 'object') {
+    const union = ['oneOf', 'anyOf', 'allOf', 'enum', 'not'].find(key => key in schema)
+    return union
+      ? `schema must have type 'object' and not have 'oneOf'/'anyOf'/'allOf'/'enum'/'not' at the top level. Found '${union}'.`
+      : `schema must be a JSON Schema of 'type: "object"', got 'type: "${String(schema.type)}"'.`
+  }
+  let properties = 0
+  let enumValues = 0
+  let characters = 0
+  for (const { schema: node, path, depth } of nodes(schema)) {
+    const where = `In context=(${path.map(part => `'${part}'`).join(', ')})`
+    if (depth > MAX_DEPTH)
+      return `${where}, the schema is nested ${depth} levels deep; at most ${MAX_DEPTH} are allowed.`
+    const forbidden = present(node, NOT_PERMITTED)[0]
+    if (forbidden) return `${where}, '${forbidden}' is not permitted.`
+    const props = record(node.properties)
+    if (node.type === 'object' || props !== undefined) {
+      if (node.additionalProperties !== false)
+        return `${where}, 'additionalProperties' is required to be supplied and to be false.`
+      const required = Array.isArray(node.required) ? node.required : []
+      const missing = Object.keys(props ?? {}).filter(key => !required.includes(key))
+      if (missing.length > 0)
+        return `${where}, 'required' is required to be supplied and to be an array including every key in properties. Missing '${missing.join("', '")}'.`
+      properties += Object.keys(props ?? {}).length
+      characters += Object.keys(props ?? {}).join('').length
+    }
+    if (Array.isArray(node.enum)) {
+      const types = Array.isArray(node.type) ? (node.type as string[]) : [node.type as string]
+      const stray = list(node.enum).find(
+        value => node.type !== undefined && !types.some(t => ofType(value, t))
+      )
+      if (stray !== undefined)
+        return `${where}, enum value ${JSON.stringify(stray)} does not validate against ${JSON.stringify({ type: node.type })}.`
+      enumValues += node.enum.length
+      const text = node.enum.map(value => String(value)).join('').length
+      characters += text
+      if (node.enum.length > LARGE_ENUM && text > LARGE_ENUM_CHARACTERS)
+        return `${where}, an enum with more than ${LARGE_ENUM} values may have at most ${LARGE_ENUM_CHARACTERS} characters in total, but has ${text}.`
+    }
+  }
+  if (properties > MAX_PROPERTIES)
+    return `Expected at most ${MAX_PROPERTIES} object properties in total within a single schema when using structured outputs, but received ${properties}.`
+  if (enumValues > MAX_ENUM_VALUES)
+    return `Expected at most ${MAX_ENUM_VALUES} enum values in total within a single schema when using structured outputs, but received ${enumValues}. Consider reducing the number of enums, or use 'strict: false' to opt out of structured outputs.`
+  if (characters > MAX_CHARACTERS)
+    return `Expected at most ${MAX_CHARACTERS} characters of property names, definition names and enum values in total within a single schema when using structured outputs, but received ${characters}.`
+  return undefined
+}

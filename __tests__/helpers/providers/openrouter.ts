@@ -1,0 +1,119 @@
+import { anthropicSchemaProblem } from './anthropic.js'
+import { jsonSchemaProblem as geminiSchemaProblem } from './google.js'
+import { strictSchemaProblem } from './openai.js'
+import { isRecord, record, type Json } from './schema.js'
+
+/**
+ * OpenRouter's Chat Completions, as the real router behaves for what we send, each rule with its
+ * source. Errors are `{"error":{"code","message","metadata"}}` with the HTTP status = `code`.
+ *
+ * Sources:
+ * - Structured outputs: https://openrouter.ai/docs/features/structured-outputs ("set
+ *   `require_parameters: true` in your provider preferences" so that only providers that enforce
+ *   the schema are used).
+ * - Provider routing: https://openrouter.ai/docs/features/provider-routing (`require_parameters`,
+ *   default false: any provider of the model may serve the request, whether it supports every
+ *   parameter or not).
+ * - Errors: https://openrouter.ai/docs/api-reference/errors ("Provider returned error" with the
+ *   upstream body in `metadata.raw`).
+ * - What happens without it: openstory-so/openstory#1410 (an Anthropic schema 400 made the router
+ *   fall back to a provider that ignored the schema; the answer came back as fenced prose),
+ *   prism-php/prism#1019.
+ * - Usage: https://openrouter.ai/docs/use-cases/usage-accounting (`cost`,
+ *   `prompt_tokens_details.cached_tokens`, always included).
+ */
+
+/** Models the stand-in routes (vendor/model, OpenRouter's dotted versions). */
+export const OPENROUTER_MODELS: readonly string[] = [
+  'openai/gpt-5.4-mini',
+  'openai/gpt-5-mini',
+  'anthropic/claude-sonnet-4.6',
+  'anthropic/claude-sonnet-4.5',
+  'anthropic/claude-haiku-4.5',
+  'google/gemini-3.5-flash',
+  'google/gemini-3.1-flash-lite',
+  'meta-llama/llama-4-maverick'
+]
+
+export interface Rejection {
+  readonly status: number
+  readonly body: unknown
+}
+
+/** How the router will serve the request: upstream rules applied, or a schema-blind fallback. */
+export type Routing = { readonly kind: 'enforced' } | { readonly kind: 'schema ignored' }
+
+const UPSTREAM: Readonly<Record<string, string>> = {
+  anthropic: 'Anthropic',
+  openai: 'OpenAI',
+  google: 'Google AI Studio'
+}
+
+export function openrouterRequest(body: Json): Rejection | Routing {
+  if (typeof body.model !== 'string' || !OPENROUTER_MODELS.includes(body.model))
+    return {
+      status: 400,
+      body: { error: { code: 400, message: `${String(body.model)} is not a valid model ID` } }
+    }
+  const format = record(body.response_format)
+  const schema = record(format?.json_schema)?.schema
+  if (format?.type !== 'json_schema' || !isRecord(schema)) return { kind: 'enforced' }
+  // Without require_parameters the router may pick a provider that ignores response_format.
+  if (record(body.provider)?.require_parameters !== true) return { kind: 'schema ignored' }
+
+  const vendor = body.model.slice(0, body.model.indexOf('/'))
+  const upstream = upstreamProblem(vendor, schema)
+  if (upstream === undefined) return { kind: 'enforced' }
+  return {
+    status: 400,
+    body: {
+      error: {
+        message: 'Provider returned error',
+        code: 400,
+        metadata: { raw: JSON.stringify(upstream), provider_name: UPSTREAM[vendor] ?? vendor }
+      },
+      user_id: 'org_standin'
+    }
+  }
+}
+
+/** The upstream provider's own rejection body, if its rules refuse the schema. */
+function upstreamProblem(vendor: string, schema: Json): unknown {
+  switch (vendor) {
+    case 'anthropic': {
+      const problem = anthropicSchemaProblem(schema)
+      return problem
+        ? {
+            type: 'error',
+            error: {
+              type: 'invalid_request_error',
+              message: problem.counted
+                ? problem.message
+                : `output_config.format.schema: ${problem.message}`
+            }
+          }
+        : undefined
+    }
+    case 'openai': {
+      const problem = strictSchemaProblem(schema)
+      return problem
+        ? {
+            error: {
+              message: `Invalid schema for response_format 'response': ${problem}`,
+              type: 'invalid_request_error',
+              param: 'response_format',
+              code: 'invalid_json_schema'
+            }
+          }
+        : undefined
+    }
+    case 'google': {
+      const problem = geminiSchemaProblem(schema)
+      return problem
+        ? { error: { code: 400, message: problem.message, status: problem.code } }
+        : undefined
+    }
+    default:
+      return undefined
+  }
+}

@@ -1,0 +1,484 @@
+import { createAnthropic } from '@ai-sdk/anthropic'
+import { createOpenAI } from '@ai-sdk/openai'
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
+import { APICallError, generateText, jsonSchema, NoObjectGeneratedError, Output } from 'ai'
+import { createOllama } from 'ollama-ai-provider-v2'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startProviderStandIn, type StandIn } from './helpers/provider-standin.js'
+
+/**
+ * Each request rule of the providers that our requests could break, shown with the error the real
+ * service answers. The rules and their sources are in `helpers/providers/`.
+ */
+
+let standIn: StandIn
+beforeAll(async () => {
+  globalThis.AI_SDK_LOG_WARNINGS = false
+  standIn = await startProviderStandIn(() => ({ json: { ok: true } }))
+})
+afterAll(async () => {
+  globalThis.AI_SDK_LOG_WARNINGS = undefined
+  await standIn.close()
+})
+
+async function post(
+  path: string,
+  body: unknown,
+  headers: Record<string, string>
+): Promise<{ status: number; body: unknown }> {
+  const response = await fetch(`${standIn.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body)
+  })
+  return { status: response.status, body: await response.json() }
+}
+
+/** The error a promise rejects with; fails the test if it resolves. */
+async function rejection(promise: Promise<unknown>): Promise<APICallError> {
+  try {
+    await promise
+  } catch (error) {
+    if (APICallError.isInstance(error)) return error
+    throw error
+  }
+  throw new Error('expected a rejection')
+}
+
+const object = (properties: Record<string, unknown>, required = Object.keys(properties)) => ({
+  type: 'object',
+  additionalProperties: false,
+  required,
+  properties
+})
+
+describe('Anthropic Messages', () => {
+  const headers = { 'x-api-key': 'sk-ant-test', 'anthropic-version': '2023-06-01' }
+  const request = (schema: unknown, extra: Record<string, unknown> = {}) => ({
+    model: 'claude-sonnet-4-6',
+    max_tokens: 1024,
+    messages: [{ role: 'user', content: 'Grade this.' }],
+    output_config: { format: { type: 'json_schema', schema } },
+    ...extra
+  })
+  const rejected = (message: string, status = 400, type = 'invalid_request_error') => ({
+    status,
+    body: {
+      type: 'error',
+      error: { type, message },
+      request_id: expect.stringMatching(/^req_/) as unknown
+    }
+  })
+
+  it.each([
+    [
+      'an enum beside a type array (litellm#37881)',
+      object({ verdict: { type: ['string', 'null'], enum: ['PASS', 'FAIL', null] } }),
+      "output_config.format.schema: Invalid schema: Enum value 'PASS' does not match declared type '['string', 'null']'"
+    ],
+    [
+      'an empty enum',
+      object({ id: { type: 'string', enum: [] } }),
+      'output_config.format.schema: Invalid schema: Enum must be a non-empty array'
+    ],
+    [
+      'minimum and maximum',
+      object({ score: { type: 'integer', minimum: 0, maximum: 10 } }),
+      "output_config.format.schema: For 'integer' type, properties maximum, minimum are not supported"
+    ],
+    [
+      'multipleOf',
+      object({ score: { type: 'number', multipleOf: 0.5 } }),
+      "output_config.format.schema: For 'number' type, property 'multipleOf' is not supported"
+    ],
+    [
+      'minLength and maxLength',
+      object({ title: { type: 'string', minLength: 1, maxLength: 80 } }),
+      "output_config.format.schema: For 'string' type, properties maxLength, minLength are not supported"
+    ],
+    [
+      'maxItems',
+      object({ items: { type: 'array', items: { type: 'string' }, maxItems: 0 } }),
+      "output_config.format.schema: For 'array' type, property 'maxItems' is not supported"
+    ],
+    [
+      'minItems above 1',
+      object({ items: { type: 'array', items: { type: 'string' }, minItems: 2 } }),
+      "output_config.format.schema: For 'array' type, 'minItems' values other than 0 or 1 are not supported"
+    ],
+    [
+      'uniqueItems',
+      object({ items: { type: 'array', items: { type: 'string' }, uniqueItems: true } }),
+      "output_config.format.schema: For 'array' type, property 'uniqueItems' is not supported"
+    ],
+    [
+      'an object without additionalProperties: false',
+      { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] },
+      "output_config.format.schema: For 'object' type, 'additionalProperties' must be explicitly set to false"
+    ],
+    [
+      'more than 16 union-typed fields',
+      object(
+        Object.fromEntries(
+          Array.from({ length: 17 }, (_, i) => [`f${i}`, { type: ['string', 'null'] }])
+        )
+      ),
+      'Schemas contains too many parameters with union types (17 parameters with type arrays or anyOf). This causes exponential compilation cost. Reduce the number of nullable or union-typed parameters (limit: 16 parameters with unions).'
+    ],
+    [
+      'more than 24 optional fields',
+      object(
+        Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`f${i}`, { type: 'string' }])),
+        []
+      ),
+      'Schemas contains too many optional parameters (25), which would make grammar compilation inefficient. Reduce the number of optional parameters in your tool schemas (limit: 24).'
+    ]
+  ])('refuses %s', async (_, schema, message) => {
+    expect(await post('/v1/messages', request(schema), headers)).toEqual(rejected(message))
+  })
+
+  it('accepts a nullable enum written as anyOf, and our own forms', async () => {
+    const schema = object({
+      verdict: { anyOf: [{ type: 'string', enum: ['PASS', 'FAIL'] }, { type: 'null' }] },
+      items: { type: 'array', items: { type: 'string' }, minItems: 1 }
+    })
+    expect((await post('/v1/messages', request(schema), headers)).status).toBe(200)
+  })
+
+  it('refuses max_tokens above the model’s limit, naming the dated model', async () => {
+    // The AI SDK lowers max_tokens for the models it knows; the raw request shows the rule.
+    const body = { ...request(object({})), model: 'claude-haiku-4-5', max_tokens: 100_000 }
+    expect(await post('/v1/messages', body, headers)).toEqual(
+      rejected(
+        'max_tokens: 100000 > 64000, which is the maximum allowed number of output tokens for claude-haiku-4-5-20251001'
+      )
+    )
+  })
+
+  it('answers 404 for a retired model', async () => {
+    const model = createAnthropic({ baseURL: standIn.anthropicBaseUrl, apiKey: 'sk-ant-test' })(
+      'claude-sonnet-4-20250514'
+    )
+    const error = await rejection(generateText({ model, prompt: 'Grade this.', maxRetries: 0 }))
+    expect(error).toMatchObject({
+      statusCode: 404,
+      isRetryable: false,
+      message: 'model: claude-sonnet-4-20250514'
+    })
+  })
+
+  it('refuses sampling parameters the newer models dropped, and temperature with top_p', async () => {
+    const withModel = (model: string, extra: Record<string, unknown>) => ({
+      model,
+      max_tokens: 100,
+      messages: [{ role: 'user', content: 'hi' }],
+      ...extra
+    })
+    expect(
+      await post('/v1/messages', withModel('claude-sonnet-5', { temperature: 0.2 }), headers)
+    ).toEqual(rejected('`temperature` is deprecated for this model.'))
+    expect(
+      await post(
+        '/v1/messages',
+        withModel('claude-sonnet-4-5', { temperature: 0.2, top_p: 0.9 }),
+        headers
+      )
+    ).toEqual(
+      rejected(
+        '`temperature` and `top_p` cannot both be specified for this model. Please use only one.'
+      )
+    )
+  })
+
+  it('refuses more than four cache breakpoints', async () => {
+    const block = { type: 'text', text: 'x', cache_control: { type: 'ephemeral' } }
+    const body = {
+      model: 'claude-sonnet-4-6',
+      max_tokens: 100,
+      messages: [{ role: 'user', content: [block, block, block, block, block] }]
+    }
+    expect(await post('/v1/messages', body, headers)).toEqual(
+      rejected('A maximum of 4 blocks with cache_control may be provided. Found 5.')
+    )
+  })
+})
+
+describe('OpenAI strict structured outputs', () => {
+  const headers = { authorization: 'Bearer sk-test' }
+  const request = (schema: unknown, name = 'judgement', extra: Record<string, unknown> = {}) => ({
+    model: 'gpt-5.4-mini',
+    input: 'Grade this.',
+    text: { format: { type: 'json_schema', name, schema, strict: true } },
+    ...extra
+  })
+  const rejected = (
+    message: string,
+    param = 'text.format.schema',
+    code = 'invalid_json_schema'
+  ) => ({
+    status: 400,
+    body: { error: { message, type: 'invalid_request_error', param, code } }
+  })
+
+  it.each([
+    [
+      'a property left out of required',
+      object({ a: { type: 'string' }, b: { type: 'string' } }, ['a']),
+      "Invalid schema for response_format 'judgement': In context=(), 'required' is required to be supplied and to be an array including every key in properties. Missing 'b'."
+    ],
+    [
+      'an object without additionalProperties: false',
+      { type: 'object', properties: {}, required: [] },
+      "Invalid schema for response_format 'judgement': In context=(), 'additionalProperties' is required to be supplied and to be false."
+    ],
+    [
+      'a keyword strict mode does not permit',
+      object({ title: { type: 'string', minLength: 1 } }),
+      "Invalid schema for response_format 'judgement': In context=('properties', 'title'), 'minLength' is not permitted."
+    ],
+    [
+      'an enum value of another type',
+      object({ score: { type: 'integer', enum: [1, 'two'] } }),
+      'Invalid schema for response_format \'judgement\': In context=(\'properties\', \'score\'), enum value "two" does not validate against {"type":"integer"}.'
+    ],
+    [
+      'a root that is not an object',
+      { type: 'array', items: { type: 'string' } },
+      "Invalid schema for response_format 'judgement': schema must be a JSON Schema of 'type: \"object\"', got 'type: \"array\"'."
+    ],
+    [
+      'more than 10 levels of nesting',
+      Array.from({ length: 11 }).reduce<Record<string, unknown>>(inner => object({ a: inner }), {
+        type: 'string'
+      }),
+      "Invalid schema for response_format 'judgement': In context=('properties', 'a', 'properties', 'a', 'properties', 'a', 'properties', 'a', 'properties', 'a', 'properties', 'a', 'properties', 'a', 'properties', 'a', 'properties', 'a', 'properties', 'a'), the schema is nested 11 levels deep; at most 10 are allowed."
+    ],
+    [
+      'more than 1,000 enum values',
+      object({
+        id: { type: 'string', enum: Array.from({ length: 1001 }, (_, i) => `c${i}`) }
+      }),
+      "Invalid schema for response_format 'judgement': Expected at most 1000 enum values in total within a single schema when using structured outputs, but received 1001. Consider reducing the number of enums, or use 'strict: false' to opt out of structured outputs."
+    ]
+  ])('refuses %s', async (_, schema, message) => {
+    expect(await post('/v1/responses', request(schema), headers)).toEqual(rejected(message))
+  })
+
+  it('refuses a schema name outside ^[a-zA-Z0-9_-]+$', async () => {
+    expect(await post('/v1/responses', request(object({}), 'judge ment'), headers)).toEqual(
+      rejected(
+        "Invalid 'text.format.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.",
+        'text.format.name',
+        'invalid_value'
+      )
+    )
+  })
+
+  it('refuses temperature for a reasoning model', async () => {
+    const model = createOpenAI({ baseURL: standIn.openaiBaseUrl, apiKey: 'sk-test' })('o3')
+    // The SDK drops temperature for models it knows reason; the raw request shows the rule.
+    expect(
+      await post('/v1/responses', { model: 'gpt-5-mini', input: 'hi', temperature: 0.2 }, headers)
+    ).toEqual(
+      rejected(
+        "Unsupported parameter: 'temperature' is not supported with this model.",
+        'temperature',
+        'unsupported_parameter'
+      )
+    )
+    const result = await generateText({ model, prompt: 'hi', temperature: 0.2, maxRetries: 0 })
+    expect((result.warnings ?? []).map(w => w.type)).toContain('unsupported')
+  })
+
+  it('answers 404 model_not_found for an unknown or retired model', async () => {
+    const model = createOpenAI({ baseURL: standIn.openaiBaseUrl, apiKey: 'sk-test' })('gpt-4-turbo')
+    const error = await rejection(generateText({ model, prompt: 'hi', maxRetries: 0 }))
+    expect(error).toMatchObject({
+      statusCode: 404,
+      isRetryable: false,
+      message: 'The model `gpt-4-turbo` does not exist or you do not have access to it.'
+    })
+  })
+})
+
+describe('Gemini generateContent', () => {
+  const headers = { 'x-goog-api-key': 'g-test' }
+  const contents = [{ role: 'user', parts: [{ text: 'Grade this.' }] }]
+  const request = (config: Record<string, unknown>) => ({
+    contents,
+    generationConfig: { responseMimeType: 'application/json', ...config }
+  })
+  const rejected = (message: string) => ({
+    status: 400,
+    body: { error: { code: 400, message, status: 'INVALID_ARGUMENT' } }
+  })
+  const path = '/v1beta/models/gemini-3.5-flash:generateContent'
+
+  it('accepts type arrays, anyOf and additionalProperties in responseJsonSchema', async () => {
+    const schema = object({
+      a: { type: ['string', 'null'] },
+      b: { anyOf: [{ type: 'integer' }, { type: 'null' }] }
+    })
+    expect((await post(path, request({ responseJsonSchema: schema }), headers)).status).toBe(200)
+  })
+
+  it('refuses const and empty enums in responseJsonSchema, without naming a field', async () => {
+    for (const schema of [
+      object({ a: { const: 'x' } }),
+      object({ a: { type: 'string', enum: [] } })
+    ])
+      expect(await post(path, request({ responseJsonSchema: schema }), headers)).toEqual(
+        rejected('Request contains an invalid argument.')
+      )
+  })
+
+  it('refuses additionalProperties, type arrays and non-string enums in the older responseSchema', async () => {
+    expect(
+      await post(path, request({ responseSchema: object({ a: { type: 'string' } }) }), headers)
+    ).toEqual(
+      rejected(
+        'Invalid JSON payload received. Unknown name "additionalProperties" at \'generation_config.response_schema\': Cannot find field.'
+      )
+    )
+    const openApi = (properties: Record<string, unknown>) => ({ type: 'object', properties })
+    expect(
+      await post(
+        path,
+        request({ responseSchema: openApi({ a: { type: ['string', 'null'] } }) }),
+        headers
+      )
+    ).toEqual(
+      rejected(
+        'Invalid value at \'generation_config.response_schema.properties.a.type\' (type.googleapis.com/google.ai.generativelanguage.v1beta.Type), ["string","null"]'
+      )
+    )
+    expect(
+      await post(
+        path,
+        request({ responseSchema: openApi({ a: { type: 'integer', enum: [1, 2] } }) }),
+        headers
+      )
+    ).toEqual(
+      rejected(
+        "Invalid value at 'generation_config.response_schema.properties.a.enum[0]' (TYPE_STRING), 1"
+      )
+    )
+  })
+
+  it('answers 404 for a model that was shut down', async () => {
+    expect(
+      await post('/v1beta/models/gemini-2.5-flash:generateContent', { contents }, headers)
+    ).toEqual({
+      status: 404,
+      body: {
+        error: {
+          code: 404,
+          message:
+            'This model models/gemini-2.5-flash is no longer available. Please update your code to use a newer model for the latest features and improvements.',
+          status: 'NOT_FOUND'
+        }
+      }
+    })
+  })
+})
+
+describe('OpenRouter', () => {
+  const ask = (schema: Record<string, unknown>, requireParameters: boolean) =>
+    generateText({
+      model: createOpenAICompatible({
+        name: 'openrouter',
+        baseURL: standIn.openrouterBaseUrl,
+        apiKey: 'sk-or-test',
+        supportsStructuredOutputs: true
+      })('anthropic/claude-sonnet-4.6'),
+      prompt: 'Grade this and answer in JSON.',
+      output: Output.object({ schema: jsonSchema(schema) }),
+      maxRetries: 0,
+      ...(requireParameters && {
+        providerOptions: { openrouter: { provider: { require_parameters: true } } }
+      })
+    })
+
+  it('without require_parameters, may route to a provider that ignores the schema: prose comes back', async () => {
+    const error = await ask(object({ ok: { type: 'boolean' } }), false).then(
+      () => undefined,
+      (e: unknown) => e
+    )
+    expect(NoObjectGeneratedError.isInstance(error)).toBe(true)
+    expect((error as NoObjectGeneratedError).text).toContain('```json')
+  })
+
+  it('with require_parameters, the upstream provider’s rules apply, its error in metadata.raw', async () => {
+    expect((await ask(object({ ok: { type: 'boolean' } }), true)).output).toEqual({ ok: true })
+    const error = await rejection(
+      ask(object({ score: { type: 'integer', minimum: 0, maximum: 10 } }), true)
+    )
+    expect(error).toMatchObject({ statusCode: 400, isRetryable: false })
+    expect(JSON.parse(error.responseBody ?? '')).toEqual({
+      error: {
+        message: 'Provider returned error',
+        code: 400,
+        metadata: {
+          raw: JSON.stringify({
+            type: 'error',
+            error: {
+              type: 'invalid_request_error',
+              message:
+                "output_config.format.schema: For 'integer' type, properties maximum, minimum are not supported"
+            }
+          }),
+          provider_name: 'Anthropic'
+        }
+      },
+      user_id: 'org_standin'
+    })
+  })
+})
+
+describe('Ollama', () => {
+  const long = `Review this diff.\n${'+const line = 1\n'.repeat(3000)}THE LAST LINE OF THE DIFF`
+
+  it('cuts a prompt longer than its default 4,096-token window, silently, keeping the start and end', async () => {
+    const model = createOllama({ baseURL: `${standIn.ollamaBaseUrl}/api` })('llama3.1:8b')
+    const result = await generateText({ model, prompt: long, maxRetries: 0 })
+    expect(result.usage.inputTokens).toBe(4096)
+    const seen = standIn.calls.at(-1)?.text ?? ''
+    expect(seen.length).toBeLessThan(long.length / 2)
+    expect(seen.startsWith('Review this diff.')).toBe(true)
+    expect(seen.endsWith('THE LAST LINE OF THE DIFF')).toBe(true)
+  })
+
+  it('sees the whole prompt when the native API sets options.num_ctx', async () => {
+    const model = createOllama({ baseURL: `${standIn.ollamaBaseUrl}/api` })('llama3.1:8b')
+    await generateText({
+      model,
+      prompt: long,
+      maxRetries: 0,
+      providerOptions: { ollama: { options: { num_ctx: 32_768 } } }
+    })
+    expect(standIn.calls.at(-1)?.text).toBe(long)
+  })
+
+  it('ignores options.num_ctx on the OpenAI-compatible endpoint', async () => {
+    const model = createOpenAICompatible({
+      name: 'ollama',
+      baseURL: `${standIn.ollamaBaseUrl}/v1`
+    })('llama3.1:8b')
+    await generateText({
+      model,
+      prompt: long,
+      maxRetries: 0,
+      providerOptions: { ollama: { options: { num_ctx: 32_768 } } }
+    })
+    expect(standIn.calls.at(-1)?.text.length).toBeLessThan(long.length / 2)
+  })
+
+  it('answers 404 for a model not pulled', async () => {
+    expect(
+      await post('/ollama/api/chat', { model: 'mistral:7b', messages: [], stream: false }, {})
+    ).toEqual({
+      status: 404,
+      body: { error: 'model "mistral:7b" not found, try pulling it first' }
+    })
+  })
+})
