@@ -309,7 +309,7 @@ async function evidenceFigure(
 ): Promise<EvidenceFigure> {
   progress(`evidence: ${count(shape.lines)} lines in ${count(shape.files)} files`)
   const pr = openPullRequest(world, repo, {
-    inputs: { models: 'openai:gpt-5-mini' },
+    inputs: { models: 'openai:gpt-5.4-mini' },
     env: world.providerEnv
   })
   const before = world.providers.calls.length
@@ -364,7 +364,7 @@ function renderFigure(): { criteria: number; chars: number; runsMs: number[]; me
     ].join('\n'),
     '.github/rubric.md'
   )
-  const runs = ['openai:gpt-5-mini', 'anthropic:claude-sonnet-4-5', 'google:gemini-2.5-flash'].map(
+  const runs = ['openai:gpt-5.4-mini', 'anthropic:claude-sonnet-4-6', 'google:gemini-3.5-flash'].map(
     (judge, k) =>
       judgeRun(rubric, {
         judge,
@@ -398,7 +398,7 @@ const RECEIPT_SIZES = [1_000, 3_000, 6_000] as const
 function receiptFigure(omitted: number): { omitted: number; commentMs: number; summaryMs: number } {
   progress(`rendering a report with ${count(omitted)} files in the coverage receipt`)
   const base = evaluationOf(SEARCH_RUBRIC, [gateResult('npm test', 'pass', '212 passed\n')], {
-    runs: ['openai:gpt-5-mini', 'anthropic:claude-sonnet-4-5', 'google:gemini-2.5-flash'].map(
+    runs: ['openai:gpt-5.4-mini', 'anthropic:claude-sonnet-4-6', 'google:gemini-3.5-flash'].map(
       judge => judgeRun(SEARCH_RUBRIC, { judge })
     ),
     quorum: 2

@@ -16,9 +16,9 @@ export interface Sample {
 }
 
 export const SAMPLE_JUDGES = [
-  'openai:gpt-5-mini',
-  'anthropic:claude-sonnet-4-5',
-  'google:gemini-2.5-flash'
+  'openai:gpt-5.4-mini',
+  'anthropic:claude-sonnet-4-6',
+  'google:gemini-3.5-flash'
 ] as const
 
 type Judge = (typeof SAMPLE_JUDGES)[number]

@@ -13,7 +13,7 @@ const PASSING_GATES = [
   gateResult('pytest tests/test_search.py', 'pass', '12 passed in 0.4s\n'),
   gateResult('ruff check src/search/', 'pass')
 ]
-const JUDGES = ['openai:gpt-5-mini', 'anthropic:claude-sonnet-4-5', 'google:gemini-2.5-flash']
+const JUDGES = ['openai:gpt-5.4-mini', 'anthropic:claude-sonnet-4-6', 'google:gemini-3.5-flash']
 
 function council(specs: Parameters<typeof judgeRun>[1][], failed: JudgeRun[] = []) {
   return { runs: [...specs.map(s => judgeRun(SEARCH_RUBRIC, s)), ...failed], quorum: 2 }

@@ -387,7 +387,7 @@ describe('dimensions and council', () => {
     ).toEqual([
       'rubric.md:2:35: error: council.models[1]: unknown provider "acme" in "acme:m1" ' +
         '(known: openai, anthropic, google, openrouter, ollama, openai-compatible) [council]',
-      'rubric.md:2:44: error: council.models[2]: "gpt-4o" is not of the form provider:model (e.g. openai:gpt-5-mini) [council]',
+      'rubric.md:2:44: error: council.models[2]: "gpt-4o" is not of the form provider:model (e.g. openai:gpt-5.4-mini) [council]',
       'rubric.md:2:62: error: council.samples must be at most 10, got 11 [council]'
     ])
     expect(

@@ -51,9 +51,9 @@ export const ANSWER = {
 
 /** Judges on three vendors, so each wire protocol is in play. */
 export const JUDGES = [
-  'openai:gpt-5-mini',
-  'anthropic:claude-sonnet-4-5',
-  'google:gemini-2.5-flash',
+  'openai:gpt-5.4-mini',
+  'anthropic:claude-sonnet-4-6',
+  'google:gemini-3.5-flash',
   'openai:gpt-4.1',
   'anthropic:claude-haiku-4-5'
 ] as const

@@ -26,7 +26,7 @@ export function isProvider(value: string): value is Provider {
 export function parseModelId(text: string): ModelId | { readonly problem: string } {
   const colon = text.indexOf(':')
   if (colon <= 0 || colon === text.length - 1) {
-    return { problem: `"${text}" is not of the form provider:model (e.g. openai:gpt-5-mini)` }
+    return { problem: `"${text}" is not of the form provider:model (e.g. openai:gpt-5.4-mini)` }
   }
   const provider = text.slice(0, colon).trim()
   const model = text.slice(colon + 1).trim()

@@ -11,14 +11,25 @@ export interface Price {
 }
 
 /**
- * Standard (non-batch) prices of the default models, from the providers' published price pages
- * as of November 2026. Other models report tokens only.
+ * Standard (non-batch) prices of the default models and their usual alternatives, from the
+ * providers' price pages as of November 2026 (OpenAI and Gemini bill cached input at a tenth of
+ * the input price; Anthropic bills 5-minute cache writes at 1.25× and reads at 0.1×). OpenRouter
+ * names the same models vendor/model with dotted versions. Other models report tokens only.
  */
+const SONNET: Price = { input: 3, cachedInput: 0.3, cacheWrite: 3.75, output: 15 }
+const HAIKU: Price = { input: 1, cachedInput: 0.1, cacheWrite: 1.25, output: 5 }
 export const PRICES: Readonly<Record<string, Price>> = {
+  'gpt-5.4-mini': { input: 0.75, cachedInput: 0.075, output: 4.5 },
+  'gpt-5.4-nano': { input: 0.2, cachedInput: 0.02, output: 1.25 },
   'gpt-5-mini': { input: 0.25, cachedInput: 0.025, output: 2 },
-  'claude-sonnet-4-5': { input: 3, cachedInput: 0.3, cacheWrite: 3.75, output: 15 },
-  'claude-sonnet-4.5': { input: 3, cachedInput: 0.3, cacheWrite: 3.75, output: 15 },
-  'gemini-2.5-flash': { input: 0.3, cachedInput: 0.03, output: 2.5 }
+  'claude-sonnet-4-6': SONNET,
+  'claude-sonnet-4.6': SONNET,
+  'claude-sonnet-4-5': SONNET,
+  'claude-sonnet-4.5': SONNET,
+  'claude-haiku-4-5': HAIKU,
+  'claude-haiku-4.5': HAIKU,
+  'gemini-3.5-flash': { input: 1.5, cachedInput: 0.15, output: 9 },
+  'gemini-3.1-flash-lite': { input: 0.25, cachedInput: 0.025, output: 1.5 }
 }
 
 /** The estimated cost of a call with the cache discount, or undefined for an unpriced model. */
