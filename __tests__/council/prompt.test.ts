@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { buildPrompt, promptText, shuffle } from '../../src/council/prompt.js'
+import { buildPrompt, fenceToken, promptText, shuffle } from '../../src/council/prompt.js'
 import type { Evidence } from '../../src/evidence/types.js'
 import { gateResult } from '../helpers/evaluation.js'
 import { lines, parse } from '../helpers/rubric.js'
@@ -115,18 +115,33 @@ describe('the judge contract', () => {
   it('puts what every call of a run shares first, and what varies per judge after it', () => {
     const one = prompt('openai:a#1')
     const other = prompt('anthropic:b#2')
-    // Instructions, rubric, gates, description and diff: one text for the whole run, so the
-    // providers' prompt caches serve it to every member and sample after the first.
+    // Instructions, rubric, description and diff: one text for every call, and for a re-run of
+    // the same evidence, so the providers' prompt caches serve it after the first call.
     expect(other.system).toBe(one.system)
-    expect(other.shared).toBe(one.shared)
-    expect(one.shared).toContain('+export const search = () => []')
-    expect(one.shared).toContain('Elasticsearch backs the search.')
-    expect(one.shared).not.toContain('- id `c0`')
-    // The criteria, in each judge's own order, and the answer's form come after it.
+    expect(other.evidence).toBe(one.evidence)
+    expect(one.evidence).toContain('+export const search = () => []')
+    expect(one.evidence).toContain('Elasticsearch backs the search.')
+    expect(one.evidence).not.toContain('This is iteration 2.')
+    // The run's context (gates, iteration) next, the same for every call of this run.
+    expect(other.run).toBe(one.run)
+    expect(one.run).toContain('- `npm test`: fail (exit 1)')
+    expect(one.run).toContain('This is iteration 2.')
+    // The criteria, in each judge's own order, and the answer's form come last.
+    expect(one.evidence + one.run).not.toContain('- id `c0`')
     expect(one.judge).not.toBe(other.judge)
     expect(one.judge).toContain('- id `c0`')
     expect(one.judge).toContain('# Your answer')
-    expect(promptText(one).startsWith(one.shared)).toBe(true)
+    expect(promptText(one).startsWith(`${one.evidence}\n\n${one.run}\n\n`)).toBe(true)
+  })
+
+  it('derives the fence from the evidence with a secret: stable for a re-run, unguessable without it', () => {
+    const fence = fenceToken('sk-secret-key', 'the evidence')
+    expect(fence).toMatch(/^DATA-[0-9a-f]{24}$/)
+    expect(fenceToken('sk-secret-key', 'the evidence')).toBe(fence)
+    expect(fenceToken('sk-secret-key', 'other evidence')).not.toBe(fence)
+    expect(fenceToken('another-key', 'the evidence')).not.toBe(fence)
+    // Without a secret (a local model with no key), a new random token each run.
+    expect(fenceToken('', 'the evidence')).not.toBe(fenceToken('', 'the evidence'))
   })
 
   it('names only the answer lists the rubric has', () => {

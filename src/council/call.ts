@@ -376,18 +376,19 @@ export function retryAfter(headers: Readonly<Record<string, string>> | undefined
   return Number.isNaN(date) ? {} : { retryAfterMs: Math.max(0, date - Date.now()) }
 }
 
-/** The first message as the provider takes it: one text, or for Anthropic a cached shared part. */
+/**
+ * The first message as the provider takes it: one text, or for Anthropic the same parts with a
+ * cache breakpoint after the evidence (shared by re-runs of it) and after the run's context
+ * (shared by every call of the run).
+ */
 function userMessage(call: JudgeCall): ModelMessage {
   if (call.provider !== 'anthropic') return { role: 'user', content: promptText(call.prompt) }
+  const cached = { anthropic: { cacheControl: { type: 'ephemeral' } } }
   return {
     role: 'user',
     content: [
-      {
-        type: 'text',
-        text: call.prompt.shared,
-        // A cache breakpoint after the evidence: every member and sample of the run reads it.
-        providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } }
-      },
+      { type: 'text', text: call.prompt.evidence, providerOptions: cached },
+      { type: 'text', text: call.prompt.run, providerOptions: cached },
       { type: 'text', text: call.prompt.judge }
     ]
   }

@@ -1,10 +1,9 @@
-import { randomBytes } from 'node:crypto'
 import { DEFAULT_SAMPLES } from '../rubric/defaults.js'
 import { callJudge, type CallPolicy } from './call.js'
 import { judgeJsonSchema, validateAnswer } from './judge-schema.js'
 import { parseModelId } from './model-id.js'
-import { buildPrompt } from './prompt.js'
-import { callSettings, defaultModels, languageModel } from './providers.js'
+import { buildPrompt, fenceToken } from './prompt.js'
+import { callSettings, defaultModels, languageModel, providerKeys } from './providers.js'
 import { countTokens } from '../evidence/tokens.js'
 import type { Council, CouncilOutcome, CouncilRequest, JudgeRun } from './types.js'
 import { proxiedFetch } from '../fetch.js'
@@ -85,9 +84,13 @@ export function createCouncil(options: CouncilOptions): Council {
       }
       const schema = judgeJsonSchema(rubric)
       const fetch = proxiedFetch()
-      // One fence for the whole run: the evidence is the same text in every call, which the
-      // providers' prompt caches bill once. Unguessable, so nothing in the PR can close it.
-      const fence = `DATA-${randomBytes(12).toString('hex')}`
+      // One fence for the whole run, derived from the evidence: the same text in every call and
+      // in a re-run of it, which the providers' prompt caches bill once. Unguessable.
+      const { pr, files, diff, receipt, unlisted } = request.evidence
+      const fence = fenceToken(
+        providerKeys(options.env),
+        JSON.stringify({ rubric: rubric.hash, pr, files, diff, receipt, unlisted })
+      )
       // The shared part of the prompt is counted once: its text is the same in every call.
       let sharedTokens: number | undefined
       const tasks = members.flatMap(judge =>
@@ -115,7 +118,8 @@ export function createCouncil(options: CouncilOptions): Council {
           seed: `${task.judge}#${task.sample}`,
           fence
         })
-        sharedTokens ??= countTokens(prompt.system) + countTokens(prompt.shared)
+        sharedTokens ??=
+          countTokens(prompt.system) + countTokens(prompt.evidence) + countTokens(prompt.run)
         const promptTokens = sharedTokens + countTokens(prompt.judge)
         return callJudge(
           {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { createHash, createHmac, randomBytes } from 'node:crypto'
 import { fileListLine, redactionLine, unlistedLine } from '../evidence/build.js'
 import type { Evidence } from '../evidence/types.js'
 import { formatExcerpt } from '../gates/excerpt.js'
@@ -6,20 +6,24 @@ import type { GateResult } from '../gates/types.js'
 import type { Criterion, Rubric } from '../rubric/types.js'
 
 /**
- * A judge's prompt, laid out for the providers' prompt caches: `system` and `shared` are the same
- * for every member and sample of a run (the instructions, the rubric's common parts, the fenced
- * evidence, one fence token), so a provider that caches prefixes bills them once; `judge` is what
- * varies per call (the criteria in this judge's order, and what the answer must look like).
+ * A judge's prompt, laid out for the providers' prompt caches, which bill a prefix they have seen
+ * at a fraction of the price. From the most to the least shared:
+ * - `system` and `evidence`: the instructions, the rubric's shared parts, the pull request and its
+ *   fenced diff. The same for every call of a run, and for a re-run of the same evidence (the fence
+ *   token is derived from it).
+ * - `run`: this run's context: the gate results, the iteration and the earlier ones.
+ * - `judge`: what varies per call: the criteria in this judge's order, and the answer's form.
  */
 export interface JudgePrompt {
   readonly system: string
-  readonly shared: string
+  readonly evidence: string
+  readonly run: string
   readonly judge: string
 }
 
-/** The user message as one text, for providers that take no content parts: shared part first. */
+/** The user message as one text, for providers that take no content parts: shared parts first. */
 export function promptText(prompt: JudgePrompt): string {
-  return `${prompt.shared}\n\n${prompt.judge}`
+  return [prompt.evidence, prompt.run, prompt.judge].join('\n\n')
 }
 
 export interface PromptInput {
@@ -29,8 +33,8 @@ export interface PromptInput {
   /** Seeds the criteria order, so each judge and sample sees its own, reproducible order. */
   readonly seed: string
   /**
-   * The delimiter of untrusted data: random per run (the same for every call of the run, so the
-   * evidence is a shared prefix), so text in the PR cannot close it.
+   * The delimiter of untrusted data, one per run and unguessable from the pull request (see
+   * `fenceToken`), so text in the PR cannot close it.
    */
   readonly fence: string
 }
@@ -60,7 +64,7 @@ export function buildPrompt(input: PromptInput): JudgePrompt {
     'follows the schema you are given, and nothing else.'
   ].join('\n')
 
-  // What every call of the run shares, in the order the judges read it.
+  // What every call shares, and a re-run of the same evidence too: rubric, pull request, diff.
   const shared: string[] = []
   shared.push(`# Rubric${rubric.title ? `: ${rubric.title}` : ''}`)
   if (rubric.preamble) shared.push(rubric.preamble)
@@ -85,21 +89,18 @@ export function buildPrompt(input: PromptInput): JudgePrompt {
     )
   }
   if (rubric.notes) shared.push(`## Notes from the rubric\n${rubric.notes}`)
+  shared.push(
+    '# Pull request',
+    data('title', evidence.pr.title),
+    data('description', evidence.pr.body || '(none)')
+  )
+  shared.push('## Changed files', fileList(evidence))
+  shared.push('## Diff', data('diff', evidence.diff || '(no reviewable changes)'))
 
-  shared.push(`# Iteration\nThis is iteration ${evidence.iteration}.`)
-  if (evidence.history.length > 0) {
-    shared.push(
-      '## Prior iterations',
-      evidence.history
-        .map(
-          h => `- Iteration ${h.iteration} (${h.commit.slice(0, 7)}): ${h.verdict} — ${h.summary}`
-        )
-        .join('\n')
-    )
-  }
-
+  // This run's context: what the gates said, and where the pull request stands.
+  const run: string[] = []
   if (input.gates.length > 0) {
-    shared.push(
+    run.push(
       '# Gate results\nShell commands the rubric runs; any gate that did not pass fails the pull request.',
       input.gates
         .map(
@@ -110,17 +111,20 @@ export function buildPrompt(input: PromptInput): JudgePrompt {
     )
     for (const [i, gate] of input.gates.entries()) {
       const output = formatExcerpt(gate.output).trimEnd()
-      if (output !== '') shared.push(data(`gate ${i + 1} output`, output))
+      if (output !== '') run.push(data(`gate ${i + 1} output`, output))
     }
   }
-
-  shared.push(
-    '# Pull request',
-    data('title', evidence.pr.title),
-    data('description', evidence.pr.body || '(none)')
-  )
-  shared.push('## Changed files', fileList(evidence))
-  shared.push('## Diff', data('diff', evidence.diff || '(no reviewable changes)'))
+  run.push(`# Iteration\nThis is iteration ${evidence.iteration}.`)
+  if (evidence.history.length > 0) {
+    run.push(
+      '## Prior iterations',
+      evidence.history
+        .map(
+          h => `- Iteration ${h.iteration} (${h.commit.slice(0, 7)}): ${h.verdict} — ${h.summary}`
+        )
+        .join('\n')
+    )
+  }
 
   // This judge's part: the criteria in its own order, so no position favours one criterion.
   const judge: string[] = []
@@ -146,7 +150,12 @@ export function buildPrompt(input: PromptInput): JudgePrompt {
   }
   judge.push('# Your answer', answerInstructions(rubric))
 
-  return { system, shared: shared.join('\n\n'), judge: judge.join('\n\n') }
+  return {
+    system,
+    evidence: shared.join('\n\n'),
+    run: run.join('\n\n'),
+    judge: judge.join('\n\n')
+  }
 }
 
 /** What each field of the answer holds; only the lists this rubric's schema has are named. */
@@ -201,6 +210,20 @@ function fileList(evidence: Evidence): string {
     [...lines, ...(redacted.length > 0 ? ['', 'Redacted:', ...redacted] : [])].join('\n') ||
     '(none)'
   )
+}
+
+/**
+ * The fence token of a run: unguessable from the pull request, yet the same for a re-run of the
+ * same evidence, so the providers' prompt caches serve it again. An HMAC of the evidence keyed by
+ * the provider keys of the run (a secret the pull request never sees); without any key (a local
+ * model), random. Text in the PR cannot contain its own HMAC, so it cannot close the fence.
+ */
+export function fenceToken(secret: string, evidence: string): string {
+  const token =
+    secret === ''
+      ? randomBytes(12).toString('hex')
+      : createHmac('sha256', secret).update(evidence).digest('hex').slice(0, 24)
+  return `DATA-${token}`
 }
 
 /** A deterministic shuffle: the same seed gives the same order, different seeds differ. */

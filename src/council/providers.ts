@@ -189,6 +189,16 @@ export function callSettings(provider: Provider, promptTokens: number): CallSett
   }
 }
 
+/** Every provider key set in the environment, joined: a secret the pull request never sees. */
+export function providerKeys(env: Environment): string {
+  return Object.values(PROVIDER_SETTINGS)
+    .flatMap(settings => {
+      const key = settings.key === undefined ? undefined : nonEmpty(env[settings.key])
+      return key === undefined ? [] : [key]
+    })
+    .join('\n')
+}
+
 /** Parses a comma- or newline-separated list of `provider:model` (the `models` input). */
 export function parseModelList(text: string): { models: string[]; problems: string[] } {
   const models = text
