@@ -18,6 +18,7 @@ import {
   SEARCH_RUBRIC
 } from '../__tests__/helpers/evaluation.js'
 import { parse } from '../__tests__/helpers/rubric.js'
+import { estimateCost } from '../src/council/pricing.js'
 import { countTokens } from '../src/evidence/tokens.js'
 import { SUMMARY_BUDGET } from '../src/action/publish.js'
 import type { Evaluation } from '../src/report/evaluation.js'
@@ -68,9 +69,15 @@ const TARGETS = {
   smallOverheadMs: 500,
   largeOverheadMs: 3000,
   largeRssKb: 300 * 1024,
+  /** The large run's overhead over the small run's: evidence cost grows with the budget. */
+  largeOverSmall: 1.5,
   councilRatio: 1.2,
-  githubRequests: 6
+  githubRequests: 6,
+  /** Of a re-run's prompt, the share the providers' caches serve. */
+  rerunCachedShare: 0.8
 } as const
+/** Prefill time of the judges in the caching figure: calls that arrive together all miss. */
+const CACHE_JUDGE_DELAY_MS = 200
 
 function progress(message: string): void {
   process.stderr.write(`bench: ${message}\n`)
@@ -215,7 +222,83 @@ async function councilFigure(
     slowestLatencyMs: slowest,
     runMs,
     calls: median(calls),
-    ratio: median(councilMs) / JUDGE_DELAY_MS
+    ratio: median(councilMs.map((wall, i) => wall / (slowest[i] ?? JUDGE_DELAY_MS)))
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2b. Prompt caching: tokens billed with and without the providers' caches
+
+interface CacheRun {
+  readonly name: string
+  readonly calls: number
+  readonly inputTokens: number
+  readonly cachedTokens: number
+  readonly cacheWriteTokens: number
+  /** The smallest share of one call's prompt the caches served. */
+  readonly minCallShare: number
+  readonly costUsd: number
+  /** What the same tokens cost with no cache at all. */
+  readonly uncachedCostUsd: number
+}
+
+/** One run's judges: tokens and cost from its JSON report, and the cost without any cache. */
+async function cacheRun(
+  world: World,
+  repo: Repository,
+  name: string,
+  inputs: Record<string, string>
+): Promise<CacheRun> {
+  const pr = openPullRequest(world, repo, { inputs, env: world.providerEnv })
+  try {
+    const result = await runChecked(name, pr.run)
+    const judges = result.report?.judges ?? []
+    const sum = (pick: (j: (typeof judges)[number]) => number): number =>
+      judges.reduce((total, judge) => total + pick(judge), 0)
+    return {
+      name,
+      calls: judges.length,
+      inputTokens: sum(j => j.tokens?.input ?? 0),
+      cachedTokens: sum(j => j.tokens?.cached_input ?? 0),
+      cacheWriteTokens: sum(j => j.tokens?.cache_write ?? 0),
+      minCallShare: Math.min(
+        ...judges.map(j => (j.tokens ? j.tokens.cached_input / j.tokens.input : 0))
+      ),
+      costUsd: sum(j => j.cost_usd ?? 0),
+      uncachedCostUsd: sum(j => {
+        const model = j.judge.slice(j.judge.indexOf(':') + 1)
+        const tokens = j.tokens
+        return tokens
+          ? (estimateCost(model, {
+              input: tokens.input,
+              cachedInput: 0,
+              cacheWrite: 0,
+              output: tokens.output
+            }) ?? 0)
+          : 0
+      })
+    }
+  } finally {
+    pr.dispose()
+  }
+}
+
+/**
+ * Three judges (OpenAI, Anthropic, Gemini) × 2 samples on the 1,000-line diff, then the same
+ * evidence again. The stand-ins bill a repeated prefix as their providers do; a prefix is readable
+ * only once the call that wrote it has been answered, so calls sent together all miss.
+ */
+async function cacheFigure(world: World, repo: Repository): Promise<readonly CacheRun[]> {
+  progress('prompt caching: 3 judges × 2 samples, then a re-run of the same evidence')
+  world.setJudgeDelay(CACHE_JUDGE_DELAY_MS)
+  try {
+    const inputs = { models: OVERHEAD_JUDGES.join(', '), samples: '2' }
+    return [
+      await cacheRun(world, repo, 'first run, samples: 2', inputs),
+      await cacheRun(world, repo, 're-run of the same evidence', inputs)
+    ]
+  } finally {
+    world.setJudgeDelay(0)
   }
 }
 
@@ -364,14 +447,17 @@ function renderFigure(): { criteria: number; chars: number; runsMs: number[]; me
     ].join('\n'),
     '.github/rubric.md'
   )
-  const runs = ['openai:gpt-5.4-mini', 'anthropic:claude-sonnet-4-6', 'google:gemini-3.5-flash'].map(
-    (judge, k) =>
-      judgeRun(rubric, {
-        judge,
-        fail: k === 0 ? ['c3', 'c17', 'c160'] : [],
-        reasoning: id =>
-          `The diff addresses ${id}: src/search/api.ts validates the query, returns an empty result for "" and maps SearchError to a 503 with a friendly message; tests/search.test.ts covers each branch, including the error path and very long queries.`
-      })
+  const runs = [
+    'openai:gpt-5.4-mini',
+    'anthropic:claude-sonnet-4-6',
+    'google:gemini-3.5-flash'
+  ].map((judge, k) =>
+    judgeRun(rubric, {
+      judge,
+      fail: k === 0 ? ['c3', 'c17', 'c160'] : [],
+      reasoning: id =>
+        `The diff addresses ${id}: src/search/api.ts validates the query, returns an empty result for "" and maps SearchError to a 503 with a friendly message; tests/search.test.ts covers each branch, including the error path and very long queries.`
+    })
   )
   const evaluation = evaluationOf(rubric, [gateResult('npm test', 'pass', '212 passed\n')], {
     runs,
@@ -503,8 +589,13 @@ async function main(): Promise<void> {
 
     // 2. Council
     world.setJudgeDelay(JUDGE_DELAY_MS)
-    const councils = [await councilFigure(world, small, 3), await councilFigure(world, small, 5)]
+    const councils = [
+      await councilFigure(world, small, 3),
+      await councilFigure(world, small, 5),
+      await councilFigure(world, small, 9)
+    ]
     world.setJudgeDelay(0)
+    const caching = await cacheFigure(world, small)
 
     // 3. GitHub requests
     const githubFigures: GitHubFigure[] = []
@@ -572,11 +663,23 @@ async function main(): Promise<void> {
         target: `≤ ${mib(TARGETS.largeRssKb)}`,
         met: largeRun.medianRssKb <= TARGETS.largeRssKb
       },
+      {
+        figure: '1b/1a. overhead of the large run over the small run',
+        value: `${(largeRun.overheadMs / smallRun.overheadMs).toFixed(2)}×`,
+        target: `≤ ${TARGETS.largeOverSmall}×`,
+        met: largeRun.overheadMs / smallRun.overheadMs <= TARGETS.largeOverSmall
+      },
       ...councils.map(c => ({
-        figure: `2. council wall / ${ms(JUDGE_DELAY_MS)}, ${c.judges} judges (median of ${COUNCIL_RUNS})`,
+        figure: `2. council wall / slowest judge (${ms(JUDGE_DELAY_MS)} each), ${c.judges} judges (median of ${COUNCIL_RUNS})`,
         value: `${c.ratio.toFixed(2)}× (${ms(median(c.councilMs))})`,
         target: `≤ ${TARGETS.councilRatio}×`,
         met: c.ratio <= TARGETS.councilRatio
+      })),
+      ...caching.map(c => ({
+        figure: `2b. prompt cache, ${c.name}: cached share of each call's prompt (least)`,
+        value: `${(c.minCallShare * 100).toFixed(0)}%`,
+        target: c.name.startsWith('re-run') ? `≥ ${TARGETS.rerunCachedShare * 100}%` : '',
+        met: c.name.startsWith('re-run') ? c.minCallShare >= TARGETS.rerunCachedShare : undefined
       })),
       ...githubFigures.map(g => ({
         figure: `3. GitHub requests, ${count(g.comments)} existing comments`,
@@ -692,6 +795,29 @@ async function main(): Promise<void> {
       ]),
       ''
     )
+    out.push(
+      table([
+        [
+          'prompt caching, 1,000-line diff, 3 judges × 2 samples',
+          'calls',
+          'input tokens',
+          'of which cached',
+          'cache writes',
+          'cost',
+          'cost without caching'
+        ],
+        ...caching.map(c => [
+          c.name,
+          count(c.calls),
+          count(c.inputTokens),
+          `${count(c.cachedTokens)} (${((c.cachedTokens / c.inputTokens) * 100).toFixed(0)}%)`,
+          count(c.cacheWriteTokens),
+          `$${c.costUsd.toFixed(4)}`,
+          `$${c.uncachedCostUsd.toFixed(4)}`
+        ])
+      ]),
+      ''
+    )
     const endpoints = [...new Set(githubFigures.flatMap(g => Object.keys(g.byEndpoint)))]
     out.push(
       table([
@@ -780,6 +906,7 @@ async function main(): Promise<void> {
         profiles
       },
       council: councils,
+      caching,
       github: githubFigures,
       providers: { samples, evidence },
       render,

@@ -428,6 +428,26 @@ describe('the council against real provider protocols', () => {
     expect(askedBy(calls[0]?.schema).checklist).toEqual(['tested', 'safe'])
   })
 
+  it('a re-run of the same evidence is read from the providers’ prompt caches, and billed so', async () => {
+    const diff = `diff --git a/src/rank.ts b/src/rank.ts\n${'+export const weight = 1\n'.repeat(800)}`
+    const evidence: Evidence = { ...EVIDENCE, diff }
+    const models = ['openai:gpt-5.4-mini', 'anthropic:claude-sonnet-4-6']
+    const first = await convene(() => ({ json: answer(RUBRIC) }), { evidence, models })
+    const again = await convene(() => ({ json: answer(RUBRIC) }), {
+      evidence: { ...evidence, iteration: 2 },
+      models
+    })
+    for (const [before, after] of first.outcome.runs.map((r, i) => [r, again.outcome.runs[i]])) {
+      const tokens = after?.tokens
+      if (!tokens) throw new Error('no tokens recorded')
+      // The evidence (instructions, rubric, diff) is the shared prefix; iteration 2 differs after it.
+      expect(tokens.cachedInput / tokens.input).toBeGreaterThan(0.8)
+      expect(after?.costUsd).toBeLessThan((before?.costUsd ?? 0) / 2)
+    }
+    // Anthropic's first run wrote the prefix to the cache, at the cache-write price.
+    expect(first.outcome.runs[1]?.tokens?.cacheWrite).toBeGreaterThan(0)
+  })
+
   it('records tokens, latency and estimated cost per judge', async () => {
     const { outcome } = await convene(() => ({ json: answer(RUBRIC) }), {
       models: ['openai:gpt-5-mini', 'openai:gpt-4.1']

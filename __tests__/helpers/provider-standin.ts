@@ -21,7 +21,7 @@ import { googleRequestProblem } from './providers/google.js'
 import { contextWindow, notPulled, OLLAMA_MODELS, truncate } from './providers/ollama.js'
 import { openaiRequestProblem } from './providers/openai.js'
 import { openrouterRequest } from './providers/openrouter.js'
-import { PromptCache, tokensOf, type CacheUse } from './providers/prompt-cache.js'
+import { PromptCache, tokensOf, type CacheLookup, type CacheUse } from './providers/prompt-cache.js'
 import { isRecord, list, record, type Json } from './providers/schema.js'
 
 export type Protocol =
@@ -228,6 +228,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, state: State): 
     return
   }
 
+  // What the provider's prompt cache holds for this request is decided on arrival.
+  const cached = cacheLookup(call, state.cache)
   // The client going away (abort, timeout) ends any delay early, and nothing is written after it.
   const gone = new AbortController()
   res.on('close', () => {
@@ -240,10 +242,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, state: State): 
     sendError(res, call, 500, {}, `provider stand-in script failed: ${messageOf(error)}`)
     return
   }
-  await answer(res, call, reply, gone.signal, {
-    cache: state.cache,
-    serving: { ...rules, promptTokens }
-  })
+  await answer(res, call, reply, gone.signal, { cached, serving: { ...rules, promptTokens } })
 }
 
 /** The service's rules for this request: a rejection in its own shape, or how it is served. */
@@ -337,7 +336,7 @@ async function answer(
   call: RecordedCall,
   reply: Reply,
   gone: AbortSignal,
-  context: { readonly cache: PromptCache; readonly serving: Serving }
+  context: { readonly cached: CacheLookup; readonly serving: Serving }
 ): Promise<void> {
   if (gone.aborted) return
   if ('delayMs' in reply) {
@@ -371,14 +370,18 @@ async function answer(
       text: `Here is my assessment.\n\n\`\`\`json\n${JSON.stringify(said.value, null, 2)}\n\`\`\`\n`
     }
   }
-  const cached = cacheUse(call, context.cache)
   sendJson(
     res,
     200,
     successHeaders(call.protocol),
-    successBody(call, said, { promptTokens: context.serving.promptTokens, cached }),
+    successBody(call, said, {
+      promptTokens: context.serving.promptTokens,
+      cached: context.cached.use
+    }),
     call
   )
+  // Readable by later requests only now that this one has its answer.
+  context.cached.commit()
 }
 
 /** Writes 64 KiB chunks until the client closes the connection. */
@@ -404,7 +407,7 @@ async function endless(res: ServerResponse, call: RecordedCall, gone: AbortSigna
 }
 
 /** What the provider's prompt cache serves of this request. */
-function cacheUse(call: RecordedCall, cache: PromptCache): CacheUse {
+function cacheLookup(call: RecordedCall, cache: PromptCache): CacheLookup {
   switch (call.service) {
     case 'openai':
     case 'openrouter':
@@ -417,7 +420,7 @@ function cacheUse(call: RecordedCall, cache: PromptCache): CacheUse {
     }
     case 'ollama':
     case 'compatible':
-      return { read: 0, written: 0 }
+      return { use: { read: 0, written: 0 }, commit: () => undefined }
   }
 }
 

@@ -159,7 +159,13 @@ export interface ActionMeasured extends Measured {
 /** The parts of the `rubric-council/report@1` JSON report the benchmark reads. */
 export interface JsonReport {
   readonly verdict: string
-  readonly judges: readonly { judge: string; status: string; latency_ms: number }[]
+  readonly judges: readonly {
+    judge: string
+    status: string
+    latency_ms: number
+    tokens: { input: number; cached_input: number; cache_write: number; output: number } | null
+    cost_usd: number | null
+  }[]
   readonly coverage: {
     readonly ratio: number
     readonly reviewable: number

@@ -49,13 +49,17 @@ export const ANSWER = {
   feedback: ''
 }
 
-/** Judges on three vendors, so each wire protocol is in play. */
+/** Judges on three vendors, so each wire protocol is in play; nine for the largest council. */
 export const JUDGES = [
   'openai:gpt-5.4-mini',
   'anthropic:claude-sonnet-4-6',
   'google:gemini-3.5-flash',
   'openai:gpt-4.1',
-  'anthropic:claude-haiku-4-5'
+  'anthropic:claude-haiku-4-5',
+  'google:gemini-3.1-flash-lite',
+  'openai:gpt-5.4-nano',
+  'anthropic:claude-opus-4-5',
+  'google:gemini-3-flash-preview'
 ] as const
 
 export interface World {

@@ -9,6 +9,9 @@
  * - Anthropic: only up to a `cache_control` breakpoint; the first request writes the prefix,
  *   later ones read it; shorter than the model's minimum, nothing is cached
  *   (https://platform.claude.com/docs/en/build-with-claude/prompt-caching).
+ * A prefix is readable only once the request that wrote it has been answered: requests that
+ * arrive together all miss ("a cache entry only becomes available after the first response
+ * begins", Anthropic's prompt-caching page; OpenAI's caches likewise fill after the prefill).
  * Tokens are the stand-in's estimate (four characters a token); entries do not expire during a
  * test run.
  */
@@ -20,37 +23,47 @@ export interface CacheUse {
   readonly written: number
 }
 
+/** What a request found in the cache on arrival; `commit()` stores it once it is answered. */
+export interface CacheLookup {
+  readonly use: CacheUse
+  readonly commit: () => void
+}
+
 export class PromptCache {
-  /** Prompts seen, per model: the automatic caches match the longest common prefix. */
+  /** Prompts answered, per model: the automatic caches match the longest common prefix. */
   readonly #prompts = new Map<string, string[]>()
   /** Prefixes written at an Anthropic breakpoint, per model. */
   readonly #written = new Map<string, Set<string>>()
 
-  /** OpenAI's and Gemini's caches: the longest prefix shared with an earlier prompt. */
-  automatic(model: string, prompt: string, step: number): CacheUse {
+  /** OpenAI's and Gemini's caches: the longest prefix shared with a prompt answered before. */
+  automatic(model: string, prompt: string, step: number): CacheLookup {
     const seen = this.#prompts.get(model) ?? []
+    this.#prompts.set(model, seen)
     let common = 0
     for (const earlier of seen) common = Math.max(common, commonPrefix(earlier, prompt))
-    seen.push(prompt)
-    this.#prompts.set(model, seen)
     const tokens = Math.floor(common / 4)
-    if (tokens < 1024) return { read: 0, written: 0 }
-    return { read: Math.floor(tokens / step) * step, written: 0 }
+    const read = tokens < 1024 ? 0 : Math.floor(tokens / step) * step
+    return { use: { read, written: 0 }, commit: () => seen.push(prompt) }
   }
 
   /**
    * Anthropic's cache: `prefixes` are the texts up to each breakpoint, shortest first. The
-   * longest one written before is read; the last one, if new and long enough, is written.
+   * longest one written before is read; what lies beyond it up to the last breakpoint is written,
+   * an entry at each breakpoint long enough to be cached.
    */
-  breakpoints(model: string, prefixes: readonly string[], minimum: number): CacheUse {
+  breakpoints(model: string, prefixes: readonly string[], minimum: number): CacheLookup {
     const written = this.#written.get(model) ?? new Set<string>()
     this.#written.set(model, written)
     const hit = [...prefixes].reverse().find(prefix => written.has(prefix))
     const read = hit === undefined ? 0 : tokensOf(hit)
-    const last = prefixes.at(-1)
-    if (last === undefined || last === hit || tokensOf(last) < minimum) return { read, written: 0 }
-    written.add(last)
-    return { read, written: tokensOf(last) - read }
+    const cacheable = prefixes.filter(prefix => tokensOf(prefix) >= minimum)
+    const last = cacheable.at(-1)
+    return {
+      use: { read, written: last === undefined || last === hit ? 0 : tokensOf(last) - read },
+      commit: () => {
+        for (const prefix of cacheable) written.add(prefix)
+      }
+    }
   }
 }
 
