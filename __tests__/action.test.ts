@@ -473,4 +473,34 @@ describe('with judges', () => {
       await providers.close()
     }
   })
+
+  it('lowers the evidence budget to what the judges’ context windows hold', async () => {
+    const providers = await startProviderStandIn(call => ({ json: wireAnswer(call.schema) }))
+    try {
+      const pr = pullRequest({
+        '.github/rubric.md':
+          '---\ndimensions: false\n---\n## Criteria\n- tested: The change is tested\n'
+      })
+      const result = await run(pr, {
+        inputs: {
+          models: 'openai:gpt-5.4-mini, anthropic:claude-sonnet-4-6',
+          'max-evidence-tokens': '500000'
+        },
+        env: {
+          OPENAI_API_KEY: 'sk-test-action-0123456789',
+          OPENAI_BASE_URL: providers.openaiBaseUrl,
+          ANTHROPIC_API_KEY: 'sk-ant-test-action-0123456789',
+          ANTHROPIC_BASE_URL: providers.anthropicBaseUrl
+        }
+      })
+      const report = JSON.parse(readFileSync(result.outputs.report ?? '', 'utf8')) as {
+        coverage: { budget_tokens: number }
+      }
+      // Claude's 200,000-token window, less room for the instructions, rubric and answer.
+      expect(report.coverage.budget_tokens).toBe(152_000)
+      expect(result.outputs.verdict).toBe('PASS')
+    } finally {
+      await providers.close()
+    }
+  })
 })

@@ -62,7 +62,7 @@ export async function evaluate(
   let evidenceProblem: string | undefined
   if (needsCouncil(rubric)) {
     try {
-      evidence = await deps.evidence.collect(rubric)
+      evidence = await deps.evidence.collect(rubric, deps.council.contextLimit?.(rubric))
     } catch (error) {
       if (!(error instanceof EvidenceUnavailableError)) throw error
       evidenceProblem = error.message

@@ -3,7 +3,13 @@ import { callJudge, type CallPolicy } from './call.js'
 import { judgeJsonSchema, validateAnswer } from './judge-schema.js'
 import { parseModelId } from './model-id.js'
 import { buildPrompt, fenceToken } from './prompt.js'
-import { callSettings, defaultModels, languageModel, providerKeys } from './providers.js'
+import {
+  callSettings,
+  defaultModels,
+  evidenceRoom,
+  languageModel,
+  providerKeys
+} from './providers.js'
 import { countTokens } from '../evidence/tokens.js'
 import type { Council, CouncilOutcome, CouncilRequest, JudgeRun } from './types.js'
 import { proxiedFetch } from '../fetch.js'
@@ -65,6 +71,15 @@ export function councilMembers(
  */
 export function createCouncil(options: CouncilOptions): Council {
   return {
+    contextLimit: rubric => {
+      const rooms = councilMembers(rubric.council.models, options.models, options.env).flatMap(
+        member => {
+          const room = evidenceRoom(member)
+          return room === undefined ? [] : [room]
+        }
+      )
+      return rooms.length === 0 ? undefined : Math.min(...rooms)
+    },
     convene: async (request: CouncilRequest): Promise<CouncilOutcome> => {
       const { rubric } = request
       const members = councilMembers(rubric.council.models, options.models, options.env)

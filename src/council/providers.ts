@@ -189,6 +189,39 @@ export function callSettings(provider: Provider, promptTokens: number): CallSett
   }
 }
 
+/**
+ * Input tokens a model's context window takes, for the models whose windows are published
+ * (November 2026). OpenRouter's dotted names (`claude-sonnet-4.6`) are looked up as the vendor's.
+ * A local model's window is its own setting: Ollama's is sized to the prompt instead.
+ */
+const CONTEXT_WINDOWS: Readonly<Record<string, number>> = {
+  'gpt-5.5': 272_000,
+  'gpt-5.4': 272_000,
+  'gpt-5.4-mini': 272_000,
+  'gpt-5.4-nano': 272_000,
+  'gpt-5-mini': 272_000,
+  'gpt-4.1': 1_047_576,
+  'claude-sonnet-4-6': 200_000,
+  'claude-sonnet-4-5': 200_000,
+  'claude-haiku-4-5': 200_000,
+  'claude-opus-4-5': 200_000,
+  'gemini-3.5-flash': 1_048_576,
+  'gemini-3.1-flash-lite': 1_048_576
+}
+
+/** What a prompt holds beside the evidence: instructions and rubric, and the answer's room. */
+const PROMPT_RESERVE_TOKENS = 16_000 + ANTHROPIC_MAX_OUTPUT_TOKENS
+
+/** The evidence a member's window leaves room for, or undefined when its window is not known. */
+export function evidenceRoom(member: string): number | undefined {
+  const id = parseModelId(member)
+  if ('problem' in id || id.provider === 'ollama' || id.provider === 'openai-compatible')
+    return undefined
+  const name = id.model.slice(id.model.lastIndexOf('/') + 1).replace(/(\d)\.(\d)/g, '$1-$2')
+  const window = Object.hasOwn(CONTEXT_WINDOWS, name) ? CONTEXT_WINDOWS[name] : undefined
+  return window === undefined ? undefined : window - PROMPT_RESERVE_TOKENS
+}
+
 /** Every provider key set in the environment, joined: a secret the pull request never sees. */
 export function providerKeys(env: Environment): string {
   return Object.values(PROVIDER_SETTINGS)

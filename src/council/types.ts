@@ -98,4 +98,9 @@ export interface CouncilRequest {
  */
 export interface Council {
   readonly convene: (request: CouncilRequest) => Promise<CouncilOutcome>
+  /**
+   * The most evidence tokens every member's context window can take beside the instructions, the
+   * rubric and the answer, where the windows are known; undefined when none is.
+   */
+  readonly contextLimit?: (rubric: Rubric) => number | undefined
 }

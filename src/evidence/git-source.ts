@@ -25,7 +25,7 @@ export function pullRequestEvidence(
   }
 ): EvidenceSource {
   return {
-    collect: async rubric => {
+    collect: async (rubric, limit) => {
       const { diff } = await diffFromMergeBase({
         cwd: options.cwd,
         base: options.baseSha,
@@ -36,7 +36,7 @@ export function pullRequestEvidence(
         files: parseUnifiedDiff(diff),
         pr: { title: options.title, body: options.body },
         exclude: [...rubric.exclude, ...options.exclude],
-        maxTokens: options.maxTokens,
+        maxTokens: Math.min(options.maxTokens, limit ?? Infinity),
         iteration: options.iteration,
         history: options.history
       })
@@ -53,7 +53,7 @@ export function localEvidence(
 ): EvidenceSource {
   const run = options.run ?? runGit
   return {
-    collect: async rubric => {
+    collect: async (rubric, limit) => {
       const base = options.base ?? (await defaultBase(options.cwd, run))
       const { diff } = await localDiff({ cwd: options.cwd, base, run })
       const log = await run(['log', '-1', '--format=%s%n%b'], options.cwd)
@@ -62,7 +62,7 @@ export function localEvidence(
         files: parseUnifiedDiff(diff),
         pr: { title, body: body.join('\n').trim() },
         exclude: [...rubric.exclude, ...options.exclude],
-        maxTokens: options.maxTokens,
+        maxTokens: Math.min(options.maxTokens, limit ?? Infinity),
         iteration: options.iteration,
         history: options.history
       })
