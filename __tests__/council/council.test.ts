@@ -8,6 +8,7 @@ import type { Rubric } from '../../src/rubric/types.js'
 import { maskSecrets, secretValues } from '../../src/secrets.js'
 import { decide } from '../../src/verdict/decide.js'
 import { gateResult } from '../helpers/evaluation.js'
+import { RANKING_EVIDENCE } from '../helpers/evidence.js'
 import { askedBy, wireAnswer } from '../helpers/judge-answers.js'
 import {
   startProviderStandIn,
@@ -35,32 +36,7 @@ const KEYS = {
 }
 const JUDGES = ['openai:gpt-5-mini', 'openai:gpt-4.1', 'anthropic:claude-sonnet-4-5']
 
-const EVIDENCE: Evidence = {
-  pr: { title: 'Add ranking', body: 'Ranks results by intent.' },
-  files: [
-    {
-      path: 'src/rank.ts',
-      status: 'added',
-      additions: 10,
-      deletions: 0,
-      binary: false,
-      kind: 'source'
-    }
-  ],
-  diff: 'diff --git a/src/rank.ts b/src/rank.ts\n+export const rank = (xs: number[]) => xs.sort()',
-  receipt: {
-    reviewed: [{ path: 'src/rank.ts', kind: 'source', tokens: 30 }],
-    omitted: [],
-    redacted: [],
-    reviewable: 1,
-    ratio: 1,
-    budgetTokens: 60_000,
-    usedTokens: 50
-  },
-  unlisted: 0,
-  iteration: 1,
-  history: []
-}
+const EVIDENCE = RANKING_EVIDENCE
 
 interface Grades {
   readonly fail?: readonly string[]

@@ -2,8 +2,8 @@ import fc from 'fast-check'
 import { stringify } from 'yaml'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createCouncil } from '../../src/council/council.js'
-import type { Evidence } from '../../src/evidence/types.js'
 import { parseRubric } from '../../src/rubric/parse.js'
+import { RANKING_EVIDENCE } from '../helpers/evidence.js'
 import { wireAnswer } from '../helpers/judge-answers.js'
 import { startProviderStandIn, type StandIn } from '../helpers/provider-standin.js'
 
@@ -24,32 +24,7 @@ const MEMBERS = [
   'openai-compatible:local-model'
 ]
 
-const EVIDENCE: Evidence = {
-  pr: { title: 'Add ranking', body: 'Ranks results by intent.' },
-  files: [
-    {
-      path: 'src/rank.ts',
-      status: 'added',
-      additions: 1,
-      deletions: 0,
-      binary: false,
-      kind: 'source'
-    }
-  ],
-  diff: 'diff --git a/src/rank.ts b/src/rank.ts\n+export const rank = (xs: number[]) => xs.sort()',
-  receipt: {
-    reviewed: [{ path: 'src/rank.ts', kind: 'source', tokens: 30 }],
-    omitted: [],
-    redacted: [],
-    reviewable: 1,
-    ratio: 1,
-    budgetTokens: 60_000,
-    usedTokens: 50
-  },
-  unlisted: 0,
-  iteration: 1,
-  history: []
-}
+const EVIDENCE = RANKING_EVIDENCE
 
 let standIn: StandIn
 beforeAll(async () => {
