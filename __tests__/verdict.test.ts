@@ -8,7 +8,7 @@ import type {
 } from '../src/council/types.js'
 import type { GateResult, GateStatus } from '../src/gates/types.js'
 import type { Rubric } from '../src/rubric/types.js'
-import { decide, invalidVerdict, medianOf } from '../src/verdict/decide.js'
+import { decide, invalidVerdict, medianOf, splitMustHaves } from '../src/verdict/decide.js'
 import type { Verdict } from '../src/verdict/types.js'
 import { lines, parse } from './helpers/rubric.js'
 
@@ -218,7 +218,12 @@ describe('row 4: hard failures', () => {
       council: three([{ grades: { a: 'FAIL' } }, { grades: { a: 'FAIL' } }, {}])
     })
     expect([verdict.verdict, codes(verdict)]).toEqual(['FAIL', ['criterion_failed']])
-    expect(verdict.criteria.find(c => c.id === 'a')).toMatchObject({ status: 'FAIL', score: 1 / 3 })
+    // A criterion scores by its status: disagreement enters the confidence, never the score.
+    expect(verdict.criteria.find(c => c.id === 'a')).toMatchObject({
+      status: 'FAIL',
+      score: 0,
+      tally: { pass: 1, fail: 2, abstain: 0 }
+    })
   })
 
   it('a nice-to-have failed by everyone does not block', () => {
@@ -381,7 +386,9 @@ describe('row 6: a split must-have', () => {
       council: council([ok('j1', { grades: { a: 'FAIL' } }), ok('j2')], 2)
     })
     expect([verdict.verdict, codes(verdict)]).toEqual(['UNCLEAR', ['judge_disagreement']])
-    expect(verdict.reasons[0]?.message).toBe('judges are split on must-have criterion: a')
+    expect(verdict.reasons[0]?.message).toBe(
+      'judges are split on must-have criterion: a (1 PASS, 1 FAIL)'
+    )
     expect(verdict.criteria.find(c => c.id === 'a')).toMatchObject({ status: 'SPLIT', score: 0.5 })
   })
 
@@ -660,5 +667,129 @@ describe('medianOf', () => {
       5,
       2.5
     ])
+  })
+})
+
+describe('samples, then judges: the votes of docs/verdict.md', () => {
+  const sample = (judge: string, n: number, spec: AnswerSpec = {}): JudgeRun => ({
+    ...ok(judge, spec),
+    sample: n
+  })
+
+  it('combines each judge’s samples first: a judge whose samples tie abstains', () => {
+    const verdict = decide({
+      rubric: RUBRIC,
+      gates: [],
+      council: council(
+        [
+          sample('openai:j1', 1, { grades: { a: 'FAIL' } }),
+          sample('openai:j1', 2),
+          sample('anthropic:j2', 1),
+          sample('anthropic:j2', 2)
+        ],
+        3
+      )
+    })
+    // j1 is undecided on a; j2 passes it: one vote to none, a PASS.
+    expect(verdict.criteria.find(c => c.id === 'a')).toMatchObject({
+      status: 'PASS',
+      score: 1,
+      tally: { pass: 1, fail: 0, abstain: 1 }
+    })
+    expect(verdict.verdict).toBe('PASS')
+    // Every answer's vote stays visible, sample by sample.
+    expect(verdict.criteria.find(c => c.id === 'a')?.votes.map(v => v.judge)).toEqual([
+      'openai:j1#1',
+      'openai:j1#2',
+      'anthropic:j2#1',
+      'anthropic:j2#2'
+    ])
+  })
+
+  it('one judge × 2 samples that disagree on a must-have is SPLIT, until a tie-break settles it', () => {
+    const runs = [sample('openai:j1', 1, { grades: { a: 'FAIL' } }), sample('openai:j1', 2)]
+    const split = decide({ rubric: RUBRIC, gates: [], council: council(runs, 2) })
+    expect([split.verdict, codes(split)]).toEqual(['UNCLEAR', ['judge_disagreement']])
+    expect(splitMustHaves(RUBRIC, council(runs, 2))).toEqual(['a'])
+
+    const tieBreak: JudgeRun = { ...sample('openai:j1', 3), tieBreak: true }
+    const settled = decide({ rubric: RUBRIC, gates: [], council: council([...runs, tieBreak], 2) })
+    expect(settled.verdict).toBe('PASS')
+    expect(settled.criteria.find(c => c.id === 'a')).toMatchObject({
+      status: 'PASS',
+      score: 1,
+      tieBreak: { judge: 'openai:j1 (tie-break)', verdict: 'PASS' }
+    })
+    expect(splitMustHaves(RUBRIC, council([...runs, tieBreak], 2))).toEqual([])
+  })
+
+  it('a tie-break counts only on the must-haves that were split', () => {
+    const runs = [
+      ok('openai:j1', { grades: { a: 'FAIL', n: 'FAIL' } }),
+      ok('anthropic:j2'),
+      {
+        ...ok('google:j3', { grades: { a: 'PASS', b: 'FAIL', n: 'PASS' } }),
+        tieBreak: true as const
+      }
+    ]
+    const verdict = decide({ rubric: RUBRIC, gates: [], council: council(runs, 2) })
+    // a was split and the tie-break settles it; b was not split, so its FAIL there does not count;
+    // n is a nice-to-have: it stays SPLIT.
+    expect(Object.fromEntries(verdict.criteria.map(c => [c.id, c.status]))).toEqual({
+      a: 'PASS',
+      b: 'PASS',
+      n: 'SPLIT',
+      ranked: 'PASS'
+    })
+    expect(verdict.verdict).toBe('PASS')
+  })
+
+  it('a tie-break that fails leaves the criterion SPLIT', () => {
+    const runs = [ok('openai:j1', { grades: { a: 'FAIL' } }), ok('anthropic:j2')]
+    const broken: JudgeRun = { ...failed('openai:j1', 'timeout'), tieBreak: true }
+    const verdict = decide({ rubric: RUBRIC, gates: [], council: council([...runs, broken], 2) })
+    expect([verdict.verdict, codes(verdict)]).toEqual(['UNCLEAR', ['judge_disagreement']])
+  })
+
+  it('a score is the median of each judge’s samples, then of the judges', () => {
+    const verdict = decide({
+      rubric: RUBRIC,
+      gates: [],
+      council: council(
+        [
+          sample('openai:j1', 1, { grades: { ranked: 2 } }),
+          sample('openai:j1', 2, { grades: { ranked: 4 } }),
+          sample('anthropic:j2', 1, { grades: { ranked: 9 } }),
+          sample('anthropic:j2', 2, { grades: { ranked: 9 } }),
+          sample('google:j3', 1, { grades: { ranked: 8 } }),
+          sample('google:j3', 2, { grades: { ranked: 6 } })
+        ],
+        4
+      )
+    })
+    // Judges: 3, 9, 7; their median 7 (the median of all six answers would be 7 as well, but the
+    // spread for the confidence is between judges: 9 − 3).
+    expect(verdict.criteria.find(c => c.id === 'ranked')).toMatchObject({ median: 7, spread: 6 })
+  })
+
+  it('a judge blocks when most of its samples report a blocking finding', () => {
+    const verdict = decide({
+      rubric: RUBRIC,
+      gates: [],
+      council: council(
+        [
+          sample('openai:j1', 1, { findings: ['major'] }),
+          sample('openai:j1', 2, { findings: ['major'] }),
+          sample('anthropic:j2', 1, { findings: ['major'] }),
+          sample('anthropic:j2', 2),
+          sample('google:j3', 1),
+          sample('google:j3', 2)
+        ],
+        4
+      )
+    })
+    // j1 blocks, j2 is undecided, j3 does not: one of the two decided judges, not a majority.
+    expect(verdict.blocking).toEqual({ judges: 1, of: 3 })
+    expect(codes(verdict)).not.toContain('blocking_issue')
   })
 })

@@ -9,7 +9,7 @@ import { RubricError } from './rubric/errors.js'
 import { resolveRubric, type RubricChoice } from './rubric/resolve.js'
 import type { Rubric } from './rubric/types.js'
 import { gateEnvironment, maskSecrets, secretValues } from './secrets.js'
-import { decide, invalidVerdict, needsCouncil } from './verdict/decide.js'
+import { decide, invalidVerdict, needsCouncil, splitMustHaves } from './verdict/decide.js'
 
 export interface EngineDeps {
   readonly council: Council
@@ -86,10 +86,22 @@ export async function evaluate(
   }
 }
 
-/** A council that throws has a bug; it still ends as a named failure, never as a crash or a PASS. */
+/**
+ * The council's answers, and while the judges are split on a must-have, up to the rubric's
+ * `council.tie_breaks` more calls, one member at a time, to settle it (docs/verdict.md). A council
+ * that throws has a bug; it still ends as a named failure, never as a crash or a PASS.
+ */
 async function convene(council: Council, request: CouncilRequest): Promise<CouncilOutcome> {
   try {
-    return await council.convene(request)
+    let outcome = await council.convene(request)
+    for (let round = 1; round <= request.rubric.council.tieBreaks; round++) {
+      const split = splitMustHaves(request.rubric, outcome)
+      if (split.length === 0 || council.tieBreak === undefined) break
+      const run = await council.tieBreak(request, round, split)
+      if (run === undefined) break
+      outcome = { ...outcome, runs: [...outcome.runs, { ...run, tieBreak: true }] }
+    }
+    return outcome
   } catch (error) {
     return {
       quorum: 1,

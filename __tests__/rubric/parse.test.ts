@@ -338,7 +338,7 @@ describe('dimensions, focus, thresholds, council', () => {
   it('fills thresholds, council and scoring defaults', () => {
     const rubric = parse(lines('---', 'thresholds: { pass: 0.9 }', '---', '## Criteria', '- a: A'))
     expect(rubric.thresholds).toEqual({ pass: 0.9, fail: 0.6, confidence: 0.7 })
-    expect(rubric.council).toEqual({ models: [] })
+    expect(rubric.council).toEqual({ models: [], tieBreaks: 1 })
     expect(rubric.blocking).toBe('majority')
     expect(rubric.scoreWeights).toEqual({ dimensions: 1, criteria: 1 })
     expect(rubric.minCoverage).toBe(1)
@@ -357,7 +357,8 @@ describe('dimensions, focus, thresholds, council', () => {
     expect(rubric.council).toEqual({
       models: ['openai:gpt-5-mini', 'anthropic:claude-sonnet-4-5'],
       samples: 2,
-      quorum: 3
+      quorum: 3,
+      tieBreaks: 1
     })
   })
 })

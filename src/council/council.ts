@@ -11,6 +11,7 @@ import {
   providerKeys
 } from './providers.js'
 import { countTokens } from '../evidence/tokens.js'
+import type { Rubric } from '../rubric/types.js'
 import type { Council, CouncilOutcome, CouncilRequest, JudgeRun } from './types.js'
 import { proxiedFetch } from '../fetch.js'
 
@@ -51,6 +52,8 @@ export interface CouncilProgress {
   readonly started: (calls: readonly { readonly judge: string; readonly sample: number }[]) => void
   /** One call ended, with its answer or its failure. */
   readonly finished: (run: JudgeRun) => void
+  /** The judges split on must-haves: `judge` is asked once more to settle them. */
+  readonly tieBreak?: (judge: string, split: readonly string[]) => void
 }
 
 /** Who sits on the council: the rubric's models, else the input's, else one per key present. */
@@ -66,98 +69,126 @@ export function councilMembers(
 
 /**
  * The LLM council (docs/council.md): every member asked `samples` times, one call each grading every
- * criterion and dimension at once, concurrently within a bound. Failures come back as runs with
- * their typed reason; the verdict decides what they mean.
+ * criterion and dimension at once, all at once within a bound; and, when the judges split on a
+ * must-have, one more call to a member in turn. Failures come back as runs with their typed
+ * reason; the verdict decides what they mean.
  */
 export function createCouncil(options: CouncilOptions): Council {
+  const membersOf = (rubric: Rubric): readonly string[] =>
+    councilMembers(rubric.council.models, options.models, options.env)
+  const fetch = proxiedFetch()
+
+  /** What every call about one request shares: the schema, the fence, the prompt's size. */
+  function session(request: CouncilRequest) {
+    const { rubric } = request
+    const timeoutMs = (rubric.council.timeout ?? COUNCIL_DEFAULTS.timeoutSeconds) * 1000
+    const policy: CallPolicy = {
+      timeoutMs,
+      deadline: options.deadline ?? Date.now() + timeoutMs * COUNCIL_DEFAULTS.deadlineTimeouts,
+      maxRetries: COUNCIL_DEFAULTS.maxRetries,
+      retryBaseMs: options.retryBaseMs ?? COUNCIL_DEFAULTS.retryBaseMs,
+      maxRetryWaitMs: COUNCIL_DEFAULTS.maxRetryWaitMs,
+      mask: options.mask
+    }
+    const schema = judgeJsonSchema(rubric)
+    // One fence for the whole run, derived from the evidence: the same text in every call and
+    // in a re-run of it, which the providers' prompt caches bill once. Unguessable.
+    const { pr, files, diff, receipt, unlisted } = request.evidence
+    const fence = fenceToken(
+      providerKeys(options.env),
+      JSON.stringify({ rubric: rubric.hash, pr, files, diff, receipt, unlisted })
+    )
+    // The shared part of the prompt is counted once: its text is the same in every call.
+    let sharedTokens: number | undefined
+    const ask = async (task: Task): Promise<JudgeRun> => {
+      const id = parseModelId(task.judge)
+      if ('problem' in id) return notAsked(task, id.problem)
+      const resolved = languageModel(id, options.env, fetch)
+      if (!resolved.ok) return notAsked(task, resolved.problem)
+      const prompt = buildPrompt({
+        rubric,
+        gates: request.gates,
+        evidence: request.evidence,
+        seed: task.seed,
+        fence
+      })
+      sharedTokens ??=
+        countTokens(prompt.system) + countTokens(prompt.evidence) + countTokens(prompt.run)
+      const promptTokens = sharedTokens + countTokens(prompt.judge)
+      return callJudge(
+        {
+          judge: task.judge,
+          provider: id.provider,
+          sample: task.sample,
+          model: resolved.model,
+          prompt,
+          schema,
+          validate: value => validateAnswer(value, rubric),
+          settings: callSettings(id.provider, promptTokens),
+          promptTokens
+        },
+        policy
+      )
+    }
+    return {
+      run: (tasks: readonly Task[]) =>
+        pool(tasks, options.concurrency ?? COUNCIL_DEFAULTS.concurrency, async task => {
+          const run = await ask(task)
+          options.progress?.finished(run)
+          return run
+        })
+    }
+  }
+
   return {
     contextLimit: rubric => {
-      const rooms = councilMembers(rubric.council.models, options.models, options.env).flatMap(
-        member => {
-          const room = evidenceRoom(member)
-          return room === undefined ? [] : [room]
-        }
-      )
+      const rooms = membersOf(rubric).flatMap(member => {
+        const room = evidenceRoom(member)
+        return room === undefined ? [] : [room]
+      })
       return rooms.length === 0 ? undefined : Math.min(...rooms)
     },
     convene: async (request: CouncilRequest): Promise<CouncilOutcome> => {
       const { rubric } = request
-      const members = councilMembers(rubric.council.models, options.models, options.env)
+      const members = membersOf(rubric)
       const samples = rubric.council.samples ?? options.samples ?? DEFAULT_SAMPLES
       const asked = members.length * samples
       const quorum = rubric.council.quorum ?? Math.floor(asked / 2) + 1
       if (members.length === 0) return { runs: [], quorum: 1 }
-
-      const timeoutMs = (rubric.council.timeout ?? COUNCIL_DEFAULTS.timeoutSeconds) * 1000
-      const policy: CallPolicy = {
-        timeoutMs,
-        deadline: options.deadline ?? Date.now() + timeoutMs * COUNCIL_DEFAULTS.deadlineTimeouts,
-        maxRetries: COUNCIL_DEFAULTS.maxRetries,
-        retryBaseMs: options.retryBaseMs ?? COUNCIL_DEFAULTS.retryBaseMs,
-        maxRetryWaitMs: COUNCIL_DEFAULTS.maxRetryWaitMs,
-        mask: options.mask
-      }
-      const schema = judgeJsonSchema(rubric)
-      const fetch = proxiedFetch()
-      // One fence for the whole run, derived from the evidence: the same text in every call and
-      // in a re-run of it, which the providers' prompt caches bill once. Unguessable.
-      const { pr, files, diff, receipt, unlisted } = request.evidence
-      const fence = fenceToken(
-        providerKeys(options.env),
-        JSON.stringify({ rubric: rubric.hash, pr, files, diff, receipt, unlisted })
-      )
-      // The shared part of the prompt is counted once: its text is the same in every call.
-      let sharedTokens: number | undefined
       const tasks = members.flatMap(judge =>
-        Array.from({ length: samples }, (_, i) => ({ judge, sample: i + 1 }))
+        Array.from({ length: samples }, (_, i) => ({
+          judge,
+          sample: i + 1,
+          seed: `${judge}#${i + 1}`
+        }))
       )
       options.progress?.started(tasks)
-      const runs = await pool(
-        tasks,
-        options.concurrency ?? COUNCIL_DEFAULTS.concurrency,
-        async task => {
-          const run = await ask(task)
-          options.progress?.finished(run)
-          return run
-        }
-      )
-      async function ask(task: { judge: string; sample: number }): Promise<JudgeRun> {
-        const id = parseModelId(task.judge)
-        if ('problem' in id) return notAsked(task, id.problem)
-        const resolved = languageModel(id, options.env, fetch)
-        if (!resolved.ok) return notAsked(task, resolved.problem)
-        const prompt = buildPrompt({
-          rubric,
-          gates: request.gates,
-          evidence: request.evidence,
-          seed: `${task.judge}#${task.sample}`,
-          fence
-        })
-        sharedTokens ??=
-          countTokens(prompt.system) + countTokens(prompt.evidence) + countTokens(prompt.run)
-        const promptTokens = sharedTokens + countTokens(prompt.judge)
-        return callJudge(
-          {
-            judge: task.judge,
-            provider: id.provider,
-            sample: task.sample,
-            model: resolved.model,
-            prompt,
-            schema,
-            validate: value => validateAnswer(value, rubric),
-            settings: callSettings(id.provider, promptTokens),
-            promptTokens
-          },
-          policy
-        )
-      }
-      return { runs, quorum }
+      return { runs: await session(request).run(tasks), quorum }
+    },
+    tieBreak: async (request, round, split) => {
+      const members = membersOf(request.rubric)
+      // The members in turn: the first tie-break asks the first member, the next the second, …
+      const judge = members[(round - 1) % members.length]
+      if (judge === undefined) return undefined
+      const samples = request.rubric.council.samples ?? options.samples ?? DEFAULT_SAMPLES
+      options.progress?.tieBreak?.(judge, split)
+      const [run] = await session(request).run([
+        { judge, sample: samples + round, seed: `${judge}#tie-break-${round}` }
+      ])
+      return run && { ...run, tieBreak: true }
     }
   }
 }
 
+interface Task {
+  readonly judge: string
+  readonly sample: number
+  /** Seeds the criteria order this call sees. */
+  readonly seed: string
+}
+
 /** A member that could not be formed (no key, no endpoint): failed, with why, and never asked. */
-function notAsked(task: { judge: string; sample: number }, problem: string): JudgeRun {
+function notAsked(task: Task, problem: string): JudgeRun {
   return {
     judge: task.judge,
     sample: task.sample,

@@ -63,6 +63,8 @@ export type JudgeRun = {
   readonly judge: string
   /** 1-based sample number. */
   readonly sample: number
+  /** A call made to settle a must-have the judges split on; its vote counts only there. */
+  readonly tieBreak?: true
   readonly latencyMs: number
   /** HTTP requests made: the first, then retries, repairs and re-asks. */
   readonly requests?: number
@@ -98,6 +100,15 @@ export interface CouncilRequest {
  */
 export interface Council {
   readonly convene: (request: CouncilRequest) => Promise<CouncilOutcome>
+  /**
+   * One more call, to settle the must-haves in `split` the judges split on: round 1 asks the
+   * first member, round 2 the second, and so on. Undefined when there is no member to ask.
+   */
+  readonly tieBreak?: (
+    request: CouncilRequest,
+    round: number,
+    split: readonly string[]
+  ) => Promise<JudgeRun | undefined>
   /**
    * The most evidence tokens every member's context window can take beside the instructions, the
    * rubric and the answer, where the windows are known; undefined when none is.

@@ -4,6 +4,7 @@ import {
   DEFAULT_MIN_COVERAGE,
   DEFAULT_SAMPLES,
   DEFAULT_THRESHOLDS,
+  DEFAULT_TIE_BREAKS,
   FOCUS_TEXT,
   GENERIC_ANCHORS,
   PARALLEL_GATES_WHEN_TRUE
@@ -171,7 +172,8 @@ export function buildRubric(input: BuildInput): { rubric: Rubric; issues: Rubric
       models,
       ...(samples !== undefined && { samples }),
       ...(quorum !== undefined && { quorum }),
-      ...(fm.council?.timeout !== undefined && { timeout: fm.council.timeout })
+      ...(fm.council?.timeout !== undefined && { timeout: fm.council.timeout }),
+      tieBreaks: fm.council?.tie_breaks ?? DEFAULT_TIE_BREAKS
     },
     blocking: fm.blocking ?? 'majority',
     scoreWeights,

@@ -17,6 +17,9 @@ export const PARALLEL_GATES_WHEN_TRUE = 4
 
 export const DEFAULT_SAMPLES = 1
 
+/** Extra judge calls that may settle a split must-have (docs/verdict.md). */
+export const DEFAULT_TIE_BREAKS = 1
+
 export const DEFAULT_MIN_COVERAGE = 1
 
 export interface BuiltInDimension {

@@ -146,7 +146,13 @@ export const CouncilSchema = z.strictObject({
     .min(1)
     .max(3600)
     .optional()
-    .describe('Seconds one judge request may take (default 180)')
+    .describe('Seconds one judge request may take (default 180)'),
+  tie_breaks: z
+    .int()
+    .min(0)
+    .max(5)
+    .optional()
+    .describe('Extra judge calls to settle a must-have the judges split on (default 1)')
 })
 
 const FocusSchema = z.enum(FOCUS_AREAS)

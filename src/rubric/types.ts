@@ -81,6 +81,8 @@ export interface CouncilConfig {
   readonly quorum?: number
   /** Seconds one judge request may take; undefined: the default. */
   readonly timeout?: number
+  /** Extra calls, one member at a time, that settle a must-have the judges split on. */
+  readonly tieBreaks: number
 }
 
 export interface Rubric {

@@ -1,4 +1,4 @@
-import type { CouncilFailure, CouncilOutcome, JudgeAnswer, JudgeRun } from '../council/types.js'
+import type { CouncilFailure, CouncilOutcome, JudgeAnswer } from '../council/types.js'
 import type { GateResult } from '../gates/types.js'
 import type { Criterion, Dimension, Rubric } from '../rubric/types.js'
 import {
@@ -9,6 +9,7 @@ import {
   type JudgedFinding,
   type Reason,
   type ReasonCode,
+  type Tally,
   type Verdict,
   type VerdictKind,
   type Vote
@@ -62,21 +63,25 @@ const FAILURE_PRECEDENCE: readonly CouncilFailure[] = [
  */
 export function decide(input: VerdictInput): Verdict {
   const { rubric, gates, council } = input
-  const answers = validAnswers(council)
-  const labelled = answers.map(({ run, answer }) => ({ judge: labelOf(run, council), answer }))
-  const criteria = rubric.criteria.map(c => gradeCriterion(c, labelled))
-  const dimensions = rubric.dimensions.map(d => gradeDimension(d, labelled))
-  const findings: JudgedFinding[] = labelled.flatMap(({ judge, answer }) =>
-    answer.findings.map(f => ({ ...f, judge }))
-  )
-  const n = labelled.length
-  const blockingJudges = labelled.filter(({ answer }) => blocks(answer)).length
-  const terminating = labelled.filter(({ answer }) => answer.verdict === 'TERMINATE').length
+  const panel = panelOf(council)
+  const criteria = rubric.criteria.map(c => gradeCriterion(c, panel))
+  const dimensions = rubric.dimensions.map(d => gradeDimension(d, panel))
+  const findings: JudgedFinding[] = [
+    ...panel.judges.flatMap(j => j.samples),
+    ...panel.tieBreaks
+  ].flatMap(({ label, answer }) => answer.findings.map(f => ({ ...f, judge: label })))
+  // Judges vote, each with the majority of its own samples; a tie among them abstains.
+  const n = panel.judges.length
+  const blockingVotes = panel.judges.map(j => majority(j.samples.map(s => blocks(s.answer))))
+  const blockingJudges = blockingVotes.filter(vote => vote === true).length
+  const terminating = panel.judges.filter(
+    j => majority(j.samples.map(s => s.answer.verdict === 'TERMINATE')) === true
+  ).length
 
   const dimensionsScore = weightedDimensions(dimensions)
   const criteriaScore = weightedCriteria(criteria)
   const { score, ceilingApplied } = overallScore(rubric, dimensionsScore, criteriaScore, dimensions)
-  const confidence = n >= 2 ? agreement(criteria, dimensions, blockingJudges, n) : null
+  const confidence = n >= 2 ? agreement(criteria, dimensions, blockingVotes) : null
 
   const result = (verdict: VerdictKind, reasons: Reason[]): Verdict => ({
     verdict,
@@ -122,18 +127,18 @@ export function decide(input: VerdictInput): Verdict {
 
   // Row 3: the council is needed but fell short of its quorum.
   const quorum = Math.max(1, council?.quorum ?? 1)
-  if (n < quorum) {
+  if (panel.answers < quorum) {
     // Too few answers to grade anything: what they said stays visible, judge by judge, but no
     // criterion status, dimension median, score or confidence is computed from them.
     return {
-      ...result('UNCLEAR', [unavailable(council, n, quorum)]),
+      ...result('UNCLEAR', [unavailable(council, panel.answers, quorum)]),
       score: null,
       dimensionsScore: null,
       criteriaScore: null,
       accuracyCeilingApplied: false,
       confidence: null,
       criteria: criteria.map(withoutGrade),
-      dimensions: dimensions.map(d => ({ ...d, median: null }))
+      dimensions: dimensions.map(d => ({ ...d, median: null, spread: null }))
     }
   }
 
@@ -167,12 +172,14 @@ export function decide(input: VerdictInput): Verdict {
       )
     )
   }
-  const blockingFails = rubric.blocking === 'any' ? blockingJudges > 0 : blockingJudges * 2 > n
+  const decided = blockingVotes.filter(vote => vote !== undefined).length
+  const blockingFails =
+    rubric.blocking === 'any' ? blockingJudges > 0 : blockingJudges * 2 > decided
   if (blockingFails) {
     hard.push(
       reason(
         'blocking_issue',
-        `${blockingJudges} of ${n} judges reported a blocking (critical or major) finding` +
+        `${blockingJudges} of ${decided} judges reported a blocking (critical or major) finding` +
           (rubric.blocking === 'any' ? ' (the rubric fails on any)' : '')
       )
     )
@@ -206,7 +213,8 @@ export function decide(input: VerdictInput): Verdict {
     const parts: string[] = []
     if (split.length > 0) {
       parts.push(
-        `judges are split on must-have ${plural(split.length, 'criterion', 'criteria')}: ${ids(split)}`
+        `judges are split on must-have ${plural(split.length, 'criterion', 'criteria')}: ` +
+          split.map(c => `${c.id} (${describeTally(c)})`).join(', ')
       )
     }
     if (ungraded.length > 0) {
@@ -266,40 +274,93 @@ export function invalidVerdict(code: 'invalid_rubric' | 'invalid_input', message
   }
 }
 
-function validAnswers(
-  council: CouncilOutcome | undefined
-): { run: JudgeRun; answer: JudgeAnswer }[] {
-  return (council?.runs ?? []).flatMap(run =>
-    run.status === 'ok' ? [{ run, answer: run.answer }] : []
-  )
+/** One answer of the council, labelled as the report shows it. */
+interface Labelled {
+  readonly label: string
+  readonly answer: JudgeAnswer
 }
 
-/** `provider:model`, with `#sample` when members are asked more than once. */
-function labelOf(run: JudgeRun, council: CouncilOutcome | undefined): string {
-  const sampled = council?.runs.some(r => r.sample > 1) ?? false
-  return sampled ? `${run.judge}#${run.sample}` : run.judge
+/** A member of the council and its valid answers, one per sample. */
+interface Judge {
+  readonly judge: string
+  readonly samples: readonly Labelled[]
+}
+
+/** The valid answers, by judge; tie-break answers apart; and how many regular answers count. */
+interface Panel {
+  readonly judges: readonly Judge[]
+  readonly tieBreaks: readonly Labelled[]
+  readonly answers: number
+}
+
+function panelOf(council: CouncilOutcome | undefined): Panel {
+  const runs = council?.runs ?? []
+  const sampled = runs.some(r => r.sample > 1 && r.tieBreak !== true)
+  const judges = new Map<string, Labelled[]>()
+  const tieBreaks: Labelled[] = []
+  for (const run of runs) {
+    if (run.status !== 'ok') continue
+    if (run.tieBreak === true) {
+      tieBreaks.push({ label: `${run.judge} (tie-break)`, answer: run.answer })
+      continue
+    }
+    const samples = judges.get(run.judge) ?? []
+    samples.push({ label: sampled ? `${run.judge}#${run.sample}` : run.judge, answer: run.answer })
+    judges.set(run.judge, samples)
+  }
+  return {
+    judges: [...judges].map(([judge, samples]) => ({ judge, samples })),
+    tieBreaks,
+    answers: [...judges.values()].reduce((sum, samples) => sum + samples.length, 0)
+  }
+}
+
+/** true or false by a strict majority of `votes`; undefined on a tie (or no votes). */
+function majority(votes: readonly boolean[]): boolean | undefined {
+  const yes = votes.filter(Boolean).length
+  const no = votes.length - yes
+  return yes > no ? true : no > yes ? false : undefined
 }
 
 function blocks(answer: JudgeAnswer): boolean {
   return answer.findings.some(f => BLOCKING_SEVERITIES.includes(f.severity))
 }
 
-function gradeCriterion(
-  criterion: Criterion,
-  answers: readonly { judge: string; answer: JudgeAnswer }[]
-): CriterionResult {
-  const votes: Vote[] = answers.flatMap(({ judge, answer }) => {
-    const grade = answer.criteria.find(g => g.id === criterion.id)
-    if (!grade) return []
-    return [
-      {
-        judge,
-        reasoning: grade.reasoning,
-        ...(grade.verdict !== undefined && { verdict: grade.verdict }),
-        ...(grade.score !== undefined && { score: grade.score })
-      }
-    ]
-  })
+function voteOf(criterion: Criterion, { label, answer }: Labelled): Vote | undefined {
+  const grade = answer.criteria.find(g => g.id === criterion.id)
+  if (!grade) return undefined
+  return {
+    judge: label,
+    reasoning: grade.reasoning,
+    ...(grade.verdict !== undefined && { verdict: grade.verdict }),
+    ...(grade.score !== undefined && { score: grade.score })
+  }
+}
+
+/** A checklist criterion's status from each judge's vote (the majority of its samples). */
+function tallyOf(criterion: Criterion, panel: Panel): Tally {
+  const tally = { pass: 0, fail: 0, abstain: 0 }
+  for (const judge of panel.judges) {
+    const verdicts = judge.samples.flatMap(s => {
+      const verdict = voteOf(criterion, s)?.verdict
+      return verdict === undefined ? [] : [verdict === 'PASS']
+    })
+    if (verdicts.length === 0) continue
+    const vote = majority(verdicts)
+    if (vote === true) tally.pass++
+    else if (vote === false) tally.fail++
+    else tally.abstain++
+  }
+  return tally
+}
+
+function gradeCriterion(criterion: Criterion, panel: Panel): CriterionResult {
+  const votes = panel.judges.flatMap(j =>
+    j.samples.flatMap(s => {
+      const vote = voteOf(criterion, s)
+      return vote ? [vote] : []
+    })
+  )
   const base = {
     id: criterion.id,
     description: criterion.description,
@@ -312,36 +373,77 @@ function gradeCriterion(
   }
 
   if (criterion.scoreRanges) {
-    const scores = votes.flatMap(v => (v.score === undefined ? [] : [v.score]))
-    const median = medianOf(scores)
+    // Each judge's score is the median of its samples'; the criterion's, the median of those.
+    const judgeScores = panel.judges.flatMap(j => {
+      const own = medianOf(j.samples.flatMap(s => voteOf(criterion, s)?.score ?? []))
+      return own === null ? [] : [own]
+    })
+    const median = medianOf(judgeScores)
     if (median === null) return { ...base, kind: 'score', status: 'UNGRADED', score: null }
     const min = criterion.requiredMinScore
     const status = min === undefined ? 'SCORED' : median < min ? 'FAIL' : 'PASS'
-    return { ...base, kind: 'score', status, score: median / 10, median }
+    const spread = spreadOf(judgeScores) ?? 0
+    return { ...base, kind: 'score', status, score: median / 10, median, spread }
   }
 
-  const cast = votes.filter(v => v.verdict !== undefined)
-  if (cast.length === 0) return { ...base, kind: 'checklist', status: 'UNGRADED', score: null }
-  const pass = cast.filter(v => v.verdict === 'PASS').length
-  const fail = cast.length - pass
-  const status = pass * 2 > cast.length ? 'PASS' : fail * 2 > cast.length ? 'FAIL' : 'SPLIT'
-  return { ...base, kind: 'checklist', status, score: pass / cast.length }
+  const tally = tallyOf(criterion, panel)
+  if (tally.pass + tally.fail + tally.abstain === 0)
+    return { ...base, kind: 'checklist', status: 'UNGRADED', score: null, tally }
+  const cast = tally.pass + tally.fail
+  let status: 'PASS' | 'FAIL' | 'SPLIT' =
+    tally.pass * 2 > cast ? 'PASS' : tally.fail * 2 > cast ? 'FAIL' : 'SPLIT'
+  let tieBreak: Vote | undefined
+  if (status === 'SPLIT' && criterion.required) {
+    // A must-have the judges split on is settled by the first tie-break call that graded it.
+    tieBreak = panel.tieBreaks
+      .map(t => voteOf(criterion, t))
+      .find(vote => vote?.verdict !== undefined)
+    if (tieBreak?.verdict) status = tieBreak.verdict
+  }
+  // Disagreement enters the confidence, never the score.
+  const score = status === 'PASS' ? 1 : status === 'FAIL' ? 0 : 0.5
+  return {
+    ...base,
+    kind: 'checklist',
+    status,
+    score,
+    tally,
+    ...(tieBreak && { tieBreak })
+  }
 }
 
-function gradeDimension(
-  dimension: Dimension,
-  answers: readonly { judge: string; answer: JudgeAnswer }[]
-): DimensionResult {
-  const scores = answers.flatMap(({ judge, answer }) => {
-    const grade = answer.dimensions.find(g => g.name === dimension.name)
-    return grade ? [{ judge, score: grade.score, reasoning: grade.reasoning }] : []
+/**
+ * The must-have checklist criteria the judges are split on, tie-breaks so far counted: what one
+ * more call may settle. None while the council is short of its quorum.
+ */
+export function splitMustHaves(rubric: Rubric, council: CouncilOutcome): string[] {
+  const panel = panelOf(council)
+  if (panel.answers < Math.max(1, council.quorum)) return []
+  return rubric.criteria
+    .filter(c => c.required && !c.scoreRanges)
+    .map(c => gradeCriterion(c, panel))
+    .filter(c => c.status === 'SPLIT')
+    .map(c => c.id)
+}
+
+function gradeDimension(dimension: Dimension, panel: Panel): DimensionResult {
+  const scoresOf = (samples: readonly Labelled[]) =>
+    samples.flatMap(({ label, answer }) => {
+      const grade = answer.dimensions.find(g => g.name === dimension.name)
+      return grade ? [{ judge: label, score: grade.score, reasoning: grade.reasoning }] : []
+    })
+  // Each judge's score is the median of its samples'; the dimension's, the median of those.
+  const judgeScores = panel.judges.flatMap(j => {
+    const own = medianOf(scoresOf(j.samples).map(s => s.score))
+    return own === null ? [] : [own]
   })
   return {
     name: dimension.name,
     weight: dimension.weight,
     normalisedWeight: dimension.normalisedWeight,
-    median: medianOf(scores.map(s => s.score)),
-    scores
+    median: medianOf(judgeScores),
+    scores: panel.judges.flatMap(j => scoresOf(j.samples)),
+    spread: spreadOf(judgeScores)
   }
 }
 
@@ -381,33 +483,41 @@ function overallScore(
 }
 
 /**
- * Agreement (docs/verdict.md, "The numbers"): the mean over must-have checklist criteria, score-range criteria,
- * dimensions and "blocks or not" of each item's agreement: the majority share for votes,
- * 1 − (max − min) / 10 for scores.
+ * Agreement (docs/verdict.md, "The numbers"): the mean over must-have checklist criteria,
+ * score-range criteria, dimensions and "blocks or not" of each item's agreement between judges:
+ * the majority share of the judges that voted, or 1 − (max − min) / 10 of their scores.
  */
 function agreement(
   criteria: readonly CriterionResult[],
   dimensions: readonly DimensionResult[],
-  blockingJudges: number,
-  n: number
+  blockingVotes: readonly (boolean | undefined)[]
 ): number {
   const items: number[] = []
   for (const c of criteria) {
-    if (c.kind === 'checklist' && c.required) {
-      const cast = c.votes.filter(v => v.verdict !== undefined)
-      const pass = cast.filter(v => v.verdict === 'PASS').length
-      if (cast.length > 0) items.push(Math.max(pass, cast.length - pass) / cast.length)
+    if (c.kind === 'checklist' && c.required && c.tally) {
+      const cast = c.tally.pass + c.tally.fail
+      if (cast > 0) items.push(Math.max(c.tally.pass, c.tally.fail) / cast)
     } else if (c.kind === 'score') {
-      const spread = spreadOf(c.votes.flatMap(v => (v.score === undefined ? [] : [v.score])))
+      const spread = c.spread ?? null
       if (spread !== null) items.push(1 - spread / 10)
     }
   }
   for (const d of dimensions) {
-    const spread = spreadOf(d.scores.map(s => s.score))
-    if (spread !== null) items.push(1 - spread / 10)
+    if (d.spread !== null) items.push(1 - d.spread / 10)
   }
-  items.push(Math.max(blockingJudges, n - blockingJudges) / n)
-  return items.reduce((sum, x) => sum + x, 0) / items.length
+  const decided = blockingVotes.filter(vote => vote !== undefined)
+  const blocking = decided.filter(vote => vote).length
+  if (decided.length > 0) items.push(Math.max(blocking, decided.length - blocking) / decided.length)
+  return items.length === 0 ? 1 : items.reduce((sum, x) => sum + x, 0) / items.length
+}
+
+/** `1 PASS, 1 FAIL`, and the abstentions, of the judges' votes on a checklist criterion. */
+export function describeTally(c: CriterionResult): string {
+  const t = c.tally
+  if (!t) return ''
+  const parts = [`${t.pass} PASS`, `${t.fail} FAIL`]
+  if (t.abstain > 0) parts.push(`${t.abstain} undecided between their samples`)
+  return parts.join(', ')
 }
 
 function unavailable(council: CouncilOutcome | undefined, valid: number, quorum: number): Reason {

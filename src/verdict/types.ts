@@ -46,6 +46,14 @@ export interface Vote {
   readonly reasoning: string
 }
 
+/** How the judges voted on a checklist criterion, each with the majority of its own samples. */
+export interface Tally {
+  readonly pass: number
+  readonly fail: number
+  /** Judges whose samples tied. */
+  readonly abstain: number
+}
+
 export interface CriterionResult {
   readonly id: string
   readonly description: string
@@ -53,12 +61,22 @@ export interface CriterionResult {
   readonly weight: number
   readonly kind: 'checklist' | 'score'
   readonly status: CriterionStatus
-  /** s of docs/verdict.md, 0–1: the share of PASS votes, or the median score / 10. Null without votes. */
+  /**
+   * s of docs/verdict.md, 0–1: 1 for PASS, 0.5 for SPLIT, 0 for FAIL; or the median score / 10.
+   * Null without votes.
+   */
   readonly score: number | null
   /** Score-range criteria: the median of the judges' 0–10 scores. */
   readonly median?: number
+  /** Score-range criteria: the highest judge's score less the lowest's. */
+  readonly spread?: number
   readonly requiredMinScore?: number
+  /** Every answer's vote, sample by sample. */
   readonly votes: readonly Vote[]
+  /** Checklist criteria: the judges' votes. */
+  readonly tally?: Tally
+  /** The casting vote of a tie-break call that settled a split must-have. */
+  readonly tieBreak?: Vote
 }
 
 export interface DimensionResult {
@@ -67,6 +85,8 @@ export interface DimensionResult {
   readonly normalisedWeight: number
   /** Median 1–10; null when no judge scored it, or the council fell short of its quorum. */
   readonly median: number | null
+  /** The highest judge's score less the lowest's; null when no judge scored it. */
+  readonly spread: number | null
   readonly scores: readonly {
     readonly judge: string
     readonly score: number
@@ -94,7 +114,7 @@ export interface Verdict {
   readonly criteria: readonly CriterionResult[]
   readonly dimensions: readonly DimensionResult[]
   readonly findings: readonly JudgedFinding[]
-  /** How many valid answers reported a blocking finding, of how many. */
+  /** How many judges reported a blocking finding (the majority of their samples), of how many. */
   readonly blocking: { readonly judges: number; readonly of: number }
 }
 
