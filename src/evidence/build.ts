@@ -89,8 +89,8 @@ type LeftOut =
  * The cost grows with the budget, not with the diff: a patch is redacted and tokenised only when
  * its turn comes, and counted only until it passes what is left (`countTokensUpTo`). So the files
  * that fit cost at most the budget's worth of tokens to count, and each tier's first file that
- * does not fit at most what was left at its turn; the others are never redacted or tokenised, and
- * the receipt says so. Ordering by exact tokens (as before) needed every patch counted: a text's
+ * does not fit at most what was left at its turn (it is still redacted whole: see `fitting`); the
+ * others are never redacted or tokenised, and the receipt says so. Ordering by exact tokens (as before) needed every patch counted: a text's
  * bytes bound its tokens from above, but nothing cheap bounds them from below, so no file can be
  * ranked, or ruled out, without counting it.
  */
@@ -204,7 +204,8 @@ export function buildEvidence(input: EvidenceInput): Evidence {
 
 /**
  * The candidate's redacted patch and its exact tokens when they are at most `limit`, else
- * undefined. Only the patch is redacted, and counted no further than `limit` tokens.
+ * undefined. The whole patch is redacted (a secret anywhere in a hunk replaces the whole hunk, so
+ * what would be sent is known only then), but counted no further than `limit` tokens.
  */
 function fitting(candidate: Candidate, limit: number): Included | undefined {
   const { file } = candidate
