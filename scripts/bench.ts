@@ -68,9 +68,9 @@ const OVERHEAD_JUDGES = JUDGES.slice(0, 3)
 const TARGETS = {
   smallOverheadMs: 500,
   largeOverheadMs: 3000,
-  largeRssKb: 300 * 1024,
-  /** The large run's overhead over the small run's: evidence cost grows with the budget. */
+  /** The large run's overhead over the small run's: the evidence cost grows with the budget. */
   largeOverSmall: 1.5,
+  largeRssKb: 300 * 1024,
   councilRatio: 1.2,
   githubRequests: 6,
   /** Of a re-run's prompt, the share the providers' caches serve. */
@@ -658,16 +658,16 @@ async function main(): Promise<void> {
         met: largeRun.overheadMs <= TARGETS.largeOverheadMs
       },
       {
+        figure: '1b / 1a. overhead ratio, 100,000 lines / 1,000 lines',
+        value: `${(largeRun.overheadMs / smallRun.overheadMs).toFixed(2)}×`,
+        target: `≤ ${TARGETS.largeOverSmall}×`,
+        met: largeRun.overheadMs <= TARGETS.largeOverSmall * smallRun.overheadMs
+      },
+      {
         figure: '1b. peak RSS, 3,000 files / 100,000 lines',
         value: mib(largeRun.medianRssKb),
         target: `≤ ${mib(TARGETS.largeRssKb)}`,
         met: largeRun.medianRssKb <= TARGETS.largeRssKb
-      },
-      {
-        figure: '1b/1a. overhead of the large run over the small run',
-        value: `${(largeRun.overheadMs / smallRun.overheadMs).toFixed(2)}×`,
-        target: `≤ ${TARGETS.largeOverSmall}×`,
-        met: largeRun.overheadMs / smallRun.overheadMs <= TARGETS.largeOverSmall
       },
       ...councils.map(c => ({
         figure: `2. council wall / slowest judge (${ms(JUDGE_DELAY_MS)} each), ${c.judges} judges (median of ${COUNCIL_RUNS})`,

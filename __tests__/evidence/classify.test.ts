@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { classify } from '../../src/evidence/classify.js'
 import type { ChangedFile, FileKind } from '../../src/evidence/types.js'
@@ -99,5 +100,74 @@ describe('classify', () => {
     const removed =
       'diff --git a/a.ts b/a.ts\n--- a/a.ts\n+++ b/a.ts\n@@ -1,2 +1,1 @@\n-// @generated\n x\n'
     expect(classify(changed('a.ts', { patch: removed }))).toBe('source')
+  })
+
+  it('looks for the marker in the first 10 shown lines of a hunk within the first 200 lines', () => {
+    const patch = (before: number, shown: number): string =>
+      [
+        ...Array<string>(before).fill('x'),
+        '@@ -0,0 +1,20 @@',
+        ...Array<string>(shown).fill('+code'),
+        '-// removed lines do not count',
+        '+// @generated'
+      ].join('\n')
+    expect(classify(changed('a.ts', { patch: patch(0, 9) }))).toBe('generated')
+    expect(classify(changed('a.ts', { patch: patch(0, 10) }))).toBe('source')
+    expect(classify(changed('a.ts', { patch: patch(188, 9) }))).toBe('generated') // line 200
+    expect(classify(changed('a.ts', { patch: patch(189, 9) }))).toBe('source') // line 201
+  })
+
+  it('finds the marker in the same patches as the whole-patch reading it replaced', () => {
+    // The reading before: the first 200 lines split at once, then the first hunk's shown lines.
+    const before = (patch: string): boolean => {
+      const lines = patch.split('\n', 200)
+      const header = lines.findIndex(line => line.startsWith('@@'))
+      if (header === -1) return false
+      const newStart = /^@@ -\d+(?:,\d+)? \+(\d+)/.exec(lines[header] ?? '')?.[1]
+      if (newStart === undefined || Number(newStart) > 1) return false
+      const next = lines.findIndex((line, i) => i > header && line.startsWith('@@'))
+      return lines
+        .slice(header + 1, next === -1 ? undefined : next)
+        .filter(line => line.startsWith('+') || line.startsWith(' '))
+        .slice(0, 10)
+        .some(line => /@generated|Code generated .* DO NOT EDIT/.test(line))
+    }
+    const line = fc.oneof(
+      { arbitrary: fc.constantFrom('+code', ' context', '+// @generated'), weight: 4 },
+      fc.constantFrom(
+        '+// @generated',
+        ' // @generated',
+        '-// @generated',
+        '+code',
+        ' context',
+        '-removed',
+        '@@ -0,0 +1,3 @@',
+        '@@ -1,2 +1,3 @@ f()',
+        '@@ -5,2 +7,3 @@',
+        '@@ -1 +0,0 @@',
+        '',
+        '\\ No newline at end of file'
+      ),
+      fc.string({ maxLength: 8 })
+    )
+    const header = fc.constantFrom(
+      '',
+      'diff --git a/x.ts b/x.ts\n--- a/x.ts\n+++ b/x.ts\n',
+      '@@ -0,0 +1,9 @@\n'
+    )
+    fc.assert(
+      fc.property(
+        header,
+        fc.array(line, { maxLength: 40 }),
+        fc.oneof(fc.constant(0), fc.integer({ min: 180, max: 205 })),
+        (head, lines, padding) => {
+          // Padding pushes the lines towards and past the 200th line.
+          const patch = [...Array<string>(padding).fill('x'), head + lines.join('\n')].join('\n')
+          const kind = classify(changed('a.ts', { patch }))
+          expect(kind === 'generated').toBe(before(patch))
+        }
+      ),
+      { numRuns: 2000 }
+    )
   })
 })

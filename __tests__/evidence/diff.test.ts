@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseUnifiedDiff } from '../../src/evidence/diff.js'
 import type { ChangedFile } from '../../src/evidence/types.js'
@@ -185,5 +186,52 @@ describe('parseUnifiedDiff on real git output', () => {
     expect(parseUnifiedDiff('')).toEqual([])
     const withPreamble = `commit abc\nAuthor: x\n\n    message\n\n${file('added.txt').patch ?? ''}`
     expect(parseUnifiedDiff(withPreamble)).toEqual([file('added.txt')])
+  })
+})
+
+describe('parseUnifiedDiff on generated sections', () => {
+  it('counts the lines of the hunks as the line-by-line reading it replaced did', () => {
+    // The reading before: every line of the section, a header until the first `@@`.
+    const counted = (section: string): { additions: number; deletions: number } => {
+      let additions = 0
+      let deletions = 0
+      let inHunks = false
+      for (const line of section.split('\n').slice(1)) {
+        if (inHunks) {
+          if (line.startsWith('+')) additions++
+          else if (line.startsWith('-')) deletions++
+        } else if (line.startsWith('@@')) inHunks = true
+      }
+      return { additions, deletions }
+    }
+    const line = fc.oneof(
+      fc.constantFrom(
+        '@@ -1,2 +1,3 @@',
+        '+added',
+        '-removed',
+        ' context',
+        '--- a/x.ts',
+        '+++ b/x.ts',
+        '-- sql comment',
+        '++ not a header',
+        '\\ No newline at end of file',
+        'new file mode 100644',
+        'index 1111111..2222222',
+        '',
+        '+\r',
+        '-'
+      ),
+      fc.string({ maxLength: 6 }).map(text => text.replace(/\n/g, ''))
+    )
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 30 }), fc.boolean(), (body, newline) => {
+        const section = `diff --git a/x.ts b/x.ts\n${body.join('\n')}${newline ? '\n' : ''}`
+        const [file] = parseUnifiedDiff(section)
+        expect(file && { additions: file.additions, deletions: file.deletions }).toEqual(
+          counted(section)
+        )
+      }),
+      { numRuns: 2000 }
+    )
   })
 })

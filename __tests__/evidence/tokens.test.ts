@@ -3,7 +3,7 @@ import { encode, countTokens as referenceCount } from 'gpt-tokenizer/encoding/o2
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { countTokens, truncateToTokens } from '../../src/evidence/tokens.js'
+import { countTokens, countTokensUpTo, truncateToTokens } from '../../src/evidence/tokens.js'
 import { compactVocabulary, tiktokenSource, VOCABULARY_PATH } from '../../scripts/vocabulary.js'
 
 // gpt-tokenizer, a dev dependency, is the reference: our counter must agree with it token for token.
@@ -134,6 +134,30 @@ describe('countTokens (o200k_base)', () => {
     expect(countTokens('<|endoftext|>')).toBeGreaterThan(1)
     expect(countTokens('')).toBe(0)
     expect(countTokens('hello world')).toBe(2)
+  })
+})
+
+describe('countTokensUpTo', () => {
+  it('is the exact count when it is at most the limit, and above the limit otherwise', () => {
+    fc.assert(
+      fc.property(codeLike, fc.integer({ min: -2, max: 60 }), (text, limit) => {
+        const exact = reference(text)
+        const counted = countTokensUpTo(text, limit)
+        if (exact <= limit) expect(counted).toBe(exact)
+        else {
+          expect(counted).toBeGreaterThan(limit)
+          expect(counted).toBeLessThanOrEqual(exact)
+        }
+      }),
+      { numRuns: 1500 }
+    )
+  })
+
+  it('tells a text over the limit from one within it, for texts far larger than the limit', () => {
+    const text = 'export const value = compute(1, "x")\n'.repeat(50_000)
+    expect(countTokensUpTo(text, 100)).toBeGreaterThan(100)
+    expect(countTokensUpTo(text, 100)).toBeLessThan(120)
+    expect(countTokensUpTo(text, Infinity)).toBe(countTokens(text))
   })
 })
 

@@ -2,7 +2,7 @@ import { classify } from './classify.js'
 import { denylistRule, excludedBy } from './denylist.js'
 import { stripHidden } from './pr-text.js'
 import { redactPatch } from './redact.js'
-import { countTokens, truncateToTokens } from './tokens.js'
+import { countTokens, countTokensUpTo, truncateToTokens } from './tokens.js'
 import { formatCount } from '../util/format-count.js'
 import type {
   ChangedFile,
@@ -45,24 +45,54 @@ const TIER: Readonly<Record<FileKind, number>> = {
   binary: 5
 }
 
-/** A file whose (redacted) patch may be sent, waiting for its place in the budget. */
+/** A file whose patch may be sent, waiting for its place in the budget. */
 interface Candidate {
   readonly index: number
   readonly file: ListedFile
+  /** UTF-8 bytes of the file's patch as in the diff: the size the budget orders files by. */
+  readonly bytes: number
+}
+
+/** A candidate that fit: its redacted patch, and the exact tokens it costs. */
+interface Included {
+  readonly candidate: Candidate
   readonly patch: string
   readonly tokens: number
   readonly redaction: Redaction | undefined
 }
 
 /**
+ * Why a candidate was left out for the budget, as far as it was looked at: nothing was left for
+ * any patch (`spent`); tried and found larger than what was left (`limit`, the tokens left at its
+ * turn); not tried because a file of its tier with a patch no larger did not fit (`after`); not in
+ * the file list, so not reviewed either.
+ */
+type LeftOut =
+  | { readonly candidate: Candidate; readonly why: 'spent' }
+  | { readonly candidate: Candidate; readonly why: 'over'; readonly limit: number }
+  | { readonly candidate: Candidate; readonly why: 'after'; readonly misfit: Candidate }
+  | { readonly candidate: Candidate; readonly why: 'unlisted' }
+
+/**
  * What the judges are shown, and the receipt of what they are not. Pure and deterministic.
  *
  * Counted against `maxTokens`: the title, the body (at most `BODY_SHARE` of the budget), one list
  * line per changed file (`fileListLine`) and the patches included. Whole files are included in
- * priority order, smallest first within a tier so that more files fit; a file that does not fit
- * is skipped and the next, smaller or lower-priority, ones still get their chance. Only when the
+ * priority order: tier by tier (`TIER`), smallest patch first within a tier, its size taken in
+ * bytes (so that more files fit). Within a tier, files are taken until one does not fit; that file
+ * and the larger ones of its tier are left out, and the next tier gets its chance. (Ordered by
+ * exact tokens, as before, a file that did not fit meant that none after it in its tier could; in
+ * bytes, the larger files of its tier are only unlikely to, and are not tried.) Only when the
  * title, body and file list alone exceed the budget does `usedTokens` exceed it (then no patch is
  * included, and the coverage ratio shows it).
+ *
+ * The cost grows with the budget, not with the diff: a patch is redacted and tokenised only when
+ * its turn comes, and counted only until it passes what is left (`countTokensUpTo`). So the files
+ * that fit cost at most the budget's worth of tokens to count, and each tier's first file that
+ * does not fit at most what was left at its turn (it is still redacted whole: see `fitting`); the
+ * others are never redacted or tokenised, and the receipt says so. Ordering by exact tokens (as before) needed every patch counted: a text's
+ * bytes bound its tokens from above, but nothing cheap bounds them from below, so no file can be
+ * ranked, or ruled out, without counting it.
  */
 export function buildEvidence(input: EvidenceInput): Evidence {
   const budget = Number.isFinite(input.maxTokens) ? Math.max(0, Math.floor(input.maxTokens)) : 0
@@ -78,35 +108,21 @@ export function buildEvidence(input: EvidenceInput): Evidence {
       omitted.push({ index, omission })
       return
     }
-    const redacted = redactPatch(file.patch ?? '')
-    const redaction =
-      redacted.hunks > 0
-        ? { path: file.path, hunks: redacted.hunks, kinds: redacted.kinds }
-        : undefined
-    candidates.push({
-      index,
-      file,
-      patch: redacted.patch,
-      // The prompt also says which hunks it redacted: that line is the file's too.
-      tokens: countTokens(redacted.patch) + (redaction ? countTokens(redactionLine(redaction)) : 0),
-      redaction
-    })
+    candidates.push({ index, file, bytes: Buffer.byteLength(file.patch ?? '') })
   })
+  candidates.sort(byPriority)
 
   // The file list gets at most its share of the budget, most important files first; a file that
   // is not listed is not reviewed either. Each line is counted as the prompt may show it, with
   // the longest "not shown" note: an upper bound.
-  const byImportance = [
-    ...[...candidates].sort(byPriority).map(c => c.index),
-    ...omitted.map(o => o.index)
-  ]
+  const byImportance = [...candidates.map(c => c.index), ...omitted.map(o => o.index)]
   const listBudget = Math.floor(budget * LIST_SHARE)
   const inList = new Set<number>()
   let listTokens = 0
   for (const index of byImportance) {
     const file = listed[index]
     if (!file) continue
-    const cost = countTokens(fileListLine(file, LONGEST_REASON))
+    const cost = countTokensUpTo(fileListLine(file, LONGEST_REASON), listBudget - listTokens)
     if (listTokens + cost > listBudget) break
     inList.add(index)
     listTokens += cost
@@ -118,29 +134,47 @@ export function buildEvidence(input: EvidenceInput): Evidence {
     listTokens +
     (unlisted > 0 ? countTokens(unlistedLine(unlisted)) : 0)
   let used = fixed
-  const included: Candidate[] = []
-  const leftOut: Candidate[] = []
-  for (const candidate of [...candidates].sort(byPriority)) {
-    if (inList.has(candidate.index) && used + candidate.tokens <= budget) {
-      included.push(candidate)
-      used += candidate.tokens
+  const included: Included[] = []
+  const leftOut: LeftOut[] = []
+  /** The first file of each tier that did not fit. */
+  const misfits = new Map<number, Candidate>()
+  for (const candidate of candidates) {
+    const tier = TIER[candidate.file.kind]
+    const misfit = misfits.get(tier)
+    if (!inList.has(candidate.index)) {
+      leftOut.push({ candidate, why: 'unlisted' })
+    } else if (misfit !== undefined) {
+      leftOut.push({ candidate, why: 'after', misfit })
+    } else if (used > budget) {
+      leftOut.push({ candidate, why: 'spent' })
     } else {
-      leftOut.push(candidate)
+      const limit = budget - used
+      const fit = fitting(candidate, limit)
+      if (fit === undefined) {
+        leftOut.push({ candidate, why: 'over', limit })
+        misfits.set(tier, candidate)
+      } else {
+        included.push(fit)
+        used += fit.tokens
+      }
     }
   }
   const left = Math.max(0, budget - used)
-  for (const { index, file, tokens } of leftOut) {
+  for (const out of leftOut) {
     omitted.push({
-      index,
-      omission: {
-        path: file.path,
-        reason: 'budget',
-        detail: `${formatCount(tokens)} tokens; ${formatCount(left)} left in the budget`
-      }
+      index: out.candidate.index,
+      omission: { path: out.candidate.file.path, reason: 'budget', detail: budgetDetail(out, left) }
     })
   }
 
-  const sentPatches = new Map(included.map(c => [c.index, c.patch]))
+  // Shown in priority order with the exact counts now known: tier by tier, fewest tokens first.
+  const shown = [...included].sort(
+    (a, b) =>
+      TIER[a.candidate.file.kind] - TIER[b.candidate.file.kind] ||
+      a.tokens - b.tokens ||
+      a.candidate.index - b.candidate.index
+  )
+  const sentPatches = new Map(shown.map(c => [c.candidate.index, c.patch]))
   const reviewable = candidates.length
   return {
     pr: { title, body },
@@ -149,11 +183,15 @@ export function buildEvidence(input: EvidenceInput): Evidence {
       inList.has(index) ? [withPatch(file, sentPatches.get(index))] : []
     ),
     unlisted,
-    diff: included.map(c => (c.patch.endsWith('\n') ? c.patch : `${c.patch}\n`)).join(''),
+    diff: shown.map(c => (c.patch.endsWith('\n') ? c.patch : `${c.patch}\n`)).join(''),
     receipt: {
-      reviewed: included.map(c => ({ path: c.file.path, kind: c.file.kind, tokens: c.tokens })),
+      reviewed: shown.map(c => ({
+        path: c.candidate.file.path,
+        kind: c.candidate.file.kind,
+        tokens: c.tokens
+      })),
       omitted: omitted.sort((a, b) => a.index - b.index).map(o => o.omission),
-      redacted: included.flatMap(c => (c.redaction === undefined ? [] : [c.redaction])),
+      redacted: shown.flatMap(c => (c.redaction === undefined ? [] : [c.redaction])),
       reviewable,
       ratio: reviewable === 0 ? 1 : included.length / reviewable,
       budgetTokens: budget,
@@ -161,6 +199,41 @@ export function buildEvidence(input: EvidenceInput): Evidence {
     },
     iteration: input.iteration,
     history: input.history
+  }
+}
+
+/**
+ * The candidate's redacted patch and its exact tokens when they are at most `limit`, else
+ * undefined. The whole patch is redacted (a secret anywhere in a hunk replaces the whole hunk, so
+ * what would be sent is known only then), but counted no further than `limit` tokens.
+ */
+function fitting(candidate: Candidate, limit: number): Included | undefined {
+  const { file } = candidate
+  const redacted = redactPatch(file.patch ?? '')
+  const redaction =
+    redacted.hunks > 0
+      ? { path: file.path, hunks: redacted.hunks, kinds: redacted.kinds }
+      : undefined
+  // The prompt also says which hunks it redacted: that line is the file's too.
+  const note = redaction === undefined ? 0 : countTokens(redactionLine(redaction))
+  const tokens = note + countTokensUpTo(redacted.patch, limit - note)
+  return tokens <= limit ? { candidate, patch: redacted.patch, tokens, redaction } : undefined
+}
+
+/** The receipt's detail for a file left out for the budget: only what is known of it. */
+function budgetDetail(out: LeftOut, left: number): string {
+  const remaining = `${formatCount(left)} left in the budget`
+  switch (out.why) {
+    case 'spent':
+      return 'not tried: the title, description and file list fill the budget'
+    case 'over':
+      // Counted until it passed `limit`, the tokens left at its turn (never fewer than `left`).
+      return `more than ${formatCount(out.limit)} tokens; ${remaining}`
+    case 'after':
+      return `not tried: ${out.misfit.file.path} did not fit and is no larger`
+    case 'unlisted':
+      // A file the list has no room for is not reviewed (see the list's share above).
+      return 'not tried: the file list is full'
   }
 }
 
@@ -209,7 +282,7 @@ function ruledOut(file: ListedFile, exclude: readonly string[]): Omission | unde
 }
 
 function byPriority(a: Candidate, b: Candidate): number {
-  return TIER[a.file.kind] - TIER[b.file.kind] || a.tokens - b.tokens || a.index - b.index
+  return TIER[a.file.kind] - TIER[b.file.kind] || a.bytes - b.bytes || a.index - b.index
 }
 
 /** The entry without its original patch; with `patch` (the redacted one) when it was reviewed. */

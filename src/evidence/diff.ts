@@ -27,8 +27,15 @@ function fileSections(text: string): string[] {
   return starts.map((start, i) => text.slice(start, starts[i + 1] ?? text.length))
 }
 
+const PLUS = 0x2b
+const MINUS = 0x2d
+
 function parseSection(section: string): ChangedFile {
-  const lines = section.split('\n')
+  // The header is the lines before the first hunk; past the first `@@`, `--- x` is a removed line
+  // `-- x`, not a header, and only the first character of each line matters, so the hunks are
+  // read a line start at a time rather than split into lines.
+  const hunks = section.indexOf('\n@@')
+  const lines = (hunks === -1 ? section : section.slice(0, hunks)).split('\n')
   const names = headerNames(lines[0] ?? '')
   let oldPath = names?.old
   let newPath = names?.new
@@ -36,17 +43,14 @@ function parseSection(section: string): ChangedFile {
   let binary = false
   let additions = 0
   let deletions = 0
-  let inHunks = false
+  for (let at = hunks; at !== -1; at = section.indexOf('\n', at + 1)) {
+    const first = section.charCodeAt(at + 1)
+    if (first === PLUS) additions++
+    else if (first === MINUS) deletions++
+  }
 
   for (const line of lines.slice(1)) {
-    if (inHunks) {
-      // Past the first `@@`, `--- x` is a removed line `-- x`, not a header.
-      if (line.startsWith('+')) additions++
-      else if (line.startsWith('-')) deletions++
-      continue
-    }
-    if (line.startsWith('@@')) inHunks = true
-    else if (line.startsWith('new file mode ')) status = 'added'
+    if (line.startsWith('new file mode ')) status = 'added'
     else if (line.startsWith('deleted file mode ')) status = 'deleted'
     else if (line.startsWith('rename from ')) {
       status = 'renamed'

@@ -185,10 +185,23 @@ function pieceTokens(words: Vocabulary, text: string): number {
 
 /** Tokens in `text` under o200k_base. */
 export function countTokens(text: string): number {
+  return countTokensUpTo(text, Infinity)
+}
+
+/**
+ * Tokens in `text` under o200k_base, counted only until they pass `limit`: the exact count when it
+ * is at most `limit`, else a number above `limit` (the count so far), having tokenised little more
+ * than `limit` tokens of the text. So `countTokensUpTo(text, n) <= n` exactly when
+ * `countTokens(text) <= n`, at a cost bounded by `n` rather than by the text's length.
+ */
+export function countTokensUpTo(text: string, limit: number): number {
   if (text === '') return 0
   const words = (vocabulary ??= loadVocabulary())
   let total = 0
-  for (const [match] of text.matchAll(PIECES)) total += pieceTokens(words, match)
+  for (const [match] of text.matchAll(PIECES)) {
+    total += pieceTokens(words, match)
+    if (total > limit) return total
+  }
   return total
 }
 

@@ -23,7 +23,10 @@ export type OmissionReason = 'denylisted' | 'excluded' | 'binary' | 'budget'
 export interface Omission {
   readonly path: string
   readonly reason: OmissionReason
-  /** For the reader: which rule or glob matched, or how many tokens did not fit. */
+  /**
+   * For the reader: which rule or glob matched, or, for the budget, what is known of the file's
+   * size (`more than 1,200 tokens; 641 left in the budget`) or why it was not tried.
+   */
   readonly detail: string
 }
 
