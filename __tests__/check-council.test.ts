@@ -231,6 +231,38 @@ describe('rubric-council check with a council on two providers', () => {
     expectNothingLeaked(run)
   })
 
+  it('two judges split on a must-have: the first is asked once more, and the report says so', async () => {
+    const rubric = RUBRIC.replace(
+      'models: [openai:gpt-5-mini, openai:gpt-4.1, anthropic:claude-sonnet-4-5]',
+      'models: [openai:gpt-5-mini, anthropic:claude-sonnet-4-5]'
+    )
+    let calls = 0
+    const run = await check(repository(FEATURE, rubric), call => {
+      calls++
+      // The first round splits on errors; the tie-break (the third call) fails it.
+      const fail = calls === 3 || call.model === 'gpt-5-mini' ? ['errors'] : []
+      return answer(call, fail)
+    })
+    expect(run.calls.map(c => c.model)).toEqual(
+      expect.arrayContaining(['gpt-5-mini', 'claude-sonnet-4-5'])
+    )
+    expect(run.calls).toHaveLength(3)
+    expect(run.calls[2]?.model).toBe('gpt-5-mini')
+    expect(run.code).toBe(1)
+    const errors = (
+      run.report.criteria as { id: string; tie_break: unknown; judges: unknown }[]
+    ).find(c => c.id === 'errors')
+    expect(errors).toMatchObject({
+      judges: { pass: 1, fail: 1, abstain: 0 },
+      tie_break: { judge: 'openai:gpt-5-mini (tie-break)', verdict: 'FAIL' }
+    })
+    expect(run.stdout).toContain('errors')
+    expect(run.stdout).toMatch(/FAIL 1\/2, tie-break FAIL/)
+    expect(run.stderr).toContain(
+      'The judges split on errors: asking openai:gpt-5-mini once more to break the tie'
+    )
+  })
+
   it('UNCLEAR: two providers failing loses the quorum, exit 2 with the cause', async () => {
     const run = await check(repository(FEATURE), call =>
       call.model === 'gpt-5-mini'

@@ -218,3 +218,91 @@ describe('evaluate', () => {
     expect(evaluation.verdict.verdict).toBe('PASS')
   })
 })
+
+describe('tie-breaks', () => {
+  /** Two judges that split on `tested`; tie-break calls answer with `tieBreaks` in turn. */
+  function splitCouncil(
+    tieBreaks: readonly ('PASS' | 'FAIL' | 'broken')[]
+  ): Council & { asked: { round: number; split: readonly string[] }[] } {
+    const asked: { round: number; split: readonly string[] }[] = []
+    return {
+      asked,
+      convene: request =>
+        Promise.resolve({
+          runs: [
+            judgeRun(request.rubric, { judge: 'openai:a', fail: ['tested'] }),
+            judgeRun(request.rubric, { judge: 'anthropic:b' })
+          ],
+          quorum: 2
+        }),
+      tieBreak: (request, round, split) => {
+        asked.push({ round, split })
+        const answer = tieBreaks[round - 1]
+        if (answer === undefined) return Promise.resolve(undefined)
+        if (answer === 'broken')
+          return Promise.resolve({
+            judge: 'openai:a',
+            sample: 1 + round,
+            latencyMs: 1,
+            status: 'failed',
+            failure: 'timeout',
+            message: 'no answer'
+          })
+        return Promise.resolve({
+          ...judgeRun(request.rubric, {
+            judge: 'openai:a',
+            ...(answer === 'FAIL' && { fail: ['tested'] })
+          }),
+          sample: 1 + round
+        })
+      }
+    }
+  }
+  const withTieBreaks = (n: number): string =>
+    lines('---', `council: { tie_breaks: ${n} }`, '---', RUBRIC)
+
+  it('a split must-have is settled by one more call, and the verdict says it rests on it', async () => {
+    const cwd = workspace(RUBRIC)
+    const council = splitCouncil(['FAIL'])
+    const evaluation = await evaluate({ path: 'rubric.md', cwd, tempDir: cwd }, deps(council))
+    expect(council.asked).toEqual([{ round: 1, split: ['tested'] }])
+    expect(evaluation.verdict.reasons.map(r => r.code)).toEqual(['criterion_failed'])
+    expect(evaluation.verdict.criteria[0]).toMatchObject({
+      status: 'FAIL',
+      tieBreak: { judge: 'openai:a (tie-break)', verdict: 'FAIL' }
+    })
+    expect(evaluation.council?.runs.at(-1)).toMatchObject({ tieBreak: true, sample: 2 })
+  })
+
+  it('a tie-break that fails is followed by the next, up to council.tie_breaks', async () => {
+    const cwd = workspace(withTieBreaks(2))
+    const council = splitCouncil(['broken', 'PASS'])
+    const evaluation = await evaluate({ path: 'rubric.md', cwd, tempDir: cwd }, deps(council))
+    expect(council.asked.map(a => a.round)).toEqual([1, 2])
+    expect(evaluation.verdict.verdict).toBe('PASS')
+  })
+
+  it('with tie_breaks: 0, or none left, a split must-have stays UNCLEAR judge_disagreement', async () => {
+    for (const [rubric, tieBreaks] of [
+      [withTieBreaks(0), ['PASS']],
+      [RUBRIC, ['broken', 'PASS']]
+    ] as const) {
+      const cwd = workspace(rubric)
+      const evaluation = await evaluate(
+        { path: 'rubric.md', cwd, tempDir: cwd },
+        deps(splitCouncil(tieBreaks))
+      )
+      expect(evaluation.verdict.reasons.map(r => r.code)).toEqual(['judge_disagreement'])
+    }
+  })
+
+  it('asks no tie-break when nothing is split', async () => {
+    const cwd = workspace(RUBRIC)
+    const council = {
+      ...judges({ judge: 'a' }, { judge: 'b' }, { judge: 'c' }),
+      tieBreak: () => Promise.reject(new Error('not expected'))
+    }
+    const evaluation = await evaluate({ path: 'rubric.md', cwd, tempDir: cwd }, deps(council))
+    expect(evaluation.verdict.verdict).toBe('PASS')
+  })
+})

@@ -68,7 +68,9 @@ export async function evaluate(
       evidenceProblem = error.message
     }
   }
-  const council = evidence ? await convene(deps.council, { rubric, gates, evidence }) : undefined
+  const council = evidence
+    ? await conveneCouncil(deps.council, { rubric, gates, evidence })
+    : undefined
   const verdict = decide({
     rubric,
     gates,
@@ -91,7 +93,10 @@ export async function evaluate(
  * `council.tie_breaks` more calls, one member at a time, to settle it (docs/verdict.md). A council
  * that throws has a bug; it still ends as a named failure, never as a crash or a PASS.
  */
-async function convene(council: Council, request: CouncilRequest): Promise<CouncilOutcome> {
+export async function conveneCouncil(
+  council: Council,
+  request: CouncilRequest
+): Promise<CouncilOutcome> {
   try {
     let outcome = await council.convene(request)
     for (let round = 1; round <= request.rubric.council.tieBreaks; round++) {

@@ -6,7 +6,7 @@ import { publish } from './action/publish.js'
 import { chooseRubric, historyEntry, publishToPullRequest } from './action/review.js'
 import { createCouncil } from './council/council.js'
 import { evaluate } from './engine.js'
-import { pullRequestEvidence } from './evidence/git-source.js'
+import { pullRequestEvidence, startDiff } from './evidence/git-source.js'
 import { createGitHub, type GitHub } from './github/client.js'
 import { commentMarker } from './report/comment.js'
 import { findComments, type IssueComment } from './github/comment.js'
@@ -14,7 +14,7 @@ import { readRunContext, type PullRequestRun } from './github/event.js'
 import { InputError, readActionInputs, type ActionInputs, type FailOn } from './inputs.js'
 import type { Evaluation } from './report/evaluation.js'
 import { readHistory } from './report/history.js'
-import { councilStartLine, judgeLine } from './report/progress.js'
+import { councilStartLine, judgeLine, tieBreakLine } from './report/progress.js'
 import { maskSecrets, secretValues } from './secrets.js'
 import { invalidVerdict } from './verdict/decide.js'
 
@@ -76,6 +76,8 @@ export async function run(): Promise<void> {
       return
     }
 
+    // git computes the diff in its own process while the comments and the rubric are read.
+    const diff = startDiff({ cwd: workspace, baseSha: run.pr.baseSha, headSha: run.pr.headSha })
     // The comment holds the history: read it first, so the judges see the earlier iterations.
     // The rubric is read at the same time.
     const [existing, { choice, review }] = await Promise.all([
@@ -87,9 +89,7 @@ export async function run(): Promise<void> {
     const prior = existing[0] ? readHistory(existing[0].body) : []
 
     const evidence = pullRequestEvidence({
-      cwd: workspace,
-      baseSha: run.pr.baseSha,
-      headSha: run.pr.headSha,
+      diff,
       title: run.pr.title,
       body: run.pr.body,
       maxTokens: inputs.maxEvidenceTokens,
@@ -108,6 +108,9 @@ export async function run(): Promise<void> {
         },
         finished: run => {
           core.info(judgeLine(run))
+        },
+        tieBreak: (call, split) => {
+          core.info(tieBreakLine(call.judge, split))
         }
       }
     })

@@ -79,3 +79,33 @@ describe('the council’s progress on stderr', () => {
     )
   })
 })
+
+describe('a tie-break in the progress', () => {
+  it('says which must-haves split and who is asked once more, then how it answered', () => {
+    const { io: cli, err } = io(false)
+    const progress = terminalCouncilProgress(cli)
+    progress.started(CALLS)
+    progress.tieBreak?.({ judge: 'openai:gpt-5.4-mini', sample: 2 }, ['edge-cases'])
+    progress.finished({ ...answered, sample: 2, tieBreak: true })
+    expect(err.slice(1)).toEqual([
+      'The judges split on edge-cases: asking openai:gpt-5.4-mini once more to break the tie',
+      '  ✓ openai:gpt-5.4-mini #2: ACCEPT in 12.3 s · 21,004 in (18,000 cached) / 812 out · 1 request'
+    ])
+  })
+
+  it('in a terminal, starts a new block of live lines below the first', () => {
+    const { io: cli, err } = io(true)
+    const progress = terminalCouncilProgress(cli, () => 0)
+    progress.started(CALLS)
+    progress.finished(answered)
+    progress.finished(failed)
+    const before = err.length
+    progress.tieBreak?.({ judge: 'openai:gpt-5.4-mini', sample: 2 }, ['edge-cases'])
+    expect(err.slice(before)).toEqual([
+      'The judges split on edge-cases: asking openai:gpt-5.4-mini once more to break the tie',
+      '\r\x1b[2K  ⋯ openai:gpt-5.4-mini #2: asking (0 s)'
+    ])
+    progress.finished({ ...answered, sample: 2, tieBreak: true })
+    expect(err.at(-1)?.startsWith('\x1b[1A\r\x1b[2K  ✓ openai:gpt-5.4-mini #2: ACCEPT')).toBe(true)
+  })
+})

@@ -273,3 +273,40 @@ describe('the length budget', () => {
     expect(markdown.startsWith('### ❌ Rubric Council: FAIL')).toBe(true)
   })
 })
+
+describe('a verdict that rests on a tie-break', () => {
+  it('says which criterion the tie-break settled, how the judges voted and what it said', () => {
+    const tieBreak: JudgeRun = {
+      ...judgeRun(SEARCH_RUBRIC, {
+        judge: 'openai:gpt-5.4-mini',
+        fail: ['edge-cases'],
+        reasoning: () => 'An empty query still raises KeyError.'
+      }),
+      sample: 2,
+      tieBreak: true
+    }
+    const evaluation = evaluationOf(SEARCH_RUBRIC, PASSING_GATES, {
+      runs: [
+        judgeRun(SEARCH_RUBRIC, { judge: 'openai:gpt-5.4-mini', fail: ['edge-cases'] }),
+        judgeRun(SEARCH_RUBRIC, { judge: 'anthropic:claude-sonnet-4-6' }),
+        tieBreak
+      ],
+      quorum: 2
+    })
+    const markdown = renderMarkdown(evaluation, { budget: COMMENT_LIMIT })
+    expect(markdown).toContain(
+      '⚖️ **edge-cases** was settled by a tie-break: the judges voted 1 PASS, 1 FAIL; openai:gpt-5.4-mini (tie-break) said FAIL.'
+    )
+    expect(markdown).toContain('<b>edge-cases</b> · FAIL (1/2 PASS, tie-break FAIL)')
+    expect(markdown).toContain(
+      '- **openai:gpt-5.4-mini (tie-break)** · FAIL: An empty query still raises KeyError.'
+    )
+    expect(renderTerminal(evaluation)).toMatch(/edge-cases +FAIL 1\/2, tie-break FAIL/)
+    const json = toJsonReport(evaluation) as { criteria: { id: string }[] }
+    expect(json.criteria.find(c => c.id === 'edge-cases')).toMatchObject({
+      judges: { pass: 1, fail: 1, abstain: 0 },
+      tie_break: { judge: 'openai:gpt-5.4-mini (tie-break)', verdict: 'FAIL' }
+    })
+    assertWellFormed(markdown)
+  })
+})

@@ -403,6 +403,9 @@ describe('dimensions and council', () => {
       'rubric.md:2:31: error: council.models lists "openai:a" twice; use council.samples to ask a judge more than once [council]',
       'rubric.md:2:62: error: council.quorum (5) exceeds the 4 answers the council can give (2 models × 2 samples) [council]'
     ])
+    expect(errorsOf(lines('---', 'council: { tie_breaks: 6 }', '---', ...CRITERIA))).toEqual([
+      'rubric.md:2:24: error: council.tie_breaks must be at most 5, got 6 [council]'
+    ])
   })
 })
 

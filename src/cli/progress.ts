@@ -1,6 +1,6 @@
 import type { CouncilProgress } from '../council/council.js'
 import type { JudgeRun } from '../council/types.js'
-import { councilStartLine, judgeLine } from '../report/progress.js'
+import { councilStartLine, judgeLine, tieBreakLine } from '../report/progress.js'
 import type { CliIo } from './io.js'
 
 /** How often the live status lines are redrawn, for their elapsed times. */
@@ -19,6 +19,9 @@ export function terminalCouncilProgress(io: CliIo, now: () => number = Date.now)
       },
       finished: run => {
         io.stderr(`  ${judgeLine(run)}`)
+      },
+      tieBreak: (call, split) => {
+        io.stderr(tieBreakLine(call.judge, split))
       }
     }
   }
@@ -41,19 +44,28 @@ export function terminalCouncilProgress(io: CliIo, now: () => number = Date.now)
     })
     drawn = true
   }
+  /** A new block of live lines, below what is already on the screen. */
+  const begin = (heading: string, list: typeof calls): void => {
+    calls = list
+    started = now()
+    drawn = false
+    io.stderr(heading)
+    draw()
+    clearInterval(timer)
+    timer = setInterval(draw, REDRAW_MS)
+    timer.unref()
+  }
   return {
     started: list => {
-      calls = list
-      started = now()
-      io.stderr(councilStartLine(list))
-      draw()
-      timer = setInterval(draw, REDRAW_MS)
-      timer.unref()
+      begin(councilStartLine(list), list)
+    },
+    tieBreak: (call, split) => {
+      begin(tieBreakLine(call.judge, split), [call])
     },
     finished: run => {
       done.set(key(run.judge, run.sample), run)
       draw()
-      if (done.size === calls.length) clearInterval(timer)
+      if (calls.every(c => done.has(key(c.judge, c.sample)))) clearInterval(timer)
     }
   }
 }

@@ -52,8 +52,11 @@ export interface CouncilProgress {
   readonly started: (calls: readonly { readonly judge: string; readonly sample: number }[]) => void
   /** One call ended, with its answer or its failure. */
   readonly finished: (run: JudgeRun) => void
-  /** The judges split on must-haves: `judge` is asked once more to settle them. */
-  readonly tieBreak?: (judge: string, split: readonly string[]) => void
+  /** The judges split on the must-haves `split`: one more call is made to settle them. */
+  readonly tieBreak?: (
+    call: { readonly judge: string; readonly sample: number },
+    split: readonly string[]
+  ) => void
 }
 
 /** Who sits on the council: the rubric's models, else the input's, else one per key present. */
@@ -171,9 +174,10 @@ export function createCouncil(options: CouncilOptions): Council {
       const judge = members[(round - 1) % members.length]
       if (judge === undefined) return undefined
       const samples = request.rubric.council.samples ?? options.samples ?? DEFAULT_SAMPLES
-      options.progress?.tieBreak?.(judge, split)
+      const sample = samples + round
+      options.progress?.tieBreak?.({ judge, sample }, split)
       const [run] = await session(request).run([
-        { judge, sample: samples + round, seed: `${judge}#tie-break-${round}` }
+        { judge, sample, seed: `${judge}#tie-break-${round}` }
       ])
       return run && { ...run, tieBreak: true }
     }

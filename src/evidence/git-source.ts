@@ -13,25 +13,39 @@ export interface EvidenceSettings {
   readonly history: readonly PriorIteration[]
 }
 
-/** A pull request's evidence: the diff from the merge base of its base and head commits. */
+/**
+ * Starts computing a pull request's diff from the merge base of its base and head commits, so
+ * that git works (in its own process) while the action reads from GitHub. A failure surfaces
+ * where the diff is used, as the evidence being unavailable.
+ */
+export function startDiff(options: {
+  readonly cwd: string
+  readonly baseSha: string
+  readonly headSha: string
+  readonly run?: Run
+}): Promise<string> {
+  const diff = diffFromMergeBase({
+    cwd: options.cwd,
+    base: options.baseSha,
+    head: options.headSha,
+    ...(options.run && { run: options.run })
+  }).then(result => result.diff)
+  // Handled where it is awaited; until then, not an unhandled rejection.
+  diff.catch(() => undefined)
+  return diff
+}
+
+/** A pull request's evidence, from the diff `startDiff` computes. */
 export function pullRequestEvidence(
   options: EvidenceSettings & {
-    readonly cwd: string
-    readonly baseSha: string
-    readonly headSha: string
+    readonly diff: Promise<string>
     readonly title: string
     readonly body: string
-    readonly run?: Run
   }
 ): EvidenceSource {
   return {
     collect: async (rubric, limit) => {
-      const { diff } = await diffFromMergeBase({
-        cwd: options.cwd,
-        base: options.baseSha,
-        head: options.headSha,
-        ...(options.run && { run: options.run })
-      })
+      const diff = await options.diff
       return buildEvidence({
         files: parseUnifiedDiff(diff),
         pr: { title: options.title, body: options.body },

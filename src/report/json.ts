@@ -57,7 +57,15 @@ export function toJsonReport(evaluation: Evaluation): Record<string, unknown> {
         verdict: v.verdict ?? null,
         score: v.score ?? null,
         reasoning: v.reasoning
-      }))
+      })),
+      judges: c.tally ?? null,
+      tie_break: c.tieBreak
+        ? {
+            judge: c.tieBreak.judge,
+            verdict: c.tieBreak.verdict ?? null,
+            reasoning: c.tieBreak.reasoning
+          }
+        : null
     })),
     dimensions: verdict.dimensions.map(d => ({
       name: d.name,

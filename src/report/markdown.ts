@@ -3,7 +3,7 @@ import type { CoverageReceipt } from '../evidence/types.js'
 import { formatIssue } from '../rubric/errors.js'
 import { formatExcerpt } from '../gates/excerpt.js'
 import type { GateResult } from '../gates/types.js'
-import { formatNumber } from '../verdict/decide.js'
+import { describeTally, formatNumber } from '../verdict/decide.js'
 import type {
   CriterionResult,
   DimensionResult,
@@ -58,6 +58,9 @@ function buildDoc(evaluation: Evaluation): Doc {
     head.push(`- **${reason.code}**: `, prose(reason.message, REASON_FLOOR), '\n')
   }
   if (verdict.reasons.length > 0) head.push('\n')
+  // A verdict that rests on a tie-break says so, with the votes, so a person can weigh it.
+  const settled = verdict.criteria.filter(c => c.tieBreak)
+  for (const c of settled) head.push(`⚖️ ${tieBreakSentence(c)}\n\n`)
   head.push(`Recommendation: **${verdict.recommendation}**\n\n`)
   head.push(...rubricAlerts(evaluation))
 
@@ -209,7 +212,7 @@ function criterionBlock(c: CriterionResult, priority: number): Block {
     body.push(`${weight.charAt(0).toUpperCase()}${weight.slice(1)}\n\n`)
   }
   if (c.votes.length === 0) body.push('*No judge graded this criterion.*\n')
-  for (const vote of c.votes) {
+  for (const vote of [...c.votes, ...(c.tieBreak ? [c.tieBreak] : [])]) {
     const grade = vote.verdict ?? (vote.score === undefined ? '—' : `${vote.score}/10`)
     body.push(`- **${escapeMarkdown(vote.judge)}** · ${grade}: `, prose(vote.reasoning), '\n')
   }
@@ -223,10 +226,23 @@ const SUMMARY_DESCRIPTION = 90
 
 const STATUS_ICON = { PASS: '✅', FAIL: '❌', SPLIT: '⚠️', SCORED: '🔢', UNGRADED: '➖' } as const
 
+/** `(2/3 PASS)`: the judges' votes (each the majority of its samples), and a tie-break's. */
 function tally(c: CriterionResult): string {
   if (c.kind === 'score') return c.median === undefined ? '' : `(median ${formatNumber(c.median)})`
-  const pass = c.votes.filter(v => v.verdict === 'PASS').length
-  return c.votes.length === 0 ? '' : `(${pass}/${c.votes.length} PASS)`
+  const t = c.tally
+  if (!t) return ''
+  const judges = t.pass + t.fail + t.abstain
+  if (judges === 0) return ''
+  const tie = c.tieBreak?.verdict ? `, tie-break ${c.tieBreak.verdict}` : ''
+  return `(${t.pass}/${judges} PASS${tie})`
+}
+
+/** `a was settled by a tie-break: the judges voted 1 PASS, 1 FAIL; X (tie-break) said FAIL.` */
+function tieBreakSentence(c: CriterionResult): string {
+  return (
+    `**${escapeMarkdown(c.id)}** was settled by a tie-break: the judges voted ${describeTally(c)}; ` +
+    `${escapeMarkdown(c.tieBreak?.judge ?? '')} said ${c.tieBreak?.verdict ?? ''}.`
+  )
 }
 
 function dimensionsSection(evaluation: Evaluation): Section {

@@ -14,6 +14,11 @@ export function councilStartLine(calls: readonly { readonly judge: string }[]): 
   return `Asking ${judges.length} judge${judges.length === 1 ? '' : 's'}${each}: ${judges.join(', ')}`
 }
 
+/** `The judges split on a, b: asking openai:gpt-5.4-mini once more to break the tie` */
+export function tieBreakLine(judge: string, split: readonly string[]): string {
+  return `The judges split on ${split.join(', ')}: asking ${judge} once more to break the tie`
+}
+
 /** `✓ openai:gpt-5.4-mini #1: ACCEPT in 12.3 s · 21,004 in (18,000 cached) / 812 out · 1 request` */
 export function judgeLine(run: JudgeRun): string {
   const who = `${run.judge} #${run.sample}`

@@ -44,7 +44,9 @@ function criterionRow(c: CriterionResult): string {
       ? c.median === undefined
         ? ''
         : ` median ${formatNumber(c.median)}`
-      : ` ${c.votes.filter(v => v.verdict === 'PASS').length}/${c.votes.length}`
+      : c.tally
+        ? ` ${c.tally.pass}/${c.tally.pass + c.tally.fail + c.tally.abstain}${c.tieBreak?.verdict ? `, tie-break ${c.tieBreak.verdict}` : ''}`
+        : ''
   // The first objection is what an author wants to read next to a failed criterion.
   // Ungraded is neither met nor failed: no judge, or too few, answered.
   const mark = c.status === 'UNGRADED' ? '–' : isMet(c) ? '✓' : '✗'
