@@ -595,7 +595,10 @@ async function main(): Promise<void> {
       await councilFigure(world, small, 9)
     ]
     world.setJudgeDelay(0)
-    const caching = await cacheFigure(world, small)
+    // A repository of its own: nothing the runs above sent is in the providers' caches yet.
+    const uncached = diffRepository(world, SMALL, `${JUDGED_RUBRIC}\n<!-- caching figure -->\n`)
+    repos.push(uncached)
+    const caching = await cacheFigure(world, uncached)
 
     // 3. GitHub requests
     const githubFigures: GitHubFigure[] = []

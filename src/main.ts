@@ -47,24 +47,27 @@ export async function run(): Promise<void> {
     cwd = resolve(workspace, inputs.workingDirectory)
     const context = { failOn, tempDir, workspace, cwd }
 
-    // Without a token (a local dry run), nothing is read from GitHub or written to it.
-    const github =
+    // Without a token (a local dry run), nothing is read from GitHub or written to it. The
+    // client is made once it is needed, so that git can start on the diff first.
+    let github: GitHub | undefined
+    const connect = (): GitHub | undefined =>
       inputs.githubToken === ''
         ? undefined
-        : createGitHub(
+        : (github ??= createGitHub(
             inputs.githubToken,
             env.GITHUB_API_URL ?? 'https://api.github.com',
             core.warning
-          )
+          ))
     const run = await readRunContext({
       eventName: env.GITHUB_EVENT_NAME,
       eventPath: env.GITHUB_EVENT_PATH,
       repository: env.GITHUB_REPOSITORY,
       pullRequestInput: inputs.pullRequest,
       getPullRequest: async (owner, repo, pull_number) => {
-        if (!github)
+        const client = connect()
+        if (!client)
           throw new InputError('github-token', '', 'a token to read the pull request with')
-        return (await github.rest.pulls.get({ owner, repo, pull_number })).data
+        return (await client.rest.pulls.get({ owner, repo, pull_number })).data
       }
     })
     if (run.kind === 'skip') {
@@ -76,8 +79,10 @@ export async function run(): Promise<void> {
       return
     }
 
-    // git computes the diff in its own process while the comments and the rubric are read.
+    // git computes the diff in its own process while the client is made and the comments and
+    // the rubric are read.
     const diff = startDiff({ cwd: workspace, baseSha: run.pr.baseSha, headSha: run.pr.headSha })
+    connect()
     // The comment holds the history: read it first, so the judges see the earlier iterations.
     // The rubric is read at the same time.
     const [existing, { choice, review }] = await Promise.all([
