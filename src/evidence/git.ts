@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { EvidenceUnavailableError } from './source.js'
 
 /** Runs git with these arguments in `cwd`; injected so tests and callers can wrap or record it. */
@@ -137,9 +140,7 @@ export async function diffFromMergeBase(options: {
     )
   }
 
-  const diff = await git(...DIFF_ARGS, mergeBase, head, '--')
-  if (diff.exitCode !== 0) throw unavailable(`git diff ${mergeBase} ${head} failed`, diff)
-  return { mergeBase, diff: diff.stdout }
+  return { mergeBase, diff: await diffText(git, [mergeBase, head]) }
 }
 
 /**
@@ -171,9 +172,23 @@ export async function localDiff(options: {
       : 'they have no common ancestor; pass another base (--base <branch or commit>)'
     throw new DiffUnavailableError(`no merge base of "${base}" and HEAD: ${hint}`)
   }
-  const diff = await git(...DIFF_ARGS, mergeBase, '--')
-  if (diff.exitCode !== 0) throw unavailable(`git diff ${mergeBase} failed`, diff)
-  return { mergeBase, diff: diff.stdout }
+  return { mergeBase, diff: await diffText(git, [mergeBase]) }
+}
+
+/**
+ * `git diff` of `revisions`, written by git to a file and read back whole: for a diff of many
+ * megabytes that is quicker than collecting it from a pipe in chunks.
+ */
+async function diffText(git: Git, revisions: readonly string[]): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'rubric-council-diff-'))
+  try {
+    const file = join(dir, 'diff')
+    const diff = await git(...DIFF_ARGS, `--output=${file}`, ...revisions, '--')
+    if (diff.exitCode !== 0) throw unavailable(`git diff ${revisions.join(' ')} failed`, diff)
+    return await readFile(file, 'utf8')
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
 }
 
 const FALLBACK_BASES = ['origin/main', 'main', 'origin/master', 'master'] as const
@@ -207,12 +222,10 @@ function checkArgument(value: string, what: string): void {
 }
 
 async function missingCommits(git: Git, revisions: readonly string[]): Promise<string[]> {
-  const missing: string[] = []
-  for (const revision of revisions) {
-    const found = await git('cat-file', '-e', `${revision}^{commit}`)
-    if (found.exitCode !== 0) missing.push(revision)
-  }
-  return missing
+  const found = await Promise.all(
+    revisions.map(revision => git('cat-file', '-e', `${revision}^{commit}`))
+  )
+  return revisions.filter((_, i) => found[i]?.exitCode !== 0)
 }
 
 async function isShallow(git: Git): Promise<boolean> {
