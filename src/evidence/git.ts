@@ -1,7 +1,4 @@
 import { spawn } from 'node:child_process'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { EvidenceUnavailableError } from './source.js'
 
 /** Runs git with these arguments in `cwd`; injected so tests and callers can wrap or record it. */
@@ -175,20 +172,11 @@ export async function localDiff(options: {
   return { mergeBase, diff: await diffText(git, [mergeBase]) }
 }
 
-/**
- * `git diff` of `revisions`, written by git to a file and read back whole: for a diff of many
- * megabytes that is quicker than collecting it from a pipe in chunks.
- */
+/** `git diff` of `revisions`, with the fixed options. */
 async function diffText(git: Git, revisions: readonly string[]): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'rubric-council-diff-'))
-  try {
-    const file = join(dir, 'diff')
-    const diff = await git(...DIFF_ARGS, `--output=${file}`, ...revisions, '--')
-    if (diff.exitCode !== 0) throw unavailable(`git diff ${revisions.join(' ')} failed`, diff)
-    return await readFile(file, 'utf8')
-  } finally {
-    await rm(dir, { recursive: true, force: true })
-  }
+  const diff = await git(...DIFF_ARGS, ...revisions, '--')
+  if (diff.exitCode !== 0) throw unavailable(`git diff ${revisions.join(' ')} failed`, diff)
+  return diff.stdout
 }
 
 const FALLBACK_BASES = ['origin/main', 'main', 'origin/master', 'master'] as const
