@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import { readHistory } from '../src/report/history.js'
 import { rubricHash } from '../src/rubric/hash.js'
 import {
+  baseBranch,
   OWNER,
   pullRequestEvent,
   pullRequestJson,
@@ -55,6 +56,7 @@ function pullRequest(
 ): PullRequest {
   const repo = new Repository(base)
   for (const [path, text] of Object.entries(base)) github.setFile(repo.baseSha, path, text)
+  github.setBranch(baseBranch(repo), repo.baseSha)
   repo.commit({ 'feature.ts': 'export const feature = 1\n', ...head }, 'feature')
   const number = nextPr++
   github.setPullRequest(number, pullRequestJson(repo, number))
@@ -257,10 +259,12 @@ describe('the sticky comment across pushes', () => {
   it('never lets a run for an older commit overwrite the result of a newer one', async () => {
     const pr = pullRequest({ '.github/rubric.md': gates(['true']) })
     const olderEvent = pullRequestEvent(pr.repo, { number: pr.number })
+    const older = pr.repo.headSha
     push(pr, { 'other.ts': 'export const other = 2\n' })
     await run(pr, { action: 'synchronize' })
     const newest = comments(pr)[0]?.body
-    // The run for the older head finishes last.
+    // The run for the older head, with its own checkout, finishes last.
+    pr.repo.git('checkout', '-q', older)
     const late = await runAction({
       workspace: pr.repo.dir,
       eventName: 'pull_request',

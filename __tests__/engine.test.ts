@@ -41,6 +41,7 @@ const EVIDENCE: Evidence = {
     usedTokens: 10
   },
   unlisted: 0,
+  changed: ['a.ts'],
   iteration: 1,
   history: []
 }

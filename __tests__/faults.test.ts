@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, it, type ExpectStatic } from 'vitest'
 import {
+  baseBranch,
   OWNER,
   pullRequestEvent,
   pullRequestJson,
@@ -114,6 +115,7 @@ function pullRequest(
 ): PullRequest {
   const repo = new Repository(base)
   for (const [path, text] of Object.entries(base)) w.github.setFile(repo.baseSha, path, text)
+  w.github.setBranch(baseBranch(repo), repo.baseSha)
   repo.commit(head, 'feature')
   w.github.setPullRequest(PR, pullRequestJson(repo, PR))
   return { repo }
@@ -128,6 +130,7 @@ function pullRequestWithBytes(
 ): PullRequest {
   const repo = new Repository(base)
   for (const [path, text] of Object.entries(base)) w.github.setFile(repo.baseSha, path, text)
+  w.github.setBranch(baseBranch(repo), repo.baseSha)
   for (const [path, content] of Object.entries(bytes)) writeFileSync(join(repo.dir, path), content)
   repo.commit(head, 'feature')
   w.github.setPullRequest(PR, pullRequestJson(repo, PR))
@@ -1078,7 +1081,7 @@ describe.concurrent('fault matrix: the rubric', SLOW, () => {
 })
 
 describe.concurrent('fault matrix: diff content', SLOW, () => {
-  it('a binary file is listed but not sent (recovered: binary is not reviewable) → PASS', async ({
+  it('a picture is listed but not sent (recovered: media, recognised by its content, is not reviewable) → PASS', async ({
     expect
   }) => {
     const png = Buffer.concat([
@@ -1100,10 +1103,15 @@ describe.concurrent('fault matrix: diff content', SLOW, () => {
       })
       expect(report.coverage?.ratio).toBe(1)
       expect(report.coverage?.omitted).toEqual([
-        { path: 'logo.png', reason: 'binary', detail: 'binary content is not sent' }
+        {
+          path: 'logo.png',
+          reason: 'media',
+          detail: 'PNG image, recognised by its content',
+          counts: false
+        }
       ])
       for (const call of w.providers.calls) {
-        expect(call.text).toContain('- added logo.png +0 -0 [binary] — not shown: binary')
+        expect(call.text).toContain('- added logo.png +3 -0 [media] — not shown: media')
         expect(call.text).toContain('+export const feature = 1')
         expect(call.text).not.toContain('BINARY-PAYLOAD-MARKER')
       }

@@ -496,6 +496,7 @@ function receiptFigure(omitted: number): { omitted: number; commentMs: number; s
       files: [],
       diff: '',
       unlisted: 0,
+      changed: [],
       iteration: 1,
       history: [],
       receipt: {
@@ -503,7 +504,8 @@ function receiptFigure(omitted: number): { omitted: number; commentMs: number; s
         omitted: Array.from({ length: omitted }, (_, i) => ({
           path: `src/m${String(Math.floor(i / 100))}/mod${String(i)}.ts`,
           reason: 'budget' as const,
-          detail: `${String(400 + (i % 50))} tokens; 12 left in the budget`
+          detail: `${String(400 + (i % 50))} tokens; 12 left in the budget`,
+          counts: true
         })),
         redacted: [],
         reviewable: omitted + 24,

@@ -157,6 +157,7 @@ const EVIDENCE: Evidence = {
     usedTokens: 0
   },
   unlisted: 0,
+  changed: [],
   iteration: 1,
   history: []
 }

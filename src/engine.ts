@@ -17,10 +17,16 @@ export interface EngineDeps {
   readonly log: GateLog
   /** The process environment: gates get it without credentials, and its secrets are masked. */
   readonly env: Readonly<Record<string, string | undefined>>
+  /**
+   * The paths of this check's own machinery (its workflows, local actions, the action's files): a
+   * pull request that changes one cannot PASS, for it could have changed how it is judged.
+   * Absent: not checked (a local run, where nobody else relies on the verdict).
+   */
+  readonly machinery?: (path: string) => boolean
 }
 
 /**
- * One evaluation: rubric → gates → council → verdict. Every failure of the machinery
+ * One evaluation: rubric → evidence → gates → council → verdict. Every failure of the machinery
  * ends in a verdict with a named reason; only an unexpected bug can make this throw.
  */
 export async function evaluate(
@@ -50,6 +56,30 @@ export async function evaluate(
     }
   }
 
+  // The evidence first, before any gate runs the pull request's code, so nothing the pull
+  // request runs can change what the judges see. The changed files are needed for every rubric
+  // whose verdict someone relies on: they say whether the machinery was changed.
+  let evidence: Evidence | undefined
+  let evidenceProblem: string | undefined
+  if (needsCouncil(rubric) || deps.machinery !== undefined) {
+    const limit = needsCouncil(rubric) ? deps.council.contextLimit?.(rubric) : undefined
+    try {
+      evidence = await deps.evidence.collect({
+        rubric,
+        trusted: choice.trusted ?? false,
+        ...(limit !== undefined && { limit })
+      })
+    } catch (error) {
+      if (!(error instanceof EvidenceUnavailableError)) throw error
+      evidenceProblem = error.message
+    }
+  }
+  const machinery = deps.machinery
+  const machineryChanged =
+    machinery === undefined || evidence === undefined
+      ? undefined
+      : evidence.changed.filter(path => machinery(path))
+
   const secrets = secretValues(deps.env)
   const gates = await runGates(rubric.gates, {
     cwd: resolve(choice.cwd, rubric.gateOptions.workingDirectory),
@@ -58,25 +88,18 @@ export async function evaluate(
     mask: text => maskSecrets(text, secrets),
     parallel: rubric.gateOptions.parallel
   })
-  let evidence: Evidence | undefined
-  let evidenceProblem: string | undefined
-  if (needsCouncil(rubric)) {
-    try {
-      evidence = await deps.evidence.collect(rubric, deps.council.contextLimit?.(rubric))
-    } catch (error) {
-      if (!(error instanceof EvidenceUnavailableError)) throw error
-      evidenceProblem = error.message
-    }
-  }
-  const council = evidence
-    ? await conveneCouncil(deps.council, { rubric, gates, evidence })
-    : undefined
+  const council =
+    evidence && needsCouncil(rubric)
+      ? await conveneCouncil(deps.council, { rubric, gates, evidence })
+      : undefined
   const verdict = decide({
     rubric,
     gates,
     ...(council && { council }),
     ...(evidence && { coverage: evidence.receipt.ratio }),
-    ...(evidenceProblem !== undefined && { evidenceProblem })
+    ...(evidenceProblem !== undefined && { evidenceProblem }),
+    ...(machineryChanged !== undefined && { machineryChanged }),
+    machineryChecked: machinery !== undefined
   })
   return {
     verdict,

@@ -1,12 +1,16 @@
 import * as core from '@actions/core'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { lstat } from 'node:fs/promises'
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { actionsGateLog } from './action/log.js'
+import { machineryOf } from './action/machinery.js'
 import { publish } from './action/publish.js'
 import { chooseRubric, historyEntry, publishToPullRequest } from './action/review.js'
 import { createCouncil } from './council/council.js'
 import { evaluate } from './engine.js'
 import { pullRequestEvidence, startDiff } from './evidence/git-source.js'
+import { checkoutProblem } from './evidence/git.js'
 import { createGitHub, type GitHub } from './github/client.js'
 import { commentMarker } from './report/comment.js'
 import { findComments, type IssueComment } from './github/comment.js'
@@ -78,6 +82,18 @@ export async function run(): Promise<void> {
       await publish(invalidInput(run.message), context)
       return
     }
+    // The gates run on the working tree and the verdict is posted on the head commit: they must
+    // be the same pull request.
+    const checkout = await checkoutProblem(workspace, run.pr.headSha, run.event, run.pr.number)
+    if (checkout !== undefined) {
+      await publish(invalidInput(checkout), context)
+      return
+    }
+    const rubricPath = await rubricPathProblem(workspace, cwd, inputs)
+    if (rubricPath !== undefined) {
+      await publish(invalidInput(rubricPath), context)
+      return
+    }
 
     // git computes the diff in its own process while the client is made and the comments and
     // the rubric are read.
@@ -121,7 +137,13 @@ export async function run(): Promise<void> {
     })
     const evaluated = await evaluate(
       choice,
-      { council, evidence, log: actionsGateLog(), env },
+      {
+        council,
+        evidence,
+        log: actionsGateLog(),
+        env,
+        machinery: machineryOf(workspace, dirname(fileURLToPath(import.meta.url)))
+      },
       prior.length + 1
     )
     const evaluation: Evaluation = {
@@ -166,6 +188,27 @@ async function ourComments(
     )
     return []
   }
+}
+
+/**
+ * The `rubric` input must name a file inside the workspace, and not a symlink: a pull request
+ * could otherwise point it at a file of its choosing outside what the base branch controls.
+ */
+async function rubricPathProblem(
+  workspace: string,
+  cwd: string,
+  inputs: ActionInputs
+): Promise<string | undefined> {
+  if (inputs.checker !== undefined) return undefined
+  const full = resolve(cwd, inputs.rubric)
+  const inside = relative(workspace, full)
+  if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) {
+    return `the rubric "${inputs.rubric}" is outside the workspace (${workspace}); give a path inside the repository`
+  }
+  const stat = await lstat(full).catch(() => undefined)
+  return stat?.isSymbolicLink()
+    ? `the rubric "${inputs.rubric}" is a symbolic link; give the path of the file itself`
+    : undefined
 }
 
 /** An evaluation that stopped on an unusable input, before any rubric was read. */

@@ -46,6 +46,7 @@ const EVIDENCE: Evidence = {
     usedTokens: 40
   },
   unlisted: 0,
+  changed: ['src/search.ts'],
   iteration: 2,
   history: [
     {

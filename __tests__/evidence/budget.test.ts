@@ -100,7 +100,7 @@ const anyInput: fc.Arbitrary<EvidenceInput> = fc
     return {
       files: parseUnifiedDiff(diff),
       pr: { title, body },
-      exclude: excludeGen ? ['gen'] : [],
+      exclude: { waived: excludeGen ? ['gen'] : [], unwaived: [] },
       maxTokens: budget,
       iteration: 1,
       history: []
@@ -153,7 +153,7 @@ const monotoneInput: fc.Arbitrary<EvidenceInput> = fc
         .join('')
     ),
     pr: { title: 'Add search', body: 'Adds search.' },
-    exclude: [],
+    exclude: { waived: [], unwaived: [] },
     maxTokens: budget,
     iteration: 1,
     history: []
@@ -261,7 +261,7 @@ describe('the evidence budget against the exact algorithm it replaced', () => {
     const base: EvidenceInput = {
       files: parseUnifiedDiff(wide + dense),
       pr: { title: 't', body: '' },
-      exclude: [],
+      exclude: { waived: [], unwaived: [] },
       maxTokens: 0,
       iteration: 1,
       history: []
@@ -287,14 +287,16 @@ describe('the evidence budget against the exact algorithm it replaced', () => {
       {
         path: 'src/wide.ts',
         reason: 'budget',
-        detail: 'not tried: src/dense.ts did not fit and is no larger'
+        detail: 'not tried: src/dense.ts did not fit and is no larger',
+        counts: true
       },
       {
         path: 'src/dense.ts',
         reason: 'budget',
         detail: expect.stringMatching(
           /^more than [\d,]+ tokens; [\d,]+ left in the budget$/
-        ) as string
+        ) as string,
+        counts: true
       }
     ])
     expectTrueReceipt(input, evidence)

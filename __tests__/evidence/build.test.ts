@@ -24,7 +24,7 @@ function input(diff: string, overrides: Partial<EvidenceInput> = {}): EvidenceIn
   return {
     files: parseUnifiedDiff(diff),
     pr: { title: 'Add search', body: 'Adds search.' },
-    exclude: [],
+    exclude: { waived: [], unwaived: [] },
     maxTokens: DEFAULT_MAX_EVIDENCE_TOKENS,
     iteration: 1,
     history: [],
@@ -84,16 +84,36 @@ describe('buildEvidence: what is never sent', () => {
     ]),
     newFile('README.md', ['# Search', 'How to search.'])
   ].join('')
-  const evidence = buildEvidence(input(diff, { exclude: ['src/generated'] }))
+  const evidence = buildEvidence(
+    input(diff, {
+      exclude: { waived: ['src/generated'], unwaived: [] },
+      media: new Map([['logo.png', 'PNG image']])
+    })
+  )
   const json = JSON.stringify(evidence)
 
   it('omits denylisted files, and their content is nowhere in the evidence', () => {
     expect(evidence.receipt.omitted).toEqual([
-      { path: '.env', reason: 'denylisted', detail: '.env*' },
-      { path: 'certs/server.pem', reason: 'denylisted', detail: '*.pem' },
-      { path: 'docs/notes.txt', reason: 'denylisted', detail: '*.key (as deploy.key)' },
-      { path: 'src/generated/schema.ts', reason: 'excluded', detail: 'src/generated' },
-      { path: 'logo.png', reason: 'binary', detail: 'binary content is not sent' }
+      { path: '.env', reason: 'denylisted', detail: '.env*', counts: false },
+      { path: 'certs/server.pem', reason: 'denylisted', detail: '*.pem', counts: false },
+      {
+        path: 'docs/notes.txt',
+        reason: 'denylisted',
+        detail: '*.key (as deploy.key)',
+        counts: false
+      },
+      {
+        path: 'src/generated/schema.ts',
+        reason: 'excluded',
+        detail: 'src/generated',
+        counts: false
+      },
+      {
+        path: 'logo.png',
+        reason: 'media',
+        detail: 'PNG image, recognised by its content',
+        counts: false
+      }
     ])
     expect(json).not.toContain(ENV_SECRET)
     expect(json).not.toContain(KEY_BODY)
@@ -108,7 +128,7 @@ describe('buildEvidence: what is never sent', () => {
       ['certs/server.pem', 'source', false],
       ['docs/notes.txt', 'docs', false],
       ['src/generated/schema.ts', 'source', false],
-      ['logo.png', 'binary', false],
+      ['logo.png', 'media', false],
       ['src/aws.ts', 'source', true],
       ['README.md', 'docs', true]
     ])
@@ -125,7 +145,7 @@ describe('buildEvidence: what is never sent', () => {
     )
   })
 
-  it('computes coverage over the files that are not denylisted, excluded or binary', () => {
+  it('computes coverage over the files that are not denylisted, waived or media', () => {
     expect(evidence.receipt.reviewable).toBe(3)
     expect(evidence.receipt.reviewed.map(r => r.path)).toEqual([
       'src/aws.ts',
@@ -134,6 +154,29 @@ describe('buildEvidence: what is never sent', () => {
     ])
     expect(evidence.receipt.ratio).toBe(1)
     expect(evidence.receipt.usedTokens).toBe(recount(evidence))
+  })
+
+  it('counts what a PR could hide code in against coverage: unknown binary, unwaived excludes', () => {
+    const hiding = [
+      newFile('src/search.ts', codeLines('search', 5)),
+      [
+        'diff --git a/src/payload.bin b/src/payload.bin',
+        'new file mode 100644',
+        'index 0000000..1111111',
+        'Binary files /dev/null and b/src/payload.bin differ',
+        ''
+      ].join('\n'),
+      newFile('src/vendor/patched.ts', codeLines('patched', 3))
+    ].join('')
+    const evidence = buildEvidence(
+      input(hiding, { exclude: { waived: [], unwaived: ['src/vendor'] } })
+    )
+    expect(evidence.receipt.omitted.map(o => [o.path, o.reason, o.counts])).toEqual([
+      ['src/payload.bin', 'binary', true],
+      ['src/vendor/patched.ts', 'excluded', true]
+    ])
+    expect(evidence.receipt).toMatchObject({ reviewable: 3, ratio: 1 / 3 })
+    expect(evidence.diff).not.toContain('patched_0')
   })
 
   it('reports a ratio of 1 when nothing is reviewable', () => {
@@ -248,7 +291,8 @@ describe('buildEvidence: the budget', () => {
         reason: 'budget',
         detail: expect.stringMatching(
           /^more than [\d,]+ tokens; [\d,]+ left in the budget$/
-        ) as string
+        ) as string,
+        counts: true
       }
     ])
     expectTrueReceipt(input(diff, { maxTokens: 8_000 }), evidence)
@@ -331,7 +375,7 @@ describe('buildEvidence: what the prompt sends fits the budget', () => {
     const evidence = buildEvidence({
       files,
       pr: { title: 'Many files', body: 'A big change.' },
-      exclude: [],
+      exclude: { waived: [], unwaived: [] },
       maxTokens,
       iteration: 1,
       history: []

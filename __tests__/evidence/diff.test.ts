@@ -99,7 +99,9 @@ describe('parseUnifiedDiff on real git output', () => {
   })
 
   it('counts additions and deletions as git --numstat does', () => {
-    const counts = numstat(git(dir, 'diff', ...DIFF_OPTIONS, '--numstat', '-z', 'HEAD~1', 'HEAD'))
+    // Without -U3, which would add the patches (binary ones included, as --text asks) after the counts.
+    const options = DIFF_OPTIONS.filter(option => option !== '-U3')
+    const counts = numstat(git(dir, 'diff', ...options, '--numstat', '-z', 'HEAD~1', 'HEAD'))
     expect(counts.size).toBeGreaterThan(8)
     for (const [path, expected] of counts) {
       const { additions, deletions } = file(path)
@@ -157,11 +159,12 @@ describe('parseUnifiedDiff on real git output', () => {
     expect(script.patch).toMatch(/^old mode 100644\nnew mode 100755\n$/m)
   })
 
-  it('marks binary files, added or modified, and keeps no patch', () => {
+  it('marks binary files, added or modified, and keeps their patch for the content checks', () => {
     expect(file('logo.png')).toMatchObject({ status: 'modified', binary: true })
     expect(file('icon.bin')).toMatchObject({ status: 'added', binary: true })
-    expect(file('logo.png').patch).toBeUndefined()
-    expect(file('icon.bin').patch).toBeUndefined()
+    // --text: git prints binary content as lines, so a `binary` attribute cannot hide a file's text.
+    expect(file('logo.png').patch).toContain('+++ b/logo.png')
+    expect(file('icon.bin').patch).toContain('+++ b/icon.bin')
   })
 
   it('unquotes C-quoted names (non-ASCII, quotes) and keeps names with spaces', () => {

@@ -2,13 +2,17 @@ import { expect } from 'vitest'
 import {
   LIST_SHARE,
   buildEvidence,
+  changedPaths,
   fileListLine,
   redactionLine,
+  reviewableCount,
+  ruledOut,
   unlistedLine,
-  type EvidenceInput
+  type EvidenceInput,
+  type ListedFile
 } from '../../src/evidence/build.js'
 import { classify } from '../../src/evidence/classify.js'
-import { denylistRule, excludedBy } from '../../src/evidence/denylist.js'
+import { showControls } from '../../src/evidence/content.js'
 import { redactPatch } from '../../src/evidence/redact.js'
 import { countTokens } from '../../src/evidence/tokens.js'
 import type {
@@ -26,8 +30,6 @@ import { formatCount } from '../../src/util/format-count.js'
  * as it was, and the documented rule computed the slow way, every patch redacted and counted.
  */
 
-type ListedFile = ChangedFile & { readonly kind: FileKind }
-
 /** The budget's tiers, as docs/council.md lists them. */
 export const TIER: Readonly<Record<FileKind, number>> = {
   source: 0,
@@ -37,12 +39,13 @@ export const TIER: Readonly<Record<FileKind, number>> = {
   generated: 2,
   lockfile: 3,
   vendored: 4,
+  media: 5,
   binary: 5
 }
 
 /** The tokens a file's patch costs when it is sent: redacted, with its redaction note. */
 export function sentTokens(file: ChangedFile): { tokens: number; redaction?: Redaction } {
-  const redacted = redactPatch(file.patch ?? '')
+  const redacted = redactPatch(showControls(file.patch ?? ''))
   if (redacted.hunks === 0) return { tokens: countTokens(redacted.patch) }
   const redaction = { path: file.path, hunks: redacted.hunks, kinds: redacted.kinds }
   return {
@@ -54,20 +57,6 @@ export function sentTokens(file: ChangedFile): { tokens: number; redaction?: Red
 /** The size the budget orders files by: the UTF-8 bytes of the patch in the diff. */
 export function patchBytes(file: ChangedFile): number {
   return Buffer.byteLength(file.patch ?? '')
-}
-
-function ruledOut(file: ListedFile, exclude: readonly string[]): Omission | undefined {
-  const { path, previousPath } = file
-  const denied = denylistRule(path)
-  if (denied !== undefined) return { path, reason: 'denylisted', detail: denied }
-  const deniedBefore = previousPath === undefined ? undefined : denylistRule(previousPath)
-  if (deniedBefore !== undefined) {
-    return { path, reason: 'denylisted', detail: `${deniedBefore} (as ${previousPath ?? ''})` }
-  }
-  const glob = excludedBy(path, exclude)
-  if (glob !== undefined) return { path, reason: 'excluded', detail: glob }
-  if (file.binary) return { path, reason: 'binary', detail: 'binary content is not sent' }
-  return undefined
 }
 
 function withPatch(file: ListedFile, patch: string | undefined): ListedFile {
@@ -103,16 +92,21 @@ function evidenceBy(input: EvidenceInput, algorithm: 'before' | 'rule'): Evidenc
   // The title and body are not what changed: taken from buildEvidence with no files.
   const { title, body } = buildEvidence({ ...input, files: [] }).pr
 
-  const listed: ListedFile[] = input.files.map(file => ({ ...file, kind: classify(file) }))
+  // What is ruled out before the budget is not what this oracle is about: the same rules.
+  const media = input.media ?? new Map<string, string>()
+  const listed: ListedFile[] = input.files.map(file => ({
+    ...file,
+    kind: media.has(file.path) ? 'media' : classify(file)
+  }))
   const omitted: { index: number; omission: Omission }[] = []
   const candidates: Candidate[] = []
   listed.forEach((file, index) => {
-    const omission = ruledOut(file, input.exclude)
+    const omission = ruledOut(file, input.exclude, media)
     if (omission !== undefined) {
       omitted.push({ index, omission })
       return
     }
-    const redacted = redactPatch(file.patch ?? '')
+    const redacted = redactPatch(showControls(file.patch ?? ''))
     const redaction =
       redacted.hunks > 0
         ? { path: file.path, hunks: redacted.hunks, kinds: redacted.kinds }
@@ -174,7 +168,8 @@ function evidenceBy(input: EvidenceInput, algorithm: 'before' | 'rule'): Evidenc
       omission: {
         path: file.path,
         reason: 'budget',
-        detail: `${formatCount(tokens)} tokens; ${formatCount(left)} left in the budget`
+        detail: `${formatCount(tokens)} tokens; ${formatCount(left)} left in the budget`,
+        counts: true
       }
     })
   }
@@ -183,13 +178,14 @@ function evidenceBy(input: EvidenceInput, algorithm: 'before' | 'rule'): Evidenc
     (a, b) => TIER[a.file.kind] - TIER[b.file.kind] || a.tokens - b.tokens || a.index - b.index
   )
   const sentPatches = new Map(shown.map(c => [c.index, c.patch]))
-  const reviewable = candidates.length
+  const reviewable = reviewableCount(candidates.length, omitted)
   return {
     pr: { title, body },
     files: listed.flatMap((file, index) =>
       inList.has(index) ? [withPatch(file, sentPatches.get(index))] : []
     ),
     unlisted,
+    changed: changedPaths(input.files),
     diff: shown.map(c => (c.patch.endsWith('\n') ? c.patch : `${c.patch}\n`)).join(''),
     receipt: {
       reviewed: shown.map(c => ({ path: c.file.path, kind: c.file.kind, tokens: c.tokens })),

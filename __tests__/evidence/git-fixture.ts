@@ -84,6 +84,7 @@ export function commitAll(dir: string, message: string): string {
 
 /** The options the production code diffs with, for comparing against its output. */
 export const DIFF_OPTIONS = [
+  '--text',
   '--no-color',
   '--no-ext-diff',
   '--no-textconv',

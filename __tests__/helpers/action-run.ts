@@ -206,6 +206,14 @@ export function pullRequestJson(repo: Commits, number = 1): Record<string, unkno
   return pointedAt(webhookExample('pull_request', 'opened').pull_request ?? {}, repo, number)
 }
 
+/**
+ * The base branch's name for a repository's pull requests: one per base commit, so that one
+ * GitHub stand-in can serve many repositories (`github.setBranch(baseBranch(repo), repo.baseSha)`).
+ */
+export function baseBranch(repo: Pick<Commits, 'baseSha'>): string {
+  return `main-${repo.baseSha.slice(0, 12)}`
+}
+
 function pointedAt(
   pr: Record<string, unknown>,
   repo: Commits,
@@ -216,7 +224,7 @@ function pointedAt(
     number,
     title: 'Add the search feature',
     body: 'Adds search.',
-    base: { ...(pr.base as Record<string, unknown>), sha: repo.baseSha },
+    base: { ...(pr.base as Record<string, unknown>), sha: repo.baseSha, ref: baseBranch(repo) },
     head: { ...(pr.head as Record<string, unknown>), sha: repo.headSha }
   }
 }

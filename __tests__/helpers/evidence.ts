@@ -24,6 +24,7 @@ export const RANKING_EVIDENCE: Evidence = {
     usedTokens: 50
   },
   unlisted: 0,
+  changed: ['src/rank.ts'],
   iteration: 1,
   history: []
 }

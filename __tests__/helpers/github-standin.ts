@@ -111,6 +111,8 @@ export interface GitHubStandIn {
   addComment(issue: number, body: string, author: Actor): Comment
   /** The repository's content at `ref` (a sha, or a branch name such as the default, `main`). */
   setFile(ref: string, path: string, content: string | Buffer): void
+  /** A branch whose tip is `sha`: the contents API reads the branch as that commit's files. */
+  setBranch(name: string, sha: string): void
   /** The JSON `GET /pulls/{n}` returns, e.g. a webhook payload's `pull_request`. */
   setPullRequest(number: number, pr: unknown): void
   /** What `GET /pulls/{n}/files` lists (GitHub's diff-entry objects). */
@@ -166,6 +168,7 @@ export async function startGitHubStandIn(
     tokens: new Map(),
     userIds: new Map(),
     files: new Map(),
+    branches: new Map(),
     pulls: new Map(),
     pullFiles: new Map(),
     failures: [],
@@ -201,6 +204,9 @@ export async function startGitHubStandIn(
       const tree = state.files.get(refName(ref)) ?? new Map<string, Buffer>()
       tree.set(cleanPath(path), typeof content === 'string' ? Buffer.from(content) : content)
       state.files.set(refName(ref), tree)
+    },
+    setBranch: (name, sha) => {
+      state.branches.set(refName(name), refName(sha))
     },
     setPullRequest: (number, pr) => {
       state.pulls.set(number, pr)
@@ -256,6 +262,8 @@ interface State {
   readonly userIds: Map<string, number>
   /** ref → path → content */
   readonly files: Map<string, Map<string, Buffer>>
+  /** Branch name → the commit at its tip. */
+  readonly branches: Map<string, string>
   readonly pulls: Map<number, unknown>
   readonly pullFiles: Map<number, readonly unknown[]>
   readonly failures: { readonly reply: FailReply; readonly only?: RequestMatch }[]
@@ -880,7 +888,8 @@ const DOCS_CONTENTS = 'https://docs.github.com/rest/repos/contents#get-repositor
 const CONTENT_LIMIT = 1024 * 1024
 
 function getContent(state: State, call: Call): Reply {
-  const ref = refName(call.query.get('ref') ?? state.defaultBranch)
+  const named = refName(call.query.get('ref') ?? state.defaultBranch)
+  const ref = state.branches.get(named) ?? named
   const path = cleanPath(call.params.path ?? '')
   const tree = state.files.get(ref)
   const file = tree?.get(path)

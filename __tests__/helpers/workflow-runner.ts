@@ -14,6 +14,7 @@ import { dirname, join } from 'node:path'
 import { promisify } from 'node:util'
 import { parse as parseYaml } from 'yaml'
 import {
+  baseBranch,
   OWNER,
   pullRequestEvent,
   pullRequestJson,
@@ -327,6 +328,7 @@ function remoteWithPullRequest(github: GitHubStandIn): {
   const baseSha = git(origin, 'rev-parse', 'HEAD')
   for (const path of git(origin, 'ls-files', '-z').split('\0').filter(Boolean))
     github.setFile(baseSha, path, readFileSync(join(origin, path)))
+  github.setBranch(baseBranch({ baseSha }), baseSha)
 
   git(origin, 'checkout', '-q', '-b', 'feature')
   writeFileSync(join(origin, 'CONTRIBUTORS'), 'Octo Cat\n')

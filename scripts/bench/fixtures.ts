@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs'
 import { dirname } from 'node:path'
 import {
+  baseBranch,
   OWNER,
   pullRequestEvent,
   pullRequestJson,
@@ -127,6 +128,7 @@ function sourceFile(file: number, lines: number): string {
 export function diffRepository(world: World, shape: DiffShape, rubric: string): Repository {
   const repo = new Repository({ [RUBRIC_PATH]: rubric, 'README.md': '# Search\n' })
   world.github.setFile(repo.baseSha, RUBRIC_PATH, rubric)
+  world.github.setBranch(baseBranch(repo), repo.baseSha)
   const files: Record<string, string> = {}
   const per = Math.floor(shape.lines / shape.files)
   const extra = shape.lines - per * shape.files

@@ -42,11 +42,12 @@ export async function chooseRubric(
   let baseProblem: string | undefined
   if (github) {
     try {
+      // The base branch as it is now: a re-run after its rubric changed uses the new one.
       baseText = await fileAt(github, {
         owner: run.owner,
         repo: run.repo,
         path: repoPath,
-        ref: run.pr.baseSha
+        ref: run.pr.baseRef === '' ? run.pr.baseSha : run.pr.baseRef
       })
     } catch (error) {
       baseProblem = error instanceof Error ? error.message : String(error)
@@ -59,11 +60,14 @@ export async function chooseRubric(
   }
   if (baseText !== undefined) {
     return {
-      choice: { ...base, text: baseText },
+      choice: { ...base, text: baseText, trusted: true },
       review: { source: 'base', ...(diff && { diff }) }
     }
   }
-  const at = `${repoPath} at the base commit ${run.pr.baseSha.slice(0, 7)}`
+  const at =
+    run.pr.baseRef === ''
+      ? `${repoPath} at the base commit ${run.pr.baseSha.slice(0, 7)}`
+      : `${repoPath} on the base branch ${run.pr.baseRef}`
   if (!github && !run.baseRubricOnly) {
     return {
       choice: base,

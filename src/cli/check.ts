@@ -64,7 +64,9 @@ export async function checkCommand(options: CheckOptions, io: CliIo): Promise<nu
       path: options.rubric ?? DEFAULT_RUBRIC_PATH,
       ...(options.checker !== undefined && { checker: options.checker }),
       cwd: io.cwd,
-      tempDir
+      tempDir,
+      // The user's own files: the rubric's exclude is the owner's.
+      trusted: true
     },
     { council, evidence, log: terminalGateLog(io), env: io.env }
   )

@@ -1,4 +1,5 @@
 import { classify } from './classify.js'
+import { showControls } from './content.js'
 import { denylistRule, excludedBy } from './denylist.js'
 import { stripHidden } from './pr-text.js'
 import { redactPatch } from './redact.js'
@@ -21,14 +22,20 @@ export const BODY_SHARE = 0.1
 export interface EvidenceInput {
   readonly files: readonly ChangedFile[]
   readonly pr: { readonly title: string; readonly body: string }
-  /** User globs (see `excludedBy`). */
-  readonly exclude: readonly string[]
+  /**
+   * Globs of files not to send (see `excludedBy`). Only the rubric owner's (`waived`: the rubric
+   * read from the base branch, or a local one) also take the files out of coverage; the others
+   * (the action's input, a rubric from the pull request itself) hide them, and they count.
+   */
+  readonly exclude: { readonly waived: readonly string[]; readonly unwaived: readonly string[] }
+  /** Binary files recognised by their first bytes as media, by path, with their format. */
+  readonly media?: ReadonlyMap<string, string>
   readonly maxTokens: number
   readonly iteration: number
   readonly history: readonly PriorIteration[]
 }
 
-type ListedFile = ChangedFile & { readonly kind: FileKind }
+export type ListedFile = ChangedFile & { readonly kind: FileKind }
 
 /**
  * Budget tiers: what the rubric is about first (source and its tests), then what shapes it
@@ -42,6 +49,7 @@ const TIER: Readonly<Record<FileKind, number>> = {
   generated: 2,
   lockfile: 3,
   vendored: 4,
+  media: 5,
   binary: 5
 }
 
@@ -99,11 +107,15 @@ export function buildEvidence(input: EvidenceInput): Evidence {
   const title = stripHidden(input.pr.title)
   const body = limitBody(stripHidden(input.pr.body), Math.floor(budget * BODY_SHARE))
 
-  const listed: ListedFile[] = input.files.map(file => ({ ...file, kind: classify(file) }))
+  const media = input.media ?? new Map<string, string>()
+  const listed: ListedFile[] = input.files.map(file => ({
+    ...file,
+    kind: media.has(file.path) ? 'media' : classify(file)
+  }))
   const omitted: { index: number; omission: Omission }[] = []
   const candidates: Candidate[] = []
   listed.forEach((file, index) => {
-    const omission = ruledOut(file, input.exclude)
+    const omission = ruledOut(file, input.exclude, media)
     if (omission !== undefined) {
       omitted.push({ index, omission })
       return
@@ -163,7 +175,12 @@ export function buildEvidence(input: EvidenceInput): Evidence {
   for (const out of leftOut) {
     omitted.push({
       index: out.candidate.index,
-      omission: { path: out.candidate.file.path, reason: 'budget', detail: budgetDetail(out, left) }
+      omission: {
+        path: out.candidate.file.path,
+        reason: 'budget',
+        detail: budgetDetail(out, left),
+        counts: true
+      }
     })
   }
 
@@ -175,7 +192,11 @@ export function buildEvidence(input: EvidenceInput): Evidence {
       a.candidate.index - b.candidate.index
   )
   const sentPatches = new Map(shown.map(c => [c.candidate.index, c.patch]))
-  const reviewable = candidates.length
+  // Every file that could carry code counts, shown or not: the candidates, and binary or
+  // excluded files nobody with the right to waive them did.
+  const reviewable =
+    candidates.length +
+    omitted.filter(o => o.omission.reason !== 'budget' && o.omission.counts).length
   return {
     pr: { title, body },
     // Only reviewed files keep a patch, and it is the redacted one: nothing else is reachable.
@@ -183,6 +204,13 @@ export function buildEvidence(input: EvidenceInput): Evidence {
       inList.has(index) ? [withPatch(file, sentPatches.get(index))] : []
     ),
     unlisted,
+    changed: [
+      ...new Set(
+        input.files.flatMap(f =>
+          f.previousPath === undefined ? [f.path] : [f.path, f.previousPath]
+        )
+      )
+    ],
     diff: shown.map(c => (c.patch.endsWith('\n') ? c.patch : `${c.patch}\n`)).join(''),
     receipt: {
       reviewed: shown.map(c => ({
@@ -209,7 +237,8 @@ export function buildEvidence(input: EvidenceInput): Evidence {
  */
 function fitting(candidate: Candidate, limit: number): Included | undefined {
   const { file } = candidate
-  const redacted = redactPatch(file.patch ?? '')
+  // A NUL or other control character in a text file is shown, not sent raw (or hidden).
+  const redacted = redactPatch(showControls(file.patch ?? ''))
   const redaction =
     redacted.hunks > 0
       ? { path: file.path, hunks: redacted.hunks, kinds: redacted.kinds }
@@ -264,25 +293,78 @@ export function redactionLine(r: Redaction): string {
 }
 
 /**
- * Why a file's content is not sent at all, whatever the budget. The denylist also looks at where
+ * Why a file's content is not sent at all, whatever the budget, and whether that counts against
+ * coverage. The denylist also looks at where
  * a renamed or copied file came from: `key.pem` renamed to `notes.txt` is still a key.
  */
-function ruledOut(file: ListedFile, exclude: readonly string[]): Omission | undefined {
+export function ruledOut(
+  file: ListedFile,
+  exclude: EvidenceInput['exclude'],
+  media: ReadonlyMap<string, string>
+): Omission | undefined {
   const { path, previousPath } = file
   const denied = denylistRule(path)
-  if (denied !== undefined) return { path, reason: 'denylisted', detail: denied }
+  if (denied !== undefined) return { path, reason: 'denylisted', detail: denied, counts: false }
   const deniedBefore = previousPath === undefined ? undefined : denylistRule(previousPath)
   if (deniedBefore !== undefined) {
-    return { path, reason: 'denylisted', detail: `${deniedBefore} (as ${previousPath ?? ''})` }
+    return {
+      path,
+      reason: 'denylisted',
+      detail: `${deniedBefore} (as ${previousPath ?? ''})`,
+      counts: false
+    }
   }
-  const glob = excludedBy(path, exclude)
-  if (glob !== undefined) return { path, reason: 'excluded', detail: glob }
-  if (file.binary) return { path, reason: 'binary', detail: 'binary content is not sent' }
+  const waived = excludedBy(path, exclude.waived)
+  if (waived !== undefined) return { path, reason: 'excluded', detail: waived, counts: false }
+  const hidden = excludedBy(path, exclude.unwaived)
+  if (hidden !== undefined) {
+    return {
+      path,
+      reason: 'excluded',
+      detail: `${hidden} (counts against coverage: only the base branch's rubric can waive a file)`,
+      counts: true
+    }
+  }
+  const format = media.get(path)
+  if (format !== undefined) {
+    return { path, reason: 'media', detail: `${format}, recognised by its content`, counts: false }
+  }
+  if (file.binary) {
+    return {
+      path,
+      reason: 'binary',
+      detail:
+        'binary content that is not a known media format: not sent, and it counts against coverage',
+      counts: true
+    }
+  }
   return undefined
 }
 
 function byPriority(a: Candidate, b: Candidate): number {
   return TIER[a.file.kind] - TIER[b.file.kind] || a.bytes - b.bytes || a.index - b.index
+}
+
+/**
+ * Files that count toward coverage: the candidates for the budget, and the files ruled out that
+ * could carry code and that nobody entitled to waive them did (budget omissions are candidates).
+ */
+export function reviewableCount(
+  candidates: number,
+  omitted: readonly { readonly omission: Omission }[]
+): number {
+  return (
+    candidates + omitted.filter(o => o.omission.reason !== 'budget' && o.omission.counts).length
+  )
+}
+
+/** Every changed path, and where renamed or copied files came from, each once. */
+export function changedPaths(files: readonly ChangedFile[]): string[] {
+  return [
+    ...new Set(
+      files.flatMap(f => (f.previousPath === undefined ? [f.path] : [f.path, f.previousPath]))
+    )
+  ]
 }
 
 /** The entry without its original patch; with `patch` (the redacted one) when it was reviewed. */

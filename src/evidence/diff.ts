@@ -1,3 +1,4 @@
+import { looksBinary } from './content.js'
 import type { ChangedFile, FileStatus } from './types.js'
 
 const FILE_HEADER = 'diff --git '
@@ -73,8 +74,10 @@ function parseSection(section: string): ChangedFile {
     status,
     additions,
     deletions,
-    ...(binary ? {} : { patch: section }),
-    binary
+    patch: section,
+    // Diffed with --text, a binary file's bytes are in its hunks: decided by them, not by notices
+    // (which attributes control); a notice still counts, from a diff made without --text.
+    binary: binary || looksBinary(section)
   }
 }
 

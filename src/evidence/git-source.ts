@@ -1,16 +1,59 @@
+import { open } from 'node:fs/promises'
+import { resolve } from 'node:path'
 import { buildEvidence } from './build.js'
+import { mediaFormat, SIGNATURE_BYTES } from './content.js'
 import { parseUnifiedDiff } from './diff.js'
-import { defaultBase, diffFromMergeBase, localDiff, runGit, type Run } from './git.js'
-import type { EvidenceSource } from './source.js'
-import type { PriorIteration } from './types.js'
+import { blobHead, defaultBase, diffFromMergeBase, localDiff, runGit, type Run } from './git.js'
+import type { EvidenceRequest, EvidenceSource } from './source.js'
+import type { ChangedFile, PriorIteration } from './types.js'
 
 export interface EvidenceSettings {
   /** The `max-evidence-tokens` budget. */
   readonly maxTokens: number
-  /** The `exclude` input; the rubric's own `exclude` is added to it. */
+  /** The `exclude` input: it hides files, but only a trusted rubric's `exclude` waives them. */
   readonly exclude: readonly string[]
   readonly iteration: number
   readonly history: readonly PriorIteration[]
+}
+
+/** The binary files whose first bytes are looked at; past this many, none is taken for media. */
+const MAX_SNIFFED = 200
+
+/**
+ * The binary files that are media, by their first bytes (`head` reads them): those are listed but
+ * not sent, and do not count against coverage. Any other binary file counts.
+ */
+async function sniffMedia(
+  files: readonly ChangedFile[],
+  head: (file: ChangedFile) => Promise<Uint8Array | undefined>
+): Promise<Map<string, string>> {
+  const binaries = files.filter(f => f.binary).slice(0, MAX_SNIFFED)
+  const formats = await Promise.all(
+    binaries.map(async file => {
+      const bytes = await head(file)
+      return bytes === undefined ? undefined : mediaFormat(bytes)
+    })
+  )
+  return new Map(
+    binaries.flatMap((file, i) => {
+      const format = formats[i]
+      return format === undefined ? [] : [[file.path, format] as const]
+    })
+  )
+}
+
+/** Which `exclude` globs only hide files, and which also waive them (a trusted rubric's). */
+function exclusions(
+  request: EvidenceRequest,
+  input: readonly string[]
+): {
+  waived: readonly string[]
+  unwaived: readonly string[]
+} {
+  const own = request.rubric.exclude
+  return request.trusted
+    ? { waived: own, unwaived: input }
+    : { waived: [], unwaived: [...own, ...input] }
 }
 
 /**
@@ -23,34 +66,48 @@ export function startDiff(options: {
   readonly baseSha: string
   readonly headSha: string
   readonly run?: Run
-}): Promise<string> {
+}): Promise<PullRequestDiff> {
   const diff = diffFromMergeBase({
     cwd: options.cwd,
     base: options.baseSha,
     head: options.headSha,
     ...(options.run && { run: options.run })
-  }).then(result => result.diff)
+  }).then(result => ({ ...result, cwd: options.cwd, head: options.headSha }))
   // Handled where it is awaited; until then, not an unhandled rejection.
   diff.catch(() => undefined)
   return diff
 }
 
-/** A pull request's evidence, from the diff `startDiff` computes. */
+export interface PullRequestDiff {
+  readonly cwd: string
+  readonly mergeBase: string
+  readonly head: string
+  readonly diff: string
+}
+
+/** A pull request's evidence, from the diff `startDiff` computes, and git's objects. */
 export function pullRequestEvidence(
   options: EvidenceSettings & {
-    readonly diff: Promise<string>
+    readonly diff: Promise<PullRequestDiff>
     readonly title: string
     readonly body: string
   }
 ): EvidenceSource {
   return {
-    collect: async (rubric, limit) => {
-      const diff = await options.diff
+    collect: async request => {
+      const { cwd, mergeBase, head, diff } = await options.diff
+      const files = parseUnifiedDiff(diff)
+      const media = await sniffMedia(files, file =>
+        file.status === 'deleted'
+          ? blobHead(cwd, mergeBase, file.path, SIGNATURE_BYTES)
+          : blobHead(cwd, head, file.path, SIGNATURE_BYTES)
+      )
       return buildEvidence({
-        files: parseUnifiedDiff(diff),
+        files,
+        media,
         pr: { title: options.title, body: options.body },
-        exclude: [...rubric.exclude, ...options.exclude],
-        maxTokens: Math.min(options.maxTokens, limit ?? Infinity),
+        exclude: exclusions(request, options.exclude),
+        maxTokens: Math.min(options.maxTokens, request.limit ?? Infinity),
         iteration: options.iteration,
         history: options.history
       })
@@ -67,19 +124,43 @@ export function localEvidence(
 ): EvidenceSource {
   const run = options.run ?? runGit
   return {
-    collect: async (rubric, limit) => {
+    collect: async request => {
       const base = options.base ?? (await defaultBase(options.cwd, run))
-      const { diff } = await localDiff({ cwd: options.cwd, base, run })
+      const { mergeBase, diff } = await localDiff({ cwd: options.cwd, base, run })
       const log = await run(['log', '-1', '--format=%s%n%b'], options.cwd)
       const [title = '', ...body] = log.exitCode === 0 ? log.stdout.split('\n') : []
+      const files = parseUnifiedDiff(diff)
+      // The diff runs to the working tree: a file is read from it, a deleted one from the base.
+      const media = await sniffMedia(files, file =>
+        file.status === 'deleted'
+          ? blobHead(options.cwd, mergeBase, file.path, SIGNATURE_BYTES)
+          : fileHead(resolve(options.cwd, file.path), SIGNATURE_BYTES)
+      )
       return buildEvidence({
-        files: parseUnifiedDiff(diff),
+        files,
+        media,
         pr: { title, body: body.join('\n').trim() },
-        exclude: [...rubric.exclude, ...options.exclude],
-        maxTokens: Math.min(options.maxTokens, limit ?? Infinity),
+        exclude: exclusions(request, options.exclude),
+        maxTokens: Math.min(options.maxTokens, request.limit ?? Infinity),
         iteration: options.iteration,
         history: options.history
       })
     }
+  }
+}
+
+/** The first `bytes` bytes of a file on disk; undefined when it cannot be read. */
+async function fileHead(path: string, bytes: number): Promise<Uint8Array | undefined> {
+  try {
+    const handle = await open(path, 'r')
+    try {
+      const buffer = new Uint8Array(bytes)
+      const { bytesRead } = await handle.read(buffer, 0, bytes, 0)
+      return buffer.subarray(0, bytesRead)
+    } finally {
+      await handle.close()
+    }
+  } catch {
+    return undefined
   }
 }

@@ -18,12 +18,28 @@ export class DiffUnavailableError extends EvidenceUnavailableError {
 }
 
 /**
- * Fixed options: no colour, no external diff or textconv driver from the user's config (the
- * judges must see the real content), rename detection, and explicit prefixes because
- * `diff.noprefix` / `diff.mnemonicPrefix` would otherwise change what the parser reads.
+ * Settings the repository cannot override, for the diff the judges see. The pull request (or a
+ * step that ran its code before this one) can write `.git/config`, `.git/info/attributes` or a
+ * committed `.gitattributes`; none of them may change what is shown:
+ * - `--text`: every file is diffed as text, whatever `-diff` or `binary` attributes say; whether
+ *   a file is media is decided afterwards by its content (`sniffMedia`);
+ * - no external diff or textconv driver, no colour, rename detection, explicit prefixes and
+ *   context, and the config keys that would change the parser's input pinned on the command line.
+ * Replace objects and grafts are switched off for every git command (`runGit`'s environment).
  */
 const DIFF_ARGS = [
+  '-c',
+  'diff.noprefix=false',
+  '-c',
+  'diff.mnemonicPrefix=false',
+  '-c',
+  'diff.relative=false',
+  '-c',
+  'diff.suppressBlankEmpty=false',
+  '-c',
+  'core.quotePath=true',
   'diff',
+  '--text',
   '--no-color',
   '--no-ext-diff',
   '--no-textconv',
@@ -44,14 +60,22 @@ const CHECKOUT_ADVICE =
 
 /**
  * Spawns git (no shell) with `LC_ALL=C`, so messages are the untranslated ones, and without a
- * terminal prompt, so a fetch that needs credentials fails instead of hanging. Stdout is decoded
- * once at the end, never per chunk, so a multi-byte character split across chunks survives.
+ * terminal prompt, so a fetch that needs credentials fails instead of hanging. Replace objects
+ * (`git replace`) and grafts are ignored: with them, anything that could write to `.git` could
+ * make the judges see another commit's content. Stdout is decoded once at the end, never per
+ * chunk, so a multi-byte character split across chunks survives.
  */
 export const runGit: Run = (args, cwd) =>
   new Promise(resolve => {
     const child = spawn('git', [...args], {
       cwd,
-      env: { ...process.env, LC_ALL: 'C', GIT_TERMINAL_PROMPT: '0' },
+      env: {
+        ...process.env,
+        LC_ALL: 'C',
+        GIT_TERMINAL_PROMPT: '0',
+        GIT_NO_REPLACE_OBJECTS: '1',
+        GIT_GRAFT_FILE: '/dev/null'
+      },
       stdio: ['ignore', 'pipe', 'pipe']
     })
     const stdout: Buffer[] = []
@@ -70,6 +94,81 @@ export const runGit: Run = (args, cwd) =>
       })
     })
   })
+
+/**
+ * Why the working tree is not the pull request, if it is not: HEAD must be the pull request's
+ * head commit, or a merge commit whose second parent is it (actions/checkout's default for
+ * `pull_request`). Anything else, such as the base branch that `pull_request_target` and
+ * `workflow_dispatch` check out by default, would have the gates run on code that is not the
+ * pull request's, and the verdict posted on its head all the same.
+ */
+export async function checkoutProblem(
+  cwd: string,
+  head: string,
+  event: string,
+  number: number,
+  run: Run = runGit
+): Promise<string | undefined> {
+  const at = await run(['rev-parse', '--verify', '--quiet', 'HEAD'], cwd)
+  const current = at.stdout.trim()
+  if (at.exitCode === 0 && current === head) return undefined
+  // The commit object's own parent lines: in a shallow checkout (actions/checkout's default
+  // depth of 1) git treats the merge commit as having no parents, so `HEAD^2` cannot be asked.
+  const commit = await run(['cat-file', 'commit', 'HEAD'], cwd)
+  const parents = [...commit.stdout.split('\n\n')[0]?.matchAll(/^parent ([0-9a-f]+)$/gm) ?? []].map(
+    m => m[1]
+  )
+  if (commit.exitCode === 0 && parents.length === 2 && parents[1] === head) return undefined
+  const what =
+    at.exitCode === 0
+      ? `the checkout is ${current.slice(0, 7)}, not the pull request's head ${head.slice(0, 7)} or a merge commit of it`
+      : `the workspace is not a git checkout of the pull request (head ${head.slice(0, 7)})`
+  const ref =
+    event === 'pull_request'
+      ? '`ref: ${{ github.event.pull_request.head.sha }}`'
+      : event === 'pull_request_target'
+        ? '`ref: ${{ github.event.pull_request.head.sha }}` (in the job that runs the gates; see docs/security.md before checking out a pull request under pull_request_target)'
+        : `\`ref: refs/pull/${number}/head\``
+  return `${what}: the gates would run on other code, and the verdict would be posted on the pull request all the same. Check out the pull request: give actions/checkout ${ref}`
+}
+
+/**
+ * The first `bytes` bytes of the file at `revision:path`, read from git's objects (never from the
+ * working tree, which a pull request's code may have changed); undefined when git cannot read it.
+ * Reading stops at `bytes`: a large file is not read whole.
+ */
+export function blobHead(
+  cwd: string,
+  revision: string,
+  path: string,
+  bytes: number
+): Promise<Uint8Array | undefined> {
+  return new Promise(resolve => {
+    const child = spawn('git', ['cat-file', 'blob', `${revision}:${path}`], {
+      cwd,
+      env: {
+        ...process.env,
+        LC_ALL: 'C',
+        GIT_NO_REPLACE_OBJECTS: '1',
+        GIT_GRAFT_FILE: '/dev/null'
+      },
+      stdio: ['ignore', 'pipe', 'ignore']
+    })
+    const chunks: Buffer[] = []
+    let read = 0
+    child.stdout.on('data', (chunk: Buffer) => {
+      chunks.push(chunk)
+      read += chunk.length
+      if (read >= bytes) child.kill()
+    })
+    child.on('error', () => {
+      resolve(undefined)
+    })
+    child.on('close', code => {
+      resolve(read >= bytes || code === 0 ? Buffer.concat(chunks).subarray(0, bytes) : undefined)
+    })
+  })
+}
 
 /**
  * The pull request's changes: the diff from the merge base of `base` and `head` to `head` (what

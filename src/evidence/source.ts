@@ -1,13 +1,24 @@
 import type { Rubric } from '../rubric/types.js'
 import type { Evidence } from './types.js'
 
+export interface EvidenceRequest {
+  readonly rubric: Rubric
+  /**
+   * The rubric is its owner's (read from the base branch, or a local file): its `exclude` may
+   * take files out of coverage. A rubric from the pull request itself may only hide them.
+   */
+  readonly trusted: boolean
+  /** The judges' context windows hold at most this many evidence tokens. */
+  readonly limit?: number
+}
+
 /**
- * Where the engine gets the evidence: the PR's diff and text, shaped by the rubric's `exclude`,
+ * Where the engine gets the evidence: the PR's diff and text, shaped by the `exclude` globs,
  * within the token budget, lowered to `limit` when the judges' context windows hold less.
  * Throws EvidenceUnavailableError when the diff cannot be read at all.
  */
 export interface EvidenceSource {
-  readonly collect: (rubric: Rubric, limit?: number) => Promise<Evidence>
+  readonly collect: (request: EvidenceRequest) => Promise<Evidence>
 }
 
 export class EvidenceUnavailableError extends Error {

@@ -2,9 +2,12 @@
 
 export type FileStatus = 'added' | 'modified' | 'deleted' | 'renamed' | 'copied'
 
-/** How a changed file is prioritised: source and tests first, then the rest, binaries never. */
+/**
+ * How a changed file is prioritised: source and tests first, then the rest. Media (pictures,
+ * fonts, sound, video, recognised by their content) and other binary content are never sent.
+ */
 export type FileKind =
-  'source' | 'test' | 'docs' | 'config' | 'lockfile' | 'generated' | 'vendored' | 'binary'
+  'source' | 'test' | 'docs' | 'config' | 'lockfile' | 'generated' | 'vendored' | 'media' | 'binary'
 
 export interface ChangedFile {
   readonly path: string
@@ -13,12 +16,13 @@ export interface ChangedFile {
   readonly status: FileStatus
   readonly additions: number
   readonly deletions: number
-  /** The unified-diff text of this file (from its `diff --git` line); absent for binaries. */
+  /** The unified-diff text of this file (from its `diff --git` line). */
   readonly patch?: string
+  /** Mostly not text by its content (see `looksBinary`), whatever its name or attributes say. */
   readonly binary: boolean
 }
 
-export type OmissionReason = 'denylisted' | 'excluded' | 'binary' | 'budget'
+export type OmissionReason = 'denylisted' | 'excluded' | 'media' | 'binary' | 'budget'
 
 export interface Omission {
   readonly path: string
@@ -28,6 +32,11 @@ export interface Omission {
    * size (`more than 1,200 tokens; 641 left in the budget`) or why it was not tried.
    */
   readonly detail: string
+  /**
+   * Whether it counts against coverage: a file that could carry code and was not shown. Denylisted
+   * secret files, media and what the trusted rubric's `exclude` waives do not.
+   */
+  readonly counts: boolean
 }
 
 export interface Redaction {
@@ -46,7 +55,10 @@ export interface CoverageReceipt {
   }[]
   readonly omitted: readonly Omission[]
   readonly redacted: readonly Redaction[]
-  /** Files that count toward coverage: all but denylisted, excluded and binary ones. */
+  /**
+   * Files that count toward coverage: every file that could carry code, shown or not. Not counted:
+   * denylisted secret files, media, and files the trusted rubric's `exclude` waives.
+   */
   readonly reviewable: number
   /** Reviewed reviewable files / reviewable files; 1 when nothing is reviewable. */
   readonly ratio: number
@@ -77,6 +89,8 @@ export interface Evidence {
   readonly files: readonly (ChangedFile & { readonly kind: FileKind })[]
   /** Changed files left out of the list for the budget (the receipt names each). */
   readonly unlisted: number
+  /** Every changed path, listed or not, and where renamed or copied files came from. */
+  readonly changed: readonly string[]
   /** The patches of the reviewed files, in priority order, secret-looking hunks redacted. */
   readonly diff: string
   readonly receipt: CoverageReceipt

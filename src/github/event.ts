@@ -7,6 +7,8 @@ export interface PullRequestContext {
   readonly title: string
   readonly body: string
   readonly baseSha: string
+  /** The base branch's name: its rubric is read at its current tip, not at `baseSha`. */
+  readonly baseRef: string
   readonly headSha: string
 }
 
@@ -118,6 +120,7 @@ async function readPayload(path: string | undefined): Promise<unknown> {
 function pullRequestOf(pr: unknown): PullRequestContext | undefined {
   if (!isRecord(pr)) return undefined
   const base = isRecord(pr.base) ? pr.base.sha : undefined
+  const baseRef = isRecord(pr.base) && typeof pr.base.ref === 'string' ? pr.base.ref : ''
   const head = isRecord(pr.head) ? pr.head.sha : undefined
   if (typeof base !== 'string' || typeof head !== 'string' || typeof pr.number !== 'number')
     return undefined
@@ -126,6 +129,7 @@ function pullRequestOf(pr: unknown): PullRequestContext | undefined {
     title: typeof pr.title === 'string' ? pr.title : '',
     body: typeof pr.body === 'string' ? pr.body : '',
     baseSha: base,
+    baseRef,
     headSha: head
   }
 }

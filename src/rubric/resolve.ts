@@ -17,6 +17,11 @@ export interface RubricChoice {
   readonly text?: string
   /** Set when the rubric must not be read at all: why it is missing. */
   readonly missing?: string
+  /**
+   * The rubric is its owner's: read from the base branch, or a local file. Only then may its
+   * `exclude` take files out of coverage; a pull request's own rubric may only hide them.
+   */
+  readonly trusted?: boolean
 }
 
 /** The one way the action and the CLI obtain a rubric: sugar materialised, or the file read. */

@@ -24,6 +24,12 @@ export interface VerdictInput {
   readonly coverage?: number
   /** Why the evidence could not be gathered (the diff could not be read): judges were not asked. */
   readonly evidenceProblem?: string
+  /**
+   * Whether this run checks that the pull request leaves its own machinery alone (the action
+   * does; a local run does not), and which changed files are that machinery.
+   */
+  readonly machineryChecked?: boolean
+  readonly machineryChanged?: readonly string[]
 }
 
 /** A rubric with criteria or dimensions needs judges; a gates-only rubric does not. */
@@ -116,14 +122,20 @@ export function decide(input: VerdictInput): Verdict {
     ])
   }
 
-  if (!needsCouncil(rubric)) return result('PASS', [])
-
-  // Without the diff, nothing the judges could say would be about the change.
-  if (input.evidenceProblem !== undefined) {
+  // Without the diff, nothing the judges could say would be about the change, and nobody can
+  // tell whether the pull request changed what runs this check.
+  if (input.evidenceProblem !== undefined && (needsCouncil(rubric) || input.machineryChecked)) {
     return result('UNCLEAR', [
-      reason('incomplete_coverage', `the judges were not asked: ${input.evidenceProblem}`)
+      reason(
+        'incomplete_coverage',
+        needsCouncil(rubric)
+          ? `the judges were not asked: ${input.evidenceProblem}`
+          : `the changed files could not be read: ${input.evidenceProblem}`
+      )
     ])
   }
+  const machinery = machineryReason(input.machineryChanged ?? [])
+  if (!needsCouncil(rubric)) return machinery ? result('UNCLEAR', [machinery]) : result('PASS', [])
 
   // Row 3: the council is needed but fell short of its quorum.
   const quorum = Math.max(1, council?.quorum ?? 1)
@@ -194,6 +206,9 @@ export function decide(input: VerdictInput): Verdict {
   }
   if (hard.length > 0) return result('FAIL', hard)
 
+  // Row 5: the pull request changes what runs this check, so the check cannot vouch for it.
+  if (machinery) return result('UNCLEAR', [machinery])
+
   // Row 5: the judges did not see enough of the change.
   if (input.coverage !== undefined && input.coverage < rubric.minCoverage) {
     return result('UNCLEAR', [
@@ -253,6 +268,18 @@ export function decide(input: VerdictInput): Verdict {
     ])
   }
   return result('PASS', [])
+}
+
+/** Row 5's reason, when the pull request changes a workflow, a local action or the action itself. */
+function machineryReason(paths: readonly string[]): Reason | undefined {
+  if (paths.length === 0) return undefined
+  const shown =
+    paths.slice(0, 10).join(', ') + (paths.length > 10 ? `, and ${paths.length - 10} more` : '')
+  return reason(
+    'workflow_modified',
+    `the pull request changes what runs this check: ${shown}. On pull_request the workflow comes from the pull request itself, so the check cannot vouch for it. ` +
+      'A maintainer should review these changes: merge them on that review (an administrator can bypass the required check), or land them on the base branch first in a pull request of their own'
+  )
 }
 
 /** Row 1: the rubric or the inputs are unusable, so nothing else could be judged. */

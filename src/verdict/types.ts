@@ -19,6 +19,7 @@ export type ReasonCode =
   | 'min_score'
   | 'blocking_issue'
   | 'terminate'
+  | 'workflow_modified'
   | 'incomplete_coverage'
   | 'judge_disagreement'
   | 'low_agreement'

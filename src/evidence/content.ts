@@ -1,0 +1,84 @@
+/**
+ * What a file's content is, decided from the content itself, never from its name or from
+ * `.gitattributes`, which the pull request controls: a file that calls itself binary (a `-diff`
+ * attribute, a NUL byte in a comment, a `.png` name) must not hide code from the judges.
+ */
+
+/** Share of a patch's characters that may be control or undecodable before it counts as binary. */
+const BINARY_SHARE = 0.05
+
+/**
+ * Whether a patch is mostly not text: more than 5% of its hunk lines' characters are control
+ * characters (other than tab and carriage return) or bytes that are not UTF-8. A source file with
+ * a NUL byte in a comment is still text; compressed or compiled data is not.
+ */
+export function looksBinary(patch: string): boolean {
+  const hunks = patch.indexOf('\n@@')
+  if (hunks === -1) return false
+  let odd = 0
+  let total = 0
+  for (let i = hunks + 1; i < patch.length; i++) {
+    const code = patch.charCodeAt(i)
+    if (code === 0x0a) continue
+    total++
+    if ((code < 0x20 && code !== 0x09 && code !== 0x0d) || code === 0x7f || code === 0xfffd) odd++
+  }
+  return total > 0 && odd / total > BINARY_SHARE
+}
+
+/**
+ * Media and data formats recognised by their first bytes: pictures, fonts, sound, video, PDF and
+ * two database formats. What they hold is not code, so they are listed but not sent, and do not
+ * count against coverage. Archives and executables are not here: they can carry code.
+ */
+const SIGNATURES: readonly {
+  readonly format: string
+  readonly at?: number
+  readonly bytes: string
+}[] = [
+  { format: 'PNG image', bytes: '\x89PNG\r\n\x1a\n' },
+  { format: 'JPEG image', bytes: '\xff\xd8\xff' },
+  { format: 'GIF image', bytes: 'GIF87a' },
+  { format: 'GIF image', bytes: 'GIF89a' },
+  { format: 'WebP image', at: 8, bytes: 'WEBP' },
+  { format: 'TIFF image', bytes: 'II*\x00' },
+  { format: 'TIFF image', bytes: 'MM\x00*' },
+  { format: 'icon', bytes: '\x00\x00\x01\x00' },
+  { format: 'BMP image', bytes: 'BM' },
+  { format: 'PDF document', bytes: '%PDF-' },
+  { format: 'WOFF font', bytes: 'wOFF' },
+  { format: 'WOFF2 font', bytes: 'wOF2' },
+  { format: 'OpenType font', bytes: 'OTTO' },
+  { format: 'TrueType font', bytes: '\x00\x01\x00\x00' },
+  { format: 'MP3 audio', bytes: 'ID3' },
+  { format: 'Ogg media', bytes: 'OggS' },
+  { format: 'FLAC audio', bytes: 'fLaC' },
+  { format: 'WAV audio', at: 8, bytes: 'WAVE' },
+  { format: 'Matroska or WebM video', bytes: '\x1a\x45\xdf\xa3' },
+  { format: 'MP4, MOV, AVIF or HEIC media', at: 4, bytes: 'ftyp' },
+  { format: 'SQLite database', bytes: 'SQLite format 3\x00' },
+  { format: 'Parquet data', bytes: 'PAR1' }
+]
+
+/** The first bytes any signature needs. */
+export const SIGNATURE_BYTES = 16
+
+/** The media or data format `head` (a file's first bytes) starts with, if any. */
+export function mediaFormat(head: Uint8Array): string | undefined {
+  return SIGNATURES.find(({ at = 0, bytes }) => {
+    if (head.length < at + bytes.length) return false
+    for (let i = 0; i < bytes.length; i++) if (head[at + i] !== bytes.charCodeAt(i)) return false
+    return true
+  })?.format
+}
+
+/**
+ * Control characters made visible (U+2400 Control Pictures: NUL shows as ␀), so the judges see
+ * text that contains them as what it is; tab, line feed and carriage return stay as they are.
+ */
+export function showControls(text: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are what this finds
+  return text.replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, c =>
+    String.fromCharCode(c === '\x7f' ? 0x2421 : 0x2400 + c.charCodeAt(0))
+  )
+}
