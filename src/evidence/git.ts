@@ -115,9 +115,9 @@ export async function checkoutProblem(
   // The commit object's own parent lines: in a shallow checkout (actions/checkout's default
   // depth of 1) git treats the merge commit as having no parents, so `HEAD^2` cannot be asked.
   const commit = await run(['cat-file', 'commit', 'HEAD'], cwd)
-  const parents = [...commit.stdout.split('\n\n')[0]?.matchAll(/^parent ([0-9a-f]+)$/gm) ?? []].map(
-    m => m[1]
-  )
+  const parents = [
+    ...(commit.stdout.split('\n\n')[0]?.matchAll(/^parent ([0-9a-f]+)$/gm) ?? [])
+  ].map(m => m[1])
   if (commit.exitCode === 0 && parents.length === 2 && parents[1] === head) return undefined
   const what =
     at.exitCode === 0
