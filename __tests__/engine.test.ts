@@ -186,7 +186,9 @@ describe('evaluate', () => {
   })
 
   it('withholds credentials from gates and masks secrets in their output', async () => {
-    const cwd = workspace(lines('## Gates', '- `echo "key=$OPENAI_API_KEY token=$MY_TOKEN"`'))
+    const cwd = workspace(
+      lines('## Gates', '- `echo "key=$OPENAI_API_KEY token=$MY_TOKEN" && echo tok-abcdefghij`')
+    )
     const env = {
       PATH: process.env.PATH ?? '',
       OPENAI_API_KEY: 'sk-test-1234567890',
@@ -196,8 +198,9 @@ describe('evaluate', () => {
       { path: 'rubric.md', cwd, tempDir: cwd },
       deps(unconfiguredCouncil, env)
     )
-    // The provider key never reaches the gate; a token the gate may see is masked in the report.
-    expect(evaluation.gates[0]?.output.head).toBe('key= token=***\n')
+    // Neither the provider key nor a credential-like name reaches the gate; a secret the gate
+    // finds some other way (here, written into the command) is masked in the report.
+    expect(evaluation.gates[0]?.output.head).toBe('key= token=\n***\n')
   })
 
   it('runs the gates in the rubric’s gates.working_directory', async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { PROVIDER_SETTINGS } from '../src/council/providers.js'
 import { gateEnvironment, maskSecrets, secretValues } from '../src/secrets.js'
 
 describe('secretValues', () => {
@@ -103,7 +104,19 @@ describe('gateEnvironment', () => {
     PATH: '/usr/bin:/bin',
     HOME: '/home/runner',
     MY_VAR: 'kept',
-    NPM_TOKEN: 'the user’s own, for their gates',
+    NPM_TOKEN: 'npm_own',
+    GH_TOKEN: 'gho_cli',
+    GOOGLE_API_KEY: 'google-key',
+    GEMINI_API_KEY: 'gemini-key',
+    AZURE_OPENAI_API_KEY: 'azure-key',
+    AWS_ACCESS_KEY_ID: 'AKIAEXAMPLE',
+    AWS_SECRET_ACCESS_KEY: 'aws-secret',
+    AWS_SESSION_TOKEN: 'aws-session',
+    GPG_PASSPHRASE: 'gpg',
+    OLLAMA_API_KEY: 'ollama-key',
+    OLLAMA_BASE_URL: 'http://models.internal:11434',
+    OPENAI_BASE_URL: 'https://proxy.internal/v1',
+    GITHUB_OUTPUT: '/home/runner/_temp/_runner_file_commands/set_output',
     GITHUB_REPOSITORY: 'owner/repo',
     'INPUT_GITHUB-TOKEN': 'ghs_input',
     INPUT_OPENAI_API_KEY: 'sk-input',
@@ -120,29 +133,24 @@ describe('gateEnvironment', () => {
     UNSET: undefined
   }
 
-  it('drops action inputs, runtime tokens and LLM provider keys', () => {
-    const kept = gateEnvironment(env)
-    for (const name of Object.keys(env)) {
-      if (name.startsWith('INPUT_') || /TOKEN_REQUEST|RUNTIME_TOKEN|^GITHUB_TOKEN$/.test(name))
-        expect(kept).not.toHaveProperty([name])
-    }
-    for (const name of [
-      'OPENAI_API_KEY',
-      'ANTHROPIC_API_KEY',
-      'GOOGLE_GENERATIVE_AI_API_KEY',
-      'OPENROUTER_API_KEY',
-      'OPENAI_COMPATIBLE_API_KEY'
-    ])
-      expect(kept).not.toHaveProperty([name])
-  })
-
-  it('keeps everything else, PATH and the user’s own variables included, and drops undefined', () => {
+  it('keeps only what is not a credential, an input, a provider setting or a file command', () => {
+    // Every credential-like name goes, the user's own too (NPM_TOKEN, GH_TOKEN, cloud keys): the
+    // gates run the pull request's code. A gate that needs one must get it some other way.
     expect(gateEnvironment(env)).toEqual({
       PATH: '/usr/bin:/bin',
       HOME: '/home/runner',
       MY_VAR: 'kept',
-      NPM_TOKEN: 'the user’s own, for their gates',
       GITHUB_REPOSITORY: 'owner/repo'
     })
+  })
+
+  it('withholds every variable the provider table names, keys and base URLs', () => {
+    const everyProvider = Object.fromEntries(
+      Object.values(PROVIDER_SETTINGS).flatMap(p =>
+        [p.key, p.baseUrl].flatMap(name => (name === undefined ? [] : [[name, 'set']]))
+      )
+    )
+    expect(Object.keys(everyProvider).length).toBeGreaterThanOrEqual(12)
+    expect(gateEnvironment({ ...everyProvider, PATH: '/bin' })).toEqual({ PATH: '/bin' })
   })
 })

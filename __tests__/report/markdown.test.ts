@@ -7,6 +7,7 @@ import { toJsonReport } from '../../src/report/json.js'
 import { RubricError } from '../../src/rubric/errors.js'
 import { invalidVerdict } from '../../src/verdict/decide.js'
 import { evaluationOf, gateResult, judgeRun, SEARCH_RUBRIC } from '../helpers/evaluation.js'
+import { RANKING_EVIDENCE } from '../helpers/evidence.js'
 import { lines, parse } from '../helpers/rubric.js'
 
 const PASSING_GATES = [
@@ -193,6 +194,27 @@ describe('untrusted text in the report', () => {
     expect(markdown).not.toContain('![x]')
     expect(markdown).not.toMatch(/@octocat/)
     expect(markdown).toContain('&lt;/details&gt;')
+  })
+})
+
+describe('file names in the report', () => {
+  it('shows line breaks, controls and direction overrides in a name as escapes', () => {
+    const name = 'src/\u202egnp.ts\n- src/fine.ts: reviewed'
+    const evaluation = {
+      ...evaluationOf(SEARCH_RUBRIC, PASSING_GATES, council(JUDGES.map(judge => ({ judge })))),
+      evidence: {
+        ...RANKING_EVIDENCE,
+        receipt: {
+          ...RANKING_EVIDENCE.receipt,
+          omitted: [{ path: name, reason: 'binary' as const, detail: 'binary', counts: true }]
+        }
+      }
+    }
+    const markdown = renderMarkdown(evaluation, { budget: COMMENT_LIMIT })
+    expect(markdown).toContain(
+      '<code>src/\\\\u202egnp.ts\\\\n- src/fine.ts: reviewed</code>: binary'
+    )
+    expect(markdown).not.toContain('\u202e')
   })
 })
 

@@ -68,6 +68,9 @@ jobs:
     timeout-minutes: 30
     steps:
       - uses: actions/checkout@v5
+        with:
+          fetch-depth: 0 # the history to diff from the merge base, fetched now, with the token
+          persist-credentials: false # the gates run the PR's code: no token left in .git/config
       - uses: rubric-council/rubric-council@v0
         env:
           # One judge per provider whose key is set; a gates-only rubric needs none.

@@ -1,5 +1,5 @@
 import { classify } from './classify.js'
-import { showControls } from './content.js'
+import { escapeName, showControls } from './content.js'
 import { denylistRule, excludedBy } from './denylist.js'
 import { stripHidden } from './pr-text.js'
 import { redactPatch } from './redact.js'
@@ -271,9 +271,9 @@ function budgetDetail(out: LeftOut, left: number): string {
  * [source]`. Its tokens are counted against the budget, so the prompt should list files this way.
  */
 export function fileListLine(file: ListedFile, notShown?: OmissionReason): string {
-  const from = file.previousPath === undefined ? '' : ` (from ${file.previousPath})`
+  const from = file.previousPath === undefined ? '' : ` (from ${escapeName(file.previousPath)})`
   const note = notShown === undefined ? '' : ` — not shown: ${notShown}`
-  return `- ${file.status} ${file.path}${from} +${file.additions} -${file.deletions} [${file.kind}]${note}`
+  return `- ${file.status} ${escapeName(file.path)}${from} +${file.additions} -${file.deletions} [${file.kind}]${note}`
 }
 
 /** The share of the budget the file list may take: a huge change still leaves room for patches. */
@@ -289,7 +289,7 @@ const LONGEST_REASON: OmissionReason = 'denylisted'
 
 /** The line the prompt gives a file whose secret-looking hunks were redacted. */
 export function redactionLine(r: Redaction): string {
-  return `- ${r.path}: ${r.hunks} hunk${r.hunks === 1 ? '' : 's'} redacted (looked like ${r.kinds.join(', ')})`
+  return `- ${escapeName(r.path)}: ${r.hunks} hunk${r.hunks === 1 ? '' : 's'} redacted (looked like ${r.kinds.join(', ')})`
 }
 
 /**
@@ -310,7 +310,7 @@ export function ruledOut(
     return {
       path,
       reason: 'denylisted',
-      detail: `${deniedBefore} (as ${previousPath ?? ''})`,
+      detail: `${deniedBefore} (as ${escapeName(previousPath ?? '')})`,
       counts: false
     }
   }

@@ -82,3 +82,24 @@ export function showControls(text: string): string {
     String.fromCharCode(c === '\x7f' ? 0x2421 : 0x2400 + c.charCodeAt(0))
   )
 }
+
+/** Characters that end or reorder a line when shown, beyond the ASCII controls. */
+const INVISIBLE = '\u0085\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff'
+const NAME_ESCAPES = new RegExp(`[\\x00-\\x1f\\x7f-\\x9f${INVISIBLE}]`, 'gu')
+const SHORT: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' }
+
+/**
+ * A file name as one line of plain text: control, line-separator, zero-width and bidirectional
+ * characters escaped (`\n`, `\x01`, `\u202e`), so a name cannot start a line of its own or
+ * show as something else. Git allows all of them in a name.
+ */
+export function escapeName(name: string): string {
+  return name.replace(NAME_ESCAPES, c => {
+    const code = c.charCodeAt(0)
+    return SHORT[c] ?? (code < 0x100 ? `\\x${hex(code, 2)}` : `\\u${hex(code, 4)}`)
+  })
+}
+
+function hex(code: number, width: number): string {
+  return code.toString(16).padStart(width, '0')
+}

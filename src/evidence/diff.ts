@@ -188,3 +188,17 @@ function readQuoted(text: string): { value: string; rest: string } | undefined {
   }
   return undefined
 }
+
+/**
+ * The lines of the new file that a patch shows, as inclusive [first, last] ranges, one per hunk
+ * (`@@ -a,b +c,d @@` shows lines c to c+d-1). A deleted file, or a hunk that only removes, shows none.
+ */
+export function shownLines(patch: string): [number, number][] {
+  const ranges: [number, number][] = []
+  for (const match of patch.matchAll(/^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@/gm)) {
+    const first = Number(match[1])
+    const count = match[2] === undefined ? 1 : Number(match[2])
+    if (count > 0) ranges.push([first, first + count - 1])
+  }
+  return ranges
+}

@@ -55,8 +55,9 @@ const DEEPEN_BY = 200
 const DEEPEN_ATTEMPTS = 3
 
 const CHECKOUT_ADVICE =
-  'Give the job the history it needs: `fetch-depth: 0` in actions/checkout ' +
-  '(and fetch access to the remote, e.g. keep `persist-credentials` for a private repository).'
+  'Give the job the history it needs: `fetch-depth: 0` in actions/checkout. Keep ' +
+  '`persist-credentials: false` (the gates run the pull request’s code); the action then cannot ' +
+  'fetch from a private repository itself, so the checkout must bring the history.'
 
 /**
  * Spawns git (no shell) with `LC_ALL=C`, so messages are the untranslated ones, and without a

@@ -3,6 +3,7 @@ import type { Evaluation } from '../report/evaluation.js'
 import { renderMarkdown } from '../report/markdown.js'
 import { summaryLine } from '../report/summary.js'
 import type { Severity } from '../council/types.js'
+import { shownLines } from '../evidence/diff.js'
 import type { VerdictKind } from '../verdict/types.js'
 import type { GitHub } from './client.js'
 import { describeFailure, type Repo } from './comment.js'
@@ -39,13 +40,28 @@ export interface Annotation {
   readonly message: string
 }
 
-/** Findings with a path and a line, as check-run annotations. */
+/**
+ * Findings with a path and a line, as check-run annotations: only those naming a changed file the
+ * judges were shown, at a line its patch shows (so an existing line of the new file). A judge's
+ * answer is untrusted text; `../../etc/passwd` or line 999999999 is dropped, not posted.
+ */
 export function annotationsOf(evaluation: Evaluation): Annotation[] {
-  return evaluation.verdict.findings.flatMap(f =>
-    f.path !== undefined && f.line !== undefined && f.line > 0
+  const shown = new Map(
+    (evaluation.evidence?.files ?? []).flatMap(file =>
+      file.patch === undefined || file.status === 'deleted'
+        ? []
+        : [[file.path, shownLines(file.patch)] as const]
+    )
+  )
+  return evaluation.verdict.findings.flatMap(f => {
+    if (f.path === undefined || f.line === undefined) return []
+    const { line } = f
+    const path = [f.path, f.path.replace(/^(\.\/|b\/)/, '')].find(p => shown.has(p))
+    const ranges = path === undefined ? undefined : shown.get(path)
+    return path !== undefined && ranges?.some(([first, last]) => line >= first && line <= last)
       ? [
           {
-            path: f.path,
+            path,
             start_line: f.line,
             end_line: f.line,
             annotation_level: LEVEL[f.severity],
@@ -54,7 +70,7 @@ export function annotationsOf(evaluation: Evaluation): Annotation[] {
           }
         ]
       : []
-  )
+  })
 }
 
 export type CheckRunOutcome =

@@ -1,3 +1,4 @@
+import { escapeName } from '../evidence/content.js'
 import type { JudgeRun, TokenUsage } from '../council/types.js'
 import type { CoverageReceipt } from '../evidence/types.js'
 import { formatIssue } from '../rubric/errors.js'
@@ -296,7 +297,7 @@ function findingsSection(findings: readonly JudgedFinding[]): Section {
     open: [`<details>\n<summary><b>Findings</b> · ${counts}</summary>\n\n`],
     blocks: sorted.map(f => {
       const where = f.path
-        ? ` · ${code(f.line === undefined ? f.path : `${f.path}:${f.line}`)}`
+        ? ` · ${code(escapeName(f.line === undefined ? f.path : `${f.path}:${f.line}`))}`
         : ''
       return {
         pieces: [
@@ -318,14 +319,14 @@ function coverageSection(receipt: CoverageReceipt): Section {
     `(${Math.round(receipt.ratio * 100)}%) · ${formatCount(receipt.usedTokens)} of ` +
     `${formatCount(receipt.budgetTokens)} tokens`
   const blocks: Block[] = receipt.omitted.map(o => ({
-    pieces: [`- ${code(o.path)}: ${o.reason} — `, prose(o.detail), '\n'],
+    pieces: [`- ${code(escapeName(o.path))}: ${o.reason} — `, prose(o.detail), '\n'],
     // Files left out for the budget are what a reader must know about; the rest is routine.
     priority: o.reason === 'budget' ? 50 : 8
   }))
   for (const r of receipt.redacted) {
     blocks.push({
       pieces: [
-        `- ${code(r.path)}: ${r.hunks} hunk${r.hunks === 1 ? '' : 's'} redacted (${escapeMarkdown(r.kinds.join(', '))})\n`
+        `- ${code(escapeName(r.path))}: ${r.hunks} hunk${r.hunks === 1 ? '' : 's'} redacted (${escapeMarkdown(r.kinds.join(', '))})\n`
       ],
       priority: 45
     })
