@@ -48,11 +48,43 @@ describe("the repository's workflows", () => {
   it.each(runs.map(r => [`${r.name}, on ${r.event}`, r] as const))(
     '%s: every step passes',
     async (_, { job, event }) => {
+      const before = github.checkRuns.length
       const steps = await runJob(job, event, checkoutFor(event, github), { github, token: TOKEN })
       expect(
         steps.filter(s => s.status !== 'success').map(s => `${s.step} (${s.status}):\n${s.log}`)
       ).toEqual([])
       expect(steps).toHaveLength(job.steps.length)
+      // A pull request that leaves the machinery alone gets a green check.
+      if (event === 'pull_request') {
+        expect(github.checkRuns.slice(before).map(r => r.conclusion)).toContain('success')
+      }
+      expect(github.violations).toEqual([])
+    },
+    120_000
+  )
+
+  it.each(
+    runs
+      .filter(r => r.event === 'pull_request')
+      .map(r => [`${r.name}, on a pull request that edits ci.yml`, r] as const)
+  )(
+    '%s: every step passes, and the check posted is not green',
+    async (_, { job, event }) => {
+      const before = github.checkRuns.length
+      const steps = await runJob(job, event, checkoutFor(event, github, 'workflow'), {
+        github,
+        token: TOKEN
+      })
+      expect(
+        steps.filter(s => s.status !== 'success').map(s => `${s.step} (${s.status}):\n${s.log}`)
+      ).toEqual([])
+      // The workflow came from the pull request: the check cannot vouch for it.
+      const posted = github.checkRuns.slice(before)
+      expect(posted.length).toBeGreaterThan(0)
+      for (const run of posted) {
+        expect(run.conclusion).not.toBe('success')
+        expect(run.output.summary).toContain('.github/workflows/ci.yml')
+      }
       expect(github.violations).toEqual([])
     },
     120_000

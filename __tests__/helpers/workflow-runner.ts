@@ -303,7 +303,16 @@ function git(cwd: string, ...args: string[]): string {
  * and a pull request (#1) that adds one file, with GitHub's refs/pull/1/head and refs/pull/1/merge.
  * The API serves the same pull request and the base commit's files.
  */
-function remoteWithPullRequest(github: GitHubStandIn): {
+/**
+ * What the played pull request changes: a contributors file, or also one of this repository's
+ * workflows (which makes the action UNCLEAR workflow_modified: the workflow came from the PR).
+ */
+export type PullRequestChange = 'contributors' | 'workflow'
+
+function remoteWithPullRequest(
+  github: GitHubStandIn,
+  change: PullRequestChange
+): {
   origin: string
   baseSha: string
   headSha: string
@@ -332,6 +341,10 @@ function remoteWithPullRequest(github: GitHubStandIn): {
 
   git(origin, 'checkout', '-q', '-b', 'feature')
   writeFileSync(join(origin, 'CONTRIBUTORS'), 'Octo Cat\n')
+  if (change === 'workflow') {
+    const workflow = join(origin, '.github/workflows/ci.yml')
+    writeFileSync(workflow, `${readFileSync(workflow, 'utf8')}# edited by the pull request\n`)
+  }
   git(origin, 'add', '-A')
   git(origin, 'commit', '-q', '-m', 'Add a contributors file')
   const headSha = git(origin, 'rev-parse', 'HEAD')
@@ -356,8 +369,12 @@ function shallowCheckout(origin: string, sha: string, ref: string): string {
 }
 
 /** The checkout and payload a job sees on `event`. */
-export function checkoutFor(event: string, github: GitHubStandIn): Checkout {
-  const remote = remoteWithPullRequest(github)
+export function checkoutFor(
+  event: string,
+  github: GitHubStandIn,
+  pullRequest: PullRequestChange = 'contributors'
+): Checkout {
+  const remote = remoteWithPullRequest(github, pullRequest)
   const repository = { name: REPO, full_name: `${OWNER}/${REPO}` }
   switch (event) {
     case 'pull_request':
