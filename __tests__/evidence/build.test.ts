@@ -94,7 +94,7 @@ describe('buildEvidence: what is never sent', () => {
 
   it('omits denylisted files, and their content is nowhere in the evidence', () => {
     expect(evidence.receipt.omitted).toEqual([
-      { path: '.env', reason: 'denylisted', detail: '.env*', counts: false },
+      { path: '.env', reason: 'denylisted', detail: '.env', counts: false },
       { path: 'certs/server.pem', reason: 'denylisted', detail: '*.pem', counts: false },
       {
         path: 'docs/notes.txt',
@@ -177,6 +177,36 @@ describe('buildEvidence: what is never sent', () => {
     ])
     expect(evidence.receipt).toMatchObject({ reviewable: 3, ratio: 1 / 3 })
     expect(evidence.diff).not.toContain('patched_0')
+  })
+
+  it('reviews code named like a secrets file, redacting only the hunk with a secret', () => {
+    const password = 'hunter2-' + 'but-longer'
+    const named = buildEvidence(
+      input(
+        [
+          newFile('src/secrets.ts', [
+            'export function readSecret(name: string): string {',
+            '  return process.env[name] ?? fail(name)',
+            '}'
+          ]),
+          newFile('lib/credentials.js', [`export const DB = 'postgres://app:${password}@db/app'`]),
+          newFile('config/secrets.yaml', [`db_password: ${password}`])
+        ].join('')
+      )
+    )
+    expect(named.receipt.reviewed.map(r => r.path).sort()).toEqual([
+      'lib/credentials.js',
+      'src/secrets.ts'
+    ])
+    expect(named.receipt.omitted).toEqual([
+      { path: 'config/secrets.yaml', reason: 'denylisted', detail: 'secrets.yaml', counts: false }
+    ])
+    expect(named.receipt.ratio).toBe(1)
+    expect(named.diff).toContain('return process.env[name] ?? fail(name)')
+    expect(named.receipt.redacted).toEqual([
+      { path: 'lib/credentials.js', hunks: 1, kinds: ['password in URL'] }
+    ])
+    expect(JSON.stringify(named)).not.toContain(password)
   })
 
   it('reports a ratio of 1 when nothing is reviewable', () => {

@@ -3,45 +3,91 @@ import { denylistRule, excludedBy } from '../../src/evidence/denylist.js'
 
 describe('denylistRule', () => {
   it.each([
-    ['.env', '.env*'],
-    ['.env.production', '.env*'],
-    ['.envrc', '.env*'],
+    // Environment files.
+    ['.env', '.env'],
+    ['deploy/.env', '.env'],
+    ['.env.production', '.env.*'],
+    ['.env.local', '.env.*'],
+    ['prod.env', '*.env'],
+    ['config/production.env', '*.env'],
+    // Keys, keystores and certificates with their keys.
     ['config/server.pem', '*.pem'],
     ['tls/private.key', '*.key'],
-    ['id_rsa', 'id_rsa*'],
-    ['home/.ssh/id_rsa.pub', 'id_rsa*'],
-    ['id_dsa', 'id_dsa*'],
-    ['keys/id_ecdsa', 'id_ecdsa*'],
-    ['id_ed25519_deploy', 'id_ed25519*'],
-    ['.npmrc', '.npmrc'],
-    ['packages/a/.npmrc', '.npmrc'],
-    ['.pypirc', '.pypirc'],
-    ['.netrc', '.netrc'],
+    ['ios/AuthKey_ABC123.p8', '*.p8'],
     ['certs/client.p12', '*.p12'],
     ['certs/client.pfx', '*.pfx'],
     ['android/release.jks', '*.jks'],
     ['android/release.keystore', '*.keystore'],
+    ['keys/deploy.ppk', '*.ppk'],
+    ['id_rsa', 'id_rsa*'],
+    ['home/.ssh/id_rsa.pub', 'id_rsa*'],
+    ['id_dsa', 'id_dsa*'],
+    ['keys/id_ecdsa', 'id_ecdsa*'],
+    ['keys/id_ecdsa_sk', 'id_ecdsa*'],
+    ['id_ed25519_deploy', 'id_ed25519*'],
+    ['vpn/office.ovpn', '*.ovpn'],
+    // The files tools read their tokens and passwords from.
+    ['.npmrc', '.npmrc'],
+    ['packages/a/.npmrc', '.npmrc'],
+    ['.pypirc', '.pypirc'],
+    ['.netrc', '.netrc'],
+    ['_netrc', '_netrc'],
+    ['.git-credentials', '.git-credentials'],
+    ['.dockercfg', '.dockercfg'],
+    ['.docker/config.json', '.docker/config.json'],
+    ['home/.docker/config.json', '.docker/config.json'],
+    ['.pgpass', '.pgpass'],
+    ['web/.htpasswd', '.htpasswd'],
+    ['.vault-token', '.vault-token'],
     ['deploy/kubeconfig', 'kubeconfig'],
+    ['deploy/kubeconfig.yaml', 'kubeconfig.yaml'],
     ['.kube/config', '.kube/config'],
     ['home/.kube/config', '.kube/config'],
-    ['secrets.yaml', 'secrets.*'],
-    ['charts/app/secrets.json', 'secrets.*'],
-    ['credentials', 'credentials'],
-    ['gcp/credentials.json', 'credentials.*'],
     ['.aws/credentials', '.aws/credentials'],
     ['ci/.aws/credentials', '.aws/credentials'],
-    ['.docker/config.json', '.docker/config.json'],
-    ['.git-credentials', '.git-credentials']
+    // Credentials and secrets as data.
+    ['credentials', 'credentials'],
+    ['gcp/credentials.json', 'credentials.json'],
+    ['credentials.yml', 'credentials.yml'],
+    ['config/credentials.yaml', 'credentials.yaml'],
+    ['maven/credentials.xml', 'credentials.xml'],
+    ['credentials.ini', 'credentials.ini'],
+    ['credentials.toml', 'credentials.toml'],
+    ['aws/credentials.csv', 'credentials.csv'],
+    ['credentials.txt', 'credentials.txt'],
+    ['secrets.json', 'secrets.json'],
+    ['charts/app/secrets.json', 'secrets.json'],
+    ['secrets.yml', 'secrets.yml'],
+    ['secrets.yaml', 'secrets.yaml'],
+    ['secrets.toml', 'secrets.toml'],
+    ['secrets.ini', 'secrets.ini'],
+    ['secrets.txt', 'secrets.txt'],
+    ['secrets.prod.yaml', 'secrets.*.yaml'],
+    ['deploy/secrets.enc.json', 'secrets.*.json'],
+    ['secrets/prod.json', 'secrets/**/*.json'],
+    ['config/secrets/db.yaml', 'secrets/**/*.yaml'],
+    ['secrets/api/token.txt', 'secrets/**/*.txt'],
+    ['.secrets/ci.env', '.secrets/**/*.env'],
+    // Terraform's inputs and state.
+    ['terraform.tfvars', '*.tfvars'],
+    ['envs/prod.auto.tfvars', '*.tfvars'],
+    ['terraform.tfvars.json', '*.tfvars.json'],
+    ['terraform.tfstate', '*.tfstate'],
+    ['infra/terraform.tfstate.backup', '*.tfstate.backup']
   ])('%s is denylisted by %s', (path, rule) => {
     expect(denylistRule(path)).toBe(rule)
   })
 
   it.each([
-    ['.ENV', '.env*'],
-    ['Deploy/.Env.Local', '.env*'],
+    ['.ENV', '.env'],
+    ['Deploy/.Env.Local', '.env.*'],
+    ['config/PROD.ENV', '*.env'],
     ['certs/SERVER.PEM', '*.pem'],
     ['ID_RSA', 'id_rsa*'],
-    ['Secrets.YML', 'secrets.*'],
+    ['Secrets.YML', 'secrets.yml'],
+    ['Config/Secrets/DB.Yaml', 'secrets/**/*.yaml'],
+    ['CREDENTIALS.JSON', 'credentials.json'],
+    ['Terraform.TFVARS', '*.tfvars'],
     ['HOME/.KUBE/CONFIG', '.kube/config'],
     ['.Docker/Config.JSON', '.docker/config.json']
   ])('matches case-insensitively: %s', (path, rule) => {
@@ -49,6 +95,28 @@ describe('denylistRule', () => {
   })
 
   it.each([
+    // Code is reviewed whatever its name says; a secret in it is redacted by content.
+    'src/secrets.ts',
+    'lib/credentials.js',
+    'app/secrets.py',
+    'credentials.go',
+    'secret_store.rb',
+    'src/Secrets.TSX',
+    'internal/secrets/secrets.go',
+    'src/secrets/index.ts',
+    'config/secrets/loader.rb',
+    'infra/secrets.tf',
+    'scripts/credentials.sh',
+    'tools/id_rsa.py',
+    'id_ed25519_parser.rs',
+    'src/kubeconfig.ts',
+    'config/.env.js',
+    '.envrc',
+    'src/credentials_test.go',
+    // CI runs workflows: one named like a secrets file is code all the same.
+    '.github/workflows/secrets.yml',
+    '.github/workflows/credentials.yaml',
+    // Names that only look alike, and documents about secrets.
     'src/env.ts',
     'docs/environment.md',
     'src/keyboard.ts',
@@ -56,17 +124,24 @@ describe('denylistRule', () => {
     'config.json',
     'kube/config',
     'docker/config.json',
-    'src/credentials_test.go',
     'my-secrets.md',
+    'docs/secrets.md',
+    'secrets/README.md',
+    'credentials.md',
     'src/pem.ts',
-    'id_rsa_parser/readme.md'
-  ])('%s is not denylisted', path => {
+    'id_rsa_parser/readme.md',
+    'environment.yml',
+    'secretsmanager.json',
+    'credentials-schema.graphql'
+  ])('%s is reviewed', path => {
     expect(denylistRule(path)).toBeUndefined()
   })
 
-  it('judges only the basename, not the directories above it', () => {
+  it('judges the name, and directories only for the path forms and secrets/', () => {
     expect(denylistRule('.env/readme.md')).toBeUndefined()
     expect(denylistRule('secrets.d/readme.md')).toBeUndefined()
+    expect(denylistRule('secrets.d/prod.json')).toBeUndefined()
+    expect(denylistRule('mysecrets/prod.json')).toBeUndefined()
   })
 })
 

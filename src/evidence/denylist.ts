@@ -1,65 +1,201 @@
 import { posix } from 'node:path'
 
-interface DenyRule {
-  /** Shown in the coverage receipt as the reason. */
-  readonly rule: string
-  readonly matches: (name: string, path: string) => boolean
+/** A path as the rules see it: lower-cased, with its name and the name's last extension. */
+interface FileName {
+  /** The whole path, `/`-separated. */
+  readonly path: string
+  readonly name: string
+  /** `.json` for `secrets.prod.json`; `''` for `credentials` and `.npmrc`. */
+  readonly ext: string
 }
 
+/** The rule's text (shown in the coverage receipt as the reason) when `file` falls under it. */
+type DenyRule = (file: FileName) => string | undefined
+
 const exactly =
-  (expected: string) =>
-  (name: string): boolean =>
-    name === expected
+  (expected: string): DenyRule =>
+  ({ name }) =>
+    name === expected ? expected : undefined
 const startsWith =
-  (prefix: string) =>
-  (name: string): boolean =>
-    name.startsWith(prefix)
+  (prefix: string): DenyRule =>
+  ({ name }) =>
+    name.startsWith(prefix) ? `${prefix}*` : undefined
 const endsWith =
-  (suffix: string) =>
-  (name: string): boolean =>
-    name.endsWith(suffix)
+  (suffix: string): DenyRule =>
+  ({ name }) =>
+    name.endsWith(suffix) ? `*${suffix}` : undefined
 /** `dir/file` at the root or under any directory. */
 const pathEndsWith =
-  (tail: string) =>
-  (_name: string, path: string): boolean =>
-    path === tail || path.endsWith(`/${tail}`)
+  (tail: string): DenyRule =>
+  ({ path }) =>
+    path === tail || path.endsWith(`/${tail}`) ? tail : undefined
+
+/**
+ * The formats secrets are kept in as data. Only these: a rule naming a file by a word
+ * (`secrets`, `credentials`) must never catch the code that handles them, which is what a pull
+ * request would hide from the judges by naming it so.
+ */
+const DATA_FORMATS = new Set([
+  '.json',
+  '.yml',
+  '.yaml',
+  '.toml',
+  '.ini',
+  '.env',
+  '.txt',
+  '.xml',
+  '.csv',
+  '.properties',
+  '.conf',
+  '.cfg'
+])
+
+/** `secrets.json`, `secrets.prod.yaml`, `secrets.enc.yaml` (sops): `stem`, then a data format. */
+const dataFile =
+  (stem: string): DenyRule =>
+  ({ name, ext }) => {
+    if (!DATA_FORMATS.has(ext)) return undefined
+    if (name === `${stem}${ext}`) return name
+    return name.startsWith(`${stem}.`) ? `${stem}.*${ext}` : undefined
+  }
+
+/** Data files anywhere under a directory named `dir` (at any depth): `config/secrets/db.yaml`. */
+const dataUnder =
+  (dir: string): DenyRule =>
+  ({ path, ext }) =>
+    DATA_FORMATS.has(ext) && (path.startsWith(`${dir}/`) || path.includes(`/${dir}/`))
+      ? `${dir}/**/*${ext}`
+      : undefined
+
+/**
+ * The extensions of code: a file with one is the pull request's code, reviewed whatever its
+ * name (`src/secrets.ts`, `lib/credentials.js`, `id_rsa.py`, `.env.js`), and a secret inside it
+ * is redacted by content (src/evidence/redact.ts). None of the secret files below has one.
+ */
+const CODE_EXTENSIONS = new Set([
+  '.ts',
+  '.tsx',
+  '.mts',
+  '.cts',
+  '.js',
+  '.jsx',
+  '.mjs',
+  '.cjs',
+  '.vue',
+  '.svelte',
+  '.py',
+  '.rb',
+  '.go',
+  '.rs',
+  '.java',
+  '.kt',
+  '.kts',
+  '.scala',
+  '.groovy',
+  '.gradle',
+  '.swift',
+  '.m',
+  '.mm',
+  '.c',
+  '.h',
+  '.cc',
+  '.cpp',
+  '.cxx',
+  '.hpp',
+  '.cs',
+  '.fs',
+  '.vb',
+  '.php',
+  '.pl',
+  '.pm',
+  '.lua',
+  '.r',
+  '.jl',
+  '.dart',
+  '.ex',
+  '.exs',
+  '.erl',
+  '.hs',
+  '.ml',
+  '.clj',
+  '.zig',
+  '.nim',
+  '.sh',
+  '.bash',
+  '.zsh',
+  '.ps1',
+  '.sql',
+  '.tf',
+  '.hcl'
+])
 
 /**
  * Files whose content is never sent to the judges, whatever the configuration says: the usual
- * homes of credentials and keys. Checked on the lower-cased basename (or the two path forms), so
+ * homes of credentials and keys, and nothing else. Checked on the lower-cased name (or path), so
  * `config/Prod.PEM` and `deploy/.ENV.production` are caught too. The path forms come first so the
  * receipt names the most specific rule.
  */
 const RULES: readonly DenyRule[] = [
-  { rule: '.kube/config', matches: pathEndsWith('.kube/config') },
-  { rule: '.aws/credentials', matches: pathEndsWith('.aws/credentials') },
-  { rule: '.docker/config.json', matches: pathEndsWith('.docker/config.json') },
-  { rule: '.env*', matches: startsWith('.env') },
-  { rule: '*.pem', matches: endsWith('.pem') },
-  { rule: '*.key', matches: endsWith('.key') },
-  { rule: 'id_rsa*', matches: startsWith('id_rsa') },
-  { rule: 'id_dsa*', matches: startsWith('id_dsa') },
-  { rule: 'id_ecdsa*', matches: startsWith('id_ecdsa') },
-  { rule: 'id_ed25519*', matches: startsWith('id_ed25519') },
-  { rule: '.npmrc', matches: exactly('.npmrc') },
-  { rule: '.pypirc', matches: exactly('.pypirc') },
-  { rule: '.netrc', matches: exactly('.netrc') },
-  { rule: '*.p12', matches: endsWith('.p12') },
-  { rule: '*.pfx', matches: endsWith('.pfx') },
-  { rule: '*.jks', matches: endsWith('.jks') },
-  { rule: '*.keystore', matches: endsWith('.keystore') },
-  { rule: 'kubeconfig', matches: exactly('kubeconfig') },
-  { rule: 'secrets.*', matches: startsWith('secrets.') },
-  { rule: 'credentials', matches: exactly('credentials') },
-  { rule: 'credentials.*', matches: startsWith('credentials.') },
-  { rule: '.git-credentials', matches: exactly('.git-credentials') }
+  pathEndsWith('.kube/config'),
+  pathEndsWith('.aws/credentials'),
+  pathEndsWith('.docker/config.json'),
+  dataUnder('secrets'),
+  dataUnder('.secrets'),
+  // Environment files: `.env`, `.env.production`, `prod.env`. Not `.envrc`: direnv runs it, so
+  // it is code (its secrets are redacted by content).
+  exactly('.env'),
+  startsWith('.env.'),
+  endsWith('.env'),
+  // Keys and certificates with their private keys.
+  endsWith('.pem'),
+  endsWith('.key'),
+  endsWith('.p8'),
+  endsWith('.p12'),
+  endsWith('.pfx'),
+  endsWith('.jks'),
+  endsWith('.keystore'),
+  endsWith('.ppk'),
+  startsWith('id_rsa'),
+  startsWith('id_dsa'),
+  startsWith('id_ecdsa'),
+  startsWith('id_ed25519'),
+  endsWith('.ovpn'),
+  // Tokens and passwords of tools, in the files the tools read them from.
+  exactly('.npmrc'),
+  exactly('.pypirc'),
+  exactly('.netrc'),
+  exactly('_netrc'),
+  exactly('.git-credentials'),
+  exactly('.dockercfg'),
+  exactly('.pgpass'),
+  exactly('.htpasswd'),
+  exactly('.vault-token'),
+  exactly('kubeconfig'),
+  dataFile('kubeconfig'),
+  exactly('credentials'),
+  dataFile('credentials'),
+  dataFile('secrets'),
+  // Terraform writes every secret it manages into its state, and variables files hold inputs.
+  endsWith('.tfvars'),
+  endsWith('.tfvars.json'),
+  endsWith('.tfstate'),
+  endsWith('.tfstate.backup')
 ]
 
 /** The built-in denylist rule `path` (repository-relative, `/`-separated) falls under, if any. */
 export function denylistRule(path: string): string | undefined {
   const lower = path.toLowerCase()
   const name = posix.basename(lower)
-  return RULES.find(rule => rule.matches(name, lower))?.rule
+  const ext = posix.extname(name)
+  // Workflows and actions are code that CI runs, whatever they are called: a workflow named
+  // `secrets.yml` is reviewed.
+  if (CODE_EXTENSIONS.has(ext) || lower.startsWith('.github/')) return undefined
+  const file = { path: lower, name, ext }
+  for (const rule of RULES) {
+    const text = rule(file)
+    if (text !== undefined) return text
+  }
+  return undefined
 }
 
 /**
