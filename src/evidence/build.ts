@@ -305,13 +305,15 @@ export function ruledOut(
   const { path, previousPath } = file
   const denied = denylistRule(path)
   if (denied !== undefined) return { path, reason: 'denylisted', detail: denied, counts: false }
+  // Renamed or copied from a secret file: its content may still be the secret, so it is not sent;
+  // but under its new name it may be code by now, so it counts against coverage.
   const deniedBefore = previousPath === undefined ? undefined : denylistRule(previousPath)
   if (deniedBefore !== undefined) {
     return {
       path,
       reason: 'denylisted',
-      detail: `${deniedBefore} (as ${escapeName(previousPath ?? '')})`,
-      counts: false
+      detail: `${deniedBefore} (as ${escapeName(previousPath ?? '')}; counts against coverage under its new name)`,
+      counts: true
     }
   }
   const waived = excludedBy(path, exclude.waived)
