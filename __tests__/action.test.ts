@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { readHistory } from '../src/report/history.js'
 import { rubricHash } from '../src/rubric/hash.js'
 import {
-  baseBranch,
+  openPullRequest,
   OWNER,
   pullRequestEvent,
   pullRequestJson,
@@ -54,12 +54,11 @@ function pullRequest(
   base: Record<string, string>,
   head: Record<string, string | null> = {}
 ): PullRequest {
-  const repo = new Repository(base)
-  for (const [path, text] of Object.entries(base)) github.setFile(repo.baseSha, path, text)
-  github.setBranch(baseBranch(repo), repo.baseSha)
-  repo.commit({ 'feature.ts': 'export const feature = 1\n', ...head }, 'feature')
   const number = nextPr++
-  github.setPullRequest(number, pullRequestJson(repo, number))
+  const repo = openPullRequest(github, number, base, {
+    'feature.ts': 'export const feature = 1\n',
+    ...head
+  })
   return { repo, number }
 }
 

@@ -1,11 +1,10 @@
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, it, type ExpectStatic } from 'vitest'
 import {
-  baseBranch,
+  openPullRequest,
   OWNER,
   pullRequestEvent,
-  pullRequestJson,
   Repository,
   REPO,
   runAction,
@@ -111,30 +110,9 @@ interface PullRequest {
 function pullRequest(
   w: World,
   base: Record<string, string>,
-  head: Record<string, string | null> = { 'src/feature.ts': 'export const feature = 1\n' }
+  head: Record<string, string | Buffer | null> = { 'src/feature.ts': 'export const feature = 1\n' }
 ): PullRequest {
-  const repo = new Repository(base)
-  for (const [path, text] of Object.entries(base)) w.github.setFile(repo.baseSha, path, text)
-  w.github.setBranch(baseBranch(repo), repo.baseSha)
-  repo.commit(head, 'feature')
-  w.github.setPullRequest(PR, pullRequestJson(repo, PR))
-  return { repo }
-}
-
-/** Bytes written as they are (not as UTF-8), then committed with `head`. */
-function pullRequestWithBytes(
-  w: World,
-  base: Record<string, string>,
-  bytes: Record<string, Buffer>,
-  head: Record<string, string | null> = {}
-): PullRequest {
-  const repo = new Repository(base)
-  for (const [path, text] of Object.entries(base)) w.github.setFile(repo.baseSha, path, text)
-  w.github.setBranch(baseBranch(repo), repo.baseSha)
-  for (const [path, content] of Object.entries(bytes)) writeFileSync(join(repo.dir, path), content)
-  repo.commit(head, 'feature')
-  w.github.setPullRequest(PR, pullRequestJson(repo, PR))
-  return { repo }
+  return { repo: openPullRequest(w.github, PR, base, head) }
 }
 
 const PROVIDER_ENV = (w: World): Record<string, string> => ({
@@ -1089,11 +1067,10 @@ describe.concurrent('fault matrix: diff content', SLOW, () => {
       Buffer.from('BINARY-PAYLOAD-MARKER')
     ])
     await inWorld(expect, pass, async w => {
-      const pr = pullRequestWithBytes(
+      const pr = pullRequest(
         w,
         { '.github/rubric.md': RUBRIC },
-        { 'logo.png': png },
-        { 'src/feature.ts': 'export const feature = 1\n' }
+        { 'logo.png': png, 'src/feature.ts': 'export const feature = 1\n' }
       )
       const result = await run(w, pr)
       const report = expectVerdict(expect, w, result, {
@@ -1193,7 +1170,7 @@ describe.concurrent('fault matrix: diff content', SLOW, () => {
   }) => {
     const latin1 = Buffer.from('export const greeting = "caf\u00e9 na\u00efve"\n', 'latin1')
     await inWorld(expect, pass, async w => {
-      const pr = pullRequestWithBytes(w, { '.github/rubric.md': RUBRIC }, { 'greeting.ts': latin1 })
+      const pr = pullRequest(w, { '.github/rubric.md': RUBRIC }, { 'greeting.ts': latin1 })
       const result = await run(w, pr)
       const report = expectVerdict(expect, w, result, {
         verdict: 'PASS',

@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { promisify } from 'node:util'
+import type { GitHubStandIn } from './github-standin.js'
 
 /**
  * Runs the bundled action exactly as the runner does: `node dist/index.js` with the inputs as
@@ -117,8 +118,8 @@ export class Repository {
     this.headSha = this.baseSha
   }
 
-  /** Writes the files (an empty string deletes one) and commits them; returns the new head. */
-  commit(files: Record<string, string | null>, message: string): string {
+  /** Writes the files (`null` deletes one) and commits them; returns the new head. */
+  commit(files: Record<string, string | Buffer | null>, message: string): string {
     for (const [path, text] of Object.entries(files)) {
       const full = join(this.dir, path)
       if (text === null) {
@@ -141,6 +142,24 @@ export class Repository {
       env: { ...process.env, ...GIT_ENV }
     }).trim()
   }
+}
+
+/**
+ * A pull request on the GitHub stand-in: `base` committed on the base branch (and served by the
+ * API at that commit and as the branch's tip), `head` committed on top and checked out.
+ */
+export function openPullRequest(
+  github: Pick<GitHubStandIn, 'setFile' | 'setBranch' | 'setPullRequest'>,
+  number: number,
+  base: Record<string, string>,
+  head: Record<string, string | Buffer | null>
+): Repository {
+  const repo = new Repository(base)
+  for (const [path, text] of Object.entries(base)) github.setFile(repo.baseSha, path, text)
+  github.setBranch(baseBranch(repo), repo.baseSha)
+  repo.commit(head, 'feature')
+  github.setPullRequest(number, pullRequestJson(repo, number))
+  return repo
 }
 
 /** The two commits a pull request is about. */
