@@ -53,7 +53,7 @@ on:
     types: [opened, synchronize, reopened, ready_for_review]
 
 permissions:
-  contents: read # the diff, and the rubric at the base commit
+  contents: read # the diff, and the rubric on the base branch
   pull-requests: write # the sticky comment
   checks: write # the check run
 
