@@ -141,7 +141,7 @@ describe('the judge contract', () => {
             diff: `${EVIDENCE.diff}\n+${pr.patch}`,
             receipt: {
               ...EVIDENCE.receipt,
-              redacted: [{ path: pr.path, hunks: 1, kinds: ['AWS access key'] }]
+              redacted: [{ path: pr.path, secrets: 1, kinds: ['AWS access key'] }]
             },
             history: EVIDENCE.history.map(h => ({ ...h, summary: pr.summary }))
           }

@@ -135,14 +135,17 @@ describe('buildEvidence: what is never sent', () => {
     expect(evidence.files.find(f => f.path === 'docs/notes.txt')?.previousPath).toBe('deploy.key')
   })
 
-  it('redacts secret-looking hunks of the files it sends, and says so', () => {
+  it('redacts the secrets of the files it sends, and says so', () => {
     expect(evidence.receipt.redacted).toEqual([
-      { path: 'src/aws.ts', hunks: 1, kinds: ['AWS access key'] }
+      { path: 'src/aws.ts', secrets: 1, kinds: ['AWS access key'] }
     ])
     expect(json).not.toContain('AKIA' + 'ZZZZYYYYXXXXWWWW')
     expect(evidence.diff).toContain(
-      '[hunk redacted by rubric-council: it looks like it contains a secret (AWS access key)]'
+      '+const region = "eu-west-1"\n+const id = "[redacted: AWS access key]"\n'
     )
+    expect(evidence.receipt.redacted.map(redactionLine)).toEqual([
+      '- src/aws.ts: 1 secret replaced by [redacted: …] (looked like AWS access key)'
+    ])
   })
 
   it('computes coverage over the files that are not denylisted, waived or media', () => {
@@ -180,7 +183,7 @@ describe('buildEvidence: what is never sent', () => {
     expect(evidence.diff).not.toContain('patched_0')
   })
 
-  it('reviews code named like a secrets file, redacting only the hunk with a secret', () => {
+  it('reviews code named like a secrets file, redacting only its secrets', () => {
     const password = 'hunter2-' + 'but-longer'
     const named = buildEvidence(
       input(
@@ -205,14 +208,55 @@ describe('buildEvidence: what is never sent', () => {
     expect(named.receipt.ratio).toBe(1)
     expect(named.diff).toContain('return process.env[name] ?? fail(name)')
     expect(named.receipt.redacted).toEqual([
-      { path: 'lib/credentials.js', hunks: 1, kinds: ['password in URL'] }
+      { path: 'lib/credentials.js', secrets: 1, kinds: ['password in URL'] }
     ])
+    expect(named.diff).toContain(
+      "+export const DB = 'postgres://app:[redacted: password in URL]@db/app'"
+    )
     expect(JSON.stringify(named)).not.toContain(password)
   })
 
   it('reports a ratio of 1 when nothing is reviewable', () => {
     const onlySecrets = buildEvidence(input(newFile('.env', ['A=1'])))
     expect(onlySecrets.receipt).toMatchObject({ reviewable: 0, ratio: 1, reviewed: [] })
+  })
+})
+
+describe('buildEvidence: a secret cannot hide code from the judges', () => {
+  // A hostile pull request puts a fake secret beside the code it wants unseen: on the same line
+  // and in the same hunk. The secret goes; the code must still reach the judges.
+  const payload = "require('child_process').exec(process.env.X)"
+  const aws = 'AKIA' + 'Q7X2M4P9R1T8W3Z6'
+  const password = 'hunter2-' + 'but-longer'
+  const token = 'AbCdEf0123' + '456789GhIjKlMn'
+  const body = [KEY_BODY, 'Zx0pL7mN2bV5cX8zA4sD6fG9hJ1kL3qW' + '5eR7tY9uI0oP2aS4dF6gH8jK0lZ2xC4v']
+
+  it.each([
+    ['an AWS access key', [`const k = "${aws}"; ${payload}`], [aws]],
+    ['an unquoted password', [`${payload} // password: ${password}`], [password]],
+    [
+      'a Bearer token',
+      [`fetch(u, { headers: { Authorization: 'Bearer ${token}' } }); ${payload}`],
+      [token]
+    ],
+    [
+      'a private key block',
+      [
+        `${payload}; const key = \`-----BEGIN RSA ` + 'PRIVATE KEY-----',
+        ...body,
+        `-----END RSA PRIVATE KEY-----\`; ${payload}`
+      ],
+      body
+    ]
+  ])('shows the code beside %s, and not the secret', (_name, lines, secrets) => {
+    const evidence = buildEvidence(
+      input(newFile('src/run.ts', ['export function run(): void {', ...lines, '}']))
+    )
+    expect(evidence.receipt.reviewed.map(r => r.path)).toEqual(['src/run.ts'])
+    expect(evidence.receipt.redacted).toHaveLength(1)
+    expect(evidence.diff).toContain(payload)
+    expect(evidence.diff).toContain('export function run(): void {')
+    for (const secret of secrets) expect(JSON.stringify(evidence)).not.toContain(secret)
   })
 })
 

@@ -46,8 +46,8 @@ export const TIER: Readonly<Record<FileKind, number>> = {
 /** The tokens a file's patch costs when it is sent: redacted, with its redaction note. */
 export function sentTokens(file: ChangedFile): { tokens: number; redaction?: Redaction } {
   const redacted = redactPatch(showControls(file.patch ?? ''))
-  if (redacted.hunks === 0) return { tokens: countTokens(redacted.patch) }
-  const redaction = { path: file.path, hunks: redacted.hunks, kinds: redacted.kinds }
+  if (redacted.secrets === 0) return { tokens: countTokens(redacted.patch) }
+  const redaction = { path: file.path, secrets: redacted.secrets, kinds: redacted.kinds }
   return {
     tokens: countTokens(redacted.patch) + countTokens(redactionLine(redaction)),
     redaction
@@ -108,8 +108,8 @@ function evidenceBy(input: EvidenceInput, algorithm: 'before' | 'rule'): Evidenc
     }
     const redacted = redactPatch(showControls(file.patch ?? ''))
     const redaction =
-      redacted.hunks > 0
-        ? { path: file.path, hunks: redacted.hunks, kinds: redacted.kinds }
+      redacted.secrets > 0
+        ? { path: file.path, secrets: redacted.secrets, kinds: redacted.kinds }
         : undefined
     candidates.push({
       index,

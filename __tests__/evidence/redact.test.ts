@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { isConfigFile, redactPatch, secretKinds } from '../../src/evidence/redact.js'
+import { findSecrets, isConfigFile, redactPatch } from '../../src/evidence/redact.js'
 import { newFile } from './patch-text.js'
 
 // Built by concatenation so this file holds no complete secret-looking literal.
@@ -44,34 +44,27 @@ const SECRETS: readonly { kind: string; line: string; value: string }[] = [
 ]
 
 describe('redactPatch', () => {
-  it.each(SECRETS)(
-    'catches a $kind and leaves none of it in the output',
-    ({ kind, line, value }) => {
-      const closing = line.endsWith('"')
-        ? '"'
-        : line.endsWith("'")
-          ? "'"
-          : line.endsWith('`')
-            ? '`'
-            : ''
-      const secretLine = line.startsWith('-----') ? line : `${line}${value}${closing}`
-      const patch = newFile('src/config.ts', [
-        'import x from "y"',
-        secretLine,
-        line.startsWith('-----') ? value : 'done()'
-      ])
-      const result = redactPatch(patch)
-      expect(result.hunks).toBe(1)
-      expect(result.kinds).toContain(kind)
-      expect(result.patch).not.toContain(value)
-      expect(result.patch).toContain(
-        `@@ -0,0 +1,3 @@\n[hunk redacted by rubric-council: it looks like it contains a secret (`
-      )
-      // The file header survives: the judges still see which file it was.
-      expect(result.patch.startsWith('diff --git a/src/config.ts b/src/config.ts\n')).toBe(true)
-      expect(result.patch.endsWith(')]\n')).toBe(true)
-    }
-  )
+  it.each(SECRETS)('replaces a $kind, and nothing around it', ({ kind, line, value }) => {
+    const closing = line.endsWith('"')
+      ? '"'
+      : line.endsWith("'")
+        ? "'"
+        : line.endsWith('`')
+          ? '`'
+          : ''
+    const block = line.startsWith('-----')
+    const lines = (secret: string): string[] =>
+      block
+        ? ['import x from "y"', line, secret]
+        : ['import x from "y"', `${line}${secret}${closing}`, 'done()']
+    const result = redactPatch(newFile('src/config.ts', lines(value)))
+    expect(result).toEqual({
+      // Only the value goes: the name it is assigned to, the quotes and the lines around stay.
+      patch: newFile('src/config.ts', lines(`[redacted: ${kind}]`)),
+      secrets: 1,
+      kinds: [kind]
+    })
+  })
 
   it.each([
     'const tokenizer = new Tokenizer()',
@@ -89,10 +82,10 @@ describe('redactPatch', () => {
     'const secretary = "Jane Doe-Smith"'
   ])('leaves ordinary code alone: %s', line => {
     const patch = newFile('src/config.ts', ['before', line, 'after'])
-    expect(redactPatch(patch)).toEqual({ patch, hunks: 0, kinds: [] })
+    expect(redactPatch(patch)).toEqual({ patch, secrets: 0, kinds: [] })
   })
 
-  it('redacts only the hunks with secrets, scanning removed and context lines too', () => {
+  it('redacts only the secrets, in removed and context lines too', () => {
     const key = 'AKIA' + 'ABCDEFGHIJKLMNOP'
     const patch = [
       'diff --git a/app.py b/app.py',
@@ -114,7 +107,7 @@ describe('redactPatch', () => {
       ''
     ].join('\n')
     const result = redactPatch(patch)
-    expect(result.hunks).toBe(1)
+    expect(result.secrets).toBe(2)
     expect(result.kinds).toEqual(['AWS access key', 'Stripe key'])
     expect(result.patch).toBe(
       [
@@ -127,8 +120,10 @@ describe('redactPatch', () => {
         '-b = 2',
         '+b = 3',
         ' c = 4',
-        '@@ -10,3 +10,2 @@',
-        '[hunk redacted by rubric-council: it looks like it contains a secret (AWS access key, Stripe key)]',
+        '@@ -10,3 +10,2 @@ def leaky():',
+        ' stays = "[redacted: AWS access key]"',
+        '-removed = "[redacted: Stripe key]"',
+        ' end = 1',
         '@@ -20,2 +19,2 @@',
         '-x = 1',
         '+x = 2',
@@ -137,39 +132,66 @@ describe('redactPatch', () => {
     )
   })
 
-  it('drops the old line shown after a hunk header when it holds the secret', () => {
+  it('redacts a secret in the old line shown after a hunk header, keeping the rest', () => {
     const key = 'AKIA' + 'QQQQQQQQQQQQQQQQ'
     const patch = `diff --git a/a b/a\n--- a/a\n+++ b/a\n@@ -5,1 +5,1 @@ KEY = "${key}"\n-x\n+y\n`
-    const result = redactPatch(patch)
-    expect(result.patch).not.toContain(key)
-    expect(result.patch).toContain('@@ -5,1 +5,1 @@\n[hunk redacted')
+    expect(redactPatch(patch).patch).toBe(
+      'diff --git a/a b/a\n--- a/a\n+++ b/a\n@@ -5,1 +5,1 @@ KEY = "[redacted: AWS access key]"\n-x\n+y\n'
+    )
   })
 
   it('leaves a patch without hunks (rename, mode change) as it is', () => {
     const patch = 'diff --git a/x b/y\nsimilarity index 100%\nrename from x\nrename to y\n'
-    expect(redactPatch(patch)).toEqual({ patch, hunks: 0, kinds: [] })
+    expect(redactPatch(patch)).toEqual({ patch, secrets: 0, kinds: [] })
   })
 
-  it('secretKinds lists each kind once, in a fixed order', () => {
-    const text = `${'AKIA' + 'ABCDEFGHIJKLMNOP'} ${'AKIA' + 'ABCDEFGHIJKLMNOQ'} password="abcdefgh1"`
-    expect(secretKinds(text)).toEqual(['AWS access key', 'password or secret assignment'])
+  it('finds each secret where it is, one span where patterns overlap, kinds in a fixed order', () => {
+    const first = 'AKIA' + 'ABCDEFGHIJKLMNOP'
+    const github = 'ghp_' + 'a'.repeat(20) + '1234567890ABCDEF'
+    const text = `${first} password="abcdefgh1" token: "${github}"`
+    const at = (value: string): { start: number; end: number } => ({
+      start: text.indexOf(value),
+      end: text.indexOf(value) + value.length
+    })
+    expect(findSecrets(text)).toEqual([
+      { ...at(first), kinds: ['AWS access key'] },
+      { ...at('abcdefgh1'), kinds: ['password or secret assignment'] },
+      // The token is an assignment's value too: one secret, named first for what it is.
+      {
+        ...at(github),
+        kinds: ['GitHub token', 'password or secret assignment', 'high-entropy secret']
+      }
+    ])
+    expect(redactPatch(newFile('src/a.ts', [text])).patch).toContain(
+      '+[redacted: AWS access key] password="[redacted: password or secret assignment]" token: "[redacted: GitHub token]"'
+    )
   })
 })
 
-/** Asserts that the one hunk of `patch` was redacted, naming `kind`, and that `value` is gone. */
-function expectRedacted(patch: string, kind: string, value: string): void {
+/** What `expectRedacted` compares `[redacted: kind]` as: the kind named is tested apart. */
+const REDACTED = '[redacted]'
+
+/**
+ * Asserts that `patch` holds one secret, `value`, which redaction takes out naming `kind`, and
+ * that everything else stays: the patch comes out as `expected`, which by default is `patch` with
+ * `value` replaced. (Pass `expected` where the secret is less than `value`, or more.)
+ */
+function expectRedacted(
+  patch: string,
+  kind: string,
+  value: string,
+  expected = patch.replace(value, REDACTED)
+): void {
   expect(patch).toContain(value)
   const result = redactPatch(patch)
-  expect(result.hunks).toBe(1)
+  expect(result.secrets).toBe(1)
   expect(result.kinds).toContain(kind)
   expect(result.patch).not.toContain(value)
-  expect(result.patch).toMatch(
-    /^@@ [^\n]+ @@\n\[hunk redacted by rubric-council: it looks like it contains a secret \([^\n]+\)\]\n$/m
-  )
+  expect(result.patch.replace(/\[redacted: [A-Za-z -]+\]/g, REDACTED)).toBe(expected)
 }
 
 function expectKept(patch: string): void {
-  expect(redactPatch(patch)).toEqual({ patch, hunks: 0, kinds: [] })
+  expect(redactPatch(patch)).toEqual({ patch, secrets: 0, kinds: [] })
 }
 
 /** A hunk changing `removed` into `added` between context lines, as `git diff` prints it. */
@@ -333,22 +355,41 @@ describe('redactPatch: unquoted assignments', () => {
 })
 
 describe('redactPatch: passwords in URLs', () => {
+  // The password goes; the user and the host stay.
   it.each([
-    ['src/db.ts', "const url = 'postgres://user:pass@host/db'", 'user:pass@host'],
+    [
+      'src/db.ts',
+      "const url = 'postgres://user:pass@host/db'",
+      'user:pass@host',
+      `user:${REDACTED}@host`
+    ],
     [
       'scripts/fetch.sh',
       'curl -fsSL https://user:secret@example.com/artifact.tgz',
-      'user:secret@example'
+      'user:secret@example',
+      `user:${REDACTED}@example`
     ],
     [
       '.github/workflows/ci.yml',
       '      MONGO_URL: mongodb+srv://u:p@cluster0.example.net/app',
-      'u:p@cluster0'
+      'u:p@cluster0',
+      `u:${REDACTED}@cluster0`
     ],
-    ['config/app.properties', 'db.url=jdbc:mysql://admin:hunter2@db:3306/app', 'admin:hunter2@db'],
-    ['docker-compose.yml', '      REDIS_URL: redis://:s3cret-pw@cache:6379/0', ':s3cret-pw@cache']
-  ])('catches %s: %s', (path, line, value) => {
-    expectRedacted(newFile(path, ['before', line, 'after']), 'password in URL', value)
+    [
+      'config/app.properties',
+      'db.url=jdbc:mysql://admin:hunter2@db:3306/app',
+      'admin:hunter2@db',
+      `admin:${REDACTED}@db`
+    ],
+    [
+      'docker-compose.yml',
+      '      REDIS_URL: redis://:s3cret-pw@cache:6379/0',
+      ':s3cret-pw@cache',
+      `:${REDACTED}@cache`
+    ]
+  ])('catches %s: %s', (path, line, value, shown) => {
+    const patch = newFile(path, ['before', line, 'after'])
+    expectRedacted(patch, 'password in URL', value, patch.replace(value, shown))
   })
 
   it.each([
@@ -444,18 +485,30 @@ describe('redactPatch: GCP service account keys', () => {
 
   it('catches the key file even when the key is split over lines', () => {
     // As pasted into a YAML block: real line breaks inside the key, so its BEGIN line is broken.
-    const lines = [
+    const lines = (key: string[]): string[] => [
       'GOOGLE_CREDENTIALS: |',
       '  {',
       '    "type": "service_account",',
       '    "project_id": "acme-prod",',
-      '    "private_key": "-----BEGIN PRIVATE',
-      `  KEY-----\\n${keyLine}`,
-      `  ${keyLine}\\n-----END PRIVATE KEY-----\\n",`,
+      ...key,
       '    "client_email": "deployer@acme-prod.iam.gserviceaccount.com"',
       '  }'
     ]
-    expectRedacted(newFile('deploy/values.yaml', lines), 'GCP service account key', keyLine)
+    const key = [
+      '    "private_key": "-----BEGIN PRIVATE',
+      `  KEY-----\\n${keyLine}`,
+      `  ${keyLine}\\n-----END PRIVATE KEY-----\\n",`
+    ]
+    // The value goes, quote to quote; each of its lines keeps its place.
+    expectRedacted(
+      newFile('deploy/values.yaml', lines(key)),
+      'GCP service account key',
+      keyLine,
+      newFile(
+        'deploy/values.yaml',
+        lines([`    "private_key": "${REDACTED}`, REDACTED, `${REDACTED}",`])
+      )
+    )
   })
 
   it('catches the key file as an escaped string in code', () => {
@@ -465,6 +518,27 @@ describe('redactPatch: GCP service account keys', () => {
       'GCP service account key',
       keyLine
     )
+  })
+
+  it('takes the key out of a key file, and leaves the rest of it', () => {
+    const key = `-----BEGIN PRIVATE KEY-----\\n${keyLine}\\n${keyLine.slice(0, 20)}==\\n-----END PRIVATE KEY-----\\n`
+    const lines = (value: string, id: string): string[] => [
+      '{',
+      '  "type": "service_account",',
+      `  "private_key_id": "${id}",`,
+      `  "private_key": "${value}",`,
+      '  "client_email": "deployer@acme-prod.iam.gserviceaccount.com"',
+      '}'
+    ]
+    const result = redactPatch(newFile('deploy/gcp.json', lines(key, keyId)))
+    expect(result).toEqual({
+      patch: newFile(
+        'deploy/gcp.json',
+        lines('[redacted: private key]', '[redacted: GCP service account key]')
+      ),
+      secrets: 2,
+      kinds: ['private key', 'GCP service account key']
+    })
   })
 
   it('catches a hunk that shows only the key id, beside a changed address', () => {
@@ -510,7 +584,17 @@ describe('redactPatch: private keys without their BEGIN line', () => {
       'test/fixtures/keys.ts',
       body.map(line => `  '${line}\\n' +`)
     )
-    expectRedacted(patch, 'private key', body[0] ?? 'missing')
+    // One secret over the lines: the first keeps what comes before the key, the last what after.
+    const shown = body.map(
+      (_, i) => `${i === 0 ? "  '" : ''}${REDACTED}${i === body.length - 1 ? "\\n' +" : ''}`
+    )
+    for (const line of body) expect(redactPatch(patch).patch).not.toContain(line)
+    expectRedacted(
+      patch,
+      'private key',
+      body[0] ?? 'missing',
+      newFile('test/fixtures/keys.ts', shown)
+    )
   })
 
   it("leaves a public key's body alone", () => {
@@ -524,13 +608,130 @@ describe('redactPatch: private keys without their BEGIN line', () => {
   })
 })
 
+describe('redactPatch: private key blocks', () => {
+  /** A generated key's lines: its body is as real ones are, 64 characters a line but the last. */
+  function pemKey(): { begin: string; body: string[]; end: string } {
+    const lines = generateKeyPairSync('rsa', { modulusLength: 1024 })
+      .privateKey.export({ type: 'pkcs1', format: 'pem' })
+      .toString()
+      .trim()
+      .split('\n')
+    return { begin: lines[0] ?? '', body: lines.slice(1, -1), end: lines.at(-1) ?? '' }
+  }
+  const { begin, body, end } = pemKey()
+  const last = body.at(-1) ?? ''
+  const payload = "require('child_process').exec(process.env.X)"
+  const key = (p: string): string => `[redacted: ${p}]`
+  const privateKey = key('private key')
+
+  /** `newFile` of `lines`, and of `shown` once redacted, with one secret of kind private key. */
+  function expectBlock(path: string, lines: string[], shown: string[]): void {
+    const result = redactPatch(newFile(path, lines))
+    expect(result).toEqual({ patch: newFile(path, shown), secrets: 1, kinds: ['private key'] })
+    for (const line of body) expect(result.patch).not.toContain(line)
+  }
+
+  it('takes out the body, one line for each, and keeps the code on the BEGIN and END lines', () => {
+    expectBlock(
+      'src/keys.ts',
+      [`${payload}; const pem = \`${begin}`, ...body, `${end}\`; ${payload}`],
+      [`${payload}; const pem = \`${begin}`, ...body.map(() => privateKey), `${end}\`; ${payload}`]
+    )
+  })
+
+  it('takes out a body built up in strings, keeping the first and last quotes', () => {
+    expectBlock(
+      'src/keys.ts',
+      [`const pem = '${begin}\\n' +`, ...body.map(line => `  '${line}\\n' +`), `  '${end}'`],
+      [
+        `const pem = '${begin}\\n' +`,
+        `  '${privateKey}`,
+        ...body.slice(2).map(() => privateKey),
+        `${privateKey}\\n' +`,
+        `  '${end}'`
+      ]
+    )
+  })
+
+  it('takes out a body written on one line, with \\n or with spaces', () => {
+    expectBlock(
+      'src/key.json',
+      [`{ "pem": "${[begin, ...body, end].join('\\n')}\\n", "next": 1 }`],
+      [`{ "pem": "${begin}\\n${privateKey}\\n${end}\\n", "next": 1 }`]
+    )
+    expectBlock(
+      'deploy/values.yaml',
+      [`KEY: ${[begin, ...body, end].join(' ')}`, 'next: 1'],
+      [`KEY: ${begin} ${privateKey} ${end}`, 'next: 1']
+    )
+  })
+
+  it("keeps an encrypted key's headers, which are not secret", () => {
+    const headers = ['Proc-Type: 4,ENCRYPTED', 'DEK-Info: AES-128-CBC,3F17F5316E2BAC89', '']
+    expectBlock(
+      'test/fixtures/encrypted.txt',
+      [begin, ...headers, ...body, end],
+      [begin, ...headers, ...body.map(() => privateKey), end]
+    )
+  })
+
+  it('keeps the mark of each line: a key replaced by another', () => {
+    const other = pemKey().body
+    const patch = changed('test/fixtures/key.txt', [begin], body, other, [end])
+    const result = redactPatch(patch)
+    expect(result.patch).toBe(
+      changed(
+        'test/fixtures/key.txt',
+        [begin],
+        body.map(() => privateKey),
+        other.map(() => privateKey),
+        [end]
+      )
+    )
+    expect(result.secrets).toBe(1)
+    for (const line of [...body, ...other]) expect(result.patch).not.toContain(line)
+  })
+
+  it('takes out the short last line where the key ends after it', () => {
+    expect(last.length).toBeLessThan(64)
+    // The hunk ends with the key's body: the END line is in the next one.
+    expectBlock('test/fixtures/key.txt', [begin, ...body], [begin, ...body.map(() => privateKey)])
+    expectBlock(
+      'src/pem.ts',
+      [`const pem = \`${begin}`, ...body, `${end}\``],
+      [`const pem = \`${begin}`, ...body.map(() => privateKey), `${end}\``]
+    )
+  })
+
+  it('hides no code written between fake BEGIN and END lines, or after a BEGIN line alone', () => {
+    const fake = ['// ' + begin, 'from os import system as log', `log(${payload})`]
+    expectKept(newFile('src/log.py', [...fake, '// ' + end]))
+    expectKept(newFile('src/log.py', fake))
+    expectKept(newFile('src/pem.ts', [`const BEGIN = '${begin}'`, 'export function parse() {}']))
+  })
+
+  it("takes out a PuTTY key's private lines, and keeps its public ones", () => {
+    const lines = (priv: string[]): string[] => [
+      'PuTTY-User-Key-File-3: ssh-rsa',
+      'Encryption: none',
+      'Comment: deploy',
+      'Public-Lines: 1',
+      'AAAAB3NzaC1yc2EAAAADAQABAAAAgQC7',
+      `Private-Lines: ${body.length}`,
+      ...priv,
+      'Private-MAC: 0123456789abcdef'
+    ]
+    expectBlock('keys/deploy.txt', lines(body), lines(body.map(() => privateKey)))
+  })
+})
+
 describe('redactPatch: long random values under secret names', () => {
   const base64 = 'q8Zt3Lw9' + 'XvB2nK7pR4sY6dF1hJ0mC5eG'
   const hex = '9f86d081' + '884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08'
 
   it.each([
     ['src/oauth.ts', `const CLIENT_SECRET = '${base64}'`, base64],
-    ['.github/workflows/release.yml', `          NPM_TOKEN: npm_${base64}`, base64],
+    ['.github/workflows/release.yml', `          NPM_TOKEN: npm_${base64}`, `npm_${base64}`],
     ['config/secrets.rb', `Rails.application.config.secret_key_base = "${hex}"`, hex],
     ['src/webhooks.py', `WEBHOOK_SIGNING_KEY = ${base64}  # rotated monthly`, base64],
     ['test/fixtures/client.json', `  "client_secret": "${base64}",`, base64],
@@ -576,13 +777,36 @@ describe('redactPatch: adversarial input', () => {
     '"type":"service_account"',
     'secret_access_key ',
     'password>',
+    '-----BEGIN PRIVATE ' + 'KEY-----',
+    '-----BEGIN PRIVATE ' + 'KEY-----Proc-Type:',
+    '-----BEGIN PRIVATE ' + 'KEY-----abc .',
     'a'
   ])('finds nothing in a 1 MB line of %j, in code and in configuration', unit => {
     const line = fill(unit)
     for (const path of ['src/big.ts', 'config/big.yaml']) {
       const patch = newFile(path, [line])
-      expect(redactPatch(patch)).toEqual({ patch, hunks: 0, kinds: [] })
+      expect(redactPatch(patch)).toEqual({ patch, secrets: 0, kinds: [] })
     }
+  })
+
+  it('reads a megabyte of key bodies once, and leaves none of them', () => {
+    const line = 'Ab3/' + 'x'.repeat(56) + 'Yz9+'
+    const patch = newFile('src/big.ts', [
+      fill(['-----BEGIN PRIVATE ' + 'KEY-----', line, line, ''].join(' '))
+    ])
+    const result = redactPatch(patch)
+    expect(result.kinds).toEqual(['private key'])
+    expect(result.patch).not.toContain(line)
+  })
+
+  it('replaces a megabyte of secrets, each where it stands', () => {
+    const key = 'AKIA' + 'ABCDEFGHIJKLMNOP'
+    const patch = newFile('src/big.ts', [fill(`k(${key}) `), fill(`"${key}", `)])
+    const result = redactPatch(patch)
+    // Each unit is 24 characters; the last, cut short, holds no whole key.
+    expect(result.secrets).toBe(2 * Math.floor(MEGABYTE / 24))
+    expect(result.patch).not.toContain(key)
+    expect(result.patch).toContain('k([redacted: AWS access key]) k(')
   })
 
   it('still finds a secret at the end of a megabyte of near misses', () => {

@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { JudgeRun } from '../../src/council/types.js'
+import type { CoverageReceipt } from '../../src/evidence/types.js'
 import { COMMENT_LIMIT, renderMarkdown } from '../../src/report/markdown.js'
 import { renderTerminal } from '../../src/report/terminal.js'
 import { toJsonReport } from '../../src/report/json.js'
@@ -197,24 +198,41 @@ describe('untrusted text in the report', () => {
   })
 })
 
+/** A passing evaluation of `RANKING_EVIDENCE` with its coverage receipt changed by `receipt`. */
+function withReceipt(receipt: Partial<CoverageReceipt>) {
+  return {
+    ...evaluationOf(SEARCH_RUBRIC, PASSING_GATES, council(JUDGES.map(judge => ({ judge })))),
+    evidence: { ...RANKING_EVIDENCE, receipt: { ...RANKING_EVIDENCE.receipt, ...receipt } }
+  }
+}
+
 describe('file names in the report', () => {
   it('shows line breaks, controls and direction overrides in a name as escapes', () => {
     const name = 'src/\u202egnp.ts\n- src/fine.ts: reviewed'
-    const evaluation = {
-      ...evaluationOf(SEARCH_RUBRIC, PASSING_GATES, council(JUDGES.map(judge => ({ judge })))),
-      evidence: {
-        ...RANKING_EVIDENCE,
-        receipt: {
-          ...RANKING_EVIDENCE.receipt,
-          omitted: [{ path: name, reason: 'binary' as const, detail: 'binary', counts: true }]
-        }
-      }
-    }
+    const evaluation = withReceipt({
+      omitted: [{ path: name, reason: 'binary', detail: 'binary', counts: true }]
+    })
     const markdown = renderMarkdown(evaluation, { budget: COMMENT_LIMIT })
     expect(markdown).toContain(
       '<code>src/\\\\u202egnp.ts\\\\n- src/fine.ts: reviewed</code>: binary'
     )
     expect(markdown).not.toContain('\u202e')
+  })
+})
+
+describe('redactions in the report', () => {
+  it('says how many secrets of a file were redacted, and that the rest of its diff was shown', () => {
+    const evaluation = withReceipt({
+      redacted: [{ path: 'src/rank.ts', secrets: 2, kinds: ['AWS access key', 'JWT'] }]
+    })
+    expect(renderMarkdown(evaluation, { budget: COMMENT_LIMIT })).toContain(
+      '- <code>src/rank.ts</code>: 2 secrets redacted (AWS access key, JWT); the rest of its diff was shown\n'
+    )
+    expect(toJsonReport(evaluation)).toMatchObject({
+      coverage: {
+        redacted: [{ path: 'src/rank.ts', secrets: 2, kinds: ['AWS access key', 'JWT'] }]
+      }
+    })
   })
 })
 

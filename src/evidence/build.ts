@@ -232,18 +232,19 @@ export function buildEvidence(input: EvidenceInput): Evidence {
 
 /**
  * The candidate's redacted patch and its exact tokens when they are at most `limit`, else
- * undefined. The whole patch is redacted (a secret anywhere in a hunk replaces the whole hunk, so
- * what would be sent is known only then), but counted no further than `limit` tokens.
+ * undefined. The whole patch is redacted (a secret's replacement may be longer or shorter than
+ * the secret, and a key's body runs over lines, so what would be sent is known only then), but
+ * counted no further than `limit` tokens.
  */
 function fitting(candidate: Candidate, limit: number): Included | undefined {
   const { file } = candidate
   // A NUL or other control character in a text file is shown, not sent raw (or hidden).
   const redacted = redactPatch(showControls(file.patch ?? ''))
   const redaction =
-    redacted.hunks > 0
-      ? { path: file.path, hunks: redacted.hunks, kinds: redacted.kinds }
+    redacted.secrets > 0
+      ? { path: file.path, secrets: redacted.secrets, kinds: redacted.kinds }
       : undefined
-  // The prompt also says which hunks it redacted: that line is the file's too.
+  // The prompt also says what it redacted in the file: that line is the file's too.
   const note = redaction === undefined ? 0 : countTokens(redactionLine(redaction))
   const tokens = note + countTokensUpTo(redacted.patch, limit - note)
   return tokens <= limit ? { candidate, patch: redacted.patch, tokens, redaction } : undefined
@@ -287,9 +288,9 @@ export function unlistedLine(count: number): string {
 /** The longest reason a file can be left out for, to count the list's lines from above. */
 const LONGEST_REASON: OmissionReason = 'denylisted'
 
-/** The line the prompt gives a file whose secret-looking hunks were redacted. */
+/** The line the prompt gives a file whose secrets were redacted. */
 export function redactionLine(r: Redaction): string {
-  return `- ${escapeName(r.path)}: ${r.hunks} hunk${r.hunks === 1 ? '' : 's'} redacted (looked like ${r.kinds.join(', ')})`
+  return `- ${escapeName(r.path)}: ${r.secrets} secret${r.secrets === 1 ? '' : 's'} replaced by [redacted: …] (looked like ${r.kinds.join(', ')})`
 }
 
 /**

@@ -6,25 +6,44 @@ interface ScanContext {
   readonly config: boolean
 }
 
-interface SecretPattern {
-  /** Named in the redaction note and the coverage receipt. */
-  readonly kind: string
-  /** Whether `text` holds this kind of secret. Linear in the text's length (see `PATTERNS`). */
-  readonly found: (text: string, context: ScanContext) => boolean
+/** Where a secret is in the scanned text: `text.slice(start, end)`. */
+interface Span {
+  readonly start: number
+  readonly end: number
 }
 
-/** A match is a secret when `accept` (if any) agrees; `pattern` has the `g` flag, for `matchAll`. */
+interface SecretPattern {
+  /** Named in the redaction and the coverage receipt. */
+  readonly kind: string
+  /** Where `text` holds this kind of secret. Linear in the text's length (see `PATTERNS`). */
+  readonly spans: (text: string, context: ScanContext) => Span[]
+}
+
+/**
+ * Every match `accept` (if any) agrees to. The secret is the match's `secret` group when it has
+ * one, else the whole match: for `name = value` only the value goes, so a reviewer still reads
+ * what was assigned. `pattern` has the `g` flag, for `matchAll`.
+ */
 function matching(
   pattern: RegExp,
-  accept?: (match: RegExpExecArray, context: ScanContext) => boolean
-): SecretPattern['found'] {
+  accept?: (secret: string, match: RegExpExecArray, context: ScanContext) => boolean
+): SecretPattern['spans'] {
+  // The `d` flag gives the group's offsets. (matchAll works on a copy of the regex, so the
+  // shared `g` patterns keep no state.)
+  const indexed = new RegExp(pattern.source, `${pattern.flags}d`)
   return (text, context) => {
+    const spans: Span[] = []
     // Every match, not just the first: the first may be a placeholder and a later one real.
-    // (matchAll works on a copy of the regex, so the shared `g` patterns keep no state.)
-    for (const match of text.matchAll(pattern)) {
-      if (accept === undefined || accept(match, context)) return true
+    for (const match of text.matchAll(indexed)) {
+      const [start, end] = match.indices?.groups?.secret ?? [
+        match.index,
+        match.index + match[0].length
+      ]
+      if (accept === undefined || accept(text.slice(start, end), match, context)) {
+        spans.push({ start, end })
+      }
     }
-    return false
+    return spans
   }
 }
 
@@ -41,90 +60,198 @@ const SECRET_NAME = String.raw`(?:secret|token|key|key[_-]?base|password|passwd|
 const ASSIGN = String.raw`["']?[ \t]*(?::=|=>|[:=])[ \t]*`
 
 /**
- * What a secret looks like. Provider keys have fixed prefixes and lengths; the lookbehinds keep
- * them from matching inside longer identifiers. Assignments need a secret-looking name and a
- * value that is neither code nor a placeholder (see `isUnquotedSecret` and `looksRandom`).
+ * A key file's `private_key` value, up to its closing quote (escaped or not, as its opening one
+ * was): the key whole, however it is split over lines. Not a placeholder (`"<key>"`, `"${KEY}"`).
+ * A `"` or `\"` ends every attempt, so none reads past the next one's start.
+ */
+const GCP_PRIVATE_KEY = matching(
+  /\\?"private_key\\?"\s*:\s*\\?"(?<secret>(?![<${"\\])(?:[^"\\]|\\(?!"))+)\\?"/g
+)
+/** A key file's `private_key_id`: 40 hex digits that name the key and appear nowhere else. */
+const GCP_KEY_ID = matching(/\\?"private_key_id\\?"\s*:\s*\\?"(?<secret>[0-9a-f]{40})\\?"/g)
+
+/**
+ * The bodies of private keys, each from a match of `start`: read from the match's end (`after`: a
+ * BEGIN line) or from its start (`at`: the body's own first characters). A body that was read is
+ * not read again for a later start inside it, so the text is read once, whatever the number of
+ * starts.
+ */
+function keyBodies(start: RegExp, from: 'after' | 'at'): SecretPattern['spans'] {
+  return text => {
+    const spans: Span[] = []
+    // A copy: `exec` keeps its place in `lastIndex`.
+    const starts = new RegExp(start)
+    for (let match = starts.exec(text); match !== null; match = starts.exec(text)) {
+      const body =
+        from === 'after'
+          ? keyBody(text, match.index + match[0].length, true)
+          : keyBody(text, match.index, false)
+      if (body === undefined) continue
+      spans.push(body)
+      starts.lastIndex = Math.max(starts.lastIndex, body.end)
+    }
+    return spans
+  }
+}
+
+/** Base64, with its padding. */
+const BASE64_WORD = /[A-Za-z0-9+/]*=*/y
+/**
+ * What stands between the words of a key's body as files and code hold it: white space and line
+ * breaks, quotes, commas, a `+` joining strings, and `\n` written in a string (or a `\` that ends
+ * a shell line). Nothing else: a key has no code in it.
+ */
+const KEY_SEPARATORS = /(?:[ \t\r\n'"`,]|\\[nrt]?|\+(?![A-Za-z0-9+/]))*/y
+/**
+ * What follows a key's last, short line: the key's end (its END line, PuTTY's MAC, the end of the
+ * text) or, where a diff replaces a key with another, the next key's first line.
+ */
+const KEY_AFTER_LAST = new RegExp(
+  String.raw`${KEY_SEPARATORS.source}(?:-----|Private-MAC:|$|[A-Za-z0-9+/]{16})`,
+  'y'
+)
+/** An encrypted PEM key's headers, between its BEGIN line and its body: not secret. */
+const PEM_HEADER = /(?:Proc-Type|DEK-Info):[ \t]*[A-Za-z0-9,-]*/y
+/** A key's lines are 64 or 76 characters but its last; an identifier is rarely 16. */
+const KEY_LINE = 16
+
+/** Where a sticky `pattern` matching at `at` ends; `at` when it does not match there. */
+function matchEnd(pattern: RegExp, text: string, at: number): number {
+  pattern.lastIndex = at
+  return pattern.test(text) ? pattern.lastIndex : at
+}
+
+/** Whether the sticky `pattern` matches at `at`. */
+function matchesAt(pattern: RegExp, text: string, at: number): boolean {
+  pattern.lastIndex = at
+  return pattern.test(text)
+}
+
+/**
+ * The span of a key's body read from `at`: base64 words, each long as a key's line is, with only
+ * `KEY_SEPARATORS` between them, and a shorter word (a key's last line) where `KEY_AFTER_LAST`
+ * follows it. It ends at the first thing that is not such a word, so code on the BEGIN or END
+ * line, or written between them, stays for the judges to read: a fake key hides no code but
+ * base64 words of 16 characters or more (a long identifier at worst), and a short word before one.
+ */
+function keyBody(text: string, at: number, afterBegin: boolean): Span | undefined {
+  let start: number | undefined
+  let end = at
+  let next = at
+  for (;;) {
+    next = matchEnd(KEY_SEPARATORS, text, next)
+    const header = afterBegin && start === undefined ? matchEnd(PEM_HEADER, text, next) : next
+    if (header > next) {
+      next = header
+      continue
+    }
+    const wordEnd = matchEnd(BASE64_WORD, text, next)
+    const short = wordEnd - next < KEY_LINE
+    if (wordEnd === next || (short && !matchesAt(KEY_AFTER_LAST, text, wordEnd))) break
+    start ??= next
+    end = wordEnd
+    next = wordEnd
+  }
+  return start === undefined ? undefined : { start, end }
+}
+
+/**
+ * What a secret looks like, and where it is. Provider keys have fixed prefixes and lengths; the
+ * lookbehinds keep them from matching inside longer identifiers. Assignments need a
+ * secret-looking name and a value that is neither code nor a placeholder (see `isUnquotedSecret`
+ * and `looksRandom`); the span is the value alone.
  *
  * Patches can be megabytes of the pull request's own choosing, so every pattern must take time
  * linear in the text: each starts at a literal or at a name, and no repeated part can match what
  * the next part (or the next start) needs, so a failed attempt gives up after one pass over its
- * own run. `__tests__/evidence/redact.test.ts` feeds the patterns megabyte lines built to make
- * them backtrack.
+ * own run. A key's body is read on from its start once (see `keyBodies`).
+ * `__tests__/evidence/redact.test.ts` feeds the patterns megabyte lines built to make them
+ * backtrack.
  */
 const PATTERNS: readonly SecretPattern[] = [
   {
+    // The body after the BEGIN line. The BEGIN and END lines themselves are no secret: they stay,
+    // and tell the reader a key was there.
     kind: 'private key',
-    found: matching(/-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/g)
+    spans: keyBodies(/-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/g, 'after')
   },
   {
     // A key whose BEGIN line is not in the hunk: split over lines or strings, or only its body
     // changed. The body starts with the key's DER header, which differs from a certificate's:
     // RSA (PKCS#1 and #8, PSS), DSA, EC (SEC1 and PKCS#8), Ed25519/X25519, Ed448/X448, encrypted
-    // PKCS#8, OpenSSH (`openssh-key-v1`) and PuTTY.
+    // PKCS#8 and OpenSSH (`openssh-key-v1`).
     kind: 'private key',
-    found: matching(
-      /MII[A-Za-z0-9+/]{3}IBA(?:DAN|DAL|DCC|AK)|MII[A-Za-z0-9+/]{5}BgkqhkiG9w0BBQ0|MI[GH][A-Za-z0-9+/]AgEAMB[AM]GByqGSM49AgEG|MH[A-Za-z0-9+/]CAQEE|MI[GH][A-Za-z0-9+/]AgEBB[DE]|MC4CAQAwBQYDK2V[uw]|ME[cY]CAQAwBQYDK2V[vx]|b3BlbnNzaC1rZXktdjE|PuTTY-User-Key-File-\d:/g
+    spans: keyBodies(
+      /MII[A-Za-z0-9+/]{3}IBA(?:DAN|DAL|DCC|AK)|MII[A-Za-z0-9+/]{5}BgkqhkiG9w0BBQ0|MI[GH][A-Za-z0-9+/]AgEAMB[AM]GByqGSM49AgEG|MH[A-Za-z0-9+/]CAQEE|MI[GH][A-Za-z0-9+/]AgEBB[DE]|MC4CAQAwBQYDK2V[uw]|ME[cY]CAQAwBQYDK2V[vx]|b3BlbnNzaC1rZXktdjE/g,
+      'at'
     )
   },
   {
+    // A PuTTY key's private lines follow their count; its public lines are no secret.
+    kind: 'private key',
+    spans: keyBodies(/Private-Lines:[ \t]*\d+/g, 'after')
+  },
+  {
     kind: 'AWS access key',
-    found: matching(/(?<![A-Za-z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Za-z0-9])/g)
+    spans: matching(/(?<![A-Za-z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Za-z0-9])/g)
   },
   {
     // 40 base64 characters, after a name AWS uses for it: the environment variable, the
     // credentials file's key, `SecretAccessKey` in STS output, or `aws configure set`.
     kind: 'AWS secret key',
-    found: matching(
-      /(?:secret[_-]?access[_-]?key|aws[_-]?secret[_-]?key)["']?(?:[ \t]*(?::=|=>|[:=])[ \t]*|[ \t]+)["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/gi,
+    spans: matching(
+      /(?:secret[_-]?access[_-]?key|aws[_-]?secret[_-]?key)["']?(?:[ \t]*(?::=|=>|[:=])[ \t]*|[ \t]+)["']?(?<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/gi,
       // Random keys mix cases; `EXAMPLEKEYEXAMPLEKEY…` and hex digests do not.
-      match => /[a-z]/.test(match[1] ?? '') && /[A-Z]/.test(match[1] ?? '')
+      secret => /[a-z]/.test(secret) && /[A-Z]/.test(secret)
     )
   },
   {
     kind: 'GitHub token',
-    found: matching(/(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})/g)
+    spans: matching(/(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})/g)
   },
   {
     kind: 'Anthropic API key',
-    found: matching(/(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}/g)
+    spans: matching(/(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}/g)
   },
   {
     kind: 'OpenAI API key',
-    found: matching(
+    spans: matching(
       /(?<![A-Za-z0-9_-])sk-(?!ant-)[A-Za-z0-9_-]{20,}/g,
       // Random keys hold digits; hyphenated words such as `sk-learn-contrib-project` do not.
-      match => /[0-9]/.test(match[0])
+      secret => /[0-9]/.test(secret)
     )
   },
-  { kind: 'Slack token', found: matching(/(?<![A-Za-z0-9_-])xox[abprs]-[A-Za-z0-9-]{10,}/g) },
+  { kind: 'Slack token', spans: matching(/(?<![A-Za-z0-9_-])xox[abprs]-[A-Za-z0-9-]{10,}/g) },
   {
     kind: 'Google API key',
-    found: matching(/(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g)
+    spans: matching(/(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g)
   },
   {
-    // A service account's key file: its type beside a private key with a value, on whatever
-    // lines and however the key itself is split; or the key's 40-hex id, which appears nowhere
-    // else. Quotes may be escaped, for the file pasted into a string.
+    // A service account's key file: the value of its `private_key` when its type is in the text
+    // too, on whatever lines and however the key itself is split; and the key's 40-hex id, which
+    // appears nowhere else. Quotes may be escaped, for the file pasted into a string.
     kind: 'GCP service account key',
-    found: text =>
-      (/\\?"type\\?"\s*:\s*\\?"service_account\\?"/.test(text) &&
-        /\\?"private_key\\?"\s*:\s*\\?"(?![<${"\\])/.test(text)) ||
-      /\\?"private_key_id\\?"\s*:\s*\\?"[0-9a-f]{40}\\?"/.test(text)
+    spans: (text, context) => [
+      ...(/\\?"type\\?"\s*:\s*\\?"service_account\\?"/.test(text)
+        ? GCP_PRIVATE_KEY(text, context)
+        : []),
+      ...GCP_KEY_ID(text, context)
+    ]
   },
   {
     kind: 'Stripe key',
-    found: matching(/(?<![A-Za-z0-9_])[sr]k_live_[0-9A-Za-z]{16,}/g)
+    spans: matching(/(?<![A-Za-z0-9_])[sr]k_live_[0-9A-Za-z]{16,}/g)
   },
   {
     kind: 'JWT',
-    found: matching(/(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g)
+    spans: matching(/(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g)
   },
   {
     // Storage account keys in connection strings; Service Bus, Event Hubs and IoT Hub keys.
     kind: 'Azure access key',
-    found: matching(
-      /(?<![A-Za-z0-9])(?:AccountKey|SharedAccessKey)[ \t]*=[ \t]*([A-Za-z0-9+/]{20,}={0,2})/gi,
-      match => mixesClasses(match[1] ?? '')
+    spans: matching(
+      /(?<![A-Za-z0-9])(?:AccountKey|SharedAccessKey)[ \t]*=[ \t]*(?<secret>[A-Za-z0-9+/]{20,}={0,2})/gi,
+      mixesClasses
     )
   },
   {
@@ -132,40 +259,45 @@ const PATTERNS: readonly SecretPattern[] = [
     // ("Bearer tokens are sent…") and `Bearer YOUR_ACCESS_TOKEN_HERE` are left alone; `Bearer
     // ${token}` never matches.
     kind: 'Bearer token',
-    found: matching(/(?<![A-Za-z0-9_-])bearer[ \t]+([A-Za-z0-9._~+/-]{20,}=*)/gi, match =>
-      mixesClasses(match[1] ?? '')
+    spans: matching(
+      /(?<![A-Za-z0-9_-])bearer[ \t]+(?<secret>[A-Za-z0-9._~+/-]{20,}=*)/gi,
+      mixesClasses
     )
   },
   {
     // Only when the base64 decodes to `user:password`: "Basic authentication" does not.
     kind: 'Basic auth credentials',
-    found: matching(
-      /(?<![A-Za-z0-9_-])basic[ \t]+([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])/gi,
-      match =>
+    spans: matching(
+      /(?<![A-Za-z0-9_-])basic[ \t]+(?<secret>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])/gi,
+      secret =>
         /^[\x21-\x39\x3b-\x7e][\x20-\x7e]*:[\x20-\x7e]+$/.test(
-          Buffer.from(match[1] ?? '', 'base64').toString('latin1')
+          Buffer.from(secret, 'base64').toString('latin1')
         )
     )
   },
   {
     // `scheme://user:password@host`, found from its `://` (whatever the scheme: `postgres`,
-    // `mongodb+srv`, `jdbc:mysql`). `git@github.com:org/repo`, `http://user@host` and
-    // `https://host:443/` have no password. Neither user nor password can hold a `/`, so an
-    // attempt stops before the next `://`: each character is looked at once or twice.
+    // `mongodb+srv`, `jdbc:mysql`); the password goes, the user and host stay.
+    // `git@github.com:org/repo`, `http://user@host` and `https://host:443/` have no password.
+    // Neither user nor password can hold a `/`, so an attempt stops before the next `://`: each
+    // character is looked at once or twice.
     kind: 'password in URL',
-    found: matching(
-      /:\/\/[^\s:@/?#"'`<>]*:([^\s@/?#"'`<>]+)@/g,
+    spans: matching(
+      /:\/\/[^\s:@/?#"'`<>]*:(?<secret>[^\s@/?#"'`<>]+)@/g,
       // Not `${PASS}`, `{password}`, `%(pw)s` or `****`; but `u:p@` has a one-letter password.
-      match => !/^(?:[$<{[]|%[({])/.test(match[1] ?? '') && !/^(.)\1+$/.test(match[1] ?? '')
+      secret => !/^(?:[$<{[]|%[({])/.test(secret) && !/^(.)\1+$/.test(secret)
     )
   },
   {
     // A quoted value: `password = "…"`, `"api_key": "…"`, `'token' => '…'`. It needs the quotes,
     // so `password: string` and `const tokenizer = new Tokenizer()` are left alone.
     kind: 'password or secret assignment',
-    found: matching(
-      new RegExp(String.raw`${NAME}["']?\s*(?::=|=>|[:=])\s*(["'\`])([^\s"'\`]{8,})\1`, 'gi'),
-      match => !isPlaceholder(match[2] ?? '')
+    spans: matching(
+      new RegExp(
+        String.raw`${NAME}["']?\s*(?::=|=>|[:=])\s*(["'\`])(?<secret>[^\s"'\`]{8,})\1`,
+        'gi'
+      ),
+      secret => !isPlaceholder(secret)
     )
   },
   {
@@ -173,16 +305,16 @@ const PATTERNS: readonly SecretPattern[] = [
     // `DB_PASSWORD=…`, `?api_key=…`. The value ends at a space, quote, `,`, `;`, `&` or `=`
     // (base64 padding aside): `password=password=…` is one name after another, not a value.
     kind: 'password or secret assignment',
-    found: matching(
-      new RegExp(String.raw`${NAME}${ASSIGN}([^\s"'\`,;&=]+={0,2})`, 'gi'),
-      (match, context) => !namesAnotherSecret(match) && isUnquotedSecret(match[1] ?? '', context)
+    spans: matching(
+      new RegExp(String.raw`${NAME}${ASSIGN}(?<secret>[^\s"'\`,;&=]+={0,2})`, 'gi'),
+      (secret, match, context) => !namesAnotherSecret(match) && isUnquotedSecret(secret, context)
     )
   },
   {
     // XML, as in Maven's settings.xml: `<password>…</password>`.
     kind: 'password or secret assignment',
-    found: matching(new RegExp(String.raw`${NAME}>([^<>\s]{8,})</`, 'gi'), match =>
-      isUnquotedSecret(match[1] ?? '', { config: true })
+    spans: matching(new RegExp(String.raw`${NAME}>(?<secret>[^<>\s]{8,})</`, 'gi'), secret =>
+      isUnquotedSecret(secret, { config: true })
     )
   },
   {
@@ -190,12 +322,12 @@ const PATTERNS: readonly SecretPattern[] = [
     // password or credentials: `CLIENT_SECRET=…`, `"signingKey": "…"`, `NPM_TOKEN: …`. A dot
     // ends no value, so `process.env.GITHUB_TOKEN_FOR_RELEASES` is not one.
     kind: 'high-entropy secret',
-    found: matching(
+    spans: matching(
       new RegExp(
-        String.raw`${SECRET_NAME}${ASSIGN}["'\`]?([A-Za-z0-9+/][A-Za-z0-9+/_-]{23,}={0,2})(?![^\s"'\`,;)}\]&<])`,
+        String.raw`${SECRET_NAME}${ASSIGN}["'\`]?(?<secret>[A-Za-z0-9+/][A-Za-z0-9+/_-]{23,}={0,2})(?![^\s"'\`,;)}\]&<])`,
         'gi'
       ),
-      match => looksRandom(match[1] ?? '')
+      looksRandom
     )
   }
 ]
@@ -318,56 +450,118 @@ export function isConfigFile(path: string): boolean {
   return CONFIG_NAMES.has(name) || CONFIG_EXTENSIONS.has(posix.extname(name))
 }
 
-/**
- * The kinds of secret `text` seems to hold, each once, in the order of `PATTERNS`. `path` is the
- * file the text is from: it tells how to read unquoted values (see `isConfigFile`).
- */
-export function secretKinds(text: string, path = ''): string[] {
-  const context = { config: isConfigFile(path) }
-  const kinds = PATTERNS.filter(({ found }) => found(text, context)).map(({ kind }) => kind)
-  return [...new Set(kinds)]
+/** A secret found: where it is, and what it looked like (in the order of `PATTERNS`). */
+export interface Secret extends Span {
+  readonly kinds: readonly string[]
 }
 
-const HUNK_HEADER = /^(@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@)(.*)$/
+/** Every kind, each once, in the order of `PATTERNS`: the order kinds are named in. */
+const KINDS = [...new Set(PATTERNS.map(({ kind }) => kind))]
+
+function inOrder(kinds: ReadonlySet<string>): string[] {
+  return KINDS.filter(kind => kinds.has(kind))
+}
 
 /**
- * Replaces every hunk of a file's patch that looks like it holds a secret with a one-line note,
- * keeping its `@@` header. All lines of the hunk are scanned, context too: context is sent to the
- * judges as well, and a secret already in the repository must not travel further.
+ * Where `text` seems to hold secrets, in order, overlapping and touching spans merged into one.
+ * `path` is the file the text is from: it tells how to read unquoted values (see
+ * `isConfigFile`).
  */
-export function redactPatch(patch: string): { patch: string; hunks: number; kinds: string[] } {
+export function findSecrets(text: string, path = ''): Secret[] {
+  const context = { config: isConfigFile(path) }
+  const found = PATTERNS.flatMap(({ kind, spans }) =>
+    spans(text, context).map(span => ({ ...span, kind }))
+  ).sort((a, b) => a.start - b.start)
+  const merged: { start: number; end: number; kinds: Set<string> }[] = []
+  for (const { start, end, kind } of found) {
+    const last = merged.at(-1)
+    if (last !== undefined && start <= last.end) {
+      last.end = Math.max(last.end, end)
+      last.kinds.add(kind)
+    } else {
+      merged.push({ start, end, kinds: new Set([kind]) })
+    }
+  }
+  return merged.map(({ start, end, kinds }) => ({ start, end, kinds: inOrder(kinds) }))
+}
+
+/** `@@ -1,3 +1,4 @@`: a hunk header's line ranges, before the old line it may show. */
+const HUNK_RANGES = /^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@/
+
+/** A line of a hunk: what marks its kind, kept as it is, and its text, which is scanned. */
+interface HunkLine {
+  readonly mark: string
+  readonly text: string
+}
+
+/**
+ * A body line's mark is its first character (` `, `+`, `-`, `\`). A header's is its line ranges:
+ * the text after them is a line of the old file (the enclosing function), scanned like the rest.
+ */
+function hunkLine(line: string, header: boolean): HunkLine {
+  const mark = header ? (HUNK_RANGES.exec(line)?.[0] ?? '@@') : line.slice(0, 1)
+  return { mark, text: line.slice(mark.length) }
+}
+
+/**
+ * Replaces each secret in a file's patch with `[redacted: kind]`, and nothing else: the code
+ * around a secret, on its line and in its hunk, is still shown, so a secret cannot hide code from
+ * the judges. Every line of each hunk is scanned, context and removed lines too (context is sent
+ * as well, and a secret already in the repository must not travel further), joined without their
+ * marks so that a secret over several lines (a key's body) is found whole. A secret over several
+ * lines leaves each of its lines in place, with its mark and `[redacted: kind]` for its part of
+ * the secret, so the hunk's line counts stay true.
+ */
+export function redactPatch(patch: string): { patch: string; secrets: number; kinds: string[] } {
   const lines = patch.split('\n')
   const firstHunk = lines.findIndex(line => line.startsWith('@@'))
-  if (firstHunk === -1) return { patch, hunks: 0, kinds: [] }
+  if (firstHunk === -1) return { patch, secrets: 0, kinds: [] }
 
   const output = lines.slice(0, firstHunk)
   const path = patchPath(output)
   const kinds = new Set<string>()
-  let hunks = 0
+  let secrets = 0
   let start = firstHunk
   while (start < lines.length) {
     let end = start + 1
     // Inside hunks only hunk headers start with `@@`: body lines start with ` +-\`.
     while (end < lines.length && !(lines[end] ?? '').startsWith('@@')) end++
-    const header = lines[start] ?? ''
-    const body = lines.slice(start + 1, end)
-    // The text after the second `@@` is a line of the old file (the enclosing function): scanned too.
-    const found = secretKinds([header, ...body].join('\n'), path)
-    if (found.length === 0) {
-      output.push(header, ...body)
-    } else {
-      hunks++
-      for (const kind of found) kinds.add(kind)
-      const trailing = body.at(-1) === '' && end === lines.length ? [''] : []
-      output.push(
-        bareHeader(header),
-        `[hunk redacted by rubric-council: it looks like it contains a secret (${found.join(', ')})]`,
-        ...trailing
-      )
-    }
+    const hunk = lines.slice(start, end).map((line, i) => hunkLine(line, i === 0))
+    const found = findSecrets(hunk.map(line => line.text).join('\n'), path)
+    secrets += found.length
+    for (const secret of found) for (const kind of secret.kinds) kinds.add(kind)
+    output.push(...redactLines(hunk, found))
     start = end
   }
-  return { patch: output.join('\n'), hunks, kinds: [...kinds] }
+  return { patch: output.join('\n'), secrets, kinds: inOrder(kinds) }
+}
+
+/**
+ * The lines with each secret's part of them replaced by `[redacted: kind]`, naming the secret's
+ * first kind: the most specific (`token: "ghp_…"` is a GitHub token before it is an assignment).
+ * `secrets` are spans of the lines' texts joined with `\n`, in order and apart.
+ */
+function redactLines(lines: readonly HunkLine[], secrets: readonly Secret[]): string[] {
+  let next = 0
+  let lineStart = 0
+  return lines.map(({ mark, text }) => {
+    const offset = lineStart
+    const lineEnd = offset + text.length
+    lineStart = lineEnd + 1
+    let shown = ''
+    let at = offset
+    for (let secret = secrets[next]; secret !== undefined && secret.start < lineEnd;) {
+      if (secret.end > at) {
+        const before = text.slice(at - offset, Math.max(secret.start, at) - offset)
+        shown += `${before}[redacted: ${secret.kinds[0] ?? 'secret'}]`
+        at = Math.min(secret.end, lineEnd)
+      }
+      // A secret that goes on past this line is redacted on the next one too.
+      if (secret.end > lineEnd) break
+      secret = secrets[++next]
+    }
+    return mark + shown + text.slice(at - offset)
+  })
 }
 
 /**
@@ -380,9 +574,4 @@ function patchPath(header: readonly string[]): string {
   const line = after === undefined || after.startsWith('+++ /dev/null') ? before : after
   // Git quotes unusual names and ends a name holding a space with a tab.
   return (line ?? '').slice(4).trimEnd().replace(/"$/, '')
-}
-
-/** `@@ -1,3 +1,4 @@ const key = …` → `@@ -1,3 +1,4 @@`: the line ranges without the old text. */
-function bareHeader(header: string): string {
-  return HUNK_HEADER.exec(header)?.[1] ?? '@@'
 }

@@ -41,8 +41,11 @@ export interface Omission {
 
 export interface Redaction {
   readonly path: string
-  /** Hunks replaced because they look like they hold a secret. */
-  readonly hunks: number
+  /**
+   * Secrets replaced by `[redacted: kind]` in the patch sent: each a span of text (a value, a key,
+   * a key's body over several lines), the code around it left as it was.
+   */
+  readonly secrets: number
   /** What was recognised, e.g. "AWS access key", "private key". */
   readonly kinds: readonly string[]
 }
@@ -91,7 +94,7 @@ export interface Evidence {
   readonly unlisted: number
   /** Every changed path, listed or not, and where renamed or copied files came from. */
   readonly changed: readonly string[]
-  /** The patches of the reviewed files, in priority order, secret-looking hunks redacted. */
+  /** The patches of the reviewed files, in priority order, secrets in them redacted. */
   readonly diff: string
   readonly receipt: CoverageReceipt
   readonly iteration: number

@@ -326,7 +326,7 @@ function coverageSection(receipt: CoverageReceipt): Section {
   for (const r of receipt.redacted) {
     blocks.push({
       pieces: [
-        `- ${code(escapeName(r.path))}: ${r.hunks} hunk${r.hunks === 1 ? '' : 's'} redacted (${escapeMarkdown(r.kinds.join(', '))})\n`
+        `- ${code(escapeName(r.path))}: ${r.secrets} secret${r.secrets === 1 ? '' : 's'} redacted (${escapeMarkdown(r.kinds.join(', '))}); the rest of its diff was shown\n`
       ],
       priority: 45
     })
