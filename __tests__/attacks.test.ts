@@ -210,6 +210,22 @@ describe('a pull request hiding code without any gate', () => {
     expect((await attempt(pr)).outcome).toBe('UNCLEAR incomplete_coverage')
   })
 
+  it('cannot hide code behind a fake secret in the same hunk', async () => {
+    const pr = pullRequest({
+      'src/feature.ts': [
+        `const id = 'AKIA${'Q'.repeat(16)}'; ${HIDDEN}`,
+        '-----BEGIN PRIVATE KEY-----',
+        HIDDEN,
+        '-----END PRIVATE KEY-----',
+        ''
+      ].join('\n')
+    })
+    const { outcome, prompts } = await attempt(pr)
+    expect(outcome).toBe('FAIL criterion_failed')
+    // The secret goes, the code beside it stays.
+    expect(prompts[0]).toContain(`const id = '[redacted: AWS access key]'; ${HIDDEN}`)
+  })
+
   it('cannot hide code as an unknown binary file that counts for nothing', async () => {
     const payload = Buffer.concat([Buffer.from([0, 1, 2, 3, 0, 0, 0, 9]), Buffer.alloc(64, 7)])
     const pr = pullRequest({ 'src/payload.bin': payload })
