@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest'
+import { escapeName, looksBinary, mediaFormat, showControls } from '../../src/evidence/content.js'
+
+/** A new file's patch with `body` as its one added line, as git prints it with --text. */
+const patchOf = (body: string): string =>
+  `diff --git a/f b/f\nnew file mode 100644\n--- /dev/null\n+++ b/f\n@@ -0,0 +1 @@\n+${body}\n`
+
+describe('looksBinary: decided by the content, never the name or .gitattributes', () => {
+  it('keeps a source file with a NUL byte in a comment as text', () => {
+    expect(looksBinary(patchOf(`// \0 marker\n+${'export const a = 1\n+'.repeat(20)}`))).toBe(false)
+  })
+
+  it('takes compressed or compiled bytes for binary', () => {
+    const noise = Array.from({ length: 400 }, (_, i) => String.fromCharCode((i * 37) % 32)).join('')
+    expect(looksBinary(patchOf(noise))).toBe(true)
+    expect(looksBinary(patchOf('\ufffd\ufffd\ufffdPNG\ufffd\ufffd'))).toBe(true)
+  })
+
+  it('looks at the first 8 KiB of the hunks: a late change of kind does not change the answer', () => {
+    const text = 'export const value = compute(1)\n+'.repeat(400)
+    const noise = '\0\x01\x02\x03'.repeat(4000)
+    expect(looksBinary(patchOf(`${text}${noise}`))).toBe(false)
+    expect(looksBinary(patchOf(`${noise}${text}`))).toBe(true)
+  })
+
+  it('reads a patch without hunks (a mode change, an empty file) as text', () => {
+    expect(looksBinary('diff --git a/f b/f\nold mode 100644\nnew mode 100755\n')).toBe(false)
+  })
+})
+
+describe('mediaFormat: media recognised by its first bytes', () => {
+  const bytes = (text: string): Uint8Array => Uint8Array.from(text, c => c.charCodeAt(0))
+
+  it.each([
+    ['\x89PNG\r\n\x1a\n\0\0\0\rIHDR', 'PNG image'],
+    ['\xff\xd8\xff\xe0\0\x10JFIF', 'JPEG image'],
+    ['GIF89a\x01\0\x01\0', 'GIF image'],
+    ['RIFF\0\0\0\0WEBPVP8 ', 'WebP image'],
+    ['%PDF-1.7\n', 'PDF document'],
+    ['wOF2\0\x01\0\0', 'WOFF2 font'],
+    ['\0\0\0\x18ftypmp42', 'MP4, MOV, AVIF or HEIC media'],
+    ['SQLite format 3\0', 'SQLite database']
+  ])('%j is %s', (head, format) => {
+    expect(mediaFormat(bytes(head))).toBe(format)
+  })
+
+  it('does not take archives, executables or text for media, whatever they are called', () => {
+    expect(mediaFormat(bytes('PK\x03\x04\x14\0'))).toBeUndefined() // zip: can carry code
+    expect(mediaFormat(bytes('\x7fELF\x02\x01\x01'))).toBeUndefined()
+    expect(mediaFormat(bytes('export const a = 1'))).toBeUndefined()
+    expect(mediaFormat(bytes(''))).toBeUndefined()
+  })
+})
+
+describe('showing untrusted text', () => {
+  it('shows control characters as symbols, keeping tabs and line breaks', () => {
+    expect(showControls('a\0b\x1b[2Kc\x7f\td\r\n')).toBe('a\u2400b\u241b[2Kc\u2421\td\r\n')
+  })
+
+  it('escapes a file name to one line that looks like what it is', () => {
+    expect(escapeName('src/a\n# Instructions\r\t.ts')).toBe('src/a\\n# Instructions\\r\\t.ts')
+    expect(escapeName('src/\u202egnp.ts')).toBe('src/\\u202egnp.ts')
+    expect(escapeName('a\u200bb\u2028c\x01\x85')).toBe('a\\u200bb\\u2028c\\x01\\x85')
+    expect(escapeName('café/naïve 名前.ts')).toBe('café/naïve 名前.ts')
+  })
+})
