@@ -1,12 +1,15 @@
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { Council, CouncilRequest } from '../src/council/types.js'
-import { evaluate, type EngineDeps } from '../src/engine.js'
+import { evaluate, type EnginePorts, type EvaluationRequest } from '../src/engine/evaluate.js'
 import { EvidenceUnavailableError, type EvidenceSource } from '../src/evidence/source.js'
 import type { Evidence } from '../src/evidence/types.js'
+import { gateEnvironment } from '../src/gates/environment.js'
+import { gatesHere } from '../src/gates/run.js'
 import type { GateLog } from '../src/gates/types.js'
+import { maskSecrets, secretValues } from '../src/util/secrets.js'
 import { judgeRun } from './helpers/evaluation.js'
 import { lines } from './helpers/rubric.js'
 
@@ -41,21 +44,37 @@ const EVIDENCE: Evidence = {
     usedTokens: 10
   },
   unlisted: 0,
-  changed: ['a.ts'],
-  iteration: 1,
-  history: []
+  changed: ['a.ts']
 }
 
 const inMemory = (evidence: Evidence = EVIDENCE): EvidenceSource => ({
   collect: () => Promise.resolve(evidence)
 })
 
-function deps(
+/** The rubric at `cwd`/rubric.md, as the shell would have read it: its owner's. */
+function rubricAt(cwd: string): EvaluationRequest {
+  const text = readFileSync(join(cwd, 'rubric.md'), 'utf8')
+  return { rubric: { ok: true, rubric: { text, path: 'rubric.md', kind: 'file' } }, trusted: true }
+}
+
+/** The ports of a local run in `cwd`: the gates run there, without the environment's credentials. */
+function ports(
+  cwd: string,
   council: Council,
   env: Record<string, string> = { PATH: process.env.PATH ?? '' },
   evidence: EvidenceSource = inMemory()
-): EngineDeps {
-  return { council, evidence, log: silent, env }
+): EnginePorts {
+  const secrets = secretValues(env)
+  return {
+    council,
+    evidence,
+    gates: gatesHere({
+      cwd,
+      env: gateEnvironment(env),
+      log: silent,
+      mask: text => maskSecrets(text, secrets)
+    })
+  }
 }
 
 const RUBRIC = lines(
@@ -83,7 +102,7 @@ describe('evaluate', () => {
   it('runs the gates in the working directory, hands their results to the council, and decides', async () => {
     const cwd = workspace(RUBRIC)
     const council = judges({ judge: 'openai:a' }, { judge: 'anthropic:b' }, { judge: 'google:c' })
-    const evaluation = await evaluate({ path: 'rubric.md', cwd, tempDir: cwd }, deps(council))
+    const evaluation = await evaluate(rubricAt(cwd), ports(cwd, council))
     expect(evaluation.verdict.verdict).toBe('PASS')
     expect(evaluation.gates.map(g => [g.command, g.status])).toEqual([
       ['test -f rubric.md', 'pass']
@@ -103,16 +122,13 @@ describe('evaluate', () => {
       { judge: 'b', fail: ['tested'] },
       { judge: 'c' }
     )
-    const evaluation = await evaluate({ path: 'rubric.md', cwd, tempDir: cwd }, deps(council))
+    const evaluation = await evaluate(rubricAt(cwd), ports(cwd, council))
     expect(evaluation.verdict.reasons.map(r => r.code)).toEqual(['criterion_failed'])
   })
 
   it('without any configured judge, a rubric with criteria is UNCLEAR missing_credentials', async () => {
     const cwd = workspace(RUBRIC)
-    const evaluation = await evaluate(
-      { path: 'rubric.md', cwd, tempDir: cwd },
-      deps(unconfiguredCouncil)
-    )
+    const evaluation = await evaluate(rubricAt(cwd), ports(cwd, unconfiguredCouncil))
     expect(evaluation.verdict.verdict).toBe('UNCLEAR')
     expect(evaluation.verdict.reasons.map(r => r.code)).toEqual(['missing_credentials'])
   })
@@ -120,7 +136,7 @@ describe('evaluate', () => {
   it('a council that throws ends as a named provider_error, not a crash or a PASS', async () => {
     const cwd = workspace(RUBRIC)
     const broken: Council = { convene: () => Promise.reject(new Error('socket hang up')) }
-    const evaluation = await evaluate({ path: 'rubric.md', cwd, tempDir: cwd }, deps(broken))
+    const evaluation = await evaluate(rubricAt(cwd), ports(cwd, broken))
     expect(evaluation.verdict.verdict).toBe('UNCLEAR')
     expect(evaluation.verdict.reasons).toEqual([
       {
@@ -137,8 +153,8 @@ describe('evaluate', () => {
     const council = judges({ judge: 'a' }, { judge: 'b' }, { judge: 'c' })
     const partial = { ...EVIDENCE, receipt: { ...EVIDENCE.receipt, ratio: 0.5 } }
     const evaluation = await evaluate(
-      { path: 'rubric.md', cwd, tempDir: cwd },
-      deps(council, undefined, inMemory(partial))
+      rubricAt(cwd),
+      ports(cwd, council, undefined, inMemory(partial))
     )
     expect(council.requests[0]?.evidence).toBe(partial)
     expect(evaluation.verdict.reasons.map(r => r.code)).toEqual(['incomplete_coverage'])
@@ -152,10 +168,7 @@ describe('evaluate', () => {
       collect: () =>
         Promise.reject(new EvidenceUnavailableError('base commit abc is not in the repository'))
     }
-    const evaluation = await evaluate(
-      { path: 'rubric.md', cwd, tempDir: cwd },
-      deps(council, undefined, unreadable)
-    )
+    const evaluation = await evaluate(rubricAt(cwd), ports(cwd, council, undefined, unreadable))
     expect(council.requests).toHaveLength(0)
     expect(evaluation.verdict.reasons).toEqual([
       {
@@ -168,7 +181,7 @@ describe('evaluate', () => {
   it('does not ask the council for a gates-only rubric', async () => {
     const cwd = workspace(lines('## Gates', '- `true`'))
     const council = judges({ judge: 'a' })
-    const evaluation = await evaluate({ path: 'rubric.md', cwd, tempDir: cwd }, deps(council))
+    const evaluation = await evaluate(rubricAt(cwd), ports(cwd, council))
     expect(evaluation.verdict.verdict).toBe('PASS')
     expect(council.requests).toHaveLength(0)
     expect(evaluation.council).toBeUndefined()
@@ -176,10 +189,7 @@ describe('evaluate', () => {
 
   it('turns an invalid rubric into UNCLEAR invalid_rubric with its problems, running nothing', async () => {
     const cwd = workspace(lines('## Gates', '- `touch ran`', '## Critera', '- a: A'))
-    const evaluation = await evaluate(
-      { path: 'rubric.md', cwd, tempDir: cwd },
-      deps(unconfiguredCouncil)
-    )
+    const evaluation = await evaluate(rubricAt(cwd), ports(cwd, unconfiguredCouncil))
     expect(evaluation.verdict.reasons.map(r => r.code)).toEqual(['invalid_rubric'])
     expect(evaluation.rubric.problems.map(p => p.rule)).toEqual(['unknown-section'])
     expect(evaluation.gates).toEqual([])
@@ -194,10 +204,7 @@ describe('evaluate', () => {
       OPENAI_API_KEY: 'sk-test-1234567890',
       MY_TOKEN: 'tok-abcdefghij'
     }
-    const evaluation = await evaluate(
-      { path: 'rubric.md', cwd, tempDir: cwd },
-      deps(unconfiguredCouncil, env)
-    )
+    const evaluation = await evaluate(rubricAt(cwd), ports(cwd, unconfiguredCouncil, env))
     // Neither the provider key nor a credential-like name reaches the gate; a secret the gate
     // finds some other way (here, written into the command) is masked in the report.
     expect(evaluation.gates[0]?.output.head).toBe('key= token=\n***\n')
@@ -215,10 +222,7 @@ describe('evaluate', () => {
     )
     const { mkdirSync } = await import('node:fs')
     mkdirSync(join(cwd, 'sub'))
-    const evaluation = await evaluate(
-      { path: 'rubric.md', cwd, tempDir: cwd },
-      deps(unconfiguredCouncil)
-    )
+    const evaluation = await evaluate(rubricAt(cwd), ports(cwd, unconfiguredCouncil))
     expect(evaluation.verdict.verdict).toBe('PASS')
   })
 })
@@ -268,7 +272,7 @@ describe('tie-breaks', () => {
   it('a split must-have is settled by one more call, and the verdict says it rests on it', async () => {
     const cwd = workspace(RUBRIC)
     const council = splitCouncil(['FAIL'])
-    const evaluation = await evaluate({ path: 'rubric.md', cwd, tempDir: cwd }, deps(council))
+    const evaluation = await evaluate(rubricAt(cwd), ports(cwd, council))
     expect(council.asked).toEqual([{ round: 1, split: ['tested'] }])
     expect(evaluation.verdict.reasons.map(r => r.code)).toEqual(['criterion_failed'])
     expect(evaluation.verdict.criteria[0]).toMatchObject({
@@ -281,7 +285,7 @@ describe('tie-breaks', () => {
   it('a tie-break that fails is followed by the next, up to council.tie_breaks', async () => {
     const cwd = workspace(withTieBreaks(2))
     const council = splitCouncil(['broken', 'PASS'])
-    const evaluation = await evaluate({ path: 'rubric.md', cwd, tempDir: cwd }, deps(council))
+    const evaluation = await evaluate(rubricAt(cwd), ports(cwd, council))
     expect(council.asked.map(a => a.round)).toEqual([1, 2])
     expect(evaluation.verdict.verdict).toBe('PASS')
   })
@@ -292,10 +296,7 @@ describe('tie-breaks', () => {
       [RUBRIC, ['broken', 'PASS']]
     ] as const) {
       const cwd = workspace(rubric)
-      const evaluation = await evaluate(
-        { path: 'rubric.md', cwd, tempDir: cwd },
-        deps(splitCouncil(tieBreaks))
-      )
+      const evaluation = await evaluate(rubricAt(cwd), ports(cwd, splitCouncil(tieBreaks)))
       expect(evaluation.verdict.reasons.map(r => r.code)).toEqual(['judge_disagreement'])
     }
   })
@@ -306,7 +307,7 @@ describe('tie-breaks', () => {
       ...judges({ judge: 'a' }, { judge: 'b' }, { judge: 'c' }),
       tieBreak: () => Promise.reject(new Error('not expected'))
     }
-    const evaluation = await evaluate({ path: 'rubric.md', cwd, tempDir: cwd }, deps(council))
+    const evaluation = await evaluate(rubricAt(cwd), ports(cwd, council))
     expect(evaluation.verdict.verdict).toBe('PASS')
   })
 })

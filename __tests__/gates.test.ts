@@ -7,7 +7,8 @@ import { HEAD_BYTES, TAIL_BYTES, runGate, runGates } from '../src/gates/run.js'
 import type { GateRunOptions } from '../src/gates/run.js'
 import type { GateLog } from '../src/gates/types.js'
 import type { Gate } from '../src/rubric/types.js'
-import { gateEnvironment, maskSecrets, secretValues } from '../src/secrets.js'
+import { gateEnvironment } from '../src/gates/environment.js'
+import { maskSecrets, secretValues } from '../src/util/secrets.js'
 
 type LogEvent =
   | { readonly kind: 'start'; readonly name: string }

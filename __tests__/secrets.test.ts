@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { PROVIDER_SETTINGS } from '../src/council/providers.js'
-import { gateEnvironment, maskSecrets, secretValues } from '../src/secrets.js'
+import { PROVIDER_SETTINGS } from '../src/council/provider-settings.js'
+import { gateEnvironment } from '../src/gates/environment.js'
+import { maskSecrets, SECRET_NAME, secretValues } from '../src/util/secrets.js'
 
 describe('secretValues', () => {
   it('takes the values of credential-like names, whatever their case', () => {
@@ -152,5 +153,11 @@ describe('gateEnvironment', () => {
     )
     expect(Object.keys(everyProvider).length).toBeGreaterThanOrEqual(12)
     expect(gateEnvironment({ ...everyProvider, PATH: '/bin' })).toEqual({ PATH: '/bin' })
+  })
+
+  it('masks every provider key: each key variable has a credential-like name', () => {
+    for (const { key } of Object.values(PROVIDER_SETTINGS)) {
+      if (key !== undefined) expect(SECRET_NAME.test(key), key).toBe(true)
+    }
   })
 })

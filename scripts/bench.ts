@@ -21,7 +21,7 @@ import { parse } from '../__tests__/helpers/rubric.js'
 import { estimateCost } from '../src/council/pricing.js'
 import { countTokens } from '../src/evidence/tokens.js'
 import { SUMMARY_BUDGET } from '../src/action/publish.js'
-import type { Evaluation } from '../src/report/evaluation.js'
+import type { Evaluation } from '../src/engine/evaluation.js'
 import { COMMENT_LIMIT, renderMarkdown } from '../src/report/markdown.js'
 import {
   actionPath,
@@ -497,8 +497,6 @@ function receiptFigure(omitted: number): { omitted: number; commentMs: number; s
       diff: '',
       unlisted: 0,
       changed: [],
-      iteration: 1,
-      history: [],
       receipt: {
         reviewed: [],
         omitted: Array.from({ length: omitted }, (_, i) => ({

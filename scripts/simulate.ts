@@ -22,7 +22,7 @@ import { join } from 'node:path'
 import { format, resolveConfig } from 'prettier'
 import { validateAnswer } from '../src/council/judge-schema.js'
 import type { Council, CouncilRequest, JudgeAnswer, JudgeRun } from '../src/council/types.js'
-import { conveneCouncil } from '../src/engine.js'
+import { conveneCouncil } from '../src/engine/evaluate.js'
 import type { Evidence } from '../src/evidence/types.js'
 import { parseRubric } from '../src/rubric/parse.js'
 import type { Rubric } from '../src/rubric/types.js'
@@ -157,9 +157,7 @@ const EVIDENCE: Evidence = {
     usedTokens: 0
   },
   unlisted: 0,
-  changed: [],
-  iteration: 1,
-  history: []
+  changed: []
 }
 
 async function verdictOf(
@@ -169,7 +167,13 @@ async function verdictOf(
   size: { judges: number; samples: number },
   next: () => number
 ): Promise<VerdictKind> {
-  const request: CouncilRequest = { rubric, gates: [], evidence: EVIDENCE }
+  const request: CouncilRequest = {
+    rubric,
+    gates: [],
+    evidence: EVIDENCE,
+    iteration: 1,
+    earlier: []
+  }
   const outcome = await conveneCouncil(syntheticCouncil(rubric, pr, p, size, next), request)
   return decide({ rubric, gates: [], council: outcome, coverage: 1 }).verdict
 }
@@ -260,7 +264,9 @@ function row(k: number, judges: string, correlated: boolean, p: number, c: Count
 
 function rubricWith(k: number): Rubric {
   const text = `## Criteria\n${Array.from({ length: k }, (_, i) => `- must-${i + 1}: Must-have ${i + 1}`).join('\n')}\n`
-  return parseRubric({ text, path: 'simulated.md' })
+  const parsed = parseRubric({ text, path: 'simulated.md' })
+  if (!parsed.ok) throw new Error(`the simulated rubric is invalid: ${parsed.issues[0]?.message}`)
+  return parsed.rubric
 }
 
 /**

@@ -5,7 +5,7 @@ import type { CouncilOutcome } from '../../src/council/types.js'
 import type { Evidence } from '../../src/evidence/types.js'
 import type { GateResult } from '../../src/gates/types.js'
 import type { Rubric } from '../../src/rubric/types.js'
-import { maskSecrets, secretValues } from '../../src/secrets.js'
+import { maskSecrets, secretValues } from '../../src/util/secrets.js'
 import { decide } from '../../src/verdict/decide.js'
 import { gateResult } from '../helpers/evaluation.js'
 import { RANKING_EVIDENCE } from '../helpers/evidence.js'
@@ -82,6 +82,7 @@ async function convene(
     rubric?: Rubric
     gates?: GateResult[]
     evidence?: Evidence
+    iteration?: number
     samples?: number
   } = {}
 ): Promise<{ outcome: CouncilOutcome; calls: readonly RecordedCall[] }> {
@@ -100,7 +101,9 @@ async function convene(
   const outcome = await council.convene({
     rubric: options.rubric ?? RUBRIC,
     gates: options.gates ?? [],
-    evidence: options.evidence ?? EVIDENCE
+    evidence: options.evidence ?? EVIDENCE,
+    iteration: options.iteration ?? 1,
+    earlier: []
   })
   return { outcome, calls: standIn.calls.slice(before) }
 }
@@ -410,7 +413,8 @@ describe('the council against real provider protocols', () => {
     const models = ['openai:gpt-5.4-mini', 'anthropic:claude-sonnet-4-6']
     const first = await convene(() => ({ json: answer(RUBRIC) }), { evidence, models })
     const again = await convene(() => ({ json: answer(RUBRIC) }), {
-      evidence: { ...evidence, iteration: 2 },
+      evidence,
+      iteration: 2,
       models
     })
     for (const [i, after] of again.outcome.runs.entries()) {

@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { stringify } from 'yaml'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createCouncil } from '../../src/council/council.js'
-import { parseRubric } from '../../src/rubric/parse.js'
+import { parse } from '../helpers/rubric.js'
 import { RANKING_EVIDENCE } from '../helpers/evidence.js'
 import { wireAnswer } from '../helpers/judge-answers.js'
 import { startProviderStandIn, type StandIn } from '../helpers/provider-standin.js'
@@ -74,7 +74,7 @@ const rubricText = fc
 
 /** Every member judges the rubric once; the failures, one line each. */
 async function failures(text: string): Promise<string[]> {
-  const rubric = parseRubric({ text, path: 'rubric.yml' })
+  const rubric = parse(text, 'rubric.yml')
   if (rubric.criteria.length === 0 && rubric.dimensions.length === 0) return []
   const council = createCouncil({
     env: {
@@ -93,7 +93,13 @@ async function failures(text: string): Promise<string[]> {
     models: MEMBERS,
     mask: value => value
   })
-  const { runs } = await council.convene({ rubric, gates: [], evidence: EVIDENCE })
+  const { runs } = await council.convene({
+    rubric,
+    gates: [],
+    evidence: EVIDENCE,
+    iteration: 1,
+    earlier: []
+  })
   expect(runs).toHaveLength(MEMBERS.length)
   return runs.flatMap(r =>
     r.status === 'failed'

@@ -101,9 +101,7 @@ const anyInput: fc.Arbitrary<EvidenceInput> = fc
       files: parseUnifiedDiff(diff),
       pr: { title, body },
       exclude: { waived: excludeGen ? ['gen'] : [], unwaived: [] },
-      maxTokens: budget,
-      iteration: 1,
-      history: []
+      maxTokens: budget
     }
   })
 
@@ -154,9 +152,7 @@ const monotoneInput: fc.Arbitrary<EvidenceInput> = fc
     ),
     pr: { title: 'Add search', body: 'Adds search.' },
     exclude: { waived: [], unwaived: [] },
-    maxTokens: budget,
-    iteration: 1,
-    history: []
+    maxTokens: budget
   }))
 
 /**
@@ -262,9 +258,7 @@ describe('the evidence budget against the exact algorithm it replaced', () => {
       files: parseUnifiedDiff(wide + dense),
       pr: { title: 't', body: '' },
       exclude: { waived: [], unwaived: [] },
-      maxTokens: 0,
-      iteration: 1,
-      history: []
+      maxTokens: 0
     }
     const [wideFile, denseFile] = base.files
     if (!wideFile || !denseFile) throw new Error('two files expected')

@@ -26,8 +26,6 @@ function input(diff: string, overrides: Partial<EvidenceInput> = {}): EvidenceIn
     pr: { title: 'Add search', body: 'Adds search.' },
     exclude: { waived: [], unwaived: [] },
     maxTokens: DEFAULT_MAX_EVIDENCE_TOKENS,
-    iteration: 1,
-    history: [],
     ...overrides
   }
 }
@@ -418,20 +416,6 @@ describe('buildEvidence: the budget', () => {
       ['b.ts', 'a.ts', 'c.ts'].slice(0, once.receipt.reviewed.length)
     )
   })
-
-  it('passes the iteration and history through', () => {
-    const history = [
-      {
-        iteration: 1,
-        commit: 'abc',
-        verdict: 'FAIL',
-        summary: 'tests failed',
-        rubricHash: '123456789abc'
-      }
-    ]
-    const evidence = buildEvidence(input('', { iteration: 2, history }))
-    expect(evidence).toMatchObject({ iteration: 2, history })
-  })
 })
 
 describe('buildEvidence: what the prompt sends fits the budget', () => {
@@ -451,9 +435,7 @@ describe('buildEvidence: what the prompt sends fits the budget', () => {
       files,
       pr: { title: 'Many files', body: 'A big change.' },
       exclude: { waived: [], unwaived: [] },
-      maxTokens,
-      iteration: 1,
-      history: []
+      maxTokens
     })
     expect(evidence.receipt.omitted.some(o => o.reason === 'budget')).toBe(true)
     // The prompt without any evidence, and with this evidence: the difference is what was sent.
@@ -466,7 +448,17 @@ describe('buildEvidence: what the prompt sends fits the budget', () => {
       receipt: { ...evidence.receipt, omitted: [], redacted: [] }
     }
     const prompt = (e: Evidence): string =>
-      promptText(buildPrompt({ rubric, gates: [], evidence: e, seed: 's', fence: 'DATA-0' }))
+      promptText(
+        buildPrompt({
+          rubric,
+          gates: [],
+          evidence: e,
+          iteration: 1,
+          earlier: [],
+          seed: 's',
+          fence: 'DATA-0'
+        })
+      )
     const sent = countTokens(prompt(evidence)) - countTokens(prompt(empty))
     expect(sent).toBeLessThanOrEqual(maxTokens)
     expect(evidence.receipt.usedTokens).toBeLessThanOrEqual(maxTokens)

@@ -195,9 +195,7 @@ function evidenceBy(input: EvidenceInput, algorithm: 'before' | 'rule'): Evidenc
       ratio: reviewable === 0 ? 1 : included.length / reviewable,
       budgetTokens: budget,
       usedTokens: used
-    },
-    iteration: input.iteration,
-    history: input.history
+    }
   }
 }
 

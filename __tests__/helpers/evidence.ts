@@ -24,7 +24,5 @@ export const RANKING_EVIDENCE: Evidence = {
     usedTokens: 50
   },
   unlisted: 0,
-  changed: ['src/rank.ts'],
-  iteration: 1,
-  history: []
+  changed: ['src/rank.ts']
 }

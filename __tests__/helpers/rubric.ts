@@ -1,21 +1,19 @@
-import { formatIssue, RubricError } from '../../src/rubric/errors.js'
+import { formatIssue } from '../../src/rubric/errors.js'
 import { parseRubric } from '../../src/rubric/parse.js'
 import type { Rubric } from '../../src/rubric/types.js'
 
-/** Parses a rubric given as text; the path decides Markdown or YAML. */
+/** Parses a rubric given as text; the path decides Markdown or YAML. Throws on a bad rubric. */
 export function parse(text: string, path = 'rubric.md'): Rubric {
-  return parseRubric({ text, path })
+  const result = parseRubric({ text, path })
+  if (!result.ok) throw new Error(result.issues.map(formatIssue).join('\n'))
+  return result.rubric
 }
 
 /** The formatted error lines a rubric produces, exactly as the CLI prints them. */
 export function errorsOf(text: string, path = 'rubric.md'): string[] {
-  try {
-    parseRubric({ text, path })
-  } catch (error) {
-    if (error instanceof RubricError) return error.issues.map(formatIssue)
-    throw error
-  }
-  throw new Error('expected the rubric to be invalid, but it parsed')
+  const result = parseRubric({ text, path })
+  if (result.ok) throw new Error('expected the rubric to be invalid, but it parsed')
+  return result.issues.map(formatIssue)
 }
 
 /** Joins lines; keeps test rubrics readable without template-literal indentation. */

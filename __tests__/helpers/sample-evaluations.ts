@@ -1,5 +1,5 @@
 import type { JudgeRun } from '../../src/council/types.js'
-import type { Evaluation } from '../../src/report/evaluation.js'
+import type { Evaluation } from '../../src/engine/evaluation.js'
 import type { VerdictKind } from '../../src/verdict/types.js'
 import { evaluationOf, gateResult, judgeRun, SEARCH_RUBRIC, type JudgeSpec } from './evaluation.js'
 

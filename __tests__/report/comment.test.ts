@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { commentMarker, renderComment } from '../../src/report/comment.js'
-import {
-  MAX_HISTORY,
-  readHistory,
-  writeHistory,
-  type HistoryEntry
-} from '../../src/report/history.js'
+import type { HistoryEntry } from '../../src/engine/history.js'
+import { MAX_HISTORY, readHistory, writeHistory } from '../../src/report/history.js'
 import { COMMENT_LIMIT } from '../../src/report/markdown.js'
 import { diffRubrics } from '../../src/rubric/diff.js'
 import { evaluationOf, gateResult, judgeRun, SEARCH_RUBRIC } from '../helpers/evaluation.js'

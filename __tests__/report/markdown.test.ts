@@ -5,7 +5,6 @@ import type { CoverageReceipt } from '../../src/evidence/types.js'
 import { COMMENT_LIMIT, renderMarkdown } from '../../src/report/markdown.js'
 import { renderTerminal } from '../../src/report/terminal.js'
 import { toJsonReport } from '../../src/report/json.js'
-import { RubricError } from '../../src/rubric/errors.js'
 import { invalidVerdict } from '../../src/verdict/decide.js'
 import { evaluationOf, gateResult, judgeRun, SEARCH_RUBRIC } from '../helpers/evaluation.js'
 import { RANKING_EVIDENCE } from '../helpers/evidence.js'
@@ -113,7 +112,7 @@ describe('the Markdown report, per verdict', () => {
       rubric: {
         path: '.github/rubric.md',
         source: 'file' as const,
-        problems: new RubricError([
+        problems: [
           {
             file: '.github/rubric.md',
             line: 3,
@@ -121,7 +120,7 @@ describe('the Markdown report, per verdict', () => {
             rule: 'unknown-key' as const,
             message: 'unknown key "tresholds" in the front matter; did you mean "thresholds"?'
           }
-        ]).issues,
+        ],
         counts: { gates: 0, must: 0, nice: 0 }
       },
       gates: [],

@@ -1,14 +1,19 @@
-import { mkdtempSync, readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { formatIssue, RubricError } from '../../src/rubric/errors.js'
-import { checkerToMarkdown, materialiseChecker } from '../../src/rubric/sugar.js'
+import { formatIssue } from '../../src/rubric/errors.js'
+import { parseRubric } from '../../src/rubric/parse.js'
+import { checkerRubric } from '../../src/rubric/sugar.js'
 import { parse } from '../helpers/rubric.js'
+
+/** The Markdown rubric a checker input becomes; the test fails if it has problems. */
+function markdownOf(checker: string): string {
+  const result = checkerRubric(checker)
+  if (!result.ok) throw new Error(result.issues.map(formatIssue).join('\n'))
+  return result.rubric.text
+}
 
 describe('checker sugar', () => {
   it('turns "agent:" lines into must-haves and other lines into gates, as in the seed', () => {
-    const rubric = parse(checkerToMarkdown('pytest tests/\nagent: Review for correctness'))
+    const rubric = parse(markdownOf('pytest tests/\nagent: Review for correctness'))
     expect(rubric.gates.map(g => g.command)).toEqual(['pytest tests/'])
     expect(rubric.criteria.map(c => [c.description, c.required])).toEqual([
       ['Review for correctness', true]
@@ -17,42 +22,36 @@ describe('checker sugar', () => {
 
   it('keeps commands exactly, backticks included, and skips blank and comment lines', () => {
     const commands = ['echo `date`', 'test "$(ls | wc -l)" -gt 0', 'printf "``"', 'make -C src all']
-    const rubric = parse(checkerToMarkdown(['', '# a comment', ...commands, '  '].join('\r\n')))
+    const rubric = parse(markdownOf(['', '# a comment', ...commands, '  '].join('\r\n')))
     expect(rubric.gates.map(g => g.command)).toEqual(commands)
   })
 
   it('accepts an explicit id after agent:, and gives a gates-only sugar no dimensions', () => {
-    expect(
-      parse(checkerToMarkdown('AGENT: tests: New code is tested')).criteria.map(c => c.id)
-    ).toEqual(['tests'])
-    expect(parse(checkerToMarkdown('make test')).dimensions).toEqual([])
+    expect(parse(markdownOf('AGENT: tests: New code is tested')).criteria.map(c => c.id)).toEqual([
+      'tests'
+    ])
+    expect(parse(markdownOf('make test')).dimensions).toEqual([])
   })
 
   it('rejects sugar with nothing in it, or an empty agent line', () => {
     const messages = (checker: string): string[] => {
-      try {
-        checkerToMarkdown(checker)
-      } catch (error) {
-        if (error instanceof RubricError) return error.issues.map(formatIssue)
-      }
-      return []
+      const result = checkerRubric(checker)
+      return result.ok ? [] : result.issues.map(formatIssue)
     }
     expect(messages('\n# only a comment\n')).toEqual([
-      'checker: error: the checker input has no commands and no "agent:" lines [checker]'
+      'checker input: error: the checker input has no commands and no "agent:" lines [checker]'
     ])
     expect(messages('make\nagent:   ')).toEqual([
-      'checker: error: checker input, line 2: "agent:" needs the criterion after it [checker]'
+      'checker input: error: line 2: "agent:" needs the criterion after it [checker]'
     ])
   })
 
-  it('materialises the rubric to a file that parses to the same rubric', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'rc-sugar-'))
-    const rubric = await materialiseChecker('npm test\nagent: The change is documented', dir)
-    const file = join(dir, 'rubric.md')
-    expect(rubric.source).toEqual({ path: file, kind: 'checker' })
-    expect(readFileSync(file, 'utf8')).toBe(rubric.text)
-    expect(parse(rubric.text, file).criteria).toEqual(rubric.criteria)
-    expect(rubric.text).toContain(
+  it('is a rubric of kind "checker" that parses like a file', () => {
+    const result = checkerRubric('npm test\nagent: The change is documented')
+    expect(result.ok && result.rubric).toMatchObject({ path: 'checker input', kind: 'checker' })
+    const parsed = result.ok ? parseRubric(result.rubric) : result
+    expect(parsed.ok && parsed.rubric.source).toEqual({ path: 'checker input', kind: 'checker' })
+    expect(parsed.ok && parsed.rubric.text).toContain(
       '## Gates\n- `npm test`\n\n## Criteria\n- The change is documented'
     )
   })

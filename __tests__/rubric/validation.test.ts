@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { formatIssue, RubricError } from '../../src/rubric/errors.js'
+import { formatIssue } from '../../src/rubric/errors.js'
 import { loadRubric } from '../../src/rubric/load.js'
 import { errorsOf, lines, parse } from '../helpers/rubric.js'
 
@@ -459,11 +459,8 @@ describe('empty and missing rubrics', () => {
   })
 
   it('reports a missing file as missing, never as an empty rubric', async () => {
-    const error = await loadRubric('/nonexistent/rubric.md', '.github/rubric.md').catch(
-      (e: unknown) => e
-    )
-    expect(error).toBeInstanceOf(RubricError)
-    expect((error as RubricError).issues.map(formatIssue)).toEqual([
+    const result = await loadRubric('/nonexistent/rubric.md', '.github/rubric.md')
+    expect(result.ok ? [] : result.issues.map(formatIssue)).toEqual([
       '.github/rubric.md: error: rubric file not found [missing-file]'
     ])
   })
@@ -473,10 +470,7 @@ describe('empty and missing rubrics', () => {
     const latin1 = join(dir, 'latin1.md')
     writeFileSync(latin1, Buffer.from('## Criteria\n- caf\xe9: ok\n', 'latin1'))
     const messages = async (path: string): Promise<string[]> =>
-      loadRubric(path, 'r.md').then(
-        () => [],
-        (e: unknown) => (e as RubricError).issues.map(formatIssue)
-      )
+      loadRubric(path, 'r.md').then(result => (result.ok ? [] : result.issues.map(formatIssue)))
     expect(await messages(dir)).toEqual([
       'r.md: error: is a directory, not a rubric file [unreadable-file]'
     ])

@@ -1,6 +1,8 @@
 import * as core from '@actions/core'
 import { randomUUID } from 'node:crypto'
+import type { CouncilProgress } from '../council/council.js'
 import type { GateLog } from '../gates/types.js'
+import { councilStartLine, judgeLine, tieBreakLine } from '../report/progress.js'
 
 /**
  * Gate output in the job log: one collapsible group per gate. The output is the pull request's
@@ -29,6 +31,21 @@ export function actionsGateLog(
       if (token !== undefined) emit(`::${token}::\n`)
       token = undefined
       core.endGroup()
+    }
+  }
+}
+
+/** The council's progress in the job log: who is asked, then each judge as it answers. */
+export function councilProgress(): CouncilProgress {
+  return {
+    started: calls => {
+      core.info(councilStartLine(calls))
+    },
+    finished: run => {
+      core.info(judgeLine(run))
+    },
+    tieBreak: (call, split) => {
+      core.info(tieBreakLine(call.judge, split))
     }
   }
 }

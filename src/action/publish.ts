@@ -1,12 +1,11 @@
 import * as core from '@actions/core'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { isAbsolute, join, relative, resolve } from 'node:path'
-import type { FailOn } from '../inputs.js'
-import type { Evaluation } from '../report/evaluation.js'
+import type { Evaluation } from '../engine/evaluation.js'
 import { toJsonReport } from '../report/json.js'
 import { renderMarkdown } from '../report/markdown.js'
-import { stepFails } from '../step.js'
-import { formatNumber } from '../verdict/decide.js'
+import { formatNumber, invalidVerdict } from '../verdict/decide.js'
+import { outcomeOf, type FailOn } from '../verdict/outcome.js'
 
 /**
  * GitHub keeps at most 1 MiB of job summary per step. A UTF-16 code unit is at most 3 bytes of
@@ -60,9 +59,10 @@ export async function publish(evaluation: Evaluation, context: PublishContext): 
   core.setOutput('comment-url', context.commentUrl ?? '')
 
   const headline = `Rubric Council: ${verdict.verdict}${verdict.reasons.length > 0 ? ` (${verdict.reasons.map(r => r.code).join(', ')})` : ''}`
-  if (stepFails(verdict, context.failOn)) {
+  const outcome = outcomeOf(verdict, context.failOn)
+  if (outcome.stepFails) {
     core.setFailed(`${headline}\n${verdict.reasons.map(r => `- ${r.message}`).join('\n')}`)
-    process.exitCode = verdict.exitCode
+    process.exitCode = outcome.exitCode
   } else {
     core.info(headline)
   }
@@ -72,4 +72,43 @@ export async function publish(evaluation: Evaluation, context: PublishContext): 
 function annotationPath(workspace: string, cwd: string, file: string): string | undefined {
   const path = relative(workspace, resolve(cwd, file))
   return path.startsWith('..') || isAbsolute(path) ? undefined : path
+}
+
+/**
+ * A run that ends before any review: quietly, saying why, for an event with nothing to review;
+ * UNCLEAR `invalid_input` for what the workflow must fix.
+ */
+export async function endEarly(
+  why: { readonly kind: 'skip' | 'invalid'; readonly message: string },
+  context: PublishContext
+): Promise<void> {
+  if (why.kind === 'skip') core.notice(`Rubric Council: ${why.message}`)
+  else await publish(invalidInput(why.message), context)
+}
+
+/** An evaluation that stopped on an unusable input or event, before any rubric was read. */
+function invalidInput(message: string): Evaluation {
+  return {
+    verdict: invalidVerdict('invalid_input', message),
+    rubric: { path: '', source: 'file', problems: [], counts: { gates: 0, must: 0, nice: 0 } },
+    gates: [],
+    iteration: 1
+  }
+}
+
+/** A bug: whatever was thrown, Error or not, fails the step with a name, never a verdict. */
+export function internalError(error: unknown): void {
+  core.setOutput('verdict', 'UNCLEAR')
+  core.setOutput('exit-code', '2')
+  core.setOutput('reasons', 'internal_error')
+  core.setFailed(
+    `Rubric Council failed with an internal error (please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`
+  )
+  process.exitCode = 2
+}
+
+/** The run's page, for the check run's details link. */
+export function runUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const { GITHUB_SERVER_URL: server, GITHUB_REPOSITORY: repository, GITHUB_RUN_ID: id } = env
+  return server && repository && id ? `${server}/${repository}/actions/runs/${id}` : undefined
 }

@@ -1,130 +1,81 @@
 import * as core from '@actions/core'
-import { readFile } from 'node:fs/promises'
-import { relative, resolve, sep } from 'node:path'
-import { annotationsOf, conclusionOf, publishCheckRun } from '../github/check-run.js'
-import type { GitHub } from '../github/client.js'
-import { upsertComment, type IssueComment } from '../github/comment.js'
-import { fileAt } from '../github/contents.js'
+import type { Council } from '../council/types.js'
+import { evaluate } from '../engine/evaluate.js'
+import type { Evaluation } from '../engine/evaluation.js'
+import type { EvidenceSource } from '../evidence/source.js'
+import type { GateSource } from '../gates/types.js'
+import { annotationsOf } from '../github/check-run.js'
+import type { IssueComment } from '../github/comment.js'
 import type { PullRequestRun } from '../github/event.js'
-import type { ActionInputs } from '../inputs.js'
-import { renderComment } from '../report/comment.js'
-import type { Evaluation, RubricReview } from '../report/evaluation.js'
-import type { HistoryEntry } from '../report/history.js'
-import { summaryLine } from '../report/summary.js'
-import { diffRubrics } from '../rubric/diff.js'
-import { RubricError } from '../rubric/errors.js'
-import { parseRubric } from '../rubric/parse.js'
-import type { RubricChoice } from '../rubric/resolve.js'
-import type { Rubric } from '../rubric/types.js'
+import type { GitHubPort } from '../github/port.js'
+import { commentMarker, renderComment } from '../report/comment.js'
+import { historyEntry, readHistory } from '../report/history.js'
+import { outcomeOf } from '../verdict/outcome.js'
+import type { ActionInputs } from './inputs.js'
+import { publish, type PublishContext } from './publish.js'
+import type { RubricChoice } from './rubric.js'
+
+/** What a review runs on: gate results, evidence and judgement come in through these. */
+export interface ReviewPorts {
+  /** Absent without a token: nothing is read from GitHub or written to it then. */
+  readonly github: GitHubPort | undefined
+  readonly gates: GateSource
+  readonly evidence: EvidenceSource
+  readonly council: Council
+  readonly machinery: (path: string) => boolean
+}
 
 /**
- * The rubric as a trust boundary (docs/security.md): read at the base commit, so a pull request cannot
- * weaken the gate that grades it; the PR's own only when asked, or when the base has none yet
- * (never under pull_request_target). When the PR changes the rubric, the review says how.
+ * One review of a pull request: the earlier runs from the sticky comment, the evaluation, then
+ * the comment, the check run, the job summary and the outputs. The rubric is still being read
+ * (`rubric`) while the comments are.
  */
-export async function chooseRubric(
-  github: GitHub | undefined,
+export async function reviewPullRequest(
   run: PullRequestRun,
   inputs: ActionInputs,
-  dirs: { readonly workspace: string; readonly cwd: string; readonly tempDir: string }
-): Promise<{ choice: RubricChoice; review?: RubricReview }> {
-  const base: RubricChoice = {
-    path: inputs.rubric,
-    cwd: dirs.cwd,
-    tempDir: dirs.tempDir,
-    ...(inputs.checker !== undefined && { checker: inputs.checker })
+  rubric: Promise<RubricChoice>,
+  ports: ReviewPorts,
+  context: PublishContext & { readonly detailsUrl?: string }
+): Promise<void> {
+  const [existing, choice] = await Promise.all([
+    inputs.comment === 'sticky' ? ourComments(ports.github, run, inputs.checkName) : [],
+    rubric
+  ])
+  const prior = existing[0] ? readHistory(existing[0].body) : []
+  const evaluated = await evaluate(
+    {
+      rubric: choice.rubric,
+      trusted: choice.trusted,
+      ...(choice.review && { review: choice.review }),
+      history: prior
+    },
+    ports
+  )
+  const evaluation: Evaluation = {
+    ...evaluated,
+    history: [...prior, historyEntry(evaluated, run.pr.headSha)]
   }
-  if (inputs.checker !== undefined) return { choice: base }
-
-  const repoPath = relative(dirs.workspace, resolve(dirs.cwd, inputs.rubric)).split(sep).join('/')
-  const headText = await readFile(resolve(dirs.cwd, inputs.rubric), 'utf8').catch(() => undefined)
-  let baseText: string | undefined
-  let baseProblem: string | undefined
-  if (github) {
-    try {
-      // The base branch as it is now: a re-run after its rubric changed uses the new one.
-      baseText = await fileAt(github, {
-        owner: run.owner,
-        repo: run.repo,
-        path: repoPath,
-        ref: run.pr.baseRef === '' ? run.pr.baseSha : run.pr.baseRef
-      })
-    } catch (error) {
-      baseProblem = error instanceof Error ? error.message : String(error)
-    }
-  }
-  const diff = changes(baseText, headText, inputs.rubric)
-
-  if (inputs.rubricSource === 'head' && !run.baseRubricOnly) {
-    return { choice: base, review: { source: 'head', ...(diff && { diff }) } }
-  }
-  if (baseText !== undefined) {
-    return {
-      choice: { ...base, text: baseText, trusted: true },
-      review: { source: 'base', ...(diff && { diff }) }
-    }
-  }
-  const at =
-    run.pr.baseRef === ''
-      ? `${repoPath} at the base commit ${run.pr.baseSha.slice(0, 7)}`
-      : `${repoPath} on the base branch ${run.pr.baseRef}`
-  if (!github && !run.baseRubricOnly) {
-    return {
-      choice: base,
-      review: {
-        source: 'head',
-        note: `Without a github-token the base commit's rubric cannot be read, so the rubric in the working tree (${repoPath}) is used.`
-      }
-    }
-  }
-  if (run.baseRubricOnly || baseProblem !== undefined) {
-    // Without the base's rubric there is nothing trusted to grade by.
-    const why = baseProblem === undefined ? 'does not exist' : `could not be read (${baseProblem})`
-    return {
-      choice: {
-        ...base,
-        missing: `${at} ${why}; ${run.baseRubricOnly ? 'pull_request_target uses only the base branch’s rubric' : 'the base branch’s rubric is required with rubric-source: base'}`
-      },
-      review: { source: 'base' }
-    }
-  }
-  return {
-    choice: base,
-    review: {
-      source: 'head',
-      note: `The base branch has no rubric at ${repoPath} yet, so this pull request's own rubric is used. Once it is merged, later pull requests are graded by the base branch's.`
-    }
-  }
+  const commentUrl = await publishToPullRequest(ports.github, run, inputs, evaluation, {
+    existing,
+    ...(context.detailsUrl !== undefined && { detailsUrl: context.detailsUrl })
+  })
+  await publish(evaluation, { ...context, ...(commentUrl !== undefined && { commentUrl }) })
 }
 
-/** The semantic difference when both versions parse and differ; undefined otherwise. */
-function changes(
-  baseText: string | undefined,
-  headText: string | undefined,
-  path: string
-): RubricReview['diff'] {
-  if (baseText === undefined || headText === undefined || baseText === headText) return undefined
-  const parse = (text: string): Rubric | undefined => {
-    try {
-      return parseRubric({ text, path })
-    } catch (error) {
-      if (error instanceof RubricError) return undefined
-      throw error
-    }
-  }
-  const before = parse(baseText)
-  const after = parse(headText)
-  return before && after ? diffRubrics(before, after) : undefined
-}
-
-export function historyEntry(evaluation: Evaluation, commit: string): HistoryEntry {
-  return {
-    iteration: evaluation.iteration,
-    commit,
-    verdict: evaluation.verdict.verdict,
-    summary: summaryLine(evaluation),
-    rubricHash: evaluation.rubric.hash ?? '',
-    reasons: evaluation.verdict.reasons.map(r => r.code)
+/** Our earlier comments on the pull request; none, with a warning, when they cannot be read. */
+async function ourComments(
+  github: GitHubPort | undefined,
+  run: PullRequestRun,
+  checkName: string
+): Promise<readonly IssueComment[]> {
+  if (!github) return []
+  try {
+    return await github.comments(run.pr.number, commentMarker(checkName))
+  } catch (error) {
+    core.warning(
+      `Could not read the pull request's comments: ${error instanceof Error ? error.message : String(error)}`
+    )
+    return []
   }
 }
 
@@ -132,16 +83,16 @@ export function historyEntry(evaluation: Evaluation, commit: string): HistoryEnt
  * The sticky comment and the check run. Without write permission both degrade to a warning; the
  * verdict stands and the job summary has the report. Returns the comment's URL, if any.
  */
-export async function publishToPullRequest(
-  github: GitHub | undefined,
+async function publishToPullRequest(
+  github: GitHubPort | undefined,
   run: PullRequestRun,
   inputs: ActionInputs,
   evaluation: Evaluation,
-  options: { readonly existing: readonly IssueComment[]; readonly detailsUrl: string | undefined }
+  options: { readonly existing: readonly IssueComment[]; readonly detailsUrl?: string }
 ): Promise<string | undefined> {
-  const where = { owner: run.owner, repo: run.repo }
+  const conclusion = outcomeOf(evaluation.verdict, inputs.failOn).conclusion
   if (inputs.dryRun) {
-    printDryRun(run, inputs, evaluation)
+    printDryRun(run, inputs, evaluation, conclusion)
     return undefined
   }
   if (!github) {
@@ -156,10 +107,8 @@ export async function publishToPullRequest(
     inputs.comment === 'sticky'
       ? stickyComment(github, run, inputs, evaluation, options.existing)
       : undefined,
-    publishCheckRun(
-      github,
+    github.checkRun(
       {
-        ...where,
         headSha: run.pr.headSha,
         name: inputs.checkName,
         ...(options.detailsUrl !== undefined && { detailsUrl: options.detailsUrl })
@@ -169,16 +118,13 @@ export async function publishToPullRequest(
     )
   ])
   if (check.action === 'failed') core.warning(`Rubric Council: ${check.reason}`)
-  else
-    core.info(
-      `Check run "${inputs.checkName}": ${conclusionOf(evaluation.verdict.verdict, inputs.failOn)}`
-    )
+  else core.info(`Check run "${inputs.checkName}": ${conclusion}`)
   return url
 }
 
 /** Creates or updates the sticky comment, unless a newer push is already being reviewed. */
 async function stickyComment(
-  github: GitHub,
+  github: GitHubPort,
   run: PullRequestRun,
   inputs: ActionInputs,
   evaluation: Evaluation,
@@ -192,9 +138,8 @@ async function stickyComment(
     )
     return undefined
   }
-  const outcome = await upsertComment(
-    github,
-    { owner: run.owner, repo: run.repo, issue: run.pr.number },
+  const outcome = await github.upsertComment(
+    run.pr.number,
     renderComment(evaluation, inputs.checkName),
     existing
   )
@@ -206,7 +151,12 @@ async function stickyComment(
 }
 
 /** What a real run would post, printed instead (dry-run). */
-function printDryRun(run: PullRequestRun, inputs: ActionInputs, evaluation: Evaluation): void {
+function printDryRun(
+  run: PullRequestRun,
+  inputs: ActionInputs,
+  evaluation: Evaluation,
+  conclusion: string
+): void {
   if (inputs.comment === 'sticky') {
     core.startGroup(`Rubric Council (dry run): the comment it would post on #${run.pr.number}`)
     core.info(renderComment(evaluation, inputs.checkName))
@@ -215,19 +165,16 @@ function printDryRun(run: PullRequestRun, inputs: ActionInputs, evaluation: Eval
   const annotations = annotationsOf(evaluation).length
   core.info(
     `Rubric Council (dry run): it would create the check run "${inputs.checkName}" on ${run.pr.headSha.slice(0, 7)} ` +
-      `concluding ${conclusionOf(evaluation.verdict.verdict, inputs.failOn)}, with ${annotations} annotation${annotations === 1 ? '' : 's'}`
+      `concluding ${conclusion}, with ${annotations} annotation${annotations === 1 ? '' : 's'}`
   )
 }
 
 /** The pull request's head now, or undefined when it cannot be read (then nothing is withheld). */
-async function currentHead(github: GitHub, run: PullRequestRun): Promise<string | undefined> {
+async function currentHead(github: GitHubPort, run: PullRequestRun): Promise<string | undefined> {
   try {
-    const { data } = await github.rest.pulls.get({
-      owner: run.owner,
-      repo: run.repo,
-      pull_number: run.pr.number
-    })
-    return data.head.sha
+    const pr = await github.pullRequest(run.pr.number)
+    const head = (pr as { head?: { sha?: unknown } }).head?.sha
+    return typeof head === 'string' ? head : undefined
   } catch {
     return undefined
   }

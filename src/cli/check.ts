@@ -1,20 +1,21 @@
 import { writeFile } from 'node:fs/promises'
-import { join, resolve } from 'node:path'
-import { mkdtemp } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { resolve } from 'node:path'
 import { createCouncil } from '../council/council.js'
 import { parseModelList } from '../council/providers.js'
-import { evaluate } from '../engine.js'
+import { evaluate } from '../engine/evaluate.js'
 import { DEFAULT_MAX_EVIDENCE_TOKENS } from '../evidence/build.js'
 import { localEvidence } from '../evidence/git-source.js'
-import { maskSecrets, secretValues } from '../secrets.js'
+import { gateEnvironment } from '../gates/environment.js'
+import { gatesHere } from '../gates/run.js'
 import type { GateLog } from '../gates/types.js'
 import { DEFAULT_RUBRIC_PATH } from '../rubric/defaults.js'
+import { readRubricFile } from '../rubric/load.js'
+import { checkerRubric } from '../rubric/sugar.js'
+import { maskSecrets, secretValues } from '../util/secrets.js'
 import { toJsonReport } from '../report/json.js'
 import { renderMarkdown } from '../report/markdown.js'
 import { renderTerminal } from '../report/terminal.js'
-import { renderComment } from '../report/comment.js'
-import { DEFAULT_CHECK_NAME } from '../inputs.js'
+import { DEFAULT_CHECK_NAME, renderComment } from '../report/comment.js'
 import type { CliIo } from './io.js'
 import { terminalCouncilProgress } from './progress.js'
 
@@ -43,32 +44,38 @@ export async function checkCommand(options: CheckOptions, io: CliIo): Promise<nu
     io.stderr(`rubric-council: --models: ${problems.join('; ')}`)
     return 2
   }
-  const tempDir = await mkdtemp(join(tmpdir(), 'rubric-council-'))
   const secrets = secretValues(io.env)
-  const council = createCouncil({
-    env: io.env,
-    models,
-    mask: text => maskSecrets(text, secrets),
-    progress: terminalCouncilProgress(io)
-  })
-  const evidence = localEvidence({
-    cwd: io.cwd,
-    ...(options.base !== undefined && { base: options.base }),
-    maxTokens: DEFAULT_MAX_EVIDENCE_TOKENS,
-    exclude: [],
-    iteration: 1,
-    history: []
-  })
+  const mask = (text: string): string => maskSecrets(text, secrets)
+  const path = options.rubric ?? DEFAULT_RUBRIC_PATH
   const evaluation = await evaluate(
     {
-      path: options.rubric ?? DEFAULT_RUBRIC_PATH,
-      ...(options.checker !== undefined && { checker: options.checker }),
-      cwd: io.cwd,
-      tempDir,
+      rubric:
+        options.checker !== undefined
+          ? checkerRubric(options.checker)
+          : await readRubricFile(resolve(io.cwd, path), path),
       // The user's own files: the rubric's exclude is the owner's.
       trusted: true
     },
-    { council, evidence, log: terminalGateLog(io), env: io.env }
+    {
+      gates: gatesHere({
+        cwd: io.cwd,
+        env: gateEnvironment(io.env),
+        log: terminalGateLog(io),
+        mask
+      }),
+      evidence: localEvidence({
+        cwd: io.cwd,
+        ...(options.base !== undefined && { base: options.base }),
+        maxTokens: DEFAULT_MAX_EVIDENCE_TOKENS,
+        exclude: []
+      }),
+      council: createCouncil({
+        env: io.env,
+        models,
+        mask,
+        progress: terminalCouncilProgress(io)
+      })
+    }
   )
   if (options.json !== undefined) {
     await writeFile(

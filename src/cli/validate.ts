@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { DEFAULT_RUBRIC_PATH } from '../rubric/defaults.js'
-import { formatIssue, RubricError } from '../rubric/errors.js'
+import { formatIssue } from '../rubric/errors.js'
 import { loadRubric } from '../rubric/load.js'
 import { describeRubric } from '../rubric/describe.js'
 import type { CliIo } from './io.js'
@@ -20,13 +20,12 @@ export async function validateCommand(files: readonly string[], io: CliIo): Prom
         continue
       }
       checked++
-      try {
-        const rubric = await loadRubric(resolve(io.cwd, file), file)
-        io.stdout(`${file}: ok (${describeRubric(rubric)})`)
-      } catch (error) {
-        if (!(error instanceof RubricError)) throw error
+      const result = await loadRubric(resolve(io.cwd, file), file)
+      if (result.ok) {
+        io.stdout(`${file}: ok (${describeRubric(result.rubric)})`)
+      } else {
         invalid++
-        for (const issue of error.issues) io.stderr(formatIssue(issue))
+        for (const issue of result.issues) io.stderr(formatIssue(issue))
       }
     }
     if (targets.length > 1) io.stdout(`${checked - invalid} of ${checked} rubrics valid`)

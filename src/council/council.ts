@@ -1,6 +1,7 @@
 import { DEFAULT_SAMPLES } from '../rubric/defaults.js'
 import { callJudge, type CallPolicy } from './call.js'
 import { judgeJsonSchema, validateAnswer } from './judge-schema.js'
+import { mapBounded } from '../util/pool.js'
 import { parseModelId } from './model-id.js'
 import { buildPrompt, fenceToken } from './prompt.js'
 import {
@@ -13,7 +14,7 @@ import {
 import { countTokens } from '../evidence/tokens.js'
 import type { Rubric } from '../rubric/types.js'
 import type { Council, CouncilOutcome, CouncilRequest, JudgeRun } from './types.js'
-import { proxiedFetch } from '../fetch.js'
+import { proxiedFetch } from './fetch.js'
 
 /** Timing and retry defaults, in one place (documented in docs/council.md). */
 export const COUNCIL_DEFAULTS = {
@@ -108,13 +109,7 @@ export function createCouncil(options: CouncilOptions): Council {
       if ('problem' in id) return notAsked(task, id.problem)
       const resolved = languageModel(id, options.env, fetch)
       if (!resolved.ok) return notAsked(task, resolved.problem)
-      const prompt = buildPrompt({
-        rubric,
-        gates: request.gates,
-        evidence: request.evidence,
-        seed: task.seed,
-        fence
-      })
+      const prompt = buildPrompt({ ...request, seed: task.seed, fence })
       sharedTokens ??=
         countTokens(prompt.system) + countTokens(prompt.evidence) + countTokens(prompt.run)
       const promptTokens = sharedTokens + countTokens(prompt.judge)
@@ -135,7 +130,7 @@ export function createCouncil(options: CouncilOptions): Council {
     }
     return {
       run: (tasks: readonly Task[]) =>
-        pool(tasks, options.concurrency ?? COUNCIL_DEFAULTS.concurrency, async task => {
+        mapBounded(tasks, options.concurrency ?? COUNCIL_DEFAULTS.concurrency, async task => {
           const run = await ask(task)
           options.progress?.finished(run)
           return run
@@ -202,19 +197,4 @@ function notAsked(task: Task, problem: string): JudgeRun {
     failure: 'missing_credentials',
     message: `${problem}; this judge was not asked`
   }
-}
-
-/** Runs `work` over `items`, at most `width` at a time; results keep the items' order. */
-async function pool<T, R>(
-  items: readonly T[],
-  width: number,
-  work: (item: T) => Promise<R>
-): Promise<R[]> {
-  const results: R[] = []
-  const queue = items.entries()
-  const worker = async (): Promise<void> => {
-    for (const [index, item] of queue) results[index] = await work(item)
-  }
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(width, items.length)) }, worker))
-  return results
 }

@@ -3,7 +3,7 @@ import { fileListLine, redactionLine, unlistedLine } from '../evidence/build.js'
 import { showControls } from '../evidence/content.js'
 import type { Evidence } from '../evidence/types.js'
 import { formatExcerpt } from '../gates/excerpt.js'
-import type { GateResult } from '../gates/types.js'
+import type { CouncilRequest } from './types.js'
 import type { Criterion, Rubric } from '../rubric/types.js'
 
 /**
@@ -27,10 +27,7 @@ export function promptText(prompt: JudgePrompt): string {
   return [prompt.evidence, prompt.run, prompt.judge].join('\n\n')
 }
 
-export interface PromptInput {
-  readonly rubric: Rubric
-  readonly gates: readonly GateResult[]
-  readonly evidence: Evidence
+export interface PromptInput extends CouncilRequest {
   /** Seeds the criteria order, so each judge and sample sees its own, reproducible order. */
   readonly seed: string
   /**
@@ -118,14 +115,14 @@ export function buildPrompt(input: PromptInput): JudgePrompt {
       if (output !== '') run.push(data(`gate ${i + 1} output`, output))
     }
   }
-  run.push(`# Iteration\nThis is iteration ${evidence.iteration}.`)
-  if (evidence.history.length > 0) {
+  run.push(`# Iteration\nThis is iteration ${input.iteration}.`)
+  if (input.earlier.length > 0) {
     // Read back from the pull request's comment, which people can edit: data like the rest.
     run.push(
       '## Prior iterations',
       data(
         'prior iterations',
-        evidence.history
+        input.earlier
           .map(
             h => `- Iteration ${h.iteration} (${h.commit.slice(0, 7)}): ${h.verdict} — ${h.summary}`
           )

@@ -92,6 +92,18 @@ export interface CouncilRequest {
   readonly rubric: Rubric
   readonly gates: readonly GateResult[]
   readonly evidence: Evidence
+  /** This run's place on the pull request: 1 for the first run. */
+  readonly iteration: number
+  /** The earlier runs, oldest first, as the sticky comment remembers them (untrusted text). */
+  readonly earlier: readonly EarlierRun[]
+}
+
+/** One earlier run of the check on the pull request, as the judges are told of it. */
+export interface EarlierRun {
+  readonly iteration: number
+  readonly commit: string
+  readonly verdict: string
+  readonly summary: string
 }
 
 /**

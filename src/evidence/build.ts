@@ -11,7 +11,6 @@ import type {
   FileKind,
   Omission,
   OmissionReason,
-  PriorIteration,
   Redaction
 } from './types.js'
 
@@ -31,8 +30,6 @@ export interface EvidenceInput {
   /** Binary files recognised by their first bytes as media, by path, with their format. */
   readonly media?: ReadonlyMap<string, string>
   readonly maxTokens: number
-  readonly iteration: number
-  readonly history: readonly PriorIteration[]
 }
 
 export type ListedFile = ChangedFile & { readonly kind: FileKind }
@@ -224,9 +221,7 @@ export function buildEvidence(input: EvidenceInput): Evidence {
       ratio: reviewable === 0 ? 1 : included.length / reviewable,
       budgetTokens: budget,
       usedTokens: used
-    },
-    iteration: input.iteration,
-    history: input.history
+    }
   }
 }
 

@@ -1,23 +1,24 @@
 import { open } from 'node:fs/promises'
 import { resolve } from 'node:path'
+import { mapBounded } from '../util/pool.js'
 import { buildEvidence } from './build.js'
 import { mediaFormat, SIGNATURE_BYTES } from './content.js'
 import { parseUnifiedDiff } from './diff.js'
 import { blobHead, defaultBase, diffFromMergeBase, localDiff, runGit, type Run } from './git.js'
 import type { EvidenceRequest, EvidenceSource } from './source.js'
-import type { ChangedFile, PriorIteration } from './types.js'
+import type { ChangedFile } from './types.js'
 
 export interface EvidenceSettings {
   /** The `max-evidence-tokens` budget. */
   readonly maxTokens: number
   /** The `exclude` input: it hides files, but only a trusted rubric's `exclude` waives them. */
   readonly exclude: readonly string[]
-  readonly iteration: number
-  readonly history: readonly PriorIteration[]
 }
 
 /** The binary files whose first bytes are looked at; past this many, none is taken for media. */
 const MAX_SNIFFED = 200
+/** git processes reading first bytes at once: enough to keep two cores busy, not 200 spawns. */
+const SNIFFING_AT_ONCE = 8
 
 /**
  * The binary files that are media, by their first bytes (`head` reads them): those are listed but
@@ -28,12 +29,10 @@ async function sniffMedia(
   head: (file: ChangedFile) => Promise<Uint8Array | undefined>
 ): Promise<Map<string, string>> {
   const binaries = files.filter(f => f.binary).slice(0, MAX_SNIFFED)
-  const formats = await Promise.all(
-    binaries.map(async file => {
-      const bytes = await head(file)
-      return bytes === undefined ? undefined : mediaFormat(bytes)
-    })
-  )
+  const formats = await mapBounded(binaries, SNIFFING_AT_ONCE, async file => {
+    const bytes = await head(file)
+    return bytes === undefined ? undefined : mediaFormat(bytes)
+  })
   return new Map(
     binaries.flatMap((file, i) => {
       const format = formats[i]
@@ -107,9 +106,7 @@ export function pullRequestEvidence(
         media,
         pr: { title: options.title, body: options.body },
         exclude: exclusions(request, options.exclude),
-        maxTokens: Math.min(options.maxTokens, request.limit ?? Infinity),
-        iteration: options.iteration,
-        history: options.history
+        maxTokens: Math.min(options.maxTokens, request.limit ?? Infinity)
       })
     }
   }
@@ -141,9 +138,7 @@ export function localEvidence(
         media,
         pr: { title, body: body.join('\n').trim() },
         exclude: exclusions(request, options.exclude),
-        maxTokens: Math.min(options.maxTokens, request.limit ?? Infinity),
-        iteration: options.iteration,
-        history: options.history
+        maxTokens: Math.min(options.maxTokens, request.limit ?? Infinity)
       })
     }
   }

@@ -75,14 +75,6 @@ export interface PullRequestText {
   readonly body: string
 }
 
-export interface PriorIteration {
-  readonly iteration: number
-  readonly commit: string
-  readonly verdict: string
-  readonly summary: string
-  readonly rubricHash: string
-}
-
 export interface Evidence {
   readonly pr: PullRequestText
   /**
@@ -97,6 +89,4 @@ export interface Evidence {
   /** The patches of the reviewed files, in priority order, secrets in them redacted. */
   readonly diff: string
   readonly receipt: CoverageReceipt
-  readonly iteration: number
-  readonly history: readonly PriorIteration[]
 }

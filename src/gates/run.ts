@@ -1,9 +1,11 @@
 import { spawn } from 'node:child_process'
 import { stat } from 'node:fs/promises'
+import { resolve } from 'node:path'
 import { StringDecoder } from 'node:string_decoder'
 import type { Gate } from '../rubric/types.js'
 import { formatExcerpt } from './excerpt.js'
-import type { GateLog, GateResult, GateStatus, OutputExcerpt } from './types.js'
+import { mapBounded } from '../util/pool.js'
+import type { GateLog, GateResult, GateSource, GateStatus, OutputExcerpt } from './types.js'
 
 /** Bytes kept from the start of a gate's output. */
 export const HEAD_BYTES = 2048
@@ -31,19 +33,25 @@ export interface GateRunOptions {
 }
 
 /** Runs the gates, at most `options.parallel` at once; results keep the gates' order. */
-export async function runGates(
-  gates: readonly Gate[],
-  options: GateRunOptions
-): Promise<GateResult[]> {
-  const results: GateResult[] = []
-  // One iterator shared by the workers: each takes the next gate when it is free.
-  const queue = gates.entries()
-  const worker = async (): Promise<void> => {
-    for (const [index, gate] of queue) results[index] = await runGate(gate, options)
+export function runGates(gates: readonly Gate[], options: GateRunOptions): Promise<GateResult[]> {
+  return mapBounded(gates, options.parallel, gate => runGate(gate, options))
+}
+
+/**
+ * The gates run here: in `cwd` joined with the rubric's `gates.working_directory`, as many at once
+ * as the rubric allows, with `env` (already without credentials, see `gateEnvironment`).
+ */
+export function gatesHere(
+  options: Omit<GateRunOptions, 'parallel'> & { readonly cwd: string }
+): GateSource {
+  return {
+    results: rubric =>
+      runGates(rubric.gates, {
+        ...options,
+        cwd: resolve(options.cwd, rubric.gateOptions.workingDirectory),
+        parallel: rubric.gateOptions.parallel
+      })
   }
-  const width = Math.max(1, Math.min(Math.floor(options.parallel), gates.length))
-  await Promise.all(Array.from({ length: width }, worker))
-  return results
 }
 
 /** Runs one gate through `bash -eo pipefail -c`, in its own process group, with its timeout. */

@@ -1,3 +1,5 @@
+import type { Rubric } from '../rubric/types.js'
+
 /** What a gate run ends as (docs/rubric.md#gates): only `pass` lets the verdict get past row 2. */
 export type GateStatus = 'pass' | 'fail' | 'error' | 'timeout'
 
@@ -26,4 +28,12 @@ export interface GateLog {
   readonly startGroup: (name: string) => void
   readonly write: (chunk: string) => void
   readonly endGroup: () => void
+}
+
+/**
+ * Where an evaluation's gate results come from: the gates run here, or results recorded by the
+ * job that ran them (the split layout, docs/security.md).
+ */
+export interface GateSource {
+  readonly results: (rubric: Rubric) => Promise<GateResult[]>
 }

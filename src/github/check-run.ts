@@ -1,28 +1,15 @@
-import type { FailOn } from '../inputs.js'
-import type { Evaluation } from '../report/evaluation.js'
+import type { Evaluation } from '../engine/evaluation.js'
 import { renderMarkdown } from '../report/markdown.js'
 import { summaryLine } from '../report/summary.js'
 import type { Severity } from '../council/types.js'
 import { shownLines } from '../evidence/diff.js'
-import type { VerdictKind } from '../verdict/types.js'
+import { outcomeOf, type FailOn } from '../verdict/outcome.js'
 import type { GitHub } from './client.js'
 import { describeFailure, type Repo } from './comment.js'
 
 /** GitHub accepts at most 50 annotations per request, and 65,535 characters of summary. */
 const ANNOTATIONS_PER_REQUEST = 50
 const SUMMARY_LIMIT = 65_535
-
-export type Conclusion = 'success' | 'failure' | 'action_required' | 'neutral'
-
-/**
- * PASS → success, FAIL → failure, UNCLEAR → action_required while `fail-on` makes UNCLEAR
- * fail, else neutral (which a required check treats as passing, so only when asked for).
- */
-export function conclusionOf(verdict: VerdictKind, failOn: FailOn): Conclusion {
-  if (verdict === 'PASS') return 'success'
-  if (verdict === 'FAIL') return 'failure'
-  return failOn === 'unclear' ? 'action_required' : 'neutral'
-}
 
 const LEVEL: Readonly<Record<Severity, 'failure' | 'warning' | 'notice'>> = {
   critical: 'failure',
@@ -103,7 +90,7 @@ export async function publishCheckRun(
       name: where.name,
       head_sha: where.headSha,
       status: 'completed',
-      conclusion: conclusionOf(evaluation.verdict.verdict, failOn),
+      conclusion: outcomeOf(evaluation.verdict, failOn).conclusion,
       ...(where.detailsUrl !== undefined && { details_url: where.detailsUrl }),
       output: output(annotations.slice(0, ANNOTATIONS_PER_REQUEST))
     })

@@ -1,6 +1,9 @@
-import type { Evaluation } from './evaluation.js'
+import type { Evaluation } from '../engine/evaluation.js'
 import { writeHistory } from './history.js'
 import { COMMENT_LIMIT, renderMarkdown } from './markdown.js'
+
+/** The check's name, and so its comment's marker, unless `check-name` says otherwise. */
+export const DEFAULT_CHECK_NAME = 'rubric-council'
 
 /**
  * The hidden first line that finds our comment again: one comment per pull request and check

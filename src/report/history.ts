@@ -1,16 +1,7 @@
 import { z } from 'zod'
-import type { VerdictKind } from '../verdict/types.js'
-
-/** One run of the check on a pull request, as the comment remembers it. */
-export interface HistoryEntry {
-  readonly iteration: number
-  readonly commit: string
-  readonly verdict: VerdictKind
-  /** The one-line summary of that run. */
-  readonly summary: string
-  readonly rubricHash: string
-  readonly reasons: readonly string[]
-}
+import type { Evaluation } from '../engine/evaluation.js'
+import type { HistoryEntry } from '../engine/history.js'
+import { summaryLine } from './summary.js'
 
 const Entry = z.object({
   iteration: z.int().positive(),
@@ -51,4 +42,16 @@ export function readHistory(body: string): HistoryEntry[] {
 export function writeHistory(history: readonly HistoryEntry[]): string {
   const kept = history.slice(-MAX_HISTORY)
   return `${STATE_OPEN}${Buffer.from(JSON.stringify({ v: 1, history: kept })).toString('base64')}${STATE_CLOSE}`
+}
+
+/** What a run adds to the history: the evaluation of `commit`, in one line. */
+export function historyEntry(evaluation: Evaluation, commit: string): HistoryEntry {
+  return {
+    iteration: evaluation.iteration,
+    commit,
+    verdict: evaluation.verdict.verdict,
+    summary: summaryLine(evaluation),
+    rubricHash: evaluation.rubric.hash ?? '',
+    reasons: evaluation.verdict.reasons.map(r => r.code)
+  }
 }

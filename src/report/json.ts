@@ -1,5 +1,5 @@
 import { formatIssue } from '../rubric/errors.js'
-import type { Evaluation } from './evaluation.js'
+import type { Evaluation } from '../engine/evaluation.js'
 import { summaryLine } from './summary.js'
 
 export const REPORT_SCHEMA = 'rubric-council/report@1'

@@ -21,8 +21,8 @@ import {
   type Section
 } from './budget.js'
 import { abbreviate, code, escapeCell, escapeHtml, escapeMarkdown, fenceFor } from './escape.js'
-import type { Evaluation } from './evaluation.js'
-import type { HistoryEntry } from './history.js'
+import type { Evaluation } from '../engine/evaluation.js'
+import type { HistoryEntry } from '../engine/history.js'
 import { anyGraded, isMet, summaryLine } from './summary.js'
 import { formatCount } from '../util/format-count.js'
 import { formatTokens } from './progress.js'

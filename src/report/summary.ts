@@ -1,6 +1,6 @@
 import { formatNumber } from '../verdict/decide.js'
 import type { CriterionResult } from '../verdict/types.js'
-import type { Evaluation } from './evaluation.js'
+import type { Evaluation } from '../engine/evaluation.js'
 
 /** A criterion counts as met when it passed, or was scored with no minimum to miss. */
 export function isMet(criterion: CriterionResult): boolean {

@@ -1,7 +1,7 @@
 import { formatIssue } from '../rubric/errors.js'
 import { formatNumber } from '../verdict/decide.js'
 import type { CriterionResult } from '../verdict/types.js'
-import type { Evaluation } from './evaluation.js'
+import type { Evaluation } from '../engine/evaluation.js'
 import { isMet, summaryLine } from './summary.js'
 
 /**

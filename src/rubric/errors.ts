@@ -1,3 +1,5 @@
+import type { Rubric } from './types.js'
+
 /** The rules a rubric can break; each issue names one so messages and docs stay in step. */
 export type RubricRule =
   | 'missing-file'
@@ -31,19 +33,18 @@ export interface RubricIssue {
   readonly message: string
 }
 
-/** Thrown for every way a rubric can be unusable; carries all issues of the file at once. */
-export class RubricError extends Error {
-  override readonly name = 'RubricError'
-  readonly issues: readonly RubricIssue[]
+/**
+ * A rubric, or every problem that keeps its text from being one: rubric problems are values, so
+ * each caller decides what an unusable rubric means (a verdict, a CLI message), and nothing is
+ * thrown and caught on the way.
+ */
+export type RubricResult =
+  | { readonly ok: true; readonly rubric: Rubric }
+  | { readonly ok: false; readonly issues: readonly RubricIssue[] }
 
-  constructor(issues: readonly RubricIssue[]) {
-    super(
-      issues.length === 1 && issues[0]
-        ? formatIssue(issues[0])
-        : `${issues.length} rubric errors:\n${issues.map(formatIssue).join('\n')}`
-    )
-    this.issues = issues
-  }
+/** The result of a rubric that cannot be used for these reasons. */
+export function rubricProblems(issues: readonly RubricIssue[]): RubricResult {
+  return { ok: false, issues }
 }
 
 /** `file:line:col: error: message [rule]`, the form compilers use and the problem matcher reads. */

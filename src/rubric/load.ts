@@ -1,13 +1,19 @@
 import { readFile } from 'node:fs/promises'
-import { RubricError } from './errors.js'
+import type { RubricResult } from './errors.js'
 import { parseRubric } from './parse.js'
-import type { Rubric } from './types.js'
+import type { RubricTextResult } from './text.js'
+
+/** Reads and parses a rubric file (`readRubricFile`, then `parseRubric`). */
+export async function loadRubric(path: string, displayPath = path): Promise<RubricResult> {
+  const read = await readRubricFile(path, displayPath)
+  return read.ok ? parseRubric(read.rubric) : read
+}
 
 /**
- * Reads and parses a rubric file. A missing file is an error, never an empty rubric; bytes that
- * are not UTF-8 are refused rather than silently replaced (the hash must match the file).
+ * Reads a rubric file's text. A missing file is a problem, never an empty rubric; bytes that are
+ * not UTF-8 are refused rather than silently replaced (the hash must match the file).
  */
-export async function loadRubric(path: string, displayPath = path): Promise<Rubric> {
+export async function readRubricFile(path: string, displayPath = path): Promise<RubricTextResult> {
   let bytes: Buffer
   try {
     bytes = await readFile(path)
@@ -19,21 +25,29 @@ export async function loadRubric(path: string, displayPath = path): Promise<Rubr
         : code === 'EISDIR'
           ? 'is a directory, not a rubric file'
           : `cannot read the rubric file (${code ?? String(error)})`
-    throw new RubricError([
-      { file: displayPath, rule: code === 'ENOENT' ? 'missing-file' : 'unreadable-file', message }
-    ])
+    return {
+      ok: false,
+      source: { path: displayPath, kind: 'file' },
+      issues: [
+        { file: displayPath, rule: code === 'ENOENT' ? 'missing-file' : 'unreadable-file', message }
+      ]
+    }
   }
   let text: string
   try {
     text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes)
   } catch {
-    throw new RubricError([
-      {
-        file: displayPath,
-        rule: 'unreadable-file',
-        message: 'the rubric file is not valid UTF-8 text'
-      }
-    ])
+    return {
+      ok: false,
+      source: { path: displayPath, kind: 'file' },
+      issues: [
+        {
+          file: displayPath,
+          rule: 'unreadable-file',
+          message: 'the rubric file is not valid UTF-8 text'
+        }
+      ]
+    }
   }
-  return parseRubric({ text, path: displayPath })
+  return { ok: true, rubric: { text, path: displayPath, kind: 'file' } }
 }

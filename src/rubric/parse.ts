@@ -1,9 +1,9 @@
 import { buildRubric } from './build.js'
-import { compareIssues, RubricError } from './errors.js'
+import { compareIssues, rubricProblems, type RubricResult } from './errors.js'
 import { checkFrontMatter } from './front-matter.js'
 import { rubricHash } from './hash.js'
 import { parseBody, type ParsedBody } from './markdown.js'
-import type { Rubric, RubricSourceKind } from './types.js'
+import type { RubricSourceKind } from './types.js'
 import { parseYaml, type YamlSource } from './yaml-source.js'
 
 export interface RubricInput {
@@ -20,14 +20,14 @@ export function isYamlPath(path: string): boolean {
 
 /**
  * Parses and validates a rubric (docs/rubric.md): a Markdown file with optional YAML front matter, or a
- * YAML file. Returns the rubric, or throws a RubricError listing every problem of the file.
- * Nothing else escapes: any other failure is a bug.
+ * YAML file. Returns the rubric, or every problem of the file. Nothing is thrown: an exception
+ * from here is a bug.
  */
-export function parseRubric(input: RubricInput): Rubric {
+export function parseRubric(input: RubricInput): RubricResult {
   const { path } = input
   const text = input.text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n')
   if (text.trim() === '') {
-    throw new RubricError([
+    return rubricProblems([
       {
         file: path,
         line: 1,
@@ -45,7 +45,7 @@ export function parseRubric(input: RubricInput): Rubric {
   } else {
     const split = splitFrontMatter(text)
     if ('problem' in split) {
-      throw new RubricError([
+      return rubricProblems([
         { file: path, line: 1, column: 1, rule: 'yaml-syntax', message: split.problem }
       ])
     }
@@ -67,8 +67,9 @@ export function parseRubric(input: RubricInput): Rubric {
     lineProblems: yaml.problems,
     locate: yaml.locate
   })
-  if (buildIssues.length > 0) throw new RubricError(buildIssues.sort(compareIssues))
-  return rubric
+  return buildIssues.length > 0
+    ? rubricProblems(buildIssues.sort(compareIssues))
+    : { ok: true, rubric }
 }
 
 interface Split {

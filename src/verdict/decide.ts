@@ -1,11 +1,11 @@
 import type { CouncilFailure, CouncilOutcome, JudgeAnswer } from '../council/types.js'
 import type { GateResult } from '../gates/types.js'
 import type { Criterion, Dimension, Rubric } from '../rubric/types.js'
+import { EXIT_CODE } from './outcome.js'
 import {
   BLOCKING_SEVERITIES,
   type CriterionResult,
   type DimensionResult,
-  type ExitCode,
   type JudgedFinding,
   type Reason,
   type ReasonCode,
@@ -36,8 +36,6 @@ export interface VerdictInput {
 export function needsCouncil(rubric: Rubric): boolean {
   return rubric.criteria.length > 0 || rubric.dimensions.length > 0
 }
-
-const EXIT: Readonly<Record<VerdictKind, ExitCode>> = { PASS: 0, FAIL: 1, UNCLEAR: 2 }
 
 /** A criterion with its votes, but no status, score or median drawn from them. */
 function withoutGrade(c: CriterionResult): CriterionResult {
@@ -91,7 +89,7 @@ export function decide(input: VerdictInput): Verdict {
 
   const result = (verdict: VerdictKind, reasons: Reason[]): Verdict => ({
     verdict,
-    exitCode: EXIT[verdict],
+    exitCode: EXIT_CODE[verdict],
     reasons,
     recommendation:
       verdict === 'PASS'
@@ -286,7 +284,7 @@ function machineryReason(paths: readonly string[]): Reason | undefined {
 export function invalidVerdict(code: 'invalid_rubric' | 'invalid_input', message: string): Verdict {
   return {
     verdict: 'UNCLEAR',
-    exitCode: 2,
+    exitCode: EXIT_CODE.UNCLEAR,
     reasons: [reason(code, message)],
     recommendation: 'RETRY',
     score: null,

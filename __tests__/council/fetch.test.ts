@@ -1,8 +1,8 @@
 import { createServer } from 'node:http'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { proxiedFetch } from '../src/fetch.js'
-import { startConnectProxy, type ConnectProxy } from './helpers/connect-proxy.js'
-import { listenOnLoopback, type Listening } from './helpers/listen.js'
+import { proxiedFetch } from '../../src/council/fetch.js'
+import { startConnectProxy, type ConnectProxy } from '../helpers/connect-proxy.js'
+import { listenOnLoopback, type Listening } from '../helpers/listen.js'
 
 let listening: Listening
 let port: number

@@ -1,6 +1,8 @@
-import { parseModelList } from './council/providers.js'
-import { DEFAULT_MAX_EVIDENCE_TOKENS } from './evidence/build.js'
-import { DEFAULT_RUBRIC_PATH } from './rubric/defaults.js'
+import { parseModelList } from '../council/providers.js'
+import { DEFAULT_MAX_EVIDENCE_TOKENS } from '../evidence/build.js'
+import { DEFAULT_CHECK_NAME } from '../report/comment.js'
+import { DEFAULT_RUBRIC_PATH } from '../rubric/defaults.js'
+import { FAIL_ON, type FailOn } from '../verdict/outcome.js'
 
 /** A bad action input; the message quotes the value and says what would be accepted. */
 export class InputError extends Error {
@@ -15,11 +17,8 @@ export class InputError extends Error {
   }
 }
 
-export const FAIL_ON = ['unclear', 'fail', 'never'] as const
-export type FailOn = (typeof FAIL_ON)[number]
 export const RUBRIC_SOURCES = ['base', 'head'] as const
 export const COMMENT_MODES = ['sticky', 'off'] as const
-export const DEFAULT_CHECK_NAME = 'rubric-council'
 
 /** The action's inputs, typed and checked (action.yml). */
 export interface ActionInputs {

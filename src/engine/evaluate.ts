@@ -1,22 +1,34 @@
-import { resolve } from 'node:path'
-import type { Council, CouncilOutcome, CouncilRequest } from './council/types.js'
-import { EvidenceUnavailableError, type EvidenceSource } from './evidence/source.js'
-import type { Evidence } from './evidence/types.js'
-import { runGates } from './gates/run.js'
-import type { GateLog } from './gates/types.js'
-import type { Evaluation, RubricInfo } from './report/evaluation.js'
-import { RubricError } from './rubric/errors.js'
-import { resolveRubric, type RubricChoice } from './rubric/resolve.js'
-import type { Rubric } from './rubric/types.js'
-import { gateEnvironment, maskSecrets, secretValues } from './secrets.js'
-import { decide, invalidVerdict, needsCouncil, splitMustHaves } from './verdict/decide.js'
+import type { Council, CouncilOutcome, CouncilRequest } from '../council/types.js'
+import { EvidenceUnavailableError, type EvidenceSource } from '../evidence/source.js'
+import type { Evidence } from '../evidence/types.js'
+import type { GateSource } from '../gates/types.js'
+import { parseRubric } from '../rubric/parse.js'
+import type { RubricTextResult } from '../rubric/text.js'
+import type { Rubric } from '../rubric/types.js'
+import { decide, invalidVerdict, needsCouncil, splitMustHaves } from '../verdict/decide.js'
+import type { Evaluation, RubricInfo, RubricReview } from './evaluation.js'
+import type { HistoryEntry } from './history.js'
 
-export interface EngineDeps {
-  readonly council: Council
+/** Everything an evaluation is of, resolved by the shell (the action, the CLI) beforehand. */
+export interface EvaluationRequest {
+  /** The rubric's text and where it is from, or why there is none. */
+  readonly rubric: RubricTextResult
+  /**
+   * The rubric is its owner's (read from the base branch, a local file, the workflow's checker
+   * input): only then may its `exclude` take files out of coverage.
+   */
+  readonly trusted: boolean
+  /** Where the rubric came from and what the pull request changed in it, when that applies. */
+  readonly review?: RubricReview
+  /** The runs of the check on this pull request so far, oldest first; none outside a pull request. */
+  readonly history?: readonly HistoryEntry[]
+}
+
+/** The engine's ports: where gate results, evidence and judgement come from. */
+export interface EnginePorts {
+  readonly gates: GateSource
   readonly evidence: EvidenceSource
-  readonly log: GateLog
-  /** The process environment: gates get it without credentials, and its secrets are masked. */
-  readonly env: Readonly<Record<string, string | undefined>>
+  readonly council: Council
   /**
    * The paths of this check's own machinery (its workflows, local actions, the action's files): a
    * pull request that changes one cannot PASS, for it could have changed how it is judged.
@@ -26,47 +38,52 @@ export interface EngineDeps {
 }
 
 /**
- * One evaluation: rubric → evidence → gates → council → verdict. Every failure of the machinery
- * ends in a verdict with a named reason; only an unexpected bug can make this throw.
+ * One evaluation: rubric → evidence → gates → council → verdict. A function of the request and
+ * what the ports answer; every failure of the machinery ends in a verdict with a named reason, and
+ * only a bug can make this throw.
  */
 export async function evaluate(
-  choice: RubricChoice,
-  deps: EngineDeps,
-  iteration = 1
+  request: EvaluationRequest,
+  ports: EnginePorts
 ): Promise<Evaluation> {
-  let rubric: Rubric
-  try {
-    rubric = await resolveRubric(choice)
-  } catch (error) {
-    if (!(error instanceof RubricError)) throw error
-    const count = error.issues.length
+  const history = request.history ?? []
+  const iteration = history.length + 1
+  const context = {
+    iteration,
+    ...(request.review && { rubricReview: request.review })
+  }
+  const parsed = request.rubric.ok ? parseRubric(request.rubric.rubric) : request.rubric
+  if (!parsed.ok) {
+    const count = parsed.issues.length
+    const source = request.rubric.ok ? request.rubric.rubric : request.rubric.source
     return {
       verdict: invalidVerdict(
         'invalid_rubric',
         `the rubric has ${count} problem${count === 1 ? '' : 's'}; fix ${count === 1 ? 'it' : 'them'} and run again`
       ),
       rubric: {
-        path: choice.checker === undefined ? choice.path : 'checker input',
-        source: choice.checker === undefined ? 'file' : 'checker',
-        problems: error.issues,
+        path: source.path,
+        source: source.kind,
+        problems: parsed.issues,
         counts: { gates: 0, must: 0, nice: 0 }
       },
       gates: [],
-      iteration
+      ...context
     }
   }
+  const { rubric } = parsed
 
   // The evidence first, before any gate runs the pull request's code, so nothing the pull
   // request runs can change what the judges see. The changed files are needed for every rubric
   // whose verdict someone relies on: they say whether the machinery was changed.
   let evidence: Evidence | undefined
   let evidenceProblem: string | undefined
-  if (needsCouncil(rubric) || deps.machinery !== undefined) {
-    const limit = needsCouncil(rubric) ? deps.council.contextLimit?.(rubric) : undefined
+  if (needsCouncil(rubric) || ports.machinery !== undefined) {
+    const limit = needsCouncil(rubric) ? ports.council.contextLimit?.(rubric) : undefined
     try {
-      evidence = await deps.evidence.collect({
+      evidence = await ports.evidence.collect({
         rubric,
-        trusted: choice.trusted ?? false,
+        trusted: request.trusted,
         ...(limit !== undefined && { limit })
       })
     } catch (error) {
@@ -74,23 +91,22 @@ export async function evaluate(
       evidenceProblem = error.message
     }
   }
-  const machinery = deps.machinery
+  const machinery = ports.machinery
   const machineryChanged =
     machinery === undefined || evidence === undefined
       ? undefined
       : evidence.changed.filter(path => machinery(path))
 
-  const secrets = secretValues(deps.env)
-  const gates = await runGates(rubric.gates, {
-    cwd: resolve(choice.cwd, rubric.gateOptions.workingDirectory),
-    env: gateEnvironment(deps.env),
-    log: deps.log,
-    mask: text => maskSecrets(text, secrets),
-    parallel: rubric.gateOptions.parallel
-  })
+  const gates = await ports.gates.results(rubric)
   const council =
     evidence && needsCouncil(rubric)
-      ? await conveneCouncil(deps.council, { rubric, gates, evidence })
+      ? await conveneCouncil(ports.council, {
+          rubric,
+          gates,
+          evidence,
+          iteration,
+          earlier: history
+        })
       : undefined
   const verdict = decide({
     rubric,
@@ -107,7 +123,7 @@ export async function evaluate(
     gates,
     ...(council && { council }),
     ...(evidence && { evidence }),
-    iteration
+    ...context
   }
 }
 
@@ -147,6 +163,7 @@ export async function conveneCouncil(
   }
 }
 
+/** What the report says of a valid rubric. */
 export function describe(rubric: Rubric): RubricInfo {
   const must = rubric.criteria.filter(c => c.required).length
   return {

@@ -1,0 +1,110 @@
+import { relative, resolve, sep } from 'node:path'
+import type { RubricReview } from '../engine/evaluation.js'
+import type { PullRequestRun } from '../github/event.js'
+import type { GitHubPort } from '../github/port.js'
+import { diffRubrics } from '../rubric/diff.js'
+import { readRubricFile } from '../rubric/load.js'
+import { parseRubric } from '../rubric/parse.js'
+import { checkerRubric } from '../rubric/sugar.js'
+import type { RubricText, RubricTextResult } from '../rubric/text.js'
+import type { ActionDirs } from './context.js'
+import type { ActionInputs } from './inputs.js'
+
+/** The rubric a run is graded by, and the trust decision behind it, as data. */
+export interface RubricChoice {
+  readonly rubric: RubricTextResult
+  /** Its owner's (the base branch's, or the workflow's checker input): its `exclude` may waive. */
+  readonly trusted: boolean
+  readonly review?: RubricReview
+}
+
+/**
+ * The rubric as a trust boundary (docs/security.md): read at the tip of the base branch, so a
+ * pull request cannot weaken the gate that grades it; the PR's own only when asked, or when the
+ * base has none yet (never under pull_request_target). When the PR changes the rubric, the review
+ * says how.
+ */
+export async function chooseRubric(
+  github: GitHubPort | undefined,
+  run: PullRequestRun,
+  inputs: ActionInputs,
+  dirs: ActionDirs
+): Promise<RubricChoice> {
+  // The checker input is part of the workflow, which is the repository owner's (a pull request
+  // that edits it is workflow_modified).
+  if (inputs.checker !== undefined) return { rubric: checkerRubric(inputs.checker), trusted: true }
+
+  const repoPath = relative(dirs.workspace, resolve(dirs.cwd, inputs.rubric)).split(sep).join('/')
+  const head = await readRubricFile(resolve(dirs.cwd, inputs.rubric), inputs.rubric)
+  let baseText: string | undefined
+  let baseProblem: string | undefined
+  if (github) {
+    try {
+      // The base branch as it is now: a re-run after its rubric changed uses the new one.
+      baseText = await github.fileAt(
+        repoPath,
+        run.pr.baseRef === '' ? run.pr.baseSha : run.pr.baseRef
+      )
+    } catch (error) {
+      baseProblem = error instanceof Error ? error.message : String(error)
+    }
+  }
+  const base: RubricText | undefined =
+    baseText === undefined ? undefined : { text: baseText, path: inputs.rubric, kind: 'file' }
+  const diff = changes(base, head.ok ? head.rubric : undefined)
+
+  if (inputs.rubricSource === 'head' && !run.baseRubricOnly) {
+    return { rubric: head, trusted: false, review: { source: 'head', ...(diff && { diff }) } }
+  }
+  if (base !== undefined) {
+    return {
+      rubric: { ok: true, rubric: base },
+      trusted: true,
+      review: { source: 'base', ...(diff && { diff }) }
+    }
+  }
+  const at =
+    run.pr.baseRef === ''
+      ? `${repoPath} at the base commit ${run.pr.baseSha.slice(0, 7)}`
+      : `${repoPath} on the base branch ${run.pr.baseRef}`
+  if (!github && !run.baseRubricOnly) {
+    return {
+      rubric: head,
+      trusted: false,
+      review: {
+        source: 'head',
+        note: `Without a github-token the base commit's rubric cannot be read, so the rubric in the working tree (${repoPath}) is used.`
+      }
+    }
+  }
+  if (run.baseRubricOnly || baseProblem !== undefined) {
+    // Without the base's rubric there is nothing trusted to grade by.
+    const why = baseProblem === undefined ? 'does not exist' : `could not be read (${baseProblem})`
+    const message = `${at} ${why}; ${run.baseRubricOnly ? 'pull_request_target uses only the base branch’s rubric' : 'the base branch’s rubric is required with rubric-source: base'}`
+    return {
+      rubric: {
+        ok: false,
+        source: { path: inputs.rubric, kind: 'file' },
+        issues: [{ file: inputs.rubric, rule: 'missing-file', message }]
+      },
+      trusted: false,
+      review: { source: 'base' }
+    }
+  }
+  return {
+    rubric: head,
+    trusted: false,
+    review: {
+      source: 'head',
+      note: `The base branch has no rubric at ${repoPath} yet, so this pull request's own rubric is used. Once it is merged, later pull requests are graded by the base branch's.`
+    }
+  }
+}
+
+/** The semantic difference when both versions parse and differ; undefined otherwise. */
+function changes(base: RubricText | undefined, head: RubricText | undefined): RubricReview['diff'] {
+  if (base === undefined || head === undefined || base.text === head.text) return undefined
+  const before = parseRubric(base)
+  const after = parseRubric(head)
+  return before.ok && after.ok ? diffRubrics(before.rubric, after.rubric) : undefined
+}

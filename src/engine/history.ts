@@ -1,0 +1,16 @@
+import type { VerdictKind } from '../verdict/types.js'
+
+/**
+ * One run of the check on a pull request. The runs so far are the pull request's history: the
+ * judges are told of them, the report shows them, and the sticky comment keeps them between runs
+ * (`report/history.ts` writes and reads them there).
+ */
+export interface HistoryEntry {
+  readonly iteration: number
+  readonly commit: string
+  readonly verdict: VerdictKind
+  /** The one-line summary of that run. */
+  readonly summary: string
+  readonly rubricHash: string
+  readonly reasons: readonly string[]
+}

@@ -1,0 +1,59 @@
+import type { Evaluation } from '../engine/evaluation.js'
+import type { FailOn } from '../verdict/outcome.js'
+import { publishCheckRun, type CheckRunOutcome } from './check-run.js'
+import { createGitHub, type GitHub } from './client.js'
+import {
+  findComments,
+  upsertComment,
+  type CommentOutcome,
+  type IssueComment,
+  type Repo
+} from './comment.js'
+import { fileAt } from './contents.js'
+
+/**
+ * Everything the action asks of GitHub, for one repository. The action's flow is written against
+ * this port; `octokitPort` is the one implementation, tested against the GitHub stand-in.
+ */
+export interface GitHubPort {
+  readonly repo: Repo
+  /** `GET /pulls/{n}`: the pull request as it is now. */
+  readonly pullRequest: (number: number) => Promise<unknown>
+  /** A file's text at a ref (a branch or a commit); undefined when it does not exist there. */
+  readonly fileAt: (path: string, ref: string) => Promise<string | undefined>
+  /** Our comments on an issue or pull request carrying `marker`, oldest first. */
+  readonly comments: (issue: number, marker: string) => Promise<IssueComment[]>
+  readonly upsertComment: (
+    issue: number,
+    body: string,
+    existing: readonly IssueComment[]
+  ) => Promise<CommentOutcome>
+  readonly checkRun: (
+    where: { readonly headSha: string; readonly name: string; readonly detailsUrl?: string },
+    evaluation: Evaluation,
+    failOn: FailOn
+  ) => Promise<CheckRunOutcome>
+}
+
+/**
+ * The port over Octokit. The client is made on first use, so that whatever runs before the first
+ * request (git computing the diff) is not held up by it.
+ */
+export function octokitPort(
+  repo: Repo,
+  client: { readonly token: string; readonly baseUrl: string; readonly warn: (m: string) => void }
+): GitHubPort {
+  let github: GitHub | undefined
+  const api = (): GitHub => (github ??= createGitHub(client.token, client.baseUrl, client.warn))
+  return {
+    repo,
+    pullRequest: async number =>
+      (await api().rest.pulls.get({ ...repo, pull_number: number })).data,
+    fileAt: (path, ref) => fileAt(api(), { ...repo, path, ref }),
+    comments: (issue, marker) => findComments(api(), { ...repo, issue, marker }),
+    upsertComment: (issue, body, existing) =>
+      upsertComment(api(), { ...repo, issue }, body, existing),
+    checkRun: (where, evaluation, failOn) =>
+      publishCheckRun(api(), { ...repo, ...where }, evaluation, failOn)
+  }
+}

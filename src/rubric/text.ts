@@ -1,0 +1,17 @@
+import type { RubricIssue } from './errors.js'
+import type { RubricSource } from './types.js'
+
+/** A rubric's text and where it is from: what the shells read, and what the engine parses. */
+export interface RubricText extends RubricSource {
+  /** Exactly as read: it is hashed as is. */
+  readonly text: string
+}
+
+/** A rubric's text, or why there is none (the file is missing or unreadable, the checker empty). */
+export type RubricTextResult =
+  | { readonly ok: true; readonly rubric: RubricText }
+  | {
+      readonly ok: false
+      readonly source: RubricSource
+      readonly issues: readonly RubricIssue[]
+    }
