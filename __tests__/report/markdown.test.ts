@@ -168,8 +168,8 @@ describe('the Markdown report, per verdict', () => {
       iteration: 1,
       history: []
     })
-    expect((json.judges as unknown[]).length).toBe(3)
-    expect((json.criteria as { votes: unknown[] }[])[0]?.votes).toHaveLength(3)
+    expect(json.judges).toHaveLength(3)
+    expect(json.criteria[0]?.votes).toHaveLength(3)
   })
 })
 
@@ -341,7 +341,7 @@ describe('a verdict that rests on a tie-break', () => {
       '- **openai:gpt-5.4-mini (tie-break)** · FAIL: An empty query still raises KeyError.'
     )
     expect(renderTerminal(evaluation)).toMatch(/edge-cases +FAIL 1\/2, tie-break FAIL/)
-    const json = toJsonReport(evaluation) as { criteria: { id: string }[] }
+    const json = toJsonReport(evaluation)
     expect(json.criteria.find(c => c.id === 'edge-cases')).toMatchObject({
       judges: { pass: 1, fail: 1, abstain: 0 },
       tie_break: { judge: 'openai:gpt-5.4-mini (tie-break)', verdict: 'FAIL' }

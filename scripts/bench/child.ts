@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { prepareRunner, readOutputs, type RunOptions } from '../../__tests__/helpers/action-run.js'
+import type { JsonReport } from '../../src/report/json.js'
 import type { Trace } from './trace.js'
 
 /**
@@ -12,6 +13,8 @@ import type { Trace } from './trace.js'
  * (spawn to close), peak RSS from `/usr/bin/time -v` when it is there (the kernel's ru_maxrss of the
  * child), else from polling `/proc/<pid>/status` VmHWM (the kernel's own high-water mark).
  */
+
+export type { JsonReport }
 
 export const ROOT = join(import.meta.dirname, '..', '..')
 let action = join(ROOT, 'dist/index.js')
@@ -154,25 +157,6 @@ export interface ActionMeasured extends Measured {
   readonly report: JsonReport | undefined
   /** With `trace: true`: what `scripts/bench/trace.ts` recorded inside the process. */
   readonly trace: Trace | undefined
-}
-
-/** The parts of the `rubric-council/report@1` JSON report the benchmark reads. */
-export interface JsonReport {
-  readonly verdict: string
-  readonly judges: readonly {
-    judge: string
-    status: string
-    latency_ms: number
-    tokens: { input: number; cached_input: number; cache_write: number; output: number } | null
-    cost_usd: number | null
-  }[]
-  readonly coverage: {
-    readonly ratio: number
-    readonly reviewable: number
-    readonly budget_tokens: number
-    readonly used_tokens: number
-    readonly reviewed: readonly unknown[]
-  } | null
 }
 
 /**

@@ -12,7 +12,7 @@ import {
 import { ResponseTooLargeError } from './fetch.js'
 import type { Validation } from './judge-schema.js'
 import { extractJson } from './extract-json.js'
-import type { Provider } from './model-id.js'
+import type { Provider } from '../rubric/model-id.js'
 import { estimateCost } from './pricing.js'
 import type { CallSettings } from './providers.js'
 import { formatCount } from '../util/format-count.js'

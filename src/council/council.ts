@@ -2,7 +2,7 @@ import { DEFAULT_SAMPLES } from '../rubric/defaults.js'
 import { callJudge, type CallPolicy } from './call.js'
 import { judgeJsonSchema, validateAnswer } from './judge-schema.js'
 import { mapBounded } from '../util/pool.js'
-import { parseModelId } from './model-id.js'
+import { parseModelId } from '../rubric/model-id.js'
 import { buildPrompt, fenceToken } from './prompt.js'
 import {
   callSettings,

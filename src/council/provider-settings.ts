@@ -1,4 +1,4 @@
-import type { Provider } from './model-id.js'
+import type { Provider } from '../rubric/model-id.js'
 
 /**
  * Where each provider finds its key and endpoint (docs/council.md). The `*_BASE_URL` variables

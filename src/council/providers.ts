@@ -5,7 +5,7 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
 import type { ProviderOptions } from '@ai-sdk/provider-utils'
 import type { LanguageModel } from 'ai'
 import { createOllama } from 'ollama-ai-provider-v2'
-import { parseModelId, type ModelId, type Provider } from './model-id.js'
+import { parseModelId, type ModelId, type Provider } from '../rubric/model-id.js'
 import { PROVIDER_SETTINGS } from './provider-settings.js'
 
 type Environment = Readonly<Record<string, string | undefined>>

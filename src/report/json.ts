@@ -1,14 +1,146 @@
-import { formatIssue } from '../rubric/errors.js'
+import type {
+  ChecklistVerdict,
+  CouncilFailure,
+  Recommendation,
+  Severity
+} from '../council/types.js'
 import type { Evaluation } from '../engine/evaluation.js'
+import type { CoverageReceipt, Omission, Redaction } from '../evidence/types.js'
+import type { GateStatus } from '../gates/types.js'
+import { formatIssue } from '../rubric/errors.js'
+import type { RubricChange } from '../rubric/diff.js'
+import type { RubricSourceKind } from '../rubric/types.js'
+import type { CriterionStatus, ExitCode, ReasonCode, Tally, VerdictKind } from '../verdict/types.js'
 import { summaryLine } from './summary.js'
 
 export const REPORT_SCHEMA = 'rubric-council/report@1'
 
 /**
- * The JSON report: everything the Markdown shows, uncut, in snake_case.
- * Absent values are null rather than missing, so consumers can rely on every key.
+ * The `rubric-council/report@1` JSON report (the `report` output, `check --json`): what the
+ * Markdown report shows, uncut, in snake_case. Absent values are null, never missing keys.
  */
-export function toJsonReport(evaluation: Evaluation): Record<string, unknown> {
+export interface JsonReport {
+  readonly schema: typeof REPORT_SCHEMA
+  readonly verdict: VerdictKind
+  readonly exit_code: ExitCode
+  readonly reasons: readonly { readonly code: ReasonCode; readonly message: string }[]
+  readonly recommendation: Recommendation
+  readonly summary: string
+  readonly score: number | null
+  readonly scores: { readonly dimensions: number | null; readonly criteria: number | null }
+  readonly accuracy_ceiling_applied: boolean
+  readonly confidence: number | null
+  readonly rubric: {
+    readonly path: string
+    readonly source: RubricSourceKind
+    readonly hash: string | null
+    readonly title: string | null
+    readonly problems: readonly string[]
+    readonly materialised: string | null
+  }
+  readonly gates: readonly {
+    readonly command: string
+    readonly status: GateStatus
+    readonly exit_code: number | null
+    readonly duration_ms: number
+    readonly detail: string | null
+    readonly output: {
+      readonly head: string
+      readonly tail: string
+      readonly elided_bytes: number
+      readonly total_bytes: number
+    }
+  }[]
+  readonly criteria: readonly {
+    readonly id: string
+    readonly description: string
+    readonly required: boolean
+    readonly weight: number
+    readonly kind: 'checklist' | 'score'
+    readonly status: CriterionStatus
+    readonly score: number | null
+    readonly median: number | null
+    readonly required_min_score: number | null
+    readonly votes: readonly {
+      readonly judge: string
+      readonly verdict: ChecklistVerdict | null
+      readonly score: number | null
+      readonly reasoning: string
+    }[]
+    readonly judges: Tally | null
+    readonly tie_break: {
+      readonly judge: string
+      readonly verdict: ChecklistVerdict | null
+      readonly reasoning: string
+    } | null
+  }[]
+  readonly dimensions: readonly {
+    readonly name: string
+    readonly weight: number
+    readonly normalised_weight: number
+    readonly median: number | null
+    readonly scores: readonly {
+      readonly judge: string
+      readonly score: number
+      readonly reasoning: string
+    }[]
+  }[]
+  readonly findings: readonly {
+    readonly judge: string
+    readonly severity: Severity
+    readonly title: string
+    readonly path: string | null
+    readonly line: number | null
+    readonly evidence: string
+  }[]
+  readonly blocking: { readonly judges: number; readonly of: number }
+  readonly judges: readonly {
+    readonly judge: string
+    readonly sample: number
+    readonly status: 'ok' | 'failed'
+    readonly failure: CouncilFailure | null
+    readonly error: string | null
+    readonly recommendation: Recommendation | null
+    readonly feedback: string | null
+    readonly latency_ms: number
+    readonly requests: number | null
+    readonly tokens: {
+      readonly input: number
+      readonly cached_input: number
+      readonly cache_write: number
+      readonly output: number
+    } | null
+    readonly cost_usd: number | null
+  }[]
+  readonly quorum: number | null
+  readonly coverage: {
+    readonly ratio: number
+    readonly reviewable: number
+    readonly budget_tokens: number
+    readonly used_tokens: number
+    readonly reviewed: CoverageReceipt['reviewed']
+    readonly omitted: readonly Omission[]
+    readonly redacted: readonly Redaction[]
+  } | null
+  readonly iteration: number
+  readonly history: readonly {
+    readonly iteration: number
+    readonly commit: string
+    readonly verdict: VerdictKind
+    readonly summary: string
+    readonly rubric_hash: string
+    readonly reasons: readonly string[]
+  }[]
+  readonly rubric_review: {
+    readonly source: 'base' | 'head'
+    readonly note: string | null
+    readonly changes: readonly RubricChange[]
+    readonly weakened: boolean
+  } | null
+}
+
+/** The JSON report of an evaluation. */
+export function toJsonReport(evaluation: Evaluation): JsonReport {
   const { verdict, rubric, gates, council, evidence } = evaluation
   return {
     schema: REPORT_SCHEMA,

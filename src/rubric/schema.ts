@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { parseModelId, PROVIDERS } from '../council/model-id.js'
+import { parseModelId, PROVIDERS } from './model-id.js'
 
 /**
  * The front matter of a Markdown rubric, and the whole of a YAML rubric (docs/rubric.md).
