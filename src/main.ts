@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { prepareRun } from './action/context.js'
 import { InputError, readActionInputs } from './action/inputs.js'
-import { singleJobPorts } from './action/ports.js'
+import { reviewPorts } from './action/ports.js'
 import { endEarly, internalError, runUrl } from './action/publish.js'
 import { reviewPullRequest } from './action/review.js'
 import { chooseRubric } from './action/rubric.js'
@@ -41,7 +41,7 @@ export async function run(): Promise<void> {
     }
     const { run } = prepared
     const bundleDir = dirname(fileURLToPath(import.meta.url))
-    const ports = singleJobPorts({ env, inputs, dirs: where, run, github, mask, bundleDir })
+    const ports = reviewPorts({ env, inputs, dirs: where, run, github, mask, bundleDir })
     const rubric = chooseRubric(github, run, inputs, where)
     const detailsUrl = runUrl(env)
     await reviewPullRequest(run, inputs, rubric, ports, {

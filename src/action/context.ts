@@ -1,6 +1,7 @@
 import { lstat } from 'node:fs/promises'
 import { isAbsolute, relative, resolve } from 'node:path'
 import { checkoutProblem } from '../evidence/git.js'
+import { readRecord } from '../gates/record.js'
 import { readRunContext, type PullRequestRun } from '../github/event.js'
 import type { GitHubPort } from '../github/port.js'
 import { InputError, type ActionInputs } from './inputs.js'
@@ -40,10 +41,33 @@ export async function prepareRun(
     getPullRequest: async (_owner, _repo, number) => {
       if (!github) throw new InputError('github-token', '', 'a token to read the pull request with')
       return github.pullRequest(number)
+    },
+    recordedPullRequest: async (runId, attempt) => {
+      const text = await github?.recordingRun(runId, attempt, inputs.gatesJob).recordText()
+      const read = text === undefined ? undefined : readRecord(text)
+      return read?.ok ? read.record.pullRequest : undefined
     }
   })
   if (context.kind === 'skip') return context
   if (context.kind === 'unsupported') return { kind: 'invalid', message: context.message }
+  if (inputs.gates === 'recorded' && !github) {
+    return {
+      kind: 'invalid',
+      message:
+        'gates: recorded reads the gate results through the API: give the action a github-token with actions: read'
+    }
+  }
+  if (context.trigger !== undefined) {
+    // workflow_run: the workspace is the base branch, and no gate runs here; the evidence comes
+    // from git objects, fetched by commit.
+    return inputs.gates === 'recorded'
+      ? { kind: 'ready', run: context }
+      : {
+          kind: 'invalid',
+          message:
+            'on workflow_run the gates ran in the triggering run: set gates: recorded (docs/security.md, the fork layout)'
+        }
+  }
   // The gates run on the working tree and the verdict is posted on the head commit: they must be
   // the same pull request.
   const checkout = await checkoutProblem(

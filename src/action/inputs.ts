@@ -19,6 +19,8 @@ export class InputError extends Error {
 
 export const RUBRIC_SOURCES = ['base', 'head'] as const
 export const COMMENT_MODES = ['sticky', 'off'] as const
+/** `run`: the action runs the gates (single job); `recorded`: the gates sub-action did. */
+export const GATE_MODES = ['run', 'recorded'] as const
 
 /** The action's inputs, typed and checked (action.yml). */
 export interface ActionInputs {
@@ -40,6 +42,9 @@ export interface ActionInputs {
   readonly pullRequest: string
   /** Evaluate fully, write nothing to GitHub, print what would be posted. */
   readonly dryRun: boolean
+  readonly gates: (typeof GATE_MODES)[number]
+  /** The job that ran the gates sub-action, whose conclusion the recorded results must agree with. */
+  readonly gatesJob: string
 }
 
 /** `getInput` returns '' for an input that is not set, as `@actions/core` does. */
@@ -78,6 +83,8 @@ export function readActionInputs(getInput: GetInput): ActionInputs {
     githubToken: token(getInput('github-token')),
     pullRequest: getInput('pull-request').trim(),
     dryRun: oneOf('dry-run', getInput('dry-run').trim() || 'false', ['true', 'false']) === 'true',
+    gates: oneOf('gates', getInput('gates').trim() || 'run', GATE_MODES),
+    gatesJob: jobName(getInput('gates-job')),
     exclude: getInput('exclude')
       .split(/[\n,]/)
       .map(g => g.trim())
@@ -99,6 +106,14 @@ function checkName(raw: string): string {
   const name = raw.trim() || DEFAULT_CHECK_NAME
   if (name.length > 100 || /[\r\n]/.test(name)) {
     throw new InputError('check-name', raw, 'one line of at most 100 characters')
+  }
+  return name
+}
+
+function jobName(raw: string): string {
+  const name = raw.trim() || 'gates'
+  if (name.length > 100 || /[\r\n]/.test(name)) {
+    throw new InputError('gates-job', raw, 'the name of one job, on one line')
   }
   return name
 }

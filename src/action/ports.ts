@@ -1,6 +1,7 @@
 import { createCouncil } from '../council/council.js'
 import { pullRequestEvidence, startDiff } from '../evidence/git-source.js'
 import { gateEnvironment } from '../gates/environment.js'
+import { recordedGates } from '../gates/recorded.js'
 import { gatesHere } from '../gates/run.js'
 import type { PullRequestRun } from '../github/event.js'
 import type { GitHubPort } from '../github/port.js'
@@ -11,11 +12,13 @@ import { machineryOf } from './machinery.js'
 import type { ReviewPorts } from './review.js'
 
 /**
- * The review's ports in the single-job layout: the gates run here, without credentials; the
- * evidence comes from git (the diff starts now, in git's own process, while GitHub is read); the
- * council from the providers whose keys are set. `bundleDir` is where the action's own files are.
+ * The review's ports. The gates run here, without credentials (single-job mode), or their results
+ * are read from the job that ran the gates sub-action (`gates: recorded`, the split and fork
+ * layouts). The evidence comes from git: the diff starts now, in git's own process, while GitHub
+ * is read, fetching what the checkout lacks with the action's token. The council asks the
+ * providers whose keys are set. `bundleDir` is where the action's own files are.
  */
-export function singleJobPorts(options: {
+export function reviewPorts(options: {
   readonly env: NodeJS.ProcessEnv
   readonly inputs: ActionInputs
   readonly dirs: ActionDirs
@@ -24,11 +27,27 @@ export function singleJobPorts(options: {
   readonly mask: (text: string) => string
   readonly bundleDir: string
 }): ReviewPorts {
-  const { env, inputs, dirs, run, mask } = options
-  const diff = startDiff({ cwd: dirs.workspace, baseSha: run.pr.baseSha, headSha: run.pr.headSha })
+  const { env, inputs, dirs, run, mask, github } = options
+  const diff = startDiff({
+    cwd: dirs.workspace,
+    baseSha: run.pr.baseSha,
+    headSha: run.pr.headSha,
+    auth: { serverUrl: env.GITHUB_SERVER_URL ?? 'https://github.com', token: inputs.githubToken }
+  })
+  // The run that recorded the gates: the triggering one on workflow_run, else this one.
+  const recording = run.trigger ?? {
+    runId: Number(env.GITHUB_RUN_ID),
+    attempt: Number(env.GITHUB_RUN_ATTEMPT ?? '1')
+  }
   return {
-    github: options.github,
-    gates: gatesHere({ cwd: dirs.cwd, env: gateEnvironment(env), log: actionsGateLog(), mask }),
+    github,
+    gates:
+      inputs.gates === 'recorded' && github
+        ? recordedGates(github.recordingRun(recording.runId, recording.attempt, inputs.gatesJob), {
+            pullRequest: run.pr.number,
+            headSha: run.pr.headSha
+          })
+        : gatesHere({ cwd: dirs.cwd, env: gateEnvironment(env), log: actionsGateLog(), mask }),
     evidence: pullRequestEvidence({
       diff,
       title: run.pr.title,

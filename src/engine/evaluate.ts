@@ -121,6 +121,7 @@ export async function evaluate(
     verdict,
     rubric: describe(rubric),
     gates,
+    ...(ports.gates.provenance !== undefined && { gatesProvenance: ports.gates.provenance }),
     ...(council && { council }),
     ...(evidence && { evidence }),
     ...context

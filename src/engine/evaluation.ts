@@ -34,6 +34,8 @@ export interface Evaluation {
   readonly verdict: Verdict
   readonly rubric: RubricInfo
   readonly gates: readonly GateResult[]
+  /** Where the gate results come from when another job ran the gates (the split layout). */
+  readonly gatesProvenance?: string
   /** Absent when the rubric needs no council or evaluation stopped before it. */
   readonly council?: CouncilOutcome
   /** What the judges were shown, with its coverage receipt; absent when they were not asked. */

@@ -4,7 +4,15 @@ import { mapBounded } from '../util/pool.js'
 import { buildEvidence } from './build.js'
 import { mediaFormat, SIGNATURE_BYTES } from './content.js'
 import { parseUnifiedDiff } from './diff.js'
-import { blobHead, defaultBase, diffFromMergeBase, localDiff, runGit, type Run } from './git.js'
+import {
+  blobHead,
+  defaultBase,
+  diffFromMergeBase,
+  localDiff,
+  runGit,
+  type GitAuth,
+  type Run
+} from './git.js'
 import type { EvidenceRequest, EvidenceSource } from './source.js'
 import type { ChangedFile } from './types.js'
 
@@ -65,12 +73,15 @@ export function startDiff(options: {
   readonly baseSha: string
   readonly headSha: string
   readonly run?: Run
+  /** For fetching what the checkout lacks (from a private repository, a fork's head). */
+  readonly auth?: GitAuth
 }): Promise<PullRequestDiff> {
   const diff = diffFromMergeBase({
     cwd: options.cwd,
     base: options.baseSha,
     head: options.headSha,
-    ...(options.run && { run: options.run })
+    ...(options.run && { run: options.run }),
+    ...(options.auth && { auth: options.auth })
   }).then(result => ({ ...result, cwd: options.cwd, head: options.headSha }))
   // Handled where it is awaited; until then, not an unhandled rejection.
   diff.catch(() => undefined)

@@ -4,8 +4,32 @@ import { EvidenceUnavailableError } from './source.js'
 /** Runs git with these arguments in `cwd`; injected so tests and callers can wrap or record it. */
 export type Run = (
   args: readonly string[],
-  cwd: string
+  cwd: string,
+  /** Added to git's environment (a fetch's credentials). */
+  env?: Readonly<Record<string, string>>
 ) => Promise<{ exitCode: number; stdout: string; stderr: string }>
+
+/**
+ * Credentials for fetching what a checkout lacks: the action's token, sent only to the GitHub
+ * server it belongs to, the way actions/checkout configures git (an `http.<server>/.extraheader`),
+ * but in this one process's environment, never in `.git/config`.
+ */
+export interface GitAuth {
+  /** GITHUB_SERVER_URL, e.g. https://github.com */
+  readonly serverUrl: string
+  readonly token: string
+}
+
+/** The environment that gives one git process the token, for that server only. */
+export function authEnvironment(auth: GitAuth | undefined): Record<string, string> {
+  if (auth === undefined || auth.token === '') return {}
+  const basic = Buffer.from(`x-access-token:${auth.token}`).toString('base64')
+  return {
+    GIT_CONFIG_COUNT: '1',
+    GIT_CONFIG_KEY_0: `http.${auth.serverUrl.replace(/\/+$/, '')}/.extraheader`,
+    GIT_CONFIG_VALUE_0: `AUTHORIZATION: basic ${basic}`
+  }
+}
 
 type RunResult = Awaited<ReturnType<Run>>
 
@@ -55,9 +79,8 @@ const DEEPEN_BY = 200
 const DEEPEN_ATTEMPTS = 3
 
 const CHECKOUT_ADVICE =
-  'Give the job the history it needs: `fetch-depth: 0` in actions/checkout. Keep ' +
-  '`persist-credentials: false` (the gates run the pull request’s code); the action then cannot ' +
-  'fetch from a private repository itself, so the checkout must bring the history.'
+  'Give the job the history it needs: `fetch-depth: 0` in actions/checkout, or a github-token ' +
+  'that can read the repository (the action fetches with it; keep `persist-credentials: false`).'
 
 /**
  * Spawns git (no shell) with `LC_ALL=C`, so messages are the untranslated ones, and without a
@@ -66,12 +89,13 @@ const CHECKOUT_ADVICE =
  * make the judges see another commit's content. Stdout is decoded once at the end, never per
  * chunk, so a multi-byte character split across chunks survives.
  */
-export const runGit: Run = (args, cwd) =>
+export const runGit: Run = (args, cwd, extra) =>
   new Promise(resolve => {
     const child = spawn('git', [...args], {
       cwd,
       env: {
         ...process.env,
+        ...extra,
         LC_ALL: 'C',
         GIT_TERMINAL_PROMPT: '0',
         GIT_NO_REPLACE_OBJECTS: '1',
@@ -184,6 +208,7 @@ export async function diffFromMergeBase(options: {
   head: string
   run?: Run
   remote?: string
+  auth?: GitAuth
 }): Promise<{ mergeBase: string; diff: string }> {
   const { base, head } = options
   const remote = options.remote ?? 'origin'
@@ -192,13 +217,15 @@ export async function diffFromMergeBase(options: {
   checkArgument(remote, 'remote')
   const run = options.run ?? runGit
   const git: Git = (...args) => run(args, options.cwd)
+  const credentials = authEnvironment(options.auth)
+  const fetch: Git = (...args) => run(['fetch', ...args], options.cwd, credentials)
   const pair = `${base} (base) and ${head} (head)`
 
   const missing = await missingCommits(git, [base, head])
   if (missing.length > 0) {
     // A full clone stays full: --depth on it would graft a shallow boundary onto the new commits.
     const depth = (await isShallow(git)) ? [`--depth=${FETCH_DEPTH}`] : []
-    const fetched = await git('fetch', '--no-tags', ...depth, remote, base, head)
+    const fetched = await fetch('--no-tags', ...depth, remote, base, head)
     if (fetched.exitCode !== 0) {
       throw unavailable(
         `${describeMissing(missing)} not in the checkout, and fetching from "${remote}" failed`,
@@ -215,14 +242,14 @@ export async function diffFromMergeBase(options: {
 
   let mergeBase = await findMergeBase(git, base, head)
   for (let i = 0; mergeBase === undefined && i < DEEPEN_ATTEMPTS && (await isShallow(git)); i++) {
-    const deepened = await git('fetch', '--no-tags', `--deepen=${DEEPEN_BY}`, remote, base, head)
+    const deepened = await fetch('--no-tags', `--deepen=${DEEPEN_BY}`, remote, base, head)
     if (deepened.exitCode !== 0) {
       throw unavailable(`fetching more history of ${pair} from "${remote}" failed`, deepened)
     }
     mergeBase = await findMergeBase(git, base, head)
   }
   if (mergeBase === undefined && (await isShallow(git))) {
-    const unshallowed = await git('fetch', '--no-tags', '--unshallow', remote, base, head)
+    const unshallowed = await fetch('--no-tags', '--unshallow', remote, base, head)
     if (unshallowed.exitCode !== 0) {
       throw unavailable(
         `fetching the whole history of ${pair} from "${remote}" failed`,

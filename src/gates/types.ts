@@ -36,4 +36,6 @@ export interface GateLog {
  */
 export interface GateSource {
   readonly results: (rubric: Rubric) => Promise<GateResult[]>
+  /** Where the results come from, when not from here: shown with them in the report. */
+  readonly provenance?: string
 }

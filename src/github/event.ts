@@ -20,8 +20,13 @@ export type RunContext =
       readonly owner: string
       readonly repo: string
       readonly pr: PullRequestContext
-      /** pull_request_target runs with the base's secrets: the PR's own rubric is never used. */
+      /**
+       * pull_request_target and workflow_run run with the base's secrets: the PR's own rubric is
+       * never used.
+       */
       readonly baseRubricOnly: boolean
+      /** On workflow_run: the run that triggered this one, whose recorded gate results count. */
+      readonly trigger?: { readonly runId: number; readonly attempt: number }
     }
   /** A pull request event with nothing to review (e.g. closed): end quietly, saying so. */
   | { readonly kind: 'skip'; readonly message: string }
@@ -42,6 +47,11 @@ export interface ContextSources {
   readonly pullRequestInput: string
   /** Reads a pull request through the API (workflow_dispatch carries only its number). */
   readonly getPullRequest: (owner: string, repo: string, number: number) => Promise<unknown>
+  /**
+   * On workflow_run from a fork, the run's payload names no pull request: the number the gates
+   * sub-action recorded in the triggering run, checked here against the API's head commit.
+   */
+  readonly recordedPullRequest: (runId: number, attempt: number) => Promise<number | undefined>
 }
 
 export async function readRunContext(sources: ContextSources): Promise<RunContext> {
@@ -101,9 +111,76 @@ export async function readRunContext(sources: ContextSources): Promise<RunContex
     return { kind: 'pull_request', event, owner, repo, pr, baseRubricOnly: false }
   }
 
+  if (event === 'workflow_run') return workflowRunContext(sources, payload, owner, repo)
+
   return {
     kind: 'unsupported',
-    message: `this action reviews pull requests; the "${event || 'unknown'}" event has none. Run it on pull_request, pull_request_target, or workflow_dispatch with a pull-request number`
+    message: `this action reviews pull requests; the "${event || 'unknown'}" event has none. Run it on pull_request, pull_request_target, workflow_dispatch with a pull-request number, or workflow_run after the gates workflow`
+  }
+}
+
+/**
+ * workflow_run: the council half of the fork layout, after the gates workflow ran on the pull
+ * request. The payload lists the pull request only when it is not from a fork; otherwise the
+ * number the gates recorded is used, and either way it counts only if the pull request's head
+ * (from the API) is the commit the triggering run ran on.
+ */
+async function workflowRunContext(
+  sources: ContextSources,
+  payload: unknown,
+  owner: string,
+  repo: string
+): Promise<RunContext> {
+  const run = isRecord(payload) && isRecord(payload.workflow_run) ? payload.workflow_run : undefined
+  const action = isRecord(payload) && typeof payload.action === 'string' ? payload.action : ''
+  if (run === undefined) {
+    return { kind: 'unsupported', message: 'the workflow_run event payload has no workflow_run' }
+  }
+  if (action !== 'completed') {
+    return {
+      kind: 'skip',
+      message: `nothing to review for workflow_run.${action || '(no action)'}; the check runs on completed`
+    }
+  }
+  if (run.conclusion === 'cancelled' || run.conclusion === 'skipped') {
+    return {
+      kind: 'skip',
+      message: `the triggering run was ${String(run.conclusion)}: nothing to review`
+    }
+  }
+  const runId = run.id
+  const headSha = run.head_sha
+  const attempt = typeof run.run_attempt === 'number' ? run.run_attempt : 1
+  if (typeof runId !== 'number' || typeof headSha !== 'string') {
+    return { kind: 'unsupported', message: 'the workflow_run payload has no run id or head commit' }
+  }
+  const listed = Array.isArray(run.pull_requests)
+    ? run.pull_requests.find(isRecord)?.number
+    : undefined
+  const number =
+    typeof listed === 'number' ? listed : await sources.recordedPullRequest(runId, attempt)
+  if (number === undefined) {
+    return {
+      kind: 'unsupported',
+      message: `the triggering run ${runId} names no pull request, and recorded no gate results that do: run the council workflow on workflow_run of the gates workflow, which runs on pull_request`
+    }
+  }
+  const pr = pullRequestOf(await sources.getPullRequest(owner, repo, number))
+  if (!pr) return { kind: 'unsupported', message: `pull request #${number} could not be read` }
+  if (pr.headSha !== headSha) {
+    return {
+      kind: 'skip',
+      message: `pull request #${number} is now at ${pr.headSha.slice(0, 7)}, not at ${headSha.slice(0, 7)} where the triggering run ran: the run for the newer commit reviews it`
+    }
+  }
+  return {
+    kind: 'pull_request',
+    event: 'workflow_run',
+    owner,
+    repo,
+    pr,
+    baseRubricOnly: true,
+    trigger: { runId, attempt }
   }
 }
 

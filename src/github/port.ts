@@ -1,4 +1,5 @@
 import type { Evaluation } from '../engine/evaluation.js'
+import type { RecordingRun } from '../gates/recorded.js'
 import type { FailOn } from '../verdict/outcome.js'
 import { publishCheckRun, type CheckRunOutcome } from './check-run.js'
 import { createGitHub, type GitHub } from './client.js'
@@ -33,6 +34,11 @@ export interface GitHubPort {
     evaluation: Evaluation,
     failOn: FailOn
   ) => Promise<CheckRunOutcome>
+  /**
+   * A workflow run (attempt) whose job `jobName` ran the gates sub-action: its recorded results
+   * (the artifact) and that job's conclusion, each read once.
+   */
+  readonly recordingRun: (runId: number, attempt: number, jobName: string) => RecordingRun
 }
 
 /**

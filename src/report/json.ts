@@ -38,6 +38,8 @@ export interface JsonReport {
     readonly problems: readonly string[]
     readonly materialised: string | null
   }
+  /** Where the gate results come from when another job ran the gates; null when run here. */
+  readonly gates_provenance: string | null
   readonly gates: readonly {
     readonly command: string
     readonly status: GateStatus
@@ -161,6 +163,7 @@ export function toJsonReport(evaluation: Evaluation): JsonReport {
       problems: rubric.problems.map(formatIssue),
       materialised: rubric.materialised ?? null
     },
+    gates_provenance: evaluation.gatesProvenance ?? null,
     gates: gates.map(g => ({
       command: g.command,
       status: g.status,

@@ -66,7 +66,9 @@ function buildDoc(evaluation: Evaluation): Doc {
   head.push(...rubricAlerts(evaluation))
 
   const sections: Section[] = []
-  if (evaluation.gates.length > 0) sections.push(gatesSection(evaluation.gates))
+  if (evaluation.gates.length > 0) {
+    sections.push(gatesSection(evaluation.gates, evaluation.gatesProvenance))
+  }
   const must = verdict.criteria.filter(c => c.required)
   const nice = verdict.criteria.filter(c => !c.required)
   if (must.length > 0) sections.push(criteriaSection('Must-have criteria', must, 60))
@@ -135,7 +137,7 @@ function details(summary: string, body: readonly Piece[], priority: number): Blo
   }
 }
 
-function gatesSection(gates: readonly GateResult[]): Section {
+function gatesSection(gates: readonly GateResult[], provenance: string | undefined): Section {
   const passed = gates.filter(g => g.status === 'pass').length
   const rows = gates.map(g => [
     g.status === 'pass' ? '✅' : '❌',
@@ -146,6 +148,9 @@ function gatesSection(gates: readonly GateResult[]): Section {
   return {
     open: [
       `<details>\n<summary><b>Gates</b> · ${passed} of ${gates.length} passed</summary>\n\n`,
+      ...(provenance === undefined
+        ? []
+        : [`*The results were ${escapeMarkdown(provenance)}.*\n\n`]),
       table(['', 'gate', 'result', 'time'], rows)
     ],
     blocks: gates.map(g => {

@@ -3,12 +3,12 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { HEAD_BYTES, TAIL_BYTES, runGate, runGates } from '../src/gates/run.js'
-import type { GateRunOptions } from '../src/gates/run.js'
-import type { GateLog } from '../src/gates/types.js'
-import type { Gate } from '../src/rubric/types.js'
-import { gateEnvironment } from '../src/gates/environment.js'
-import { maskSecrets, secretValues } from '../src/util/secrets.js'
+import { HEAD_BYTES, TAIL_BYTES, runGate, runGates } from '../../src/gates/run.js'
+import type { GateRunOptions } from '../../src/gates/run.js'
+import type { GateLog } from '../../src/gates/types.js'
+import type { Gate } from '../../src/rubric/types.js'
+import { gateEnvironment } from '../../src/gates/environment.js'
+import { maskSecrets, secretValues } from '../../src/util/secrets.js'
 
 type LogEvent =
   | { readonly kind: 'start'; readonly name: string }

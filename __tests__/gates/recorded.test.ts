@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest'
+import { writeRecord, type GatesRecord } from '../../src/gates/record.js'
+import { recordedGates, type RecordingRun } from '../../src/gates/recorded.js'
+import { gateResult } from '../helpers/evaluation.js'
+import { lines, parse } from '../helpers/rubric.js'
+
+const RUBRIC = parse(lines('## Gates', '- `npm test`', '- `npm run lint`'))
+const HEAD = 'a'.repeat(40)
+const REVIEW = { pullRequest: 7, headSha: HEAD }
+
+function record(overrides: Partial<GatesRecord> = {}): GatesRecord {
+  return {
+    repository: 'octo-org/octo-repo',
+    pullRequest: 7,
+    headSha: HEAD,
+    rubricHash: RUBRIC.hash,
+    gates: [gateResult('npm test', 'pass', '12 passed'), gateResult('npm run lint', 'pass')],
+    ...overrides
+  }
+}
+
+/** The gates job of run 4242, recording `text` and concluding `conclusion`. */
+function run(text: string | undefined, conclusion: string | null | undefined): RecordingRun {
+  return {
+    description: 'the job `gates` of run 4242',
+    recordText: () => Promise.resolve(text),
+    jobConclusion: () => Promise.resolve(conclusion)
+  }
+}
+
+const statuses = async (source: RecordingRun) =>
+  (await recordedGates(source, REVIEW).results(RUBRIC)).map(r => [r.command, r.status, r.detail])
+
+describe('recorded gate results: a claim from a job that ran the pull request’s code', () => {
+  it('counts a record for this pull request, commit and rubric, from a job that agrees', async () => {
+    expect(await statuses(run(writeRecord(record()), 'success'))).toEqual([
+      ['npm test', 'pass', undefined],
+      ['npm run lint', 'pass', undefined]
+    ])
+    const failing = record({
+      gates: [gateResult('npm run lint', 'fail', '3 problems'), gateResult('npm test', 'pass')]
+    })
+    // In the rubric's order, whatever the record's.
+    expect(await statuses(run(writeRecord(failing), 'failure'))).toEqual([
+      ['npm test', 'pass', undefined],
+      ['npm run lint', 'fail', undefined]
+    ])
+  })
+
+  it('does not believe a record of all passes from a job that failed', async () => {
+    const results = await statuses(run(writeRecord(record()), 'failure'))
+    expect(results.map(([, status]) => status)).toEqual(['error', 'error'])
+    expect(String(results[0]?.[2])).toContain(
+      'concluded failure, yet its record says every gate passed: the record cannot be trusted'
+    )
+  })
+
+  it('makes a gate without a recorded result an error, never a pass', async () => {
+    const partial = record({
+      gates: [gateResult('npm test', 'pass'), gateResult('rm -rf /', 'pass')]
+    })
+    expect(await statuses(run(writeRecord(partial), 'success'))).toEqual([
+      ['npm test', 'pass', undefined],
+      ['npm run lint', 'error', 'no result was recorded for this gate']
+    ])
+  })
+
+  it.each([
+    ['another pull request', record({ pullRequest: 8 }), 'for pull request #8'],
+    ['another commit', record({ headSha: 'b'.repeat(40) }), `at bbbbbbb, not #7 at aaaaaaa`],
+    [
+      'another rubric',
+      record({ rubricHash: '0123456789ab' }),
+      'ran the gates of rubric 0123456789ab'
+    ]
+  ])('ignores a record for %s', async (_, other, says) => {
+    const results = await statuses(run(writeRecord(other), 'success'))
+    expect(results.map(([, status]) => status)).toEqual(['error', 'error'])
+    expect(String(results[0]?.[2])).toContain(says)
+  })
+
+  it.each([
+    ['no record at all', run(undefined, 'failure'), 'recorded no gate results'],
+    ['a record that is not JSON', run('{"schema": ', 'success'), 'is not JSON'],
+    [
+      'a record of another shape',
+      run(JSON.stringify({ schema: 'rubric-council/gates@1', gates: 'pass' }), 'success'),
+      'is not a rubric-council/gates@1 record'
+    ],
+    ['no such job in the run', run(writeRecord(record()), undefined), 'set the gates-job input'],
+    [
+      'a record that cannot be read',
+      {
+        description: 'the job `gates` of run 4242',
+        recordText: () => Promise.reject(new Error('403 Resource not accessible by integration')),
+        jobConclusion: () => Promise.resolve('success')
+      },
+      'could not be read from the job `gates` of run 4242 (403 Resource not accessible'
+    ]
+  ])('makes every gate an error with %s', async (_, source, says) => {
+    const results = await statuses(source)
+    expect(results.map(([, status]) => status)).toEqual(['error', 'error'])
+    expect(String(results[0]?.[2])).toContain(says)
+  })
+
+  it('asks nothing of a rubric without gates', async () => {
+    const asked: string[] = []
+    const source: RecordingRun = {
+      description: 'x',
+      recordText: () => (asked.push('record'), Promise.resolve(undefined)),
+      jobConclusion: () => (asked.push('job'), Promise.resolve(undefined))
+    }
+    expect(
+      await recordedGates(source, REVIEW).results(parse(lines('## Criteria', '- a: A')))
+    ).toEqual([])
+    expect(asked).toEqual([])
+  })
+})

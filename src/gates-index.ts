@@ -1,0 +1,3 @@
+import { runGatesAction } from './gates-main.js'
+
+await runGatesAction()
