@@ -5,7 +5,7 @@ import { retry } from '@octokit/plugin-retry'
 import { throttling } from '@octokit/plugin-throttling'
 import type { WebhookDefinition } from '@octokit/webhooks-examples'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { responseProblems, startGitHubStandIn } from './helpers/github-standin.js'
+import { BLOB_PATH, responseProblems, startGitHubStandIn } from './helpers/github-standin.js'
 import type { GitHubStandIn } from './helpers/github-standin.js'
 
 /** GITHUB_TOKEN as a workflow with `issues: write` and `checks: write` gets it. */
@@ -523,6 +523,201 @@ describe("checks against GitHub's OpenAPI description", () => {
         '(got "one") in pulls/get',
       'GET /search/issues: search/issues-and-pull-requests: missing required query parameter q'
     ])
+  })
+})
+
+describe('workflow runs, jobs and artifacts', () => {
+  const RUN = 5_000_000_001
+
+  it('answers with the shapes GitHub documents, for a fork’s run and its artifacts', async () => {
+    standIn.setWorkflowRun({
+      id: RUN,
+      head_sha: SHA,
+      head_repository: 'contributor/octo-repo',
+      pull_requests: [3],
+      run_attempt: 2
+    })
+    standIn.setRunJobs(RUN, [{ name: 'gates', status: 'in_progress' }, { name: 'council' }])
+    const artifact = standIn.addArtifact(RUN, 'gates', Buffer.from('PK\x05\x06'))
+    const expired = standIn.addArtifact(RUN, 'old', Buffer.from('PK'), { expired: true })
+    const client = octokit(READ_ONLY)
+
+    const run = await client.rest.actions.getWorkflowRun({ ...repo(), run_id: RUN })
+    const jobs = await client.rest.actions.listJobsForWorkflowRun({ ...repo(), run_id: RUN })
+    const attempt = await client.rest.actions.listJobsForWorkflowRunAttempt({
+      ...repo(),
+      run_id: RUN,
+      attempt_number: 1
+    })
+    const listed = await client.rest.actions.listWorkflowRunArtifacts({ ...repo(), run_id: RUN })
+    const one = await client.rest.actions.getArtifact({ ...repo(), artifact_id: artifact.id })
+    const gone = await refusal(
+      client.rest.actions.downloadArtifact({
+        ...repo(),
+        artifact_id: expired.id,
+        archive_format: 'zip'
+      })
+    )
+    const runs = `/repos/octo-org/octo-repo/actions/runs/${String(RUN)}`
+    const artifacts = '/repos/octo-org/octo-repo/actions/artifacts'
+
+    expect(run.data).toMatchObject({
+      head_sha: SHA,
+      run_attempt: 2,
+      head_repository: { full_name: 'contributor/octo-repo', fork: true },
+      repository: { full_name: 'octo-org/octo-repo', id: standIn.repositoryId },
+      pull_requests: [{ number: 3 }]
+    })
+    expect(jobs.data.jobs.map(j => [j.name, j.status, j.conclusion])).toEqual([
+      ['gates', 'in_progress', null],
+      ['council', 'completed', 'success']
+    ])
+    expect(listed.data.artifacts.map(a => [a.name, a.expired])).toEqual([
+      ['old', true],
+      ['gates', false]
+    ])
+    expect(gone).toEqual({
+      status: 410,
+      data: {
+        message: 'Artifact has expired',
+        documentation_url: 'https://docs.github.com/rest/actions/artifacts#download-an-artifact',
+        status: '410'
+      }
+    })
+    const checks = await Promise.all([
+      responseProblems('GET', runs, 200, run.data),
+      responseProblems('GET', `${runs}/jobs`, 200, jobs.data),
+      responseProblems('GET', `${runs}/attempts/1/jobs`, 200, attempt.data),
+      responseProblems('GET', `${runs}/artifacts`, 200, listed.data),
+      responseProblems('GET', `${artifacts}/${String(artifact.id)}`, 200, one.data),
+      responseProblems('GET', `${artifacts}/${String(expired.id)}/zip`, 410, gone.data)
+    ])
+    expect(checks).toEqual([[], [], [], [], [], []])
+    expect(standIn.violations).toEqual([])
+  })
+
+  it('lists the latest attempt’s jobs, or every attempt’s, and artifacts either way round', async () => {
+    standIn.setWorkflowRun({ id: RUN, head_sha: SHA, run_attempt: 2 })
+    standIn.setRunJobs(RUN, [{ name: 'gates', conclusion: 'failure' }], 1)
+    standIn.setRunJobs(RUN, [{ name: 'gates' }], 2)
+    standIn.addArtifact(RUN, 'first', Buffer.from('1'))
+    standIn.addArtifact(RUN, 'second', Buffer.from('2'))
+    const client = octokit()
+
+    const latest = await client.rest.actions.listJobsForWorkflowRun({ ...repo(), run_id: RUN })
+    const all = await client.rest.actions.listJobsForWorkflowRun({
+      ...repo(),
+      run_id: RUN,
+      filter: 'all'
+    })
+    const asc = await client.rest.actions.listWorkflowRunArtifacts({
+      ...repo(),
+      run_id: RUN,
+      direction: 'asc'
+    })
+
+    expect(latest.data.jobs.map(j => [j.run_attempt, j.conclusion])).toEqual([[2, 'success']])
+    expect(all.data).toMatchObject({ total_count: 2 })
+    expect(all.data.jobs.map(j => [j.run_attempt, j.conclusion])).toEqual([
+      [1, 'failure'],
+      [2, 'success']
+    ])
+    expect(asc.data.artifacts.map(a => a.name)).toEqual(['first', 'second'])
+  })
+
+  it('refuses every /actions/ route to a token without `actions: read`, and nothing else', async () => {
+    standIn.addToken('ghs_no_actions', { ...BOT, write: true, actions: 'none' })
+    standIn.addToken('github_pat_no_actions', { ...HUMAN, write: true, actions: 'none' })
+    standIn.setWorkflowRun({ id: RUN, head_sha: SHA })
+
+    const app = await refusal(
+      octokit('ghs_no_actions').rest.actions.getWorkflowRun({ ...repo(), run_id: RUN })
+    )
+    const pat = await refusal(
+      octokit('github_pat_no_actions').rest.actions.listWorkflowRunArtifacts({
+        ...repo(),
+        run_id: RUN
+      })
+    )
+    await octokit('ghs_no_actions').rest.issues.listComments({ ...repo(), issue_number: 1 })
+
+    expect(app).toMatchObject({
+      status: 403,
+      data: { message: 'Resource not accessible by integration' }
+    })
+    expect(pat).toMatchObject({
+      status: 403,
+      data: { message: 'Resource not accessible by personal access token' }
+    })
+    expect(standIn.requests.map(r => r.status)).toEqual([403, 403, 200])
+  })
+
+  it('validates the new routes’ parameters against the description', async () => {
+    standIn.setWorkflowRun({ id: RUN, head_sha: SHA })
+
+    const badFilter = await refusal(
+      octokit().request('GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs', {
+        ...repo(),
+        run_id: RUN,
+        filter: 'newest' as 'latest'
+      })
+    )
+    const badRun = await refusal(
+      octokit().request('GET /repos/{owner}/{repo}/actions/runs/{run_id}', {
+        ...repo(),
+        run_id: 'latest' as unknown as number
+      })
+    )
+
+    expect(badFilter.status).toBe(422)
+    expect(badRun.status).toBe(404)
+    expect(standIn.violations).toEqual([
+      `GET /repos/octo-org/octo-repo/actions/runs/${String(RUN)}/jobs?filter=newest: ` +
+        'actions/list-jobs-for-workflow-run: query parameter filter must be one of "latest", "all"',
+      'GET /repos/octo-org/octo-repo/actions/runs/latest: path parameter run_id must be integer ' +
+        '(got "latest") in actions/get-workflow-run'
+    ])
+  })
+
+  it('redirects a download to a signed blob URL that serves only its artifact', async () => {
+    const one = standIn.addArtifact(RUN, 'one', Buffer.from('zip one'))
+    const two = standIn.addArtifact(RUN, 'two', Buffer.from('zip two'))
+    const client = octokit()
+
+    const answer = await client.rest.actions.downloadArtifact({
+      ...repo(),
+      artifact_id: one.id,
+      archive_format: 'zip',
+      request: { redirect: 'manual' }
+    })
+    const location = new URL(answer.headers.location ?? '')
+    const served = await fetch(location)
+    const unsigned = await fetch(new URL(location.pathname, location))
+    const elsewhere = await fetch(
+      new URL(location.href.replace(`/${String(one.id)}/`, `/${String(two.id)}/`))
+    )
+    const tar = await refusal(
+      client.rest.actions.downloadArtifact({
+        ...repo(),
+        artifact_id: one.id,
+        archive_format: 'tar'
+      })
+    )
+
+    expect(answer.status).toBe(302)
+    expect(location.pathname.startsWith(`${BLOB_PATH}actions-results/${String(one.id)}/`)).toBe(
+      true
+    )
+    expect(location.searchParams.get('sig')).toMatch(/^[0-9a-f]{32}$/)
+    expect([served.status, served.headers.get('content-type'), await served.text()]).toEqual([
+      200,
+      'application/zip',
+      'zip one'
+    ])
+    expect(unsigned.status).toBe(403)
+    expect(elsewhere.status).toBe(403)
+    expect(tar.status).toBe(404)
+    expect(standIn.violations).toEqual([])
   })
 })
 

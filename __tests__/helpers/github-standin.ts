@@ -12,6 +12,10 @@
  *
  * Like GitHub, the stand-in answers a body its schema rejects with a 422 ("Invalid request."), a
  * request with no or an unknown token with a 401, and a route it does not know with a 404.
+ *
+ * Workflow runs, their jobs and artifacts are played too. An artifact's download answers 302 with
+ * a short-lived signed URL on the stand-in's "blob storage" (`BLOB_PATH`, outside the API and its
+ * description, as GitHub's is on another host), which records whether credentials came along.
  */
 import { createHash, randomBytes } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
@@ -77,6 +81,8 @@ export interface RecordedRequest {
   readonly status: number
   /** From `Authorization: token X` or `Authorization: Bearer X`. */
   readonly token: string | undefined
+  /** The Authorization header as it arrived, whatever its scheme; undefined without one. */
+  readonly authorization: string | undefined
 }
 
 export interface TokenAccess {
@@ -84,7 +90,73 @@ export interface TokenAccess {
   readonly type: 'User' | 'Bot'
   /** Without it every POST/PATCH/PUT/DELETE gets GitHub's 403. */
   readonly write: boolean
+  /**
+   * The token's `actions` permission: with 'none' every `/actions/` route gets GitHub's 403
+   * ("Resource not accessible by integration"), as GITHUB_TOKEN does when the workflow's
+   * `permissions:` leave `actions: read` out. 'read' by default.
+   */
+  readonly actions?: 'read' | 'none'
 }
+
+/** A workflow run, as a test sets it up: the rest of GitHub's object is made up around it. */
+export interface WorkflowRunSpec {
+  readonly id: number
+  readonly head_sha: string
+  /** 'pull_request' by default. */
+  readonly event?: string
+  /** 'completed' by default. */
+  readonly status?: string
+  /** 'success' by default when completed, else null. */
+  readonly conclusion?: string | null
+  /** The workflow's name; 'CI' by default. */
+  readonly name?: string
+  /** 'feature' by default. */
+  readonly head_branch?: string
+  /** `owner/name` the head commit comes from (a fork's); the stand-in's repository by default. */
+  readonly head_repository?: string
+  /** Pull request numbers GitHub associates with the run; none by default. */
+  readonly pull_requests?: readonly number[]
+  /** 1 by default. */
+  readonly run_attempt?: number
+}
+
+export interface JobSpec {
+  readonly name: string
+  /** 'completed' by default. */
+  readonly status?: 'queued' | 'in_progress' | 'completed' | 'waiting' | 'requested' | 'pending'
+  /** 'success' by default when completed, else null. */
+  readonly conclusion?:
+    | 'success'
+    | 'failure'
+    | 'neutral'
+    | 'cancelled'
+    | 'skipped'
+    | 'timed_out'
+    | 'action_required'
+    | null
+}
+
+export interface ArtifactOptions {
+  /** Past retention: listed with `expired: true`, and its download answers 410. */
+  readonly expired?: boolean
+  /** By default each artifact is a second newer than the one added before it. */
+  readonly createdAt?: string
+  /** The blob is sent without Content-Length (chunked), so only reading it tells its size. */
+  readonly chunked?: boolean
+}
+
+export interface StoredArtifact {
+  readonly id: number
+  readonly runId: number
+  readonly name: string
+  readonly zip: Buffer
+  readonly expired: boolean
+  readonly createdAt: string
+  readonly chunked: boolean
+}
+
+/** Where the stand-in's blob storage serves artifact zips; not part of GitHub's API. */
+export const BLOB_PATH = '/_blob/'
 
 export interface FailReply {
   readonly status: number
@@ -117,6 +189,12 @@ export interface GitHubStandIn {
   setPullRequest(number: number, pr: unknown): void
   /** What `GET /pulls/{n}/files` lists (GitHub's diff-entry objects). */
   setPullRequestFiles(number: number, files: readonly unknown[]): void
+  /** A workflow run `GET /actions/runs/{id}` answers with (set again to change it). */
+  setWorkflowRun(run: WorkflowRunSpec): void
+  /** The jobs of a run's attempt (1 by default); `filter=latest` lists the highest attempt's. */
+  setRunJobs(runId: number, jobs: readonly JobSpec[], attempt?: number): void
+  /** An artifact the run uploaded, its zip as given; returns it with the id GitHub gave it. */
+  addArtifact(runId: number, name: string, zip: Buffer, options?: ArtifactOptions): StoredArtifact
   /**
    * The next `count` requests get this reply, before any other check (they are recorded too);
    * with `only`, the next `count` requests that match it, whatever arrives in between.
@@ -171,10 +249,23 @@ export async function startGitHubStandIn(
     branches: new Map(),
     pulls: new Map(),
     pullFiles: new Map(),
+    runs: new Map(),
+    jobs: new Map(),
+    artifacts: [],
+    blobs: new Map(),
     failures: [],
     used: new Map(),
     resetAt: Math.floor(Date.now() / 1000) + 3600,
-    nextId: { comment: 2_000_000_001, checkRun: 30_000_000_001, user: 100_001 }
+    // Runs start an hour ago; their artifacts are made a minute later, a second apart.
+    epoch: Date.now() - 3600_000,
+    clock: Date.now() - 3540_000,
+    nextId: {
+      comment: 2_000_000_001,
+      checkRun: 30_000_000_001,
+      user: 100_001,
+      job: 40_000_000_001,
+      artifact: 3_000_000_001
+    }
   }
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
@@ -213,6 +304,40 @@ export async function startGitHubStandIn(
     },
     setPullRequestFiles: (number, files) => {
       state.pullFiles.set(number, [...files])
+    },
+    setWorkflowRun: run => {
+      state.runs.set(run.id, { ...run })
+    },
+    setRunJobs: (runId, jobs, attempt = 1) => {
+      const attempts = state.jobs.get(runId) ?? new Map<number, StoredJob[]>()
+      attempts.set(
+        attempt,
+        jobs.map(job => {
+          const status = job.status ?? 'completed'
+          return {
+            id: state.nextId.job++,
+            name: job.name,
+            status,
+            conclusion: conclusionOf(status, job.conclusion),
+            attempt
+          }
+        })
+      )
+      state.jobs.set(runId, attempts)
+    },
+    addArtifact: (runId, name, zip, options = {}) => {
+      state.clock += 1000
+      const artifact: StoredArtifact = {
+        id: state.nextId.artifact++,
+        runId,
+        name,
+        zip,
+        expired: options.expired === true,
+        createdAt: options.createdAt ?? timestampOf(state.clock),
+        chunked: options.chunked === true
+      }
+      state.artifacts.push(artifact)
+      return artifact
     },
     failNext: (count, reply, only) => {
       for (let i = 0; i < count; i++) state.failures.push({ reply, ...(only && { only }) })
@@ -266,11 +391,35 @@ interface State {
   readonly branches: Map<string, string>
   readonly pulls: Map<number, unknown>
   readonly pullFiles: Map<number, readonly unknown[]>
+  readonly runs: Map<number, WorkflowRunSpec>
+  /** Run id → attempt → its jobs. */
+  readonly jobs: Map<number, Map<number, StoredJob[]>>
+  readonly artifacts: StoredArtifact[]
+  /** A signed blob URL's signature → the artifact it grants and when that ends (ms). */
+  readonly blobs: Map<string, { readonly artifactId: number; readonly until: number }>
   readonly failures: { readonly reply: FailReply; readonly only?: RequestMatch }[]
   /** Requests per token, for the `x-ratelimit-*` headers. */
   readonly used: Map<string, number>
   readonly resetAt: number
-  readonly nextId: { comment: number; checkRun: number; user: number }
+  /** When every workflow run started (ms). */
+  readonly epoch: number
+  /** When the last artifact was made (ms). */
+  clock: number
+  readonly nextId: {
+    comment: number
+    checkRun: number
+    user: number
+    job: number
+    artifact: number
+  }
+}
+
+interface StoredJob {
+  readonly id: number
+  readonly name: string
+  readonly status: string
+  readonly conclusion: string | null
+  readonly attempt: number
 }
 
 /** A request that reached an operation the stand-in implements. */
@@ -307,15 +456,38 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
   'PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}': updateCheckRun,
   'GET /repos/{owner}/{repo}/contents/{path}': getContent,
   'GET /repos/{owner}/{repo}/pulls/{pull_number}': getPullRequest,
-  'GET /repos/{owner}/{repo}/pulls/{pull_number}/files': listPullRequestFiles
+  'GET /repos/{owner}/{repo}/pulls/{pull_number}/files': listPullRequestFiles,
+  'GET /repos/{owner}/{repo}/actions/runs/{run_id}': getWorkflowRun,
+  'GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs': listRunJobs,
+  'GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}/jobs': listAttemptJobs,
+  'GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts': listRunArtifacts,
+  'GET /repos/{owner}/{repo}/actions/artifacts/{artifact_id}': getArtifact,
+  'GET /repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}': downloadArtifact
 }
 
 async function handle(state: State, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const method = (req.method ?? 'GET').toUpperCase()
   const url = new URL(req.url ?? '/', state.origin)
   const text = await readBody(req)
-  const token = /^(?:token|bearer)\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1]
+  const authorization = req.headers.authorization
+  const token = /^(?:token|bearer)\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1]
   const parsed = parseJson(text)
+
+  if (url.pathname.startsWith(BLOB_PATH)) {
+    // Blob storage: not the API, so neither its description nor its tokens apply.
+    const reply = takeFailure(state, method, url) ?? serveBlob(state, url)
+    state.requests.push({
+      method,
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      body: parsed.value,
+      status: reply.status,
+      token,
+      authorization
+    })
+    sendBlob(res, method, reply)
+    return
+  }
 
   // GitHub's pagination links name the repository by id; it serves them as the named route.
   const routedPath = canonicalPath(state, url.pathname)
@@ -336,18 +508,15 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
     json: parsed.json,
     accept: req.headers.accept ?? ''
   }
-  const due = state.failures.findIndex(
-    f => f.only === undefined || (f.only.method === method && f.only.path.test(url.pathname))
-  )
-  const failure = due === -1 ? undefined : state.failures.splice(due, 1)[0]?.reply
-  const reply = failure === undefined ? respond(state, incoming, checked) : failureReply(failure)
+  const reply = takeFailure(state, method, url) ?? respond(state, incoming, checked)
   state.requests.push({
     method,
     path: url.pathname,
     query: Object.fromEntries(url.searchParams),
     body: parsed.value,
     status: reply.status,
-    token
+    token,
+    authorization
   })
   answer(state, res, method, token, reply)
 }
@@ -376,6 +545,12 @@ function respond(state: State, incoming: Incoming, checked: Checked | undefined)
     return errorReply(404, 'Not Found', operation.docs)
   }
   if (isWrite(incoming.method) && !access.write) return forbidden(access, operation.docs)
+  if (
+    operation.template.startsWith('/repos/{owner}/{repo}/actions/') &&
+    access.actions === 'none'
+  ) {
+    return forbidden(access, operation.docs)
+  }
   if (!incoming.json) return errorReply(400, 'Problems parsing JSON', operation.docs)
   if (checked.rejection !== undefined) {
     return errorReply(422, `Invalid request.\n\n${checked.rejection}`, operation.docs)
@@ -405,6 +580,15 @@ function respond(state: State, incoming: Incoming, checked: Checked | undefined)
       : routed
   }
   return handler(state, call)
+}
+
+/** The reply `failNext` set up for this request, if one is due. */
+function takeFailure(state: State, method: string, url: URL): Reply | undefined {
+  const due = state.failures.findIndex(
+    f => f.only === undefined || (f.only.method === method && f.only.path.test(url.pathname))
+  )
+  const failure = due === -1 ? undefined : state.failures.splice(due, 1)[0]?.reply
+  return failure === undefined ? undefined : failureReply(failure)
 }
 
 function failureReply(failure: FailReply): Reply {
@@ -1014,6 +1198,337 @@ function listPullRequestFiles(state: State, call: Call): Reply {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Workflow runs, jobs and artifacts
+
+const DOCS_RUNS = 'https://docs.github.com/rest/actions/workflow-runs#get-a-workflow-run'
+const DOCS_JOBS = 'https://docs.github.com/rest/actions/workflow-jobs'
+const DOCS_ARTIFACTS = 'https://docs.github.com/rest/actions/artifacts'
+/** GitHub's signed download URLs expire after a minute. */
+const BLOB_LIFETIME_MS = 60_000
+
+function getWorkflowRun(state: State, call: Call): Reply {
+  const run = state.runs.get(Number(call.params.run_id))
+  if (run === undefined) return errorReply(404, 'Not Found', DOCS_RUNS)
+  return { status: 200, body: workflowRunJson(state, run) }
+}
+
+function listRunJobs(state: State, call: Call): Reply {
+  const runId = Number(call.params.run_id)
+  const attempts = state.jobs.get(runId)
+  if (attempts === undefined && !state.runs.has(runId)) {
+    return errorReply(404, 'Not Found', `${DOCS_JOBS}#list-jobs-for-a-workflow-run`)
+  }
+  const numbers = [...(attempts?.keys() ?? [])].sort((a, b) => a - b)
+  // `latest` (the default): the highest attempt's jobs; `all`: every attempt's, oldest first.
+  const chosen = call.query.get('filter') === 'all' ? numbers : numbers.slice(-1)
+  const jobs = chosen.flatMap(n => attempts?.get(n) ?? [])
+  return paginated(state, call, jobs, 100, job => jobJson(state, runId, job), 'jobs')
+}
+
+function listAttemptJobs(state: State, call: Call): Reply {
+  const runId = Number(call.params.run_id)
+  const jobs = state.jobs.get(runId)?.get(Number(call.params.attempt_number))
+  if (jobs === undefined) {
+    return errorReply(404, 'Not Found', `${DOCS_JOBS}#list-jobs-for-a-workflow-run-attempt`)
+  }
+  return paginated(state, call, jobs, 100, job => jobJson(state, runId, job), 'jobs')
+}
+
+function listRunArtifacts(state: State, call: Call): Reply {
+  const runId = Number(call.params.run_id)
+  const name = call.query.get('name')
+  const ascending = call.query.get('direction') === 'asc'
+  const listed = state.artifacts
+    .filter(a => a.runId === runId && (name === null || a.name === name))
+    .sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt) || a.id - b.id)
+  if (!ascending) listed.reverse()
+  return paginated(state, call, listed, 100, a => artifactJson(state, a), 'artifacts')
+}
+
+function getArtifact(state: State, call: Call): Reply {
+  const artifact = state.artifacts.find(a => a.id === Number(call.params.artifact_id))
+  if (artifact === undefined) return errorReply(404, 'Not Found', DOCS_ARTIFACTS)
+  return { status: 200, body: artifactJson(state, artifact) }
+}
+
+/**
+ * GitHub's answer: 302 to a signed URL on its blob storage, valid for a minute, or 410 once the
+ * artifact has expired. Only `zip` is a format ("The :archive_format must be zip").
+ */
+function downloadArtifact(state: State, call: Call): Reply {
+  const artifact = state.artifacts.find(a => a.id === Number(call.params.artifact_id))
+  if (artifact === undefined || call.params.archive_format !== 'zip') {
+    return errorReply(404, 'Not Found', `${DOCS_ARTIFACTS}#download-an-artifact`)
+  }
+  if (artifact.expired) {
+    return errorReply(410, 'Artifact has expired', `${DOCS_ARTIFACTS}#download-an-artifact`)
+  }
+  const signature = randomBytes(16).toString('hex')
+  state.blobs.set(signature, { artifactId: artifact.id, until: Date.now() + BLOB_LIFETIME_MS })
+  const query = new URLSearchParams({
+    se: timestampOf(Date.now() + BLOB_LIFETIME_MS),
+    sp: 'r',
+    sig: signature
+  })
+  const location = `${state.origin}${BLOB_PATH}actions-results/${String(artifact.id)}/${encodeURIComponent(artifact.name)}.zip?${query.toString()}`
+  return { status: 302, headers: { location } }
+}
+
+/** The signed URL's bytes; any other is refused, as blob storage refuses a bad signature. */
+function serveBlob(state: State, url: URL): Reply {
+  const grant = state.blobs.get(url.searchParams.get('sig') ?? '')
+  const artifact =
+    grant === undefined || grant.until < Date.now()
+      ? undefined
+      : state.artifacts.find(a => a.id === grant.artifactId)
+  if (artifact === undefined || !url.pathname.includes(`/${String(artifact.id)}/`)) {
+    return {
+      status: 403,
+      headers: { 'content-type': 'application/xml' },
+      raw: '<?xml version="1.0" encoding="utf-8"?><Error><Code>AuthenticationFailed</Code><Message>Server failed to authenticate the request.</Message></Error>'
+    }
+  }
+  return {
+    status: 200,
+    headers: {
+      'content-type': 'application/zip',
+      ...(artifact.chunked ? {} : { 'content-length': String(artifact.zip.length) })
+    },
+    raw: artifact.zip
+  }
+}
+
+/** Blob storage's answer: its own headers, none of the API's; chunked when no length is given. */
+function sendBlob(res: ServerResponse, method: string, reply: Reply): void {
+  if (res.destroyed || res.writableEnded) return
+  const body = reply.raw ?? (reply.body === undefined ? '' : JSON.stringify(reply.body))
+  res.writeHead(reply.status, { 'x-ms-version': '2023-11-03', ...reply.headers })
+  if (method === 'HEAD') {
+    res.end()
+    return
+  }
+  // Without Content-Length Node sends the body chunked: written in pieces, so it is.
+  const bytes = Buffer.from(body)
+  const piece = 64 * 1024
+  for (let at = 0; at < bytes.length; at += piece) res.write(bytes.subarray(at, at + piece))
+  res.end()
+}
+
+function workflowRunJson(state: State, run: WorkflowRunSpec): Json {
+  const api = `${state.origin}/repos/${state.owner}/${state.repo}`
+  const id = String(run.id)
+  const url = `${api}/actions/runs/${id}`
+  const status = run.status ?? 'completed'
+  const attempt = run.run_attempt ?? 1
+  const workflowId = 161_335
+  const created = timestampOf(state.epoch)
+  const full = `${state.owner}/${state.repo}`
+  const headRepository = run.head_repository ?? full
+  const sha = run.head_sha
+  return {
+    id: run.id,
+    name: run.name ?? 'CI',
+    node_id: `WFR_kwLO${idTag(run.id)}`,
+    head_branch: run.head_branch ?? 'feature',
+    head_sha: sha,
+    path: '.github/workflows/ci.yml',
+    display_title: 'A pull request',
+    run_number: 562,
+    event: run.event ?? 'pull_request',
+    status,
+    conclusion: conclusionOf(status, run.conclusion),
+    workflow_id: workflowId,
+    check_suite_id: parseInt(sha1(`suite ${sha}`).slice(0, 10), 16),
+    check_suite_node_id: `CS_kwDO${idTag(run.id)}`,
+    url,
+    html_url: `https://github.com/${full}/actions/runs/${id}`,
+    pull_requests: (run.pull_requests ?? []).map(number => ({
+      id: 1_000_000 + number,
+      number,
+      url: `${api}/pulls/${String(number)}`,
+      head: {
+        ref: run.head_branch ?? 'feature',
+        sha,
+        repo: {
+          id: repositoryIdOf(state, headRepository),
+          url: repoApi(state, headRepository),
+          name: nameOf(headRepository)
+        }
+      },
+      base: {
+        ref: state.defaultBranch,
+        sha: sha1(`base ${sha}`),
+        repo: { id: state.repositoryId, url: api, name: state.repo }
+      }
+    })),
+    created_at: created,
+    updated_at: created,
+    actor: userJson(state, { login: 'octocat', type: 'User' }),
+    triggering_actor: userJson(state, { login: 'octocat', type: 'User' }),
+    run_attempt: attempt,
+    referenced_workflows: [],
+    run_started_at: created,
+    jobs_url: `${url}/jobs`,
+    logs_url: `${url}/logs`,
+    check_suite_url: `${api}/check-suites/${String(parseInt(sha1(`suite ${sha}`).slice(0, 10), 16))}`,
+    artifacts_url: `${url}/artifacts`,
+    cancel_url: `${url}/cancel`,
+    rerun_url: `${url}/rerun`,
+    previous_attempt_url: attempt > 1 ? `${url}/attempts/${String(attempt - 1)}` : null,
+    workflow_url: `${api}/actions/workflows/${String(workflowId)}`,
+    head_commit: {
+      id: sha,
+      tree_id: sha1(`tree ${sha}`),
+      message: 'A change',
+      timestamp: created,
+      author: { name: 'Octo Cat', email: 'octocat@example.com' },
+      committer: { name: 'GitHub', email: 'noreply@github.com' }
+    },
+    repository: minimalRepositoryJson(state, full),
+    head_repository: minimalRepositoryJson(state, headRepository),
+    head_repository_id: repositoryIdOf(state, headRepository)
+  }
+}
+
+/** A run's or job's conclusion: as given, else success once completed and null before. */
+function conclusionOf(status: string, given: string | null | undefined): string | null {
+  return given !== undefined ? given : status === 'completed' ? 'success' : null
+}
+
+/** The stand-in's own repository by its id; any other (a fork) by a number made from its name. */
+function repositoryIdOf(state: State, fullName: string): number {
+  return sameName(fullName, `${state.owner}/${state.repo}`)
+    ? state.repositoryId
+    : 800_000_000 + (parseInt(sha1(fullName.toLowerCase()).slice(0, 6), 16) % 100_000_000)
+}
+
+function nameOf(fullName: string): string {
+  return fullName.slice(fullName.indexOf('/') + 1)
+}
+
+function repoApi(state: State, fullName: string): string {
+  return `${state.origin}/repos/${fullName}`
+}
+
+/** GitHub's "Minimal Repository", as workflow runs carry their repositories. */
+function minimalRepositoryJson(state: State, fullName: string): Json {
+  const api = repoApi(state, fullName)
+  const owner = fullName.slice(0, fullName.indexOf('/'))
+  const id = repositoryIdOf(state, fullName)
+  const fork = id !== state.repositoryId
+  return {
+    id,
+    node_id: `R_kgDO${idTag(id)}`,
+    name: nameOf(fullName),
+    full_name: fullName,
+    private: false,
+    owner: userJson(state, { login: owner, type: 'User' }),
+    html_url: `https://github.com/${fullName}`,
+    description: null,
+    fork,
+    url: api,
+    forks_url: `${api}/forks`,
+    keys_url: `${api}/keys{/key_id}`,
+    collaborators_url: `${api}/collaborators{/collaborator}`,
+    teams_url: `${api}/teams`,
+    hooks_url: `${api}/hooks`,
+    issue_events_url: `${api}/issues/events{/number}`,
+    events_url: `${api}/events`,
+    assignees_url: `${api}/assignees{/user}`,
+    branches_url: `${api}/branches{/branch}`,
+    tags_url: `${api}/tags`,
+    blobs_url: `${api}/git/blobs{/sha}`,
+    git_tags_url: `${api}/git/tags{/sha}`,
+    git_refs_url: `${api}/git/refs{/sha}`,
+    trees_url: `${api}/git/trees{/sha}`,
+    statuses_url: `${api}/statuses/{sha}`,
+    languages_url: `${api}/languages`,
+    stargazers_url: `${api}/stargazers`,
+    contributors_url: `${api}/contributors`,
+    subscribers_url: `${api}/subscribers`,
+    subscription_url: `${api}/subscription`,
+    commits_url: `${api}/commits{/sha}`,
+    git_commits_url: `${api}/git/commits{/sha}`,
+    comments_url: `${api}/comments{/number}`,
+    issue_comment_url: `${api}/issues/comments{/number}`,
+    contents_url: `${api}/contents/{+path}`,
+    compare_url: `${api}/compare/{base}...{head}`,
+    merges_url: `${api}/merges`,
+    archive_url: `${api}/{archive_format}{/ref}`,
+    downloads_url: `${api}/downloads`,
+    issues_url: `${api}/issues{/number}`,
+    pulls_url: `${api}/pulls{/number}`,
+    milestones_url: `${api}/milestones{/number}`,
+    notifications_url: `${api}/notifications{?since,all,participating}`,
+    labels_url: `${api}/labels{/name}`,
+    releases_url: `${api}/releases{/id}`,
+    deployments_url: `${api}/deployments`
+  }
+}
+
+function jobJson(state: State, runId: number, job: StoredJob): Json {
+  const api = `${state.origin}/repos/${state.owner}/${state.repo}`
+  const run = state.runs.get(runId)
+  const sha = run?.head_sha ?? sha1(`run ${String(runId)}`)
+  const started = timestampOf(state.epoch + 10_000)
+  const completed = job.status === 'completed'
+  return {
+    id: job.id,
+    run_id: runId,
+    workflow_name: run?.name ?? 'CI',
+    head_branch: run?.head_branch ?? 'feature',
+    run_url: `${api}/actions/runs/${String(runId)}`,
+    run_attempt: job.attempt,
+    node_id: `CR_kwDO${idTag(job.id)}`,
+    head_sha: sha,
+    url: `${api}/actions/jobs/${String(job.id)}`,
+    html_url: `https://github.com/${state.owner}/${state.repo}/actions/runs/${String(runId)}/job/${String(job.id)}`,
+    status: job.status,
+    conclusion: job.conclusion,
+    created_at: started,
+    started_at: started,
+    completed_at: completed ? timestampOf(state.epoch + 50_000) : null,
+    name: job.name,
+    steps: [],
+    // A job is a check run on the head commit: the same id.
+    check_run_url: `${api}/check-runs/${String(job.id)}`,
+    labels: ['ubuntu-latest'],
+    runner_id: completed ? 1 : null,
+    runner_name: completed ? 'GitHub Actions 1' : null,
+    runner_group_id: completed ? 2 : null,
+    runner_group_name: completed ? 'GitHub Actions' : null
+  }
+}
+
+function artifactJson(state: State, artifact: StoredArtifact): Json {
+  const api = `${state.origin}/repos/${state.owner}/${state.repo}`
+  const url = `${api}/actions/artifacts/${String(artifact.id)}`
+  const run = state.runs.get(artifact.runId)
+  const head = run?.head_repository ?? `${state.owner}/${state.repo}`
+  const expires = Date.parse(artifact.createdAt) + (artifact.expired ? 1000 : 90 * 86_400_000)
+  return {
+    id: artifact.id,
+    node_id: `MDg6QXJ0aWZhY3Q${idTag(artifact.id)}`,
+    name: artifact.name,
+    size_in_bytes: artifact.zip.length,
+    url,
+    archive_download_url: `${url}/zip`,
+    expired: artifact.expired,
+    created_at: artifact.createdAt,
+    updated_at: artifact.createdAt,
+    expires_at: timestampOf(expires),
+    digest: `sha256:${createHash('sha256').update(artifact.zip).digest('hex')}`,
+    workflow_run: {
+      id: artifact.runId,
+      repository_id: state.repositoryId,
+      head_repository_id: repositoryIdOf(state, head),
+      head_branch: run?.head_branch ?? 'feature',
+      head_sha: run?.head_sha ?? sha1(`run ${String(artifact.runId)}`)
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Pagination, as GitHub does it
 
 /**
@@ -1026,7 +1541,9 @@ function paginated<T>(
   call: Call,
   items: readonly T[],
   max: number,
-  json: (item: T) => unknown
+  json: (item: T) => unknown,
+  /** The Actions API's lists are an object: `total_count` and the page under this key. */
+  key?: string
 ): Reply {
   const perPage = Math.min(max, positive(call.query.get('per_page')) ?? 30)
   const page = positive(call.query.get('page')) ?? 1
@@ -1043,10 +1560,11 @@ function paginated<T>(
     link(last, 'last')
   }
   if (page > 1) link(1, 'first')
+  const listed = items.slice((page - 1) * perPage, page * perPage).map(json)
   return {
     status: 200,
     headers: links.length === 0 ? {} : { link: links.join(', ') },
-    body: items.slice((page - 1) * perPage, page * perPage).map(json)
+    body: key === undefined ? listed : { total_count: items.length, [key]: listed }
   }
 }
 
@@ -1531,7 +2049,11 @@ function codePoints(text: string): number {
 
 /** GitHub's timestamps have whole seconds. */
 function timestamp(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z')
+  return timestampOf(Date.now())
+}
+
+function timestampOf(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
 }
 
 /** The id-derived tail of a node id: stable for a given id, the shape GitHub's have. */
