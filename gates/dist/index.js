@@ -30745,7 +30745,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _gates_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5185);
+/* harmony import */ var _gates_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2697);
 
 await (0,_gates_main_js__WEBPACK_IMPORTED_MODULE_0__/* .runGatesAction */ .K)();
 
@@ -30754,7 +30754,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 5185:
+/***/ 2697:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -30936,8 +30936,10 @@ function file_command_prepareKeyValueMessage(key, value) {
 const external_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("path");
 // EXTERNAL MODULE: external "http"
 var external_http_ = __nccwpck_require__(8611);
+var external_http_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_http_, 2);
 // EXTERNAL MODULE: external "https"
 var external_https_ = __nccwpck_require__(5692);
+var external_https_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_https_, 2);
 ;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/proxy.js
 function getProxyUrl(reqUrl) {
     const usingSsl = reqUrl.protocol === 'https:';
@@ -31030,7 +31032,7 @@ class DecodedURL extends URL {
 }
 //# sourceMappingURL=proxy.js.map
 // EXTERNAL MODULE: ./node_modules/tunnel/index.js
-var node_modules_tunnel = __nccwpck_require__(770);
+var tunnel = __nccwpck_require__(770);
 // EXTERNAL MODULE: ./node_modules/undici/index.js
 var undici = __nccwpck_require__(6752);
 ;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/index.js
@@ -31108,7 +31110,7 @@ const HttpResponseRetryCodes = [
     HttpCodes.ServiceUnavailable,
     HttpCodes.GatewayTimeout
 ];
-const RetryableHttpVerbs = (/* unused pure expression or super */ null && (['OPTIONS', 'GET', 'DELETE', 'HEAD']));
+const RetryableHttpVerbs = ['OPTIONS', 'GET', 'DELETE', 'HEAD'];
 const ExponentialBackoffCeiling = 10;
 const ExponentialBackoffTimeSlice = 5;
 class HttpClientError extends Error {
@@ -31457,7 +31459,7 @@ class lib_HttpClient {
     }
     getAgentDispatcher(serverUrl) {
         const parsedUrl = new URL(serverUrl);
-        const proxyUrl = pm.getProxyUrl(parsedUrl);
+        const proxyUrl = getProxyUrl(parsedUrl);
         const useProxy = proxyUrl && proxyUrl.hostname;
         if (!useProxy) {
             return;
@@ -31468,7 +31470,7 @@ class lib_HttpClient {
         const info = {};
         info.parsedUrl = requestUrl;
         const usingSsl = info.parsedUrl.protocol === 'https:';
-        info.httpModule = usingSsl ? https : http;
+        info.httpModule = usingSsl ? external_https_namespaceObject : external_http_namespaceObject;
         const defaultPort = usingSsl ? 443 : 80;
         info.options = {};
         info.options.host = info.parsedUrl.hostname;
@@ -31567,7 +31569,7 @@ class lib_HttpClient {
     }
     _getAgent(parsedUrl) {
         let agent;
-        const proxyUrl = pm.getProxyUrl(parsedUrl);
+        const proxyUrl = getProxyUrl(parsedUrl);
         const useProxy = proxyUrl && proxyUrl.hostname;
         if (this._keepAlive && useProxy) {
             agent = this._proxyAgent;
@@ -31582,7 +31584,7 @@ class lib_HttpClient {
         const usingSsl = parsedUrl.protocol === 'https:';
         let maxSockets = 100;
         if (this.requestOptions) {
-            maxSockets = this.requestOptions.maxSockets || http.globalAgent.maxSockets;
+            maxSockets = this.requestOptions.maxSockets || external_http_.globalAgent.maxSockets;
         }
         // This is `useProxy` again, but we need to check `proxyURl` directly for TypeScripts's flow analysis.
         if (proxyUrl && proxyUrl.hostname) {
@@ -31607,7 +31609,7 @@ class lib_HttpClient {
         // if tunneling agent isn't assigned create a new agent
         if (!agent) {
             const options = { keepAlive: this._keepAlive, maxSockets };
-            agent = usingSsl ? new https.Agent(options) : new http.Agent(options);
+            agent = usingSsl ? new external_https_.Agent(options) : new external_http_.Agent(options);
             this._agent = agent;
         }
         if (usingSsl && this._ignoreSslError) {
@@ -31630,7 +31632,7 @@ class lib_HttpClient {
             return proxyAgent;
         }
         const usingSsl = parsedUrl.protocol === 'https:';
-        proxyAgent = new ProxyAgent(Object.assign({ uri: proxyUrl.href, pipelining: !this._keepAlive ? 0 : 1 }, ((proxyUrl.username || proxyUrl.password) && {
+        proxyAgent = new undici.ProxyAgent(Object.assign({ uri: proxyUrl.href, pipelining: !this._keepAlive ? 0 : 1 }, ((proxyUrl.username || proxyUrl.password) && {
             token: `Basic ${Buffer.from(`${proxyUrl.username}:${proxyUrl.password}`).toString('base64')}`
         })));
         this._proxyAgentDispatcher = proxyAgent;
@@ -33719,6 +33721,17 @@ const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createReq
 ;// CONCATENATED MODULE: ./src/evidence/git.ts
 
 
+/** The environment that gives one git process the token, for that server only. */
+function authEnvironment(auth) {
+    if (auth === undefined || auth.token === '')
+        return {};
+    const basic = Buffer.from(`x-access-token:${auth.token}`).toString('base64');
+    return {
+        GIT_CONFIG_COUNT: '1',
+        GIT_CONFIG_KEY_0: `http.${auth.serverUrl.replace(/\/+$/, '')}/.extraheader`,
+        GIT_CONFIG_VALUE_0: `AUTHORIZATION: basic ${basic}`
+    };
+}
 /**
  * The diff could not be computed; the message says what failed and what to change. The engine
  * reports it as incomplete coverage and does not ask the judges.
@@ -33761,9 +33774,8 @@ const DIFF_ARGS = (/* unused pure expression or super */ null && ([
 const FETCH_DEPTH = 50;
 const DEEPEN_BY = 200;
 const DEEPEN_ATTEMPTS = 3;
-const CHECKOUT_ADVICE = (/* unused pure expression or super */ null && ('Give the job the history it needs: `fetch-depth: 0` in actions/checkout. Keep ' +
-    '`persist-credentials: false` (the gates run the pull request’s code); the action then cannot ' +
-    'fetch from a private repository itself, so the checkout must bring the history.'));
+const CHECKOUT_ADVICE = (/* unused pure expression or super */ null && ('Give the job the history it needs: `fetch-depth: 0` in actions/checkout, or a github-token ' +
+    'that can read the repository (the action fetches with it; keep `persist-credentials: false`).'));
 /**
  * Spawns git (no shell) with `LC_ALL=C`, so messages are the untranslated ones, and without a
  * terminal prompt, so a fetch that needs credentials fails instead of hanging. Replace objects
@@ -33771,11 +33783,12 @@ const CHECKOUT_ADVICE = (/* unused pure expression or super */ null && ('Give th
  * make the judges see another commit's content. Stdout is decoded once at the end, never per
  * chunk, so a multi-byte character split across chunks survives.
  */
-const runGit = (args, cwd) => new Promise(resolve => {
+const runGit = (args, cwd, extra) => new Promise(resolve => {
     const child = (0,external_node_child_process_namespaceObject.spawn)('git', [...args], {
         cwd,
         env: {
             ...process.env,
+            ...extra,
             LC_ALL: 'C',
             GIT_TERMINAL_PROMPT: '0',
             GIT_NO_REPLACE_OBJECTS: '1',
@@ -33877,12 +33890,14 @@ async function diffFromMergeBase(options) {
     checkArgument(remote, 'remote');
     const run = options.run ?? runGit;
     const git = (...args) => run(args, options.cwd);
+    const credentials = authEnvironment(options.auth);
+    const fetch = (...args) => run(['fetch', ...args], options.cwd, credentials);
     const pair = `${base} (base) and ${head} (head)`;
     const missing = await missingCommits(git, [base, head]);
     if (missing.length > 0) {
         // A full clone stays full: --depth on it would graft a shallow boundary onto the new commits.
         const depth = (await isShallow(git)) ? [`--depth=${FETCH_DEPTH}`] : [];
-        const fetched = await git('fetch', '--no-tags', ...depth, remote, base, head);
+        const fetched = await fetch('--no-tags', ...depth, remote, base, head);
         if (fetched.exitCode !== 0) {
             throw unavailable(`${describeMissing(missing)} not in the checkout, and fetching from "${remote}" failed`, fetched);
         }
@@ -33893,14 +33908,14 @@ async function diffFromMergeBase(options) {
     }
     let mergeBase = await findMergeBase(git, base, head);
     for (let i = 0; mergeBase === undefined && i < DEEPEN_ATTEMPTS && (await isShallow(git)); i++) {
-        const deepened = await git('fetch', '--no-tags', `--deepen=${DEEPEN_BY}`, remote, base, head);
+        const deepened = await fetch('--no-tags', `--deepen=${DEEPEN_BY}`, remote, base, head);
         if (deepened.exitCode !== 0) {
             throw unavailable(`fetching more history of ${pair} from "${remote}" failed`, deepened);
         }
         mergeBase = await findMergeBase(git, base, head);
     }
     if (mergeBase === undefined && (await isShallow(git))) {
-        const unshallowed = await git('fetch', '--no-tags', '--unshallow', remote, base, head);
+        const unshallowed = await fetch('--no-tags', '--unshallow', remote, base, head);
         if (unshallowed.exitCode !== 0) {
             throw unavailable(`fetching the whole history of ${pair} from "${remote}" failed`, unshallowed);
         }
@@ -33997,1875 +34012,6 @@ function lastLines(text) {
         .filter(line => line !== '');
     const errors = lines.filter(line => /^(?:fatal|error):/.test(line));
     return (errors.length > 0 ? errors : lines).slice(-3).join(' / ');
-}
-
-;// CONCATENATED MODULE: ./src/util/is-record.ts
-/** A plain object (not an array, not null): what parsed JSON and YAML mappings are. */
-function isRecord(value) {
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-;// CONCATENATED MODULE: ./src/github/event.ts
-
-
-const REVIEWED_ACTIONS = ['opened', 'synchronize', 'reopened', 'ready_for_review'];
-async function readRunContext(sources) {
-    const event = sources.eventName ?? '';
-    const payload = await readPayload(sources.eventPath);
-    const [owner = '', repo = ''] = (sources.repository ?? '').split('/');
-    if (owner === '' || repo === '') {
-        return {
-            kind: 'unsupported',
-            message: 'GITHUB_REPOSITORY is not set; run this action in a GitHub Actions workflow'
-        };
-    }
-    if (event === 'pull_request' || event === 'pull_request_target') {
-        const action = isRecord(payload) && typeof payload.action === 'string' ? payload.action : '';
-        if (!REVIEWED_ACTIONS.includes(action)) {
-            return {
-                kind: 'skip',
-                message: `nothing to review for ${event}.${action || '(no action)'}; the check runs on ${REVIEWED_ACTIONS.join(', ')}`
-            };
-        }
-        const pr = pullRequestOf(isRecord(payload) ? payload.pull_request : undefined);
-        if (!pr)
-            return {
-                kind: 'unsupported',
-                message: `the ${event} event payload has no readable pull_request`
-            };
-        return {
-            kind: 'pull_request',
-            event,
-            owner,
-            repo,
-            pr,
-            baseRubricOnly: event === 'pull_request_target'
-        };
-    }
-    if (event === 'workflow_dispatch') {
-        const inputs = isRecord(payload) && isRecord(payload.inputs) ? payload.inputs : {};
-        const raw = [
-            sources.pullRequestInput,
-            inputs['pull-request'],
-            inputs.pull_request,
-            inputs['pr-number']
-        ]
-            .map(v => (typeof v === 'string' || typeof v === 'number' ? String(v).trim() : ''))
-            .find(v => v !== '');
-        const number = Number(raw);
-        if (raw === undefined || !Number.isInteger(number) || number <= 0) {
-            return {
-                kind: 'unsupported',
-                message: `workflow_dispatch needs the pull request's number: set the action's pull-request input (got ${JSON.stringify(raw ?? '')})`
-            };
-        }
-        const pr = pullRequestOf(await sources.getPullRequest(owner, repo, number));
-        if (!pr)
-            return { kind: 'unsupported', message: `pull request #${number} could not be read` };
-        return { kind: 'pull_request', event, owner, repo, pr, baseRubricOnly: false };
-    }
-    return {
-        kind: 'unsupported',
-        message: `this action reviews pull requests; the "${event || 'unknown'}" event has none. Run it on pull_request, pull_request_target, or workflow_dispatch with a pull-request number`
-    };
-}
-async function readPayload(path) {
-    if (path === undefined || path === '')
-        return undefined;
-    try {
-        return JSON.parse(await (0,promises_namespaceObject.readFile)(path, 'utf8'));
-    }
-    catch {
-        return undefined;
-    }
-}
-/** Fields are read defensively: the payload is data, not a contract. */
-function pullRequestOf(pr) {
-    if (!isRecord(pr))
-        return undefined;
-    const base = isRecord(pr.base) ? pr.base.sha : undefined;
-    const baseRef = isRecord(pr.base) && typeof pr.base.ref === 'string' ? pr.base.ref : '';
-    const head = isRecord(pr.head) ? pr.head.sha : undefined;
-    if (typeof base !== 'string' || typeof head !== 'string' || typeof pr.number !== 'number')
-        return undefined;
-    return {
-        number: pr.number,
-        title: typeof pr.title === 'string' ? pr.title : '',
-        body: typeof pr.body === 'string' ? pr.body : '',
-        baseSha: base,
-        baseRef,
-        headSha: head
-    };
-}
-
-;// CONCATENATED MODULE: ./src/rubric/model-id.ts
-/** Providers a judge can be addressed on, as `provider:model` (docs/council.md). */
-const PROVIDERS = [
-    'openai',
-    'anthropic',
-    'google',
-    'openrouter',
-    'ollama',
-    'openai-compatible'
-];
-function isProvider(value) {
-    return PROVIDERS.includes(value);
-}
-/**
- * Splits `provider:model` at the first colon (model names such as `llama3.1:8b` keep theirs).
- * Returns a reason instead of throwing so callers can attach file and line.
- */
-function model_id_parseModelId(text) {
-    const colon = text.indexOf(':');
-    if (colon <= 0 || colon === text.length - 1) {
-        return { problem: `"${text}" is not of the form provider:model (e.g. openai:gpt-5.4-mini)` };
-    }
-    const provider = text.slice(0, colon).trim();
-    const model = text.slice(colon + 1).trim();
-    if (!isProvider(provider)) {
-        return {
-            problem: `unknown provider "${provider}" in "${text}" (known: ${PROVIDERS.join(', ')})`
-        };
-    }
-    if (model === '')
-        return { problem: `"${text}" names no model after "${provider}:"` };
-    return { provider, model };
-}
-
-;// CONCATENATED MODULE: ./src/council/provider-settings.ts
-/**
- * Where each provider finds its key and endpoint (docs/council.md). The `*_BASE_URL` variables
- * redirect a provider to a proxy or a local stand-in. OpenRouter and other OpenAI-compatible
- * endpoints speak the OpenAI Chat Completions protocol; Ollama is spoken to on its own API, the
- * only one that can set the context window.
- */
-const provider_settings_PROVIDER_SETTINGS = {
-    openai: { key: 'OPENAI_API_KEY', keyRequired: true, baseUrl: 'OPENAI_BASE_URL' },
-    anthropic: { key: 'ANTHROPIC_API_KEY', keyRequired: true, baseUrl: 'ANTHROPIC_BASE_URL' },
-    google: {
-        key: 'GOOGLE_GENERATIVE_AI_API_KEY',
-        keyRequired: true,
-        baseUrl: 'GOOGLE_GENERATIVE_AI_BASE_URL'
-    },
-    openrouter: {
-        key: 'OPENROUTER_API_KEY',
-        keyRequired: true,
-        baseUrl: 'OPENROUTER_BASE_URL',
-        defaultBaseUrl: 'https://openrouter.ai/api/v1'
-    },
-    ollama: {
-        key: 'OLLAMA_API_KEY',
-        keyRequired: false,
-        baseUrl: 'OLLAMA_BASE_URL',
-        defaultBaseUrl: 'http://localhost:11434'
-    },
-    'openai-compatible': {
-        key: 'OPENAI_COMPATIBLE_API_KEY',
-        keyRequired: false,
-        baseUrl: 'OPENAI_COMPATIBLE_BASE_URL'
-    }
-};
-
-;// CONCATENATED MODULE: ./src/council/providers.ts
-
-
-
-
-
-
-
-/**
- * The council formed when no models are named: one judge per provider whose key is set, each
- * from a different vendor. With only an OpenRouter key, three vendors through OpenRouter.
- */
-const DEFAULT_MODELS = [
-    { whenKey: 'OPENAI_API_KEY', models: ['openai:gpt-5.4-mini'] },
-    { whenKey: 'ANTHROPIC_API_KEY', models: ['anthropic:claude-sonnet-4-6'] },
-    { whenKey: 'GOOGLE_GENERATIVE_AI_API_KEY', models: ['google:gemini-3.5-flash'] }
-];
-const OPENROUTER_DEFAULT_MODELS = (/* unused pure expression or super */ null && ([
-    'openrouter:openai/gpt-5.4-mini',
-    'openrouter:anthropic/claude-sonnet-4.6',
-    'openrouter:google/gemini-3.5-flash'
-]));
-/** The members when neither the rubric nor the input names any. */
-function defaultModels(env) {
-    const direct = DEFAULT_MODELS.filter(d => isSet(env[d.whenKey])).flatMap(d => d.models);
-    if (direct.length > 0)
-        return direct;
-    return isSet(env.OPENROUTER_API_KEY) ? [...OPENROUTER_DEFAULT_MODELS] : [];
-}
-/**
- * The AI SDK model for a member, or why it cannot be formed (a missing key or endpoint). Its
- * requests go through `fetch` (the council's `proxiedFetch()`).
- */
-function languageModel(id, env, fetch) {
-    const settings = PROVIDER_SETTINGS[id.provider];
-    const apiKey = settings.key === undefined ? undefined : nonEmpty(env[settings.key]);
-    if (settings.keyRequired && apiKey === undefined) {
-        return { ok: false, problem: `${settings.key ?? 'an API key'} is not set` };
-    }
-    const baseURL = nonEmpty(env[settings.baseUrl]) ?? settings.defaultBaseUrl;
-    if (baseURL !== undefined && hasCredentials(baseURL)) {
-        // Named, never quoted: the URL holds a secret. fetch refuses such URLs anyway.
-        return {
-            ok: false,
-            problem: `${settings.baseUrl} holds a user name or password (https://user:pass@host); remove them and give the key in ${settings.key ?? 'the provider’s key variable'}`
-        };
-    }
-    // Passed explicitly, so the SDK never falls back to reading process.env on its own.
-    const connection = {
-        fetch,
-        ...(apiKey !== undefined && { apiKey }),
-        ...(baseURL !== undefined && { baseURL })
-    };
-    switch (id.provider) {
-        case 'openai':
-            return { ok: true, model: createOpenAI(connection)(id.model) };
-        case 'anthropic':
-            return { ok: true, model: createAnthropic(connection)(id.model) };
-        case 'google':
-            return { ok: true, model: createGoogleGenerativeAI(connection)(id.model) };
-        case 'ollama':
-            return {
-                ok: true,
-                model: createOllama({
-                    baseURL: `${ollamaServer(baseURL ?? '')}/api`,
-                    fetch,
-                    ...(apiKey !== undefined && { headers: { authorization: `Bearer ${apiKey}` } })
-                })(id.model)
-            };
-        case 'openrouter':
-        case 'openai-compatible': {
-            if (baseURL === undefined) {
-                return { ok: false, problem: `${settings.baseUrl} is not set (the endpoint to call)` };
-            }
-            const provider = createOpenAICompatible({
-                name: id.provider,
-                baseURL,
-                fetch,
-                ...(apiKey !== undefined && { apiKey }),
-                supportsStructuredOutputs: true
-            });
-            return { ok: true, model: provider(id.model) };
-        }
-    }
-}
-/**
- * Ollama's address without the API's path: `OLLAMA_BASE_URL` was documented with `/v1` (the
- * OpenAI-compatible API), and people write `/api` too; both mean the same server.
- */
-function ollamaServer(url) {
-    return url.replace(/\/+$/, '').replace(/\/(v1|api)$/, '');
-}
-/**
- * The most an answer may take. A judge's answer is a few thousand tokens; Anthropic refuses a
- * `max_tokens` above the model's limit, which for a model the SDK does not know it guesses.
- */
-const ANTHROPIC_MAX_OUTPUT_TOKENS = 32_000;
-/** Room left in Ollama's context window for the answer, beyond the prompt. */
-const OLLAMA_ANSWER_TOKENS = 8192;
-/** Our tokenizer is not the model's: the window gets a quarter more than we count. */
-const OLLAMA_TOKENIZER_MARGIN = 1.25;
-function callSettings(provider, promptTokens) {
-    switch (provider) {
-        case 'anthropic':
-            return { maxOutputTokens: ANTHROPIC_MAX_OUTPUT_TOKENS };
-        case 'openrouter':
-            // Without it, OpenRouter may route to a provider that ignores the schema (prose comes back).
-            return { providerOptions: { openrouter: { provider: { require_parameters: true } } } };
-        case 'ollama': {
-            // Ollama's default window (4,096 tokens) silently cuts a longer prompt; size it to ours.
-            const needed = promptTokens * OLLAMA_TOKENIZER_MARGIN + OLLAMA_ANSWER_TOKENS;
-            return {
-                providerOptions: { ollama: { options: { num_ctx: Math.ceil(needed / 1024) * 1024 } } }
-            };
-        }
-        case 'openai':
-        case 'google':
-        case 'openai-compatible':
-            return {};
-    }
-}
-/**
- * Input tokens a model's context window takes, for the models whose windows are published
- * (November 2026). OpenRouter's dotted names (`claude-sonnet-4.6`) are looked up as the vendor's.
- * A local model's window is its own setting: Ollama's is sized to the prompt instead.
- */
-const CONTEXT_WINDOWS = {
-    'gpt-5.5': 272_000,
-    'gpt-5.4': 272_000,
-    'gpt-5.4-mini': 272_000,
-    'gpt-5.4-nano': 272_000,
-    'gpt-5-mini': 272_000,
-    'gpt-4.1': 1_047_576,
-    'claude-sonnet-4-6': 200_000,
-    'claude-sonnet-4-5': 200_000,
-    'claude-haiku-4-5': 200_000,
-    'claude-opus-4-5': 200_000,
-    'gemini-3.5-flash': 1_048_576,
-    'gemini-3.1-flash-lite': 1_048_576
-};
-/** What a prompt holds beside the evidence: instructions and rubric, and the answer's room. */
-const PROMPT_RESERVE_TOKENS = 16_000 + ANTHROPIC_MAX_OUTPUT_TOKENS;
-/** The evidence a member's window leaves room for, or undefined when its window is not known. */
-function evidenceRoom(member) {
-    const id = parseModelId(member);
-    if ('problem' in id || id.provider === 'ollama' || id.provider === 'openai-compatible')
-        return undefined;
-    const name = id.model.slice(id.model.lastIndexOf('/') + 1).replace(/(\d)\.(\d)/g, '$1-$2');
-    const window = Object.hasOwn(CONTEXT_WINDOWS, name) ? CONTEXT_WINDOWS[name] : undefined;
-    return window === undefined ? undefined : window - PROMPT_RESERVE_TOKENS;
-}
-/** Every provider key set in the environment, joined: a secret the pull request never sees. */
-function providerKeys(env) {
-    return Object.values(PROVIDER_SETTINGS)
-        .flatMap(settings => {
-        const key = settings.key === undefined ? undefined : nonEmpty(env[settings.key]);
-        return key === undefined ? [] : [key];
-    })
-        .join('\n');
-}
-/** Parses a comma- or newline-separated list of `provider:model` (the `models` input). */
-function parseModelList(text) {
-    const models = text
-        .split(/[,\n]/)
-        .map(m => m.trim())
-        .filter(m => m !== '' && !m.startsWith('#'));
-    const problems = models.flatMap(m => {
-        const parsed = model_id_parseModelId(m);
-        return 'problem' in parsed ? [parsed.problem] : [];
-    });
-    return { models, problems };
-}
-/** Whether a URL carries `user:password@` (a secret that must never be shown). */
-function hasCredentials(url) {
-    try {
-        const parsed = new URL(url);
-        return parsed.username !== '' || parsed.password !== '';
-    }
-    catch {
-        return false;
-    }
-}
-function isSet(value) {
-    return nonEmpty(value) !== undefined;
-}
-function nonEmpty(value) {
-    return value === undefined || value.trim() === '' ? undefined : value.trim();
-}
-
-;// CONCATENATED MODULE: ./src/evidence/classify.ts
-const LOCKFILES = new Set([
-    'package-lock.json',
-    'npm-shrinkwrap.json',
-    'yarn.lock',
-    'pnpm-lock.yaml',
-    'bun.lockb',
-    'cargo.lock',
-    'go.sum',
-    'poetry.lock',
-    'pipfile.lock',
-    'uv.lock',
-    'gemfile.lock',
-    'composer.lock',
-    'packages.lock.json'
-]);
-const VENDOR_DIRS = new Set([
-    'vendor',
-    'third_party',
-    'third-party',
-    'node_modules',
-    'bower_components'
-]);
-const BUILD_OUTPUT_DIRS = new Set(['dist', 'build', 'out', 'coverage']);
-const GENERATED_NAME = /\.min\.(?:js|css)$|\.map$|\.snap$|\.pb\.go$|_pb2\.py$|\.generated\./;
-const TEST_DIRS = new Set(['test', 'tests', '__tests__', 'spec']);
-const TEST_NAME = /\.(?:test|spec)\.[^.]+$|_test\.go$|^test_.*\.py$|_test\.py$/;
-const DOCS_NAME = /\.(?:md|mdx|rst|txt)$/;
-const CONFIG_NAME = /\.(?:json|ya?ml|toml|ini|cfg)$|^dockerfile(?:\..+)?$|\.dockerfile$/;
-/** How many lines at the top of a file may carry a "generated" marker. */
-const MARKER_LINES = 10;
-const GENERATED_MARKER = /@generated|Code generated .* DO NOT EDIT/;
-/**
- * What a changed file is, for the budget's priorities. Checked from the most specific kind down,
- * so a vendored lockfile is a lockfile and a test under `dist/` counts as generated. Names are
- * compared case-insensitively (`Cargo.lock`, `DOCS/`, `Dockerfile`).
- */
-function classify_classify(file) {
-    if (file.binary)
-        return 'binary';
-    const segments = file.path.toLowerCase().split('/');
-    const name = segments.at(-1) ?? '';
-    const dirs = segments.slice(0, -1);
-    if (LOCKFILES.has(name) || name.endsWith('.lock'))
-        return 'lockfile';
-    if (dirs.some(dir => VENDOR_DIRS.has(dir)))
-        return 'vendored';
-    if (dirs.some(dir => BUILD_OUTPUT_DIRS.has(dir)) ||
-        GENERATED_NAME.test(name) ||
-        hasGeneratedMarker(file.patch)) {
-        return 'generated';
-    }
-    if (dirs.some(dir => TEST_DIRS.has(dir)) || TEST_NAME.test(name))
-        return 'test';
-    if (DOCS_NAME.test(name) || dirs.includes('docs'))
-        return 'docs';
-    if (CONFIG_NAME.test(name) || dirs[0] === '.github')
-        return 'config';
-    return 'source';
-}
-/** How many lines of a patch are looked at for the first hunk and its marker. */
-const PATCH_LINES = 200;
-const FIRST_HUNK = /^@@ -\d+(?:,\d+)? \+(\d+)/;
-/** Both markers hold it: a line without it cannot match `GENERATED_MARKER`. */
-const MARKER_WORD = 'generated';
-const PLUS = 0x2b;
-const SPACE = 0x20;
-/**
- * Generators mark their output in its first lines (`// Code generated by protoc-gen-go. DO NOT
- * EDIT.`, `@generated`). Only a first hunk that starts at the top of the file shows those lines;
- * its context and added lines are the new file's, removed lines are not. Reads the patch a line at
- * a time and stops at the answer, looking only at the lines that may hold the marker.
- */
-function hasGeneratedMarker(patch) {
-    if (patch === undefined)
-        return false;
-    let inFirstHunk = false;
-    let shown = 0;
-    /** Where the marker word next occurs, from the first hunk on; -1 when nowhere. */
-    let word = -1;
-    let start = 0;
-    for (let n = 0; n < PATCH_LINES && start <= patch.length; n++) {
-        const newline = patch.indexOf('\n', start);
-        const end = newline === -1 ? patch.length : newline;
-        if (!inFirstHunk) {
-            if (patch.startsWith('@@', start)) {
-                const newStart = FIRST_HUNK.exec(patch.slice(start, end))?.[1];
-                if (newStart === undefined || Number(newStart) > 1)
-                    return false;
-                inFirstHunk = true;
-                word = patch.indexOf(MARKER_WORD, end);
-            }
-        }
-        else if (patch.startsWith('@@', start)) {
-            return false;
-        }
-        else if (patch.charCodeAt(start) === PLUS || patch.charCodeAt(start) === SPACE) {
-            if (word !== -1 && word < start)
-                word = patch.indexOf(MARKER_WORD, start);
-            if (word !== -1 && word < end && GENERATED_MARKER.test(patch.slice(start, end)))
-                return true;
-            if (++shown === MARKER_LINES)
-                return false;
-        }
-        start = end + 1;
-    }
-    return false;
-}
-
-;// CONCATENATED MODULE: ./src/evidence/content.ts
-/**
- * What a file's content is, decided from the content itself, never from its name or from
- * `.gitattributes`, which the pull request controls: a file that calls itself binary (a `-diff`
- * attribute, a NUL byte in a comment, a `.png` name) must not hide code from the judges.
- */
-/** Share of a patch's characters that may be control or undecodable before it counts as binary. */
-const BINARY_SHARE = 0.05;
-/**
- * How much of a patch's hunks is looked at, as git looks at a file's first 8,000 bytes: enough to
- * tell data from text, and a 6 MB diff is not read twice. Either mistake is safe: text taken for
- * binary is not sent and counts against coverage; binary taken for text is shown, controls as
- * symbols.
- */
-const SNIFFED_CHARS = 8192;
-/** What `looksBinary` counts: controls but tab, line feed and carriage return; DEL; U+FFFD. */
-// eslint-disable-next-line no-control-regex -- control characters are what this finds
-const ODD = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]/g;
-/**
- * Whether a patch is mostly not text: more than 5% of its hunk lines' first characters are control
- * characters (other than tab and carriage return) or bytes that are not UTF-8. A source file with
- * a NUL byte in a comment is still text; compressed or compiled data is not.
- */
-function content_looksBinary(patch) {
-    const hunks = patch.indexOf('\n@@');
-    if (hunks === -1)
-        return false;
-    const end = Math.min(patch.length, hunks + 1 + SNIFFED_CHARS);
-    // Most patches hold no such character at all: one regex scan says so, faster than counting.
-    ODD.lastIndex = hunks + 1;
-    const first = ODD.exec(patch);
-    if (first === null || first.index >= end)
-        return false;
-    let odd = 0;
-    let total = 0;
-    for (let i = hunks + 1; i < end; i++) {
-        const code = patch.charCodeAt(i);
-        if (code === 0x0a)
-            continue;
-        total++;
-        if ((code < 0x20 && code !== 0x09 && code !== 0x0d) || code === 0x7f || code === 0xfffd)
-            odd++;
-    }
-    return total > 0 && odd / total > BINARY_SHARE;
-}
-/**
- * Media and data formats recognised by their first bytes: pictures, fonts, sound, video, PDF and
- * two database formats. What they hold is not code, so they are listed but not sent, and do not
- * count against coverage. Archives and executables are not here: they can carry code.
- */
-const SIGNATURES = [
-    { format: 'PNG image', bytes: '\x89PNG\r\n\x1a\n' },
-    { format: 'JPEG image', bytes: '\xff\xd8\xff' },
-    { format: 'GIF image', bytes: 'GIF87a' },
-    { format: 'GIF image', bytes: 'GIF89a' },
-    { format: 'WebP image', at: 8, bytes: 'WEBP' },
-    { format: 'TIFF image', bytes: 'II*\x00' },
-    { format: 'TIFF image', bytes: 'MM\x00*' },
-    { format: 'icon', bytes: '\x00\x00\x01\x00' },
-    { format: 'BMP image', bytes: 'BM' },
-    { format: 'PDF document', bytes: '%PDF-' },
-    { format: 'WOFF font', bytes: 'wOFF' },
-    { format: 'WOFF2 font', bytes: 'wOF2' },
-    { format: 'OpenType font', bytes: 'OTTO' },
-    { format: 'TrueType font', bytes: '\x00\x01\x00\x00' },
-    { format: 'MP3 audio', bytes: 'ID3' },
-    { format: 'Ogg media', bytes: 'OggS' },
-    { format: 'FLAC audio', bytes: 'fLaC' },
-    { format: 'WAV audio', at: 8, bytes: 'WAVE' },
-    { format: 'Matroska or WebM video', bytes: '\x1a\x45\xdf\xa3' },
-    { format: 'MP4, MOV, AVIF or HEIC media', at: 4, bytes: 'ftyp' },
-    { format: 'SQLite database', bytes: 'SQLite format 3\x00' },
-    { format: 'Parquet data', bytes: 'PAR1' }
-];
-/** The first bytes any signature needs. */
-const SIGNATURE_BYTES = 16;
-/** The media or data format `head` (a file's first bytes) starts with, if any. */
-function mediaFormat(head) {
-    return SIGNATURES.find(({ at = 0, bytes }) => {
-        if (head.length < at + bytes.length)
-            return false;
-        for (let i = 0; i < bytes.length; i++)
-            if (head[at + i] !== bytes.charCodeAt(i))
-                return false;
-        return true;
-    })?.format;
-}
-/**
- * Control characters made visible (U+2400 Control Pictures: NUL shows as ␀), so the judges see
- * text that contains them as what it is; tab, line feed and carriage return stay as they are.
- */
-function content_showControls(text) {
-    // eslint-disable-next-line no-control-regex -- control characters are what this finds
-    return text.replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, c => String.fromCharCode(c === '\x7f' ? 0x2421 : 0x2400 + c.charCodeAt(0)));
-}
-/** Characters that end or reorder a line when shown, beyond the ASCII controls. */
-const INVISIBLE = '\u0085\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff';
-const NAME_ESCAPES = new RegExp(`[\\x00-\\x1f\\x7f-\\x9f${INVISIBLE}]`, 'gu');
-const SHORT = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
-/**
- * A file name as one line of plain text: control, line-separator, zero-width and bidirectional
- * characters escaped (`\n`, `\x01`, `\u202e`), so a name cannot start a line of its own or
- * show as something else. Git allows all of them in a name.
- */
-function content_escapeName(name) {
-    return name.replace(NAME_ESCAPES, c => {
-        const code = c.charCodeAt(0);
-        return SHORT[c] ?? (code < 0x100 ? `\\x${hex(code, 2)}` : `\\u${hex(code, 4)}`);
-    });
-}
-function hex(code, width) {
-    return code.toString(16).padStart(width, '0');
-}
-
-;// CONCATENATED MODULE: ./src/evidence/denylist.ts
-
-const exactly = (expected) => ({ name }) => name === expected ? expected : undefined;
-const startsWith = (prefix) => ({ name }) => name.startsWith(prefix) ? `${prefix}*` : undefined;
-const endsWith = (suffix) => ({ name }) => name.endsWith(suffix) ? `*${suffix}` : undefined;
-/** `dir/file` at the root or under any directory. */
-const pathEndsWith = (tail) => ({ path }) => path === tail || path.endsWith(`/${tail}`) ? tail : undefined;
-/**
- * The formats secrets are kept in as data. Only these: a rule naming a file by a word
- * (`secrets`, `credentials`) must never catch the code that handles them, which is what a pull
- * request would hide from the judges by naming it so.
- */
-const DATA_FORMATS = new Set([
-    '.json',
-    '.yml',
-    '.yaml',
-    '.toml',
-    '.ini',
-    '.env',
-    '.txt',
-    '.xml',
-    '.csv',
-    '.properties',
-    '.conf',
-    '.cfg'
-]);
-/** `secrets.json`, `secrets.prod.yaml`, `secrets.enc.yaml` (sops): `stem`, then a data format. */
-const dataFile = (stem) => ({ name, ext }) => {
-    if (!DATA_FORMATS.has(ext))
-        return undefined;
-    if (name === `${stem}${ext}`)
-        return name;
-    return name.startsWith(`${stem}.`) ? `${stem}.*${ext}` : undefined;
-};
-/** Data files anywhere under a directory named `dir` (at any depth): `config/secrets/db.yaml`. */
-const dataUnder = (dir) => ({ path, ext }) => DATA_FORMATS.has(ext) && (path.startsWith(`${dir}/`) || path.includes(`/${dir}/`))
-    ? `${dir}/**/*${ext}`
-    : undefined;
-/**
- * The extensions of code: a file with one is the pull request's code, reviewed whatever its
- * name (`src/secrets.ts`, `lib/credentials.js`, `id_rsa.py`, `.env.js`), and a secret inside it
- * is redacted by content (src/evidence/redact.ts). None of the secret files below has one.
- */
-const CODE_EXTENSIONS = new Set([
-    '.ts',
-    '.tsx',
-    '.mts',
-    '.cts',
-    '.js',
-    '.jsx',
-    '.mjs',
-    '.cjs',
-    '.vue',
-    '.svelte',
-    '.py',
-    '.rb',
-    '.go',
-    '.rs',
-    '.java',
-    '.kt',
-    '.kts',
-    '.scala',
-    '.groovy',
-    '.gradle',
-    '.swift',
-    '.m',
-    '.mm',
-    '.c',
-    '.h',
-    '.cc',
-    '.cpp',
-    '.cxx',
-    '.hpp',
-    '.cs',
-    '.fs',
-    '.vb',
-    '.php',
-    '.pl',
-    '.pm',
-    '.lua',
-    '.r',
-    '.jl',
-    '.dart',
-    '.ex',
-    '.exs',
-    '.erl',
-    '.hs',
-    '.ml',
-    '.clj',
-    '.zig',
-    '.nim',
-    '.sh',
-    '.bash',
-    '.zsh',
-    '.ps1',
-    '.sql',
-    '.tf',
-    '.hcl'
-]);
-/**
- * Files whose content is never sent to the judges, whatever the configuration says: the usual
- * homes of credentials and keys, and nothing else. Checked on the lower-cased name (or path), so
- * `config/Prod.PEM` and `deploy/.ENV.production` are caught too. The path forms come first so the
- * receipt names the most specific rule.
- */
-const RULES = [
-    pathEndsWith('.kube/config'),
-    pathEndsWith('.aws/credentials'),
-    pathEndsWith('.docker/config.json'),
-    dataUnder('secrets'),
-    dataUnder('.secrets'),
-    // Environment files: `.env`, `.env.production`, `prod.env`. Not `.envrc`: direnv runs it, so
-    // it is code (its secrets are redacted by content).
-    exactly('.env'),
-    startsWith('.env.'),
-    endsWith('.env'),
-    // Keys and certificates with their private keys.
-    endsWith('.pem'),
-    endsWith('.key'),
-    endsWith('.p8'),
-    endsWith('.p12'),
-    endsWith('.pfx'),
-    endsWith('.jks'),
-    endsWith('.keystore'),
-    endsWith('.ppk'),
-    startsWith('id_rsa'),
-    startsWith('id_dsa'),
-    startsWith('id_ecdsa'),
-    startsWith('id_ed25519'),
-    endsWith('.ovpn'),
-    // Tokens and passwords of tools, in the files the tools read them from.
-    exactly('.npmrc'),
-    exactly('.pypirc'),
-    exactly('.netrc'),
-    exactly('_netrc'),
-    exactly('.git-credentials'),
-    exactly('.dockercfg'),
-    exactly('.pgpass'),
-    exactly('.htpasswd'),
-    exactly('.vault-token'),
-    exactly('kubeconfig'),
-    dataFile('kubeconfig'),
-    exactly('credentials'),
-    dataFile('credentials'),
-    dataFile('secrets'),
-    // Terraform writes every secret it manages into its state, and variables files hold inputs.
-    endsWith('.tfvars'),
-    endsWith('.tfvars.json'),
-    endsWith('.tfstate'),
-    endsWith('.tfstate.backup')
-];
-/** The built-in denylist rule `path` (repository-relative, `/`-separated) falls under, if any. */
-function denylist_denylistRule(path) {
-    const lower = path.toLowerCase();
-    const name = posix.basename(lower);
-    const ext = posix.extname(name);
-    // Workflows and actions are code that CI runs, whatever they are called: a workflow named
-    // `secrets.yml` is reviewed.
-    if (CODE_EXTENSIONS.has(ext) || lower.startsWith('.github/'))
-        return undefined;
-    const file = { path: lower, name, ext };
-    for (const rule of RULES) {
-        const text = rule(file);
-        if (text !== undefined)
-            return text;
-    }
-    return undefined;
-}
-/**
- * The first user `exclude` glob that matches `path`, if any, with .gitignore-like meaning:
- *
- * - a glob without a slash matches the file's name, or the name of any directory on its path, at
- *   any depth: `*.snap` excludes `a/b/x.snap`, `fixtures` excludes `test/fixtures/big.json`;
- * - a glob with a slash matches from the repository root (a leading `/` is allowed); when it
- *   names a directory, everything under it is excluded: `docs/api` and `docs/api/` both exclude
- *   `docs/api/index.md`;
- * - `**` matches across directories, `*` and `?` only within one name.
- *
- * Matching is case-sensitive, as paths in git are, and (as `path.matchesGlob`) `*` does not match a
- * leading dot: write `.*.json` or the name itself for dotfiles.
- */
-function denylist_excludedBy(path, globs) {
-    const segments = path.split('/');
-    return globs.find(glob => matchesExclude(segments, glob.trim()));
-}
-function matchesExclude(segments, glob) {
-    if (glob === '' || glob === '/')
-        return false;
-    if (!glob.replace(/\/$/, '').includes('/')) {
-        const pattern = glob.replace(/\/$/, '');
-        // A trailing slash means "a directory of that name", so only the directories on the path.
-        const names = glob.endsWith('/') ? segments.slice(0, -1) : segments;
-        return names.some(name => posix.matchesGlob(name, pattern));
-    }
-    const pattern = glob.replace(/^\//, '').replace(/\/$/, '');
-    // The path itself, or any directory containing it.
-    for (let end = segments.length; end > 0; end--) {
-        if (posix.matchesGlob(segments.slice(0, end).join('/'), pattern))
-            return true;
-    }
-    return false;
-}
-
-;// CONCATENATED MODULE: ./src/evidence/redact.ts
-
-/**
- * Every match `accept` (if any) agrees to. The secret is the match's `secret` group when it has
- * one, else the whole match: for `name = value` only the value goes, so a reviewer still reads
- * what was assigned. `pattern` has the `g` flag, for `matchAll`.
- */
-function matching(pattern, accept) {
-    // The `d` flag gives the group's offsets. (matchAll works on a copy of the regex, so the
-    // shared `g` patterns keep no state.)
-    const indexed = new RegExp(pattern.source, `${pattern.flags}d`);
-    return (text, context) => {
-        const spans = [];
-        // Every match, not just the first: the first may be a placeholder and a later one real.
-        for (const match of text.matchAll(indexed)) {
-            const [start, end] = match.indices?.groups?.secret ?? [
-                match.index,
-                match.index + match[0].length
-            ];
-            if (accept === undefined || accept(text.slice(start, end), match, context)) {
-                spans.push({ start, end });
-            }
-        }
-        return spans;
-    };
-}
-/**
- * The names a secret is assigned to: `password`, `DB_PASSWD`, `client_secret`, `authToken`,
- * `api-key`, `SECRET_KEY`, `private_key`. The name only has to end with one of them, so
- * `secretary` and `tokenizer` are not names of secrets, and `AWS_SECRET_ACCESS_KEY` is not either
- * (`SECRET_NAME` below covers it).
- */
-const NAME = String.raw `(?:password|passwd|secret|token|api[_-]?key|apikey|private[_-]?key)(?:[_-]?key)?`;
-/** Broader, for values that look random by themselves: any name ending in key, token, secret… */
-const SECRET_NAME = String.raw `(?:secret|token|key|key[_-]?base|password|passwd|credentials?)`;
-/** `=`, `:`, `:=` (Go), `=>` (PHP, Ruby), after an optional closing quote of the name. */
-const ASSIGN = String.raw `["']?[ \t]*(?::=|=>|[:=])[ \t]*`;
-/**
- * A key file's `private_key` value, up to its closing quote (escaped or not, as its opening one
- * was): the key whole, however it is split over lines. Not a placeholder (`"<key>"`, `"${KEY}"`).
- * A `"` or `\"` ends every attempt, so none reads past the next one's start.
- */
-const GCP_PRIVATE_KEY = matching(/\\?"private_key\\?"\s*:\s*\\?"(?<secret>(?![<${"\\])(?:[^"\\]|\\(?!"))+)\\?"/g);
-/** A key file's `private_key_id`: 40 hex digits that name the key and appear nowhere else. */
-const GCP_KEY_ID = matching(/\\?"private_key_id\\?"\s*:\s*\\?"(?<secret>[0-9a-f]{40})\\?"/g);
-/**
- * The bodies of private keys, each from a match of `start`: read from the match's end (`after`: a
- * BEGIN line) or from its start (`at`: the body's own first characters). A body that was read is
- * not read again for a later start inside it, so the text is read once, whatever the number of
- * starts.
- */
-function keyBodies(start, from) {
-    return text => {
-        const spans = [];
-        // A copy: `exec` keeps its place in `lastIndex`.
-        const starts = new RegExp(start);
-        for (let match = starts.exec(text); match !== null; match = starts.exec(text)) {
-            const body = from === 'after'
-                ? keyBody(text, match.index + match[0].length, true)
-                : keyBody(text, match.index, false);
-            if (body === undefined)
-                continue;
-            spans.push(body);
-            starts.lastIndex = Math.max(starts.lastIndex, body.end);
-        }
-        return spans;
-    };
-}
-/** Base64, with its padding. */
-const BASE64_WORD = /[A-Za-z0-9+/]*=*/y;
-/**
- * What stands between the words of a key's body as files and code hold it: white space and line
- * breaks, quotes, commas, a `+` joining strings, and `\n` written in a string (or a `\` that ends
- * a shell line). Nothing else: a key has no code in it.
- */
-const KEY_SEPARATORS = /(?:[ \t\r\n'"`,]|\\[nrt]?|\+(?![A-Za-z0-9+/]))*/y;
-/**
- * What follows a key's last, short line: the key's end (its END line, PuTTY's MAC, the end of the
- * text) or, where a diff replaces a key with another, the next key's first line.
- */
-const KEY_AFTER_LAST = new RegExp(String.raw `${KEY_SEPARATORS.source}(?:-----|Private-MAC:|$|[A-Za-z0-9+/]{16})`, 'y');
-/** An encrypted PEM key's headers, between its BEGIN line and its body: not secret. */
-const PEM_HEADER = /(?:Proc-Type|DEK-Info):[ \t]*[A-Za-z0-9,-]*/y;
-/** A key's lines are 64 or 76 characters but its last; an identifier is rarely 16. */
-const KEY_LINE = 16;
-/** Where a sticky `pattern` matching at `at` ends; `at` when it does not match there. */
-function matchEnd(pattern, text, at) {
-    pattern.lastIndex = at;
-    return pattern.test(text) ? pattern.lastIndex : at;
-}
-/** Whether the sticky `pattern` matches at `at`. */
-function matchesAt(pattern, text, at) {
-    pattern.lastIndex = at;
-    return pattern.test(text);
-}
-/**
- * The span of a key's body read from `at`: base64 words, each long as a key's line is, with only
- * `KEY_SEPARATORS` between them, and a shorter word (a key's last line) where `KEY_AFTER_LAST`
- * follows it. It ends at the first thing that is not such a word, so code on the BEGIN or END
- * line, or written between them, stays for the judges to read: a fake key hides no code but
- * base64 words of 16 characters or more (a long identifier at worst), and a short word before one.
- */
-function keyBody(text, at, afterBegin) {
-    let start;
-    let end = at;
-    let next = at;
-    for (;;) {
-        next = matchEnd(KEY_SEPARATORS, text, next);
-        const header = afterBegin && start === undefined ? matchEnd(PEM_HEADER, text, next) : next;
-        if (header > next) {
-            next = header;
-            continue;
-        }
-        const wordEnd = matchEnd(BASE64_WORD, text, next);
-        const short = wordEnd - next < KEY_LINE;
-        if (wordEnd === next || (short && !matchesAt(KEY_AFTER_LAST, text, wordEnd)))
-            break;
-        start ??= next;
-        end = wordEnd;
-        next = wordEnd;
-    }
-    return start === undefined ? undefined : { start, end };
-}
-/**
- * What a secret looks like, and where it is. Provider keys have fixed prefixes and lengths; the
- * lookbehinds keep them from matching inside longer identifiers. Assignments need a
- * secret-looking name and a value that is neither code nor a placeholder (see `isUnquotedSecret`
- * and `looksRandom`); the span is the value alone.
- *
- * Patches can be megabytes of the pull request's own choosing, so every pattern must take time
- * linear in the text: each starts at a literal or at a name, and no repeated part can match what
- * the next part (or the next start) needs, so a failed attempt gives up after one pass over its
- * own run. A key's body is read on from its start once (see `keyBodies`).
- * `__tests__/evidence/redact.test.ts` feeds the patterns megabyte lines built to make them
- * backtrack.
- */
-const PATTERNS = [
-    {
-        // The body after the BEGIN line. The BEGIN and END lines themselves are no secret: they stay,
-        // and tell the reader a key was there.
-        kind: 'private key',
-        spans: keyBodies(/-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/g, 'after')
-    },
-    {
-        // A key whose BEGIN line is not in the hunk: split over lines or strings, or only its body
-        // changed. The body starts with the key's DER header, which differs from a certificate's:
-        // RSA (PKCS#1 and #8, PSS), DSA, EC (SEC1 and PKCS#8), Ed25519/X25519, Ed448/X448, encrypted
-        // PKCS#8 and OpenSSH (`openssh-key-v1`).
-        kind: 'private key',
-        spans: keyBodies(/MII[A-Za-z0-9+/]{3}IBA(?:DAN|DAL|DCC|AK)|MII[A-Za-z0-9+/]{5}BgkqhkiG9w0BBQ0|MI[GH][A-Za-z0-9+/]AgEAMB[AM]GByqGSM49AgEG|MH[A-Za-z0-9+/]CAQEE|MI[GH][A-Za-z0-9+/]AgEBB[DE]|MC4CAQAwBQYDK2V[uw]|ME[cY]CAQAwBQYDK2V[vx]|b3BlbnNzaC1rZXktdjE/g, 'at')
-    },
-    {
-        // A PuTTY key's private lines follow their count; its public lines are no secret.
-        kind: 'private key',
-        spans: keyBodies(/Private-Lines:[ \t]*\d+/g, 'after')
-    },
-    {
-        kind: 'AWS access key',
-        spans: matching(/(?<![A-Za-z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Za-z0-9])/g)
-    },
-    {
-        // 40 base64 characters, after a name AWS uses for it: the environment variable, the
-        // credentials file's key, `SecretAccessKey` in STS output, or `aws configure set`.
-        kind: 'AWS secret key',
-        spans: matching(/(?:secret[_-]?access[_-]?key|aws[_-]?secret[_-]?key)["']?(?:[ \t]*(?::=|=>|[:=])[ \t]*|[ \t]+)["']?(?<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/gi, 
-        // Random keys mix cases; `EXAMPLEKEYEXAMPLEKEY…` and hex digests do not.
-        secret => /[a-z]/.test(secret) && /[A-Z]/.test(secret))
-    },
-    {
-        kind: 'GitHub token',
-        spans: matching(/(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})/g)
-    },
-    {
-        kind: 'Anthropic API key',
-        spans: matching(/(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}/g)
-    },
-    {
-        kind: 'OpenAI API key',
-        spans: matching(/(?<![A-Za-z0-9_-])sk-(?!ant-)[A-Za-z0-9_-]{20,}/g, 
-        // Random keys hold digits; hyphenated words such as `sk-learn-contrib-project` do not.
-        secret => /[0-9]/.test(secret))
-    },
-    { kind: 'Slack token', spans: matching(/(?<![A-Za-z0-9_-])xox[abprs]-[A-Za-z0-9-]{10,}/g) },
-    {
-        kind: 'Google API key',
-        spans: matching(/(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g)
-    },
-    {
-        // A service account's key file: the value of its `private_key` when its type is in the text
-        // too, on whatever lines and however the key itself is split; and the key's 40-hex id, which
-        // appears nowhere else. Quotes may be escaped, for the file pasted into a string.
-        kind: 'GCP service account key',
-        spans: (text, context) => [
-            ...(/\\?"type\\?"\s*:\s*\\?"service_account\\?"/.test(text)
-                ? GCP_PRIVATE_KEY(text, context)
-                : []),
-            ...GCP_KEY_ID(text, context)
-        ]
-    },
-    {
-        kind: 'Stripe key',
-        spans: matching(/(?<![A-Za-z0-9_])[sr]k_live_[0-9A-Za-z]{16,}/g)
-    },
-    {
-        kind: 'JWT',
-        spans: matching(/(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g)
-    },
-    {
-        // Storage account keys in connection strings; Service Bus, Event Hubs and IoT Hub keys.
-        kind: 'Azure access key',
-        spans: matching(/(?<![A-Za-z0-9])(?:AccountKey|SharedAccessKey)[ \t]*=[ \t]*(?<secret>[A-Za-z0-9+/]{20,}={0,2})/gi, mixesClasses)
-    },
-    {
-        // RFC 6750's token characters. The value must mix letters with digits or cases, so prose
-        // ("Bearer tokens are sent…") and `Bearer YOUR_ACCESS_TOKEN_HERE` are left alone; `Bearer
-        // ${token}` never matches.
-        kind: 'Bearer token',
-        spans: matching(/(?<![A-Za-z0-9_-])bearer[ \t]+(?<secret>[A-Za-z0-9._~+/-]{20,}=*)/gi, mixesClasses)
-    },
-    {
-        // Only when the base64 decodes to `user:password`: "Basic authentication" does not.
-        kind: 'Basic auth credentials',
-        spans: matching(/(?<![A-Za-z0-9_-])basic[ \t]+(?<secret>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])/gi, secret => /^[\x21-\x39\x3b-\x7e][\x20-\x7e]*:[\x20-\x7e]+$/.test(Buffer.from(secret, 'base64').toString('latin1')))
-    },
-    {
-        // `scheme://user:password@host`, found from its `://` (whatever the scheme: `postgres`,
-        // `mongodb+srv`, `jdbc:mysql`); the password goes, the user and host stay.
-        // `git@github.com:org/repo`, `http://user@host` and `https://host:443/` have no password.
-        // Neither user nor password can hold a `/`, so an attempt stops before the next `://`: each
-        // character is looked at once or twice.
-        kind: 'password in URL',
-        spans: matching(/:\/\/[^\s:@/?#"'`<>]*:(?<secret>[^\s@/?#"'`<>]+)@/g, 
-        // Not `${PASS}`, `{password}`, `%(pw)s` or `****`; but `u:p@` has a one-letter password.
-        secret => !/^(?:[$<{[]|%[({])/.test(secret) && !/^(.)\1+$/.test(secret))
-    },
-    {
-        // A quoted value: `password = "…"`, `"api_key": "…"`, `'token' => '…'`. It needs the quotes,
-        // so `password: string` and `const tokenizer = new Tokenizer()` are left alone.
-        kind: 'password or secret assignment',
-        spans: matching(new RegExp(String.raw `${NAME}["']?\s*(?::=|=>|[:=])\s*(["'\`])(?<secret>[^\s"'\`]{8,})\1`, 'gi'), secret => !isPlaceholder(secret))
-    },
-    {
-        // An unquoted value, as YAML, INI, .properties and shell write them: `password: hunter2-…`,
-        // `DB_PASSWORD=…`, `?api_key=…`. The value ends at a space, quote, `,`, `;`, `&` or `=`
-        // (base64 padding aside): `password=password=…` is one name after another, not a value.
-        kind: 'password or secret assignment',
-        spans: matching(new RegExp(String.raw `${NAME}${ASSIGN}(?<secret>[^\s"'\`,;&=]+={0,2})`, 'gi'), (secret, match, context) => !namesAnotherSecret(match) && isUnquotedSecret(secret, context))
-    },
-    {
-        // XML, as in Maven's settings.xml: `<password>…</password>`.
-        kind: 'password or secret assignment',
-        spans: matching(new RegExp(String.raw `${NAME}>(?<secret>[^<>\s]{8,})</`, 'gi'), secret => isUnquotedSecret(secret, { config: true }))
-    },
-    {
-        // A long random-looking value, quoted or not, under any name ending in key, token, secret,
-        // password or credentials: `CLIENT_SECRET=…`, `"signingKey": "…"`, `NPM_TOKEN: …`. A dot
-        // ends no value, so `process.env.GITHUB_TOKEN_FOR_RELEASES` is not one.
-        kind: 'high-entropy secret',
-        spans: matching(new RegExp(String.raw `${SECRET_NAME}${ASSIGN}["'\`]?(?<secret>[A-Za-z0-9+/][A-Za-z0-9+/_-]{23,}={0,2})(?![^\s"'\`,;)}\]&<])`, 'gi'), looksRandom)
-    }
-];
-/** `${DB_PASSWORD}`, `{{ token }}`, `<your-key>`, `********`: a slot for a secret, not one. */
-function isPlaceholder(value) {
-    return /^[$<%{]/.test(value) || /^(.)\1*$/.test(value);
-}
-/** Words that say what belongs in a field rather than being its value. */
-const PLACEHOLDER_WORDS = new Set([
-    'changeme',
-    'change-me',
-    'change_me',
-    'password',
-    'placeholder',
-    'redacted',
-    'required',
-    'optional',
-    'undefined'
-]);
-/**
- * Whether an unquoted value (`password: VALUE`) is a literal secret. Never a placeholder (`$X`,
- * `${{ … }}`, `<your-password>`, `{{ x }}`, `%(pw)s`, `!vault`, `*alias`), a path, a number, a
- * keyword or a word like `changeme`; shorter than 8 characters it is too likely a word as well.
- * In configuration files any other value is a literal. Elsewhere the same text may be code —
- * `password: string`, `token: Token`, `secret: process.env.SECRET`, `apiKey: config.apiKey`,
- * `token: Optional[str]`, `password = newPassword` — so only a value that cannot be code is a
- * secret: `hunter2-super-secret`, `p@ssw0rd!x`.
- */
-function isUnquotedSecret(value, { config }) {
-    const bare = value.replace(/=+$/, '');
-    // A value ending in `:` is the next key (`password: token: …` in a one-line map).
-    if (value.length < 8 || !/^[A-Za-z0-9_]/.test(value) || value.endsWith(':'))
-        return false;
-    if (/\$\{|\$\(|\{\{|%\(|<%/.test(value))
-        return false;
-    if (/^[0-9][0-9_.]*$/.test(bare) || /^(.)\1*$/.test(bare))
-        return false;
-    const lower = bare.toLowerCase();
-    if (PLACEHOLDER_WORDS.has(lower) || /^your[_-]|[_-]here$/.test(lower))
-        return false;
-    return config || !looksLikeCode(value);
-}
-/**
- * An identifier or a chain of them (`a.b`, `a?.b`, `a::b`, `a->b`), possibly ending in `!` or
- * `?` (`process.env.KEY!`, `String?`); or anything with brackets or operators: a call, an index,
- * a generic or union type.
- */
-function looksLikeCode(value) {
-    return (/^[A-Za-z_$][\w$]*(?:(?:\.|\?\.|!\.|::|->)[A-Za-z_$][\w$]*)*[!?]?$/.test(value) ||
-        /[()[\]{}<>|&]|\?\?|=>/.test(value));
-}
-/**
- * Helm charts name the Kubernetes Secret to read with `existingSecret: my-release-db`: a
- * reference, not a secret. The name's start is before the match, so look back a little.
- */
-function namesAnotherSecret(match) {
-    const before = match.input.slice(Math.max(0, match.index - 40), match.index);
-    return /existing[\w-]*$/i.test(before);
-}
-/** At least two of lower case, upper case and digits. */
-function mixesClasses(value) {
-    const classes = [/[a-z]/, /[A-Z]/, /[0-9]/].filter(c => c.test(value)).length;
-    return classes >= 2 && !/^(.)\1*$/.test(value);
-}
-/**
- * Random enough to be a key rather than a name: hex (with dashes, as in UUIDs) holding digits
- * and letters, or base64 mixing lower case, upper case and digits; and not a short pattern
- * repeated (`abc123abc123…`). A camel-case identifier has no digits; a constant's name no lower
- * case.
- */
-function looksRandom(value) {
-    if (new Set(value).size < 8)
-        return false;
-    const digits = /[0-9]/.test(value);
-    if (/^[0-9a-f_-]+$/i.test(value))
-        return digits && /[a-f]/i.test(value);
-    return digits && /[a-z]/.test(value) && /[A-Z]/.test(value);
-}
-/** File names whose unquoted values are literals (see `isConfigFile`). */
-const CONFIG_NAMES = new Set([
-    'dockerfile',
-    'containerfile',
-    'makefile',
-    'gnumakefile',
-    '.envrc',
-    '.bashrc',
-    '.zshrc',
-    '.profile'
-]);
-const CONFIG_EXTENSIONS = new Set([
-    '.yml',
-    '.yaml',
-    '.ini',
-    '.cfg',
-    '.conf',
-    '.cnf',
-    '.properties',
-    '.toml',
-    '.env',
-    '.sh',
-    '.bash',
-    '.zsh',
-    '.ksh',
-    '.bat',
-    '.cmd',
-    '.mk',
-    '.dockerfile'
-]);
-/**
- * Whether `path` is configuration, a shell script or a Dockerfile: where `password: hunter2-x`
- * or `TOKEN=abc123xyz` holds a literal. In source code the same line names a variable or a type.
- */
-function isConfigFile(path) {
-    const name = posix.basename(path.toLowerCase());
-    return CONFIG_NAMES.has(name) || CONFIG_EXTENSIONS.has(posix.extname(name));
-}
-/** Every kind, each once, in the order of `PATTERNS`: the order kinds are named in. */
-const KINDS = [...new Set(PATTERNS.map(({ kind }) => kind))];
-function inOrder(kinds) {
-    return KINDS.filter(kind => kinds.has(kind));
-}
-/**
- * Where `text` seems to hold secrets, in order, overlapping and touching spans merged into one.
- * `path` is the file the text is from: it tells how to read unquoted values (see
- * `isConfigFile`).
- */
-function findSecrets(text, path = '') {
-    const context = { config: isConfigFile(path) };
-    const found = PATTERNS.flatMap(({ kind, spans }) => spans(text, context).map(span => ({ ...span, kind }))).sort((a, b) => a.start - b.start);
-    const merged = [];
-    for (const { start, end, kind } of found) {
-        const last = merged.at(-1);
-        if (last !== undefined && start <= last.end) {
-            last.end = Math.max(last.end, end);
-            last.kinds.add(kind);
-        }
-        else {
-            merged.push({ start, end, kinds: new Set([kind]) });
-        }
-    }
-    return merged.map(({ start, end, kinds }) => ({ start, end, kinds: inOrder(kinds) }));
-}
-/** `@@ -1,3 +1,4 @@`: a hunk header's line ranges, before the old line it may show. */
-const HUNK_RANGES = /^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@/;
-/**
- * A body line's mark is its first character (` `, `+`, `-`, `\`). A header's is its line ranges:
- * the text after them is a line of the old file (the enclosing function), scanned like the rest.
- */
-function hunkLine(line, header) {
-    const mark = header ? (HUNK_RANGES.exec(line)?.[0] ?? '@@') : line.slice(0, 1);
-    return { mark, text: line.slice(mark.length) };
-}
-/**
- * Replaces each secret in a file's patch with `[redacted: kind]`, and nothing else: the code
- * around a secret, on its line and in its hunk, is still shown, so a secret cannot hide code from
- * the judges. Every line of each hunk is scanned, context and removed lines too (context is sent
- * as well, and a secret already in the repository must not travel further), joined without their
- * marks so that a secret over several lines (a key's body) is found whole. A secret over several
- * lines leaves each of its lines in place, with its mark and `[redacted: kind]` for its part of
- * the secret, so the hunk's line counts stay true.
- */
-function redact_redactPatch(patch) {
-    const lines = patch.split('\n');
-    const firstHunk = lines.findIndex(line => line.startsWith('@@'));
-    if (firstHunk === -1)
-        return { patch, secrets: 0, kinds: [] };
-    const output = lines.slice(0, firstHunk);
-    const path = patchPath(output);
-    const kinds = new Set();
-    let secrets = 0;
-    let start = firstHunk;
-    while (start < lines.length) {
-        let end = start + 1;
-        // Inside hunks only hunk headers start with `@@`: body lines start with ` +-\`.
-        while (end < lines.length && !(lines[end] ?? '').startsWith('@@'))
-            end++;
-        const hunk = lines.slice(start, end).map((line, i) => hunkLine(line, i === 0));
-        const found = findSecrets(hunk.map(line => line.text).join('\n'), path);
-        secrets += found.length;
-        for (const secret of found)
-            for (const kind of secret.kinds)
-                kinds.add(kind);
-        output.push(...redactLines(hunk, found));
-        start = end;
-    }
-    return { patch: output.join('\n'), secrets, kinds: inOrder(kinds) };
-}
-/**
- * The lines with each secret's part of them replaced by `[redacted: kind]`, naming the secret's
- * first kind: the most specific (`token: "ghp_…"` is a GitHub token before it is an assignment).
- * `secrets` are spans of the lines' texts joined with `\n`, in order and apart.
- */
-function redactLines(lines, secrets) {
-    let next = 0;
-    let lineStart = 0;
-    return lines.map(({ mark, text }) => {
-        const offset = lineStart;
-        const lineEnd = offset + text.length;
-        lineStart = lineEnd + 1;
-        let shown = '';
-        let at = offset;
-        for (let secret = secrets[next]; secret !== undefined && secret.start < lineEnd;) {
-            if (secret.end > at) {
-                const before = text.slice(at - offset, Math.max(secret.start, at) - offset);
-                shown += `${before}[redacted: ${secret.kinds[0] ?? 'secret'}]`;
-                at = Math.min(secret.end, lineEnd);
-            }
-            // A secret that goes on past this line is redacted on the next one too.
-            if (secret.end > lineEnd)
-                break;
-            secret = secrets[++next];
-        }
-        return mark + shown + text.slice(at - offset);
-    });
-}
-/**
- * The file's path as the patch's header gives it (`+++ b/…`, or `--- a/…` for a deleted file),
- * prefix and quotes left on: only its name matters here.
- */
-function patchPath(header) {
-    const after = header.find(line => line.startsWith('+++ '));
-    const before = header.find(line => line.startsWith('--- '));
-    const line = after === undefined || after.startsWith('+++ /dev/null') ? before : after;
-    // Git quotes unusual names and ends a name holding a space with a tab.
-    return (line ?? '').slice(4).trimEnd().replace(/"$/, '');
-}
-
-;// CONCATENATED MODULE: external "node:fs"
-const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
-;// CONCATENATED MODULE: ./src/evidence/vocabulary.ts
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array reads stay within bounds by construction */
-
-/** FNV-1a over `data[from, to)`. */
-function vocabulary_hashBytes(data, from, to) {
-    let h = 0x811c9dc5;
-    for (let i = from; i < to; i++)
-        h = Math.imul(h ^ data[i], 0x01000193);
-    return h;
-}
-/** The file for `tokens`, given in rank order. */
-function writeVocabulary(tokens) {
-    let slotCount = 1;
-    while (slotCount < tokens.length * 2)
-        slotCount *= 2;
-    const tokenBytes = tokens.reduce((sum, token) => sum + token.length, 0);
-    const slotsAt = align4(8 + tokens.length + tokenBytes);
-    const file = Buffer.alloc(slotsAt + slotCount * 4);
-    file.writeUInt32LE(tokens.length, 0);
-    file.writeUInt32LE(slotCount, 4);
-    let at = 8 + tokens.length;
-    const slots = new Int32Array(slotCount);
-    tokens.forEach((token, rank) => {
-        file[8 + rank] = token.length;
-        file.set(token, at);
-        let slot = vocabulary_hashBytes(file, at, at + token.length) & (slotCount - 1);
-        while (slots[slot] !== 0)
-            slot = (slot + 1) & (slotCount - 1);
-        slots[slot] = rank + 1;
-        at += token.length;
-    });
-    slots.forEach((value, slot) => file.writeInt32LE(value, slotsAt + slot * 4));
-    return file;
-}
-function vocabulary_readVocabulary(file) {
-    const count = file.readUInt32LE(0);
-    const slotCount = file.readUInt32LE(4);
-    const start = new Uint32Array(count + 1);
-    for (let rank = 0; rank < count; rank++)
-        start[rank + 1] = start[rank] + file[8 + rank];
-    const bytes = file.subarray(8 + count, 8 + count + start[count]);
-    const slotsAt = align4(8 + count + start[count]);
-    const aligned = (file.byteOffset + slotsAt) % 4 === 0 && endianness() === 'LE';
-    const slots = aligned
-        ? new Int32Array(file.buffer, file.byteOffset + slotsAt, slotCount)
-        : Int32Array.from({ length: slotCount }, (_, slot) => file.readInt32LE(slotsAt + slot * 4));
-    return { bytes, start, slots, mask: slotCount - 1 };
-}
-function align4(n) {
-    return (n + 3) & ~3;
-}
-
-;// CONCATENATED MODULE: ./src/evidence/tokens.ts
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array reads in the byte-pair loops stay within bounds by construction */
-
-
-/**
- * Token counting under o200k_base, the encoding of GPT-4o, GPT-5 and the o-series models. Other
- * vendors' tokenizers differ by some percent; the budget is an estimate of the prompt's size, not
- * a bill.
- *
- * This is byte-pair encoding as tiktoken defines it: the text is split into pieces by the
- * encoding's pattern, each piece's UTF-8 bytes start as one part per byte, and the adjacent pair
- * whose merged bytes have the lowest rank in the vocabulary is merged (the leftmost on a tie)
- * until no merged pair is in the vocabulary. The count is the number of parts left. A test holds
- * it to gpt-tokenizer's counts.
- *
- * It exists because loading gpt-tokenizer's vocabulary (a 2.4 MB JavaScript module) cost the
- * action ~150 ms on every run. The vocabulary here is a byte file with its hash table
- * (`o200k_base.bin`, see `vocabulary.ts`), read on first use.
- *
- * Special tokens such as `<|endoftext|>` are ordinary text here, counted (and sent) as the
- * characters they are.
- */
-const CONTRACTION = String.raw `(?:'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE]))?`;
-const UPPER = String.raw `[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]`;
-const LOWER = String.raw `[\p{Ll}\p{Lm}\p{Lo}\p{M}]`;
-/** o200k_base's pre-tokenisation pattern, with its case-insensitive contractions spelled out. */
-const PIECES = new RegExp([
-    String.raw `[^\r\n\p{L}\p{N}]?${UPPER}*${LOWER}+${CONTRACTION}`,
-    String.raw `[^\r\n\p{L}\p{N}]?${UPPER}+${LOWER}*${CONTRACTION}`,
-    String.raw `\p{N}{1,3}`,
-    String.raw ` ?[^\s\p{L}\p{N}]+[\r\n/]*`,
-    String.raw `\s*[\r\n]+`,
-    String.raw `\s+(?!\S)`,
-    String.raw `\s+`
-].join('|'), 'gu');
-/**
- * Beside this module in `src/evidence/`, and beside the bundle in `dist/` (copied there by
- * `scripts/bundle.mjs`). Named through a variable so that the bundler leaves it alone: its asset
- * handling reads the file as text and would corrupt it.
- */
-const VOCABULARY_FILE = 'o200k_base.bin';
-let vocabulary;
-function loadVocabulary() {
-    return readVocabulary(readFileSync(new URL(VOCABULARY_FILE, import.meta.url)));
-}
-/** The rank of the token whose bytes are `piece[from, to)`, or -1 when there is none. */
-function rankOf(words, from, to) {
-    const { bytes, start, slots, mask } = words;
-    const length = to - from;
-    let slot = hashBytes(piece, from, to) & mask;
-    for (;;) {
-        const entry = slots[slot];
-        if (entry === 0)
-            return -1;
-        const at = start[entry - 1];
-        if (start[entry] - at === length) {
-            let i = 0;
-            while (i < length && bytes[at + i] === piece[from + i])
-                i++;
-            if (i === length)
-                return entry - 1;
-        }
-        slot = (slot + 1) & mask;
-    }
-}
-// Scratch space for one piece, grown as needed: its UTF-8 bytes, and the parts as a linked list
-// indexed by their first byte (`next`, `previous`, `end`), with the rank of each part merged with
-// the one after it (`pairRank`, -1 when not a token or when the part was merged away).
-let piece = new Uint8Array(256);
-let next = new Int32Array(256);
-let previous = new Int32Array(256);
-let end = new Int32Array(256);
-let pairRank = new Int32Array(256);
-/** Candidate merges as `rank · 2³² + first byte`, a binary min-heap: lowest rank, then leftmost. */
-let heap = new Float64Array(768);
-let heapSize = 0;
-const PAIR = (/* unused pure expression or super */ null && (2 ** 32));
-const encoder = new TextEncoder();
-/** Writes the UTF-8 bytes of `text` to `piece`; returns how many. */
-function toBytes(text) {
-    if (piece.length < text.length * 3) {
-        const size = text.length * 3;
-        piece = new Uint8Array(size);
-        next = new Int32Array(size);
-        previous = new Int32Array(size);
-        end = new Int32Array(size);
-        pairRank = new Int32Array(size);
-        heap = new Float64Array(size * 3);
-    }
-    for (let i = 0; i < text.length; i++) {
-        const code = text.charCodeAt(i);
-        if (code >= 0x80)
-            return encoder.encodeInto(text, piece).written;
-        piece[i] = code;
-    }
-    return text.length;
-}
-function push(key) {
-    let i = heapSize++;
-    while (i > 0) {
-        const parent = (i - 1) >> 1;
-        if (heap[parent] <= key)
-            break;
-        heap[i] = heap[parent];
-        i = parent;
-    }
-    heap[i] = key;
-}
-function pop() {
-    const top = heap[0];
-    const last = heap[--heapSize];
-    let i = 0;
-    for (;;) {
-        const left = 2 * i + 1;
-        if (left >= heapSize)
-            break;
-        const child = left + 1 < heapSize && heap[left + 1] < heap[left] ? left + 1 : left;
-        if (heap[child] >= last)
-            break;
-        heap[i] = heap[child];
-        i = child;
-    }
-    heap[i] = last;
-    return top;
-}
-function pair(words, first) {
-    const second = next[first];
-    const rank = second < 0 ? -1 : rankOf(words, first, end[second]);
-    pairRank[first] = rank;
-    if (rank >= 0)
-        push(rank * PAIR + first);
-}
-/**
- * Merges the `length` bytes in `piece` into tokens; returns how many. The tokens are left in
- * the linked list from byte 0: `next[i]` is where the token after the one at `i` starts.
- */
-function merge(words, length) {
-    for (let i = 0; i < length; i++) {
-        next[i] = i + 1 < length ? i + 1 : -1;
-        previous[i] = i - 1;
-        end[i] = i + 1;
-    }
-    heapSize = 0;
-    for (let i = 0; i < length; i++)
-        pair(words, i);
-    let count = length;
-    while (heapSize > 0) {
-        const key = pop();
-        const rank = Math.floor(key / PAIR);
-        const first = key - rank * PAIR;
-        if (pairRank[first] !== rank)
-            continue; // superseded by an earlier merge
-        const second = next[first];
-        end[first] = end[second];
-        next[first] = next[second];
-        if (next[second] >= 0)
-            previous[next[second]] = first;
-        pairRank[second] = -1;
-        count--;
-        pair(words, first);
-        if (previous[first] >= 0)
-            pair(words, previous[first]);
-    }
-    return count;
-}
-/** Counts of recent pieces: source code repeats its words. Cleared when full. */
-const counted = new Map();
-const COUNTED_LIMIT = 100_000;
-function pieceTokens(words, text) {
-    if (text.length === 1 && text.charCodeAt(0) < 0x80)
-        return 1;
-    const known = counted.get(text);
-    if (known !== undefined)
-        return known;
-    const length = toBytes(text);
-    const count = rankOf(words, 0, length) >= 0 ? 1 : merge(words, length);
-    if (counted.size >= COUNTED_LIMIT)
-        counted.clear();
-    counted.set(text, count);
-    return count;
-}
-/** Tokens in `text` under o200k_base. */
-function tokens_countTokens(text) {
-    return tokens_countTokensUpTo(text, Infinity);
-}
-/**
- * Tokens in `text` under o200k_base, counted only until they pass `limit`: the exact count when it
- * is at most `limit`, else a number above `limit` (the count so far), having tokenised little more
- * than `limit` tokens of the text. So `countTokensUpTo(text, n) <= n` exactly when
- * `countTokens(text) <= n`, at a cost bounded by `n` rather than by the text's length.
- */
-function tokens_countTokensUpTo(text, limit) {
-    if (text === '')
-        return 0;
-    const words = (vocabulary ??= loadVocabulary());
-    let total = 0;
-    for (const [match] of text.matchAll(PIECES)) {
-        total += pieceTokens(words, match);
-        if (total > limit)
-            return total;
-    }
-    return total;
-}
-/**
- * The first `max` tokens of `text`. A cut through a multi-byte character leaves the character
- * out.
- */
-function tokens_truncateToTokens(text, max) {
-    const words = (vocabulary ??= loadVocabulary());
-    let used = 0;
-    for (const match of text.matchAll(PIECES)) {
-        const tokens = pieceTokens(words, match[0]);
-        if (used + tokens <= max) {
-            used += tokens;
-            continue;
-        }
-        let cut = 0;
-        if (max > used) {
-            const length = toBytes(match[0]);
-            merge(words, length);
-            for (let kept = 0; kept < max - used; kept++)
-                cut = next[cut];
-        }
-        // `stream` holds back the bytes of a character the cut went through.
-        const kept = new TextDecoder().decode(piece.subarray(0, cut), { stream: true });
-        return text.slice(0, match.index) + kept;
-    }
-    return text;
-}
-
-;// CONCATENATED MODULE: ./src/evidence/build.ts
-
-
-
-
-
-
-
-const DEFAULT_MAX_EVIDENCE_TOKENS = 60_000;
-/** The share of the budget the PR description may take: the change is what is being judged. */
-const BODY_SHARE = 0.1;
-/**
- * Budget tiers: what the rubric is about first (source and its tests), then what shapes it
- * (config, docs), then what is derived from it. Binary files never reach the budget.
- */
-const TIER = {
-    source: 0,
-    test: 0,
-    config: 1,
-    docs: 1,
-    generated: 2,
-    lockfile: 3,
-    vendored: 4,
-    media: 5,
-    binary: 5
-};
-/**
- * What the judges are shown, and the receipt of what they are not. Pure and deterministic.
- *
- * Counted against `maxTokens`: the title, the body (at most `BODY_SHARE` of the budget), one list
- * line per changed file (`fileListLine`) and the patches included. Whole files are included in
- * priority order: tier by tier (`TIER`), smallest patch first within a tier, its size taken in
- * bytes (so that more files fit). Within a tier, files are taken until one does not fit; that file
- * and the larger ones of its tier are left out, and the next tier gets its chance. (Ordered by
- * exact tokens, as before, a file that did not fit meant that none after it in its tier could; in
- * bytes, the larger files of its tier are only unlikely to, and are not tried.) Only when the
- * title, body and file list alone exceed the budget does `usedTokens` exceed it (then no patch is
- * included, and the coverage ratio shows it).
- *
- * The cost grows with the budget, not with the diff: a patch is redacted and tokenised only when
- * its turn comes, and counted only until it passes what is left (`countTokensUpTo`). So the files
- * that fit cost at most the budget's worth of tokens to count, and each tier's first file that
- * does not fit at most what was left at its turn (it is still redacted whole: see `fitting`); the
- * others are never redacted or tokenised, and the receipt says so. Ordering by exact tokens (as before) needed every patch counted: a text's
- * bytes bound its tokens from above, but nothing cheap bounds them from below, so no file can be
- * ranked, or ruled out, without counting it.
- */
-function buildEvidence(input) {
-    const budget = Number.isFinite(input.maxTokens) ? Math.max(0, Math.floor(input.maxTokens)) : 0;
-    const title = stripHidden(input.pr.title);
-    const body = limitBody(stripHidden(input.pr.body), Math.floor(budget * BODY_SHARE));
-    const media = input.media ?? new Map();
-    const listed = input.files.map(file => ({
-        ...file,
-        kind: media.has(file.path) ? 'media' : classify(file)
-    }));
-    const omitted = [];
-    const candidates = [];
-    listed.forEach((file, index) => {
-        const omission = ruledOut(file, input.exclude, media);
-        if (omission !== undefined) {
-            omitted.push({ index, omission });
-            return;
-        }
-        candidates.push({ index, file, bytes: Buffer.byteLength(file.patch ?? '') });
-    });
-    candidates.sort(byPriority);
-    // The file list gets at most its share of the budget, most important files first; a file that
-    // is not listed is not reviewed either. Each line is counted as the prompt may show it, with
-    // the longest "not shown" note: an upper bound.
-    const byImportance = [...candidates.map(c => c.index), ...omitted.map(o => o.index)];
-    const listBudget = Math.floor(budget * LIST_SHARE);
-    const inList = new Set();
-    let listTokens = 0;
-    for (const index of byImportance) {
-        const file = listed[index];
-        if (!file)
-            continue;
-        const cost = countTokensUpTo(fileListLine(file, LONGEST_REASON), listBudget - listTokens);
-        if (listTokens + cost > listBudget)
-            break;
-        inList.add(index);
-        listTokens += cost;
-    }
-    const unlisted = listed.length - inList.size;
-    const fixed = countTokens(title) +
-        countTokens(body) +
-        listTokens +
-        (unlisted > 0 ? countTokens(unlistedLine(unlisted)) : 0);
-    let used = fixed;
-    const included = [];
-    const leftOut = [];
-    /** The first file of each tier that did not fit. */
-    const misfits = new Map();
-    for (const candidate of candidates) {
-        const tier = TIER[candidate.file.kind];
-        const misfit = misfits.get(tier);
-        if (!inList.has(candidate.index)) {
-            leftOut.push({ candidate, why: 'unlisted' });
-        }
-        else if (misfit !== undefined) {
-            leftOut.push({ candidate, why: 'after', misfit });
-        }
-        else if (used > budget) {
-            leftOut.push({ candidate, why: 'spent' });
-        }
-        else {
-            const limit = budget - used;
-            const fit = fitting(candidate, limit);
-            if (fit === undefined) {
-                leftOut.push({ candidate, why: 'over', limit });
-                misfits.set(tier, candidate);
-            }
-            else {
-                included.push(fit);
-                used += fit.tokens;
-            }
-        }
-    }
-    const left = Math.max(0, budget - used);
-    for (const out of leftOut) {
-        omitted.push({
-            index: out.candidate.index,
-            omission: {
-                path: out.candidate.file.path,
-                reason: 'budget',
-                detail: budgetDetail(out, left),
-                counts: true
-            }
-        });
-    }
-    // Shown in priority order with the exact counts now known: tier by tier, fewest tokens first.
-    const shown = [...included].sort((a, b) => TIER[a.candidate.file.kind] - TIER[b.candidate.file.kind] ||
-        a.tokens - b.tokens ||
-        a.candidate.index - b.candidate.index);
-    const sentPatches = new Map(shown.map(c => [c.candidate.index, c.patch]));
-    // Every file that could carry code counts, shown or not: the candidates, and binary or
-    // excluded files nobody with the right to waive them did.
-    const reviewable = candidates.length +
-        omitted.filter(o => o.omission.reason !== 'budget' && o.omission.counts).length;
-    return {
-        pr: { title, body },
-        // Only reviewed files keep a patch, and it is the redacted one: nothing else is reachable.
-        files: listed.flatMap((file, index) => inList.has(index) ? [withPatch(file, sentPatches.get(index))] : []),
-        unlisted,
-        changed: [
-            ...new Set(input.files.flatMap(f => f.previousPath === undefined ? [f.path] : [f.path, f.previousPath]))
-        ],
-        diff: shown.map(c => (c.patch.endsWith('\n') ? c.patch : `${c.patch}\n`)).join(''),
-        receipt: {
-            reviewed: shown.map(c => ({
-                path: c.candidate.file.path,
-                kind: c.candidate.file.kind,
-                tokens: c.tokens
-            })),
-            omitted: omitted.sort((a, b) => a.index - b.index).map(o => o.omission),
-            redacted: shown.flatMap(c => (c.redaction === undefined ? [] : [c.redaction])),
-            reviewable,
-            ratio: reviewable === 0 ? 1 : included.length / reviewable,
-            budgetTokens: budget,
-            usedTokens: used
-        }
-    };
-}
-/**
- * The candidate's redacted patch and its exact tokens when they are at most `limit`, else
- * undefined. The whole patch is redacted (a secret's replacement may be longer or shorter than
- * the secret, and a key's body runs over lines, so what would be sent is known only then), but
- * counted no further than `limit` tokens.
- */
-function fitting(candidate, limit) {
-    const { file } = candidate;
-    // A NUL or other control character in a text file is shown, not sent raw (or hidden).
-    const redacted = redactPatch(showControls(file.patch ?? ''));
-    const redaction = redacted.secrets > 0
-        ? { path: file.path, secrets: redacted.secrets, kinds: redacted.kinds }
-        : undefined;
-    // The prompt also says what it redacted in the file: that line is the file's too.
-    const note = redaction === undefined ? 0 : countTokens(redactionLine(redaction));
-    const tokens = note + countTokensUpTo(redacted.patch, limit - note);
-    return tokens <= limit ? { candidate, patch: redacted.patch, tokens, redaction } : undefined;
-}
-/** The receipt's detail for a file left out for the budget: only what is known of it. */
-function budgetDetail(out, left) {
-    const remaining = `${formatCount(left)} left in the budget`;
-    switch (out.why) {
-        case 'spent':
-            return 'not tried: the title, description and file list fill the budget';
-        case 'over':
-            // Counted until it passed `limit`, the tokens left at its turn (never fewer than `left`).
-            return `more than ${formatCount(out.limit)} tokens; ${remaining}`;
-        case 'after':
-            return `not tried: ${out.misfit.file.path} did not fit and is no larger`;
-        case 'unlisted':
-            // A file the list has no room for is not reviewed (see the list's share above).
-            return 'not tried: the file list is full';
-    }
-}
-/**
- * The line the file list gives each changed file, e.g. `renamed src/b.ts (from src/a.ts) +3 -1
- * [source]`. Its tokens are counted against the budget, so the prompt should list files this way.
- */
-function fileListLine(file, notShown) {
-    const from = file.previousPath === undefined ? '' : ` (from ${escapeName(file.previousPath)})`;
-    const note = notShown === undefined ? '' : ` — not shown: ${notShown}`;
-    return `- ${file.status} ${escapeName(file.path)}${from} +${file.additions} -${file.deletions} [${file.kind}]${note}`;
-}
-/** The share of the budget the file list may take: a huge change still leaves room for patches. */
-const LIST_SHARE = 0.25;
-/** What the prompt says in place of the files the list had no room for. */
-function unlistedLine(count) {
-    return `- … and ${count} more changed file${count === 1 ? '' : 's'}, not listed for the budget (the coverage receipt names them)`;
-}
-/** The longest reason a file can be left out for, to count the list's lines from above. */
-const LONGEST_REASON = 'denylisted';
-/** The line the prompt gives a file whose secrets were redacted. */
-function redactionLine(r) {
-    return `- ${escapeName(r.path)}: ${r.secrets} secret${r.secrets === 1 ? '' : 's'} replaced by [redacted: …] (looked like ${r.kinds.join(', ')})`;
-}
-/**
- * Why a file's content is not sent at all, whatever the budget, and whether that counts against
- * coverage. The denylist also looks at where
- * a renamed or copied file came from: `key.pem` renamed to `notes.txt` is still a key.
- */
-function ruledOut(file, exclude, media) {
-    const { path, previousPath } = file;
-    const denied = denylistRule(path);
-    if (denied !== undefined)
-        return { path, reason: 'denylisted', detail: denied, counts: false };
-    // Renamed or copied from a secret file: its content may still be the secret, so it is not sent;
-    // but under its new name it may be code by now, so it counts against coverage.
-    const deniedBefore = previousPath === undefined ? undefined : denylistRule(previousPath);
-    if (deniedBefore !== undefined) {
-        return {
-            path,
-            reason: 'denylisted',
-            detail: `${deniedBefore} (as ${escapeName(previousPath ?? '')}; counts against coverage under its new name)`,
-            counts: true
-        };
-    }
-    const waived = excludedBy(path, exclude.waived);
-    if (waived !== undefined)
-        return { path, reason: 'excluded', detail: waived, counts: false };
-    const hidden = excludedBy(path, exclude.unwaived);
-    if (hidden !== undefined) {
-        return {
-            path,
-            reason: 'excluded',
-            detail: `${hidden} (counts against coverage: only the base branch's rubric can waive a file)`,
-            counts: true
-        };
-    }
-    const format = media.get(path);
-    if (format !== undefined) {
-        return { path, reason: 'media', detail: `${format}, recognised by its content`, counts: false };
-    }
-    if (file.binary) {
-        return {
-            path,
-            reason: 'binary',
-            detail: 'binary content that is not a known media format: not sent, and it counts against coverage',
-            counts: true
-        };
-    }
-    return undefined;
-}
-function byPriority(a, b) {
-    return TIER[a.file.kind] - TIER[b.file.kind] || a.bytes - b.bytes || a.index - b.index;
-}
-/**
- * Files that count toward coverage: the candidates for the budget, and the files ruled out that
- * could carry code and that nobody entitled to waive them did (budget omissions are candidates).
- */
-function reviewableCount(candidates, omitted) {
-    return (candidates + omitted.filter(o => o.omission.reason !== 'budget' && o.omission.counts).length);
-}
-/** Every changed path, and where renamed or copied files came from, each once. */
-function changedPaths(files) {
-    return [
-        ...new Set(files.flatMap(f => (f.previousPath === undefined ? [f.path] : [f.path, f.previousPath])))
-    ];
-}
-/** The entry without its original patch; with `patch` (the redacted one) when it was reviewed. */
-function withPatch(file, patch) {
-    return {
-        path: file.path,
-        ...(file.previousPath === undefined ? {} : { previousPath: file.previousPath }),
-        status: file.status,
-        additions: file.additions,
-        deletions: file.deletions,
-        ...(patch === undefined ? {} : { patch }),
-        binary: file.binary,
-        kind: file.kind
-    };
-}
-/** Retries with a shorter cut when re-tokenising the cut text comes out a little longer. */
-const CUT_ATTEMPTS = 5;
-/**
- * The body, cut to `limit` tokens with a note saying how much was cut. Even when the note alone
- * is over the limit (absurdly small budgets), the note is kept: the judges must know the
- * description was cut rather than see an empty one.
- */
-function limitBody(body, limit) {
-    const total = countTokens(body);
-    if (total <= limit)
-        return body;
-    const note = (cut) => `[… ${formatCount(cut)} tokens of the PR description cut]`;
-    let keep = Math.max(0, limit - countTokens(`\n\n${note(total)}`));
-    for (let attempt = 0; attempt < CUT_ATTEMPTS && keep > 0; attempt++) {
-        const kept = truncateToTokens(body, keep).trimEnd();
-        const cut = `${kept}\n\n${note(total - countTokens(kept))}`;
-        if (countTokens(cut) <= limit)
-            return cut;
-        keep = Math.max(0, keep - 8);
-    }
-    return note(total);
 }
 
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/core/util.js
@@ -36347,7 +34493,7 @@ function safeExtend(schema, shape) {
     }
     return clone(schema, mergeDefs(schema._zod.def, { shape: extended(schema, shape) }));
 }
-function util_merge(a, b) {
+function merge(a, b) {
     if (!b?._zod?.def) {
         throw new Error("Invalid input to merge: expected an object schema. To merge a plain shape, use `.extend()`.");
     }
@@ -37326,7 +35472,7 @@ const lowercase = /^[^A-Z]*$/;
 // regex for string with no lowercase letters
 const uppercase = /^[^a-z]*$/;
 // regex for hexadecimal strings (any length)
-const regexes_hex = /^[0-9a-fA-F]*$/;
+const hex = /^[0-9a-fA-F]*$/;
 // Hash regexes for different algorithms and encodings
 // Helper function to create base64 regex with exact length and padding
 function fixedBase64(bodyLength, padding) {
@@ -44748,7 +42894,7 @@ const ZodObject = /*@__PURE__*/ $constructor("ZodObject", (inst, def) => {
         return safeExtend(this, incoming);
     },
     merge(other) {
-        return util_merge(this, other);
+        return merge(this, other);
     },
     pick(mask) {
         return pick(this, mask);
@@ -45401,6 +43547,2034 @@ function preprocess(fn, schema) {
         in: transform(fn),
         out: schema,
     });
+}
+
+;// CONCATENATED MODULE: ./src/gates/record.ts
+
+const GATES_SCHEMA = 'rubric-council/gates@1';
+/** The artifact the gates sub-action's results travel in, and the file inside it. */
+const GATES_ARTIFACT = 'rubric-council-gates';
+const GATES_FILE = 'rubric-council-gates.json';
+/** The most a results file may weigh: a rubric's gates with their excerpts take far less. */
+const MAX_RECORD_BYTES = 4 * 1024 * 1024;
+const Text = schemas_string().max(MAX_RECORD_BYTES);
+const Gate = object({
+    command: Text,
+    status: schemas_enum(['pass', 'fail', 'error', 'timeout']),
+    exit_code: schemas_int().nullable(),
+    duration_ms: schemas_number().nonnegative(),
+    detail: Text.optional(),
+    output: object({
+        head: Text,
+        tail: Text,
+        elided_bytes: schemas_int().nonnegative(),
+        total_bytes: schemas_int().nonnegative()
+    })
+});
+const Record = object({
+    schema: literal(GATES_SCHEMA),
+    repository: schemas_string().max(200),
+    pull_request: schemas_int().positive(),
+    head_sha: schemas_string().regex(/^[0-9a-f]{40,64}$/),
+    rubric_hash: schemas_string()
+        .regex(/^[0-9a-f]{12}$/)
+        .nullable(),
+    gates: array(Gate).max(1000)
+});
+/** The results file's text (snake_case JSON, like the report). */
+function writeRecord(record) {
+    const json = {
+        schema: GATES_SCHEMA,
+        repository: record.repository,
+        pull_request: record.pullRequest,
+        head_sha: record.headSha,
+        rubric_hash: record.rubricHash,
+        gates: record.gates.map(g => ({
+            command: g.command,
+            status: g.status,
+            exit_code: g.exitCode,
+            duration_ms: Math.round(g.durationMs),
+            ...(g.detail !== undefined && { detail: g.detail }),
+            output: {
+                head: g.output.head,
+                tail: g.output.tail,
+                elided_bytes: g.output.elidedBytes,
+                total_bytes: g.output.totalBytes
+            }
+        }))
+    };
+    return `${JSON.stringify(json, null, 2)}\n`;
+}
+/** A results file read back, or what is wrong with it, in words for the report. */
+function readRecord(text) {
+    let json;
+    try {
+        json = JSON.parse(text);
+    }
+    catch {
+        return { ok: false, problem: 'the results file is not JSON' };
+    }
+    const parsed = Record.safeParse(json);
+    if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        return {
+            ok: false,
+            problem: `the results file is not a ${GATES_SCHEMA} record (${issue ? `${issue.path.join('.') || 'the file'}: ${issue.message}` : 'invalid'})`
+        };
+    }
+    const r = parsed.data;
+    return {
+        ok: true,
+        record: {
+            repository: r.repository,
+            pullRequest: r.pull_request,
+            headSha: r.head_sha,
+            rubricHash: r.rubric_hash,
+            gates: r.gates.map(g => ({
+                command: g.command,
+                status: g.status,
+                exitCode: g.exit_code,
+                durationMs: g.duration_ms,
+                ...(g.detail !== undefined && { detail: g.detail }),
+                output: {
+                    head: g.output.head,
+                    tail: g.output.tail,
+                    elidedBytes: g.output.elided_bytes,
+                    totalBytes: g.output.total_bytes
+                }
+            }))
+        }
+    };
+}
+
+;// CONCATENATED MODULE: ./src/util/is-record.ts
+/** A plain object (not an array, not null): what parsed JSON and YAML mappings are. */
+function isRecord(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+;// CONCATENATED MODULE: ./src/github/event.ts
+
+
+const REVIEWED_ACTIONS = ['opened', 'synchronize', 'reopened', 'ready_for_review'];
+async function readRunContext(sources) {
+    const event = sources.eventName ?? '';
+    const payload = await readPayload(sources.eventPath);
+    const [owner = '', repo = ''] = (sources.repository ?? '').split('/');
+    if (owner === '' || repo === '') {
+        return {
+            kind: 'unsupported',
+            message: 'GITHUB_REPOSITORY is not set; run this action in a GitHub Actions workflow'
+        };
+    }
+    if (event === 'pull_request' || event === 'pull_request_target') {
+        const action = isRecord(payload) && typeof payload.action === 'string' ? payload.action : '';
+        if (!REVIEWED_ACTIONS.includes(action)) {
+            return {
+                kind: 'skip',
+                message: `nothing to review for ${event}.${action || '(no action)'}; the check runs on ${REVIEWED_ACTIONS.join(', ')}`
+            };
+        }
+        const pr = pullRequestOf(isRecord(payload) ? payload.pull_request : undefined);
+        if (!pr)
+            return {
+                kind: 'unsupported',
+                message: `the ${event} event payload has no readable pull_request`
+            };
+        return {
+            kind: 'pull_request',
+            event,
+            owner,
+            repo,
+            pr,
+            baseRubricOnly: event === 'pull_request_target'
+        };
+    }
+    if (event === 'workflow_dispatch') {
+        const inputs = isRecord(payload) && isRecord(payload.inputs) ? payload.inputs : {};
+        const raw = [
+            sources.pullRequestInput,
+            inputs['pull-request'],
+            inputs.pull_request,
+            inputs['pr-number']
+        ]
+            .map(v => (typeof v === 'string' || typeof v === 'number' ? String(v).trim() : ''))
+            .find(v => v !== '');
+        const number = Number(raw);
+        if (raw === undefined || !Number.isInteger(number) || number <= 0) {
+            return {
+                kind: 'unsupported',
+                message: `workflow_dispatch needs the pull request's number: set the action's pull-request input (got ${JSON.stringify(raw ?? '')})`
+            };
+        }
+        const pr = pullRequestOf(await sources.getPullRequest(owner, repo, number));
+        if (!pr)
+            return { kind: 'unsupported', message: `pull request #${number} could not be read` };
+        return { kind: 'pull_request', event, owner, repo, pr, baseRubricOnly: false };
+    }
+    if (event === 'workflow_run')
+        return workflowRunContext(sources, payload, owner, repo);
+    return {
+        kind: 'unsupported',
+        message: `this action reviews pull requests; the "${event || 'unknown'}" event has none. Run it on pull_request, pull_request_target, workflow_dispatch with a pull-request number, or workflow_run after the gates workflow`
+    };
+}
+/**
+ * workflow_run: the council half of the fork layout, after the gates workflow ran on the pull
+ * request. The payload lists the pull request only when it is not from a fork; otherwise the
+ * number the gates recorded is used, and either way it counts only if the pull request's head
+ * (from the API) is the commit the triggering run ran on.
+ */
+async function workflowRunContext(sources, payload, owner, repo) {
+    const run = isRecord(payload) && isRecord(payload.workflow_run) ? payload.workflow_run : undefined;
+    const action = isRecord(payload) && typeof payload.action === 'string' ? payload.action : '';
+    if (run === undefined) {
+        return { kind: 'unsupported', message: 'the workflow_run event payload has no workflow_run' };
+    }
+    if (action !== 'completed') {
+        return {
+            kind: 'skip',
+            message: `nothing to review for workflow_run.${action || '(no action)'}; the check runs on completed`
+        };
+    }
+    if (run.conclusion === 'cancelled' || run.conclusion === 'skipped') {
+        return {
+            kind: 'skip',
+            message: `the triggering run was ${run.conclusion}: nothing to review`
+        };
+    }
+    const runId = run.id;
+    const headSha = run.head_sha;
+    const attempt = typeof run.run_attempt === 'number' ? run.run_attempt : 1;
+    if (typeof runId !== 'number' || typeof headSha !== 'string') {
+        return { kind: 'unsupported', message: 'the workflow_run payload has no run id or head commit' };
+    }
+    const listed = Array.isArray(run.pull_requests)
+        ? run.pull_requests.find(isRecord)?.number
+        : undefined;
+    const number = typeof listed === 'number' ? listed : await sources.recordedPullRequest(runId, attempt);
+    if (number === undefined) {
+        return {
+            kind: 'unsupported',
+            message: `the triggering run ${runId} names no pull request, and recorded no gate results that do: run the council workflow on workflow_run of the gates workflow, which runs on pull_request`
+        };
+    }
+    const pr = pullRequestOf(await sources.getPullRequest(owner, repo, number));
+    if (!pr)
+        return { kind: 'unsupported', message: `pull request #${number} could not be read` };
+    if (pr.headSha !== headSha) {
+        return {
+            kind: 'skip',
+            message: `pull request #${number} is now at ${pr.headSha.slice(0, 7)}, not at ${headSha.slice(0, 7)} where the triggering run ran: the run for the newer commit reviews it`
+        };
+    }
+    return {
+        kind: 'pull_request',
+        event: 'workflow_run',
+        owner,
+        repo,
+        pr,
+        baseRubricOnly: true,
+        trigger: { runId, attempt }
+    };
+}
+async function readPayload(path) {
+    if (path === undefined || path === '')
+        return undefined;
+    try {
+        return JSON.parse(await (0,promises_namespaceObject.readFile)(path, 'utf8'));
+    }
+    catch {
+        return undefined;
+    }
+}
+/** Fields are read defensively: the payload is data, not a contract. */
+function pullRequestOf(pr) {
+    if (!isRecord(pr))
+        return undefined;
+    const base = isRecord(pr.base) ? pr.base.sha : undefined;
+    const baseRef = isRecord(pr.base) && typeof pr.base.ref === 'string' ? pr.base.ref : '';
+    const head = isRecord(pr.head) ? pr.head.sha : undefined;
+    if (typeof base !== 'string' || typeof head !== 'string' || typeof pr.number !== 'number')
+        return undefined;
+    return {
+        number: pr.number,
+        title: typeof pr.title === 'string' ? pr.title : '',
+        body: typeof pr.body === 'string' ? pr.body : '',
+        baseSha: base,
+        baseRef,
+        headSha: head
+    };
+}
+
+;// CONCATENATED MODULE: ./src/rubric/model-id.ts
+/** Providers a judge can be addressed on, as `provider:model` (docs/council.md). */
+const PROVIDERS = [
+    'openai',
+    'anthropic',
+    'google',
+    'openrouter',
+    'ollama',
+    'openai-compatible'
+];
+function isProvider(value) {
+    return PROVIDERS.includes(value);
+}
+/**
+ * Splits `provider:model` at the first colon (model names such as `llama3.1:8b` keep theirs).
+ * Returns a reason instead of throwing so callers can attach file and line.
+ */
+function model_id_parseModelId(text) {
+    const colon = text.indexOf(':');
+    if (colon <= 0 || colon === text.length - 1) {
+        return { problem: `"${text}" is not of the form provider:model (e.g. openai:gpt-5.4-mini)` };
+    }
+    const provider = text.slice(0, colon).trim();
+    const model = text.slice(colon + 1).trim();
+    if (!isProvider(provider)) {
+        return {
+            problem: `unknown provider "${provider}" in "${text}" (known: ${PROVIDERS.join(', ')})`
+        };
+    }
+    if (model === '')
+        return { problem: `"${text}" names no model after "${provider}:"` };
+    return { provider, model };
+}
+
+;// CONCATENATED MODULE: ./src/council/provider-settings.ts
+/**
+ * Where each provider finds its key and endpoint (docs/council.md). The `*_BASE_URL` variables
+ * redirect a provider to a proxy or a local stand-in. OpenRouter and other OpenAI-compatible
+ * endpoints speak the OpenAI Chat Completions protocol; Ollama is spoken to on its own API, the
+ * only one that can set the context window.
+ */
+const provider_settings_PROVIDER_SETTINGS = {
+    openai: { key: 'OPENAI_API_KEY', keyRequired: true, baseUrl: 'OPENAI_BASE_URL' },
+    anthropic: { key: 'ANTHROPIC_API_KEY', keyRequired: true, baseUrl: 'ANTHROPIC_BASE_URL' },
+    google: {
+        key: 'GOOGLE_GENERATIVE_AI_API_KEY',
+        keyRequired: true,
+        baseUrl: 'GOOGLE_GENERATIVE_AI_BASE_URL'
+    },
+    openrouter: {
+        key: 'OPENROUTER_API_KEY',
+        keyRequired: true,
+        baseUrl: 'OPENROUTER_BASE_URL',
+        defaultBaseUrl: 'https://openrouter.ai/api/v1'
+    },
+    ollama: {
+        key: 'OLLAMA_API_KEY',
+        keyRequired: false,
+        baseUrl: 'OLLAMA_BASE_URL',
+        defaultBaseUrl: 'http://localhost:11434'
+    },
+    'openai-compatible': {
+        key: 'OPENAI_COMPATIBLE_API_KEY',
+        keyRequired: false,
+        baseUrl: 'OPENAI_COMPATIBLE_BASE_URL'
+    }
+};
+
+;// CONCATENATED MODULE: ./src/council/providers.ts
+
+
+
+
+
+
+
+/**
+ * The council formed when no models are named: one judge per provider whose key is set, each
+ * from a different vendor. With only an OpenRouter key, three vendors through OpenRouter.
+ */
+const DEFAULT_MODELS = [
+    { whenKey: 'OPENAI_API_KEY', models: ['openai:gpt-5.4-mini'] },
+    { whenKey: 'ANTHROPIC_API_KEY', models: ['anthropic:claude-sonnet-4-6'] },
+    { whenKey: 'GOOGLE_GENERATIVE_AI_API_KEY', models: ['google:gemini-3.5-flash'] }
+];
+const OPENROUTER_DEFAULT_MODELS = (/* unused pure expression or super */ null && ([
+    'openrouter:openai/gpt-5.4-mini',
+    'openrouter:anthropic/claude-sonnet-4.6',
+    'openrouter:google/gemini-3.5-flash'
+]));
+/** The members when neither the rubric nor the input names any. */
+function defaultModels(env) {
+    const direct = DEFAULT_MODELS.filter(d => isSet(env[d.whenKey])).flatMap(d => d.models);
+    if (direct.length > 0)
+        return direct;
+    return isSet(env.OPENROUTER_API_KEY) ? [...OPENROUTER_DEFAULT_MODELS] : [];
+}
+/**
+ * The AI SDK model for a member, or why it cannot be formed (a missing key or endpoint). Its
+ * requests go through `fetch` (the council's `proxiedFetch()`).
+ */
+function languageModel(id, env, fetch) {
+    const settings = PROVIDER_SETTINGS[id.provider];
+    const apiKey = settings.key === undefined ? undefined : nonEmpty(env[settings.key]);
+    if (settings.keyRequired && apiKey === undefined) {
+        return { ok: false, problem: `${settings.key ?? 'an API key'} is not set` };
+    }
+    const baseURL = nonEmpty(env[settings.baseUrl]) ?? settings.defaultBaseUrl;
+    if (baseURL !== undefined && hasCredentials(baseURL)) {
+        // Named, never quoted: the URL holds a secret. fetch refuses such URLs anyway.
+        return {
+            ok: false,
+            problem: `${settings.baseUrl} holds a user name or password (https://user:pass@host); remove them and give the key in ${settings.key ?? 'the provider’s key variable'}`
+        };
+    }
+    // Passed explicitly, so the SDK never falls back to reading process.env on its own.
+    const connection = {
+        fetch,
+        ...(apiKey !== undefined && { apiKey }),
+        ...(baseURL !== undefined && { baseURL })
+    };
+    switch (id.provider) {
+        case 'openai':
+            return { ok: true, model: createOpenAI(connection)(id.model) };
+        case 'anthropic':
+            return { ok: true, model: createAnthropic(connection)(id.model) };
+        case 'google':
+            return { ok: true, model: createGoogleGenerativeAI(connection)(id.model) };
+        case 'ollama':
+            return {
+                ok: true,
+                model: createOllama({
+                    baseURL: `${ollamaServer(baseURL ?? '')}/api`,
+                    fetch,
+                    ...(apiKey !== undefined && { headers: { authorization: `Bearer ${apiKey}` } })
+                })(id.model)
+            };
+        case 'openrouter':
+        case 'openai-compatible': {
+            if (baseURL === undefined) {
+                return { ok: false, problem: `${settings.baseUrl} is not set (the endpoint to call)` };
+            }
+            const provider = createOpenAICompatible({
+                name: id.provider,
+                baseURL,
+                fetch,
+                ...(apiKey !== undefined && { apiKey }),
+                supportsStructuredOutputs: true
+            });
+            return { ok: true, model: provider(id.model) };
+        }
+    }
+}
+/**
+ * Ollama's address without the API's path: `OLLAMA_BASE_URL` was documented with `/v1` (the
+ * OpenAI-compatible API), and people write `/api` too; both mean the same server.
+ */
+function ollamaServer(url) {
+    return url.replace(/\/+$/, '').replace(/\/(v1|api)$/, '');
+}
+/**
+ * The most an answer may take. A judge's answer is a few thousand tokens; Anthropic refuses a
+ * `max_tokens` above the model's limit, which for a model the SDK does not know it guesses.
+ */
+const ANTHROPIC_MAX_OUTPUT_TOKENS = 32_000;
+/** Room left in Ollama's context window for the answer, beyond the prompt. */
+const OLLAMA_ANSWER_TOKENS = 8192;
+/** Our tokenizer is not the model's: the window gets a quarter more than we count. */
+const OLLAMA_TOKENIZER_MARGIN = 1.25;
+function callSettings(provider, promptTokens) {
+    switch (provider) {
+        case 'anthropic':
+            return { maxOutputTokens: ANTHROPIC_MAX_OUTPUT_TOKENS };
+        case 'openrouter':
+            // Without it, OpenRouter may route to a provider that ignores the schema (prose comes back).
+            return { providerOptions: { openrouter: { provider: { require_parameters: true } } } };
+        case 'ollama': {
+            // Ollama's default window (4,096 tokens) silently cuts a longer prompt; size it to ours.
+            const needed = promptTokens * OLLAMA_TOKENIZER_MARGIN + OLLAMA_ANSWER_TOKENS;
+            return {
+                providerOptions: { ollama: { options: { num_ctx: Math.ceil(needed / 1024) * 1024 } } }
+            };
+        }
+        case 'openai':
+        case 'google':
+        case 'openai-compatible':
+            return {};
+    }
+}
+/**
+ * Input tokens a model's context window takes, for the models whose windows are published
+ * (November 2026). OpenRouter's dotted names (`claude-sonnet-4.6`) are looked up as the vendor's.
+ * A local model's window is its own setting: Ollama's is sized to the prompt instead.
+ */
+const CONTEXT_WINDOWS = {
+    'gpt-5.5': 272_000,
+    'gpt-5.4': 272_000,
+    'gpt-5.4-mini': 272_000,
+    'gpt-5.4-nano': 272_000,
+    'gpt-5-mini': 272_000,
+    'gpt-4.1': 1_047_576,
+    'claude-sonnet-4-6': 200_000,
+    'claude-sonnet-4-5': 200_000,
+    'claude-haiku-4-5': 200_000,
+    'claude-opus-4-5': 200_000,
+    'gemini-3.5-flash': 1_048_576,
+    'gemini-3.1-flash-lite': 1_048_576
+};
+/** What a prompt holds beside the evidence: instructions and rubric, and the answer's room. */
+const PROMPT_RESERVE_TOKENS = 16_000 + ANTHROPIC_MAX_OUTPUT_TOKENS;
+/** The evidence a member's window leaves room for, or undefined when its window is not known. */
+function evidenceRoom(member) {
+    const id = parseModelId(member);
+    if ('problem' in id || id.provider === 'ollama' || id.provider === 'openai-compatible')
+        return undefined;
+    const name = id.model.slice(id.model.lastIndexOf('/') + 1).replace(/(\d)\.(\d)/g, '$1-$2');
+    const window = Object.hasOwn(CONTEXT_WINDOWS, name) ? CONTEXT_WINDOWS[name] : undefined;
+    return window === undefined ? undefined : window - PROMPT_RESERVE_TOKENS;
+}
+/** Every provider key set in the environment, joined: a secret the pull request never sees. */
+function providerKeys(env) {
+    return Object.values(PROVIDER_SETTINGS)
+        .flatMap(settings => {
+        const key = settings.key === undefined ? undefined : nonEmpty(env[settings.key]);
+        return key === undefined ? [] : [key];
+    })
+        .join('\n');
+}
+/** Parses a comma- or newline-separated list of `provider:model` (the `models` input). */
+function parseModelList(text) {
+    const models = text
+        .split(/[,\n]/)
+        .map(m => m.trim())
+        .filter(m => m !== '' && !m.startsWith('#'));
+    const problems = models.flatMap(m => {
+        const parsed = model_id_parseModelId(m);
+        return 'problem' in parsed ? [parsed.problem] : [];
+    });
+    return { models, problems };
+}
+/** Whether a URL carries `user:password@` (a secret that must never be shown). */
+function hasCredentials(url) {
+    try {
+        const parsed = new URL(url);
+        return parsed.username !== '' || parsed.password !== '';
+    }
+    catch {
+        return false;
+    }
+}
+function isSet(value) {
+    return nonEmpty(value) !== undefined;
+}
+function nonEmpty(value) {
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+;// CONCATENATED MODULE: ./src/evidence/classify.ts
+const LOCKFILES = new Set([
+    'package-lock.json',
+    'npm-shrinkwrap.json',
+    'yarn.lock',
+    'pnpm-lock.yaml',
+    'bun.lockb',
+    'cargo.lock',
+    'go.sum',
+    'poetry.lock',
+    'pipfile.lock',
+    'uv.lock',
+    'gemfile.lock',
+    'composer.lock',
+    'packages.lock.json'
+]);
+const VENDOR_DIRS = new Set([
+    'vendor',
+    'third_party',
+    'third-party',
+    'node_modules',
+    'bower_components'
+]);
+const BUILD_OUTPUT_DIRS = new Set(['dist', 'build', 'out', 'coverage']);
+const GENERATED_NAME = /\.min\.(?:js|css)$|\.map$|\.snap$|\.pb\.go$|_pb2\.py$|\.generated\./;
+const TEST_DIRS = new Set(['test', 'tests', '__tests__', 'spec']);
+const TEST_NAME = /\.(?:test|spec)\.[^.]+$|_test\.go$|^test_.*\.py$|_test\.py$/;
+const DOCS_NAME = /\.(?:md|mdx|rst|txt)$/;
+const CONFIG_NAME = /\.(?:json|ya?ml|toml|ini|cfg)$|^dockerfile(?:\..+)?$|\.dockerfile$/;
+/** How many lines at the top of a file may carry a "generated" marker. */
+const MARKER_LINES = 10;
+const GENERATED_MARKER = /@generated|Code generated .* DO NOT EDIT/;
+/**
+ * What a changed file is, for the budget's priorities. Checked from the most specific kind down,
+ * so a vendored lockfile is a lockfile and a test under `dist/` counts as generated. Names are
+ * compared case-insensitively (`Cargo.lock`, `DOCS/`, `Dockerfile`).
+ */
+function classify_classify(file) {
+    if (file.binary)
+        return 'binary';
+    const segments = file.path.toLowerCase().split('/');
+    const name = segments.at(-1) ?? '';
+    const dirs = segments.slice(0, -1);
+    if (LOCKFILES.has(name) || name.endsWith('.lock'))
+        return 'lockfile';
+    if (dirs.some(dir => VENDOR_DIRS.has(dir)))
+        return 'vendored';
+    if (dirs.some(dir => BUILD_OUTPUT_DIRS.has(dir)) ||
+        GENERATED_NAME.test(name) ||
+        hasGeneratedMarker(file.patch)) {
+        return 'generated';
+    }
+    if (dirs.some(dir => TEST_DIRS.has(dir)) || TEST_NAME.test(name))
+        return 'test';
+    if (DOCS_NAME.test(name) || dirs.includes('docs'))
+        return 'docs';
+    if (CONFIG_NAME.test(name) || dirs[0] === '.github')
+        return 'config';
+    return 'source';
+}
+/** How many lines of a patch are looked at for the first hunk and its marker. */
+const PATCH_LINES = 200;
+const FIRST_HUNK = /^@@ -\d+(?:,\d+)? \+(\d+)/;
+/** Both markers hold it: a line without it cannot match `GENERATED_MARKER`. */
+const MARKER_WORD = 'generated';
+const PLUS = 0x2b;
+const SPACE = 0x20;
+/**
+ * Generators mark their output in its first lines (`// Code generated by protoc-gen-go. DO NOT
+ * EDIT.`, `@generated`). Only a first hunk that starts at the top of the file shows those lines;
+ * its context and added lines are the new file's, removed lines are not. Reads the patch a line at
+ * a time and stops at the answer, looking only at the lines that may hold the marker.
+ */
+function hasGeneratedMarker(patch) {
+    if (patch === undefined)
+        return false;
+    let inFirstHunk = false;
+    let shown = 0;
+    /** Where the marker word next occurs, from the first hunk on; -1 when nowhere. */
+    let word = -1;
+    let start = 0;
+    for (let n = 0; n < PATCH_LINES && start <= patch.length; n++) {
+        const newline = patch.indexOf('\n', start);
+        const end = newline === -1 ? patch.length : newline;
+        if (!inFirstHunk) {
+            if (patch.startsWith('@@', start)) {
+                const newStart = FIRST_HUNK.exec(patch.slice(start, end))?.[1];
+                if (newStart === undefined || Number(newStart) > 1)
+                    return false;
+                inFirstHunk = true;
+                word = patch.indexOf(MARKER_WORD, end);
+            }
+        }
+        else if (patch.startsWith('@@', start)) {
+            return false;
+        }
+        else if (patch.charCodeAt(start) === PLUS || patch.charCodeAt(start) === SPACE) {
+            if (word !== -1 && word < start)
+                word = patch.indexOf(MARKER_WORD, start);
+            if (word !== -1 && word < end && GENERATED_MARKER.test(patch.slice(start, end)))
+                return true;
+            if (++shown === MARKER_LINES)
+                return false;
+        }
+        start = end + 1;
+    }
+    return false;
+}
+
+;// CONCATENATED MODULE: ./src/evidence/content.ts
+/**
+ * What a file's content is, decided from the content itself, never from its name or from
+ * `.gitattributes`, which the pull request controls: a file that calls itself binary (a `-diff`
+ * attribute, a NUL byte in a comment, a `.png` name) must not hide code from the judges.
+ */
+/** Share of a patch's characters that may be control or undecodable before it counts as binary. */
+const BINARY_SHARE = 0.05;
+/**
+ * How much of a patch's hunks is looked at, as git looks at a file's first 8,000 bytes: enough to
+ * tell data from text, and a 6 MB diff is not read twice. Either mistake is safe: text taken for
+ * binary is not sent and counts against coverage; binary taken for text is shown, controls as
+ * symbols.
+ */
+const SNIFFED_CHARS = 8192;
+/** What `looksBinary` counts: controls but tab, line feed and carriage return; DEL; U+FFFD. */
+// eslint-disable-next-line no-control-regex -- control characters are what this finds
+const ODD = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]/g;
+/**
+ * Whether a patch is mostly not text: more than 5% of its hunk lines' first characters are control
+ * characters (other than tab and carriage return) or bytes that are not UTF-8. A source file with
+ * a NUL byte in a comment is still text; compressed or compiled data is not.
+ */
+function content_looksBinary(patch) {
+    const hunks = patch.indexOf('\n@@');
+    if (hunks === -1)
+        return false;
+    const end = Math.min(patch.length, hunks + 1 + SNIFFED_CHARS);
+    // Most patches hold no such character at all: one regex scan says so, faster than counting.
+    ODD.lastIndex = hunks + 1;
+    const first = ODD.exec(patch);
+    if (first === null || first.index >= end)
+        return false;
+    let odd = 0;
+    let total = 0;
+    for (let i = hunks + 1; i < end; i++) {
+        const code = patch.charCodeAt(i);
+        if (code === 0x0a)
+            continue;
+        total++;
+        if ((code < 0x20 && code !== 0x09 && code !== 0x0d) || code === 0x7f || code === 0xfffd)
+            odd++;
+    }
+    return total > 0 && odd / total > BINARY_SHARE;
+}
+/**
+ * Media and data formats recognised by their first bytes: pictures, fonts, sound, video, PDF and
+ * two database formats. What they hold is not code, so they are listed but not sent, and do not
+ * count against coverage. Archives and executables are not here: they can carry code.
+ */
+const SIGNATURES = [
+    { format: 'PNG image', bytes: '\x89PNG\r\n\x1a\n' },
+    { format: 'JPEG image', bytes: '\xff\xd8\xff' },
+    { format: 'GIF image', bytes: 'GIF87a' },
+    { format: 'GIF image', bytes: 'GIF89a' },
+    { format: 'WebP image', at: 8, bytes: 'WEBP' },
+    { format: 'TIFF image', bytes: 'II*\x00' },
+    { format: 'TIFF image', bytes: 'MM\x00*' },
+    { format: 'icon', bytes: '\x00\x00\x01\x00' },
+    { format: 'BMP image', bytes: 'BM' },
+    { format: 'PDF document', bytes: '%PDF-' },
+    { format: 'WOFF font', bytes: 'wOFF' },
+    { format: 'WOFF2 font', bytes: 'wOF2' },
+    { format: 'OpenType font', bytes: 'OTTO' },
+    { format: 'TrueType font', bytes: '\x00\x01\x00\x00' },
+    { format: 'MP3 audio', bytes: 'ID3' },
+    { format: 'Ogg media', bytes: 'OggS' },
+    { format: 'FLAC audio', bytes: 'fLaC' },
+    { format: 'WAV audio', at: 8, bytes: 'WAVE' },
+    { format: 'Matroska or WebM video', bytes: '\x1a\x45\xdf\xa3' },
+    { format: 'MP4, MOV, AVIF or HEIC media', at: 4, bytes: 'ftyp' },
+    { format: 'SQLite database', bytes: 'SQLite format 3\x00' },
+    { format: 'Parquet data', bytes: 'PAR1' }
+];
+/** The first bytes any signature needs. */
+const SIGNATURE_BYTES = 16;
+/** The media or data format `head` (a file's first bytes) starts with, if any. */
+function mediaFormat(head) {
+    return SIGNATURES.find(({ at = 0, bytes }) => {
+        if (head.length < at + bytes.length)
+            return false;
+        for (let i = 0; i < bytes.length; i++)
+            if (head[at + i] !== bytes.charCodeAt(i))
+                return false;
+        return true;
+    })?.format;
+}
+/**
+ * Control characters made visible (U+2400 Control Pictures: NUL shows as ␀), so the judges see
+ * text that contains them as what it is; tab, line feed and carriage return stay as they are.
+ */
+function content_showControls(text) {
+    // eslint-disable-next-line no-control-regex -- control characters are what this finds
+    return text.replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, c => String.fromCharCode(c === '\x7f' ? 0x2421 : 0x2400 + c.charCodeAt(0)));
+}
+/** Characters that end or reorder a line when shown, beyond the ASCII controls. */
+const INVISIBLE = '\u0085\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff';
+const NAME_ESCAPES = new RegExp(`[\\x00-\\x1f\\x7f-\\x9f${INVISIBLE}]`, 'gu');
+const SHORT = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+/**
+ * A file name as one line of plain text: control, line-separator, zero-width and bidirectional
+ * characters escaped (`\n`, `\x01`, `\u202e`), so a name cannot start a line of its own or
+ * show as something else. Git allows all of them in a name.
+ */
+function content_escapeName(name) {
+    return name.replace(NAME_ESCAPES, c => {
+        const code = c.charCodeAt(0);
+        return SHORT[c] ?? (code < 0x100 ? `\\x${content_hex(code, 2)}` : `\\u${content_hex(code, 4)}`);
+    });
+}
+function content_hex(code, width) {
+    return code.toString(16).padStart(width, '0');
+}
+
+;// CONCATENATED MODULE: ./src/evidence/denylist.ts
+
+const exactly = (expected) => ({ name }) => name === expected ? expected : undefined;
+const startsWith = (prefix) => ({ name }) => name.startsWith(prefix) ? `${prefix}*` : undefined;
+const endsWith = (suffix) => ({ name }) => name.endsWith(suffix) ? `*${suffix}` : undefined;
+/** `dir/file` at the root or under any directory. */
+const pathEndsWith = (tail) => ({ path }) => path === tail || path.endsWith(`/${tail}`) ? tail : undefined;
+/**
+ * The formats secrets are kept in as data. Only these: a rule naming a file by a word
+ * (`secrets`, `credentials`) must never catch the code that handles them, which is what a pull
+ * request would hide from the judges by naming it so.
+ */
+const DATA_FORMATS = new Set([
+    '.json',
+    '.yml',
+    '.yaml',
+    '.toml',
+    '.ini',
+    '.env',
+    '.txt',
+    '.xml',
+    '.csv',
+    '.properties',
+    '.conf',
+    '.cfg'
+]);
+/** `secrets.json`, `secrets.prod.yaml`, `secrets.enc.yaml` (sops): `stem`, then a data format. */
+const dataFile = (stem) => ({ name, ext }) => {
+    if (!DATA_FORMATS.has(ext))
+        return undefined;
+    if (name === `${stem}${ext}`)
+        return name;
+    return name.startsWith(`${stem}.`) ? `${stem}.*${ext}` : undefined;
+};
+/** Data files anywhere under a directory named `dir` (at any depth): `config/secrets/db.yaml`. */
+const dataUnder = (dir) => ({ path, ext }) => DATA_FORMATS.has(ext) && (path.startsWith(`${dir}/`) || path.includes(`/${dir}/`))
+    ? `${dir}/**/*${ext}`
+    : undefined;
+/**
+ * The extensions of code: a file with one is the pull request's code, reviewed whatever its
+ * name (`src/secrets.ts`, `lib/credentials.js`, `id_rsa.py`, `.env.js`), and a secret inside it
+ * is redacted by content (src/evidence/redact.ts). None of the secret files below has one.
+ */
+const CODE_EXTENSIONS = new Set([
+    '.ts',
+    '.tsx',
+    '.mts',
+    '.cts',
+    '.js',
+    '.jsx',
+    '.mjs',
+    '.cjs',
+    '.vue',
+    '.svelte',
+    '.py',
+    '.rb',
+    '.go',
+    '.rs',
+    '.java',
+    '.kt',
+    '.kts',
+    '.scala',
+    '.groovy',
+    '.gradle',
+    '.swift',
+    '.m',
+    '.mm',
+    '.c',
+    '.h',
+    '.cc',
+    '.cpp',
+    '.cxx',
+    '.hpp',
+    '.cs',
+    '.fs',
+    '.vb',
+    '.php',
+    '.pl',
+    '.pm',
+    '.lua',
+    '.r',
+    '.jl',
+    '.dart',
+    '.ex',
+    '.exs',
+    '.erl',
+    '.hs',
+    '.ml',
+    '.clj',
+    '.zig',
+    '.nim',
+    '.sh',
+    '.bash',
+    '.zsh',
+    '.ps1',
+    '.sql',
+    '.tf',
+    '.hcl'
+]);
+/**
+ * Files whose content is never sent to the judges, whatever the configuration says: the usual
+ * homes of credentials and keys, and nothing else. Checked on the lower-cased name (or path), so
+ * `config/Prod.PEM` and `deploy/.ENV.production` are caught too. The path forms come first so the
+ * receipt names the most specific rule.
+ */
+const RULES = [
+    pathEndsWith('.kube/config'),
+    pathEndsWith('.aws/credentials'),
+    pathEndsWith('.docker/config.json'),
+    dataUnder('secrets'),
+    dataUnder('.secrets'),
+    // Environment files: `.env`, `.env.production`, `prod.env`. Not `.envrc`: direnv runs it, so
+    // it is code (its secrets are redacted by content).
+    exactly('.env'),
+    startsWith('.env.'),
+    endsWith('.env'),
+    // Keys and certificates with their private keys.
+    endsWith('.pem'),
+    endsWith('.key'),
+    endsWith('.p8'),
+    endsWith('.p12'),
+    endsWith('.pfx'),
+    endsWith('.jks'),
+    endsWith('.keystore'),
+    endsWith('.ppk'),
+    startsWith('id_rsa'),
+    startsWith('id_dsa'),
+    startsWith('id_ecdsa'),
+    startsWith('id_ed25519'),
+    endsWith('.ovpn'),
+    // Tokens and passwords of tools, in the files the tools read them from.
+    exactly('.npmrc'),
+    exactly('.pypirc'),
+    exactly('.netrc'),
+    exactly('_netrc'),
+    exactly('.git-credentials'),
+    exactly('.dockercfg'),
+    exactly('.pgpass'),
+    exactly('.htpasswd'),
+    exactly('.vault-token'),
+    exactly('kubeconfig'),
+    dataFile('kubeconfig'),
+    exactly('credentials'),
+    dataFile('credentials'),
+    dataFile('secrets'),
+    // Terraform writes every secret it manages into its state, and variables files hold inputs.
+    endsWith('.tfvars'),
+    endsWith('.tfvars.json'),
+    endsWith('.tfstate'),
+    endsWith('.tfstate.backup')
+];
+/** The built-in denylist rule `path` (repository-relative, `/`-separated) falls under, if any. */
+function denylist_denylistRule(path) {
+    const lower = path.toLowerCase();
+    const name = posix.basename(lower);
+    const ext = posix.extname(name);
+    // Workflows and actions are code that CI runs, whatever they are called: a workflow named
+    // `secrets.yml` is reviewed.
+    if (CODE_EXTENSIONS.has(ext) || lower.startsWith('.github/'))
+        return undefined;
+    const file = { path: lower, name, ext };
+    for (const rule of RULES) {
+        const text = rule(file);
+        if (text !== undefined)
+            return text;
+    }
+    return undefined;
+}
+/**
+ * The first user `exclude` glob that matches `path`, if any, with .gitignore-like meaning:
+ *
+ * - a glob without a slash matches the file's name, or the name of any directory on its path, at
+ *   any depth: `*.snap` excludes `a/b/x.snap`, `fixtures` excludes `test/fixtures/big.json`;
+ * - a glob with a slash matches from the repository root (a leading `/` is allowed); when it
+ *   names a directory, everything under it is excluded: `docs/api` and `docs/api/` both exclude
+ *   `docs/api/index.md`;
+ * - `**` matches across directories, `*` and `?` only within one name.
+ *
+ * Matching is case-sensitive, as paths in git are, and (as `path.matchesGlob`) `*` does not match a
+ * leading dot: write `.*.json` or the name itself for dotfiles.
+ */
+function denylist_excludedBy(path, globs) {
+    const segments = path.split('/');
+    return globs.find(glob => matchesExclude(segments, glob.trim()));
+}
+function matchesExclude(segments, glob) {
+    if (glob === '' || glob === '/')
+        return false;
+    if (!glob.replace(/\/$/, '').includes('/')) {
+        const pattern = glob.replace(/\/$/, '');
+        // A trailing slash means "a directory of that name", so only the directories on the path.
+        const names = glob.endsWith('/') ? segments.slice(0, -1) : segments;
+        return names.some(name => posix.matchesGlob(name, pattern));
+    }
+    const pattern = glob.replace(/^\//, '').replace(/\/$/, '');
+    // The path itself, or any directory containing it.
+    for (let end = segments.length; end > 0; end--) {
+        if (posix.matchesGlob(segments.slice(0, end).join('/'), pattern))
+            return true;
+    }
+    return false;
+}
+
+;// CONCATENATED MODULE: ./src/evidence/redact.ts
+
+/**
+ * Every match `accept` (if any) agrees to. The secret is the match's `secret` group when it has
+ * one, else the whole match: for `name = value` only the value goes, so a reviewer still reads
+ * what was assigned. `pattern` has the `g` flag, for `matchAll`.
+ */
+function matching(pattern, accept) {
+    // The `d` flag gives the group's offsets. (matchAll works on a copy of the regex, so the
+    // shared `g` patterns keep no state.)
+    const indexed = new RegExp(pattern.source, `${pattern.flags}d`);
+    return (text, context) => {
+        const spans = [];
+        // Every match, not just the first: the first may be a placeholder and a later one real.
+        for (const match of text.matchAll(indexed)) {
+            const [start, end] = match.indices?.groups?.secret ?? [
+                match.index,
+                match.index + match[0].length
+            ];
+            if (accept === undefined || accept(text.slice(start, end), match, context)) {
+                spans.push({ start, end });
+            }
+        }
+        return spans;
+    };
+}
+/**
+ * The names a secret is assigned to: `password`, `DB_PASSWD`, `client_secret`, `authToken`,
+ * `api-key`, `SECRET_KEY`, `private_key`. The name only has to end with one of them, so
+ * `secretary` and `tokenizer` are not names of secrets, and `AWS_SECRET_ACCESS_KEY` is not either
+ * (`SECRET_NAME` below covers it).
+ */
+const NAME = String.raw `(?:password|passwd|secret|token|api[_-]?key|apikey|private[_-]?key)(?:[_-]?key)?`;
+/** Broader, for values that look random by themselves: any name ending in key, token, secret… */
+const SECRET_NAME = String.raw `(?:secret|token|key|key[_-]?base|password|passwd|credentials?)`;
+/** `=`, `:`, `:=` (Go), `=>` (PHP, Ruby), after an optional closing quote of the name. */
+const ASSIGN = String.raw `["']?[ \t]*(?::=|=>|[:=])[ \t]*`;
+/**
+ * A key file's `private_key` value, up to its closing quote (escaped or not, as its opening one
+ * was): the key whole, however it is split over lines. Not a placeholder (`"<key>"`, `"${KEY}"`).
+ * A `"` or `\"` ends every attempt, so none reads past the next one's start.
+ */
+const GCP_PRIVATE_KEY = matching(/\\?"private_key\\?"\s*:\s*\\?"(?<secret>(?![<${"\\])(?:[^"\\]|\\(?!"))+)\\?"/g);
+/** A key file's `private_key_id`: 40 hex digits that name the key and appear nowhere else. */
+const GCP_KEY_ID = matching(/\\?"private_key_id\\?"\s*:\s*\\?"(?<secret>[0-9a-f]{40})\\?"/g);
+/**
+ * The bodies of private keys, each from a match of `start`: read from the match's end (`after`: a
+ * BEGIN line) or from its start (`at`: the body's own first characters). A body that was read is
+ * not read again for a later start inside it, so the text is read once, whatever the number of
+ * starts.
+ */
+function keyBodies(start, from) {
+    return text => {
+        const spans = [];
+        // A copy: `exec` keeps its place in `lastIndex`.
+        const starts = new RegExp(start);
+        for (let match = starts.exec(text); match !== null; match = starts.exec(text)) {
+            const body = from === 'after'
+                ? keyBody(text, match.index + match[0].length, true)
+                : keyBody(text, match.index, false);
+            if (body === undefined)
+                continue;
+            spans.push(body);
+            starts.lastIndex = Math.max(starts.lastIndex, body.end);
+        }
+        return spans;
+    };
+}
+/** Base64, with its padding. */
+const BASE64_WORD = /[A-Za-z0-9+/]*=*/y;
+/**
+ * What stands between the words of a key's body as files and code hold it: white space and line
+ * breaks, quotes, commas, a `+` joining strings, and `\n` written in a string (or a `\` that ends
+ * a shell line). Nothing else: a key has no code in it.
+ */
+const KEY_SEPARATORS = /(?:[ \t\r\n'"`,]|\\[nrt]?|\+(?![A-Za-z0-9+/]))*/y;
+/**
+ * What follows a key's last, short line: the key's end (its END line, PuTTY's MAC, the end of the
+ * text) or, where a diff replaces a key with another, the next key's first line.
+ */
+const KEY_AFTER_LAST = new RegExp(String.raw `${KEY_SEPARATORS.source}(?:-----|Private-MAC:|$|[A-Za-z0-9+/]{16})`, 'y');
+/** An encrypted PEM key's headers, between its BEGIN line and its body: not secret. */
+const PEM_HEADER = /(?:Proc-Type|DEK-Info):[ \t]*[A-Za-z0-9,-]*/y;
+/** A key's lines are 64 or 76 characters but its last; an identifier is rarely 16. */
+const KEY_LINE = 16;
+/** Where a sticky `pattern` matching at `at` ends; `at` when it does not match there. */
+function matchEnd(pattern, text, at) {
+    pattern.lastIndex = at;
+    return pattern.test(text) ? pattern.lastIndex : at;
+}
+/** Whether the sticky `pattern` matches at `at`. */
+function matchesAt(pattern, text, at) {
+    pattern.lastIndex = at;
+    return pattern.test(text);
+}
+/**
+ * The span of a key's body read from `at`: base64 words, each long as a key's line is, with only
+ * `KEY_SEPARATORS` between them, and a shorter word (a key's last line) where `KEY_AFTER_LAST`
+ * follows it. It ends at the first thing that is not such a word, so code on the BEGIN or END
+ * line, or written between them, stays for the judges to read: a fake key hides no code but
+ * base64 words of 16 characters or more (a long identifier at worst), and a short word before one.
+ */
+function keyBody(text, at, afterBegin) {
+    let start;
+    let end = at;
+    let next = at;
+    for (;;) {
+        next = matchEnd(KEY_SEPARATORS, text, next);
+        const header = afterBegin && start === undefined ? matchEnd(PEM_HEADER, text, next) : next;
+        if (header > next) {
+            next = header;
+            continue;
+        }
+        const wordEnd = matchEnd(BASE64_WORD, text, next);
+        const short = wordEnd - next < KEY_LINE;
+        if (wordEnd === next || (short && !matchesAt(KEY_AFTER_LAST, text, wordEnd)))
+            break;
+        start ??= next;
+        end = wordEnd;
+        next = wordEnd;
+    }
+    return start === undefined ? undefined : { start, end };
+}
+/**
+ * What a secret looks like, and where it is. Provider keys have fixed prefixes and lengths; the
+ * lookbehinds keep them from matching inside longer identifiers. Assignments need a
+ * secret-looking name and a value that is neither code nor a placeholder (see `isUnquotedSecret`
+ * and `looksRandom`); the span is the value alone.
+ *
+ * Patches can be megabytes of the pull request's own choosing, so every pattern must take time
+ * linear in the text: each starts at a literal or at a name, and no repeated part can match what
+ * the next part (or the next start) needs, so a failed attempt gives up after one pass over its
+ * own run. A key's body is read on from its start once (see `keyBodies`).
+ * `__tests__/evidence/redact.test.ts` feeds the patterns megabyte lines built to make them
+ * backtrack.
+ */
+const PATTERNS = [
+    {
+        // The body after the BEGIN line. The BEGIN and END lines themselves are no secret: they stay,
+        // and tell the reader a key was there.
+        kind: 'private key',
+        spans: keyBodies(/-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/g, 'after')
+    },
+    {
+        // A key whose BEGIN line is not in the hunk: split over lines or strings, or only its body
+        // changed. The body starts with the key's DER header, which differs from a certificate's:
+        // RSA (PKCS#1 and #8, PSS), DSA, EC (SEC1 and PKCS#8), Ed25519/X25519, Ed448/X448, encrypted
+        // PKCS#8 and OpenSSH (`openssh-key-v1`).
+        kind: 'private key',
+        spans: keyBodies(/MII[A-Za-z0-9+/]{3}IBA(?:DAN|DAL|DCC|AK)|MII[A-Za-z0-9+/]{5}BgkqhkiG9w0BBQ0|MI[GH][A-Za-z0-9+/]AgEAMB[AM]GByqGSM49AgEG|MH[A-Za-z0-9+/]CAQEE|MI[GH][A-Za-z0-9+/]AgEBB[DE]|MC4CAQAwBQYDK2V[uw]|ME[cY]CAQAwBQYDK2V[vx]|b3BlbnNzaC1rZXktdjE/g, 'at')
+    },
+    {
+        // A PuTTY key's private lines follow their count; its public lines are no secret.
+        kind: 'private key',
+        spans: keyBodies(/Private-Lines:[ \t]*\d+/g, 'after')
+    },
+    {
+        kind: 'AWS access key',
+        spans: matching(/(?<![A-Za-z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Za-z0-9])/g)
+    },
+    {
+        // 40 base64 characters, after a name AWS uses for it: the environment variable, the
+        // credentials file's key, `SecretAccessKey` in STS output, or `aws configure set`.
+        kind: 'AWS secret key',
+        spans: matching(/(?:secret[_-]?access[_-]?key|aws[_-]?secret[_-]?key)["']?(?:[ \t]*(?::=|=>|[:=])[ \t]*|[ \t]+)["']?(?<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/gi, 
+        // Random keys mix cases; `EXAMPLEKEYEXAMPLEKEY…` and hex digests do not.
+        secret => /[a-z]/.test(secret) && /[A-Z]/.test(secret))
+    },
+    {
+        kind: 'GitHub token',
+        spans: matching(/(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})/g)
+    },
+    {
+        kind: 'Anthropic API key',
+        spans: matching(/(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}/g)
+    },
+    {
+        kind: 'OpenAI API key',
+        spans: matching(/(?<![A-Za-z0-9_-])sk-(?!ant-)[A-Za-z0-9_-]{20,}/g, 
+        // Random keys hold digits; hyphenated words such as `sk-learn-contrib-project` do not.
+        secret => /[0-9]/.test(secret))
+    },
+    { kind: 'Slack token', spans: matching(/(?<![A-Za-z0-9_-])xox[abprs]-[A-Za-z0-9-]{10,}/g) },
+    {
+        kind: 'Google API key',
+        spans: matching(/(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g)
+    },
+    {
+        // A service account's key file: the value of its `private_key` when its type is in the text
+        // too, on whatever lines and however the key itself is split; and the key's 40-hex id, which
+        // appears nowhere else. Quotes may be escaped, for the file pasted into a string.
+        kind: 'GCP service account key',
+        spans: (text, context) => [
+            ...(/\\?"type\\?"\s*:\s*\\?"service_account\\?"/.test(text)
+                ? GCP_PRIVATE_KEY(text, context)
+                : []),
+            ...GCP_KEY_ID(text, context)
+        ]
+    },
+    {
+        kind: 'Stripe key',
+        spans: matching(/(?<![A-Za-z0-9_])[sr]k_live_[0-9A-Za-z]{16,}/g)
+    },
+    {
+        kind: 'JWT',
+        spans: matching(/(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g)
+    },
+    {
+        // Storage account keys in connection strings; Service Bus, Event Hubs and IoT Hub keys.
+        kind: 'Azure access key',
+        spans: matching(/(?<![A-Za-z0-9])(?:AccountKey|SharedAccessKey)[ \t]*=[ \t]*(?<secret>[A-Za-z0-9+/]{20,}={0,2})/gi, mixesClasses)
+    },
+    {
+        // RFC 6750's token characters. The value must mix letters with digits or cases, so prose
+        // ("Bearer tokens are sent…") and `Bearer YOUR_ACCESS_TOKEN_HERE` are left alone; `Bearer
+        // ${token}` never matches.
+        kind: 'Bearer token',
+        spans: matching(/(?<![A-Za-z0-9_-])bearer[ \t]+(?<secret>[A-Za-z0-9._~+/-]{20,}=*)/gi, mixesClasses)
+    },
+    {
+        // Only when the base64 decodes to `user:password`: "Basic authentication" does not.
+        kind: 'Basic auth credentials',
+        spans: matching(/(?<![A-Za-z0-9_-])basic[ \t]+(?<secret>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])/gi, secret => /^[\x21-\x39\x3b-\x7e][\x20-\x7e]*:[\x20-\x7e]+$/.test(Buffer.from(secret, 'base64').toString('latin1')))
+    },
+    {
+        // `scheme://user:password@host`, found from its `://` (whatever the scheme: `postgres`,
+        // `mongodb+srv`, `jdbc:mysql`); the password goes, the user and host stay.
+        // `git@github.com:org/repo`, `http://user@host` and `https://host:443/` have no password.
+        // Neither user nor password can hold a `/`, so an attempt stops before the next `://`: each
+        // character is looked at once or twice.
+        kind: 'password in URL',
+        spans: matching(/:\/\/[^\s:@/?#"'`<>]*:(?<secret>[^\s@/?#"'`<>]+)@/g, 
+        // Not `${PASS}`, `{password}`, `%(pw)s` or `****`; but `u:p@` has a one-letter password.
+        secret => !/^(?:[$<{[]|%[({])/.test(secret) && !/^(.)\1+$/.test(secret))
+    },
+    {
+        // A quoted value: `password = "…"`, `"api_key": "…"`, `'token' => '…'`. It needs the quotes,
+        // so `password: string` and `const tokenizer = new Tokenizer()` are left alone.
+        kind: 'password or secret assignment',
+        spans: matching(new RegExp(String.raw `${NAME}["']?\s*(?::=|=>|[:=])\s*(["'\`])(?<secret>[^\s"'\`]{8,})\1`, 'gi'), secret => !isPlaceholder(secret))
+    },
+    {
+        // An unquoted value, as YAML, INI, .properties and shell write them: `password: hunter2-…`,
+        // `DB_PASSWORD=…`, `?api_key=…`. The value ends at a space, quote, `,`, `;`, `&` or `=`
+        // (base64 padding aside): `password=password=…` is one name after another, not a value.
+        kind: 'password or secret assignment',
+        spans: matching(new RegExp(String.raw `${NAME}${ASSIGN}(?<secret>[^\s"'\`,;&=]+={0,2})`, 'gi'), (secret, match, context) => !namesAnotherSecret(match) && isUnquotedSecret(secret, context))
+    },
+    {
+        // XML, as in Maven's settings.xml: `<password>…</password>`.
+        kind: 'password or secret assignment',
+        spans: matching(new RegExp(String.raw `${NAME}>(?<secret>[^<>\s]{8,})</`, 'gi'), secret => isUnquotedSecret(secret, { config: true }))
+    },
+    {
+        // A long random-looking value, quoted or not, under any name ending in key, token, secret,
+        // password or credentials: `CLIENT_SECRET=…`, `"signingKey": "…"`, `NPM_TOKEN: …`. A dot
+        // ends no value, so `process.env.GITHUB_TOKEN_FOR_RELEASES` is not one.
+        kind: 'high-entropy secret',
+        spans: matching(new RegExp(String.raw `${SECRET_NAME}${ASSIGN}["'\`]?(?<secret>[A-Za-z0-9+/][A-Za-z0-9+/_-]{23,}={0,2})(?![^\s"'\`,;)}\]&<])`, 'gi'), looksRandom)
+    }
+];
+/** `${DB_PASSWORD}`, `{{ token }}`, `<your-key>`, `********`: a slot for a secret, not one. */
+function isPlaceholder(value) {
+    return /^[$<%{]/.test(value) || /^(.)\1*$/.test(value);
+}
+/** Words that say what belongs in a field rather than being its value. */
+const PLACEHOLDER_WORDS = new Set([
+    'changeme',
+    'change-me',
+    'change_me',
+    'password',
+    'placeholder',
+    'redacted',
+    'required',
+    'optional',
+    'undefined'
+]);
+/**
+ * Whether an unquoted value (`password: VALUE`) is a literal secret. Never a placeholder (`$X`,
+ * `${{ … }}`, `<your-password>`, `{{ x }}`, `%(pw)s`, `!vault`, `*alias`), a path, a number, a
+ * keyword or a word like `changeme`; shorter than 8 characters it is too likely a word as well.
+ * In configuration files any other value is a literal. Elsewhere the same text may be code —
+ * `password: string`, `token: Token`, `secret: process.env.SECRET`, `apiKey: config.apiKey`,
+ * `token: Optional[str]`, `password = newPassword` — so only a value that cannot be code is a
+ * secret: `hunter2-super-secret`, `p@ssw0rd!x`.
+ */
+function isUnquotedSecret(value, { config }) {
+    const bare = value.replace(/=+$/, '');
+    // A value ending in `:` is the next key (`password: token: …` in a one-line map).
+    if (value.length < 8 || !/^[A-Za-z0-9_]/.test(value) || value.endsWith(':'))
+        return false;
+    if (/\$\{|\$\(|\{\{|%\(|<%/.test(value))
+        return false;
+    if (/^[0-9][0-9_.]*$/.test(bare) || /^(.)\1*$/.test(bare))
+        return false;
+    const lower = bare.toLowerCase();
+    if (PLACEHOLDER_WORDS.has(lower) || /^your[_-]|[_-]here$/.test(lower))
+        return false;
+    return config || !looksLikeCode(value);
+}
+/**
+ * An identifier or a chain of them (`a.b`, `a?.b`, `a::b`, `a->b`), possibly ending in `!` or
+ * `?` (`process.env.KEY!`, `String?`); or anything with brackets or operators: a call, an index,
+ * a generic or union type.
+ */
+function looksLikeCode(value) {
+    return (/^[A-Za-z_$][\w$]*(?:(?:\.|\?\.|!\.|::|->)[A-Za-z_$][\w$]*)*[!?]?$/.test(value) ||
+        /[()[\]{}<>|&]|\?\?|=>/.test(value));
+}
+/**
+ * Helm charts name the Kubernetes Secret to read with `existingSecret: my-release-db`: a
+ * reference, not a secret. The name's start is before the match, so look back a little.
+ */
+function namesAnotherSecret(match) {
+    const before = match.input.slice(Math.max(0, match.index - 40), match.index);
+    return /existing[\w-]*$/i.test(before);
+}
+/** At least two of lower case, upper case and digits. */
+function mixesClasses(value) {
+    const classes = [/[a-z]/, /[A-Z]/, /[0-9]/].filter(c => c.test(value)).length;
+    return classes >= 2 && !/^(.)\1*$/.test(value);
+}
+/**
+ * Random enough to be a key rather than a name: hex (with dashes, as in UUIDs) holding digits
+ * and letters, or base64 mixing lower case, upper case and digits; and not a short pattern
+ * repeated (`abc123abc123…`). A camel-case identifier has no digits; a constant's name no lower
+ * case.
+ */
+function looksRandom(value) {
+    if (new Set(value).size < 8)
+        return false;
+    const digits = /[0-9]/.test(value);
+    if (/^[0-9a-f_-]+$/i.test(value))
+        return digits && /[a-f]/i.test(value);
+    return digits && /[a-z]/.test(value) && /[A-Z]/.test(value);
+}
+/** File names whose unquoted values are literals (see `isConfigFile`). */
+const CONFIG_NAMES = new Set([
+    'dockerfile',
+    'containerfile',
+    'makefile',
+    'gnumakefile',
+    '.envrc',
+    '.bashrc',
+    '.zshrc',
+    '.profile'
+]);
+const CONFIG_EXTENSIONS = new Set([
+    '.yml',
+    '.yaml',
+    '.ini',
+    '.cfg',
+    '.conf',
+    '.cnf',
+    '.properties',
+    '.toml',
+    '.env',
+    '.sh',
+    '.bash',
+    '.zsh',
+    '.ksh',
+    '.bat',
+    '.cmd',
+    '.mk',
+    '.dockerfile'
+]);
+/**
+ * Whether `path` is configuration, a shell script or a Dockerfile: where `password: hunter2-x`
+ * or `TOKEN=abc123xyz` holds a literal. In source code the same line names a variable or a type.
+ */
+function isConfigFile(path) {
+    const name = posix.basename(path.toLowerCase());
+    return CONFIG_NAMES.has(name) || CONFIG_EXTENSIONS.has(posix.extname(name));
+}
+/** Every kind, each once, in the order of `PATTERNS`: the order kinds are named in. */
+const KINDS = [...new Set(PATTERNS.map(({ kind }) => kind))];
+function inOrder(kinds) {
+    return KINDS.filter(kind => kinds.has(kind));
+}
+/**
+ * Where `text` seems to hold secrets, in order, overlapping and touching spans merged into one.
+ * `path` is the file the text is from: it tells how to read unquoted values (see
+ * `isConfigFile`).
+ */
+function findSecrets(text, path = '') {
+    const context = { config: isConfigFile(path) };
+    const found = PATTERNS.flatMap(({ kind, spans }) => spans(text, context).map(span => ({ ...span, kind }))).sort((a, b) => a.start - b.start);
+    const merged = [];
+    for (const { start, end, kind } of found) {
+        const last = merged.at(-1);
+        if (last !== undefined && start <= last.end) {
+            last.end = Math.max(last.end, end);
+            last.kinds.add(kind);
+        }
+        else {
+            merged.push({ start, end, kinds: new Set([kind]) });
+        }
+    }
+    return merged.map(({ start, end, kinds }) => ({ start, end, kinds: inOrder(kinds) }));
+}
+/** `@@ -1,3 +1,4 @@`: a hunk header's line ranges, before the old line it may show. */
+const HUNK_RANGES = /^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@/;
+/**
+ * A body line's mark is its first character (` `, `+`, `-`, `\`). A header's is its line ranges:
+ * the text after them is a line of the old file (the enclosing function), scanned like the rest.
+ */
+function hunkLine(line, header) {
+    const mark = header ? (HUNK_RANGES.exec(line)?.[0] ?? '@@') : line.slice(0, 1);
+    return { mark, text: line.slice(mark.length) };
+}
+/**
+ * Replaces each secret in a file's patch with `[redacted: kind]`, and nothing else: the code
+ * around a secret, on its line and in its hunk, is still shown, so a secret cannot hide code from
+ * the judges. Every line of each hunk is scanned, context and removed lines too (context is sent
+ * as well, and a secret already in the repository must not travel further), joined without their
+ * marks so that a secret over several lines (a key's body) is found whole. A secret over several
+ * lines leaves each of its lines in place, with its mark and `[redacted: kind]` for its part of
+ * the secret, so the hunk's line counts stay true.
+ */
+function redact_redactPatch(patch) {
+    const lines = patch.split('\n');
+    const firstHunk = lines.findIndex(line => line.startsWith('@@'));
+    if (firstHunk === -1)
+        return { patch, secrets: 0, kinds: [] };
+    const output = lines.slice(0, firstHunk);
+    const path = patchPath(output);
+    const kinds = new Set();
+    let secrets = 0;
+    let start = firstHunk;
+    while (start < lines.length) {
+        let end = start + 1;
+        // Inside hunks only hunk headers start with `@@`: body lines start with ` +-\`.
+        while (end < lines.length && !(lines[end] ?? '').startsWith('@@'))
+            end++;
+        const hunk = lines.slice(start, end).map((line, i) => hunkLine(line, i === 0));
+        const found = findSecrets(hunk.map(line => line.text).join('\n'), path);
+        secrets += found.length;
+        for (const secret of found)
+            for (const kind of secret.kinds)
+                kinds.add(kind);
+        output.push(...redactLines(hunk, found));
+        start = end;
+    }
+    return { patch: output.join('\n'), secrets, kinds: inOrder(kinds) };
+}
+/**
+ * The lines with each secret's part of them replaced by `[redacted: kind]`, naming the secret's
+ * first kind: the most specific (`token: "ghp_…"` is a GitHub token before it is an assignment).
+ * `secrets` are spans of the lines' texts joined with `\n`, in order and apart.
+ */
+function redactLines(lines, secrets) {
+    let next = 0;
+    let lineStart = 0;
+    return lines.map(({ mark, text }) => {
+        const offset = lineStart;
+        const lineEnd = offset + text.length;
+        lineStart = lineEnd + 1;
+        let shown = '';
+        let at = offset;
+        for (let secret = secrets[next]; secret !== undefined && secret.start < lineEnd;) {
+            if (secret.end > at) {
+                const before = text.slice(at - offset, Math.max(secret.start, at) - offset);
+                shown += `${before}[redacted: ${secret.kinds[0] ?? 'secret'}]`;
+                at = Math.min(secret.end, lineEnd);
+            }
+            // A secret that goes on past this line is redacted on the next one too.
+            if (secret.end > lineEnd)
+                break;
+            secret = secrets[++next];
+        }
+        return mark + shown + text.slice(at - offset);
+    });
+}
+/**
+ * The file's path as the patch's header gives it (`+++ b/…`, or `--- a/…` for a deleted file),
+ * prefix and quotes left on: only its name matters here.
+ */
+function patchPath(header) {
+    const after = header.find(line => line.startsWith('+++ '));
+    const before = header.find(line => line.startsWith('--- '));
+    const line = after === undefined || after.startsWith('+++ /dev/null') ? before : after;
+    // Git quotes unusual names and ends a name holding a space with a tab.
+    return (line ?? '').slice(4).trimEnd().replace(/"$/, '');
+}
+
+;// CONCATENATED MODULE: external "node:fs"
+const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+;// CONCATENATED MODULE: ./src/evidence/vocabulary.ts
+/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array reads stay within bounds by construction */
+
+/** FNV-1a over `data[from, to)`. */
+function vocabulary_hashBytes(data, from, to) {
+    let h = 0x811c9dc5;
+    for (let i = from; i < to; i++)
+        h = Math.imul(h ^ data[i], 0x01000193);
+    return h;
+}
+/** The file for `tokens`, given in rank order. */
+function writeVocabulary(tokens) {
+    let slotCount = 1;
+    while (slotCount < tokens.length * 2)
+        slotCount *= 2;
+    const tokenBytes = tokens.reduce((sum, token) => sum + token.length, 0);
+    const slotsAt = align4(8 + tokens.length + tokenBytes);
+    const file = Buffer.alloc(slotsAt + slotCount * 4);
+    file.writeUInt32LE(tokens.length, 0);
+    file.writeUInt32LE(slotCount, 4);
+    let at = 8 + tokens.length;
+    const slots = new Int32Array(slotCount);
+    tokens.forEach((token, rank) => {
+        file[8 + rank] = token.length;
+        file.set(token, at);
+        let slot = vocabulary_hashBytes(file, at, at + token.length) & (slotCount - 1);
+        while (slots[slot] !== 0)
+            slot = (slot + 1) & (slotCount - 1);
+        slots[slot] = rank + 1;
+        at += token.length;
+    });
+    slots.forEach((value, slot) => file.writeInt32LE(value, slotsAt + slot * 4));
+    return file;
+}
+function vocabulary_readVocabulary(file) {
+    const count = file.readUInt32LE(0);
+    const slotCount = file.readUInt32LE(4);
+    const start = new Uint32Array(count + 1);
+    for (let rank = 0; rank < count; rank++)
+        start[rank + 1] = start[rank] + file[8 + rank];
+    const bytes = file.subarray(8 + count, 8 + count + start[count]);
+    const slotsAt = align4(8 + count + start[count]);
+    const aligned = (file.byteOffset + slotsAt) % 4 === 0 && endianness() === 'LE';
+    const slots = aligned
+        ? new Int32Array(file.buffer, file.byteOffset + slotsAt, slotCount)
+        : Int32Array.from({ length: slotCount }, (_, slot) => file.readInt32LE(slotsAt + slot * 4));
+    return { bytes, start, slots, mask: slotCount - 1 };
+}
+function align4(n) {
+    return (n + 3) & ~3;
+}
+
+;// CONCATENATED MODULE: ./src/evidence/tokens.ts
+/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array reads in the byte-pair loops stay within bounds by construction */
+
+
+/**
+ * Token counting under o200k_base, the encoding of GPT-4o, GPT-5 and the o-series models. Other
+ * vendors' tokenizers differ by some percent; the budget is an estimate of the prompt's size, not
+ * a bill.
+ *
+ * This is byte-pair encoding as tiktoken defines it: the text is split into pieces by the
+ * encoding's pattern, each piece's UTF-8 bytes start as one part per byte, and the adjacent pair
+ * whose merged bytes have the lowest rank in the vocabulary is merged (the leftmost on a tie)
+ * until no merged pair is in the vocabulary. The count is the number of parts left. A test holds
+ * it to gpt-tokenizer's counts.
+ *
+ * It exists because loading gpt-tokenizer's vocabulary (a 2.4 MB JavaScript module) cost the
+ * action ~150 ms on every run. The vocabulary here is a byte file with its hash table
+ * (`o200k_base.bin`, see `vocabulary.ts`), read on first use.
+ *
+ * Special tokens such as `<|endoftext|>` are ordinary text here, counted (and sent) as the
+ * characters they are.
+ */
+const CONTRACTION = String.raw `(?:'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE]))?`;
+const UPPER = String.raw `[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]`;
+const LOWER = String.raw `[\p{Ll}\p{Lm}\p{Lo}\p{M}]`;
+/** o200k_base's pre-tokenisation pattern, with its case-insensitive contractions spelled out. */
+const PIECES = new RegExp([
+    String.raw `[^\r\n\p{L}\p{N}]?${UPPER}*${LOWER}+${CONTRACTION}`,
+    String.raw `[^\r\n\p{L}\p{N}]?${UPPER}+${LOWER}*${CONTRACTION}`,
+    String.raw `\p{N}{1,3}`,
+    String.raw ` ?[^\s\p{L}\p{N}]+[\r\n/]*`,
+    String.raw `\s*[\r\n]+`,
+    String.raw `\s+(?!\S)`,
+    String.raw `\s+`
+].join('|'), 'gu');
+/**
+ * Beside this module in `src/evidence/`, and beside the bundle in `dist/` (copied there by
+ * `scripts/bundle.mjs`). Named through a variable so that the bundler leaves it alone: its asset
+ * handling reads the file as text and would corrupt it.
+ */
+const VOCABULARY_FILE = 'o200k_base.bin';
+let vocabulary;
+function loadVocabulary() {
+    return readVocabulary(readFileSync(new URL(VOCABULARY_FILE, import.meta.url)));
+}
+/** The rank of the token whose bytes are `piece[from, to)`, or -1 when there is none. */
+function rankOf(words, from, to) {
+    const { bytes, start, slots, mask } = words;
+    const length = to - from;
+    let slot = hashBytes(piece, from, to) & mask;
+    for (;;) {
+        const entry = slots[slot];
+        if (entry === 0)
+            return -1;
+        const at = start[entry - 1];
+        if (start[entry] - at === length) {
+            let i = 0;
+            while (i < length && bytes[at + i] === piece[from + i])
+                i++;
+            if (i === length)
+                return entry - 1;
+        }
+        slot = (slot + 1) & mask;
+    }
+}
+// Scratch space for one piece, grown as needed: its UTF-8 bytes, and the parts as a linked list
+// indexed by their first byte (`next`, `previous`, `end`), with the rank of each part merged with
+// the one after it (`pairRank`, -1 when not a token or when the part was merged away).
+let piece = new Uint8Array(256);
+let next = new Int32Array(256);
+let previous = new Int32Array(256);
+let end = new Int32Array(256);
+let pairRank = new Int32Array(256);
+/** Candidate merges as `rank · 2³² + first byte`, a binary min-heap: lowest rank, then leftmost. */
+let heap = new Float64Array(768);
+let heapSize = 0;
+const PAIR = (/* unused pure expression or super */ null && (2 ** 32));
+const encoder = new TextEncoder();
+/** Writes the UTF-8 bytes of `text` to `piece`; returns how many. */
+function toBytes(text) {
+    if (piece.length < text.length * 3) {
+        const size = text.length * 3;
+        piece = new Uint8Array(size);
+        next = new Int32Array(size);
+        previous = new Int32Array(size);
+        end = new Int32Array(size);
+        pairRank = new Int32Array(size);
+        heap = new Float64Array(size * 3);
+    }
+    for (let i = 0; i < text.length; i++) {
+        const code = text.charCodeAt(i);
+        if (code >= 0x80)
+            return encoder.encodeInto(text, piece).written;
+        piece[i] = code;
+    }
+    return text.length;
+}
+function push(key) {
+    let i = heapSize++;
+    while (i > 0) {
+        const parent = (i - 1) >> 1;
+        if (heap[parent] <= key)
+            break;
+        heap[i] = heap[parent];
+        i = parent;
+    }
+    heap[i] = key;
+}
+function pop() {
+    const top = heap[0];
+    const last = heap[--heapSize];
+    let i = 0;
+    for (;;) {
+        const left = 2 * i + 1;
+        if (left >= heapSize)
+            break;
+        const child = left + 1 < heapSize && heap[left + 1] < heap[left] ? left + 1 : left;
+        if (heap[child] >= last)
+            break;
+        heap[i] = heap[child];
+        i = child;
+    }
+    heap[i] = last;
+    return top;
+}
+function pair(words, first) {
+    const second = next[first];
+    const rank = second < 0 ? -1 : rankOf(words, first, end[second]);
+    pairRank[first] = rank;
+    if (rank >= 0)
+        push(rank * PAIR + first);
+}
+/**
+ * Merges the `length` bytes in `piece` into tokens; returns how many. The tokens are left in
+ * the linked list from byte 0: `next[i]` is where the token after the one at `i` starts.
+ */
+function tokens_merge(words, length) {
+    for (let i = 0; i < length; i++) {
+        next[i] = i + 1 < length ? i + 1 : -1;
+        previous[i] = i - 1;
+        end[i] = i + 1;
+    }
+    heapSize = 0;
+    for (let i = 0; i < length; i++)
+        pair(words, i);
+    let count = length;
+    while (heapSize > 0) {
+        const key = pop();
+        const rank = Math.floor(key / PAIR);
+        const first = key - rank * PAIR;
+        if (pairRank[first] !== rank)
+            continue; // superseded by an earlier merge
+        const second = next[first];
+        end[first] = end[second];
+        next[first] = next[second];
+        if (next[second] >= 0)
+            previous[next[second]] = first;
+        pairRank[second] = -1;
+        count--;
+        pair(words, first);
+        if (previous[first] >= 0)
+            pair(words, previous[first]);
+    }
+    return count;
+}
+/** Counts of recent pieces: source code repeats its words. Cleared when full. */
+const counted = new Map();
+const COUNTED_LIMIT = 100_000;
+function pieceTokens(words, text) {
+    if (text.length === 1 && text.charCodeAt(0) < 0x80)
+        return 1;
+    const known = counted.get(text);
+    if (known !== undefined)
+        return known;
+    const length = toBytes(text);
+    const count = rankOf(words, 0, length) >= 0 ? 1 : tokens_merge(words, length);
+    if (counted.size >= COUNTED_LIMIT)
+        counted.clear();
+    counted.set(text, count);
+    return count;
+}
+/** Tokens in `text` under o200k_base. */
+function tokens_countTokens(text) {
+    return tokens_countTokensUpTo(text, Infinity);
+}
+/**
+ * Tokens in `text` under o200k_base, counted only until they pass `limit`: the exact count when it
+ * is at most `limit`, else a number above `limit` (the count so far), having tokenised little more
+ * than `limit` tokens of the text. So `countTokensUpTo(text, n) <= n` exactly when
+ * `countTokens(text) <= n`, at a cost bounded by `n` rather than by the text's length.
+ */
+function tokens_countTokensUpTo(text, limit) {
+    if (text === '')
+        return 0;
+    const words = (vocabulary ??= loadVocabulary());
+    let total = 0;
+    for (const [match] of text.matchAll(PIECES)) {
+        total += pieceTokens(words, match);
+        if (total > limit)
+            return total;
+    }
+    return total;
+}
+/**
+ * The first `max` tokens of `text`. A cut through a multi-byte character leaves the character
+ * out.
+ */
+function tokens_truncateToTokens(text, max) {
+    const words = (vocabulary ??= loadVocabulary());
+    let used = 0;
+    for (const match of text.matchAll(PIECES)) {
+        const tokens = pieceTokens(words, match[0]);
+        if (used + tokens <= max) {
+            used += tokens;
+            continue;
+        }
+        let cut = 0;
+        if (max > used) {
+            const length = toBytes(match[0]);
+            tokens_merge(words, length);
+            for (let kept = 0; kept < max - used; kept++)
+                cut = next[cut];
+        }
+        // `stream` holds back the bytes of a character the cut went through.
+        const kept = new TextDecoder().decode(piece.subarray(0, cut), { stream: true });
+        return text.slice(0, match.index) + kept;
+    }
+    return text;
+}
+
+;// CONCATENATED MODULE: ./src/evidence/build.ts
+
+
+
+
+
+
+
+const DEFAULT_MAX_EVIDENCE_TOKENS = 60_000;
+/** The share of the budget the PR description may take: the change is what is being judged. */
+const BODY_SHARE = 0.1;
+/**
+ * Budget tiers: what the rubric is about first (source and its tests), then what shapes it
+ * (config, docs), then what is derived from it. Binary files never reach the budget.
+ */
+const TIER = {
+    source: 0,
+    test: 0,
+    config: 1,
+    docs: 1,
+    generated: 2,
+    lockfile: 3,
+    vendored: 4,
+    media: 5,
+    binary: 5
+};
+/**
+ * What the judges are shown, and the receipt of what they are not. Pure and deterministic.
+ *
+ * Counted against `maxTokens`: the title, the body (at most `BODY_SHARE` of the budget), one list
+ * line per changed file (`fileListLine`) and the patches included. Whole files are included in
+ * priority order: tier by tier (`TIER`), smallest patch first within a tier, its size taken in
+ * bytes (so that more files fit). Within a tier, files are taken until one does not fit; that file
+ * and the larger ones of its tier are left out, and the next tier gets its chance. (Ordered by
+ * exact tokens, as before, a file that did not fit meant that none after it in its tier could; in
+ * bytes, the larger files of its tier are only unlikely to, and are not tried.) Only when the
+ * title, body and file list alone exceed the budget does `usedTokens` exceed it (then no patch is
+ * included, and the coverage ratio shows it).
+ *
+ * The cost grows with the budget, not with the diff: a patch is redacted and tokenised only when
+ * its turn comes, and counted only until it passes what is left (`countTokensUpTo`). So the files
+ * that fit cost at most the budget's worth of tokens to count, and each tier's first file that
+ * does not fit at most what was left at its turn (it is still redacted whole: see `fitting`); the
+ * others are never redacted or tokenised, and the receipt says so. Ordering by exact tokens (as before) needed every patch counted: a text's
+ * bytes bound its tokens from above, but nothing cheap bounds them from below, so no file can be
+ * ranked, or ruled out, without counting it.
+ */
+function buildEvidence(input) {
+    const budget = Number.isFinite(input.maxTokens) ? Math.max(0, Math.floor(input.maxTokens)) : 0;
+    const title = stripHidden(input.pr.title);
+    const body = limitBody(stripHidden(input.pr.body), Math.floor(budget * BODY_SHARE));
+    const media = input.media ?? new Map();
+    const listed = input.files.map(file => ({
+        ...file,
+        kind: media.has(file.path) ? 'media' : classify(file)
+    }));
+    const omitted = [];
+    const candidates = [];
+    listed.forEach((file, index) => {
+        const omission = ruledOut(file, input.exclude, media);
+        if (omission !== undefined) {
+            omitted.push({ index, omission });
+            return;
+        }
+        candidates.push({ index, file, bytes: Buffer.byteLength(file.patch ?? '') });
+    });
+    candidates.sort(byPriority);
+    // The file list gets at most its share of the budget, most important files first; a file that
+    // is not listed is not reviewed either. Each line is counted as the prompt may show it, with
+    // the longest "not shown" note: an upper bound.
+    const byImportance = [...candidates.map(c => c.index), ...omitted.map(o => o.index)];
+    const listBudget = Math.floor(budget * LIST_SHARE);
+    const inList = new Set();
+    let listTokens = 0;
+    for (const index of byImportance) {
+        const file = listed[index];
+        if (!file)
+            continue;
+        const cost = countTokensUpTo(fileListLine(file, LONGEST_REASON), listBudget - listTokens);
+        if (listTokens + cost > listBudget)
+            break;
+        inList.add(index);
+        listTokens += cost;
+    }
+    const unlisted = listed.length - inList.size;
+    const fixed = countTokens(title) +
+        countTokens(body) +
+        listTokens +
+        (unlisted > 0 ? countTokens(unlistedLine(unlisted)) : 0);
+    let used = fixed;
+    const included = [];
+    const leftOut = [];
+    /** The first file of each tier that did not fit. */
+    const misfits = new Map();
+    for (const candidate of candidates) {
+        const tier = TIER[candidate.file.kind];
+        const misfit = misfits.get(tier);
+        if (!inList.has(candidate.index)) {
+            leftOut.push({ candidate, why: 'unlisted' });
+        }
+        else if (misfit !== undefined) {
+            leftOut.push({ candidate, why: 'after', misfit });
+        }
+        else if (used > budget) {
+            leftOut.push({ candidate, why: 'spent' });
+        }
+        else {
+            const limit = budget - used;
+            const fit = fitting(candidate, limit);
+            if (fit === undefined) {
+                leftOut.push({ candidate, why: 'over', limit });
+                misfits.set(tier, candidate);
+            }
+            else {
+                included.push(fit);
+                used += fit.tokens;
+            }
+        }
+    }
+    const left = Math.max(0, budget - used);
+    for (const out of leftOut) {
+        omitted.push({
+            index: out.candidate.index,
+            omission: {
+                path: out.candidate.file.path,
+                reason: 'budget',
+                detail: budgetDetail(out, left),
+                counts: true
+            }
+        });
+    }
+    // Shown in priority order with the exact counts now known: tier by tier, fewest tokens first.
+    const shown = [...included].sort((a, b) => TIER[a.candidate.file.kind] - TIER[b.candidate.file.kind] ||
+        a.tokens - b.tokens ||
+        a.candidate.index - b.candidate.index);
+    const sentPatches = new Map(shown.map(c => [c.candidate.index, c.patch]));
+    // Every file that could carry code counts, shown or not: the candidates, and binary or
+    // excluded files nobody with the right to waive them did.
+    const reviewable = candidates.length +
+        omitted.filter(o => o.omission.reason !== 'budget' && o.omission.counts).length;
+    return {
+        pr: { title, body },
+        // Only reviewed files keep a patch, and it is the redacted one: nothing else is reachable.
+        files: listed.flatMap((file, index) => inList.has(index) ? [withPatch(file, sentPatches.get(index))] : []),
+        unlisted,
+        changed: [
+            ...new Set(input.files.flatMap(f => f.previousPath === undefined ? [f.path] : [f.path, f.previousPath]))
+        ],
+        diff: shown.map(c => (c.patch.endsWith('\n') ? c.patch : `${c.patch}\n`)).join(''),
+        receipt: {
+            reviewed: shown.map(c => ({
+                path: c.candidate.file.path,
+                kind: c.candidate.file.kind,
+                tokens: c.tokens
+            })),
+            omitted: omitted.sort((a, b) => a.index - b.index).map(o => o.omission),
+            redacted: shown.flatMap(c => (c.redaction === undefined ? [] : [c.redaction])),
+            reviewable,
+            ratio: reviewable === 0 ? 1 : included.length / reviewable,
+            budgetTokens: budget,
+            usedTokens: used
+        }
+    };
+}
+/**
+ * The candidate's redacted patch and its exact tokens when they are at most `limit`, else
+ * undefined. The whole patch is redacted (a secret's replacement may be longer or shorter than
+ * the secret, and a key's body runs over lines, so what would be sent is known only then), but
+ * counted no further than `limit` tokens.
+ */
+function fitting(candidate, limit) {
+    const { file } = candidate;
+    // A NUL or other control character in a text file is shown, not sent raw (or hidden).
+    const redacted = redactPatch(showControls(file.patch ?? ''));
+    const redaction = redacted.secrets > 0
+        ? { path: file.path, secrets: redacted.secrets, kinds: redacted.kinds }
+        : undefined;
+    // The prompt also says what it redacted in the file: that line is the file's too.
+    const note = redaction === undefined ? 0 : countTokens(redactionLine(redaction));
+    const tokens = note + countTokensUpTo(redacted.patch, limit - note);
+    return tokens <= limit ? { candidate, patch: redacted.patch, tokens, redaction } : undefined;
+}
+/** The receipt's detail for a file left out for the budget: only what is known of it. */
+function budgetDetail(out, left) {
+    const remaining = `${formatCount(left)} left in the budget`;
+    switch (out.why) {
+        case 'spent':
+            return 'not tried: the title, description and file list fill the budget';
+        case 'over':
+            // Counted until it passed `limit`, the tokens left at its turn (never fewer than `left`).
+            return `more than ${formatCount(out.limit)} tokens; ${remaining}`;
+        case 'after':
+            return `not tried: ${out.misfit.file.path} did not fit and is no larger`;
+        case 'unlisted':
+            // A file the list has no room for is not reviewed (see the list's share above).
+            return 'not tried: the file list is full';
+    }
+}
+/**
+ * The line the file list gives each changed file, e.g. `renamed src/b.ts (from src/a.ts) +3 -1
+ * [source]`. Its tokens are counted against the budget, so the prompt should list files this way.
+ */
+function fileListLine(file, notShown) {
+    const from = file.previousPath === undefined ? '' : ` (from ${escapeName(file.previousPath)})`;
+    const note = notShown === undefined ? '' : ` — not shown: ${notShown}`;
+    return `- ${file.status} ${escapeName(file.path)}${from} +${file.additions} -${file.deletions} [${file.kind}]${note}`;
+}
+/** The share of the budget the file list may take: a huge change still leaves room for patches. */
+const LIST_SHARE = 0.25;
+/** What the prompt says in place of the files the list had no room for. */
+function unlistedLine(count) {
+    return `- … and ${count} more changed file${count === 1 ? '' : 's'}, not listed for the budget (the coverage receipt names them)`;
+}
+/** The longest reason a file can be left out for, to count the list's lines from above. */
+const LONGEST_REASON = 'denylisted';
+/** The line the prompt gives a file whose secrets were redacted. */
+function redactionLine(r) {
+    return `- ${escapeName(r.path)}: ${r.secrets} secret${r.secrets === 1 ? '' : 's'} replaced by [redacted: …] (looked like ${r.kinds.join(', ')})`;
+}
+/**
+ * Why a file's content is not sent at all, whatever the budget, and whether that counts against
+ * coverage. The denylist also looks at where
+ * a renamed or copied file came from: `key.pem` renamed to `notes.txt` is still a key.
+ */
+function ruledOut(file, exclude, media) {
+    const { path, previousPath } = file;
+    const denied = denylistRule(path);
+    if (denied !== undefined)
+        return { path, reason: 'denylisted', detail: denied, counts: false };
+    // Renamed or copied from a secret file: its content may still be the secret, so it is not sent;
+    // but under its new name it may be code by now, so it counts against coverage.
+    const deniedBefore = previousPath === undefined ? undefined : denylistRule(previousPath);
+    if (deniedBefore !== undefined) {
+        return {
+            path,
+            reason: 'denylisted',
+            detail: `${deniedBefore} (as ${escapeName(previousPath ?? '')}; counts against coverage under its new name)`,
+            counts: true
+        };
+    }
+    const waived = excludedBy(path, exclude.waived);
+    if (waived !== undefined)
+        return { path, reason: 'excluded', detail: waived, counts: false };
+    const hidden = excludedBy(path, exclude.unwaived);
+    if (hidden !== undefined) {
+        return {
+            path,
+            reason: 'excluded',
+            detail: `${hidden} (counts against coverage: only the base branch's rubric can waive a file)`,
+            counts: true
+        };
+    }
+    const format = media.get(path);
+    if (format !== undefined) {
+        return { path, reason: 'media', detail: `${format}, recognised by its content`, counts: false };
+    }
+    if (file.binary) {
+        return {
+            path,
+            reason: 'binary',
+            detail: 'binary content that is not a known media format: not sent, and it counts against coverage',
+            counts: true
+        };
+    }
+    return undefined;
+}
+function byPriority(a, b) {
+    return TIER[a.file.kind] - TIER[b.file.kind] || a.bytes - b.bytes || a.index - b.index;
+}
+/**
+ * Files that count toward coverage: the candidates for the budget, and the files ruled out that
+ * could carry code and that nobody entitled to waive them did (budget omissions are candidates).
+ */
+function reviewableCount(candidates, omitted) {
+    return (candidates + omitted.filter(o => o.omission.reason !== 'budget' && o.omission.counts).length);
+}
+/** Every changed path, and where renamed or copied files came from, each once. */
+function changedPaths(files) {
+    return [
+        ...new Set(files.flatMap(f => (f.previousPath === undefined ? [f.path] : [f.path, f.previousPath])))
+    ];
+}
+/** The entry without its original patch; with `patch` (the redacted one) when it was reviewed. */
+function withPatch(file, patch) {
+    return {
+        path: file.path,
+        ...(file.previousPath === undefined ? {} : { previousPath: file.previousPath }),
+        status: file.status,
+        additions: file.additions,
+        deletions: file.deletions,
+        ...(patch === undefined ? {} : { patch }),
+        binary: file.binary,
+        kind: file.kind
+    };
+}
+/** Retries with a shorter cut when re-tokenising the cut text comes out a little longer. */
+const CUT_ATTEMPTS = 5;
+/**
+ * The body, cut to `limit` tokens with a note saying how much was cut. Even when the note alone
+ * is over the limit (absurdly small budgets), the note is kept: the judges must know the
+ * description was cut rather than see an empty one.
+ */
+function limitBody(body, limit) {
+    const total = countTokens(body);
+    if (total <= limit)
+        return body;
+    const note = (cut) => `[… ${formatCount(cut)} tokens of the PR description cut]`;
+    let keep = Math.max(0, limit - countTokens(`\n\n${note(total)}`));
+    for (let attempt = 0; attempt < CUT_ATTEMPTS && keep > 0; attempt++) {
+        const kept = truncateToTokens(body, keep).trimEnd();
+        const cut = `${kept}\n\n${note(total - countTokens(kept))}`;
+        if (countTokens(cut) <= limit)
+            return cut;
+        keep = Math.max(0, keep - 8);
+    }
+    return note(total);
 }
 
 ;// CONCATENATED MODULE: ./src/verdict/outcome.ts
@@ -46972,6 +47146,8 @@ class InputError extends Error {
 }
 const RUBRIC_SOURCES = ['base', 'head'];
 const COMMENT_MODES = ['sticky', 'off'];
+/** `run`: the action runs the gates (single job); `recorded`: the gates sub-action did. */
+const GATE_MODES = ['run', 'recorded'];
 function readActionInputs(getInput) {
     const rubric = getInput('rubric').trim() || DEFAULT_RUBRIC_PATH;
     const checker = getInput('checker');
@@ -46997,6 +47173,8 @@ function readActionInputs(getInput) {
         githubToken: token(getInput('github-token')),
         pullRequest: getInput('pull-request').trim(),
         dryRun: oneOf('dry-run', getInput('dry-run').trim() || 'false', ['true', 'false']) === 'true',
+        gates: oneOf('gates', getInput('gates').trim() || 'run', GATE_MODES),
+        gatesJob: jobName(getInput('gates-job')),
         exclude: getInput('exclude')
             .split(/[\n,]/)
             .map(g => g.trim())
@@ -47016,6 +47194,13 @@ function checkName(raw) {
     const name = raw.trim() || DEFAULT_CHECK_NAME;
     if (name.length > 100 || /[\r\n]/.test(name)) {
         throw new InputError('check-name', raw, 'one line of at most 100 characters');
+    }
+    return name;
+}
+function jobName(raw) {
+    const name = raw.trim() || 'gates';
+    if (name.length > 100 || /[\r\n]/.test(name)) {
+        throw new InputError('gates-job', raw, 'the name of one job, on one line');
     }
     return name;
 }
@@ -47043,6 +47228,7 @@ function oneOf(input, value, allowed) {
 
 
 
+
 /**
  * The pull request this run reviews, once it is known that the checkout is that pull request and
  * that the rubric path is one the base branch controls.
@@ -47057,12 +47243,33 @@ async function prepareRun(env, inputs, dirs, github) {
             if (!github)
                 throw new InputError('github-token', '', 'a token to read the pull request with');
             return github.pullRequest(number);
+        },
+        recordedPullRequest: async (runId, attempt) => {
+            const text = await github?.recordingRun(runId, attempt, inputs.gatesJob).recordText();
+            const read = text === undefined ? undefined : readRecord(text);
+            return read?.ok ? read.record.pullRequest : undefined;
         }
     });
     if (context.kind === 'skip')
         return context;
     if (context.kind === 'unsupported')
         return { kind: 'invalid', message: context.message };
+    if (inputs.gates === 'recorded' && !github) {
+        return {
+            kind: 'invalid',
+            message: 'gates: recorded reads the gate results through the API: give the action a github-token with actions: read'
+        };
+    }
+    if (context.trigger !== undefined) {
+        // workflow_run: the workspace is the base branch, and no gate runs here; the evidence comes
+        // from git objects, fetched by commit.
+        return inputs.gates === 'recorded'
+            ? { kind: 'ready', run: context }
+            : {
+                kind: 'invalid',
+                message: 'on workflow_run the gates ran in the triggering run: set gates: recorded (docs/security.md, the fork layout)'
+            };
+    }
     // The gates run on the working tree and the verdict is posted on the head commit: they must be
     // the same pull request.
     const checkout = await checkoutProblem(dirs.workspace, context.pr.headSha, context.event, context.pr.number);
@@ -49211,104 +49418,6 @@ function gateEnvironment(env) {
         kept[name] = value;
     }
     return kept;
-}
-
-;// CONCATENATED MODULE: ./src/gates/record.ts
-
-const GATES_SCHEMA = 'rubric-council/gates@1';
-/** The artifact the gates sub-action's results travel in, and the file inside it. */
-const GATES_ARTIFACT = 'rubric-council-gates';
-const GATES_FILE = 'rubric-council-gates.json';
-/** The most a results file may weigh: a rubric's gates with their excerpts take far less. */
-const MAX_RECORD_BYTES = 4 * 1024 * 1024;
-const Text = schemas_string().max(MAX_RECORD_BYTES);
-const Gate = object({
-    command: Text,
-    status: schemas_enum(['pass', 'fail', 'error', 'timeout']),
-    exit_code: schemas_int().nullable(),
-    duration_ms: schemas_number().nonnegative(),
-    detail: Text.optional(),
-    output: object({
-        head: Text,
-        tail: Text,
-        elided_bytes: schemas_int().nonnegative(),
-        total_bytes: schemas_int().nonnegative()
-    })
-});
-const Record = object({
-    schema: literal(GATES_SCHEMA),
-    repository: schemas_string().max(200),
-    pull_request: schemas_int().positive(),
-    head_sha: schemas_string().regex(/^[0-9a-f]{40,64}$/),
-    rubric_hash: schemas_string()
-        .regex(/^[0-9a-f]{12}$/)
-        .nullable(),
-    gates: array(Gate).max(1000)
-});
-/** The results file's text (snake_case JSON, like the report). */
-function writeRecord(record) {
-    const json = {
-        schema: GATES_SCHEMA,
-        repository: record.repository,
-        pull_request: record.pullRequest,
-        head_sha: record.headSha,
-        rubric_hash: record.rubricHash,
-        gates: record.gates.map(g => ({
-            command: g.command,
-            status: g.status,
-            exit_code: g.exitCode,
-            duration_ms: Math.round(g.durationMs),
-            ...(g.detail !== undefined && { detail: g.detail }),
-            output: {
-                head: g.output.head,
-                tail: g.output.tail,
-                elided_bytes: g.output.elidedBytes,
-                total_bytes: g.output.totalBytes
-            }
-        }))
-    };
-    return `${JSON.stringify(json, null, 2)}\n`;
-}
-/** A results file read back, or what is wrong with it, in words for the report. */
-function readRecord(text) {
-    let json;
-    try {
-        json = JSON.parse(text);
-    }
-    catch {
-        return { ok: false, problem: 'the results file is not JSON' };
-    }
-    const parsed = Record.safeParse(json);
-    if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        return {
-            ok: false,
-            problem: `the results file is not a ${GATES_SCHEMA} record (${issue ? `${issue.path.join('.') || 'the file'}: ${issue.message}` : 'invalid'})`
-        };
-    }
-    const r = parsed.data;
-    return {
-        ok: true,
-        record: {
-            repository: r.repository,
-            pullRequest: r.pull_request,
-            headSha: r.head_sha,
-            rubricHash: r.rubric_hash,
-            gates: r.gates.map(g => ({
-                command: g.command,
-                status: g.status,
-                exitCode: g.exit_code,
-                durationMs: g.duration_ms,
-                ...(g.detail !== undefined && { detail: g.detail }),
-                output: {
-                    head: g.output.head,
-                    tail: g.output.tail,
-                    elidedBytes: g.output.elided_bytes,
-                    totalBytes: g.output.total_bytes
-                }
-            }))
-        }
-    };
 }
 
 ;// CONCATENATED MODULE: external "node:string_decoder"
@@ -55374,7 +55483,639 @@ async function fileAt(github, where) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/github/actions-runs.ts
+
+/** A read through the Actions API that failed, in words that say what to change. */
+class ActionsError extends Error {
+    name = 'ActionsError';
+    problem;
+    /** The HTTP status behind it, when there was one. */
+    status;
+    constructor(problem, message, status, options) {
+        super(message, options);
+        this.problem = problem;
+        this.status = status;
+    }
+}
+/** A workflow run, by id (`GET /repos/{owner}/{repo}/actions/runs/{run_id}`). */
+async function workflowRun(github, where) {
+    try {
+        const { data } = await github.rest.actions.getWorkflowRun({
+            owner: where.owner,
+            repo: where.repo,
+            run_id: where.runId
+        });
+        // The description promises both; GitHub sends null for a deleted fork and for some events.
+        const head = data.head_repository;
+        const pulls = data.pull_requests ?? [];
+        return {
+            id: data.id,
+            headSha: data.head_sha,
+            event: data.event,
+            status: data.status ?? null,
+            conclusion: data.conclusion ?? null,
+            headRepository: head?.full_name,
+            pullRequests: pulls.map(pr => pr.number),
+            attempt: data.run_attempt
+        };
+    }
+    catch (error) {
+        throw actionsError(error, `workflow run ${where.runId}`, where);
+    }
+}
+/**
+ * The jobs of a workflow run, every page: of its latest attempt, or of `attempt`
+ * (`GET …/actions/runs/{run_id}/jobs?filter=latest` or `…/attempts/{attempt_number}/jobs`).
+ */
+async function runJobs(github, where) {
+    try {
+        const jobs = where.attempt === undefined
+            ? await github.paginate(github.rest.actions.listJobsForWorkflowRun, {
+                owner: where.owner,
+                repo: where.repo,
+                run_id: where.runId,
+                filter: 'latest',
+                per_page: 100
+            })
+            : await github.paginate(github.rest.actions.listJobsForWorkflowRunAttempt, {
+                owner: where.owner,
+                repo: where.repo,
+                run_id: where.runId,
+                attempt_number: where.attempt,
+                per_page: 100
+            });
+        return jobs.map(job => ({ name: job.name, status: job.status, conclusion: job.conclusion }));
+    }
+    catch (error) {
+        const what = where.attempt === undefined
+            ? `the jobs of workflow run ${where.runId}`
+            : `the jobs of attempt ${where.attempt} of workflow run ${where.runId}`;
+        throw actionsError(error, what, where);
+    }
+}
+/**
+ * An Octokit error on an Actions read as an ActionsError when its status has a meaning here
+ * (403, 404, 410); anything else (a 5xx the retries did not get past, a rate limit) unchanged.
+ */
+function actionsError(error, what, where) {
+    const status = statusOf(error);
+    const said = error instanceof Error ? firstLine(error.message) : String(error);
+    const repository = `${where.owner}/${where.repo}`;
+    if (status === 403 && !/rate limit/i.test(said)) {
+        return new ActionsError('permission', `no permission to read ${what} in ${repository} (403: ${said}): the token needs the ` +
+            '`actions: read` permission; add it to the `permissions:` of the job that reads it', status, { cause: error });
+    }
+    if (status === 404) {
+        return new ActionsError('not-found', `${what} was not found in ${repository} (404): it does not exist there, or the token cannot see it`, status, { cause: error });
+    }
+    if (status === 410) {
+        return new ActionsError('expired', `${what} in ${repository} has expired (410): GitHub deleted its files after the ` +
+            'retention period; re-run the workflow that made it', status, { cause: error });
+    }
+    return error;
+}
+/** Octokit's message is GitHub's, then ` - ` and the documentation URL: GitHub's part. */
+function firstLine(message) {
+    return message.replace(/ - https?:\/\/\S+$/, '').split('\n', 1)[0] ?? '';
+}
+
+;// CONCATENATED MODULE: ./src/util/fetch.ts
+
+
+/**
+ * The most a provider's response body may hold. A judge's answer is kilobytes; a server that
+ * streams without end must not take the action's memory with it (one did, to 2.3 GB).
+ */
+const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+/** A response body passed `MAX_RESPONSE_BYTES`; reading it stopped there. */
+class ResponseTooLargeError extends Error {
+    constructor(limit) {
+        super(`the provider's response passed ${limit / (1024 * 1024)} MiB; reading stopped there`);
+        this.name = 'ResponseTooLargeError';
+    }
+}
+/**
+ * `fetch` for the LLM providers, through the proxy the runner is configured with (`https_proxy`,
+ * `http_proxy`, `no_proxy`, loopback never proxied), chosen per destination exactly as the GitHub
+ * client chooses it, and sent by the same copy of undici. Node's own `fetch` ignores those
+ * variables, so on a runner behind a proxy the judges could not be reached.
+ */
+function proxiedFetch(limit = MAX_RESPONSE_BYTES) {
+    const client = new lib_HttpClient();
+    const dispatchers = new Map();
+    return async (input, init) => bounded(await send(input, init), limit);
+    async function send(input, init) {
+        // Not `instanceof Request`: touching the global Request loads Node's own fetch.
+        const url = new URL(typeof input === 'string' ? input : 'url' in input ? input.url : input.href);
+        if (!dispatchers.has(url.origin)) {
+            dispatchers.set(url.origin, client.getAgentDispatcher(url.href));
+        }
+        const dispatcher = dispatchers.get(url.origin);
+        // undici's types describe the same WHATWG objects as the DOM library's, nominally distinct.
+        const response = await (0,undici.fetch)(input, {
+            ...init,
+            ...(dispatcher !== undefined && { dispatcher })
+        });
+        return response;
+    }
+}
+/** The response with its body cut off, as an error, once it passes `limit` bytes. */
+function bounded(response, limit) {
+    if (response.body === null)
+        return response;
+    let seen = 0;
+    const body = response.body.pipeThrough(new TransformStream({
+        transform(chunk, controller) {
+            seen += chunk.byteLength;
+            // Erroring the stream also cancels the download.
+            if (seen > limit)
+                controller.error(new ResponseTooLargeError(limit));
+            else
+                controller.enqueue(chunk);
+        }
+    }));
+    const limited = new undici.Response(body, {
+        status: response.status,
+        statusText: response.statusText,
+        headers: [...response.headers.entries()]
+    });
+    return limited;
+}
+
+// EXTERNAL MODULE: external "node:zlib"
+var external_node_zlib_ = __nccwpck_require__(8522);
+;// CONCATENATED MODULE: ./src/github/zip.ts
+
+class ZipError extends Error {
+    name = 'ZipError';
+    problem;
+    constructor(problem, message, options) {
+        super(message, options);
+        this.problem = problem;
+    }
+}
+const EOCD_SIGNATURE = 0x06054b50;
+const ZIP64_LOCATOR_SIGNATURE = 0x07064b50;
+const CENTRAL_SIGNATURE = 0x02014b50;
+const LOCAL_SIGNATURE = 0x04034b50;
+const EOCD_SIZE = 22;
+const ZIP64_LOCATOR_SIZE = 20;
+const CENTRAL_SIZE = 46;
+const LOCAL_SIZE = 30;
+const MAX_COMMENT = 0xffff;
+const ZIP64_EXTRA = 0x0001;
+const FLAG_ENCRYPTED = 0x0001;
+const FLAG_DATA_DESCRIPTOR = 0x0008;
+const FLAG_STRONG_ENCRYPTION = 0x0040;
+const FLAG_UTF8 = 0x0800;
+const STORED = 0;
+const DEFLATED = 8;
+/**
+ * The content of the entry named exactly `name` (a relative path with `/`, as the archive
+ * stores it). Throws ZipError for anything refused; `name` itself must be a safe relative path.
+ */
+function readZipEntry(archive, name, limits) {
+    if (unsafeName(name) !== undefined) {
+        throw new TypeError(`readZipEntry: ${quoted(name)} is not a safe relative path`);
+    }
+    const bytes = Buffer.from(archive.buffer, archive.byteOffset, archive.byteLength);
+    const directory = endOfCentralDirectory(bytes);
+    if (directory.entries > limits.maxEntries) {
+        throw new ZipError('too-large', `the zip holds ${directory.entries} entries, more than the ${limits.maxEntries} allowed`);
+    }
+    const entries = centralDirectory(bytes, directory);
+    const entry = entries.find(e => e.name === name);
+    if (entry === undefined) {
+        const listed = entries
+            .slice(0, 10)
+            .map(e => quoted(e.name))
+            .join(', ');
+        const more = entries.length > 10 ? `, and ${entries.length - 10} more` : '';
+        throw new ZipError('missing', `the zip has no entry ${quoted(name)} (it holds ${entries.length === 0 ? 'nothing' : listed + more})`);
+    }
+    return content(bytes, entry, entries, directory.offset, limits.maxBytes);
+}
+/**
+ * The end-of-central-directory record: the one signature from which the record and its comment
+ * reach exactly to the end of the archive. A comment holding a second such record is refused,
+ * since another reader could take that one.
+ */
+function endOfCentralDirectory(bytes) {
+    if (bytes.length < EOCD_SIZE) {
+        throw new ZipError('malformed', `not a zip: ${bytes.length} bytes is too short to be one`);
+    }
+    const candidates = [];
+    const lowest = Math.max(0, bytes.length - EOCD_SIZE - MAX_COMMENT);
+    for (let at = bytes.length - EOCD_SIZE; at >= lowest; at--) {
+        if (bytes.readUInt32LE(at) === EOCD_SIGNATURE &&
+            at + EOCD_SIZE + bytes.readUInt16LE(at + 20) === bytes.length) {
+            candidates.push(at);
+        }
+    }
+    const [at, ...others] = candidates;
+    if (at === undefined) {
+        throw new ZipError('malformed', 'not a zip, or one cut short: no end-of-central-directory record at its end');
+    }
+    if (others.length > 0) {
+        throw new ZipError('malformed', 'the zip has more than one end-of-central-directory record: which is meant is ambiguous');
+    }
+    const disk = bytes.readUInt16LE(at + 4);
+    const directoryDisk = bytes.readUInt16LE(at + 6);
+    const onDisk = bytes.readUInt16LE(at + 8);
+    const entries = bytes.readUInt16LE(at + 10);
+    const size = bytes.readUInt32LE(at + 12);
+    const offset = bytes.readUInt32LE(at + 16);
+    if (entries === 0xffff ||
+        size === 0xffffffff ||
+        offset === 0xffffffff ||
+        (at >= ZIP64_LOCATOR_SIZE &&
+            bytes.readUInt32LE(at - ZIP64_LOCATOR_SIZE) === ZIP64_LOCATOR_SIGNATURE)) {
+        throw new ZipError('unsupported', 'the zip is a zip64 archive, which is not accepted');
+    }
+    if (disk !== 0 || directoryDisk !== 0 || onDisk !== entries) {
+        throw new ZipError('unsupported', 'the zip spans several disks, which is not accepted');
+    }
+    if (offset + size !== at) {
+        throw new ZipError('malformed', `the zip's central directory (${size} bytes at ${offset}) does not end where its end record starts (${at})`);
+    }
+    return { entries, size, offset };
+}
+function centralDirectory(bytes, directory) {
+    const entries = [];
+    const seen = new Set();
+    const end = directory.offset + directory.size;
+    let at = directory.offset;
+    for (let i = 0; i < directory.entries; i++) {
+        if (at + CENTRAL_SIZE > end || bytes.readUInt32LE(at) !== CENTRAL_SIGNATURE) {
+            throw new ZipError('malformed', `the zip's central directory ends before its entry ${i + 1} of ${directory.entries}`);
+        }
+        const flags = bytes.readUInt16LE(at + 8);
+        const nameLength = bytes.readUInt16LE(at + 28);
+        const extraLength = bytes.readUInt16LE(at + 30);
+        const commentLength = bytes.readUInt16LE(at + 32);
+        const next = at + CENTRAL_SIZE + nameLength + extraLength + commentLength;
+        if (next > end) {
+            throw new ZipError('malformed', `the zip's central directory entry ${i + 1} runs past its end`);
+        }
+        const rawName = bytes.subarray(at + CENTRAL_SIZE, at + CENTRAL_SIZE + nameLength);
+        const name = decodeName(rawName, flags);
+        const entry = {
+            name,
+            rawName,
+            flags,
+            method: bytes.readUInt16LE(at + 10),
+            crc: bytes.readUInt32LE(at + 16),
+            compressedSize: bytes.readUInt32LE(at + 20),
+            uncompressedSize: bytes.readUInt32LE(at + 24),
+            localOffset: bytes.readUInt32LE(at + 42)
+        };
+        const extra = bytes.subarray(at + CENTRAL_SIZE + nameLength, at + CENTRAL_SIZE + nameLength + extraLength);
+        checkEntry(entry, extra, bytes.readUInt16LE(at + 34));
+        if (seen.has(name)) {
+            throw new ZipError('duplicate-name', `the zip holds two entries named ${quoted(name)}: which is meant is ambiguous`);
+        }
+        seen.add(name);
+        entries.push(entry);
+        at = next;
+    }
+    if (at !== end) {
+        throw new ZipError('malformed', `the zip's central directory holds more than the ${directory.entries} entries its end record counts`);
+    }
+    return entries;
+}
+/** What every entry must be, read or not: a zip that breaks these was not written by the toolkit. */
+function checkEntry(entry, extra, diskStart) {
+    const shown = quoted(entry.name);
+    const problem = unsafeName(entry.name.endsWith('/') ? entry.name.slice(0, -1) : entry.name);
+    if (problem !== undefined) {
+        throw new ZipError('unsafe-name', `the zip holds an entry named ${shown}, which ${problem}`);
+    }
+    if (entry.compressedSize === 0xffffffff ||
+        entry.uncompressedSize === 0xffffffff ||
+        entry.localOffset === 0xffffffff ||
+        diskStart === 0xffff ||
+        hasExtra(extra, ZIP64_EXTRA)) {
+        throw new ZipError('unsupported', `the zip's entry ${shown} is zip64, which is not accepted`);
+    }
+    if (diskStart !== 0) {
+        throw new ZipError('unsupported', `the zip's entry ${shown} is on another disk`);
+    }
+    if ((entry.flags & (FLAG_ENCRYPTED | FLAG_STRONG_ENCRYPTION)) !== 0) {
+        throw new ZipError('unsupported', `the zip's entry ${shown} is encrypted, which is not accepted`);
+    }
+}
+/** Walks the extra field's (id, size, data) records; one that runs past the end is malformed. */
+function hasExtra(extra, id) {
+    let at = 0;
+    let found = false;
+    while (at + 4 <= extra.length) {
+        if (extra.readUInt16LE(at) === id)
+            found = true;
+        at += 4 + extra.readUInt16LE(at + 2);
+    }
+    if (at !== extra.length) {
+        throw new ZipError('malformed', "an entry's extra field runs past its end");
+    }
+    return found;
+}
+/** UTF-8 when the entry says so (upload-artifact's names always are), else one byte a character. */
+function decodeName(raw, flags) {
+    if ((flags & FLAG_UTF8) === 0)
+        return Buffer.from(raw).toString('latin1');
+    try {
+        return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(raw);
+    }
+    catch {
+        throw new ZipError('malformed', 'an entry says its name is UTF-8 and it is not');
+    }
+}
+/** Why `name` is not a plain relative path, or undefined when it is one. */
+function unsafeName(name) {
+    if (name === '')
+        return 'is empty';
+    if (name.startsWith('/'))
+        return 'is absolute';
+    if (/^[A-Za-z]:/.test(name))
+        return 'names a drive';
+    if (name.includes('\\'))
+        return 'holds a backslash';
+    // eslint-disable-next-line no-control-regex
+    if (/[\u0000-\u001f\u007f]/.test(name))
+        return 'holds a control character';
+    const segments = name.split('/');
+    if (segments.includes('..'))
+        return 'climbs out of the archive with ..';
+    if (segments.some(s => s === '' || s === '.'))
+        return 'has an empty or . segment';
+    return undefined;
+}
+function content(bytes, entry, entries, directoryOffset, maxBytes) {
+    const shown = quoted(entry.name);
+    if (entry.method !== STORED && entry.method !== DEFLATED) {
+        throw new ZipError('unsupported', `the zip's entry ${shown} uses compression method ${entry.method}; only stored (0) and deflate (8) are accepted`);
+    }
+    if (entry.uncompressedSize > maxBytes) {
+        throw new ZipError('too-large', `the zip's entry ${shown} says it holds ${entry.uncompressedSize} bytes, more than the ${maxBytes} allowed`);
+    }
+    if (entry.method === STORED && entry.compressedSize !== entry.uncompressedSize) {
+        throw new ZipError('malformed', `the zip's entry ${shown} is stored, yet says it is ${entry.compressedSize} bytes compressed and ${entry.uncompressedSize} not`);
+    }
+    const data = entryData(bytes, entry, directoryOffset);
+    // Another entry starting inside this one's bytes: overlapping entries, a zip bomb's trick.
+    const overlapping = entries.find(e => e !== entry && e.localOffset >= entry.localOffset && e.localOffset < data.end);
+    if (overlapping !== undefined) {
+        throw new ZipError('malformed', `the zip's entries ${shown} and ${quoted(overlapping.name)} overlap`);
+    }
+    const compressed = bytes.subarray(data.start, data.end);
+    const output = entry.method === STORED ? Buffer.from(compressed) : inflate(compressed, entry);
+    if (output.length !== entry.uncompressedSize) {
+        throw new ZipError('malformed', `the zip's entry ${shown} says it holds ${entry.uncompressedSize} bytes and holds ${output.length}`);
+    }
+    const actual = (0,external_node_zlib_.crc32)(output);
+    if (actual !== entry.crc) {
+        throw new ZipError('crc-mismatch', `the zip's entry ${shown} is corrupt or altered: CRC-32 ${zip_hex(actual)}, declared ${zip_hex(entry.crc)}`);
+    }
+    return output;
+}
+/** Where the entry's bytes lie, after its local header, checked against the central directory. */
+function entryData(bytes, entry, directoryOffset) {
+    const shown = quoted(entry.name);
+    const at = entry.localOffset;
+    if (at + LOCAL_SIZE > directoryOffset || bytes.readUInt32LE(at) !== LOCAL_SIGNATURE) {
+        throw new ZipError('malformed', `the zip's entry ${shown} has no local header where it says`);
+    }
+    const flags = bytes.readUInt16LE(at + 6);
+    const method = bytes.readUInt16LE(at + 8);
+    const nameLength = bytes.readUInt16LE(at + 26);
+    const extraLength = bytes.readUInt16LE(at + 28);
+    const start = at + LOCAL_SIZE + nameLength + extraLength;
+    const end = start + entry.compressedSize;
+    if (end > directoryOffset) {
+        throw new ZipError('malformed', `the zip's entry ${shown} runs into its central directory`);
+    }
+    const localName = bytes.subarray(at + LOCAL_SIZE, at + LOCAL_SIZE + nameLength);
+    if (!Buffer.from(entry.rawName).equals(localName)) {
+        throw new ZipError('malformed', `the zip's entry ${shown} is named ${quoted(decodeName(localName, flags))} in its local header`);
+    }
+    if (hasExtra(bytes.subarray(at + LOCAL_SIZE + nameLength, start), ZIP64_EXTRA)) {
+        throw new ZipError('unsupported', `the zip's entry ${shown} is zip64, which is not accepted`);
+    }
+    const sameFlags = ((flags ^ entry.flags) & (FLAG_ENCRYPTED | FLAG_DATA_DESCRIPTOR)) === 0;
+    if (method !== entry.method || !sameFlags) {
+        throw new ZipError('malformed', `the zip's entry ${shown} has a local header that contradicts its central directory entry`);
+    }
+    // With a data descriptor the local header's CRC and sizes may be zero; else they must agree.
+    if ((flags & FLAG_DATA_DESCRIPTOR) === 0) {
+        const crc = bytes.readUInt32LE(at + 14);
+        const compressedSize = bytes.readUInt32LE(at + 18);
+        const uncompressedSize = bytes.readUInt32LE(at + 22);
+        if (crc !== entry.crc ||
+            compressedSize !== entry.compressedSize ||
+            uncompressedSize !== entry.uncompressedSize) {
+            throw new ZipError('malformed', `the zip's entry ${shown} has a local header whose CRC or sizes contradict its central directory entry`);
+        }
+    }
+    return { start, end };
+}
+/**
+ * At most the declared size is inflated: more than that is a lie, found without holding it. The
+ * deflate stream must end exactly where the entry's bytes do.
+ */
+function inflate(compressed, entry) {
+    const shown = quoted(entry.name);
+    let inflated;
+    try {
+        // maxOutputLength must be at least 1; an empty entry inflates to nothing either way.
+        inflated = (0,external_node_zlib_.inflateRawSync)(compressed, {
+            maxOutputLength: Math.max(1, entry.uncompressedSize),
+            info: true
+        });
+    }
+    catch (error) {
+        if (isCode(error, 'ERR_BUFFER_TOO_LARGE')) {
+            throw new ZipError('too-large', `the zip's entry ${shown} inflates to more than the ${entry.uncompressedSize} bytes it declares`, { cause: error });
+        }
+        throw new ZipError('malformed', `the zip's entry ${shown} is not valid deflate data (${error instanceof Error ? error.message : String(error)})`, { cause: error });
+    }
+    if (inflated.engine.bytesWritten !== compressed.length) {
+        throw new ZipError('malformed', `the zip's entry ${shown} has ${compressed.length - inflated.engine.bytesWritten} bytes after its deflate stream ends`);
+    }
+    return inflated.buffer;
+}
+/** A name from the archive, for a message: quoted, invisible characters escaped, cut at 200. */
+function quoted(name) {
+    const cut = name.length > 200 ? `${name.slice(0, 200)}…` : name;
+    return JSON.stringify(cut).replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, c => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`);
+}
+function isCode(error, code) {
+    return typeof error === 'object' && error !== null && 'code' in error && error.code === code;
+}
+function zip_hex(value) {
+    return value.toString(16).padStart(8, '0');
+}
+
+;// CONCATENATED MODULE: ./src/github/artifacts.ts
+
+
+
+/** The download of the zip may not pass this many bytes unless `maxDownloadBytes` says otherwise. */
+const MAX_DOWNLOAD_BYTES = 16 * 1024 * 1024;
+/** An artifact's zip may hold at most this many entries unless `maxEntries` says otherwise. */
+const MAX_ENTRIES = 1000;
+/** The download from blob storage, answer and body, must be done within this many milliseconds. */
+const DOWNLOAD_TIMEOUT_MS = 60_000;
+/**
+ * The run's artifact named exactly `name` (`GET …/actions/runs/{run_id}/artifacts?name=`, every
+ * page), undefined when there is none. Should several share the name, the newest that has not
+ * expired, or the newest expired one when all have. Any job of the run could have uploaded it: the
+ * name says nothing about which.
+ */
+async function findArtifact(github, where) {
+    let listed;
+    try {
+        listed = await github.paginate(github.rest.actions.listWorkflowRunArtifacts, {
+            owner: where.owner,
+            repo: where.repo,
+            run_id: where.runId,
+            name: where.name,
+            per_page: 100
+        });
+    }
+    catch (error) {
+        throw actionsError(error, `the artifacts of workflow run ${where.runId}`, where);
+    }
+    const newestFirst = listed
+        .filter(a => a.name === where.name)
+        .sort((a, b) => Date.parse(b.created_at ?? '') - Date.parse(a.created_at ?? '') || b.id - a.id);
+    const chosen = newestFirst.find(a => !a.expired) ?? newestFirst[0];
+    return chosen === undefined
+        ? undefined
+        : {
+            id: chosen.id,
+            name: chosen.name,
+            sizeInBytes: chosen.size_in_bytes,
+            expired: chosen.expired
+        };
+}
+/**
+ * The bytes of one file of an artifact. GitHub answers the download
+ * (`GET …/actions/artifacts/{artifact_id}/zip`) with a redirect to a short-lived signed URL on its
+ * blob storage; the redirect is not followed by Octokit, which would send the token along when the
+ * target shares the API's origin (as on some GitHub Enterprise Server setups), but fetched here
+ * with no credentials at all. Throws ActionsError (permission, not found, expired, too large,
+ * failed download) or ZipError (the zip refused).
+ */
+async function downloadArtifactFile(github, request) {
+    const what = `artifact ${request.artifactId}`;
+    const maxDownload = request.maxDownloadBytes ?? MAX_DOWNLOAD_BYTES;
+    const location = await downloadLocation(github, request, what);
+    const signal = AbortSignal.timeout(request.timeoutMs ?? DOWNLOAD_TIMEOUT_MS);
+    const fetch = request.fetch ?? proxiedFetch(Number.POSITIVE_INFINITY);
+    // The signed URL is a credential for a minute: messages name its host only.
+    const host = location.host;
+    let response;
+    try {
+        response = await fetch(location, { signal, redirect: 'follow' });
+    }
+    catch (error) {
+        throw new ActionsError('download', `could not download ${what} from ${host}: ${artifacts_reason(error)}`, undefined, { cause: error });
+    }
+    if (!response.ok) {
+        await response.body?.cancel();
+        throw new ActionsError('download', `could not download ${what}: ${host} answered ${response.status}`, response.status);
+    }
+    const length = response.headers.get('content-length');
+    if (length !== null && Number(length) > maxDownload) {
+        await response.body?.cancel();
+        throw tooLarge(what, `${length} bytes`, maxDownload);
+    }
+    const zip = await readBounded(response, maxDownload, what, host);
+    return readZipEntry(zip, request.file, {
+        maxBytes: request.maxBytes,
+        maxEntries: request.maxEntries ?? MAX_ENTRIES
+    });
+}
+/** The blob storage URL GitHub redirects the artifact's download to. */
+async function downloadLocation(github, request, what) {
+    let status;
+    let location;
+    let answeredAt;
+    try {
+        const response = await github.rest.actions.downloadArtifact({
+            owner: request.owner,
+            repo: request.repo,
+            artifact_id: request.artifactId,
+            archive_format: 'zip',
+            request: { redirect: 'manual' }
+        });
+        status = response.status;
+        location = response.headers.location;
+        answeredAt = response.url;
+    }
+    catch (error) {
+        throw actionsError(error, what, request);
+    }
+    if (status !== 302 || location === undefined) {
+        throw new ActionsError('download', `GitHub answered the download of ${what} with ${status}${location === undefined ? ' and no Location' : ''}, not a redirect to its zip`, status);
+    }
+    let url;
+    try {
+        url = new URL(location, answeredAt);
+    }
+    catch {
+        throw new ActionsError('download', `GitHub redirected the download of ${what} to no valid URL`);
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+        throw new ActionsError('download', `GitHub redirected the download of ${what} to a ${url.protocol} URL, not an HTTP one`);
+    }
+    return url;
+}
+/** The body, refused as soon as it passes `max` bytes, whatever Content-Length said. */
+async function readBounded(response, max, what, host) {
+    // Node's types leave the chunks `any`; fetch's are Uint8Array.
+    const body = response.body;
+    if (body === null)
+        return new Uint8Array(0);
+    const reader = body.getReader();
+    const chunks = [];
+    let total = 0;
+    try {
+        for (;;) {
+            const { done, value } = await reader.read();
+            if (done)
+                break;
+            total += value.byteLength;
+            if (total > max) {
+                await reader.cancel();
+                throw tooLarge(what, `more than ${max} bytes`, max);
+            }
+            chunks.push(value);
+        }
+    }
+    catch (error) {
+        if (error instanceof ActionsError)
+            throw error;
+        throw new ActionsError('download', `could not download ${what} from ${host}: ${artifacts_reason(error)}`, undefined, { cause: error });
+    }
+    return Buffer.concat(chunks, total);
+}
+function tooLarge(what, size, max) {
+    return new ActionsError('too-large', `${what} is ${size} to download, more than the ${max} allowed: the gates job uploads ` +
+        'more than its results');
+}
+function artifacts_reason(error) {
+    if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
+        return 'timed out';
+    }
+    const cause = error instanceof Error ? error.cause : undefined;
+    const detail = cause instanceof Error ? `: ${cause.message}` : '';
+    return `${error instanceof Error ? error.message : String(error)}${detail}`;
+}
+
 ;// CONCATENATED MODULE: ./src/github/port.ts
+
+
+
 
 
 
@@ -55392,7 +56133,27 @@ function octokitPort(repo, client) {
         fileAt: (path, ref) => fileAt(api(), { ...repo, path, ref }),
         comments: (issue, marker) => findComments(api(), { ...repo, issue, marker }),
         upsertComment: (issue, body, existing) => upsertComment(api(), { ...repo, issue }, body, existing),
-        checkRun: (where, evaluation, failOn) => publishCheckRun(api(), { ...repo, ...where }, evaluation, failOn)
+        checkRun: (where, evaluation, failOn) => publishCheckRun(api(), { ...repo, ...where }, evaluation, failOn),
+        recordingRun: (runId, attempt, jobName) => {
+            const where = { ...repo, runId };
+            let record;
+            let conclusion;
+            return {
+                description: `the job \`${jobName}\` of run ${runId}`,
+                recordText: () => (record ??= findArtifact(api(), { ...where, name: GATES_ARTIFACT }).then(async (found) => found === undefined
+                    ? undefined
+                    : (await downloadArtifactFile(api(), {
+                        ...repo,
+                        artifactId: found.id,
+                        file: GATES_FILE,
+                        maxBytes: MAX_RECORD_BYTES
+                    })).toString('utf8'))),
+                jobConclusion: () => (conclusion ??= runJobs(api(), { ...where, attempt }).then(jobs => {
+                    const job = jobs.find(j => j.name === jobName);
+                    return job === undefined ? undefined : job.conclusion;
+                }))
+            };
+        }
     };
 }
 
@@ -64392,6 +65153,36 @@ exports.visitAsync = visitAsync;
 /******/ 	};
 /******/ })();
 /******/ 
+/******/ /* webpack/runtime/create fake namespace object */
+/******/ (() => {
+/******/ 	var getProto = Object.getPrototypeOf ? (obj) => (Object.getPrototypeOf(obj)) : (obj) => (obj.__proto__);
+/******/ 	var leafPrototypes;
+/******/ 	// create a fake namespace object
+/******/ 	// mode & 1: value is a module id, require it
+/******/ 	// mode & 2: merge all properties of value into the ns
+/******/ 	// mode & 4: return value when already ns object
+/******/ 	// mode & 16: return value when it's Promise-like
+/******/ 	// mode & 8|1: behave like require
+/******/ 	__nccwpck_require__.t = function(value, mode) {
+/******/ 		if(mode & 1) value = this(value);
+/******/ 		if(mode & 8) return value;
+/******/ 		if(typeof value === 'object' && value) {
+/******/ 			if((mode & 4) && value.__esModule) return value;
+/******/ 			if((mode & 16) && typeof value.then === 'function') return value;
+/******/ 		}
+/******/ 		var ns = Object.create(null);
+/******/ 		__nccwpck_require__.r(ns);
+/******/ 		var def = {};
+/******/ 		leafPrototypes = leafPrototypes || [null, getProto({}), getProto([]), getProto(getProto)];
+/******/ 		for(var current = mode & 2 && value; typeof current == 'object' && !~leafPrototypes.indexOf(current); current = getProto(current)) {
+/******/ 			Object.getOwnPropertyNames(current).forEach((key) => (def[key] = () => (value[key])));
+/******/ 		}
+/******/ 		def['default'] = () => (value);
+/******/ 		__nccwpck_require__.d(ns, def);
+/******/ 		return ns;
+/******/ 	};
+/******/ })();
+/******/ 
 /******/ /* webpack/runtime/define property getters */
 /******/ (() => {
 /******/ 	// define getter functions for harmony exports
@@ -64407,6 +65198,17 @@ exports.visitAsync = visitAsync;
 /******/ /* webpack/runtime/hasOwnProperty shorthand */
 /******/ (() => {
 /******/ 	__nccwpck_require__.o = (obj, prop) => (Object.prototype.hasOwnProperty.call(obj, prop))
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/make namespace object */
+/******/ (() => {
+/******/ 	// define __esModule on exports
+/******/ 	__nccwpck_require__.r = (exports) => {
+/******/ 		if(typeof Symbol !== 'undefined' && Symbol.toStringTag) {
+/******/ 			Object.defineProperty(exports, Symbol.toStringTag, { value: 'Module' });
+/******/ 		}
+/******/ 		Object.defineProperty(exports, '__esModule', { value: true });
+/******/ 	};
 /******/ })();
 /******/ 
 /************************************************************************/

@@ -9,7 +9,7 @@ import {
   type LanguageModelUsage,
   type ModelMessage
 } from 'ai'
-import { ResponseTooLargeError } from './fetch.js'
+import { ResponseTooLargeError } from '../util/fetch.js'
 import type { Validation } from './judge-schema.js'
 import { extractJson } from './extract-json.js'
 import type { Provider } from '../rubric/model-id.js'

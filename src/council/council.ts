@@ -14,7 +14,7 @@ import {
 import { countTokens } from '../evidence/tokens.js'
 import type { Rubric } from '../rubric/types.js'
 import type { Council, CouncilOutcome, CouncilRequest, JudgeRun } from './types.js'
-import { proxiedFetch } from './fetch.js'
+import { proxiedFetch } from '../util/fetch.js'
 
 /** Timing and retry defaults, in one place (documented in docs/council.md). */
 export const COUNCIL_DEFAULTS = {

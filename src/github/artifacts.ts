@@ -1,4 +1,4 @@
-import { proxiedFetch } from '../fetch.js'
+import { proxiedFetch } from '../util/fetch.js'
 import { ActionsError, actionsError, type RunWhere } from './actions-runs.js'
 import type { GitHub } from './client.js'
 import type { Repo } from './comment.js'

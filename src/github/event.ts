@@ -145,7 +145,7 @@ async function workflowRunContext(
   if (run.conclusion === 'cancelled' || run.conclusion === 'skipped') {
     return {
       kind: 'skip',
-      message: `the triggering run was ${String(run.conclusion)}: nothing to review`
+      message: `the triggering run was ${run.conclusion}: nothing to review`
     }
   }
   const runId = run.id

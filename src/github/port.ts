@@ -1,4 +1,5 @@
 import type { Evaluation } from '../engine/evaluation.js'
+import { GATES_ARTIFACT, GATES_FILE, MAX_RECORD_BYTES } from '../gates/record.js'
 import type { RecordingRun } from '../gates/recorded.js'
 import type { FailOn } from '../verdict/outcome.js'
 import { publishCheckRun, type CheckRunOutcome } from './check-run.js'
@@ -11,6 +12,8 @@ import {
   type Repo
 } from './comment.js'
 import { fileAt } from './contents.js'
+import { runJobs } from './actions-runs.js'
+import { downloadArtifactFile, findArtifact } from './artifacts.js'
 
 /**
  * Everything the action asks of GitHub, for one repository. The action's flow is written against
@@ -60,6 +63,32 @@ export function octokitPort(
     upsertComment: (issue, body, existing) =>
       upsertComment(api(), { ...repo, issue }, body, existing),
     checkRun: (where, evaluation, failOn) =>
-      publishCheckRun(api(), { ...repo, ...where }, evaluation, failOn)
+      publishCheckRun(api(), { ...repo, ...where }, evaluation, failOn),
+    recordingRun: (runId, attempt, jobName) => {
+      const where = { ...repo, runId }
+      let record: Promise<string | undefined> | undefined
+      let conclusion: Promise<string | null | undefined> | undefined
+      return {
+        description: `the job \`${jobName}\` of run ${runId}`,
+        recordText: () =>
+          (record ??= findArtifact(api(), { ...where, name: GATES_ARTIFACT }).then(async found =>
+            found === undefined
+              ? undefined
+              : (
+                  await downloadArtifactFile(api(), {
+                    ...repo,
+                    artifactId: found.id,
+                    file: GATES_FILE,
+                    maxBytes: MAX_RECORD_BYTES
+                  })
+                ).toString('utf8')
+          )),
+        jobConclusion: () =>
+          (conclusion ??= runJobs(api(), { ...where, attempt }).then(jobs => {
+            const job = jobs.find(j => j.name === jobName)
+            return job === undefined ? undefined : job.conclusion
+          }))
+      }
+    }
   }
 }

@@ -1,6 +1,6 @@
 import { createServer } from 'node:http'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { proxiedFetch } from '../../src/council/fetch.js'
+import { proxiedFetch } from '../../src/util/fetch.js'
 import { startConnectProxy, type ConnectProxy } from '../helpers/connect-proxy.js'
 import { listenOnLoopback, type Listening } from '../helpers/listen.js'
 
