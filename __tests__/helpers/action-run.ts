@@ -30,6 +30,8 @@ export interface RunOptions {
   /** GITHUB_API_URL; the GitHub stand-in's address. */
   readonly apiUrl?: string
   readonly env?: Record<string, string>
+  /** The bundle to run: the action (default) or the gates sub-action (`gates/dist/index.js`). */
+  readonly script?: string
 }
 
 /** A runner's temp folder, file commands and environment for one run, as the runner sets them. */
@@ -72,7 +74,7 @@ export async function runAction(options: RunOptions): Promise<ActionRun> {
   const { outputFile, summaryFile, env } = prepareRunner(options)
   const { code, stdout } = await promisify(execFile)(
     process.execPath,
-    [join(ROOT, 'dist/index.js')],
+    [join(ROOT, options.script ?? 'dist/index.js')],
     {
       env,
       maxBuffer: 64 * 1024 * 1024

@@ -56139,7 +56139,7 @@ function octokitPort(repo, client) {
             let record;
             let conclusion;
             return {
-                description: `the job \`${jobName}\` of run ${runId}`,
+                description: `the job "${jobName}" of run ${runId}`,
                 recordText: () => (record ??= findArtifact(api(), { ...where, name: GATES_ARTIFACT }).then(async (found) => found === undefined
                     ? undefined
                     : (await downloadArtifactFile(api(), {

