@@ -5,12 +5,13 @@ import { join, resolve } from 'node:path'
 import { prepareRun } from './action/context.js'
 import { InputError, readActionInputs } from './action/inputs.js'
 import { actionsGateLog } from './action/log.js'
+import { coreIO } from './action/io.js'
 import { internalError } from './action/publish.js'
 import { chooseRubric } from './action/rubric.js'
 import { gateEnvironment } from './gates/environment.js'
 import { GATES_FILE, writeRecord } from './gates/record.js'
 import { gatesHere } from './gates/run.js'
-import { octokitPort } from './github/port.js'
+import { actionGitHub } from './github/port.js'
 import { formatIssue } from './rubric/errors.js'
 import { parseRubric } from './rubric/parse.js'
 import { maskSecrets, secretValues } from './util/secrets.js'
@@ -31,10 +32,7 @@ export async function runGatesAction(): Promise<void> {
     const inputs = readActionInputs(name => core.getInput(name))
     const dirs = { workspace, tempDir, cwd: resolve(workspace, inputs.workingDirectory) }
     const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '').split('/')
-    const baseUrl = env.GITHUB_API_URL ?? 'https://api.github.com'
-    const github = inputs.githubToken
-      ? octokitPort({ owner, repo }, { token: inputs.githubToken, baseUrl, warn: core.warning })
-      : undefined
+    const github = actionGitHub(env, inputs.githubToken, core.warning)
     const prepared = await prepareRun(env, inputs, dirs, github)
     if (prepared.kind === 'skip') {
       core.notice(`Rubric Council gates: ${prepared.message}`)
@@ -93,6 +91,6 @@ export async function runGatesAction(): Promise<void> {
     if (error instanceof InputError) {
       core.setFailed(`Rubric Council gates: ${error.message}`)
       process.exitCode = 2
-    } else internalError(error)
+    } else internalError(error, coreIO())
   }
 }

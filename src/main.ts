@@ -5,10 +5,11 @@ import { fileURLToPath } from 'node:url'
 import { prepareRun } from './action/context.js'
 import { InputError, readActionInputs } from './action/inputs.js'
 import { reviewPorts } from './action/ports.js'
+import { coreIO } from './action/io.js'
 import { endEarly, internalError, runUrl } from './action/publish.js'
 import { reviewPullRequest } from './action/review.js'
 import { chooseRubric } from './action/rubric.js'
-import { octokitPort } from './github/port.js'
+import { actionGitHub } from './github/port.js'
 import type { FailOn } from './verdict/outcome.js'
 import { maskSecrets, secretValues } from './util/secrets.js'
 
@@ -19,6 +20,7 @@ import { maskSecrets, secretValues } from './util/secrets.js'
  */
 export async function run(): Promise<void> {
   const env = process.env
+  const io = coreIO()
   // Registered first, so no log line, summary or annotation below can show them.
   const secrets = secretValues(env)
   for (const secret of secrets) core.setSecret(secret)
@@ -29,28 +31,24 @@ export async function run(): Promise<void> {
   try {
     const inputs = readActionInputs(name => core.getInput(name))
     where = { ...where, failOn: inputs.failOn, cwd: resolve(workspace, inputs.workingDirectory) }
-    const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '').split('/')
-    const baseUrl = env.GITHUB_API_URL ?? 'https://api.github.com'
-    const github = inputs.githubToken
-      ? octokitPort({ owner, repo }, { token: inputs.githubToken, baseUrl, warn: core.warning })
-      : undefined
+    const github = actionGitHub(env, inputs.githubToken, io.warning)
     const prepared = await prepareRun(env, inputs, where, github)
     if (prepared.kind !== 'ready') {
-      await endEarly(prepared, where)
+      await endEarly(prepared, where, io)
       return
     }
     const { run } = prepared
     const bundleDir = dirname(fileURLToPath(import.meta.url))
-    const ports = reviewPorts({ env, inputs, dirs: where, run, github, mask, bundleDir })
+    const ports = reviewPorts({ env, inputs, dirs: where, run, github, mask, bundleDir, io })
     const rubric = chooseRubric(github, run, inputs, where)
-    const detailsUrl = runUrl(env)
-    await reviewPullRequest(run, inputs, rubric, ports, {
-      ...where,
-      ...(detailsUrl && { detailsUrl })
-    })
+    await reviewPullRequest(
+      { run, inputs, rubric, ports },
+      { ...where, detailsUrl: runUrl(env) },
+      io
+    )
   } catch (error) {
     if (error instanceof InputError)
-      await endEarly({ kind: 'invalid', message: error.message }, where)
-    else internalError(error)
+      await endEarly({ kind: 'invalid', message: error.message }, where, io)
+    else internalError(error, io)
   }
 }

@@ -30745,7 +30745,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _gates_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2697);
+/* harmony import */ var _gates_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1086);
 
 await (0,_gates_main_js__WEBPACK_IMPORTED_MODULE_0__/* .runGatesAction */ .K)();
 
@@ -30754,7 +30754,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 2697:
+/***/ 1086:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -32161,7 +32161,7 @@ const _summary = new Summary();
  * @deprecated use `core.summary`
  */
 const markdownSummary = (/* unused pure expression or super */ null && (_summary));
-const summary = (/* unused pure expression or super */ null && (_summary));
+const summary = _summary;
 //# sourceMappingURL=summary.js.map
 ;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/path-utils.js
 
@@ -47336,16 +47336,45 @@ function actionsGateLog(write = text => process.stdout.write(text)) {
     };
 }
 /** The council's progress in the job log: who is asked, then each judge as it answers. */
-function councilProgress() {
+function councilProgress(io) {
     return {
         started: calls => {
-            core.info(councilStartLine(calls));
+            io.info(councilStartLine(calls));
         },
         finished: run => {
-            core.info(judgeLine(run));
+            io.info(judgeLine(run));
         },
         tieBreak: (call, split) => {
-            core.info(tieBreakLine(call.judge, split));
+            io.info(tieBreakLine(call.judge, split));
+        }
+    };
+}
+
+;// CONCATENATED MODULE: ./src/action/io.ts
+
+function coreIO() {
+    return {
+        info: info,
+        notice: notice,
+        warning: warning,
+        error: (message, place) => {
+            error(message, place);
+        },
+        group: (name, text) => {
+            startGroup(name);
+            info(text);
+            endGroup();
+        },
+        setOutput: setOutput,
+        summary: async (markdown) => {
+            if (process.env.GITHUB_STEP_SUMMARY)
+                await summary.addRaw(markdown).write();
+            else
+                info(markdown);
+        },
+        fail: (message, exitCode) => {
+            setFailed(message);
+            process.exitCode = exitCode;
         }
     };
 }
@@ -47490,21 +47519,20 @@ function json_toJsonReport(evaluation) {
 
 
 
-
 /**
  * GitHub keeps at most 1 MiB of job summary per step. A UTF-16 code unit is at most 3 bytes of
  * UTF-8, so this many characters always fit.
  */
 const SUMMARY_BUDGET = 340_000;
 /** Writes everything the action reports, then ends the step per `fail-on`. */
-async function publish(evaluation, context) {
+async function publish(evaluation, context, io) {
     const { verdict, rubric } = evaluation;
     await mkdir(context.tempDir, { recursive: true });
     const reportPath = join(context.tempDir, 'report.json');
     await writeFile(reportPath, `${JSON.stringify(toJsonReport(evaluation), null, 2)}\n`);
     for (const issue of rubric.problems) {
         const file = annotationPath(context.workspace, context.cwd, issue.file);
-        core.error(issue.message, {
+        io.error(issue.message, {
             title: `Invalid rubric (${issue.rule})`,
             ...(file !== undefined && { file }),
             ...(file !== undefined && issue.line !== undefined && { startLine: issue.line }),
@@ -47512,30 +47540,23 @@ async function publish(evaluation, context) {
         });
     }
     const markdown = renderMarkdown(evaluation, { budget: SUMMARY_BUDGET });
-    if (process.env.GITHUB_STEP_SUMMARY) {
-        await core.summary.addRaw(markdown).write();
-    }
-    else {
-        // Outside the runner (a local run) there is no job summary: the log gets the report.
-        core.info(markdown);
-    }
-    core.setOutput('verdict', verdict.verdict);
-    core.setOutput('exit-code', String(verdict.exitCode));
-    core.setOutput('score', verdict.score === null ? '' : formatNumber(verdict.score));
-    core.setOutput('confidence', verdict.confidence === null ? '' : formatNumber(verdict.confidence));
-    core.setOutput('reasons', verdict.reasons.map(r => r.code).join(','));
-    core.setOutput('recommendation', verdict.recommendation);
-    core.setOutput('rubric-hash', rubric.hash ?? '');
-    core.setOutput('report', reportPath);
-    core.setOutput('comment-url', context.commentUrl ?? '');
+    await io.summary(markdown);
+    io.setOutput('verdict', verdict.verdict);
+    io.setOutput('exit-code', String(verdict.exitCode));
+    io.setOutput('score', verdict.score === null ? '' : formatNumber(verdict.score));
+    io.setOutput('confidence', verdict.confidence === null ? '' : formatNumber(verdict.confidence));
+    io.setOutput('reasons', verdict.reasons.map(r => r.code).join(','));
+    io.setOutput('recommendation', verdict.recommendation);
+    io.setOutput('rubric-hash', rubric.hash ?? '');
+    io.setOutput('report', reportPath);
+    io.setOutput('comment-url', context.commentUrl ?? '');
     const headline = `Rubric Council: ${verdict.verdict}${verdict.reasons.length > 0 ? ` (${verdict.reasons.map(r => r.code).join(', ')})` : ''}`;
     const outcome = outcomeOf(verdict, context.failOn);
     if (outcome.stepFails) {
-        core.setFailed(`${headline}\n${verdict.reasons.map(r => `- ${r.message}`).join('\n')}`);
-        process.exitCode = outcome.exitCode;
+        io.fail(`${headline}\n${verdict.reasons.map(r => `- ${r.message}`).join('\n')}`, outcome.exitCode);
     }
     else {
-        core.info(headline);
+        io.info(headline);
     }
 }
 /** Annotations name files relative to the repository root; files outside it get none. */
@@ -47547,11 +47568,11 @@ function annotationPath(workspace, cwd, file) {
  * A run that ends before any review: quietly, saying why, for an event with nothing to review;
  * UNCLEAR `invalid_input` for what the workflow must fix.
  */
-async function endEarly(why, context) {
+async function endEarly(why, context, io) {
     if (why.kind === 'skip')
-        core.notice(`Rubric Council: ${why.message}`);
+        io.notice(`Rubric Council: ${why.message}`);
     else
-        await publish(invalidInput(why.message), context);
+        await publish(invalidInput(why.message), context, io);
 }
 /** An evaluation that stopped on an unusable input or event, before any rubric was read. */
 function invalidInput(message) {
@@ -47563,12 +47584,11 @@ function invalidInput(message) {
     };
 }
 /** A bug: whatever was thrown, Error or not, fails the step with a name, never a verdict. */
-function internalError(error) {
-    setOutput('verdict', 'UNCLEAR');
-    setOutput('exit-code', '2');
-    setOutput('reasons', 'internal_error');
-    setFailed(`Rubric Council failed with an internal error (please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    process.exitCode = 2;
+function internalError(error, io) {
+    io.setOutput('verdict', 'UNCLEAR');
+    io.setOutput('exit-code', '2');
+    io.setOutput('reasons', 'internal_error');
+    io.fail(`Rubric Council failed with an internal error (please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`, 2);
 }
 /** The run's page, for the check run's details link. */
 function runUrl(env) {
@@ -56121,6 +56141,17 @@ function artifacts_reason(error) {
 
 
 /**
+ * The action's GitHub: the repository of GITHUB_REPOSITORY at GITHUB_API_URL (GitHub Enterprise
+ * Server too), through `token`; none without a token (a local dry run).
+ */
+function actionGitHub(env, token, warn) {
+    if (token === '')
+        return undefined;
+    const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '').split('/');
+    const baseUrl = env.GITHUB_API_URL ?? 'https://api.github.com';
+    return octokitPort({ owner, repo }, { token, baseUrl, warn });
+}
+/**
  * The port over Octokit. The client is made on first use, so that whatever runs before the first
  * request (git computing the diff) is not held up by it.
  */
@@ -56174,6 +56205,7 @@ function octokitPort(repo, client) {
 
 
 
+
 /**
  * The gates sub-action (gates/action.yml): the untrusted half of the split layout. Runs the
  * rubric's gates in the job that holds no secret, records their results for the council job
@@ -56191,10 +56223,7 @@ async function runGatesAction() {
         const inputs = readActionInputs(name => getInput(name));
         const dirs = { workspace, tempDir, cwd: (0,external_node_path_namespaceObject.resolve)(workspace, inputs.workingDirectory) };
         const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '').split('/');
-        const baseUrl = env.GITHUB_API_URL ?? 'https://api.github.com';
-        const github = inputs.githubToken
-            ? octokitPort({ owner, repo }, { token: inputs.githubToken, baseUrl, warn: warning })
-            : undefined;
+        const github = actionGitHub(env, inputs.githubToken, warning);
         const prepared = await prepareRun(env, inputs, dirs, github);
         if (prepared.kind === 'skip') {
             notice(`Rubric Council gates: ${prepared.message}`);
@@ -56252,7 +56281,7 @@ async function runGatesAction() {
             process.exitCode = 2;
         }
         else
-            internalError(error);
+            internalError(error, coreIO());
     }
 }
 

@@ -2,6 +2,7 @@ import * as core from '@actions/core'
 import { randomUUID } from 'node:crypto'
 import type { CouncilProgress } from '../council/council.js'
 import type { GateLog } from '../gates/types.js'
+import type { ActionIO } from './io.js'
 import { councilStartLine, judgeLine, tieBreakLine } from '../report/progress.js'
 
 /**
@@ -36,16 +37,16 @@ export function actionsGateLog(
 }
 
 /** The council's progress in the job log: who is asked, then each judge as it answers. */
-export function councilProgress(): CouncilProgress {
+export function councilProgress(io: ActionIO): CouncilProgress {
   return {
     started: calls => {
-      core.info(councilStartLine(calls))
+      io.info(councilStartLine(calls))
     },
     finished: run => {
-      core.info(judgeLine(run))
+      io.info(judgeLine(run))
     },
     tieBreak: (call, split) => {
-      core.info(tieBreakLine(call.judge, split))
+      io.info(tieBreakLine(call.judge, split))
     }
   }
 }

@@ -7,6 +7,7 @@ import type { PullRequestRun } from '../github/event.js'
 import type { GitHubPort } from '../github/port.js'
 import type { ActionDirs } from './context.js'
 import type { ActionInputs } from './inputs.js'
+import type { ActionIO } from './io.js'
 import { actionsGateLog, councilProgress } from './log.js'
 import { machineryOf } from './machinery.js'
 import type { ReviewPorts } from './review.js'
@@ -26,6 +27,7 @@ export function reviewPorts(options: {
   readonly github: GitHubPort | undefined
   readonly mask: (text: string) => string
   readonly bundleDir: string
+  readonly io: ActionIO
 }): ReviewPorts {
   const { env, inputs, dirs, run, mask, github } = options
   const diff = startDiff({
@@ -60,7 +62,7 @@ export function reviewPorts(options: {
       models: inputs.models,
       ...(inputs.samples !== undefined && { samples: inputs.samples }),
       mask,
-      progress: councilProgress()
+      progress: councilProgress(options.io)
     }),
     machinery: machineryOf(dirs.workspace, options.bundleDir)
   }

@@ -1,7 +1,7 @@
-import * as core from '@actions/core'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { isAbsolute, join, relative, resolve } from 'node:path'
 import type { Evaluation } from '../engine/evaluation.js'
+import type { ActionIO } from './io.js'
 import { toJsonReport } from '../report/json.js'
 import { renderMarkdown } from '../report/markdown.js'
 import { formatNumber, invalidVerdict } from '../verdict/decide.js'
@@ -24,7 +24,11 @@ export interface PublishContext {
 }
 
 /** Writes everything the action reports, then ends the step per `fail-on`. */
-export async function publish(evaluation: Evaluation, context: PublishContext): Promise<void> {
+export async function publish(
+  evaluation: Evaluation,
+  context: PublishContext,
+  io: ActionIO
+): Promise<void> {
   const { verdict, rubric } = evaluation
   await mkdir(context.tempDir, { recursive: true })
   const reportPath = join(context.tempDir, 'report.json')
@@ -32,7 +36,7 @@ export async function publish(evaluation: Evaluation, context: PublishContext): 
 
   for (const issue of rubric.problems) {
     const file = annotationPath(context.workspace, context.cwd, issue.file)
-    core.error(issue.message, {
+    io.error(issue.message, {
       title: `Invalid rubric (${issue.rule})`,
       ...(file !== undefined && { file }),
       ...(file !== undefined && issue.line !== undefined && { startLine: issue.line }),
@@ -41,30 +45,27 @@ export async function publish(evaluation: Evaluation, context: PublishContext): 
   }
 
   const markdown = renderMarkdown(evaluation, { budget: SUMMARY_BUDGET })
-  if (process.env.GITHUB_STEP_SUMMARY) {
-    await core.summary.addRaw(markdown).write()
-  } else {
-    // Outside the runner (a local run) there is no job summary: the log gets the report.
-    core.info(markdown)
-  }
+  await io.summary(markdown)
 
-  core.setOutput('verdict', verdict.verdict)
-  core.setOutput('exit-code', String(verdict.exitCode))
-  core.setOutput('score', verdict.score === null ? '' : formatNumber(verdict.score))
-  core.setOutput('confidence', verdict.confidence === null ? '' : formatNumber(verdict.confidence))
-  core.setOutput('reasons', verdict.reasons.map(r => r.code).join(','))
-  core.setOutput('recommendation', verdict.recommendation)
-  core.setOutput('rubric-hash', rubric.hash ?? '')
-  core.setOutput('report', reportPath)
-  core.setOutput('comment-url', context.commentUrl ?? '')
+  io.setOutput('verdict', verdict.verdict)
+  io.setOutput('exit-code', String(verdict.exitCode))
+  io.setOutput('score', verdict.score === null ? '' : formatNumber(verdict.score))
+  io.setOutput('confidence', verdict.confidence === null ? '' : formatNumber(verdict.confidence))
+  io.setOutput('reasons', verdict.reasons.map(r => r.code).join(','))
+  io.setOutput('recommendation', verdict.recommendation)
+  io.setOutput('rubric-hash', rubric.hash ?? '')
+  io.setOutput('report', reportPath)
+  io.setOutput('comment-url', context.commentUrl ?? '')
 
   const headline = `Rubric Council: ${verdict.verdict}${verdict.reasons.length > 0 ? ` (${verdict.reasons.map(r => r.code).join(', ')})` : ''}`
   const outcome = outcomeOf(verdict, context.failOn)
   if (outcome.stepFails) {
-    core.setFailed(`${headline}\n${verdict.reasons.map(r => `- ${r.message}`).join('\n')}`)
-    process.exitCode = outcome.exitCode
+    io.fail(
+      `${headline}\n${verdict.reasons.map(r => `- ${r.message}`).join('\n')}`,
+      outcome.exitCode
+    )
   } else {
-    core.info(headline)
+    io.info(headline)
   }
 }
 
@@ -80,10 +81,11 @@ function annotationPath(workspace: string, cwd: string, file: string): string | 
  */
 export async function endEarly(
   why: { readonly kind: 'skip' | 'invalid'; readonly message: string },
-  context: PublishContext
+  context: PublishContext,
+  io: ActionIO
 ): Promise<void> {
-  if (why.kind === 'skip') core.notice(`Rubric Council: ${why.message}`)
-  else await publish(invalidInput(why.message), context)
+  if (why.kind === 'skip') io.notice(`Rubric Council: ${why.message}`)
+  else await publish(invalidInput(why.message), context, io)
 }
 
 /** An evaluation that stopped on an unusable input or event, before any rubric was read. */
@@ -97,14 +99,14 @@ function invalidInput(message: string): Evaluation {
 }
 
 /** A bug: whatever was thrown, Error or not, fails the step with a name, never a verdict. */
-export function internalError(error: unknown): void {
-  core.setOutput('verdict', 'UNCLEAR')
-  core.setOutput('exit-code', '2')
-  core.setOutput('reasons', 'internal_error')
-  core.setFailed(
-    `Rubric Council failed with an internal error (please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`
+export function internalError(error: unknown, io: ActionIO): void {
+  io.setOutput('verdict', 'UNCLEAR')
+  io.setOutput('exit-code', '2')
+  io.setOutput('reasons', 'internal_error')
+  io.fail(
+    `Rubric Council failed with an internal error (please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    2
   )
-  process.exitCode = 2
 }
 
 /** The run's page, for the check run's details link. */

@@ -1,4 +1,3 @@
-import * as core from '@actions/core'
 import type { Council } from '../council/types.js'
 import { evaluate } from '../engine/evaluate.js'
 import type { Evaluation } from '../engine/evaluation.js'
@@ -12,6 +11,7 @@ import { commentMarker, renderComment } from '../report/comment.js'
 import { historyEntry, readHistory } from '../report/history.js'
 import { outcomeOf } from '../verdict/outcome.js'
 import type { ActionInputs } from './inputs.js'
+import type { ActionIO } from './io.js'
 import { publish, type PublishContext } from './publish.js'
 import type { RubricChoice } from './rubric.js'
 
@@ -31,14 +31,18 @@ export interface ReviewPorts {
  * (`rubric`) while the comments are.
  */
 export async function reviewPullRequest(
-  run: PullRequestRun,
-  inputs: ActionInputs,
-  rubric: Promise<RubricChoice>,
-  ports: ReviewPorts,
-  context: PublishContext & { readonly detailsUrl?: string }
+  review: {
+    readonly run: PullRequestRun
+    readonly inputs: ActionInputs
+    readonly rubric: Promise<RubricChoice>
+    readonly ports: ReviewPorts
+  },
+  context: PublishContext & { readonly detailsUrl?: string | undefined },
+  io: ActionIO
 ): Promise<void> {
+  const { run, inputs, rubric, ports } = review
   const [existing, choice] = await Promise.all([
-    inputs.comment === 'sticky' ? ourComments(ports.github, run, inputs.checkName) : [],
+    inputs.comment === 'sticky' ? ourComments(ports.github, run, inputs.checkName, io) : [],
     rubric
   ])
   const prior = existing[0] ? readHistory(existing[0].body) : []
@@ -55,24 +59,25 @@ export async function reviewPullRequest(
     ...evaluated,
     history: [...prior, historyEntry(evaluated, run.pr.headSha)]
   }
-  const commentUrl = await publishToPullRequest(ports.github, run, inputs, evaluation, {
+  const commentUrl = await publishToPullRequest(ports.github, run, inputs, evaluation, io, {
     existing,
     ...(context.detailsUrl !== undefined && { detailsUrl: context.detailsUrl })
   })
-  await publish(evaluation, { ...context, ...(commentUrl !== undefined && { commentUrl }) })
+  await publish(evaluation, { ...context, ...(commentUrl !== undefined && { commentUrl }) }, io)
 }
 
 /** Our earlier comments on the pull request; none, with a warning, when they cannot be read. */
 async function ourComments(
   github: GitHubPort | undefined,
   run: PullRequestRun,
-  checkName: string
+  checkName: string,
+  io: ActionIO
 ): Promise<readonly IssueComment[]> {
   if (!github) return []
   try {
     return await github.comments(run.pr.number, commentMarker(checkName))
   } catch (error) {
-    core.warning(
+    io.warning(
       `Could not read the pull request's comments: ${error instanceof Error ? error.message : String(error)}`
     )
     return []
@@ -88,15 +93,16 @@ async function publishToPullRequest(
   run: PullRequestRun,
   inputs: ActionInputs,
   evaluation: Evaluation,
+  io: ActionIO,
   options: { readonly existing: readonly IssueComment[]; readonly detailsUrl?: string }
 ): Promise<string | undefined> {
   const conclusion = outcomeOf(evaluation.verdict, inputs.failOn).conclusion
   if (inputs.dryRun) {
-    printDryRun(run, inputs, evaluation, conclusion)
+    printDryRun(run, inputs, evaluation, conclusion, io)
     return undefined
   }
   if (!github) {
-    core.warning(
+    io.warning(
       'Rubric Council: no github-token, so no comment and no check run; the report is in the job summary'
     )
     return undefined
@@ -105,7 +111,7 @@ async function publishToPullRequest(
   // time, so this only overlaps rendering one with sending the other.
   const [url, check] = await Promise.all([
     inputs.comment === 'sticky'
-      ? stickyComment(github, run, inputs, evaluation, options.existing)
+      ? stickyComment(github, run, inputs, evaluation, options.existing, io)
       : undefined,
     github.checkRun(
       {
@@ -117,8 +123,8 @@ async function publishToPullRequest(
       inputs.failOn
     )
   ])
-  if (check.action === 'failed') core.warning(`Rubric Council: ${check.reason}`)
-  else core.info(`Check run "${inputs.checkName}": ${conclusion}`)
+  if (check.action === 'failed') io.warning(`Rubric Council: ${check.reason}`)
+  else io.info(`Check run "${inputs.checkName}": ${conclusion}`)
   return url
 }
 
@@ -128,12 +134,13 @@ async function stickyComment(
   run: PullRequestRun,
   inputs: ActionInputs,
   evaluation: Evaluation,
-  existing: readonly IssueComment[]
+  existing: readonly IssueComment[],
+  io: ActionIO
 ): Promise<string | undefined> {
   const current = await currentHead(github, run)
   if (current !== undefined && current !== run.pr.headSha) {
     // A newer push is being reviewed; its result must not be overwritten by this older one.
-    core.notice(
+    io.notice(
       `Rubric Council: not updating the comment: this run reviewed ${run.pr.headSha.slice(0, 7)}, but the pull request is now at ${current.slice(0, 7)}`
     )
     return undefined
@@ -144,7 +151,7 @@ async function stickyComment(
     existing
   )
   if (outcome.action === 'failed') {
-    core.warning(`Rubric Council: ${outcome.reason}`)
+    io.warning(`Rubric Council: ${outcome.reason}`)
     return undefined
   }
   return outcome.url
@@ -155,15 +162,17 @@ function printDryRun(
   run: PullRequestRun,
   inputs: ActionInputs,
   evaluation: Evaluation,
-  conclusion: string
+  conclusion: string,
+  io: ActionIO
 ): void {
   if (inputs.comment === 'sticky') {
-    core.startGroup(`Rubric Council (dry run): the comment it would post on #${run.pr.number}`)
-    core.info(renderComment(evaluation, inputs.checkName))
-    core.endGroup()
+    io.group(
+      `Rubric Council (dry run): the comment it would post on #${run.pr.number}`,
+      renderComment(evaluation, inputs.checkName)
+    )
   }
   const annotations = annotationsOf(evaluation).length
-  core.info(
+  io.info(
     `Rubric Council (dry run): it would create the check run "${inputs.checkName}" on ${run.pr.headSha.slice(0, 7)} ` +
       `concluding ${conclusion}, with ${annotations} annotation${annotations === 1 ? '' : 's'}`
   )

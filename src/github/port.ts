@@ -45,6 +45,21 @@ export interface GitHubPort {
 }
 
 /**
+ * The action's GitHub: the repository of GITHUB_REPOSITORY at GITHUB_API_URL (GitHub Enterprise
+ * Server too), through `token`; none without a token (a local dry run).
+ */
+export function actionGitHub(
+  env: NodeJS.ProcessEnv,
+  token: string,
+  warn: (message: string) => void
+): GitHubPort | undefined {
+  if (token === '') return undefined
+  const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '').split('/')
+  const baseUrl = env.GITHUB_API_URL ?? 'https://api.github.com'
+  return octokitPort({ owner, repo }, { token, baseUrl, warn })
+}
+
+/**
  * The port over Octokit. The client is made on first use, so that whatever runs before the first
  * request (git computing the diff) is not held up by it.
  */

@@ -1,0 +1,52 @@
+import * as core from '@actions/core'
+
+/** Where a problem with a file is shown: an annotation on the file, when there is one. */
+export interface AnnotationPlace {
+  readonly title: string
+  readonly file?: string
+  readonly startLine?: number
+  readonly startColumn?: number
+}
+
+/**
+ * How the action talks to the runner: the log, annotations, outputs, the job summary and the
+ * step's result. `coreIO` speaks the runner's protocol through @actions/core; a test can record
+ * what the action said instead, and run the action's flow in process.
+ */
+export interface ActionIO {
+  readonly info: (message: string) => void
+  readonly notice: (message: string) => void
+  readonly warning: (message: string) => void
+  readonly error: (message: string, place?: AnnotationPlace) => void
+  readonly group: (name: string, text: string) => void
+  readonly setOutput: (name: string, value: string) => void
+  /** The job summary; outside the runner (a local run) the log gets it. */
+  readonly summary: (markdown: string) => Promise<void>
+  /** Fails the step with `message`, exiting with `exitCode`. */
+  readonly fail: (message: string, exitCode: number) => void
+}
+
+export function coreIO(): ActionIO {
+  return {
+    info: core.info,
+    notice: core.notice,
+    warning: core.warning,
+    error: (message, place) => {
+      core.error(message, place)
+    },
+    group: (name, text) => {
+      core.startGroup(name)
+      core.info(text)
+      core.endGroup()
+    },
+    setOutput: core.setOutput,
+    summary: async markdown => {
+      if (process.env.GITHUB_STEP_SUMMARY) await core.summary.addRaw(markdown).write()
+      else core.info(markdown)
+    },
+    fail: (message, exitCode) => {
+      core.setFailed(message)
+      process.exitCode = exitCode
+    }
+  }
+}
