@@ -443,6 +443,20 @@ describe('the checks on a generated workflow', () => {
       ].sort()
     ],
     [
+      'every secret handed to the gates, without naming one',
+      (t: string) =>
+        t.replace(
+          '        uses: rubric-council/rubric-council/gates@v0\n',
+          '        uses: rubric-council/rubric-council/gates@v0\n        env:\n          ALL: ${{ toJSON(secrets) }}\n'
+        ),
+      [
+        'job gates (it reads secrets) runs code: run: npm ci',
+        'job gates (it reads secrets) runs code: uses: actions/setup-node@v5',
+        'job gates (it reads secrets) runs code: uses: rubric-council/rubric-council/gates@v0',
+        'job gates runs the gates and reads secrets'
+      ]
+    ],
+    [
       'a write token in the gates',
       (t: string) =>
         t.replace(

@@ -37,8 +37,13 @@ function runsProjectCode(step: Step): boolean {
   )
 }
 
+/**
+ * An expression that reads the secrets context: `secrets.NAME`, `secrets['NAME']`,
+ * `toJSON(secrets)`. GitHub sends a job only the secrets its expressions name, or all of them for
+ * the last two.
+ */
 const mentionsSecrets = (value: unknown): boolean =>
-  JSON.stringify(value ?? null).includes('secrets.')
+  /\$\{\{[^}]*\bsecrets\b/i.test(JSON.stringify(value ?? null))
 
 /** A job's permissions as scope → level, its own or the workflow's; undefined: the token's default. */
 function permissionsOf(job: Job, workflow: Record<string, unknown>): unknown {
@@ -48,6 +53,7 @@ function permissionsOf(job: Job, workflow: Record<string, unknown>): unknown {
 /** Why a job can read a secret or write with its token; none when it cannot. */
 function privileges(job: Job, workflow: Record<string, unknown>): string[] {
   const why: string[] = []
+  // `secrets: inherit` hands a reusable workflow every secret.
   if (mentionsSecrets(job) || job.secrets !== undefined) why.push('it reads secrets')
   const permissions = permissionsOf(job, workflow)
   if (permissions === undefined) why.push('its token has the default permissions')
