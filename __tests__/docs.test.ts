@@ -5,6 +5,7 @@ import { parse } from 'yaml'
 import { describe, expect, it } from 'vitest'
 import { detectSetup, forksWorkflows, splitWorkflow } from '../src/cli/init.js'
 import { actionlint } from './helpers/actionlint.js'
+import { layoutViolations } from './helpers/split-layout.js'
 
 const ROOT = join(import.meta.dirname, '..')
 const action = parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as {
@@ -100,6 +101,23 @@ describe('the example workflows', () => {
     expect(await actionlint(text, name, { labels: ['gpu'] })).toEqual([])
   })
 
+  it('split.yml, forks-gates.yml and forks-council.yml are what init writes for a Node project', () => {
+    const example = (name: string): string =>
+      readFileSync(join(ROOT, 'examples/workflows', name), 'utf8')
+    expect(example('split.yml')).toBe(initSplit)
+    expect(example('forks-gates.yml')).toBe(initForks.gates)
+    expect(example('forks-council.yml')).toBe(initForks.council)
+  })
+
+  it('the others say first that they are the single-job mode, and when it is acceptable', () => {
+    const layouts = ['split.yml', 'forks-gates.yml', 'forks-council.yml']
+    for (const name of readdirSync(join(ROOT, 'examples/workflows'))) {
+      const text = readFileSync(join(ROOT, 'examples/workflows', name), 'utf8')
+      if (layouts.includes(name)) expect(layoutViolations(text), name).toEqual([])
+      else expect(text.split('\n')[0], name).toMatch(/^# Single-job mode: .* Acceptable when$/)
+    }
+  })
+
   it('every optional input has a default, so getInput never sees an unset boolean', () => {
     for (const [name, input] of Object.entries(action.inputs)) {
       expect({ name, hasDefault: input.default !== undefined }).toEqual({ name, hasDefault: true })
@@ -114,6 +132,11 @@ describe('the README', () => {
     for (const name of [...Object.keys(action.inputs), ...Object.keys(action.outputs)]) {
       expect(readme).toContain(`\`${name}\``)
     }
+  })
+
+  it('shows first the workflow init writes for a Node project: the split layout', () => {
+    const blocks = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map(m => m[1])
+    expect(blocks[0]).toBe(initSplit)
   })
 
   it('links only to files that exist', () => {
