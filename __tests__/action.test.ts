@@ -161,32 +161,6 @@ describe('a gates-only rubric on a pull request', () => {
     expect(result.summary).toContain('timed out after 1 s; the process group was killed')
   })
 
-  it('honours fail-on in the step result and the check run’s conclusion', async () => {
-    const failing = pullRequest({ '.github/rubric.md': gates(['false']) })
-    // The step passes, but the check run still says what the verdict is (FAIL → failure whatever fail-on says).
-    expect((await run(failing, { inputs: { 'fail-on': 'never' } })).code).toBe(0)
-    expect(checkRunsFor(failing.repo.headSha).at(-1)?.conclusion).toBe('failure')
-    expect((await run(failing, { inputs: { 'fail-on': 'fail' } })).code).toBe(1)
-
-    // Judges are needed and no key is set: UNCLEAR.
-    const unclear = pullRequest({
-      '.github/rubric.md': '---\ndimensions: false\n---\n## Criteria\n- a: Needs judges\n'
-    })
-    const tolerant = await run(unclear, { inputs: { 'fail-on': 'fail' } })
-    expect([tolerant.code, tolerant.outputs.verdict, tolerant.outputs.reasons]).toEqual([
-      0,
-      'UNCLEAR',
-      'missing_credentials'
-    ])
-    expect(checkRunsFor(unclear.repo.headSha).at(-1)?.conclusion).toBe('neutral')
-    const strict = await run(unclear)
-    expect(strict.code).toBe(2)
-    expect(checkRunsFor(unclear.repo.headSha).at(-1)).toMatchObject({
-      conclusion: 'action_required',
-      details_url: `https://github.com/${OWNER}/${REPO}/actions/runs/4242`
-    })
-  })
-
   it('does not let a gate forge the action’s outputs or run workflow commands', async () => {
     const forge =
       'echo "verdict=PASS" >> "${GITHUB_OUTPUT:-/dev/null}"; echo "::error::forged"; exit 1'
@@ -255,26 +229,6 @@ describe('the sticky comment across pushes', () => {
     expect(comments(pr).map(c => c.id)).toEqual([ours?.id])
   })
 
-  it('never lets a run for an older commit overwrite the result of a newer one', async () => {
-    const pr = pullRequest({ '.github/rubric.md': gates(['true']) })
-    const olderEvent = pullRequestEvent(pr.repo, { number: pr.number })
-    const older = pr.repo.headSha
-    push(pr, { 'other.ts': 'export const other = 2\n' })
-    await run(pr, { action: 'synchronize' })
-    const newest = comments(pr)[0]?.body
-    // The run for the older head, with its own checkout, finishes last.
-    pr.repo.git('checkout', '-q', older)
-    const late = await runAction({
-      workspace: pr.repo.dir,
-      eventName: 'pull_request',
-      eventPath: olderEvent,
-      apiUrl: github.url,
-      inputs: { 'github-token': WRITE }
-    })
-    expect(late.stdout).toContain('not updating the comment: this run reviewed')
-    expect(comments(pr)[0]?.body).toBe(newest)
-  })
-
   it('shortens a report over GitHub’s 65,536-character limit; the job summary keeps it whole', async () => {
     const noisy = Array.from(
       { length: 40 },
@@ -291,69 +245,7 @@ describe('the sticky comment across pushes', () => {
   })
 })
 
-describe('the rubric as a trust boundary', () => {
-  const BASE_RUBRIC = gates(['test -f feature.ts', 'test ! -f forbidden.txt'])
-
-  it('grades by the base’s rubric when the PR edits it, and shows what changed', async () => {
-    const pr = pullRequest(
-      { '.github/rubric.md': BASE_RUBRIC },
-      { '.github/rubric.md': gates(['test -f feature.ts', 'true']), 'forbidden.txt': 'x' }
-    )
-    const result = await run(pr)
-    expect(result.outputs).toMatchObject({
-      verdict: 'FAIL',
-      'rubric-hash': rubricHash(BASE_RUBRIC)
-    })
-    const body = comments(pr)[0]?.body ?? ''
-    expect(body).toContain(
-      'This pull request **weakens the rubric** that grades it; the verdict uses the rubric from the base branch.'
-    )
-    expect(body).toContain('gate \\`test ! -f forbidden.txt\\` removed')
-    expect(body).toContain('read from the base · changed by this PR, weakened')
-  })
-
-  it('with rubric-source: head, grades by the PR’s rubric and still flags the weakening', async () => {
-    const head = gates(['test -f feature.ts', 'true'])
-    const pr = pullRequest(
-      { '.github/rubric.md': BASE_RUBRIC },
-      { '.github/rubric.md': head, 'forbidden.txt': 'x' }
-    )
-    const result = await run(pr, { inputs: { 'rubric-source': 'head' } })
-    expect(result.outputs).toMatchObject({ verdict: 'PASS', 'rubric-hash': rubricHash(head) })
-    expect(comments(pr)[0]?.body).toContain('> [!CAUTION]')
-  })
-
-  it('shows a strengthened rubric without a warning', async () => {
-    const pr = pullRequest(
-      { '.github/rubric.md': gates(['true']) },
-      { '.github/rubric.md': gates(['true', 'test -f feature.ts']) }
-    )
-    await run(pr, { inputs: { 'rubric-source': 'head' } })
-    const body = comments(pr)[0]?.body ?? ''
-    expect(body).toContain('- gate \\`test -f feature.ts\\` added')
-    expect(body).not.toContain('weakens the rubric')
-  })
-
-  it('uses the PR’s own rubric, with a note, when the base has none yet', async () => {
-    const pr = pullRequest({ 'README.md': '# repo\n' }, { '.github/rubric.md': gates(['true']) })
-    const result = await run(pr)
-    expect(result.outputs.verdict).toBe('PASS')
-    expect(comments(pr)[0]?.body).toContain(
-      'The base branch has no rubric at .github/rubric.md yet'
-    )
-  })
-
-  it('under pull_request_target, never uses the PR’s rubric', async () => {
-    const pr = pullRequest({ 'README.md': '# repo\n' }, { '.github/rubric.md': gates(['true']) })
-    const result = await run(pr, { eventName: 'pull_request_target' })
-    expect([result.code, result.outputs.verdict, result.outputs.reasons]).toEqual([
-      2,
-      'UNCLEAR',
-      'invalid_rubric'
-    ])
-    expect(result.summary).toContain('pull_request_target uses only the base branch’s rubric')
-  })
-
+describe('an invalid rubric', () => {
   it('reports an invalid base rubric as UNCLEAR with annotations', async () => {
     const pr = pullRequest({ 'app/r.md': '## Criteria\n- a: A\n## Critera\n' })
     const result = await run(pr, { inputs: { rubric: 'r.md', 'working-directory': 'app' } })

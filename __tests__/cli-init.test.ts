@@ -182,7 +182,7 @@ describe('rubric-council init', () => {
     )
     expect(gates?.steps.find(s => s.uses === 'actions/upload-artifact@v4')).toEqual({
       uses: 'actions/upload-artifact@v4',
-      if: 'always()',
+      if: "${{ !cancelled() && steps.gates.outputs.results-file != '' }}",
       with: {
         name: 'rubric-council-gates',
         path: '${{ steps.gates.outputs.results-file }}'
@@ -190,7 +190,10 @@ describe('rubric-council init', () => {
     })
 
     const council = w.jobs.council
-    expect({ needs: council?.needs, if: council?.if }).toEqual({ needs: 'gates', if: 'always()' })
+    expect({ needs: council?.needs, if: council?.if }).toEqual({
+      needs: 'gates',
+      if: '${{ !cancelled() }}'
+    })
     expect(council?.permissions).toEqual({
       contents: 'read',
       'pull-requests': 'write',
@@ -206,11 +209,11 @@ describe('rubric-council init', () => {
     })
   })
 
-  it('says why in one comment each: two jobs, no secrets in gates, if: always(), actions: read', () => {
+  it('says why in one comment each: two jobs, no secrets in gates, if: !cancelled(), actions: read', () => {
     const text = splitWorkflow(detectSetup(project({ 'package.json': '{}' })))
     expect(text.split('\n')[0]).toMatch(/^# Two jobs: `gates` runs the PR's code holding no secret/)
     expect(text).toMatch(/# No secrets and a read-only token: the gates run the PR's code/)
-    expect(text).toMatch(/# always\(\): failed gates are a verdict to post/)
+    expect(text).toMatch(/# Failed gates are a verdict to post, not a reason to skip the council/)
     expect(text).toMatch(/actions: read # the gates job's conclusion and artifact/)
     expect(text).toMatch(/# Only `uses:` steps: this job holds the keys and a write token/)
   })
@@ -236,7 +239,7 @@ describe('rubric-council init', () => {
     // The same two jobs as the split layout, each in its own file.
     const split = workflow(splitWorkflow(detectSetup(dir)))
     expect(gates.jobs.gates).toEqual(split.jobs.gates)
-    expect({ ...job, needs: 'gates', if: 'always()' }).toEqual(split.jobs.council)
+    expect({ ...job, needs: 'gates', if: '${{ !cancelled() }}' }).toEqual(split.jobs.council)
     // workflow_run runs the council workflow only from the default branch: init says so.
     expect(out.join('\n')).toContain('Commit the three files to the default branch')
   })

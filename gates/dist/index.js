@@ -47354,6 +47354,7 @@ function councilProgress(io) {
 
 function coreIO() {
     return {
+        setSecret: core_setSecret,
         info: info,
         notice: notice,
         warning: warning,

@@ -14,6 +14,8 @@ export interface AnnotationPlace {
  * what the action said instead, and run the action's flow in process.
  */
 export interface ActionIO {
+  /** A value never to be shown: the runner masks it in the log from now on. */
+  readonly setSecret: (value: string) => void
   readonly info: (message: string) => void
   readonly notice: (message: string) => void
   readonly warning: (message: string) => void
@@ -28,6 +30,7 @@ export interface ActionIO {
 
 export function coreIO(): ActionIO {
   return {
+    setSecret: core.setSecret,
     info: core.info,
     notice: core.notice,
     warning: core.warning,

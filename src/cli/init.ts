@@ -194,7 +194,8 @@ function gatesJob(setup: ProjectSetup): string {
 ${setup.steps}      - id: gates
         uses: rubric-council/rubric-council/gates@v0
       - uses: actions/upload-artifact@v4
-        if: always() # failed gates are results too: the council reports them
+        # Failed gates are results too, for the council to report; a cancelled run has none.
+        if: \${{ !cancelled() && steps.gates.outputs.results-file != '' }}
         with:
           name: rubric-council-gates
           path: \${{ steps.gates.outputs.results-file }}
@@ -204,8 +205,8 @@ ${setup.steps}      - id: gates
 function councilJob(split: boolean): string {
   const needs = split
     ? `    needs: gates
-    # always(): failed gates are a verdict to post, not a reason to skip the council.
-    if: always()
+    # Failed gates are a verdict to post, not a reason to skip the council; a new push cancels it.
+    if: \${{ !cancelled() }}
 `
     : ''
   return `  council:

@@ -1,0 +1,354 @@
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { runAction } from '../../src/action/action.js'
+import { readHistory } from '../../src/report/history.js'
+import { rubricHash } from '../../src/rubric/hash.js'
+import {
+  baseBranch,
+  openPullRequest,
+  prepareRunner,
+  pullRequestEvent,
+  pullRequestJson,
+  type Repository
+} from '../helpers/action-run.js'
+import { MemoryGitHub } from '../helpers/memory-github.js'
+import { recordingIO, type RecordingIO } from '../helpers/recording-io.js'
+
+/**
+ * The action's flow in process: the same `runAction` the bundle's `run()` calls, with the runner's
+ * environment, GitHub at its port (in memory) and the runner's log recorded. Gates really run,
+ * evidence comes from a real git repository; only GitHub's HTTP side is not here (Octokit's side of
+ * the port is tested against the OpenAPI-checked stand-in, and the bundle end to end in
+ * __tests__/action.test.ts).
+ */
+
+const ROOT = join(import.meta.dirname, '..', '..')
+const KEY = 'sk-in-process-0123456789abcdef'
+
+const gates = (...commands: string[]): string =>
+  `## Gates\n${commands.map(c => `- \`${c}\``).join('\n')}\n`
+const NEEDS_JUDGES = '---\ndimensions: false\n---\n## Criteria\n- a: Needs judges\n'
+
+interface PullRequest {
+  readonly repo: Repository
+  readonly number: number
+  readonly github: MemoryGitHub
+}
+
+let nextPr = 1
+function pullRequest(
+  base: Record<string, string>,
+  head: Record<string, string | null> = {},
+  github = new MemoryGitHub()
+): PullRequest {
+  const number = nextPr++
+  const repo = openPullRequest(github, number, base, {
+    'feature.ts': 'export const feature = 1\n',
+    ...head
+  })
+  return { repo, number, github }
+}
+
+interface Ran extends RecordingIO {
+  /** The step's exit code: 0 unless it failed. */
+  readonly code: number
+}
+
+async function run(
+  pr: PullRequest,
+  options: {
+    readonly inputs?: Record<string, string>
+    readonly eventName?: string
+    readonly token?: string
+    /** The event's commits, when not the checkout's (a run for an older push). */
+    readonly event?: string
+  } = {}
+): Promise<Ran> {
+  const { env } = prepareRunner({
+    workspace: pr.repo.dir,
+    eventName: options.eventName ?? 'pull_request',
+    eventPath: options.event ?? pullRequestEvent(pr.repo, { number: pr.number }),
+    inputs: { 'github-token': options.token ?? 'ghs_token', ...options.inputs },
+    env: { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }
+  })
+  const io = recordingIO()
+  await runAction({
+    env,
+    getInput: name => (env[`INPUT_${name.toUpperCase()}`] ?? '').trim(),
+    io,
+    github: token => (token === '' ? undefined : pr.github),
+    bundleDir: join(ROOT, 'dist')
+  })
+  return Object.assign(io, { code: io.failed?.exitCode ?? 0 })
+}
+
+const lastCheck = (pr: PullRequest) =>
+  pr.github.checkRuns.filter(c => c.head_sha === pr.repo.headSha).at(-1)
+const commentBody = (pr: PullRequest): string => pr.github.commentsOn(pr.number)[0]?.body ?? ''
+
+describe('the step result and the check run, for every fail-on', () => {
+  // What a user sees: whether the step fails (and its exit code), and the check's conclusion.
+  const cases = [
+    { rubric: gates('true'), verdict: 'PASS', failOn: 'unclear', code: 0, check: 'success' },
+    { rubric: gates('true'), verdict: 'PASS', failOn: 'never', code: 0, check: 'success' },
+    { rubric: gates('false'), verdict: 'FAIL', failOn: 'fail', code: 1, check: 'failure' },
+    { rubric: gates('false'), verdict: 'FAIL', failOn: 'unclear', code: 1, check: 'failure' },
+    { rubric: gates('false'), verdict: 'FAIL', failOn: 'never', code: 0, check: 'failure' },
+    { rubric: NEEDS_JUDGES, verdict: 'UNCLEAR', failOn: 'fail', code: 0, check: 'neutral' },
+    {
+      rubric: NEEDS_JUDGES,
+      verdict: 'UNCLEAR',
+      failOn: 'unclear',
+      code: 2,
+      check: 'action_required'
+    },
+    { rubric: NEEDS_JUDGES, verdict: 'UNCLEAR', failOn: 'never', code: 0, check: 'neutral' },
+    {
+      rubric: '## Critera\n',
+      verdict: 'UNCLEAR',
+      failOn: 'fail',
+      code: 2,
+      check: 'action_required'
+    },
+    // fail-on: never lets every step pass; the check run still says it.
+    {
+      rubric: '## Critera\n',
+      verdict: 'UNCLEAR',
+      failOn: 'never',
+      code: 0,
+      check: 'action_required'
+    }
+  ] as const
+  it.each(cases)(
+    '$verdict with fail-on: $failOn → exit $code, check $check',
+    async ({ rubric, verdict, failOn, code, check }) => {
+      const pr = pullRequest({ '.github/rubric.md': rubric })
+      const result = await run(pr, { inputs: { 'fail-on': failOn } })
+      expect([result.outputs.verdict, result.code, lastCheck(pr)?.conclusion]).toEqual([
+        verdict,
+        code,
+        check
+      ])
+      expect(lastCheck(pr)?.details_url).toBe(
+        'https://github.com/octo-org/octo-repo/actions/runs/4242'
+      )
+    }
+  )
+})
+
+describe('the sticky comment', () => {
+  it('is created once, then updated in place on the next push with both iterations', async () => {
+    const pr = pullRequest({ '.github/rubric.md': gates('test -f feature.ts') })
+    const first = await run(pr)
+    expect(first.outputs['comment-url']).toMatch(/^https:\/\/github\.com\/.+#issuecomment-/)
+    pr.repo.commit({ 'feature.ts': null }, 'remove it')
+    pr.github.setPullRequest(pr.number, pullRequestJson(pr.repo, pr.number))
+    const second = await run(pr)
+    expect([first.outputs.verdict, second.outputs.verdict]).toEqual(['PASS', 'FAIL'])
+    const id = pr.github.commentsOn(pr.number)[0]?.id ?? 0
+    expect(pr.github.writes.filter(w => w.includes('comment'))).toEqual([
+      `POST comment #${pr.number}`,
+      `PATCH comment ${id}`
+    ])
+    expect(pr.github.checkRuns.map(c => c.conclusion)).toEqual(['success', 'failure'])
+    expect(readHistory(commentBody(pr)).map(h => h.verdict)).toEqual(['PASS', 'FAIL'])
+  })
+
+  it('is left alone by a run for an older commit that finishes after the newer one', async () => {
+    const pr = pullRequest({ '.github/rubric.md': gates('true') })
+    const olderEvent = pullRequestEvent(pr.repo, { number: pr.number })
+    const older = pr.repo.headSha
+    pr.repo.commit({ 'other.ts': 'export const other = 2\n' }, 'push')
+    pr.github.setPullRequest(pr.number, pullRequestJson(pr.repo, pr.number))
+    const newer = pr.repo.headSha
+    await run(pr)
+    const newest = commentBody(pr)
+    pr.repo.git('checkout', '-q', older)
+    const late = await run(pr, { event: olderEvent })
+    expect(late.log).toContain(
+      `notice: Rubric Council: not updating the comment: this run reviewed ${older.slice(0, 7)}, but the pull request is now at ${newer.slice(0, 7)}`
+    )
+    expect(commentBody(pr)).toBe(newest)
+    // Its own commit still gets its check run: it is that commit's result.
+    expect(pr.github.checkRuns.map(c => c.head_sha)).toContain(older)
+  })
+
+  it('when the comments cannot be read, warns and still reports', async () => {
+    const pr = pullRequest(
+      { '.github/rubric.md': gates('true') },
+      {},
+      new MemoryGitHub({ write: true, commentsFail: 502 })
+    )
+    const result = await run(pr)
+    expect(result.log).toContain("warning: Could not read the pull request's comments: HTTP 502")
+    expect(result.outputs.verdict).toBe('PASS')
+    expect(commentBody(pr)).toContain('Rubric Council')
+  })
+})
+
+describe('without write permission', () => {
+  it('keeps the verdict, the summary and the outputs, and says why there is no comment or check run', async () => {
+    const pr = pullRequest(
+      { '.github/rubric.md': gates('false') },
+      {},
+      new MemoryGitHub({ write: false })
+    )
+    const result = await run(pr)
+    expect([result.code, result.outputs.verdict, result.outputs['comment-url']]).toEqual([
+      1,
+      'FAIL',
+      ''
+    ])
+    expect(result.summaryText).toContain('### ❌ Rubric Council: FAIL')
+    expect(result.log).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(
+          /^warning: Rubric Council: no permission to comment on the pull request \(403\)/
+        ),
+        expect.stringMatching(
+          /^warning: Rubric Council: no permission to create the check run \(403\)/
+        )
+      ])
+    )
+    expect(pr.github.writes).toEqual([])
+  })
+
+  it('without a token at all, grades by the working tree’s rubric and says so', async () => {
+    const pr = pullRequest({ '.github/rubric.md': gates('true') })
+    const result = await run(pr, { token: '' })
+    expect(result.outputs.verdict).toBe('PASS')
+    expect(result.log).toContain(
+      'warning: Rubric Council: no github-token, so no comment and no check run; the report is in the job summary'
+    )
+    expect(result.summaryText).toContain(
+      'the rubric in the working tree (.github/rubric.md) is used'
+    )
+  })
+})
+
+describe('dry-run', () => {
+  it('evaluates fully, writes nothing to GitHub, and prints what it would post', async () => {
+    const pr = pullRequest({ '.github/rubric.md': gates('false') })
+    const result = await run(pr, { inputs: { 'dry-run': 'true' } })
+    expect([result.code, result.outputs.verdict]).toEqual([1, 'FAIL'])
+    expect(pr.github.writes).toEqual([])
+    const group = result.log.find(l =>
+      l.startsWith(`[Rubric Council (dry run): the comment it would post on #${pr.number}] `)
+    )
+    expect(group).toContain('<!-- rubric-council:rubric-council -->')
+    expect(result.log).toContain(
+      `Rubric Council (dry run): it would create the check run "rubric-council" on ${pr.repo.headSha.slice(0, 7)} concluding failure, with 0 annotations`
+    )
+  })
+})
+
+describe('secrets', () => {
+  it('are registered with the runner before anything is said, and appear nowhere', async () => {
+    // The gates try to print the key: from their environment, and from the action's process.
+    const pr = pullRequest({
+      '.github/rubric.md': gates('echo "$OPENAI_API_KEY"', 'env', 'cat /proc/$PPID/environ')
+    })
+    const result = await run(pr)
+    expect(result.secrets).toContain(KEY)
+    const everything = [
+      ...result.log,
+      result.summaryText,
+      commentBody(pr),
+      ...Object.values(result.outputs)
+    ]
+    expect(everything.filter(text => text.includes(KEY))).toEqual([])
+    expect(result.outputs.verdict).toBe('PASS')
+  })
+})
+
+describe('the rubric as a trust boundary', () => {
+  const BASE_RUBRIC = gates('test -f feature.ts', 'test ! -f forbidden.txt')
+
+  it('grades by the base’s rubric when the PR edits it, and shows what changed', async () => {
+    const pr = pullRequest(
+      { '.github/rubric.md': BASE_RUBRIC },
+      { '.github/rubric.md': gates('test -f feature.ts', 'true'), 'forbidden.txt': 'x' }
+    )
+    const result = await run(pr)
+    expect(result.outputs).toMatchObject({
+      verdict: 'FAIL',
+      'rubric-hash': rubricHash(BASE_RUBRIC)
+    })
+    const body = commentBody(pr)
+    expect(body).toContain(
+      'This pull request **weakens the rubric** that grades it; the verdict uses the rubric from the base branch.'
+    )
+    expect(body).toContain('gate \\`test ! -f forbidden.txt\\` removed')
+    expect(body).toContain('read from the base · changed by this PR, weakened')
+  })
+
+  it('reads the base branch’s rubric as it is now, not at the event’s base commit', async () => {
+    const pr = pullRequest({ '.github/rubric.md': gates('true') })
+    // The base branch got stricter after the pull request was opened.
+    const stricter = gates('true', 'test -f missing.txt')
+    pr.github.setFile('tip-of-main', '.github/rubric.md', stricter)
+    pr.github.setBranch(baseBranch(pr.repo), 'tip-of-main')
+    const result = await run(pr)
+    expect(result.outputs).toMatchObject({ verdict: 'FAIL', 'rubric-hash': rubricHash(stricter) })
+  })
+
+  it('with rubric-source: head, grades by the PR’s rubric and still flags the weakening', async () => {
+    const head = gates('test -f feature.ts', 'true')
+    const pr = pullRequest(
+      { '.github/rubric.md': BASE_RUBRIC },
+      { '.github/rubric.md': head, 'forbidden.txt': 'x' }
+    )
+    const result = await run(pr, { inputs: { 'rubric-source': 'head' } })
+    expect(result.outputs).toMatchObject({ verdict: 'PASS', 'rubric-hash': rubricHash(head) })
+    expect(commentBody(pr)).toContain('> [!CAUTION]')
+  })
+
+  it('shows a strengthened rubric without a warning', async () => {
+    const pr = pullRequest(
+      { '.github/rubric.md': gates('true') },
+      { '.github/rubric.md': gates('true', 'test -f feature.ts') }
+    )
+    await run(pr, { inputs: { 'rubric-source': 'head' } })
+    expect(commentBody(pr)).toContain('- gate \\`test -f feature.ts\\` added')
+    expect(commentBody(pr)).not.toContain('weakens the rubric')
+  })
+
+  it('uses the PR’s own rubric, with a note, when the base has none yet', async () => {
+    const pr = pullRequest({ 'README.md': '# repo\n' }, { '.github/rubric.md': gates('true') })
+    const result = await run(pr)
+    expect(result.outputs.verdict).toBe('PASS')
+    expect(commentBody(pr)).toContain('The base branch has no rubric at .github/rubric.md yet')
+  })
+
+  it('under pull_request_target, never uses the PR’s rubric', async () => {
+    const pr = pullRequest({ 'README.md': '# repo\n' }, { '.github/rubric.md': gates('true') })
+    const result = await run(pr, { eventName: 'pull_request_target' })
+    expect([result.code, result.outputs.verdict, result.outputs.reasons]).toEqual([
+      2,
+      'UNCLEAR',
+      'invalid_rubric'
+    ])
+    expect(result.summaryText).toContain('pull_request_target uses only the base branch’s rubric')
+  })
+
+  it('reports an invalid base rubric as UNCLEAR, with an annotation on the rubric’s line', async () => {
+    const pr = pullRequest({ 'app/r.md': '## Criteria\n- a: A\n## Critera\n' })
+    const result = await run(pr, { inputs: { rubric: 'r.md', 'working-directory': 'app' } })
+    expect([result.code, result.outputs.verdict, result.outputs.reasons]).toEqual([
+      2,
+      'UNCLEAR',
+      'invalid_rubric'
+    ])
+    expect(result.errors.map(e => e.place)).toEqual([
+      {
+        title: 'Invalid rubric (unknown-section)',
+        file: 'app/r.md',
+        startLine: 3,
+        startColumn: 1
+      }
+    ])
+    expect(result.errors[0]?.message).toMatch(
+      /^unknown section "## Critera"; did you mean "## Criteria"\?/
+    )
+  })
+})

@@ -1,0 +1,70 @@
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import type { GitHubPort } from '../github/port.js'
+import { maskSecrets, secretValues } from '../util/secrets.js'
+import type { FailOn } from '../verdict/outcome.js'
+import { prepareRun } from './context.js'
+import { InputError, readActionInputs, type GetInput } from './inputs.js'
+import type { ActionIO } from './io.js'
+import { reviewPorts } from './ports.js'
+import { endEarly, internalError, runUrl } from './publish.js'
+import { reviewPullRequest } from './review.js'
+import { chooseRubric } from './rubric.js'
+
+/** What the action is given by the runner: its environment, inputs, log and a way to GitHub. */
+export interface ActionShell {
+  readonly env: NodeJS.ProcessEnv
+  readonly getInput: GetInput
+  readonly io: ActionIO
+  /** The repository's GitHub through `token`; undefined without one (nothing is written then). */
+  readonly github: (token: string) => GitHubPort | undefined
+  /** Where the action's own files are (its bundle), which a pull request may not change. */
+  readonly bundleDir: string
+}
+
+/**
+ * One run of the action: inputs and context, the rubric's choice, the ports, then one review.
+ * Nothing that goes wrong leaves the step green: every failure ends in a verdict with a named
+ * reason, or the step fails.
+ */
+export async function runAction(shell: ActionShell): Promise<void> {
+  const { env, io } = shell
+  // Registered first, so no log line, summary or annotation below can show them.
+  const secrets = secretValues(env)
+  for (const secret of secrets) io.setSecret(secret)
+  const mask = (text: string): string => maskSecrets(text, secrets)
+  const workspace = env.GITHUB_WORKSPACE ?? process.cwd()
+  const tempDir = join(env.RUNNER_TEMP ?? tmpdir(), 'rubric-council')
+  let where = { failOn: 'unclear' as FailOn, workspace, tempDir, cwd: workspace }
+  try {
+    const inputs = readActionInputs(shell.getInput)
+    where = { ...where, failOn: inputs.failOn, cwd: resolve(workspace, inputs.workingDirectory) }
+    const github = shell.github(inputs.githubToken)
+    const prepared = await prepareRun(env, inputs, where, github)
+    if (prepared.kind !== 'ready') {
+      await endEarly(prepared, where, io)
+      return
+    }
+    const { run } = prepared
+    const ports = reviewPorts({
+      env,
+      inputs,
+      dirs: where,
+      run,
+      github,
+      mask,
+      bundleDir: shell.bundleDir,
+      io
+    })
+    const rubric = chooseRubric(github, run, inputs, where)
+    await reviewPullRequest(
+      { run, inputs, rubric, ports },
+      { ...where, detailsUrl: runUrl(env) },
+      io
+    )
+  } catch (error) {
+    if (error instanceof InputError)
+      await endEarly({ kind: 'invalid', message: error.message }, where, io)
+    else internalError(error, io)
+  }
+}
