@@ -47172,6 +47172,7 @@ function readActionInputs(getInput) {
         checkName: checkName(getInput('check-name')),
         githubToken: token(getInput('github-token')),
         pullRequest: getInput('pull-request').trim(),
+        reviewWorkflow: workflowFile(getInput('review-workflow')),
         dryRun: oneOf('dry-run', getInput('dry-run').trim() || 'false', ['true', 'false']) === 'true',
         gates: oneOf('gates', getInput('gates').trim() || 'run', GATE_MODES),
         gatesJob: jobName(getInput('gates-job')),
@@ -47201,6 +47202,14 @@ function jobName(raw) {
     const name = raw.trim() || 'gates';
     if (name.length > 100 || /[\r\n]/.test(name)) {
         throw new InputError('gates-job', raw, 'the name of one job, on one line');
+    }
+    return name;
+}
+/** A workflow's file name in .github/workflows, as the dispatch endpoint takes it. */
+function workflowFile(raw) {
+    const name = raw.trim() || 'rubric-council.yml';
+    if (!/^[\w.-]+\.ya?ml$/.test(name) || name.startsWith('.')) {
+        throw new InputError('review-workflow', raw, 'the file name of a workflow in .github/workflows, such as rubric-council.yml');
     }
     return name;
 }

@@ -40,6 +40,11 @@ export interface ActionInputs {
   readonly githubToken: string
   /** For workflow_dispatch: the pull request to review. */
   readonly pullRequest: string
+  /**
+   * The workflow file that reviews a pull request, dispatched (workflow_dispatch, input
+   * `pull-request`) to review one again: when the base rubric changes, and on `/council rerun`.
+   */
+  readonly reviewWorkflow: string
   /** Evaluate fully, write nothing to GitHub, print what would be posted. */
   readonly dryRun: boolean
   readonly gates: (typeof GATE_MODES)[number]
@@ -82,6 +87,7 @@ export function readActionInputs(getInput: GetInput): ActionInputs {
     checkName: checkName(getInput('check-name')),
     githubToken: token(getInput('github-token')),
     pullRequest: getInput('pull-request').trim(),
+    reviewWorkflow: workflowFile(getInput('review-workflow')),
     dryRun: oneOf('dry-run', getInput('dry-run').trim() || 'false', ['true', 'false']) === 'true',
     gates: oneOf('gates', getInput('gates').trim() || 'run', GATE_MODES),
     gatesJob: jobName(getInput('gates-job')),
@@ -114,6 +120,19 @@ function jobName(raw: string): string {
   const name = raw.trim() || 'gates'
   if (name.length > 100 || /[\r\n]/.test(name)) {
     throw new InputError('gates-job', raw, 'the name of one job, on one line')
+  }
+  return name
+}
+
+/** A workflow's file name in .github/workflows, as the dispatch endpoint takes it. */
+function workflowFile(raw: string): string {
+  const name = raw.trim() || 'rubric-council.yml'
+  if (!/^[\w.-]+\.ya?ml$/.test(name) || name.startsWith('.')) {
+    throw new InputError(
+      'review-workflow',
+      raw,
+      'the file name of a workflow in .github/workflows, such as rubric-council.yml'
+    )
   }
   return name
 }
