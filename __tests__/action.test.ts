@@ -304,13 +304,15 @@ describe('events', () => {
 
   it('fails on an event that has no pull request', async () => {
     const pr = pullRequest({ '.github/rubric.md': gates(['true']) })
-    const result = await run(pr, { eventName: 'push' })
+    const result = await run(pr, { eventName: 'schedule' })
     expect([result.code, result.outputs.verdict, result.outputs.reasons]).toEqual([
       2,
       'UNCLEAR',
       'invalid_input'
     ])
-    expect(result.summary).toContain('this action reviews pull requests; the "push" event has none')
+    expect(result.summary).toContain(
+      'this action reviews pull requests; the "schedule" event has none'
+    )
   })
 
   it('rejects an input it cannot use, quoting the value', async () => {

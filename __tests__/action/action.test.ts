@@ -1,86 +1,25 @@
-import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { runAction } from '../../src/action/action.js'
 import { readHistory } from '../../src/report/history.js'
 import { rubricHash } from '../../src/rubric/hash.js'
+import { baseBranch, pullRequestEvent, pullRequestJson } from '../helpers/action-run.js'
 import {
-  baseBranch,
-  openPullRequest,
-  prepareRunner,
-  pullRequestEvent,
-  pullRequestJson,
-  type Repository
-} from '../helpers/action-run.js'
+  IN_PROCESS_KEY,
+  pullRequest,
+  runInProcess as run,
+  type PullRequest
+} from '../helpers/in-process.js'
 import { MemoryGitHub } from '../helpers/memory-github.js'
-import { recordingIO, type RecordingIO } from '../helpers/recording-io.js'
 
 /**
- * The action's flow in process: the same `runAction` the bundle's `run()` calls, with the runner's
- * environment, GitHub at its port (in memory) and the runner's log recorded. Gates really run,
- * evidence comes from a real git repository; only GitHub's HTTP side is not here (Octokit's side of
- * the port is tested against the OpenAPI-checked stand-in, and the bundle end to end in
- * __tests__/action.test.ts).
+ * The action's flow in process (__tests__/helpers/in-process.ts): GitHub in memory, gates and git
+ * for real. The bundle end to end is in __tests__/action.test.ts.
  */
 
-const ROOT = join(import.meta.dirname, '..', '..')
-const KEY = 'sk-in-process-0123456789abcdef'
+const KEY = IN_PROCESS_KEY
 
 const gates = (...commands: string[]): string =>
   `## Gates\n${commands.map(c => `- \`${c}\``).join('\n')}\n`
 const NEEDS_JUDGES = '---\ndimensions: false\n---\n## Criteria\n- a: Needs judges\n'
-
-interface PullRequest {
-  readonly repo: Repository
-  readonly number: number
-  readonly github: MemoryGitHub
-}
-
-let nextPr = 1
-function pullRequest(
-  base: Record<string, string>,
-  head: Record<string, string | null> = {},
-  github = new MemoryGitHub()
-): PullRequest {
-  const number = nextPr++
-  const repo = openPullRequest(github, number, base, {
-    'feature.ts': 'export const feature = 1\n',
-    ...head
-  })
-  return { repo, number, github }
-}
-
-interface Ran extends RecordingIO {
-  /** The step's exit code: 0 unless it failed. */
-  readonly code: number
-}
-
-async function run(
-  pr: PullRequest,
-  options: {
-    readonly inputs?: Record<string, string>
-    readonly eventName?: string
-    readonly token?: string
-    /** The event's commits, when not the checkout's (a run for an older push). */
-    readonly event?: string
-  } = {}
-): Promise<Ran> {
-  const { env } = prepareRunner({
-    workspace: pr.repo.dir,
-    eventName: options.eventName ?? 'pull_request',
-    eventPath: options.event ?? pullRequestEvent(pr.repo, { number: pr.number }),
-    inputs: { 'github-token': options.token ?? 'ghs_token', ...options.inputs },
-    env: { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }
-  })
-  const io = recordingIO()
-  await runAction({
-    env,
-    getInput: name => (env[`INPUT_${name.toUpperCase()}`] ?? '').trim(),
-    io,
-    github: token => (token === '' ? undefined : pr.github),
-    bundleDir: join(ROOT, 'dist')
-  })
-  return Object.assign(io, { code: io.failed?.exitCode ?? 0 })
-}
 
 const lastCheck = (pr: PullRequest) =>
   pr.github.checkRuns.filter(c => c.head_sha === pr.repo.headSha).at(-1)

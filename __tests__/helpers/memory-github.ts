@@ -1,23 +1,43 @@
 import { execFileSync } from 'node:child_process'
 import type { Evaluation } from '../../src/engine/evaluation.js'
-import type { CheckRunOutcome } from '../../src/github/check-run.js'
+import type {
+  CheckRunOutcome,
+  CheckRunPlace,
+  CheckRunStart,
+  CheckRunText
+} from '../../src/github/check-run.js'
 import {
   describeFailure,
   type CommentOutcome,
   type IssueComment
 } from '../../src/github/comment.js'
-import type { GitHubPort } from '../../src/github/port.js'
-import { outcomeOf, type FailOn } from '../../src/verdict/outcome.js'
+import type { CommentByUser, GitHubPort } from '../../src/github/port.js'
+import { outcomeOf, type Conclusion, type FailOn } from '../../src/verdict/outcome.js'
 import { OWNER, REPO } from './action-run.js'
 
 /** A check run as GitHub keeps it, with the evaluation it was made from. */
 export interface MemoryCheckRun {
+  readonly id: number
   readonly head_sha: string
   readonly name: string
-  readonly conclusion: string
+  status: 'in_progress' | 'completed'
+  conclusion?: string
   readonly details_url?: string
-  readonly evaluation: Evaluation
+  title: string
+  summary: string
+  evaluation?: Evaluation
 }
+
+/** A comment as GitHub keeps it: with its author, and editable. */
+interface StoredComment {
+  readonly id: number
+  body: string
+  readonly html_url: string
+  readonly login: string
+  readonly type: string
+}
+
+const BOT = { login: 'github-actions[bot]', type: 'Bot' }
 
 /** A failed request as Octokit throws it. */
 const httpError = (status: number): Error & { status: number } =>
@@ -32,7 +52,12 @@ const httpError = (status: number): Error & { status: number } =>
  */
 export class MemoryGitHub implements GitHubPort {
   readonly repo = { owner: OWNER, repo: REPO }
-  private readonly store = new Map<number, IssueComment[]>()
+  private readonly store = new Map<number, StoredComment[]>()
+  /** Accepted workflow dispatches, in order. */
+  readonly dispatches: { workflow: string; ref: string; inputs: Record<string, string> }[] = []
+  /** Reactions by comment id. */
+  readonly reactions = new Map<number, string[]>()
+  private readonly permissions = new Map<string, 'admin' | 'write' | 'read' | 'none'>()
   readonly checkRuns: MemoryCheckRun[] = []
   /** Every write the action made, in order: `POST comment #1`, `PATCH comment 7`, `POST check`. */
   readonly writes: string[] = []
@@ -58,6 +83,17 @@ export class MemoryGitHub implements GitHubPort {
   setPullRequest(number: number, pr: unknown): void {
     this.pulls.set(number, pr)
   }
+  setPermission(login: string, permission: 'admin' | 'write' | 'read' | 'none'): void {
+    this.permissions.set(login, permission)
+  }
+  /** A comment someone wrote; returns its id. */
+  addComment(issue: number, body: string, user: { login: string; type: string }): number {
+    const id = this.nextId++
+    const all = this.store.get(issue) ?? []
+    all.push({ id, body, html_url: this.url(issue, id), ...user })
+    this.store.set(issue, all)
+    return id
+  }
   /** Comments on `issue`, oldest first. */
   commentsOn(issue: number): readonly IssueComment[] {
     return this.store.get(issue) ?? []
@@ -74,7 +110,11 @@ export class MemoryGitHub implements GitHubPort {
   comments = (issue: number, marker: string): Promise<IssueComment[]> =>
     this.access.commentsFail !== undefined
       ? Promise.reject(httpError(this.access.commentsFail))
-      : Promise.resolve(this.commentsOn(issue).filter(c => c.body.split('\n', 1)[0] === marker))
+      : Promise.resolve(
+          this.commentsOn(issue)
+            .filter(c => c.body.split('\n', 1)[0] === marker)
+            .map(({ id, body, html_url }) => ({ id, body, html_url }))
+        )
 
   upsertComment = (
     issue: number,
@@ -91,15 +131,17 @@ export class MemoryGitHub implements GitHubPort {
     const [ours, ...duplicates] = existing
     let outcome: CommentOutcome
     if (!ours) {
-      const comment = { id: this.nextId++, body, html_url: this.url(issue) }
+      const id = this.nextId++
+      const comment = { id, body, html_url: this.url(issue, id), ...BOT }
       all.push(comment)
       this.writes.push(`POST comment #${issue}`)
       outcome = { action: 'created', url: comment.html_url }
     } else if (ours.body === body) {
       outcome = { action: 'unchanged', url: ours.html_url }
     } else {
-      const index = all.findIndex(c => c.id === ours.id)
-      all[index] = { ...ours, body }
+      const stored = all.find(c => c.id === ours.id)
+      if (stored === undefined) return Promise.reject(httpError(404))
+      stored.body = body
       this.writes.push(`PATCH comment ${ours.id}`)
       outcome = { action: 'updated', url: ours.html_url }
     }
@@ -114,34 +156,126 @@ export class MemoryGitHub implements GitHubPort {
     return Promise.resolve(outcome)
   }
 
-  checkRun = (
-    where: { readonly headSha: string; readonly name: string; readonly detailsUrl?: string },
-    evaluation: Evaluation,
-    failOn: FailOn
-  ): Promise<CheckRunOutcome> => {
+  startCheckRun = (where: CheckRunPlace, text: CheckRunText): Promise<CheckRunStart> => {
     if (!this.access.write) {
       return Promise.resolve({
         action: 'failed',
         reason: describeFailure(httpError(403), 'create the check run')
       })
     }
+    const id = this.nextId++
     this.checkRuns.push({
+      id,
       head_sha: where.headSha,
       name: where.name,
-      conclusion: outcomeOf(evaluation.verdict, failOn).conclusion,
+      status: 'in_progress',
       ...(where.detailsUrl !== undefined && { details_url: where.detailsUrl }),
-      evaluation
+      ...text
     })
-    this.writes.push('POST check')
-    return Promise.resolve({ action: 'created', url: `${this.url(0)}/checks` })
+    this.writes.push('POST check in_progress')
+    return Promise.resolve({ action: 'started', id })
+  }
+
+  checkRun = (
+    where: CheckRunPlace & { readonly id?: number },
+    evaluation: Evaluation,
+    failOn: FailOn
+  ): Promise<CheckRunOutcome> =>
+    this.completeCheckRun(
+      where,
+      outcomeOf(evaluation.verdict, failOn, evaluation.acceptance !== undefined).conclusion,
+      { title: evaluation.verdict.verdict, summary: '' },
+      evaluation
+    )
+
+  completeCheckRun = (
+    where: CheckRunPlace & { readonly id?: number },
+    conclusion: Conclusion,
+    text: CheckRunText,
+    evaluation?: Evaluation
+  ): Promise<CheckRunOutcome> => {
+    const verb = where.id === undefined ? 'create' : 'complete'
+    if (!this.access.write) {
+      return Promise.resolve({
+        action: 'failed',
+        reason: describeFailure(httpError(403), `${verb} the check run`)
+      })
+    }
+    const existing = this.checkRuns.find(c => c.id === where.id)
+    if (where.id !== undefined && existing === undefined) {
+      return Promise.reject(httpError(404))
+    }
+    const run: MemoryCheckRun = existing ?? {
+      id: this.nextId++,
+      head_sha: where.headSha,
+      name: where.name,
+      status: 'completed',
+      ...(where.detailsUrl !== undefined && { details_url: where.detailsUrl }),
+      ...text
+    }
+    Object.assign(run, {
+      status: 'completed',
+      conclusion,
+      ...text,
+      ...(evaluation && { evaluation })
+    })
+    if (!existing) this.checkRuns.push(run)
+    this.writes.push(existing ? 'PATCH check completed' : 'POST check')
+    return Promise.resolve({
+      action: existing ? 'completed' : 'created',
+      url: `${this.url(0, 0)}/checks`
+    })
+  }
+
+  issueComment = (id: number): Promise<CommentByUser | undefined> => {
+    const found = [...this.store.values()].flat().find(c => c.id === id)
+    return Promise.resolve(found && { body: found.body, login: found.login, type: found.type })
+  }
+
+  permission = (login: string): Promise<'admin' | 'write' | 'read' | 'none'> =>
+    Promise.resolve(this.permissions.get(login) ?? 'none')
+
+  openPullRequests = (branch: string): Promise<{ number: number; headSha: string }[]> =>
+    Promise.resolve(
+      [...this.pulls.entries()].flatMap(([number, pr]) => {
+        const { base, head, state } = pr as {
+          base?: { ref?: string }
+          head?: { sha?: string }
+          state?: string
+        }
+        return base?.ref === branch && (state ?? 'open') === 'open'
+          ? [{ number, headSha: head?.sha ?? '' }]
+          : []
+      })
+    )
+
+  dispatchWorkflow = (
+    workflow: string,
+    ref: string,
+    inputs: Readonly<Record<string, string>>
+  ): Promise<void> => {
+    if (!this.access.write) return Promise.reject(httpError(403))
+    this.dispatches.push({ workflow, ref, inputs: { ...inputs } })
+    return Promise.resolve()
+  }
+
+  react = (commentId: number, content: 'eyes'): Promise<void> => {
+    this.reactions.set(commentId, [...(this.reactions.get(commentId) ?? []), content])
+    return Promise.resolve()
+  }
+
+  reply = (issue: number, body: string): Promise<void> => {
+    this.addComment(issue, body, BOT)
+    this.writes.push(`POST reply #${issue}`)
+    return Promise.resolve()
   }
 
   recordingRun = (): never => {
     throw new Error('MemoryGitHub keeps no workflow runs; the split layout is tested end to end')
   }
 
-  private url(issue: number): string {
-    return `https://github.com/${OWNER}/${REPO}/pull/${issue}#issuecomment-${this.nextId}`
+  private url(issue: number, id: number): string {
+    return `https://github.com/${OWNER}/${REPO}/pull/${issue}#issuecomment-${id}`
   }
 }
 

@@ -30745,7 +30745,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _gates_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1086);
+/* harmony import */ var _gates_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3922);
 
 await (0,_gates_main_js__WEBPACK_IMPORTED_MODULE_0__/* .runGatesAction */ .K)();
 
@@ -30754,7 +30754,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 1086:
+/***/ 3922:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -43716,7 +43716,7 @@ async function readRunContext(sources) {
         return workflowRunContext(sources, payload, owner, repo);
     return {
         kind: 'unsupported',
-        message: `this action reviews pull requests; the "${event || 'unknown'}" event has none. Run it on pull_request, pull_request_target, workflow_dispatch with a pull-request number, or workflow_run after the gates workflow`
+        message: `this action reviews pull requests; the "${event || 'unknown'}" event has none. Run it on pull_request, pull_request_target, workflow_dispatch with a pull-request number, or workflow_run after the gates workflow; on push and issue_comment it is the PR bot (docs/pr-bot.md)`
     };
 }
 /**
@@ -43778,6 +43778,7 @@ async function workflowRunContext(sources, payload, owner, repo) {
         trigger: { runId, attempt }
     };
 }
+/** The event's payload as the runner wrote it; undefined when there is none or it is unreadable. */
 async function readPayload(path) {
     if (path === undefined || path === '')
         return undefined;
@@ -45577,6 +45578,140 @@ function limitBody(body, limit) {
     return note(total);
 }
 
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(7598);
+// EXTERNAL MODULE: external "node:zlib"
+var external_node_zlib_ = __nccwpck_require__(8522);
+;// CONCATENATED MODULE: ./src/engine/judgement-cache.ts
+
+
+
+
+const SealedJudgementSchema = object({
+    iteration: schemas_int().positive(),
+    digest: schemas_string().regex(/^[0-9a-f]{64}$/),
+    runs: schemas_string().max(200_000),
+    quorum: schemas_int().positive(),
+    seal: schemas_string().regex(/^[0-9a-f]{64}$/)
+});
+/** A stored answer is not kept when its seal is bigger than this: the comment has other uses. */
+const MAX_SEALED_CHARS = 24_000;
+/**
+ * The digest of everything a judgement depends on: the action's version (its prompt), the
+ * rubric, the gate results as the judges see them, the evidence, and the council (its members
+ * and samples). The iteration and the earlier runs are left out: a re-run sees one more of them.
+ */
+function judgementDigest(request, council) {
+    const { rubric, gates, evidence } = request;
+    return createHash('sha256')
+        .update(JSON.stringify({
+        version: VERSION,
+        rubric: rubric.text,
+        gates: gates.map(g => [g.command, g.status, g.exitCode]),
+        evidence,
+        council
+    }))
+        .digest('hex');
+}
+/** The key that seals answers: derived from the provider keys; none without any. */
+function sealingKey(providerKeys) {
+    return providerKeys === ''
+        ? undefined
+        : createHmac('sha256', providerKeys).update('rubric-council judgement cache v1').digest();
+}
+function sealOf(key, fields) {
+    return createHmac('sha256', key)
+        .update(JSON.stringify([fields.iteration, fields.digest, fields.runs, fields.quorum]))
+        .digest('hex');
+}
+/** The runs a sealed judgement holds, when its seal is good and it is about `digest`. */
+function unseal(key, sealed, digest) {
+    if (sealed.digest !== digest)
+        return undefined;
+    const expected = Buffer.from(sealOf(key, sealed), 'hex');
+    const given = Buffer.from(sealed.seal, 'hex');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected))
+        return undefined;
+    try {
+        const runs = JSON.parse(inflateRawSync(Buffer.from(sealed.runs, 'base64'), { maxOutputLength: 4_000_000 }).toString('utf8'));
+        return Array.isArray(runs) ? { runs: runs, quorum: sealed.quorum } : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+/**
+ * The council, remembering: when the previous judgement was about the same digest and its seal
+ * holds, its runs are replayed (the council's answers, then its tie-breaks in order) with no
+ * provider asked; otherwise the council is asked and its runs are sealed for the next run.
+ * Without a key (no provider key) nothing is reused or kept.
+ */
+function cachingCouncil(council, options) {
+    const { key } = options;
+    let reused;
+    let digest;
+    const asked = [];
+    let quorum = 1;
+    let tieBreaks = 0;
+    const replayed = (run) => {
+        // Nothing was spent on it this time.
+        const rest = { ...run, latencyMs: 0, requests: 0 };
+        delete rest.tokens;
+        delete rest.costUsd;
+        return rest;
+    };
+    return {
+        ...(council.contextLimit && { contextLimit: council.contextLimit }),
+        ...(council.configuration && { configuration: council.configuration }),
+        convene: async (request) => {
+            digest = judgementDigest(request, council.configuration?.(request.rubric) ?? '');
+            const previous = key === undefined || options.previous === undefined
+                ? undefined
+                : unseal(key, options.previous, digest);
+            if (previous && options.previous) {
+                reused = { ...previous, from: options.previous.iteration };
+                const main = previous.runs.filter(r => r.tieBreak !== true);
+                return { runs: main.map(replayed), quorum: previous.quorum };
+            }
+            const outcome = await council.convene(request);
+            asked.push(...outcome.runs);
+            quorum = outcome.quorum;
+            return outcome;
+        },
+        ...(council.tieBreak && {
+            tieBreak: async (request, round, split) => {
+                if (reused) {
+                    const run = reused.runs.filter(r => r.tieBreak === true)[tieBreaks++];
+                    return run && replayed(run);
+                }
+                const run = await council.tieBreak?.(request, round, split);
+                if (run)
+                    asked.push({ ...run, tieBreak: true });
+                return run;
+            }
+        }),
+        result: () => {
+            // Kept as it was, so that the run after this one can reuse it too.
+            if (reused)
+                return { reusedFrom: reused.from, ...(options.previous && { sealed: options.previous }) };
+            if (key === undefined || digest === undefined || asked.length === 0)
+                return {};
+            // Failed runs are not kept: the next run asks those judges again.
+            if (asked.some(r => r.status !== 'ok'))
+                return {};
+            const fields = {
+                iteration: options.iteration,
+                digest,
+                runs: deflateRawSync(JSON.stringify(asked)).toString('base64'),
+                quorum
+            };
+            if (fields.runs.length > MAX_SEALED_CHARS)
+                return {};
+            return { sealed: { ...fields, seal: sealOf(key, fields) } };
+        }
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/verdict/outcome.ts
 /** The verdict's exit code (SPEC: PASS 0, FAIL 1, UNCLEAR 2), for the CLI and a failed step. */
 const outcome_EXIT_CODE = { PASS: 0, FAIL: 1, UNCLEAR: 2 };
@@ -45604,8 +45739,15 @@ const NOT_TOLERATED = new Set([
  * | FAIL                         | unclear, fail     | failure                                     |
  * | UNCLEAR, not tolerated       | unclear, fail     | action_required                             |
  * | UNCLEAR, judges' uncertainty | unclear           | action_required (unclear), else neutral     |
+ * | any, accepted by a maintainer | never            | success                                     |
+ *
+ * `accepted`: a maintainer accepted this verdict for this commit (`/council accept`, checked
+ * through the API); the verdict and its exit code stay what they are.
  */
-function outcome_outcomeOf(verdict, failOn) {
+function outcome_outcomeOf(verdict, failOn, accepted = false) {
+    if (accepted) {
+        return { stepFails: false, exitCode: outcome_EXIT_CODE[verdict.verdict], conclusion: 'success' };
+    }
     if (verdict.verdict === 'PASS') {
         return { stepFails: false, exitCode: outcome_EXIT_CODE.PASS, conclusion: 'success' };
     }
@@ -46153,15 +46295,33 @@ function summary_summaryLine(evaluation) {
 ;// CONCATENATED MODULE: ./src/report/history.ts
 
 
+
 const Entry = object({
     iteration: schemas_int().positive(),
     commit: schemas_string().regex(/^[0-9a-f]{7,64}$/),
     verdict: schemas_enum(['PASS', 'FAIL', 'UNCLEAR']),
     summary: schemas_string().max(500),
     rubricHash: schemas_string().max(64),
-    reasons: array(schemas_string().max(64)).max(20)
+    reasons: array(schemas_string().max(64)).max(20),
+    note: schemas_string().max(500).optional()
 });
-const State = object({ v: literal(1), history: array(Entry).max(500) });
+const Login = schemas_string().regex(/^[A-Za-z0-9-]{1,39}(\[bot\])?$/);
+const Commit = schemas_string().regex(/^[0-9a-f]{40,64}$/);
+/** Each part is read on its own: one that does not check is dropped, the others kept. */
+const State = object({
+    v: literal(1),
+    history: array(Entry).max(500).catch([]),
+    judgement: SealedJudgementSchema.optional().catch(undefined),
+    accepted: object({
+        commit: Commit,
+        by: Login,
+        reason: schemas_string().max(500),
+        commentId: schemas_int().positive()
+    })
+        .optional()
+        .catch(undefined),
+    rerun: object({ commit: Commit, by: Login }).optional().catch(undefined)
+});
 /** The most iterations kept; older ones are dropped so the comment stays small. */
 const MAX_HISTORY = 100;
 const STATE_OPEN = '<!-- rubric-council-state:';
@@ -46170,36 +46330,63 @@ const STATE_CLOSE = ' -->';
  * The history, hidden at the end of the comment as base64 JSON (base64 so that no text in it can
  * end the HTML comment). Anything unreadable is treated as no history, never as an error.
  */
-function readHistory(body) {
+function readState(body) {
     const start = body.lastIndexOf(STATE_OPEN);
     if (start === -1)
-        return [];
+        return { history: [] };
     const end = body.indexOf(STATE_CLOSE, start);
     if (end === -1)
-        return [];
+        return { history: [] };
     try {
         const json = JSON.parse(Buffer.from(body.slice(start + STATE_OPEN.length, end), 'base64').toString('utf8'));
         const parsed = State.safeParse(json);
-        return parsed.success ? parsed.data.history : [];
+        if (!parsed.success)
+            return { history: [] };
+        const { history, judgement, accepted, rerun } = parsed.data;
+        return {
+            history,
+            ...(judgement && { judgement }),
+            ...(accepted && { accepted }),
+            ...(rerun && { rerun })
+        };
     }
     catch {
-        return [];
+        return { history: [] };
     }
 }
-function history_writeHistory(history) {
-    const kept = history.slice(-MAX_HISTORY);
-    return `${STATE_OPEN}${Buffer.from(JSON.stringify({ v: 1, history: kept })).toString('base64')}${STATE_CLOSE}`;
+function readHistory(body) {
+    return [...readState(body).history];
+}
+function history_writeState(state) {
+    const json = { v: 1, ...state, history: state.history.slice(-MAX_HISTORY) };
+    return `${STATE_OPEN}${Buffer.from(JSON.stringify(json)).toString('base64')}${STATE_CLOSE}`;
+}
+function writeHistory(history) {
+    return history_writeState({ history });
+}
+/** The state block alone, replaced in a comment's body (or added when it has none). */
+function replaceState(body, state) {
+    const start = body.lastIndexOf(STATE_OPEN);
+    const end = start === -1 ? -1 : body.indexOf(STATE_CLOSE, start);
+    return end === -1
+        ? `${body}\n${history_writeState(state)}\n`
+        : body.slice(0, start) + history_writeState(state) + body.slice(end + STATE_CLOSE.length);
 }
 /** What a run adds to the history: the evaluation of `commit`, in one line. */
-function historyEntry(evaluation, commit) {
+function historyEntry(evaluation, commit, note) {
     return {
         iteration: evaluation.iteration,
         commit,
         verdict: evaluation.verdict.verdict,
         summary: summaryLine(evaluation),
         rubricHash: evaluation.rubric.hash ?? '',
-        reasons: evaluation.verdict.reasons.map(r => r.code)
+        reasons: evaluation.verdict.reasons.map(r => r.code),
+        ...(note !== undefined && { note })
     };
+}
+/** An iteration that records something about the previous one (an acceptance), without a run. */
+function historyEntryNoted(previous, iteration, note) {
+    return { ...previous, iteration, note: note.slice(0, 500) };
 }
 
 ;// CONCATENATED MODULE: ./src/rubric/errors.ts
@@ -46243,7 +46430,7 @@ function formatExcerpt(output) {
 
 ;// CONCATENATED MODULE: ./src/version.ts
 /** Kept in step with package.json by a test. */
-const VERSION = '0.1.0';
+const version_VERSION = '0.1.0';
 
 ;// CONCATENATED MODULE: ./src/report/budget.ts
 /**
@@ -46534,6 +46721,8 @@ function buildDoc(evaluation) {
     const headline = `### ${ICON[verdict.verdict]} Rubric Council: ${verdict.verdict}\n\n`;
     const summary = summary_summaryLine(evaluation);
     const head = [headline];
+    if (evaluation.acceptance)
+        head.push(acceptanceNote(evaluation.acceptance));
     if (summary)
         head.push(`**${escapeMarkdown(summary)}**\n\n`);
     for (const reason of verdict.reasons) {
@@ -46546,6 +46735,10 @@ function buildDoc(evaluation) {
     for (const c of settled)
         head.push(`⚖️ ${tieBreakSentence(c)}\n\n`);
     head.push(`Recommendation: **${verdict.recommendation}**\n\n`);
+    if (evaluation.reusedFrom !== undefined) {
+        head.push(`♻️ The judges' answers are reused from iteration ${evaluation.reusedFrom}: nothing they were ` +
+            'shown has changed, so no provider was asked. `/council rerun` asks them again.\n\n');
+    }
     head.push(...rubricAlerts(evaluation));
     const sections = [];
     if (evaluation.gates.length > 0) {
@@ -46572,7 +46765,7 @@ function buildDoc(evaluation) {
     if (evaluation.history && evaluation.history.length > 0) {
         sections.push(historySection(evaluation.history));
     }
-    const footer = `<sub>Rubric Council ${VERSION}` +
+    const footer = `<sub>Rubric Council ${version_VERSION}` +
         (evaluation.rubric.hash ? ` · rubric \`${evaluation.rubric.hash}\`` : '') +
         ` · iteration ${evaluation.iteration}</sub>\n`;
     sections.push({ open: [footer], blocks: [], close: [], omitted: () => '' });
@@ -46586,6 +46779,12 @@ function buildDoc(evaluation) {
             `Reasons: ${verdict.reasons.map(r => r.code).join(', ') || 'none'}. ` +
             'The report is too long to show here; the job summary and the JSON report have it in full.\n'
     };
+}
+/** A maintainer's acceptance, above everything else: the check passes because of it. */
+function acceptanceNote(acceptance) {
+    return (`> [!NOTE]\n> **Accepted by @${escapeMarkdown(acceptance.by)}** for ` +
+        `${code(acceptance.commit.slice(0, 7))}: ${escapeMarkdown(acceptance.reason.replace(/\s+/g, ' '))}\n> ` +
+        'The check passes for this commit whatever the verdict below; a new push is judged again.\n\n');
 }
 /** Untrusted prose, shortened from the end with a note; `floor` characters always stay. */
 function prose(text, floor = 0) {
@@ -46939,7 +47138,9 @@ function historySection(history) {
             String(entry.iteration),
             code(entry.commit.slice(0, 7)),
             `${ICON[entry.verdict]} ${entry.verdict}`,
-            escapeCell(entry.summary || entry.reasons.join(', ') || '—'),
+            escapeCell([entry.summary || entry.reasons.join(', ') || '—', entry.note]
+                .filter(t => t !== undefined)
+                .join(' · ')),
             `${code(entry.rubricHash)}${changed ? ' ✎ changed' : ''}`
         ];
         // The newest iterations matter most; the oldest go first when space runs out.
@@ -46977,12 +47178,13 @@ function commentMarker(checkName) {
     return `<!-- rubric-council:${checkName.replace(/-->|[\r\n]/g, '_')} -->`;
 }
 /**
- * The sticky comment: the marker, the report (with the iteration history), and the history as
- * hidden state, together never over GitHub's 65,536 characters.
+ * The sticky comment: the marker, the report (with the iteration history), and the history with
+ * what else the bot remembers (`kept`: the sealed judgement, an acceptance) as hidden state,
+ * together never over GitHub's 65,536 characters.
  */
-function renderComment(evaluation, checkName, limit = COMMENT_LIMIT) {
+function renderComment(evaluation, checkName, kept = {}, limit = COMMENT_LIMIT) {
     const marker = `${commentMarker(checkName)}\n`;
-    const state = `\n${writeHistory(evaluation.history ?? [])}\n`;
+    const state = `\n${writeState({ ...kept, history: evaluation.history ?? [] })}\n`;
     const report = renderMarkdown(evaluation, { budget: limit - marker.length - state.length });
     return marker + report + state;
 }
@@ -47307,8 +47509,6 @@ async function rubricPathProblem(dirs, inputs) {
         : undefined;
 }
 
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(7598);
 ;// CONCATENATED MODULE: ./src/action/log.ts
 
 
@@ -47561,8 +47761,11 @@ async function publish(evaluation, context, io) {
     io.setOutput('report', reportPath);
     io.setOutput('comment-url', context.commentUrl ?? '');
     const headline = `Rubric Council: ${verdict.verdict}${verdict.reasons.length > 0 ? ` (${verdict.reasons.map(r => r.code).join(', ')})` : ''}`;
-    const outcome = outcomeOf(verdict, context.failOn);
-    if (outcome.stepFails) {
+    const outcome = outcomeOf(verdict, context.failOn, evaluation.acceptance !== undefined);
+    if (evaluation.acceptance) {
+        io.notice(`${headline}, accepted for ${evaluation.acceptance.commit.slice(0, 7)} by @${evaluation.acceptance.by}: ${evaluation.acceptance.reason}`);
+    }
+    else if (outcome.stepFails) {
         io.fail(`${headline}\n${verdict.reasons.map(r => `- ${r.message}`).join('\n')}`, outcome.exitCode);
     }
     else {
@@ -51900,7 +52103,7 @@ var createTokenAuth = function createTokenAuth2(token) {
 
 
 ;// CONCATENATED MODULE: ./node_modules/@octokit/core/dist-src/version.js
-const version_VERSION = "7.0.8";
+const dist_src_version_VERSION = "7.0.8";
 
 
 ;// CONCATENATED MODULE: ./node_modules/@octokit/core/dist-src/index.js
@@ -51929,9 +52132,9 @@ function createLogger(logger = {}) {
   }
   return logger;
 }
-const userAgentTrail = `octokit-core.js/${version_VERSION} ${getUserAgent()}`;
+const userAgentTrail = `octokit-core.js/${dist_src_version_VERSION} ${getUserAgent()}`;
 class Octokit {
-  static VERSION = version_VERSION;
+  static VERSION = dist_src_version_VERSION;
   static defaults(defaults) {
     const OctokitWithDefaults = class extends this {
       constructor(...args) {
@@ -52045,7 +52248,7 @@ class Octokit {
 
 
 ;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
-const dist_src_version_VERSION = "17.0.0";
+const plugin_rest_endpoint_methods_dist_src_version_VERSION = "17.0.0";
 
 //# sourceMappingURL=version.js.map
 
@@ -54478,7 +54681,7 @@ function restEndpointMethods(octokit) {
     rest: api
   };
 }
-restEndpointMethods.VERSION = dist_src_version_VERSION;
+restEndpointMethods.VERSION = plugin_rest_endpoint_methods_dist_src_version_VERSION;
 function legacyRestEndpointMethods(octokit) {
   const api = endpointsToMethods(octokit);
   return {
@@ -54486,7 +54689,7 @@ function legacyRestEndpointMethods(octokit) {
     rest: api
   };
 }
-legacyRestEndpointMethods.VERSION = dist_src_version_VERSION;
+legacyRestEndpointMethods.VERSION = plugin_rest_endpoint_methods_dist_src_version_VERSION;
 
 //# sourceMappingURL=index.js.map
 
@@ -55454,7 +55657,64 @@ function annotationsOf(evaluation) {
             : [];
     });
 }
-/** The check run named `name` on the head commit, its annotations in batches of 50. */
+/**
+ * A check run `in_progress` on the head commit: the check is pending while the run works, and a
+ * required check never shows an older result meanwhile. `publishCheckRun` completes it.
+ */
+async function startCheckRun(github, where, text) {
+    try {
+        const { data } = await github.rest.checks.create({
+            owner: where.owner,
+            repo: where.repo,
+            name: where.name,
+            head_sha: where.headSha,
+            status: 'in_progress',
+            started_at: new Date().toISOString(),
+            ...(where.detailsUrl !== undefined && { details_url: where.detailsUrl }),
+            output: { title: text.title.slice(0, 255), summary: text.summary.slice(0, SUMMARY_LIMIT) }
+        });
+        return { action: 'started', id: data.id };
+    }
+    catch (error) {
+        return { action: 'failed', reason: describeFailure(error, 'create the check run') };
+    }
+}
+/**
+ * A completed check run on the head commit, with any text: a maintainer's acceptance, or a run
+ * that ended before any evaluation. `id` completes the run `startCheckRun` began.
+ */
+async function completeCheckRun(github, where, conclusion, text) {
+    const output = { title: text.title.slice(0, 255), summary: text.summary.slice(0, SUMMARY_LIMIT) };
+    try {
+        const { data } = where.id === undefined
+            ? await github.rest.checks.create({
+                owner: where.owner,
+                repo: where.repo,
+                name: where.name,
+                head_sha: where.headSha,
+                status: 'completed',
+                conclusion,
+                ...(where.detailsUrl !== undefined && { details_url: where.detailsUrl }),
+                output
+            })
+            : await github.rest.checks.update({
+                owner: where.owner,
+                repo: where.repo,
+                check_run_id: where.id,
+                status: 'completed',
+                conclusion,
+                output
+            });
+        return { action: where.id === undefined ? 'created' : 'completed', url: data.html_url ?? '' };
+    }
+    catch (error) {
+        return { action: 'failed', reason: describeFailure(error, 'complete the check run') };
+    }
+}
+/**
+ * The check run named `name` on the head commit, its annotations in batches of 50: `id`, when
+ * given, is the run `startCheckRun` began, which this completes.
+ */
 async function publishCheckRun(github, where, evaluation, failOn) {
     const annotations = annotationsOf(evaluation);
     const output = (batch) => ({
@@ -55462,17 +55722,28 @@ async function publishCheckRun(github, where, evaluation, failOn) {
         summary: markdown_renderMarkdown(evaluation, { budget: SUMMARY_LIMIT }),
         annotations: [...batch]
     });
+    const conclusion = outcome_outcomeOf(evaluation.verdict, failOn, evaluation.acceptance !== undefined).conclusion;
     try {
-        const { data } = await github.rest.checks.create({
-            owner: where.owner,
-            repo: where.repo,
-            name: where.name,
-            head_sha: where.headSha,
-            status: 'completed',
-            conclusion: outcome_outcomeOf(evaluation.verdict, failOn).conclusion,
-            ...(where.detailsUrl !== undefined && { details_url: where.detailsUrl }),
-            output: output(annotations.slice(0, ANNOTATIONS_PER_REQUEST))
-        });
+        const first = output(annotations.slice(0, ANNOTATIONS_PER_REQUEST));
+        const { data } = where.id === undefined
+            ? await github.rest.checks.create({
+                owner: where.owner,
+                repo: where.repo,
+                name: where.name,
+                head_sha: where.headSha,
+                status: 'completed',
+                conclusion,
+                ...(where.detailsUrl !== undefined && { details_url: where.detailsUrl }),
+                output: first
+            })
+            : await github.rest.checks.update({
+                owner: where.owner,
+                repo: where.repo,
+                check_run_id: where.id,
+                status: 'completed',
+                conclusion,
+                output: first
+            });
         for (let i = ANNOTATIONS_PER_REQUEST; i < annotations.length; i += ANNOTATIONS_PER_REQUEST) {
             await github.rest.checks.update({
                 owner: where.owner,
@@ -55481,10 +55752,13 @@ async function publishCheckRun(github, where, evaluation, failOn) {
                 output: output(annotations.slice(i, i + ANNOTATIONS_PER_REQUEST))
             });
         }
-        return { action: 'created', url: data.html_url ?? '' };
+        return { action: where.id === undefined ? 'created' : 'completed', url: data.html_url ?? '' };
     }
     catch (error) {
-        return { action: 'failed', reason: describeFailure(error, 'create the check run') };
+        return {
+            action: 'failed',
+            reason: describeFailure(error, `${where.id === undefined ? 'create' : 'complete'} the check run`)
+        };
     }
 }
 
@@ -55672,8 +55946,6 @@ function bounded(response, limit) {
     return limited;
 }
 
-// EXTERNAL MODULE: external "node:zlib"
-var external_node_zlib_ = __nccwpck_require__(8522);
 ;// CONCATENATED MODULE: ./src/github/zip.ts
 
 class ZipError extends Error {
@@ -56174,7 +56446,55 @@ function octokitPort(repo, client) {
         fileAt: (path, ref) => fileAt(api(), { ...repo, path, ref }),
         comments: (issue, marker) => findComments(api(), { ...repo, issue, marker }),
         upsertComment: (issue, body, existing) => upsertComment(api(), { ...repo, issue }, body, existing),
+        startCheckRun: (where, text) => startCheckRun(api(), { ...repo, ...where }, text),
         checkRun: (where, evaluation, failOn) => publishCheckRun(api(), { ...repo, ...where }, evaluation, failOn),
+        completeCheckRun: (where, conclusion, text) => completeCheckRun(api(), { ...repo, ...where }, conclusion, text),
+        issueComment: async (id) => {
+            try {
+                const { data } = await api().rest.issues.getComment({ ...repo, comment_id: id });
+                return { body: data.body ?? '', login: data.user?.login ?? '', type: data.user?.type ?? '' };
+            }
+            catch (error) {
+                if (statusOf(error) === 404)
+                    return undefined;
+                throw error;
+            }
+        },
+        permission: async (login) => {
+            try {
+                const { data } = await api().rest.repos.getCollaboratorPermissionLevel({
+                    ...repo,
+                    username: login
+                });
+                const level = data.permission;
+                return level === 'admin' || level === 'write' || level === 'read' ? level : 'none';
+            }
+            catch (error) {
+                if (statusOf(error) === 404)
+                    return 'none';
+                throw error;
+            }
+        },
+        openPullRequests: async (branch) => (await api().paginate(api().rest.pulls.list, {
+            ...repo,
+            state: 'open',
+            base: branch,
+            per_page: 100
+        })).map(pr => ({ number: pr.number, headSha: pr.head.sha })),
+        dispatchWorkflow: async (file, ref, inputs) => {
+            await api().rest.actions.createWorkflowDispatch({
+                ...repo,
+                workflow_id: file,
+                ref,
+                inputs: { ...inputs }
+            });
+        },
+        react: async (commentId, content) => {
+            await api().rest.reactions.createForIssueComment({ ...repo, comment_id: commentId, content });
+        },
+        reply: async (issue, body) => {
+            await api().rest.issues.createComment({ ...repo, issue_number: issue, body });
+        },
         recordingRun: (runId, attempt, jobName) => {
             const where = { ...repo, runId };
             let record;

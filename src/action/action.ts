@@ -3,6 +3,8 @@ import { join, resolve } from 'node:path'
 import type { GitHubPort } from '../github/port.js'
 import { maskSecrets, secretValues } from '../util/secrets.js'
 import type { FailOn } from '../verdict/outcome.js'
+import { readPayload } from '../github/event.js'
+import { BOT_HANDLERS } from './bot.js'
 import { prepareRun } from './context.js'
 import { InputError, readActionInputs, type GetInput } from './inputs.js'
 import type { ActionIO } from './io.js'
@@ -40,6 +42,28 @@ export async function runAction(shell: ActionShell): Promise<void> {
     const inputs = readActionInputs(shell.getInput)
     where = { ...where, failOn: inputs.failOn, cwd: resolve(workspace, inputs.workingDirectory) }
     const github = shell.github(inputs.githubToken)
+    const event = env.GITHUB_EVENT_NAME ?? ''
+    if (Object.hasOwn(BOT_HANDLERS, event)) {
+      // Not a review: the bot acts on pull requests through the API.
+      if (!github) {
+        await endEarly(
+          {
+            kind: 'invalid',
+            message: `on ${event} the bot works through the API: give it a github-token`
+          },
+          where,
+          io
+        )
+        return
+      }
+      await BOT_HANDLERS[event]?.({
+        github,
+        inputs,
+        io,
+        payload: await readPayload(env.GITHUB_EVENT_PATH)
+      })
+      return
+    }
     const prepared = await prepareRun(env, inputs, where, github)
     if (prepared.kind !== 'ready') {
       await endEarly(prepared, where, io)

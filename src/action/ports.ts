@@ -1,4 +1,6 @@
 import { createCouncil } from '../council/council.js'
+import { providerKeys } from '../council/providers.js'
+import { sealingKey } from '../engine/judgement-cache.js'
 import { pullRequestEvidence, startDiff } from '../evidence/git-source.js'
 import { gateEnvironment } from '../gates/environment.js'
 import { recordedGates } from '../gates/recorded.js'
@@ -41,6 +43,7 @@ export function reviewPorts(options: {
     runId: Number(env.GITHUB_RUN_ID),
     attempt: Number(env.GITHUB_RUN_ATTEMPT ?? '1')
   }
+  const judgementKey = sealingKey(providerKeys(env))
   return {
     github,
     gates:
@@ -64,6 +67,7 @@ export function reviewPorts(options: {
       mask,
       progress: councilProgress(options.io)
     }),
-    machinery: machineryOf(dirs.workspace, options.bundleDir)
+    machinery: machineryOf(dirs.workspace, options.bundleDir),
+    ...(judgementKey && { judgementKey })
   }
 }

@@ -58,8 +58,12 @@ export async function publish(
   io.setOutput('comment-url', context.commentUrl ?? '')
 
   const headline = `Rubric Council: ${verdict.verdict}${verdict.reasons.length > 0 ? ` (${verdict.reasons.map(r => r.code).join(', ')})` : ''}`
-  const outcome = outcomeOf(verdict, context.failOn)
-  if (outcome.stepFails) {
+  const outcome = outcomeOf(verdict, context.failOn, evaluation.acceptance !== undefined)
+  if (evaluation.acceptance) {
+    io.notice(
+      `${headline}, accepted for ${evaluation.acceptance.commit.slice(0, 7)} by @${evaluation.acceptance.by}: ${evaluation.acceptance.reason}`
+    )
+  } else if (outcome.stepFails) {
     io.fail(
       `${headline}\n${verdict.reasons.map(r => `- ${r.message}`).join('\n')}`,
       outcome.exitCode

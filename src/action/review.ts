@@ -1,6 +1,10 @@
 import type { Council } from '../council/types.js'
 import { evaluate } from '../engine/evaluate.js'
-import type { Evaluation } from '../engine/evaluation.js'
+import type { Acceptance, Evaluation } from '../engine/evaluation.js'
+import type { HistoryEntry } from '../engine/history.js'
+import { cachingCouncil } from '../engine/judgement-cache.js'
+import type { CheckRunPlace } from '../github/check-run.js'
+import { mayCommand, parseCommand } from './commands.js'
 import type { EvidenceSource } from '../evidence/source.js'
 import type { GateSource } from '../gates/types.js'
 import { annotationsOf } from '../github/check-run.js'
@@ -8,7 +12,12 @@ import type { IssueComment } from '../github/comment.js'
 import type { PullRequestRun } from '../github/event.js'
 import type { GitHubPort } from '../github/port.js'
 import { commentMarker, renderComment } from '../report/comment.js'
-import { historyEntry, readHistory } from '../report/history.js'
+import {
+  historyEntry,
+  readState,
+  type CommentState,
+  type StoredAcceptance
+} from '../report/history.js'
 import { outcomeOf } from '../verdict/outcome.js'
 import type { ActionInputs } from './inputs.js'
 import type { ActionIO } from './io.js'
@@ -23,12 +32,15 @@ export interface ReviewPorts {
   readonly evidence: EvidenceSource
   readonly council: Council
   readonly machinery: (path: string) => boolean
+  /** Seals the judges' answers kept for the next run; none without a provider key. */
+  readonly judgementKey?: Buffer
 }
 
 /**
- * One review of a pull request: the earlier runs from the sticky comment, the evaluation, then
- * the comment, the check run, the job summary and the outputs. The rubric is still being read
- * (`rubric`) while the comments are.
+ * One review of a pull request: the check run started (pending), the earlier runs and what else
+ * the sticky comment remembers, the evaluation (reusing the judges' answers when nothing they saw
+ * changed), then the comment, the completed check run, the job summary and the outputs. The
+ * rubric is still being read (`rubric`) while the comments are.
  */
 export async function reviewPullRequest(
   review: {
@@ -41,29 +53,132 @@ export async function reviewPullRequest(
   io: ActionIO
 ): Promise<void> {
   const { run, inputs, rubric, ports } = review
-  const [existing, choice] = await Promise.all([
-    inputs.comment === 'sticky' ? ourComments(ports.github, run, inputs.checkName, io) : [],
-    rubric
-  ])
-  const prior = existing[0] ? readHistory(existing[0].body) : []
-  const evaluated = await evaluate(
-    {
-      rubric: choice.rubric,
-      trusted: choice.trusted,
-      ...(choice.review && { review: choice.review }),
-      history: prior
-    },
-    ports
-  )
-  const evaluation: Evaluation = {
-    ...evaluated,
-    history: [...prior, historyEntry(evaluated, run.pr.headSha)]
-  }
-  const commentUrl = await publishToPullRequest(ports.github, run, inputs, evaluation, io, {
-    existing,
+  const place: CheckRunPlace = {
+    headSha: run.pr.headSha,
+    name: inputs.checkName,
     ...(context.detailsUrl !== undefined && { detailsUrl: context.detailsUrl })
-  })
-  await publish(evaluation, { ...context, ...(commentUrl !== undefined && { commentUrl }) }, io)
+  }
+  const writer = inputs.dryRun ? undefined : ports.github
+  const [existing, choice, started] = await Promise.all([
+    inputs.comment === 'sticky' ? ourComments(ports.github, run, inputs.checkName, io) : [],
+    rubric,
+    writer?.startCheckRun(place, {
+      title: 'Reviewing…',
+      summary: `Rubric Council is reviewing ${run.pr.headSha.slice(0, 7)}: gates, then the judges.`
+    })
+  ])
+  if (started?.action === 'failed') io.warning(`Rubric Council: ${started.reason}`)
+  const checkRunId = started?.action === 'started' ? started.id : undefined
+  try {
+    const state: CommentState = existing[0] ? readState(existing[0].body) : { history: [] }
+    const prior = state.history
+    const rerun = state.rerun?.commit === run.pr.headSha ? state.rerun : undefined
+    const acceptance = await verifiedAcceptance(ports.github, state.accepted, run.pr.headSha, io)
+    const council = cachingCouncil(ports.council, {
+      key: ports.judgementKey,
+      ...(rerun === undefined && state.judgement && { previous: state.judgement }),
+      iteration: prior.length + 1
+    })
+    const evaluated = await evaluate(
+      {
+        rubric: choice.rubric,
+        trusted: choice.trusted,
+        ...(choice.review && { review: choice.review }),
+        history: prior
+      },
+      { ...ports, council }
+    )
+    const cache = council.result()
+    const note = iterationNote(
+      prior,
+      run.pr.headSha,
+      evaluated.rubric.hash,
+      rerun,
+      cache.reusedFrom
+    )
+    const evaluation: Evaluation = {
+      ...evaluated,
+      ...(cache.reusedFrom !== undefined && { reusedFrom: cache.reusedFrom }),
+      ...(acceptance && { acceptance }),
+      history: [...prior, historyEntry(evaluated, run.pr.headSha, note)]
+    }
+    const kept = {
+      ...(cache.sealed && { judgement: cache.sealed }),
+      ...(acceptance && state.accepted && { accepted: state.accepted })
+    }
+    const commentUrl = await publishToPullRequest(ports.github, run, inputs, evaluation, io, {
+      existing,
+      kept,
+      place: { ...place, ...(checkRunId !== undefined && { id: checkRunId }) }
+    })
+    await publish(evaluation, { ...context, ...(commentUrl !== undefined && { commentUrl }) }, io)
+  } catch (error) {
+    // A pending check must not stay pending: it ends as a failure that says why.
+    if (writer && checkRunId !== undefined) {
+      await writer.completeCheckRun({ ...place, id: checkRunId }, 'failure', {
+        title: 'Rubric Council failed with an internal error',
+        summary: `The run stopped before a verdict: ${error instanceof Error ? error.message : String(error)}`
+      })
+    }
+    throw error
+  }
+}
+
+/**
+ * Why this iteration ran when it is not a new push: a rerun asked for, the base branch's rubric
+ * changed, or the same commit judged again.
+ */
+function iterationNote(
+  prior: readonly HistoryEntry[],
+  head: string,
+  rubricHash: string | undefined,
+  rerun: CommentState['rerun'],
+  reusedFrom: number | undefined
+): string | undefined {
+  if (rerun) return `/council rerun by @${rerun.by}`
+  const last = prior.at(-1)
+  if (last?.commit !== head) return undefined
+  if (rubricHash !== undefined && last.rubricHash !== '' && last.rubricHash !== rubricHash) {
+    return `base rubric changed (${last.rubricHash} → ${rubricHash})`
+  }
+  return reusedFrom === undefined
+    ? 'same commit again'
+    : `answers reused from iteration ${reusedFrom}`
+}
+
+/**
+ * The acceptance the comment records for this head commit, once the `/council accept` comment it
+ * names has been read again through the API and its author still has write permission. Anything
+ * else (another commit, an edited or deleted command, a lost permission) counts as none.
+ */
+async function verifiedAcceptance(
+  github: GitHubPort | undefined,
+  stored: StoredAcceptance | undefined,
+  head: string,
+  io: ActionIO
+): Promise<Acceptance | undefined> {
+  if (!github || stored?.commit !== head) return undefined
+  try {
+    const comment = await github.issueComment(stored.commentId)
+    const command = comment === undefined ? undefined : parseCommand(comment.body)
+    if (
+      comment?.login === stored.by &&
+      command?.kind === 'accept' &&
+      command.reason !== '' &&
+      (await mayCommand(github, stored.by))
+    ) {
+      return { by: stored.by, reason: command.reason, commit: head }
+    }
+  } catch (error) {
+    io.warning(
+      `Rubric Council: the acceptance by @${stored.by} could not be checked, so it does not count: ${error instanceof Error ? error.message : String(error)}`
+    )
+    return undefined
+  }
+  io.warning(
+    `Rubric Council: the acceptance recorded for ${head.slice(0, 7)} does not match a /council accept comment by a user with write permission; it does not count`
+  )
+  return undefined
 }
 
 /** Our earlier comments on the pull request; none, with a warning, when they cannot be read. */
@@ -94,9 +209,17 @@ async function publishToPullRequest(
   inputs: ActionInputs,
   evaluation: Evaluation,
   io: ActionIO,
-  options: { readonly existing: readonly IssueComment[]; readonly detailsUrl?: string }
+  options: {
+    readonly existing: readonly IssueComment[]
+    readonly kept: Omit<CommentState, 'history'>
+    readonly place: CheckRunPlace & { readonly id?: number }
+  }
 ): Promise<string | undefined> {
-  const conclusion = outcomeOf(evaluation.verdict, inputs.failOn).conclusion
+  const conclusion = outcomeOf(
+    evaluation.verdict,
+    inputs.failOn,
+    evaluation.acceptance !== undefined
+  ).conclusion
   if (inputs.dryRun) {
     printDryRun(run, inputs, evaluation, conclusion, io)
     return undefined
@@ -111,17 +234,9 @@ async function publishToPullRequest(
   // time, so this only overlaps rendering one with sending the other.
   const [url, check] = await Promise.all([
     inputs.comment === 'sticky'
-      ? stickyComment(github, run, inputs, evaluation, options.existing, io)
+      ? stickyComment(github, run, inputs, evaluation, options, io)
       : undefined,
-    github.checkRun(
-      {
-        headSha: run.pr.headSha,
-        name: inputs.checkName,
-        ...(options.detailsUrl !== undefined && { detailsUrl: options.detailsUrl })
-      },
-      evaluation,
-      inputs.failOn
-    )
+    github.checkRun(options.place, evaluation, inputs.failOn)
   ])
   if (check.action === 'failed') io.warning(`Rubric Council: ${check.reason}`)
   else io.info(`Check run "${inputs.checkName}": ${conclusion}`)
@@ -134,7 +249,10 @@ async function stickyComment(
   run: PullRequestRun,
   inputs: ActionInputs,
   evaluation: Evaluation,
-  existing: readonly IssueComment[],
+  options: {
+    readonly existing: readonly IssueComment[]
+    readonly kept: Omit<CommentState, 'history'>
+  },
   io: ActionIO
 ): Promise<string | undefined> {
   const current = await currentHead(github, run)
@@ -147,8 +265,8 @@ async function stickyComment(
   }
   const outcome = await github.upsertComment(
     run.pr.number,
-    renderComment(evaluation, inputs.checkName),
-    existing
+    renderComment(evaluation, inputs.checkName, options.kept),
+    options.existing
   )
   if (outcome.action === 'failed') {
     io.warning(`Rubric Council: ${outcome.reason}`)

@@ -139,6 +139,11 @@ export function createCouncil(options: CouncilOptions): Council {
   }
 
   return {
+    configuration: rubric =>
+      JSON.stringify({
+        members: membersOf(rubric),
+        samples: rubric.council.samples ?? options.samples ?? DEFAULT_SAMPLES
+      }),
     contextLimit: rubric => {
       const rooms = membersOf(rubric).flatMap(member => {
         const room = evidenceRoom(member)

@@ -126,4 +126,9 @@ export interface Council {
    * rubric and the answer, where the windows are known; undefined when none is.
    */
   readonly contextLimit?: (rubric: Rubric) => number | undefined
+  /**
+   * Who is asked about this rubric, and how many times, as text: a judgement is reused only for
+   * the same configuration (the verdict cache).
+   */
+  readonly configuration?: (rubric: Rubric) => string
 }

@@ -29,6 +29,17 @@ export interface RubricReview {
   readonly diff?: RubricDiff
 }
 
+/**
+ * A maintainer's acceptance of the verdict on one head commit (`/council accept <reason>`): the
+ * check passes for that commit, whatever the verdict; a new push is judged again.
+ */
+export interface Acceptance {
+  /** The login of the maintainer, whose write permission was checked through the API. */
+  readonly by: string
+  readonly reason: string
+  readonly commit: string
+}
+
 /** One evaluation, everything the reports are rendered from. */
 export interface Evaluation {
   readonly verdict: Verdict
@@ -45,4 +56,8 @@ export interface Evaluation {
   /** Where the rubric came from and what the pull request changed in it. */
   readonly rubricReview?: RubricReview
   readonly iteration: number
+  /** The judges' answers are those of this earlier iteration: nothing they saw has changed. */
+  readonly reusedFrom?: number
+  /** Set when a maintainer accepted the verdict on this commit. */
+  readonly acceptance?: Acceptance
 }

@@ -13,4 +13,9 @@ export interface HistoryEntry {
   readonly summary: string
   readonly rubricHash: string
   readonly reasons: readonly string[]
+  /**
+   * Why this iteration ran, or what it recorded, when it is not a new push: "base rubric changed
+   * (a1b2c3 → d4e5f6)", "/council rerun by @octocat", "accepted by @octocat: flaky judge".
+   */
+  readonly note?: string | undefined
 }

@@ -3,7 +3,7 @@ import { renderMarkdown } from '../report/markdown.js'
 import { summaryLine } from '../report/summary.js'
 import type { Severity } from '../council/types.js'
 import { shownLines } from '../evidence/diff.js'
-import { outcomeOf, type FailOn } from '../verdict/outcome.js'
+import { outcomeOf, type Conclusion, type FailOn } from '../verdict/outcome.js'
 import type { GitHub } from './client.js'
 import { describeFailure, type Repo } from './comment.js'
 
@@ -61,13 +61,97 @@ export function annotationsOf(evaluation: Evaluation): Annotation[] {
 }
 
 export type CheckRunOutcome =
-  | { readonly action: 'created'; readonly url: string }
+  | { readonly action: 'created' | 'completed'; readonly url: string }
   | { readonly action: 'failed'; readonly reason: string }
 
-/** The check run named `name` on the head commit, its annotations in batches of 50. */
+/** Where a check run goes: its name on the head commit. */
+export interface CheckRunPlace {
+  readonly headSha: string
+  readonly name: string
+  readonly detailsUrl?: string
+}
+
+/** What a check run says, in GitHub's words: a title and a Markdown summary. */
+export interface CheckRunText {
+  readonly title: string
+  readonly summary: string
+}
+
+export type CheckRunStart =
+  | { readonly action: 'started'; readonly id: number }
+  | { readonly action: 'failed'; readonly reason: string }
+
+/**
+ * A check run `in_progress` on the head commit: the check is pending while the run works, and a
+ * required check never shows an older result meanwhile. `publishCheckRun` completes it.
+ */
+export async function startCheckRun(
+  github: GitHub,
+  where: Repo & CheckRunPlace,
+  text: CheckRunText
+): Promise<CheckRunStart> {
+  try {
+    const { data } = await github.rest.checks.create({
+      owner: where.owner,
+      repo: where.repo,
+      name: where.name,
+      head_sha: where.headSha,
+      status: 'in_progress',
+      started_at: new Date().toISOString(),
+      ...(where.detailsUrl !== undefined && { details_url: where.detailsUrl }),
+      output: { title: text.title.slice(0, 255), summary: text.summary.slice(0, SUMMARY_LIMIT) }
+    })
+    return { action: 'started', id: data.id }
+  } catch (error) {
+    return { action: 'failed', reason: describeFailure(error, 'create the check run') }
+  }
+}
+
+/**
+ * A completed check run on the head commit, with any text: a maintainer's acceptance, or a run
+ * that ended before any evaluation. `id` completes the run `startCheckRun` began.
+ */
+export async function completeCheckRun(
+  github: GitHub,
+  where: Repo & CheckRunPlace & { readonly id?: number },
+  conclusion: Conclusion,
+  text: CheckRunText
+): Promise<CheckRunOutcome> {
+  const output = { title: text.title.slice(0, 255), summary: text.summary.slice(0, SUMMARY_LIMIT) }
+  try {
+    const { data } =
+      where.id === undefined
+        ? await github.rest.checks.create({
+            owner: where.owner,
+            repo: where.repo,
+            name: where.name,
+            head_sha: where.headSha,
+            status: 'completed',
+            conclusion,
+            ...(where.detailsUrl !== undefined && { details_url: where.detailsUrl }),
+            output
+          })
+        : await github.rest.checks.update({
+            owner: where.owner,
+            repo: where.repo,
+            check_run_id: where.id,
+            status: 'completed',
+            conclusion,
+            output
+          })
+    return { action: where.id === undefined ? 'created' : 'completed', url: data.html_url ?? '' }
+  } catch (error) {
+    return { action: 'failed', reason: describeFailure(error, 'complete the check run') }
+  }
+}
+
+/**
+ * The check run named `name` on the head commit, its annotations in batches of 50: `id`, when
+ * given, is the run `startCheckRun` began, which this completes.
+ */
 export async function publishCheckRun(
   github: GitHub,
-  where: Repo & { readonly headSha: string; readonly name: string; readonly detailsUrl?: string },
+  where: Repo & CheckRunPlace & { readonly id?: number },
   evaluation: Evaluation,
   failOn: FailOn
 ): Promise<CheckRunOutcome> {
@@ -83,17 +167,33 @@ export async function publishCheckRun(
     summary: renderMarkdown(evaluation, { budget: SUMMARY_LIMIT }),
     annotations: [...batch]
   })
+  const conclusion = outcomeOf(
+    evaluation.verdict,
+    failOn,
+    evaluation.acceptance !== undefined
+  ).conclusion
   try {
-    const { data } = await github.rest.checks.create({
-      owner: where.owner,
-      repo: where.repo,
-      name: where.name,
-      head_sha: where.headSha,
-      status: 'completed',
-      conclusion: outcomeOf(evaluation.verdict, failOn).conclusion,
-      ...(where.detailsUrl !== undefined && { details_url: where.detailsUrl }),
-      output: output(annotations.slice(0, ANNOTATIONS_PER_REQUEST))
-    })
+    const first = output(annotations.slice(0, ANNOTATIONS_PER_REQUEST))
+    const { data } =
+      where.id === undefined
+        ? await github.rest.checks.create({
+            owner: where.owner,
+            repo: where.repo,
+            name: where.name,
+            head_sha: where.headSha,
+            status: 'completed',
+            conclusion,
+            ...(where.detailsUrl !== undefined && { details_url: where.detailsUrl }),
+            output: first
+          })
+        : await github.rest.checks.update({
+            owner: where.owner,
+            repo: where.repo,
+            check_run_id: where.id,
+            status: 'completed',
+            conclusion,
+            output: first
+          })
     for (let i = ANNOTATIONS_PER_REQUEST; i < annotations.length; i += ANNOTATIONS_PER_REQUEST) {
       await github.rest.checks.update({
         owner: where.owner,
@@ -102,8 +202,14 @@ export async function publishCheckRun(
         output: output(annotations.slice(i, i + ANNOTATIONS_PER_REQUEST))
       })
     }
-    return { action: 'created', url: data.html_url ?? '' }
+    return { action: where.id === undefined ? 'created' : 'completed', url: data.html_url ?? '' }
   } catch (error) {
-    return { action: 'failed', reason: describeFailure(error, 'create the check run') }
+    return {
+      action: 'failed',
+      reason: describeFailure(
+        error,
+        `${where.id === undefined ? 'create' : 'complete'} the check run`
+      )
+    }
   }
 }

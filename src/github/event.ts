@@ -115,7 +115,7 @@ export async function readRunContext(sources: ContextSources): Promise<RunContex
 
   return {
     kind: 'unsupported',
-    message: `this action reviews pull requests; the "${event || 'unknown'}" event has none. Run it on pull_request, pull_request_target, workflow_dispatch with a pull-request number, or workflow_run after the gates workflow`
+    message: `this action reviews pull requests; the "${event || 'unknown'}" event has none. Run it on pull_request, pull_request_target, workflow_dispatch with a pull-request number, or workflow_run after the gates workflow; on push and issue_comment it is the PR bot (docs/pr-bot.md)`
   }
 }
 
@@ -184,7 +184,8 @@ async function workflowRunContext(
   }
 }
 
-async function readPayload(path: string | undefined): Promise<unknown> {
+/** The event's payload as the runner wrote it; undefined when there is none or it is unreadable. */
+export async function readPayload(path: string | undefined): Promise<unknown> {
   if (path === undefined || path === '') return undefined
   try {
     return JSON.parse(await readFile(path, 'utf8'))

@@ -1,9 +1,17 @@
 import type { Evaluation } from '../engine/evaluation.js'
 import { GATES_ARTIFACT, GATES_FILE, MAX_RECORD_BYTES } from '../gates/record.js'
 import type { RecordingRun } from '../gates/recorded.js'
-import type { FailOn } from '../verdict/outcome.js'
-import { publishCheckRun, type CheckRunOutcome } from './check-run.js'
-import { createGitHub, type GitHub } from './client.js'
+import type { Conclusion, FailOn } from '../verdict/outcome.js'
+import {
+  completeCheckRun,
+  publishCheckRun,
+  startCheckRun,
+  type CheckRunOutcome,
+  type CheckRunPlace,
+  type CheckRunStart,
+  type CheckRunText
+} from './check-run.js'
+import { createGitHub, statusOf, type GitHub } from './client.js'
 import {
   findComments,
   upsertComment,
@@ -32,16 +40,50 @@ export interface GitHubPort {
     body: string,
     existing: readonly IssueComment[]
   ) => Promise<CommentOutcome>
+  /** A check run `in_progress`: the check is pending while the run works. */
+  readonly startCheckRun: (where: CheckRunPlace, text: CheckRunText) => Promise<CheckRunStart>
+  /** The evaluation's check run: completes `id` (from `startCheckRun`), or creates one. */
   readonly checkRun: (
-    where: { readonly headSha: string; readonly name: string; readonly detailsUrl?: string },
+    where: CheckRunPlace & { readonly id?: number },
     evaluation: Evaluation,
     failOn: FailOn
   ) => Promise<CheckRunOutcome>
+  /** A completed check run with any text (an acceptance, a run that failed). */
+  readonly completeCheckRun: (
+    where: CheckRunPlace & { readonly id?: number },
+    conclusion: Conclusion,
+    text: CheckRunText
+  ) => Promise<CheckRunOutcome>
+  /** One issue comment by id; undefined when it no longer exists. */
+  readonly issueComment: (id: number) => Promise<CommentByUser | undefined>
+  /** A user's permission on the repository, as GitHub sums it up (maintain is write). */
+  readonly permission: (login: string) => Promise<'admin' | 'write' | 'read' | 'none'>
+  /** The open pull requests whose base is `branch`, every page of them. */
+  readonly openPullRequests: (
+    branch: string
+  ) => Promise<{ readonly number: number; readonly headSha: string }[]>
+  /** `workflow_dispatch` of a workflow file at `ref`, with inputs. */
+  readonly dispatchWorkflow: (
+    file: string,
+    ref: string,
+    inputs: Readonly<Record<string, string>>
+  ) => Promise<void>
+  /** A reaction on an issue comment: the bot took the command. */
+  readonly react: (commentId: number, content: 'eyes') => Promise<void>
+  /** A new comment on an issue or pull request (a reply to a command). */
+  readonly reply: (issue: number, body: string) => Promise<void>
   /**
    * A workflow run (attempt) whose job `jobName` ran the gates sub-action: its recorded results
    * (the artifact) and that job's conclusion, each read once.
    */
   readonly recordingRun: (runId: number, attempt: number, jobName: string) => RecordingRun
+}
+
+/** A comment with who wrote it. */
+export interface CommentByUser {
+  readonly body: string
+  readonly login: string
+  readonly type: string
 }
 
 /**
@@ -77,8 +119,56 @@ export function octokitPort(
     comments: (issue, marker) => findComments(api(), { ...repo, issue, marker }),
     upsertComment: (issue, body, existing) =>
       upsertComment(api(), { ...repo, issue }, body, existing),
+    startCheckRun: (where, text) => startCheckRun(api(), { ...repo, ...where }, text),
     checkRun: (where, evaluation, failOn) =>
       publishCheckRun(api(), { ...repo, ...where }, evaluation, failOn),
+    completeCheckRun: (where, conclusion, text) =>
+      completeCheckRun(api(), { ...repo, ...where }, conclusion, text),
+    issueComment: async id => {
+      try {
+        const { data } = await api().rest.issues.getComment({ ...repo, comment_id: id })
+        return { body: data.body ?? '', login: data.user?.login ?? '', type: data.user?.type ?? '' }
+      } catch (error) {
+        if (statusOf(error) === 404) return undefined
+        throw error
+      }
+    },
+    permission: async login => {
+      try {
+        const { data } = await api().rest.repos.getCollaboratorPermissionLevel({
+          ...repo,
+          username: login
+        })
+        const level = data.permission
+        return level === 'admin' || level === 'write' || level === 'read' ? level : 'none'
+      } catch (error) {
+        if (statusOf(error) === 404) return 'none'
+        throw error
+      }
+    },
+    openPullRequests: async branch =>
+      (
+        await api().paginate(api().rest.pulls.list, {
+          ...repo,
+          state: 'open',
+          base: branch,
+          per_page: 100
+        })
+      ).map(pr => ({ number: pr.number, headSha: pr.head.sha })),
+    dispatchWorkflow: async (file, ref, inputs) => {
+      await api().rest.actions.createWorkflowDispatch({
+        ...repo,
+        workflow_id: file,
+        ref,
+        inputs: { ...inputs }
+      })
+    },
+    react: async (commentId, content) => {
+      await api().rest.reactions.createForIssueComment({ ...repo, comment_id: commentId, content })
+    },
+    reply: async (issue, body) => {
+      await api().rest.issues.createComment({ ...repo, issue_number: issue, body })
+    },
     recordingRun: (runId, attempt, jobName) => {
       const where = { ...repo, runId }
       let record: Promise<string | undefined> | undefined

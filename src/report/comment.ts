@@ -1,5 +1,5 @@
 import type { Evaluation } from '../engine/evaluation.js'
-import { writeHistory } from './history.js'
+import { writeState, type CommentState } from './history.js'
 import { COMMENT_LIMIT, renderMarkdown } from './markdown.js'
 
 /** The check's name, and so its comment's marker, unless `check-name` says otherwise. */
@@ -14,16 +14,18 @@ export function commentMarker(checkName: string): string {
 }
 
 /**
- * The sticky comment: the marker, the report (with the iteration history), and the history as
- * hidden state, together never over GitHub's 65,536 characters.
+ * The sticky comment: the marker, the report (with the iteration history), and the history with
+ * what else the bot remembers (`kept`: the sealed judgement, an acceptance) as hidden state,
+ * together never over GitHub's 65,536 characters.
  */
 export function renderComment(
   evaluation: Evaluation,
   checkName: string,
+  kept: Omit<CommentState, 'history'> = {},
   limit = COMMENT_LIMIT
 ): string {
   const marker = `${commentMarker(checkName)}\n`
-  const state = `\n${writeHistory(evaluation.history ?? [])}\n`
+  const state = `\n${writeState({ ...kept, history: evaluation.history ?? [] })}\n`
   const report = renderMarkdown(evaluation, { budget: limit - marker.length - state.length })
   return marker + report + state
 }

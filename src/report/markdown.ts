@@ -21,7 +21,7 @@ import {
   type Section
 } from './budget.js'
 import { abbreviate, code, escapeCell, escapeHtml, escapeMarkdown, fenceFor } from './escape.js'
-import type { Evaluation } from '../engine/evaluation.js'
+import type { Acceptance, Evaluation } from '../engine/evaluation.js'
 import type { HistoryEntry } from '../engine/history.js'
 import { anyGraded, isMet, summaryLine } from './summary.js'
 import { formatCount } from '../util/format-count.js'
@@ -54,6 +54,7 @@ function buildDoc(evaluation: Evaluation): Doc {
   const headline = `### ${ICON[verdict.verdict]} Rubric Council: ${verdict.verdict}\n\n`
   const summary = summaryLine(evaluation)
   const head: Piece[] = [headline]
+  if (evaluation.acceptance) head.push(acceptanceNote(evaluation.acceptance))
   if (summary) head.push(`**${escapeMarkdown(summary)}**\n\n`)
   for (const reason of verdict.reasons) {
     head.push(`- **${reason.code}**: `, prose(reason.message, REASON_FLOOR), '\n')
@@ -63,6 +64,12 @@ function buildDoc(evaluation: Evaluation): Doc {
   const settled = verdict.criteria.filter(c => c.tieBreak)
   for (const c of settled) head.push(`⚖️ ${tieBreakSentence(c)}\n\n`)
   head.push(`Recommendation: **${verdict.recommendation}**\n\n`)
+  if (evaluation.reusedFrom !== undefined) {
+    head.push(
+      `♻️ The judges' answers are reused from iteration ${evaluation.reusedFrom}: nothing they were ` +
+        'shown has changed, so no provider was asked. `/council rerun` asks them again.\n\n'
+    )
+  }
   head.push(...rubricAlerts(evaluation))
 
   const sections: Section[] = []
@@ -103,6 +110,15 @@ function buildDoc(evaluation: Evaluation): Doc {
       `Reasons: ${verdict.reasons.map(r => r.code).join(', ') || 'none'}. ` +
       'The report is too long to show here; the job summary and the JSON report have it in full.\n'
   }
+}
+
+/** A maintainer's acceptance, above everything else: the check passes because of it. */
+export function acceptanceNote(acceptance: Acceptance): string {
+  return (
+    `> [!NOTE]\n> **Accepted by @${escapeMarkdown(acceptance.by)}** for ` +
+    `${code(acceptance.commit.slice(0, 7))}: ${escapeMarkdown(acceptance.reason.replace(/\s+/g, ' '))}\n> ` +
+    'The check passes for this commit whatever the verdict below; a new push is judged again.\n\n'
+  )
 }
 
 /** Untrusted prose, shortened from the end with a note; `floor` characters always stay. */
@@ -493,7 +509,11 @@ function historySection(history: readonly HistoryEntry[]): Section {
       String(entry.iteration),
       code(entry.commit.slice(0, 7)),
       `${ICON[entry.verdict]} ${entry.verdict}`,
-      escapeCell(entry.summary || entry.reasons.join(', ') || '—'),
+      escapeCell(
+        [entry.summary || entry.reasons.join(', ') || '—', entry.note]
+          .filter(t => t !== undefined)
+          .join(' · ')
+      ),
       `${code(entry.rubricHash)}${changed ? ' ✎ changed' : ''}`
     ]
     // The newest iterations matter most; the oldest go first when space runs out.

@@ -41,8 +41,15 @@ const NOT_TOLERATED: ReadonlySet<ReasonCode> = new Set<ReasonCode>([
  * | FAIL                         | unclear, fail     | failure                                     |
  * | UNCLEAR, not tolerated       | unclear, fail     | action_required                             |
  * | UNCLEAR, judges' uncertainty | unclear           | action_required (unclear), else neutral     |
+ * | any, accepted by a maintainer | never            | success                                     |
+ *
+ * `accepted`: a maintainer accepted this verdict for this commit (`/council accept`, checked
+ * through the API); the verdict and its exit code stay what they are.
  */
-export function outcomeOf(verdict: Verdict, failOn: FailOn): Outcome {
+export function outcomeOf(verdict: Verdict, failOn: FailOn, accepted = false): Outcome {
+  if (accepted) {
+    return { stepFails: false, exitCode: EXIT_CODE[verdict.verdict], conclusion: 'success' }
+  }
   if (verdict.verdict === 'PASS') {
     return { stepFails: false, exitCode: EXIT_CODE.PASS, conclusion: 'success' }
   }

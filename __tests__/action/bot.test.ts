@@ -1,0 +1,361 @@
+import { deflateRawSync, inflateRawSync } from 'node:zlib'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { readState, replaceState } from '../../src/report/history.js'
+import { rubricHash } from '../../src/rubric/hash.js'
+import { baseBranch, pullRequestJson, webhookExample, writeEvent } from '../helpers/action-run.js'
+import { pullRequest, runInProcess, type PullRequest } from '../helpers/in-process.js'
+import { wireAnswer } from '../helpers/judge-answers.js'
+import { MemoryGitHub } from '../helpers/memory-github.js'
+import { startProviderStandIn, type StandIn } from '../helpers/provider-standin.js'
+
+/**
+ * The PR bot in process (docs/pr-bot.md): the check pending while the run works, the verdict
+ * cache, `/council rerun` and `/council accept`, and re-verifying open pull requests when the base
+ * rubric changes. GitHub is in memory; the judges are the provider stand-in.
+ */
+
+const RUBRIC = '---\ndimensions: false\n---\n## Criteria\n- tested: The change is tested\n'
+const MAINTAINER = { login: 'octo-maintainer', type: 'User' }
+const READER = { login: 'octo-reader', type: 'User' }
+
+let providers: StandIn
+/** What the judges answer: FAIL while this is set. */
+let failing = false
+/** The check runs of the pull request being judged, as each provider call found them. */
+let seenAtCall: string[] = []
+let watched: PullRequest | undefined
+
+beforeAll(async () => {
+  providers = await startProviderStandIn(call => {
+    if (watched) {
+      seenAtCall.push(
+        ...watched.github.checkRuns
+          .filter(c => c.head_sha === watched?.repo.headSha)
+          .map(c => c.status)
+      )
+    }
+    return { json: wireAnswer(call.schema, failing ? { fail: ['tested'] } : {}) }
+  })
+})
+afterAll(async () => {
+  await providers.close()
+})
+
+const keys = (): Record<string, string> => ({
+  OPENAI_API_KEY: 'sk-bot-test-0123456789',
+  OPENAI_BASE_URL: providers.openaiBaseUrl
+})
+const INPUTS = { models: 'openai:gpt-5-mini' }
+
+function judged(github = new MemoryGitHub()): PullRequest {
+  const pr = pullRequest({ '.github/rubric.md': RUBRIC }, {}, github)
+  github.setPermission(MAINTAINER.login, 'write')
+  github.setPermission(READER.login, 'read')
+  return pr
+}
+
+const review = (pr: PullRequest, event?: string) =>
+  runInProcess(pr, {
+    inputs: INPUTS,
+    providers: keys(),
+    ...(event !== undefined && { eventName: 'workflow_dispatch', event })
+  })
+
+/** The run GitHub starts when the bot dispatches the review workflow for `pr`. */
+const dispatched = (pr: PullRequest) =>
+  writeEvent({
+    ...webhookExample('workflow_dispatch'),
+    inputs: { 'pull-request': String(pr.number) }
+  })
+
+/** A new comment on the pull request, as the issue_comment event delivers it. */
+function commented(pr: PullRequest, body: string, user: { login: string; type: string }) {
+  const id = pr.github.addComment(pr.number, body, user)
+  const example = webhookExample('issue_comment', 'created')
+  const issue = example.issue as Record<string, unknown>
+  const event = writeEvent({
+    ...example,
+    issue: { ...issue, number: pr.number, pull_request: { url: 'https://api.github.com/x' } },
+    comment: { ...(example.comment as Record<string, unknown>), id, body, user }
+  })
+  return runInProcess(pr, { eventName: 'issue_comment', event, providers: {} })
+}
+
+const ours = (pr: PullRequest): string => pr.github.commentsOn(pr.number)[0]?.body ?? ''
+const checksOnHead = (pr: PullRequest) =>
+  pr.github.checkRuns.filter(c => c.head_sha === pr.repo.headSha)
+
+describe('the check while the run works', () => {
+  it('is in_progress on the head commit before any provider is asked, then that same run completes', async () => {
+    const pr = judged()
+    watched = pr
+    seenAtCall = []
+    try {
+      const result = await review(pr)
+      expect(result.outputs.verdict).toBe('PASS')
+    } finally {
+      watched = undefined
+    }
+    expect(seenAtCall).toEqual(['in_progress'])
+    expect(checksOnHead(pr).map(c => [c.status, c.conclusion])).toEqual([['completed', 'success']])
+    expect(pr.github.writes.filter(w => w.includes('check'))).toEqual([
+      'POST check in_progress',
+      'PATCH check completed'
+    ])
+  })
+})
+
+describe('the verdict cache', () => {
+  it('a re-run with nothing changed asks no provider and gives the same verdict, saying so', async () => {
+    failing = true
+    try {
+      const pr = judged()
+      const first = await review(pr)
+      const calls = providers.calls.length
+      const again = await review(pr)
+      expect(providers.calls.length).toBe(calls)
+      expect([first.outputs.verdict, again.outputs.verdict]).toEqual(['FAIL', 'FAIL'])
+      expect(ours(pr)).toContain("♻️ The judges' answers are reused from iteration 1")
+      expect(readState(ours(pr)).history.map(h => h.note)).toEqual([
+        undefined,
+        'answers reused from iteration 1'
+      ])
+      // A third run still reuses the first judgement.
+      await review(pr)
+      expect(providers.calls.length).toBe(calls)
+      expect(ours(pr)).toContain('reused from iteration 1')
+    } finally {
+      failing = false
+    }
+  })
+
+  it('asks again after a push', async () => {
+    const pr = judged()
+    await review(pr)
+    const calls = providers.calls.length
+    pr.repo.commit({ 'more.ts': 'export const more = 1\n' }, 'push')
+    pr.github.setPullRequest(pr.number, pullRequestJson(pr.repo, pr.number))
+    await review(pr)
+    expect(providers.calls.length).toBe(calls + 1)
+    expect(ours(pr)).not.toContain('reused')
+  })
+
+  it('never takes answers edited into the comment for a verdict: it asks the judges again', async () => {
+    failing = true
+    try {
+      const pr = judged()
+      await review(pr)
+      const calls = providers.calls.length
+      // Someone with access to the comment turns the stored FAIL into a PASS.
+      const state = readState(ours(pr))
+      const judgement = state.judgement
+      if (!judgement) throw new Error('no judgement kept')
+      const runs = inflateRawSync(Buffer.from(judgement.runs, 'base64')).toString('utf8')
+      const forged = deflateRawSync(runs.replaceAll('"FAIL"', '"PASS"')).toString('base64')
+      expect(forged).not.toBe(judgement.runs)
+      const body = replaceState(ours(pr), { ...state, judgement: { ...judgement, runs: forged } })
+      await pr.github.upsertComment(pr.number, body, pr.github.commentsOn(pr.number))
+      const again = await review(pr)
+      expect(providers.calls.length).toBe(calls + 1)
+      expect(again.outputs.verdict).toBe('FAIL')
+    } finally {
+      failing = false
+    }
+  })
+})
+
+describe('/council rerun', () => {
+  it('by a maintainer: 👀, the review dispatched, and the judges asked again', async () => {
+    const pr = judged()
+    await review(pr)
+    const result = await commented(pr, '/council rerun', MAINTAINER)
+    expect(result.code).toBe(0)
+    expect(pr.github.dispatches).toEqual([
+      {
+        workflow: 'rubric-council.yml',
+        ref: baseBranch(pr.repo),
+        inputs: { 'pull-request': String(pr.number) }
+      }
+    ])
+    const command = pr.github.commentsOn(pr.number).find(c => c.body === '/council rerun')
+    expect(pr.github.reactions.get(command?.id ?? 0)).toEqual(['eyes'])
+    const calls = providers.calls.length
+    await review(pr, dispatched(pr))
+    expect(providers.calls.length).toBe(calls + 1)
+    expect(readState(ours(pr)).history.at(-1)?.note).toBe('/council rerun by @octo-maintainer')
+  })
+
+  it('by someone without write permission: a reply saying who may, nothing else', async () => {
+    const pr = judged()
+    await review(pr)
+    await commented(pr, '/council rerun', READER)
+    expect(pr.github.dispatches).toEqual([])
+    expect([...pr.github.reactions.values()]).toEqual([])
+    expect(pr.github.commentsOn(pr.number).at(-1)?.body).toContain(
+      '@octo-reader only people with write permission on the repository may run `/council rerun`'
+    )
+  })
+
+  it('by a bot, or not a command: ignored without a reply', async () => {
+    const pr = judged()
+    await review(pr)
+    const before = pr.github.commentsOn(pr.number).length
+    await commented(pr, '/council rerun', { login: 'renovate[bot]', type: 'Bot' })
+    await commented(pr, 'LGTM, thanks', MAINTAINER)
+    expect(pr.github.dispatches).toEqual([])
+    expect(pr.github.commentsOn(pr.number)).toHaveLength(before + 2)
+  })
+
+  it('an unknown command gets the list of commands', async () => {
+    const pr = judged()
+    await commented(pr, '/council approve', MAINTAINER)
+    expect(pr.github.commentsOn(pr.number).at(-1)?.body).toMatch(
+      /^@octo-maintainer `\/council approve` is not a command I know\. Commands: `\/council rerun`/
+    )
+  })
+})
+
+describe('/council accept', () => {
+  const unclear = () => {
+    const github = new MemoryGitHub()
+    const pr = pullRequest({ '.github/rubric.md': RUBRIC }, {}, github)
+    github.setPermission(MAINTAINER.login, 'write')
+    return pr
+  }
+  // No provider key: the council cannot run, UNCLEAR missing_credentials.
+  const noKeys = (pr: PullRequest, event?: string) =>
+    runInProcess(pr, {
+      providers: {},
+      ...(event !== undefined && { eventName: 'workflow_dispatch', event })
+    })
+
+  it('on an UNCLEAR: the check passes for that commit, and the comment and history say who and why', async () => {
+    const pr = unclear()
+    expect((await noKeys(pr)).outputs.reasons).toBe('missing_credentials')
+    await commented(pr, '/council accept flaky judge', MAINTAINER)
+    const check = checksOnHead(pr).at(-1)
+    expect([check?.conclusion, check?.title]).toEqual([
+      'success',
+      'Accepted by @octo-maintainer: flaky judge'
+    ])
+    expect(ours(pr)).toContain('> **Accepted by @octo-maintainer** for')
+    expect(readState(ours(pr)).history.at(-1)?.note).toBe(
+      'accepted by @octo-maintainer: flaky judge'
+    )
+
+    // The same commit judged again (the base rubric changed, a re-run): still accepted.
+    const again = await noKeys(pr, dispatched(pr))
+    expect([again.code, checksOnHead(pr).at(-1)?.conclusion]).toEqual([0, 'success'])
+    expect(ours(pr)).toContain('> **Accepted by @octo-maintainer** for')
+
+    // A push is judged normally.
+    pr.repo.commit({ 'more.ts': 'export const more = 1\n' }, 'push')
+    pr.github.setPullRequest(pr.number, pullRequestJson(pr.repo, pr.number))
+    const pushed = await noKeys(pr)
+    expect([pushed.code, checksOnHead(pr).at(-1)?.conclusion]).toEqual([2, 'action_required'])
+    expect(ours(pr)).not.toContain('Accepted by')
+  })
+
+  it('does not count when the comment names an acceptance nobody with write permission gave', async () => {
+    const pr = unclear()
+    await noKeys(pr)
+    // A reader's own "/council accept", written into the state by hand.
+    const id = pr.github.addComment(pr.number, '/council accept trust me', READER)
+    const state = readState(ours(pr))
+    const body = replaceState(ours(pr), {
+      ...state,
+      accepted: { commit: pr.repo.headSha, by: READER.login, reason: 'trust me', commentId: id }
+    })
+    await pr.github.upsertComment(pr.number, body, pr.github.commentsOn(pr.number).slice(0, 1))
+    const result = await noKeys(pr, dispatched(pr))
+    expect([result.code, checksOnHead(pr).at(-1)?.conclusion]).toEqual([2, 'action_required'])
+    expect(result.log.some(l => l.includes('does not match a /council accept comment'))).toBe(true)
+  })
+
+  it('needs a reason, and a verdict on the head commit', async () => {
+    const pr = unclear()
+    await commented(pr, '/council accept', MAINTAINER)
+    expect(pr.github.commentsOn(pr.number).at(-1)?.body).toBe(
+      '@octo-maintainer say why: `/council accept <reason>`.'
+    )
+    await commented(pr, '/council accept looks fine', MAINTAINER)
+    expect(pr.github.commentsOn(pr.number).at(-1)?.body).toContain(
+      'there is no verdict on the head commit'
+    )
+    expect(pr.github.checkRuns).toEqual([])
+  })
+})
+
+describe('a push that changes the base rubric', () => {
+  function pushed(pr: PullRequest, before: string, after: string) {
+    const event = writeEvent({
+      ...webhookExample('push'),
+      ref: `refs/heads/${baseBranch(pr.repo)}`,
+      before,
+      after
+    })
+    return runInProcess(pr, { eventName: 'push', event, providers: {} })
+  }
+
+  it('marks the open pull requests on that branch pending and dispatches a review of each', async () => {
+    const github = new MemoryGitHub()
+    const pr = pullRequest({ '.github/rubric.md': RUBRIC }, {}, github)
+    const branch = baseBranch(pr.repo)
+    const stricter = `${RUBRIC}- documented: The change is documented\n`
+    github.setFile('new-tip', '.github/rubric.md', stricter)
+    // Another open PR on the same base, and one on another base.
+    github.setPullRequest(900, { ...pullRequestJson(pr.repo, 900), head: { sha: 'a'.repeat(40) } })
+    github.setPullRequest(901, {
+      ...pullRequestJson(pr.repo, 901),
+      base: { ref: 'release', sha: pr.repo.baseSha }
+    })
+    const result = await pushed(pr, pr.repo.baseSha, 'new-tip')
+    expect(result.code).toBe(0)
+    expect(github.dispatches.map(d => [d.ref, d.inputs['pull-request']]).sort()).toEqual(
+      [
+        [branch, '900'],
+        [branch, String(pr.number)]
+      ].sort()
+    )
+    const change = `${rubricHash(RUBRIC)} → ${rubricHash(stricter)}`
+    expect(github.checkRuns.map(c => [c.head_sha, c.status, c.title]).sort()).toEqual(
+      [
+        [pr.repo.headSha, 'in_progress', `The rubric changed: ${change}; re-verifying`],
+        ['a'.repeat(40), 'in_progress', `The rubric changed: ${change}; re-verifying`]
+      ].sort()
+    )
+  })
+
+  it('does nothing when the rubric did not change', async () => {
+    const pr = judged()
+    pr.github.setFile('new-tip', '.github/rubric.md', RUBRIC)
+    const result = await pushed(pr, pr.repo.baseSha, 'new-tip')
+    expect(pr.github.dispatches).toEqual([])
+    expect(result.log).toContain(
+      `Rubric Council: .github/rubric.md did not change on ${baseBranch(pr.repo)}; nothing to re-verify`
+    )
+  })
+
+  it('without permission to dispatch, warns naming it and leaves the verdicts as they are', async () => {
+    const pr = pullRequest({ '.github/rubric.md': RUBRIC }, {}, new MemoryGitHub({ write: false }))
+    pr.github.setFile('new-tip', '.github/rubric.md', `${RUBRIC}- more: More\n`)
+    const result = await pushed(pr, pr.repo.baseSha, 'new-tip')
+    expect(result.code).toBe(0)
+    expect(result.log.some(l => l.startsWith('warning:') && l.includes('"actions: write"'))).toBe(
+      true
+    )
+    expect(pr.github.checkRuns).toEqual([])
+  })
+
+  it('the review it dispatches records why it ran', async () => {
+    const pr = judged()
+    await review(pr)
+    const stricter = `${RUBRIC}- documented: The change is documented\n`
+    pr.github.setFile('new-tip', '.github/rubric.md', stricter)
+    pr.github.setBranch(baseBranch(pr.repo), 'new-tip')
+    await review(pr, dispatched(pr))
+    expect(readState(ours(pr)).history.at(-1)?.note).toBe(
+      `base rubric changed (${rubricHash(RUBRIC)} → ${rubricHash(stricter)})`
+    )
+  })
+})

@@ -1,0 +1,174 @@
+import { describe, expect, it } from 'vitest'
+import type { Council, CouncilRequest, JudgeRun } from '../../src/council/types.js'
+import { conveneCouncil } from '../../src/engine/evaluate.js'
+import {
+  cachingCouncil,
+  judgementDigest,
+  MAX_SEALED_CHARS,
+  sealingKey,
+  type SealedJudgement
+} from '../../src/engine/judgement-cache.js'
+import type { Evidence } from '../../src/evidence/types.js'
+import { gateResult, judgeRun, SEARCH_RUBRIC } from '../helpers/evaluation.js'
+import { lines, parse } from '../helpers/rubric.js'
+
+const EVIDENCE: Evidence = {
+  pr: { title: 'Add search', body: '' },
+  files: [],
+  diff: 'diff --git a/a.ts b/a.ts\n+x',
+  receipt: {
+    reviewed: [],
+    omitted: [],
+    redacted: [],
+    reviewable: 1,
+    ratio: 1,
+    budgetTokens: 1000,
+    usedTokens: 10
+  },
+  unlisted: 0,
+  changed: ['a.ts']
+}
+
+const REQUEST: CouncilRequest = {
+  rubric: SEARCH_RUBRIC,
+  gates: [gateResult('pytest', 'pass', 'took 1.2 s')],
+  evidence: EVIDENCE,
+  iteration: 1,
+  earlier: []
+}
+
+/** Judges that count their calls, answering `runs`; tie-breaks answer `tie`. */
+function counted(runs: JudgeRun[], tie?: JudgeRun): Council & { calls: number } {
+  const council = {
+    calls: 0,
+    configuration: () => 'members: a, b',
+    convene: () => {
+      council.calls++
+      return Promise.resolve({ runs, quorum: 2 })
+    },
+    tieBreak: () => {
+      council.calls++
+      return Promise.resolve(tie)
+    }
+  }
+  return council
+}
+
+const KEY = sealingKey('sk-one\nsk-two')
+
+describe('judgementDigest', () => {
+  const base = judgementDigest(REQUEST, 'c')
+
+  it('is the same for the same judgement, whatever the iteration, history or gate output', () => {
+    const later: CouncilRequest = {
+      ...REQUEST,
+      iteration: 7,
+      earlier: [{ iteration: 1, commit: 'abc1234', verdict: 'PASS', summary: '' }],
+      gates: [gateResult('pytest', 'pass', 'took 9.9 s')]
+    }
+    expect(judgementDigest(later, 'c')).toBe(base)
+  })
+
+  it.each([
+    ['the evidence', { ...REQUEST, evidence: { ...EVIDENCE, diff: `${EVIDENCE.diff}y` } }, 'c'],
+    ['a gate result', { ...REQUEST, gates: [gateResult('pytest', 'fail')] }, 'c'],
+    ['the rubric', { ...REQUEST, rubric: parse(lines('## Criteria', '- a: Else')) }, 'c'],
+    ['the council', REQUEST, 'd']
+  ] as const)('changes with %s', (_, request, council) => {
+    expect(judgementDigest(request, council)).not.toBe(base)
+  })
+})
+
+describe('cachingCouncil', () => {
+  const runs = [
+    judgeRun(SEARCH_RUBRIC, { judge: 'a' }),
+    judgeRun(SEARCH_RUBRIC, { judge: 'b', fail: ['edge-cases'] })
+  ]
+  const tie: JudgeRun = {
+    ...judgeRun(SEARCH_RUBRIC, { judge: 'a', fail: ['edge-cases'] }),
+    sample: 2
+  }
+
+  async function judgeOnce(council: Council): Promise<SealedJudgement> {
+    const first = cachingCouncil(council, { key: KEY, iteration: 1 })
+    await conveneCouncil(first, REQUEST)
+    const { sealed } = first.result()
+    if (!sealed) throw new Error('nothing sealed')
+    return sealed
+  }
+
+  it('replays the same outcome, tie-breaks included, with no call and nothing spent', async () => {
+    const council = counted(runs, tie)
+    const sealed = await judgeOnce(council)
+    // Two judges split on a must-have: one tie-break.
+    expect(council.calls).toBe(2)
+    const fresh = await conveneCouncil(counted(runs, tie), REQUEST)
+    const again = cachingCouncil(council, { key: KEY, previous: sealed, iteration: 2 })
+    const replayed = await conveneCouncil(again, REQUEST)
+    expect(council.calls).toBe(2)
+    expect(replayed.runs.map(r => [r.judge, r.status, r.tieBreak])).toEqual(
+      fresh.runs.map(r => [r.judge, r.status, r.tieBreak])
+    )
+    expect(replayed.runs.every(r => r.requests === 0 && r.costUsd === undefined)).toBe(true)
+    expect(again.result()).toEqual({ reusedFrom: 1, sealed })
+  })
+
+  it.each([
+    ['another digest', (s: SealedJudgement) => ({ ...s, digest: 'f'.repeat(64) })],
+    ['another iteration', (s: SealedJudgement) => ({ ...s, iteration: 9 })],
+    ['edited runs', (s: SealedJudgement) => ({ ...s, runs: `${s.runs.slice(0, -4)}AAA=` })],
+    ['a forged seal', (s: SealedJudgement) => ({ ...s, seal: '0'.repeat(64) })]
+  ])('asks again for %s', async (_, edit) => {
+    const council = counted(runs)
+    const sealed = await judgeOnce(council)
+    const calls = council.calls
+    const again = cachingCouncil(council, { key: KEY, previous: edit(sealed), iteration: 2 })
+    await conveneCouncil(again, REQUEST)
+    expect(council.calls).toBeGreaterThan(calls)
+    expect(again.result().reusedFrom).toBeUndefined()
+  })
+
+  it('asks again when the provider keys changed (another seal key)', async () => {
+    const council = counted(runs)
+    const sealed = await judgeOnce(council)
+    const calls = council.calls
+    const again = cachingCouncil(council, {
+      key: sealingKey('sk-rotated'),
+      previous: sealed,
+      iteration: 2
+    })
+    await conveneCouncil(again, REQUEST)
+    expect(council.calls).toBeGreaterThan(calls)
+  })
+
+  it('keeps nothing without a key, or when a judge failed', async () => {
+    const none = cachingCouncil(counted(runs), { key: undefined, iteration: 1 })
+    await conveneCouncil(none, REQUEST)
+    expect(none.result()).toEqual({})
+    const failed: JudgeRun = {
+      judge: 'c',
+      sample: 1,
+      latencyMs: 5,
+      status: 'failed',
+      failure: 'timeout',
+      message: 'timed out'
+    }
+    const partial = cachingCouncil(counted([...runs, failed]), { key: KEY, iteration: 1 })
+    await conveneCouncil(partial, REQUEST)
+    expect(partial.result()).toEqual({})
+  })
+
+  it('keeps nothing too big for the comment', async () => {
+    let n = 0
+    // Text that does not compress: each judge's reasoning different and random.
+    const noise = (): string =>
+      Array.from({ length: 300 }, () => ((n++ * 2654435761) % 4294967296).toString(36)).join(' ')
+    const big = Array.from({ length: 12 }, (_, i) =>
+      judgeRun(SEARCH_RUBRIC, { judge: `j${i}`, reasoning: noise })
+    )
+    const council = cachingCouncil(counted(big), { key: KEY, iteration: 1 })
+    await conveneCouncil(council, REQUEST)
+    expect(council.result()).toEqual({})
+    expect(MAX_SEALED_CHARS).toBeLessThan(65_536 / 2)
+  })
+})
