@@ -76,6 +76,15 @@ describe('the step result and the check run, for every fail-on', () => {
 })
 
 describe('the sticky comment', () => {
+  it('and the job summary tell the author what to do next', async () => {
+    const pr = pullRequest({ '.github/rubric.md': gates('true', 'false') })
+    const result = await run(pr)
+    const next =
+      '**Next:** Run <code>false</code> locally to see why it failed, fix it and push; the check runs again on every push.'
+    expect(commentBody(pr)).toContain(`**gates 1/2**\n\n${next}\n`)
+    expect(result.summaryText).toContain(`**gates 1/2**\n\n${next}\n`)
+  })
+
   it('is created once, then updated in place on the next push with both iterations', async () => {
     const pr = pullRequest({ '.github/rubric.md': gates('test -f feature.ts') })
     const first = await run(pr)

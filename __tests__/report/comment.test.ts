@@ -98,4 +98,43 @@ describe('the sticky comment', () => {
       '<summary><b>Rubric</b> · Search feature · read from the base · changed by this PR, weakened</summary>'
     )
   })
+
+  it('says what to do next right under the summary line, on FAIL and UNCLEAR only', () => {
+    const failing = [gateResult('npm test', 'fail'), gateResult('npm run lint', 'pass')]
+    const body = renderComment(evaluationOf(SEARCH_RUBRIC, failing, council), 'rubric-council')
+    expect(body.split('\n').slice(1, 6)).toEqual([
+      '### ❌ Rubric Council: FAIL',
+      '',
+      '**gates 1/2 · must 3/3 · nice 1/1 · score 0.85 · confidence 1 · judges 2/2**',
+      '',
+      '**Next:** Run <code>npm test</code> locally to see why it failed, fix it and push; the check runs again on every push.'
+    ])
+    const passing = renderComment(evaluationOf(SEARCH_RUBRIC, gates, council), 'rubric-council')
+    expect(passing).not.toContain('**Next:**')
+  })
+
+  it('keeps the next step when the report is shortened, and when only the fallback fits', () => {
+    const huge = {
+      runs: ['openai:a', 'openai:b', 'openai:c'].map(judge =>
+        judgeRun(SEARCH_RUBRIC, { judge, reasoning: () => 'x'.repeat(40_000) })
+      ),
+      quorum: 2
+    }
+    const next =
+      '**Next:** Fix the gates that failed (the report shows their output) and push; the check runs again on every push.'
+    const failing = evaluationOf(
+      SEARCH_RUBRIC,
+      [gateResult('npm test', 'fail', 'y'.repeat(200_000)), gateResult('npm run lint', 'timeout')],
+      huge
+    )
+    const body = renderComment(failing, 'rubric-council')
+    expect(body.length).toBeLessThanOrEqual(COMMENT_LIMIT)
+    expect(body).toContain('This report was shortened to fit.')
+    expect(body.split('\n')[5]).toBe(next)
+    // A budget too small for the head itself: the fallback still says what to do.
+    const tiny = renderComment(failing, 'rubric-council', {}, 2_000)
+    expect(tiny.length).toBeLessThanOrEqual(2_000)
+    expect(tiny).toContain('The report is too long to show here')
+    expect(tiny).toContain(next)
+  })
 })

@@ -129,7 +129,8 @@ describe('the Markdown report, per verdict', () => {
   }
 
   it.each(Object.entries(cases))('%s', async (name, evaluation) => {
-    const markdown = renderMarkdown(evaluation, { budget: COMMENT_LIMIT })
+    // As a pull request reads it (comment, check run, job summary): with the next step.
+    const markdown = renderMarkdown(evaluation, { budget: COMMENT_LIMIT, nextStep: 'pull-request' })
     assertWellFormed(markdown)
     await expect(markdown).toMatchFileSnapshot(`../__snapshots__/report-${name}.md`)
     await expect(renderTerminal(evaluation)).toMatchFileSnapshot(

@@ -30745,7 +30745,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _gates_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3922);
+/* harmony import */ var _gates_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9938);
 
 await (0,_gates_main_js__WEBPACK_IMPORTED_MODULE_0__/* .runGatesAction */ .K)();
 
@@ -30754,7 +30754,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 3922:
+/***/ 9938:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -46622,7 +46622,11 @@ function escapeHtml(text) {
 }
 /** Inline Markdown: one paragraph, line breaks kept as `<br>`. */
 function escapeMarkdown(text) {
-    return escapeHtml(text.replace(/\r\n?/g, '\n').trim())
+    return escapeInline(text.replace(/\r\n?/g, '\n').trim());
+}
+/** Like `escapeMarkdown`, but the text is kept as it is at both ends: for a part of a line. */
+function escapeInline(text) {
+    return escapeHtml(text)
         .replace(/[\\`*_[\]|~]/g, char => `\\${char}`)
         .replace(/@(?=\w)/g, '@\u200d')
         .replace(/\n/g, '<br>');
@@ -46692,7 +46696,130 @@ function formatTokens(tokens) {
     return `${format_count_formatCount(tokens.input)} in${cached} / ${format_count_formatCount(tokens.output)} out`;
 }
 
+;// CONCATENATED MODULE: ./src/report/next-step.ts
+/**
+ * The decision table's order (docs/verdict.md): when a verdict has several reasons, the first of
+ * them in this order names the step.
+ */
+const STEP_ORDER = [
+    'invalid_rubric',
+    'invalid_input',
+    'gate_failed',
+    'missing_credentials',
+    'rate_limited',
+    'timeout',
+    'provider_error',
+    'invalid_output',
+    'criterion_failed',
+    'min_score',
+    'blocking_issue',
+    'terminate',
+    'workflow_modified',
+    'incomplete_coverage',
+    'judge_disagreement',
+    'low_agreement',
+    'low_score',
+    'borderline'
+];
+/**
+ * The one thing a person should do next about a FAIL or UNCLEAR, in a sentence; none for PASS.
+ * Commands, file names and settings are in backtick code spans (the Markdown report renders them
+ * as code; a terminal shows them as they are). Pure.
+ */
+function nextStep(verdict, where, context = {}) {
+    if (verdict.verdict === 'PASS')
+        return undefined;
+    const codes = new Set(verdict.reasons.map(r => r.code));
+    const first = STEP_ORDER.find(code => codes.has(code));
+    return first === undefined ? undefined : STEPS[first](where, context);
+}
+/** The facts of `StepContext`, drawn from an evaluation. */
+function stepContext(evaluation) {
+    const failed = evaluation.gates.filter(g => g.status !== 'pass');
+    const only = failed.length === 1 ? failed[0]?.command : undefined;
+    const providerErrors = (evaluation.council?.runs ?? []).flatMap(r => r.status === 'failed' && r.failure === 'provider_error' ? [r] : []);
+    return {
+        ...(only !== undefined && nameable(only) && { failedGate: only }),
+        ...(evaluation.evidence === undefined && { diffUnread: true }),
+        ...(providerErrors.length > 0 &&
+            providerErrors.every(r => r.rejected === true) && { rejected: true })
+    };
+}
+/** A command is named in the step only when it reads well inline: one short line, no backtick. */
+function nameable(command) {
+    return command.length <= 80 && !/[`\r\n]/.test(command);
+}
+const AGAIN = {
+    'pull-request': 'push; the check runs again on every push',
+    local: 'run `rubric-council check` again'
+};
+const WRITE_ACCESS = '(anyone with write access to the repository may)';
+const RERUN = `comment \`/council rerun\` to ask the judges again ${WRITE_ACCESS}`;
+const FRESH = `comment \`/council rerun\` for a fresh judgement ${WRITE_ACCESS}`;
+const ACCEPT = 'a maintainer who has read the report may comment `/council accept <reason>`';
+/** Work on the change (`what` starts with the verb), then push, or locally run the check again. */
+function work(what) {
+    return where => `${what(where)} and ${AGAIN[where]}.`;
+}
+/** The judges could not settle it: ask again, or, on a pull request, accept it knowingly. */
+function unsettled(what) {
+    return where => where === 'pull-request'
+        ? `${what}: ${FRESH}, or ${ACCEPT}.`
+        : `${what}: read their reasons and run \`rubric-council check\` again for a fresh judgement; more judges or \`samples\` make this rarer.`;
+}
+const STEPS = {
+    invalid_rubric: where => where === 'pull-request'
+        ? 'A maintainer fixes the rubric on the base branch (or here, with `rubric-source: head`); each problem below names its line. Then comment `/council rerun`.'
+        : 'Fix the rubric (each problem below names its line; `rubric-council validate` checks it) and run `rubric-council check` again.',
+    invalid_input: where => where === 'pull-request'
+        ? "A maintainer fixes the workflow's inputs to the action (the reason below names the value), then comments `/council rerun`."
+        : 'Fix the options named below and run `rubric-council check` again.',
+    gate_failed: (where, { failedGate }) => work(() => failedGate === undefined
+        ? 'Fix the gates that failed (the report shows their output)'
+        : `Run \`${failedGate}\`${where === 'pull-request' ? ' locally' : ''} to see why it failed, fix it`)(where, {}),
+    missing_credentials: where => where === 'pull-request'
+        ? "No judge had a provider key: a maintainer adds one as a repository secret (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, …), passes it in the workflow's `env`, then comments `/council rerun`. Pull requests from forks get no secrets on `pull_request`: use the fork layout (`rubric-council init --forks`)."
+        : 'No judge had a provider key: set one in your environment (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, …) and run `rubric-council check` again.',
+    rate_limited: where => where === 'pull-request'
+        ? `The providers rate-limited the judges; the pull request is not at fault: ${RERUN}.`
+        : 'The providers rate-limited the judges; your change is not at fault: wait a little and run `rubric-council check` again, or lower `samples`.',
+    timeout: where => where === 'pull-request'
+        ? `The judges did not answer in time; the pull request is not at fault: ${RERUN}.`
+        : "The judges did not answer in time; your change is not at fault: run `rubric-council check` again, or raise the rubric's `council.timeout`.",
+    provider_error: (where, { rejected }) => rejected === true
+        ? where === 'pull-request'
+            ? 'The providers rejected the requests themselves, so asking again will not help: a maintainer checks the model names (`provider:model`) in the rubric or the workflow.'
+            : 'The providers rejected the requests themselves: check the model names (`provider:model`) in the rubric or `--models`, then run `rubric-council check` again.'
+        : where === 'pull-request'
+            ? `The providers failed, not the pull request: ${RERUN}.`
+            : 'The providers failed, not your change: run `rubric-council check` again.',
+    invalid_output: where => where === 'pull-request'
+        ? `The judges' answers did not fit the rubric's schema; the pull request is not at fault: ${RERUN}. If it happens again, a maintainer picks a model with structured-output support.`
+        : "The judges' answers did not fit the rubric's schema: run `rubric-council check` again; if it happens again, pick another model (`--models`).",
+    criterion_failed: work(() => "Fix the must-have criteria that failed (each shows the judges' reasons)"),
+    min_score: work(() => "Improve the criteria scored below their minimum (each shows the judges' reasons)"),
+    blocking_issue: work(where => `Fix the critical and major findings (${where === 'pull-request' ? 'listed under Findings' : '`--markdown -` lists them'})`),
+    terminate: work(where => `The judges consider the approach fundamentally broken: read their findings${where === 'local' ? ' (`--markdown -`)' : ''}, rework the change`),
+    workflow_modified: where => where === 'pull-request'
+        ? 'This pull request changes the workflow or action that runs this check, so the check cannot vouch for it: a maintainer reviews that change and, if it is right, comments `/council accept <reason>`.'
+        : 'The change touches the workflow or action that runs this check: have a maintainer review it, since the check cannot vouch for its own machinery.',
+    incomplete_coverage: (where, { diffUnread }) => diffUnread === true
+        ? where === 'pull-request'
+            ? 'The diff could not be read, so the judges were not asked (the reason below says why): if the cause was temporary, comment `/council rerun`; otherwise a maintainer fixes the checkout (docs/troubleshooting.md).'
+            : 'The diff could not be read (the reason below says why): check that `--base` names a branch or commit this clone has, then run `rubric-council check` again.'
+        : where === 'pull-request'
+            ? 'The judges saw too little of the change (the Coverage section lists what was left out): make the pull request smaller and push, or a maintainer raises `max-evidence-tokens`, excludes generated files or lowers `min_coverage`, then comments `/council rerun`.'
+            : 'The judges saw too little of the change: exclude generated files or lower `min_coverage` in the rubric, or check a smaller change; then run `rubric-council check` again.',
+    judge_disagreement: unsettled('The judges are split on a must-have'),
+    low_agreement: unsettled('The judges disagree too much to decide'),
+    low_score: work(() => 'Improve what the judges scored lowest (the dimensions and criteria show it)'),
+    borderline: where => where === 'pull-request'
+        ? `The score is between the fail and pass thresholds: improve the weakest parts and push, ${FRESH}, or ${ACCEPT}.`
+        : 'The score is between the fail and pass thresholds: improve what the judges scored lowest and run `rubric-council check` again.'
+};
+
 ;// CONCATENATED MODULE: ./src/report/markdown.ts
+
 
 
 
@@ -46714,17 +46841,25 @@ const ICON = { PASS: '✅', FAIL: '❌', UNCLEAR: '⚠️' };
  * saying what it cut; the result is always well-formed.
  */
 function markdown_renderMarkdown(evaluation, options) {
-    return fitToBudget(buildDoc(evaluation), options.budget).text;
+    return fitToBudget(buildDoc(evaluation, options.nextStep), options.budget).text;
 }
-function buildDoc(evaluation) {
+function buildDoc(evaluation, audience) {
     const { verdict } = evaluation;
     const headline = `### ${ICON[verdict.verdict]} Rubric Council: ${verdict.verdict}\n\n`;
     const summary = summary_summaryLine(evaluation);
+    // An accepted verdict needs nothing more from anyone.
+    const step = audience === undefined || evaluation.acceptance
+        ? undefined
+        : nextStep(verdict, audience, stepContext(evaluation));
+    // The next step is fixed text of the head (and the fallback): shortening never cuts it.
+    const next = step === undefined ? '' : `**Next:** ${stepMarkdown(step)}\n\n`;
     const head = [headline];
     if (evaluation.acceptance)
         head.push(acceptanceNote(evaluation.acceptance));
     if (summary)
         head.push(`**${escapeMarkdown(summary)}**\n\n`);
+    if (next)
+        head.push(next);
     for (const reason of verdict.reasons) {
         head.push(`- **${reason.code}**: `, prose(reason.message, REASON_FLOOR), '\n');
     }
@@ -46776,6 +46911,7 @@ function buildDoc(evaluation) {
             '(the `report` output) have it in full.\n\n',
         fallback: headline +
             (summary ? `**${escapeMarkdown(summary)}**\n\n` : '') +
+            next +
             `Reasons: ${verdict.reasons.map(r => r.code).join(', ') || 'none'}. ` +
             'The report is too long to show here; the job summary and the JSON report have it in full.\n'
     };
@@ -46785,6 +46921,16 @@ function acceptanceNote(acceptance) {
     return (`> [!NOTE]\n> **Accepted by @${escapeMarkdown(acceptance.by)}** for ` +
         `${code(acceptance.commit.slice(0, 7))}: ${escapeMarkdown(acceptance.reason.replace(/\s+/g, ' '))}\n> ` +
         'The check passes for this commit whatever the verdict below; a new push is judged again.\n\n');
+}
+/**
+ * A next step as Markdown: its backtick spans as code, the rest escaped like any text (a gate's
+ * command comes from the rubric, which a pull request may edit).
+ */
+function stepMarkdown(step) {
+    return step
+        .split(/`([^`]*)`/)
+        .map((part, i) => (i % 2 === 1 ? code(part) : escapeInline(part)))
+        .join('');
 }
 /** Untrusted prose, shortened from the end with a note; `floor` characters always stay. */
 function prose(text, floor = 0) {
@@ -47185,7 +47331,10 @@ function commentMarker(checkName) {
 function renderComment(evaluation, checkName, kept = {}, limit = COMMENT_LIMIT) {
     const marker = `${commentMarker(checkName)}\n`;
     const state = `\n${writeState({ ...kept, history: evaluation.history ?? [] })}\n`;
-    const report = renderMarkdown(evaluation, { budget: limit - marker.length - state.length });
+    const report = renderMarkdown(evaluation, {
+        budget: limit - marker.length - state.length,
+        nextStep: 'pull-request'
+    });
     return marker + report + state;
 }
 
@@ -47749,7 +47898,10 @@ async function publish(evaluation, context, io) {
             ...(file !== undefined && issue.column !== undefined && { startColumn: issue.column })
         });
     }
-    const markdown = renderMarkdown(evaluation, { budget: SUMMARY_BUDGET });
+    const markdown = renderMarkdown(evaluation, {
+        budget: SUMMARY_BUDGET,
+        nextStep: 'pull-request'
+    });
     await io.summary(markdown);
     io.setOutput('verdict', verdict.verdict);
     io.setOutput('exit-code', String(verdict.exitCode));
@@ -55719,7 +55871,7 @@ async function publishCheckRun(github, where, evaluation, failOn) {
     const annotations = annotationsOf(evaluation);
     const output = (batch) => ({
         title: `${evaluation.verdict.verdict}: ${summary_summaryLine(evaluation) || evaluation.verdict.reasons.map(r => r.code).join(', ') || 'no details'}`.slice(0, 255),
-        summary: markdown_renderMarkdown(evaluation, { budget: SUMMARY_LIMIT }),
+        summary: markdown_renderMarkdown(evaluation, { budget: SUMMARY_LIMIT, nextStep: 'pull-request' }),
         annotations: [...batch]
     });
     const conclusion = outcome_outcomeOf(evaluation.verdict, failOn, evaluation.acceptance !== undefined).conclusion;

@@ -44,7 +44,10 @@ export async function publish(
     })
   }
 
-  const markdown = renderMarkdown(evaluation, { budget: SUMMARY_BUDGET })
+  const markdown = renderMarkdown(evaluation, {
+    budget: SUMMARY_BUDGET,
+    nextStep: 'pull-request'
+  })
   await io.summary(markdown)
 
   io.setOutput('verdict', verdict.verdict)

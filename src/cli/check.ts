@@ -84,7 +84,10 @@ export async function checkCommand(options: CheckOptions, io: CliIo): Promise<nu
     )
   }
   if (options.markdown !== undefined) {
-    const markdown = renderMarkdown(evaluation, { budget: LOCAL_MARKDOWN_BUDGET })
+    const markdown = renderMarkdown(evaluation, {
+      budget: LOCAL_MARKDOWN_BUDGET,
+      nextStep: 'local'
+    })
     if (options.markdown === '-') io.stdout(markdown)
     else await writeFile(resolve(io.cwd, options.markdown), markdown)
   }

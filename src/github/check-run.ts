@@ -164,7 +164,7 @@ export async function publishCheckRun(
         0,
         255
       ),
-    summary: renderMarkdown(evaluation, { budget: SUMMARY_LIMIT }),
+    summary: renderMarkdown(evaluation, { budget: SUMMARY_LIMIT, nextStep: 'pull-request' }),
     annotations: [...batch]
   })
   const conclusion = outcomeOf(

@@ -26,6 +26,9 @@ export function renderComment(
 ): string {
   const marker = `${commentMarker(checkName)}\n`
   const state = `\n${writeState({ ...kept, history: evaluation.history ?? [] })}\n`
-  const report = renderMarkdown(evaluation, { budget: limit - marker.length - state.length })
+  const report = renderMarkdown(evaluation, {
+    budget: limit - marker.length - state.length,
+    nextStep: 'pull-request'
+  })
   return marker + report + state
 }

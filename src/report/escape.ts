@@ -10,7 +10,12 @@ export function escapeHtml(text: string): string {
 
 /** Inline Markdown: one paragraph, line breaks kept as `<br>`. */
 export function escapeMarkdown(text: string): string {
-  return escapeHtml(text.replace(/\r\n?/g, '\n').trim())
+  return escapeInline(text.replace(/\r\n?/g, '\n').trim())
+}
+
+/** Like `escapeMarkdown`, but the text is kept as it is at both ends: for a part of a line. */
+export function escapeInline(text: string): string {
+  return escapeHtml(text)
     .replace(/[\\`*_[\]|~]/g, char => `\\${char}`)
     .replace(/@(?=\w)/g, '@\u200d')
     .replace(/\n/g, '<br>')

@@ -20,12 +20,21 @@ import {
   type Piece,
   type Section
 } from './budget.js'
-import { abbreviate, code, escapeCell, escapeHtml, escapeMarkdown, fenceFor } from './escape.js'
+import {
+  abbreviate,
+  code,
+  escapeCell,
+  escapeHtml,
+  escapeInline,
+  escapeMarkdown,
+  fenceFor
+} from './escape.js'
 import type { Acceptance, Evaluation } from '../engine/evaluation.js'
 import type { HistoryEntry } from '../engine/history.js'
 import { anyGraded, isMet, summaryLine } from './summary.js'
 import { formatCount } from '../util/format-count.js'
 import { formatTokens } from './progress.js'
+import { nextStep, stepContext, type StepAudience } from './next-step.js'
 
 /** GitHub refuses issue comments longer than this. */
 export const COMMENT_LIMIT = 65_536
@@ -33,6 +42,11 @@ export const COMMENT_LIMIT = 65_536
 export interface RenderOptions {
   /** The rendered report never exceeds this many characters. */
   readonly budget: number
+  /**
+   * Say what to do next about a FAIL or UNCLEAR, right under the summary line, in the words of
+   * where the report is read; nothing without it.
+   */
+  readonly nextStep?: StepAudience
 }
 
 /** A reason is the verdict's explanation: it is cut last, and never below this. */
@@ -46,16 +60,24 @@ const ICON: Readonly<Record<VerdictKind, string>> = { PASS: '✅', FAIL: '❌', 
  * saying what it cut; the result is always well-formed.
  */
 export function renderMarkdown(evaluation: Evaluation, options: RenderOptions): string {
-  return fitToBudget(buildDoc(evaluation), options.budget).text
+  return fitToBudget(buildDoc(evaluation, options.nextStep), options.budget).text
 }
 
-function buildDoc(evaluation: Evaluation): Doc {
+function buildDoc(evaluation: Evaluation, audience: StepAudience | undefined): Doc {
   const { verdict } = evaluation
   const headline = `### ${ICON[verdict.verdict]} Rubric Council: ${verdict.verdict}\n\n`
   const summary = summaryLine(evaluation)
+  // An accepted verdict needs nothing more from anyone.
+  const step =
+    audience === undefined || evaluation.acceptance
+      ? undefined
+      : nextStep(verdict, audience, stepContext(evaluation))
+  // The next step is fixed text of the head (and the fallback): shortening never cuts it.
+  const next = step === undefined ? '' : `**Next:** ${stepMarkdown(step)}\n\n`
   const head: Piece[] = [headline]
   if (evaluation.acceptance) head.push(acceptanceNote(evaluation.acceptance))
   if (summary) head.push(`**${escapeMarkdown(summary)}**\n\n`)
+  if (next) head.push(next)
   for (const reason of verdict.reasons) {
     head.push(`- **${reason.code}**: `, prose(reason.message, REASON_FLOOR), '\n')
   }
@@ -107,6 +129,7 @@ function buildDoc(evaluation: Evaluation): Doc {
     fallback:
       headline +
       (summary ? `**${escapeMarkdown(summary)}**\n\n` : '') +
+      next +
       `Reasons: ${verdict.reasons.map(r => r.code).join(', ') || 'none'}. ` +
       'The report is too long to show here; the job summary and the JSON report have it in full.\n'
   }
@@ -119,6 +142,17 @@ export function acceptanceNote(acceptance: Acceptance): string {
     `${code(acceptance.commit.slice(0, 7))}: ${escapeMarkdown(acceptance.reason.replace(/\s+/g, ' '))}\n> ` +
     'The check passes for this commit whatever the verdict below; a new push is judged again.\n\n'
   )
+}
+
+/**
+ * A next step as Markdown: its backtick spans as code, the rest escaped like any text (a gate's
+ * command comes from the rubric, which a pull request may edit).
+ */
+function stepMarkdown(step: string): string {
+  return step
+    .split(/`([^`]*)`/)
+    .map((part, i) => (i % 2 === 1 ? code(part) : escapeInline(part)))
+    .join('')
 }
 
 /** Untrusted prose, shortened from the end with a note; `floor` characters always stay. */

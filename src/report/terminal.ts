@@ -3,16 +3,19 @@ import { formatNumber } from '../verdict/decide.js'
 import type { CriterionResult } from '../verdict/types.js'
 import type { Evaluation } from '../engine/evaluation.js'
 import { isMet, summaryLine } from './summary.js'
+import { nextStep, stepContext } from './next-step.js'
 
 /**
  * A compact rendering for a terminal, in the spirit of Scope's TUI: the verdict and summary line,
- * the reasons, then one line per gate and criterion.
+ * what to do next, the reasons, then one line per gate and criterion.
  */
 export function renderTerminal(evaluation: Evaluation): string {
   const { verdict, gates, rubric } = evaluation
   const lines: string[] = []
   const summary = summaryLine(evaluation)
   lines.push(`${verdict.verdict} (exit ${verdict.exitCode})${summary ? ` · ${summary}` : ''}`)
+  const step = nextStep(verdict, 'local', stepContext(evaluation))
+  if (step !== undefined) lines.push(`next: ${step}`)
   for (const reason of verdict.reasons) lines.push(`  ${reason.code}: ${reason.message}`)
   for (const issue of rubric.problems) lines.push(`  ${formatIssue(issue)}`)
 
