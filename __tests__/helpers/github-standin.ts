@@ -356,6 +356,8 @@ export async function startGitHubStandIn(
     }
   }
 
+  userId(state, state.owner)
+
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     handle(state, req, res).catch((error: unknown) => {
       // A bug in the stand-in itself: answer rather than leave the client waiting.
@@ -969,6 +971,7 @@ function holdsAnyWrite(access: TokenAccess): boolean {
 const DOCS_COMMENTS = 'https://docs.github.com/rest/issues/comments'
 
 function newComment(state: State, issue: number, body: string, author: Actor): Comment {
+  userId(state, author.login)
   const id = state.nextId.comment++
   const now = timestamp()
   const kind = state.pulls.has(issue) || state.pullFiles.has(issue) ? 'pull' : 'issues'
