@@ -890,11 +890,22 @@ describe('per-permission tokens', () => {
     expect((await create(pulls, 5)).status).toBe(201)
     // The Pull requests permission does not reach a plain issue.
     expect(await refusal(create(pulls, 6))).toEqual(notAccessible(DOCS_CREATE_COMMENT))
+    // GitHub names the permissions that would have done, each set apart by a semicolon.
+    const onPull = await create(issues, 5)
+    expect(onPull.headers['x-accepted-github-permissions']).toBe(
+      'issues=write; pull_requests=write'
+    )
+    const refusedHeaders = await create(pulls, 6).then(
+      () => undefined,
+      (error: unknown) =>
+        (error as { response?: { headers?: Record<string, string> } }).response?.headers
+    )
+    expect(refusedHeaders?.['x-accepted-github-permissions']).toBe('issues=write')
     expect(await refusal(create(readsIssues, 6))).toEqual(notAccessible(DOCS_CREATE_COMMENT))
     const listed = await readsIssues.rest.issues.listComments({ ...repo(), issue_number: 6 })
     expect(listed.data.map(c => c.body)).toEqual(['hi'])
 
-    expect(standIn.comments.get(5)).toHaveLength(2)
+    expect(standIn.comments.get(5)).toHaveLength(3)
     expect(standIn.comments.get(6)).toHaveLength(1)
     expect(standIn.violations).toEqual([])
   })

@@ -666,7 +666,13 @@ function respond(state: State, incoming: Incoming, checked: Checked | undefined)
   if (!inRepo || (params.repo !== undefined && !sameName(params.repo, state.repo))) {
     return errorReply(404, 'Not Found', operation.docs)
   }
-  if (!permitted(state, access, operation, params)) return forbidden(access, operation.docs)
+  const need = needOf(state, operation, params)
+  // GitHub names the permissions a route accepts to fine-grained actors (GITHUB_TOKEN is one).
+  const accepted =
+    need === undefined ? {} : { 'x-accepted-github-permissions': acceptedHeader(need) }
+  if (!permitted(access, operation, need)) {
+    return withHeaders(forbidden(access, operation.docs), accepted)
+  }
   if (!incoming.json) return errorReply(400, 'Problems parsing JSON', operation.docs)
   if (checked.rejection !== undefined) {
     return errorReply(422, `Invalid request.\n\n${checked.rejection}`, operation.docs)
@@ -695,7 +701,11 @@ function respond(state: State, incoming: Incoming, checked: Checked | undefined)
       ? `/repositories/${String(state.repositoryId)}${routed.slice(repoPath.length)}`
       : routed
   }
-  return handler(state, call)
+  return withHeaders(handler(state, call), accepted)
+}
+
+function withHeaders(reply: Reply, headers: Readonly<Record<string, string>>): Reply {
+  return { ...reply, headers: { ...headers, ...reply.headers } }
 }
 
 /** The reply `failNext` set up for this request, if one is due. */
@@ -933,17 +943,27 @@ function holds(access: TokenAccess, permission: Permission, level: 'read' | 'wri
   return held === 'write' || (held === 'read' && level === 'read')
 }
 
-function permitted(
+function needOf(
   state: State,
-  access: TokenAccess,
   operation: Operation,
   params: Readonly<Record<string, string>>
-): boolean {
+): Need | undefined {
   const listed = ROUTE_PERMISSIONS[`${operation.method} ${operation.template}`]
-  if (listed !== undefined) {
-    const need = typeof listed === 'function' ? listed(state, params) : listed
+  return typeof listed === 'function' ? listed(state, params) : listed
+}
+
+/**
+ * The `x-accepted-github-permissions` header: each set that would do, separated by semicolons,
+ * permissions by their API names (`pull_requests`), e.g. `issues=write; pull_requests=write`.
+ * https://github.blog/changelog/2023-08-10-x-accepted-github-permissions-header-for-fine-grained-permission-actors
+ */
+function acceptedHeader(need: Need): string {
+  return need.map(([permission, level]) => `${permission.replace('-', '_')}=${level}`).join('; ')
+}
+
+function permitted(access: TokenAccess, operation: Operation, need: Need | undefined): boolean {
+  if (need !== undefined)
     return need.some(([permission, level]) => holds(access, permission, level))
-  }
   // Routes the stand-in does not play (they end in its 404): the Actions API wants `actions`, any
   // other write some permission at write.
   const level = isWrite(operation.method) ? 'write' : 'read'
