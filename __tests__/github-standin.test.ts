@@ -1383,6 +1383,40 @@ describe('comments and their reactions', () => {
 })
 
 describe('check runs from in_progress to completed', () => {
+  it('lets only an app write check runs; a user’s token reads them', async () => {
+    const created = await octokit().rest.checks.create({
+      ...repo(),
+      name: 'rubric-council',
+      head_sha: SHA
+    })
+    const human = octokit(MAINTAINER)
+    const notApp = {
+      status: 403,
+      data: {
+        message: 'You must authenticate via a GitHub App.',
+        documentation_url: 'https://docs.github.com/rest/checks/runs',
+        status: '403'
+      }
+    }
+
+    expect(
+      await refusal(human.rest.checks.create({ ...repo(), name: 'mine', head_sha: SHA }))
+    ).toEqual(notApp)
+    expect(
+      await refusal(
+        human.rest.checks.update({
+          ...repo(),
+          check_run_id: created.data.id,
+          conclusion: 'success'
+        })
+      )
+    ).toEqual(notApp)
+    expect((await human.rest.checks.get({ ...repo(), check_run_id: created.data.id })).status).toBe(
+      200
+    )
+    expect(standIn.checkRuns.map(r => [r.name, r.status])).toEqual([['rubric-council', 'queued']])
+  })
+
   it('stores in_progress with started_at, completes on a conclusion, and keeps the history', async () => {
     const client = octokit()
     const created = await client.rest.checks.create({

@@ -1201,7 +1201,20 @@ function commentBodyProblem(body: string): Reply | undefined {
 const DOCS_CHECK_RUNS = 'https://docs.github.com/rest/checks/runs'
 const ANNOTATION_LEVELS: readonly string[] = ['notice', 'warning', 'failure']
 
+/**
+ * Only an app writes check runs: "OAuth apps and personal access tokens (classic) cannot use this
+ * endpoint" (the description of checks/update, https://docs.github.com/rest/checks/runs), and
+ * GitHub answers them 403 "You must authenticate via a GitHub App." (as quoted in
+ * https://github.com/SvanBoxel/organization-workflows/issues/27). A user's token here is one.
+ */
+function notAnApp(access: TokenAccess): Reply | undefined {
+  if (access.type === 'Bot') return undefined
+  return errorReply(403, 'You must authenticate via a GitHub App.', DOCS_CHECK_RUNS)
+}
+
 function createCheckRun(state: State, call: Call): Reply {
+  const refused = notAnApp(call.access)
+  if (refused !== undefined) return refused
   const body = record(call.body) ?? {}
   const problem = checkRunProblem(body, undefined)
   if (problem !== undefined) return problem
@@ -1230,6 +1243,8 @@ function getCheckRun(state: State, call: Call): Reply {
 }
 
 function updateCheckRun(state: State, call: Call): Reply {
+  const refused = notAnApp(call.access)
+  if (refused !== undefined) return refused
   const run = state.checkRuns.find(r => r.id === Number(call.params.check_run_id))
   if (run === undefined) return errorReply(404, 'Not Found', DOCS_CHECK_RUNS)
   const body = record(call.body) ?? {}
