@@ -5,8 +5,13 @@ import { retry } from '@octokit/plugin-retry'
 import { throttling } from '@octokit/plugin-throttling'
 import type { WebhookDefinition } from '@octokit/webhooks-examples'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { BLOB_PATH, responseProblems, startGitHubStandIn } from './helpers/github-standin.js'
-import type { GitHubStandIn } from './helpers/github-standin.js'
+import {
+  BLOB_PATH,
+  DISPATCH_INPUTS_LIMIT,
+  responseProblems,
+  startGitHubStandIn
+} from './helpers/github-standin.js'
+import type { GitHubStandIn, TokenAccess } from './helpers/github-standin.js'
 
 /** GITHUB_TOKEN as a workflow with `issues: write` and `checks: write` gets it. */
 const APP = 'ghs_app_token'
@@ -846,5 +851,692 @@ describe('response shapes', () => {
     ])
 
     expect(checks).toEqual([[], [], [], [], [], [], []])
+  })
+})
+
+/** GitHub's 403 for a token without the permission a route needs, as the stand-in sends it. */
+function notAccessible(docs: string): { status: number; data: unknown } {
+  return {
+    status: 403,
+    data: {
+      message: 'Resource not accessible by integration',
+      documentation_url: docs,
+      status: '403'
+    }
+  }
+}
+
+/** A GITHUB_TOKEN whose workflow's `permissions:` are these. */
+function tokenWith(name: string, permissions: NonNullable<TokenAccess['permissions']>): string {
+  standIn.addToken(name, { ...BOT, permissions })
+  return name
+}
+
+const DOCS_CREATE_COMMENT = 'https://docs.github.com/rest/issues/comments#create-an-issue-comment'
+const DOCS_DISPATCH =
+  'https://docs.github.com/rest/actions/workflows#create-a-workflow-dispatch-event'
+
+describe('per-permission tokens', () => {
+  it('lets issue comments through with issues: write, or pull-requests: write on a pull request', async () => {
+    standIn.setPullRequest(5, { number: 5, state: 'open' })
+    const issues = octokit(tokenWith('ghs_issues', { issues: 'write' }))
+    const pulls = octokit(tokenWith('ghs_pulls', { 'pull-requests': 'write' }))
+    const readsIssues = octokit(tokenWith('ghs_issues_read', { issues: 'read' }))
+    const create = (client: typeof issues, issue: number) =>
+      client.rest.issues.createComment({ ...repo(), issue_number: issue, body: 'hi' })
+
+    expect((await create(issues, 6)).status).toBe(201)
+    expect((await create(issues, 5)).status).toBe(201)
+    expect((await create(pulls, 5)).status).toBe(201)
+    // The Pull requests permission does not reach a plain issue.
+    expect(await refusal(create(pulls, 6))).toEqual(notAccessible(DOCS_CREATE_COMMENT))
+    // GitHub names the permissions that would have done, each set apart by a semicolon.
+    const onPull = await create(issues, 5)
+    expect(onPull.headers['x-accepted-github-permissions']).toBe(
+      'issues=write; pull_requests=write'
+    )
+    const refusedHeaders = await create(pulls, 6).then(
+      () => undefined,
+      (error: unknown) =>
+        (error as { response?: { headers?: Record<string, string> } }).response?.headers
+    )
+    expect(refusedHeaders?.['x-accepted-github-permissions']).toBe('issues=write')
+    expect(await refusal(create(readsIssues, 6))).toEqual(notAccessible(DOCS_CREATE_COMMENT))
+    const listed = await readsIssues.rest.issues.listComments({ ...repo(), issue_number: 6 })
+    expect(listed.data.map(c => c.body)).toEqual(['hi'])
+
+    expect(standIn.comments.get(5)).toHaveLength(3)
+    expect(standIn.comments.get(6)).toHaveLength(1)
+    expect(standIn.violations).toEqual([])
+  })
+
+  it('asks checks, contents, pull-requests, actions and metadata for their own routes', async () => {
+    standIn.setPullRequest(5, { number: 5, state: 'open' })
+    standIn.setFile('main', 'README.md', 'hello')
+    standIn.setBranch('main', SHA)
+    standIn.setWorkflow('rubric-council.yml', { dispatch: { inputs: {} } })
+    const run = await octokit().rest.checks.create({ ...repo(), name: 'council', head_sha: SHA })
+    const issuesOnly = octokit(tokenWith('ghs_issues', { issues: 'write' }))
+    const checksRead = octokit(tokenWith('ghs_checks_read', { checks: 'read' }))
+    const actionsRead = octokit(tokenWith('ghs_actions_read', { actions: 'read' }))
+    const actionsWrite = octokit(tokenWith('ghs_actions_write', { actions: 'write' }))
+    const noMetadata = octokit(tokenWith('ghs_no_metadata', { issues: 'write', metadata: 'none' }))
+    const dispatch = (client: typeof issuesOnly) =>
+      client.rest.actions.createWorkflowDispatch({
+        ...repo(),
+        workflow_id: 'rubric-council.yml',
+        ref: 'main'
+      })
+    const permission = (client: typeof issuesOnly) =>
+      client.rest.repos.getCollaboratorPermissionLevel({ ...repo(), username: 'octocat' })
+
+    expect(
+      await refusal(issuesOnly.rest.checks.create({ ...repo(), name: 'x', head_sha: SHA }))
+    ).toEqual(notAccessible('https://docs.github.com/rest/reference/checks#create-a-check-run'))
+    expect(
+      (await checksRead.rest.checks.get({ ...repo(), check_run_id: run.data.id })).status
+    ).toBe(200)
+    expect(
+      await refusal(
+        checksRead.rest.checks.update({ ...repo(), check_run_id: run.data.id, name: 'renamed' })
+      )
+    ).toEqual(notAccessible('https://docs.github.com/rest/checks/runs#update-a-check-run'))
+    expect(
+      await refusal(issuesOnly.rest.repos.getContent({ ...repo(), path: 'README.md' }))
+    ).toEqual(notAccessible('https://docs.github.com/rest/repos/contents#get-repository-content'))
+    expect(await refusal(issuesOnly.rest.pulls.get({ ...repo(), pull_number: 5 }))).toEqual(
+      notAccessible('https://docs.github.com/rest/pulls/pulls#get-a-pull-request')
+    )
+    expect(await refusal(dispatch(actionsRead))).toEqual(notAccessible(DOCS_DISPATCH))
+    expect((await dispatch(actionsWrite)).status).toBe(204)
+    // metadata: read comes with every GITHUB_TOKEN unless taken away.
+    expect((await permission(issuesOnly)).status).toBe(200)
+    expect(await refusal(permission(noMetadata))).toEqual(
+      notAccessible(
+        'https://docs.github.com/rest/collaborators/collaborators#get-repository-permissions-for-a-user'
+      )
+    )
+    // The older fields still work: `write: true` writes everywhere, `write: false` nowhere.
+    expect((await dispatch(octokit(APP))).status).toBe(204)
+    expect((await refusal(dispatch(octokit(READ_ONLY)))).status).toBe(403)
+
+    expect(standIn.dispatches).toHaveLength(2)
+    expect(standIn.checkRuns.map(r => r.name)).toEqual(['council'])
+    expect(standIn.violations).toEqual([])
+  })
+})
+
+describe('listing pull requests', () => {
+  const START = Date.parse('2026-01-01T00:00:00Z')
+  const seed = (count: number): void => {
+    for (let n = 1; n <= count; n++) {
+      standIn.setPullRequest(n, {
+        number: n,
+        ...(n % 4 === 0 && { state: 'closed' }),
+        created_at: new Date(START + n * 60_000).toISOString(),
+        updated_at: new Date(START + (count - n) * 60_000).toISOString(),
+        base: { ref: n % 2 === 0 ? 'release' : 'main' },
+        head: { label: `octo-org:feature-${String(n)}`, ref: `feature-${String(n)}` }
+      })
+    }
+  }
+  const numbers = (list: readonly unknown[]) => list.map(pr => (pr as { number: number }).number)
+
+  it('pages through 260 pull requests, open ones newest first by default', async () => {
+    seed(260)
+    const client = octokit(READ_ONLY)
+    const open = Array.from({ length: 260 }, (_, i) => 260 - i).filter(n => n % 4 !== 0)
+
+    const all = await client.paginate(client.rest.pulls.list, { ...repo(), per_page: 100 })
+    expect(numbers(all)).toEqual(open)
+    const byId = `/repositories/${String(standIn.repositoryId)}/pulls`
+    expect(standIn.requests.map(r => [r.path, r.query.page])).toEqual([
+      ['/repos/octo-org/octo-repo/pulls', undefined],
+      [byId, '2']
+    ])
+
+    const first = await client.rest.pulls.list({ ...repo() })
+    const base = `${standIn.url}${byId}`
+    expect(numbers(first.data)).toEqual(open.slice(0, 30))
+    expect(first.headers.link).toBe(`<${base}?page=2>; rel="next", <${base}?page=7>; rel="last"`)
+    const capped = await client.rest.pulls.list({ ...repo(), per_page: 500 })
+    expect(capped.data).toHaveLength(100)
+    const oldest = await client.rest.pulls.list({ ...repo(), direction: 'asc', per_page: 3 })
+    expect(numbers(oldest.data)).toEqual([1, 2, 3])
+    const updated = await client.rest.pulls.list({ ...repo(), sort: 'updated', per_page: 3 })
+    expect(numbers(updated.data)).toEqual([259, 258, 257])
+    expect(standIn.violations).toEqual([])
+  })
+
+  it('filters by state, base and head as GitHub does', async () => {
+    seed(260)
+    const client = octokit(READ_ONLY)
+    const list = async (query: {
+      state?: 'open' | 'closed' | 'all'
+      base?: string
+      head?: string
+    }) =>
+      numbers(await client.paginate(client.rest.pulls.list, { ...repo(), per_page: 100, ...query }))
+
+    const closed = await list({ state: 'closed' })
+    expect(closed).toHaveLength(65)
+    expect(closed.every(n => n % 4 === 0)).toBe(true)
+    expect(await list({ state: 'all' })).toHaveLength(260)
+    const release = await list({ state: 'all', base: 'release' })
+    expect(release).toHaveLength(130)
+    expect(release.every(n => n % 2 === 0)).toBe(true)
+    expect(await list({ base: 'release' })).toHaveLength(65)
+    expect(await list({ head: 'octo-org:feature-7' })).toEqual([7])
+    expect(await list({ head: 'feature-7' })).toEqual([7])
+    expect(await list({ head: 'someone-else:feature-7' })).toEqual([])
+    expect(await list({ head: 'octo-org:feature-8' })).toEqual([])
+    expect(await list({ head: 'octo-org:feature-8', state: 'closed' })).toEqual([8])
+
+    const merged = await refusal(
+      client.request('GET /repos/{owner}/{repo}/pulls', {
+        ...repo(),
+        state: 'merged' as 'open'
+      })
+    )
+    expect(merged).toMatchObject({
+      status: 422,
+      data: { message: `Invalid request.\n\nFor 'state': must be one of "open", "closed", "all".` }
+    })
+    expect(standIn.violations).toEqual([
+      'GET /repos/octo-org/octo-repo/pulls?state=merged: pulls/list: query parameter state must be one of "open", "closed", "all"'
+    ])
+  })
+})
+
+describe('workflow dispatch', () => {
+  const dispatch = (
+    workflow: string | number,
+    ref: string,
+    inputs?: Record<string, string>,
+    token = APP
+  ) =>
+    octokit(token).rest.actions.createWorkflowDispatch({
+      ...repo(),
+      workflow_id: workflow,
+      ref,
+      ...(inputs !== undefined && { inputs })
+    })
+  const refused = (message: string) => ({
+    status: 422,
+    data: { message, documentation_url: DOCS_DISPATCH, status: '422' }
+  })
+
+  beforeEach(() => {
+    standIn.setBranch('main', SHA)
+  })
+
+  it('answers 204 with no body, by file name or numeric id, and records the dispatch', async () => {
+    const id = standIn.setWorkflow('rubric-council.yml', {
+      dispatch: { inputs: { 'pull-request': { required: true }, reason: {} } }
+    })
+
+    const byName = await dispatch('rubric-council.yml', 'main', { 'pull-request': '7' })
+    const byId = await dispatch(id, 'refs/heads/main', { 'pull-request': '8', reason: 'again' })
+
+    expect([byName.status, byName.data]).toEqual([204, ''])
+    expect(byId.status).toBe(204)
+    expect(standIn.dispatches).toEqual([
+      { workflow: 'rubric-council.yml', ref: 'main', inputs: { 'pull-request': '7' } },
+      {
+        workflow: 'rubric-council.yml',
+        ref: 'refs/heads/main',
+        inputs: { 'pull-request': '8', reason: 'again' }
+      }
+    ])
+    expect(standIn.violations).toEqual([])
+  })
+
+  it("refuses what GitHub refuses, with GitHub's status and message", async () => {
+    standIn.setWorkflow('rubric-council.yml', {
+      dispatch: {
+        inputs: { 'pull-request': { required: true }, mode: { required: true, default: 'full' } }
+      }
+    })
+    standIn.setWorkflow('ci.yml')
+
+    expect(await refusal(dispatch('missing.yml', 'main'))).toEqual({
+      status: 404,
+      data: { message: 'Not Found', documentation_url: DOCS_DISPATCH, status: '404' }
+    })
+    expect(await refusal(dispatch(999, 'main'))).toMatchObject({ status: 404 })
+    expect(await refusal(dispatch('ci.yml', 'main'))).toEqual(
+      refused("Workflow does not have 'workflow_dispatch' trigger")
+    )
+    expect(await refusal(dispatch('rubric-council.yml', 'nope', { 'pull-request': '7' }))).toEqual(
+      refused('No ref found for: nope')
+    )
+    // A tag or another kind of ref is not one of the repository's branches.
+    expect(
+      await refusal(dispatch('rubric-council.yml', 'refs/tags/main', { 'pull-request': '7' }))
+    ).toEqual(refused('No ref found for: refs/tags/main'))
+    expect(
+      await refusal(
+        dispatch('rubric-council.yml', 'main', { 'pull-request': '7', extra: '1', other: '2' })
+      )
+    ).toEqual(refused('Unexpected inputs provided: ["extra", "other"]'))
+    // A required input with a default may be left out; one without may not.
+    expect(await refusal(dispatch('rubric-council.yml', 'main', { mode: 'quick' }))).toEqual(
+      refused("Required input 'pull-request' not provided")
+    )
+    expect(standIn.dispatches).toEqual([])
+    expect(standIn.violations).toEqual([])
+  })
+
+  it(`takes ${String(DISPATCH_INPUTS_LIMIT)} inputs and refuses one more, as the description says`, async () => {
+    const names = Array.from({ length: DISPATCH_INPUTS_LIMIT + 1 }, (_, i) => `input-${String(i)}`)
+    standIn.setWorkflow('wide.yml', {
+      dispatch: { inputs: Object.fromEntries(names.map(name => [name, {}])) }
+    })
+    const values = (count: number) => Object.fromEntries(names.slice(0, count).map(n => [n, 'x']))
+
+    expect((await dispatch('wide.yml', 'main', values(DISPATCH_INPUTS_LIMIT))).status).toBe(204)
+    const tooMany = await refusal(dispatch('wide.yml', 'main', values(DISPATCH_INPUTS_LIMIT + 1)))
+
+    expect(tooMany).toMatchObject({
+      status: 422,
+      data: { message: "Invalid request.\n\nFor 'inputs': must NOT have more than 25 properties." }
+    })
+    expect(standIn.dispatches).toHaveLength(1)
+    expect(standIn.violations).toEqual([
+      expect.stringContaining(
+        'actions/create-workflow-dispatch: body rejected: body/inputs must NOT have more than 25 properties'
+      )
+    ])
+  })
+
+  it('answers 200 with the run when asked for its details', async () => {
+    standIn.setWorkflow('rubric-council.yml', { dispatch: { inputs: {} } })
+
+    const answer = await octokit().request(
+      'POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches',
+      { ...repo(), workflow_id: 'rubric-council.yml', ref: 'main', return_run_details: true }
+    )
+    const run = await octokit().rest.actions.getWorkflowRun({
+      ...repo(),
+      run_id: (answer.data as { workflow_run_id: number }).workflow_run_id
+    })
+
+    expect(answer.status).toBe(200)
+    expect(
+      await responseProblems(
+        'POST',
+        '/repos/octo-org/octo-repo/actions/workflows/rubric-council.yml/dispatches',
+        200,
+        answer.data
+      )
+    ).toEqual([])
+    expect(run.data).toMatchObject({
+      event: 'workflow_dispatch',
+      head_sha: SHA,
+      head_branch: 'main'
+    })
+    expect(standIn.violations).toEqual([])
+  })
+})
+
+describe('collaborator permission', () => {
+  const permissionOf = (username: string, client = octokit()) =>
+    client.rest.repos.getCollaboratorPermissionLevel({ ...repo(), username })
+  const path = (username: string) =>
+    `/repos/octo-org/octo-repo/collaborators/${username}/permission`
+
+  it('maps maintain to write and triage to read, and names the role', async () => {
+    const roles = ['admin', 'maintain', 'write', 'triage', 'read'] as const
+    for (const role of roles) standIn.setPermission(`${role}-user`, role)
+
+    const answers = await Promise.all(roles.map(role => permissionOf(`${role}-user`)))
+    const owner = await permissionOf('octo-org')
+
+    expect(answers.map(a => [a.data.permission, a.data.role_name])).toEqual([
+      ['admin', 'admin'],
+      ['write', 'maintain'],
+      ['write', 'write'],
+      ['read', 'triage'],
+      ['read', 'read']
+    ])
+    expect(answers[1]?.data.user).toMatchObject({
+      login: 'maintain-user',
+      permissions: { admin: false, maintain: true, push: true, triage: true, pull: true }
+    })
+    expect([owner.data.permission, owner.data.role_name]).toEqual(['admin', 'admin'])
+    const problems = await Promise.all(
+      answers.map(a => responseProblems('GET', path(a.data.user?.login ?? ''), 200, a.data))
+    )
+    expect(problems).toEqual([[], [], [], [], []])
+    expect(standIn.violations).toEqual([])
+  })
+
+  it('answers read for a user with no role on a public repository, none on a private one', async () => {
+    standIn.setPermission('passer-by', 'none')
+    const publicAnswer = await permissionOf('passer-by')
+    // Commenting makes no one a collaborator.
+    standIn.addComment(3, 'drive-by', { login: 'commenter', type: 'User' })
+    const commenter = await permissionOf('commenter')
+
+    const closed = await startGitHubStandIn({ private: true })
+    try {
+      closed.addToken(APP, { ...BOT, write: true })
+      closed.setPermission('passer-by', 'none')
+      closed.setPermission('member', 'triage')
+      const client = getOctokit(APP, { baseUrl: closed.url })
+      const privateAnswer = await client.rest.repos.getCollaboratorPermissionLevel({
+        ...repo(),
+        username: 'passer-by'
+      })
+      const member = await client.rest.repos.getCollaboratorPermissionLevel({
+        ...repo(),
+        username: 'member'
+      })
+      expect([privateAnswer.data.permission, privateAnswer.data.role_name]).toEqual([
+        'none',
+        'none'
+      ])
+      expect(privateAnswer.data.user?.permissions?.pull).toBe(false)
+      expect([member.data.permission, member.data.role_name]).toEqual(['read', 'triage'])
+      expect(closed.violations).toEqual([])
+    } finally {
+      await closed.close()
+    }
+
+    expect([publicAnswer.data.permission, publicAnswer.data.role_name]).toEqual(['read', 'read'])
+    expect(commenter.data.permission).toBe('read')
+  })
+
+  it('answers 404 for a login GitHub does not know', async () => {
+    expect(await refusal(permissionOf('no-such-user-here'))).toEqual({
+      status: 404,
+      data: {
+        message: 'Not Found',
+        documentation_url:
+          'https://docs.github.com/rest/collaborators/collaborators#get-repository-permissions-for-a-user',
+        status: '404'
+      }
+    })
+  })
+})
+
+describe('comments and their reactions', () => {
+  const react = (commentId: number, content: '+1' | 'eyes' | 'rocket', token = APP) =>
+    octokit(token).rest.reactions.createForIssueComment({
+      ...repo(),
+      comment_id: commentId,
+      content
+    })
+
+  it('gets one comment, or 404', async () => {
+    const comment = standIn.addComment(4, '/council review', HUMAN)
+
+    const got = await octokit(READ_ONLY).rest.issues.getComment({
+      ...repo(),
+      comment_id: comment.id
+    })
+    const missing = await refusal(
+      octokit(READ_ONLY).rest.issues.getComment({ ...repo(), comment_id: comment.id + 1 })
+    )
+
+    expect(got.data).toMatchObject({
+      id: comment.id,
+      body: '/council review',
+      user: { login: 'octocat' }
+    })
+    expect(
+      await responseProblems(
+        'GET',
+        `/repos/octo-org/octo-repo/issues/comments/${String(comment.id)}`,
+        200,
+        got.data
+      )
+    ).toEqual([])
+    expect(missing).toEqual({
+      status: 404,
+      data: {
+        message: 'Not Found',
+        documentation_url: 'https://docs.github.com/rest/issues/comments',
+        status: '404'
+      }
+    })
+  })
+
+  it('answers 201 for a new reaction and 200 for one the user already left', async () => {
+    const comment = standIn.addComment(4, '/council review', HUMAN)
+
+    const first = await react(comment.id, 'eyes')
+    const again = await react(comment.id, 'eyes')
+    const rocket = await react(comment.id, 'rocket')
+    const theirs = await react(comment.id, 'eyes', MAINTAINER)
+
+    expect([first.status, again.status, rocket.status, theirs.status]).toEqual([201, 200, 201, 201])
+    expect(again.data.id).toBe(first.data.id)
+    expect(first.data).toMatchObject({ content: 'eyes', user: { login: 'github-actions[bot]' } })
+    expect(standIn.reactions(comment.id).map(r => [r.content, r.user.login])).toEqual([
+      ['eyes', 'github-actions[bot]'],
+      ['rocket', 'github-actions[bot]'],
+      ['eyes', 'octocat']
+    ])
+    const got = await octokit().rest.issues.getComment({ ...repo(), comment_id: comment.id })
+    expect(got.data.reactions).toMatchObject({ total_count: 3, eyes: 2, rocket: 1, '+1': 0 })
+    const reactions = `/repos/octo-org/octo-repo/issues/comments/${String(comment.id)}/reactions`
+    expect(await responseProblems('POST', reactions, 201, first.data)).toEqual([])
+    expect(await responseProblems('POST', reactions, 200, again.data)).toEqual([])
+    expect(standIn.violations).toEqual([])
+  })
+
+  it('refuses a content outside the enum with 422, and an unknown comment with 404', async () => {
+    const comment = standIn.addComment(4, '/council review', HUMAN)
+
+    const thumbs = await refusal(
+      octokit().request('POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions', {
+        ...repo(),
+        comment_id: comment.id,
+        content: 'thumbsup' as 'eyes'
+      })
+    )
+    const unknown = await refusal(react(comment.id + 1, 'eyes'))
+
+    expect(thumbs).toMatchObject({
+      status: 422,
+      data: {
+        message:
+          `Invalid request.\n\nFor 'content': must be one of "+1", "-1", "laugh", "confused", ` +
+          `"heart", "hooray", "rocket", "eyes".`
+      }
+    })
+    expect(unknown).toEqual({
+      status: 404,
+      data: {
+        message: 'Not Found',
+        documentation_url:
+          'https://docs.github.com/rest/reactions/reactions#create-reaction-for-an-issue-comment',
+        status: '404'
+      }
+    })
+    expect(standIn.reactions(comment.id)).toEqual([])
+    expect(standIn.violations).toEqual([
+      expect.stringContaining(
+        'reactions/create-for-issue-comment: body rejected: body/content must be one of'
+      )
+    ])
+  })
+
+  it('lets pull-requests: write react only on a pull request’s comments', async () => {
+    standIn.setPullRequest(5, { number: 5, state: 'open' })
+    const onPull = standIn.addComment(5, '/council review', HUMAN)
+    const onIssue = standIn.addComment(6, '/council review', HUMAN)
+    const pulls = tokenWith('ghs_pulls', { 'pull-requests': 'write' })
+    const issuesRead = tokenWith('ghs_issues_read', { issues: 'read', 'pull-requests': 'read' })
+
+    expect((await react(onPull.id, '+1', pulls)).status).toBe(201)
+    expect(await refusal(react(onIssue.id, '+1', pulls))).toEqual(
+      notAccessible(
+        'https://docs.github.com/rest/reactions/reactions#create-reaction-for-an-issue-comment'
+      )
+    )
+    expect((await refusal(react(onPull.id, '+1', issuesRead))).status).toBe(403)
+    expect(standIn.reactions(onPull.id)).toHaveLength(1)
+    expect(standIn.reactions(onIssue.id)).toEqual([])
+  })
+})
+
+describe('check runs from in_progress to completed', () => {
+  it('lets only an app write check runs; a user’s token reads them', async () => {
+    const created = await octokit().rest.checks.create({
+      ...repo(),
+      name: 'rubric-council',
+      head_sha: SHA
+    })
+    const human = octokit(MAINTAINER)
+    const notApp = {
+      status: 403,
+      data: {
+        message: 'You must authenticate via a GitHub App.',
+        documentation_url: 'https://docs.github.com/rest/checks/runs',
+        status: '403'
+      }
+    }
+
+    expect(
+      await refusal(human.rest.checks.create({ ...repo(), name: 'mine', head_sha: SHA }))
+    ).toEqual(notApp)
+    expect(
+      await refusal(
+        human.rest.checks.update({
+          ...repo(),
+          check_run_id: created.data.id,
+          conclusion: 'success'
+        })
+      )
+    ).toEqual(notApp)
+    expect((await human.rest.checks.get({ ...repo(), check_run_id: created.data.id })).status).toBe(
+      200
+    )
+    expect(standIn.checkRuns.map(r => [r.name, r.status])).toEqual([['rubric-council', 'queued']])
+  })
+
+  it('stores in_progress with started_at, completes on a conclusion, and keeps the history', async () => {
+    const client = octokit()
+    const created = await client.rest.checks.create({
+      ...repo(),
+      name: 'rubric-council',
+      head_sha: SHA,
+      status: 'in_progress'
+    })
+    const [run] = standIn.checkRuns
+    expect(run).toMatchObject({ status: 'in_progress', conclusion: null, completed_at: null })
+    expect(run?.started_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/)
+    expect(created.data.started_at).toBe(run?.started_at)
+
+    const done = await client.rest.checks.update({
+      ...repo(),
+      check_run_id: created.data.id,
+      status: 'completed',
+      conclusion: 'success',
+      completed_at: '2026-01-01T00:05:00Z'
+    })
+
+    expect(done.data).toMatchObject({
+      status: 'completed',
+      conclusion: 'success',
+      completed_at: '2026-01-01T00:05:00Z'
+    })
+    expect(run?.history).toEqual([
+      { status: 'in_progress', conclusion: null },
+      { status: 'completed', conclusion: 'success' }
+    ])
+    expect(
+      standIn.requests.map(r => [r.method, r.status, (r.body as { status?: string }).status])
+    ).toEqual([
+      ['POST', 201, 'in_progress'],
+      ['PATCH', 200, 'completed']
+    ])
+    expect(standIn.violations).toEqual([])
+  })
+
+  it('refuses status completed without a conclusion, on create and on update', async () => {
+    const client = octokit()
+    const missing = {
+      status: 422,
+      data: { message: 'Invalid request.\n\n"conclusion" wasn\'t supplied.' }
+    }
+    const started = await client.rest.checks.create({
+      ...repo(),
+      name: 'rubric-council',
+      head_sha: SHA,
+      status: 'in_progress'
+    })
+
+    expect(
+      await refusal(
+        client.rest.checks.create({ ...repo(), name: 'x', head_sha: SHA, status: 'completed' })
+      )
+    ).toMatchObject(missing)
+    // The update's schema says it too (`anyOf`: completed requires a conclusion), so its wording
+    // joins GitHub's line about the missing conclusion.
+    const onUpdate = {
+      status: 422,
+      data: { message: expect.stringContaining('"conclusion" wasn\'t supplied.') as unknown }
+    }
+    expect(
+      await refusal(
+        client.rest.checks.update({ ...repo(), check_run_id: started.data.id, status: 'completed' })
+      )
+    ).toMatchObject(onUpdate)
+    expect(
+      await refusal(
+        client.rest.checks.update({
+          ...repo(),
+          check_run_id: started.data.id,
+          completed_at: '2026-01-01T00:05:00Z'
+        })
+      )
+    ).toMatchObject(missing)
+    expect(standIn.checkRuns.map(r => [r.status, r.history.length])).toEqual([['in_progress', 1]])
+    expect(standIn.violations).toEqual([
+      `PATCH /repos/octo-org/octo-repo/check-runs/${String(started.data.id)}: checks/update: ` +
+        "body rejected: body must have required property 'conclusion'; " +
+        'body/status must be one of "queued", "in_progress"; body must match a schema in anyOf'
+    ])
+  })
+
+  it('keeps a completed run completed: a later in_progress or conclusion is answered and ignored', async () => {
+    const client = octokit()
+    const created = await client.rest.checks.create({
+      ...repo(),
+      name: 'rubric-council',
+      head_sha: SHA,
+      conclusion: 'failure',
+      output: { title: 'Failed', summary: 'first' }
+    })
+    const completedAt = created.data.completed_at
+
+    const back = await client.rest.checks.update({
+      ...repo(),
+      check_run_id: created.data.id,
+      status: 'in_progress',
+      output: { summary: 'second' }
+    })
+    const flipped = await client.rest.checks.update({
+      ...repo(),
+      check_run_id: created.data.id,
+      conclusion: 'success'
+    })
+
+    expect(back.status).toBe(200)
+    expect(back.data).toMatchObject({
+      status: 'completed',
+      conclusion: 'failure',
+      completed_at: completedAt
+    })
+    expect(back.data.output.summary).toBe('second')
+    expect(flipped.data).toMatchObject({ status: 'completed', conclusion: 'failure' })
+    expect(standIn.checkRuns[0]?.history).toEqual([
+      { status: 'completed', conclusion: 'failure' },
+      { status: 'completed', conclusion: 'failure' },
+      { status: 'completed', conclusion: 'failure' }
+    ])
   })
 })

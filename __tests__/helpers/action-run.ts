@@ -175,8 +175,15 @@ export interface WebhookExample {
   readonly [field: string]: unknown
 }
 
-/** The first payload of `name` (with `action`, when given) in @octokit/webhooks-examples. */
-export function webhookExample(name: string, action?: string): WebhookExample {
+/**
+ * The first payload of `name` in @octokit/webhooks-examples with `action`, when given, and that
+ * `matches`, when given.
+ */
+export function webhookExample(
+  name: string,
+  action?: string,
+  matches: (example: WebhookExample) => boolean = () => true
+): WebhookExample {
   const examples = JSON.parse(
     readFileSync(
       join(ROOT, 'node_modules/@octokit/webhooks-examples/api.github.com/index.json'),
@@ -185,7 +192,7 @@ export function webhookExample(name: string, action?: string): WebhookExample {
   ) as { name: string; examples: WebhookExample[] }[]
   const example = examples
     .find(e => e.name === name)
-    ?.examples.find(e => action === undefined || e.action === action)
+    ?.examples.find(e => (action === undefined || e.action === action) && matches(e))
   if (!example)
     throw new Error(`no ${name}${action ? `.${action}` : ''} example in @octokit/webhooks-examples`)
   return example
@@ -220,6 +227,108 @@ export function pullRequestEvent(
     },
     repository: { ...example.repository, name: REPO, full_name: `${OWNER}/${REPO}` }
   })
+}
+
+/** A commit id of zeros: a push's `before` for a new branch, its `after` for a deleted one. */
+export const NO_COMMIT = '0'.repeat(40)
+
+/**
+ * A real `push` payload (a branch push) from @octokit/webhooks-examples, pointed at this
+ * repository: `ref` such as `refs/heads/main`, the tips before and after it. `created` and
+ * `deleted` follow from a `before` or `after` of zeros, and the head commit is `after`.
+ */
+export function pushEvent(options: {
+  readonly ref: string
+  readonly before: string
+  readonly after: string
+}): string {
+  const example = webhookExample('push', undefined, e => String(e.ref).startsWith('refs/heads/'))
+  const { ref, before, after } = options
+  const deleted = after === NO_COMMIT
+  const headCommit = { ...(example.head_commit as Record<string, unknown>), id: after }
+  return writeEvent({
+    ...example,
+    ref,
+    before,
+    after,
+    created: before === NO_COMMIT,
+    deleted,
+    forced: false,
+    compare: `https://github.com/${OWNER}/${REPO}/compare/${before.slice(0, 12)}...${after.slice(0, 12)}`,
+    commits: deleted ? [] : [headCommit],
+    head_commit: deleted ? null : headCommit,
+    repository: pointedRepository(example.repository)
+  })
+}
+
+/**
+ * A real `issue_comment.created` payload from @octokit/webhooks-examples, pointed at this
+ * repository: comment `commentId` by `user` on issue `number`. On a pull request (the default) the
+ * `issue` carries a `pull_request` key, as GitHub sends it; on a plain issue it has none.
+ */
+export function issueCommentEvent(options: {
+  readonly number: number
+  readonly body: string
+  readonly user: { readonly login: string; readonly type: 'User' | 'Bot' }
+  readonly commentId: number
+  readonly onPullRequest?: boolean
+}): string {
+  const example = webhookExample('issue_comment', 'created')
+  const { number, body, user, commentId, onPullRequest = true } = options
+  const api = `https://api.github.com/repos/${OWNER}/${REPO}`
+  const html = `https://github.com/${OWNER}/${REPO}/${onPullRequest ? 'pull' : 'issues'}/${String(number)}`
+  const issue: Record<string, unknown> = { ...(example.issue as Record<string, unknown>) }
+  delete issue.pull_request
+  const commenter = (actor: unknown): Record<string, unknown> => ({
+    ...(actor as Record<string, unknown>),
+    login: user.login,
+    type: user.type
+  })
+  return writeEvent({
+    ...example,
+    issue: {
+      ...issue,
+      number,
+      url: `${api}/issues/${String(number)}`,
+      html_url: html,
+      ...(onPullRequest && {
+        pull_request: {
+          url: `${api}/pulls/${String(number)}`,
+          html_url: html,
+          diff_url: `${html}.diff`,
+          patch_url: `${html}.patch`,
+          merged_at: null
+        }
+      })
+    },
+    comment: {
+      ...(example.comment as Record<string, unknown>),
+      id: commentId,
+      body,
+      url: `${api}/issues/comments/${String(commentId)}`,
+      html_url: `${html}#issuecomment-${String(commentId)}`,
+      issue_url: `${api}/issues/${String(number)}`,
+      user: commenter((example.comment as Record<string, unknown>).user)
+    },
+    repository: pointedRepository(example.repository),
+    sender: commenter(example.sender)
+  })
+}
+
+function pointedRepository(
+  repository: Record<string, unknown> | undefined
+): Record<string, unknown> {
+  const owner = repository?.owner as Record<string, unknown> | undefined
+  return {
+    ...repository,
+    name: REPO,
+    full_name: `${OWNER}/${REPO}`,
+    owner: {
+      ...owner,
+      login: OWNER,
+      ...(owner !== undefined && 'name' in owner && { name: OWNER })
+    }
+  }
 }
 
 /** The GET /pulls/{n} answer for this repository: what the API says the PR looks like now. */

@@ -13,6 +13,9 @@
  * Like GitHub, the stand-in answers a body its schema rejects with a 422 ("Invalid request."), a
  * request with no or an unknown token with a 401, and a route it does not know with a 404.
  *
+ * Tokens hold per-permission levels as a workflow's `permissions:` gives them (`TokenAccess`), and
+ * each route asks for the level GitHub's docs name for it (`ROUTE_PERMISSIONS`).
+ *
  * Workflow runs, their jobs and artifacts are played too. An artifact's download answers 302 with
  * a short-lived signed URL on the stand-in's "blob storage" (`BLOB_PATH`, outside the API and its
  * description, as GitHub's is on another host), which records whether credentials came along.
@@ -65,7 +68,49 @@ export interface CheckRun {
   completed_at: string | null
   /** `title` and `summary` are '' until set; annotations accumulate across updates, as on GitHub. */
   output: { title: string; summary: string; text?: string; annotations: Annotation[] }
+  /** The run's status and conclusion after each create or update GitHub accepted, in order. */
+  history: CheckRunState[]
 }
+
+export interface CheckRunState {
+  readonly status: string
+  readonly conclusion: string | null
+}
+
+/** A reaction on an issue comment, as `reactions(commentId)` lists them. */
+export interface Reaction {
+  readonly id: number
+  readonly content: ReactionContent
+  readonly user: Actor
+  readonly created_at: string
+}
+
+/** GitHub's reaction types (the `content` enum of the reactions API). */
+export type ReactionContent =
+  '+1' | '-1' | 'laugh' | 'confused' | 'heart' | 'hooray' | 'rocket' | 'eyes'
+
+/** A workflow file, as `setWorkflow` registers it. */
+export interface WorkflowOptions {
+  /** Its `on: workflow_dispatch:` trigger and the inputs declared there; none without it. */
+  readonly dispatch?: {
+    readonly inputs: Readonly<
+      Record<string, { readonly required?: boolean; readonly default?: string }>
+    >
+  }
+}
+
+/** A `workflow_dispatch` GitHub accepted: the workflow's file name, the ref and inputs as sent. */
+export interface Dispatch {
+  readonly workflow: string
+  readonly ref: string
+  readonly inputs: Readonly<Record<string, unknown>>
+}
+
+/** The repository permissions a workflow's `permissions:` key can set, by their names there. */
+export type Permission = 'actions' | 'checks' | 'contents' | 'issues' | 'pull-requests' | 'metadata'
+export type PermissionLevel = 'read' | 'write' | 'none'
+/** A collaborator's role on the repository (the base roles; custom roles are not played). */
+export type CollaboratorRole = 'admin' | 'maintain' | 'write' | 'triage' | 'read'
 
 export interface RecordedRequest {
   readonly method: string
@@ -88,14 +133,23 @@ export interface RecordedRequest {
 export interface TokenAccess {
   readonly login: string
   readonly type: 'User' | 'Bot'
-  /** Without it every POST/PATCH/PUT/DELETE gets GitHub's 403. */
-  readonly write: boolean
   /**
-   * The token's `actions` permission: with 'none' every `/actions/` route gets GitHub's 403
-   * ("Resource not accessible by integration"), as GITHUB_TOKEN does when the workflow's
-   * `permissions:` leave `actions: read` out. 'read' by default.
+   * Without `permissions`: every permission at 'write' with it, at 'read' without it (so every
+   * POST/PATCH/PUT/DELETE gets GitHub's 403). Ignored when `permissions` is given.
+   */
+  readonly write?: boolean
+  /**
+   * Without `permissions`: the token's `actions` permission. With 'none' every `/actions/` route
+   * gets GitHub's 403 ("Resource not accessible by integration"), as GITHUB_TOKEN does when the
+   * workflow's `permissions:` leave `actions: read` out. By default as `write` says.
    */
   readonly actions?: 'read' | 'none'
+  /**
+   * The token's permissions as a workflow's `permissions:` key sets them. As there, a permission
+   * left out is 'none', except `metadata`, which is 'read' (GITHUB_TOKEN always has it).
+   * https://docs.github.com/actions/reference/workflows-and-actions/workflow-syntax#permissions
+   */
+  readonly permissions?: Readonly<Partial<Record<Permission, PermissionLevel>>>
 }
 
 /** A workflow run, as a test sets it up: the rest of GitHub's object is made up around it. */
@@ -178,6 +232,8 @@ export interface GitHubStandIn {
   /** By issue or pull request number, in creation order. */
   readonly comments: Map<number, Comment[]>
   readonly checkRuns: CheckRun[]
+  /** Every `workflow_dispatch` GitHub accepted, in order. */
+  readonly dispatches: readonly Dispatch[]
   addToken(token: string, access: TokenAccess): void
   /** A comment already on the issue (no request is made or recorded). */
   addComment(issue: number, body: string, author: Actor): Comment
@@ -185,8 +241,24 @@ export interface GitHubStandIn {
   setFile(ref: string, path: string, content: string | Buffer): void
   /** A branch whose tip is `sha`: the contents API reads the branch as that commit's files. */
   setBranch(name: string, sha: string): void
-  /** The JSON `GET /pulls/{n}` returns, e.g. a webhook payload's `pull_request`. */
+  /**
+   * The JSON `GET /pulls/{n}` returns, e.g. a webhook payload's `pull_request`. `GET /pulls` lists
+   * it too, filtered by its `state` ('open' when absent), `base.ref` and `head.label`.
+   */
   setPullRequest(number: number, pr: unknown): void
+  /**
+   * A workflow file under `.github/workflows/` (`rubric-council.yml`), with its `workflow_dispatch`
+   * trigger and inputs if it has one. Returns the numeric id GitHub gave it (`workflow_id` may be
+   * either). Set again to change it.
+   */
+  setWorkflow(file: string, options?: WorkflowOptions): number
+  /**
+   * A user's role on the repository; 'none' makes the login a GitHub user who is no collaborator.
+   * The repository's owner is admin unless set otherwise.
+   */
+  setPermission(login: string, role: CollaboratorRole | 'none'): void
+  /** The reactions on an issue comment, oldest first. */
+  reactions(commentId: number): readonly Reaction[]
   /** What `GET /pulls/{n}/files` lists (GitHub's diff-entry objects). */
   setPullRequestFiles(number: number, files: readonly unknown[]): void
   /** A workflow run `GET /actions/runs/{id}` answers with (set again to change it). */
@@ -214,6 +286,8 @@ export interface GitHubStandInOptions {
   readonly repo?: string
   /** The ref `GET /contents/{path}` reads without `?ref=`. */
   readonly defaultBranch?: string
+  /** A private repository: a user who is no collaborator has no access to it. Public by default. */
+  readonly private?: boolean
 }
 
 /** GitHub's limit on an issue or pull request comment, counted in Unicode code points. */
@@ -222,6 +296,12 @@ export const COMMENT_BODY_LIMIT = 65_536
 export const CHECK_RUN_TEXT_LIMIT = 65_535
 /** The Checks API takes at most 50 annotations per request. */
 export const ANNOTATIONS_PER_REQUEST = 50
+/**
+ * At most this many inputs per `workflow_dispatch` request: the description's `maxProperties` on
+ * `inputs` ("The maximum number of properties is 25", @octokit/openapi 23;
+ * https://docs.github.com/rest/actions/workflows#create-a-workflow-dispatch-event).
+ */
+export const DISPATCH_INPUTS_LIMIT = 25
 
 export async function startGitHubStandIn(
   options: GitHubStandInOptions = {}
@@ -239,6 +319,7 @@ export async function startGitHubStandIn(
     repo: options.repo ?? 'octo-repo',
     repositoryId: 700_000_001,
     defaultBranch: options.defaultBranch ?? 'main',
+    private: options.private === true,
     requests: [],
     violations: [],
     comments: new Map(),
@@ -253,6 +334,10 @@ export async function startGitHubStandIn(
     jobs: new Map(),
     artifacts: [],
     blobs: new Map(),
+    workflows: new Map(),
+    dispatches: [],
+    roles: new Map(),
+    reactions: new Map(),
     failures: [],
     used: new Map(),
     resetAt: Math.floor(Date.now() / 1000) + 3600,
@@ -264,9 +349,14 @@ export async function startGitHubStandIn(
       checkRun: 30_000_000_001,
       user: 100_001,
       job: 40_000_000_001,
-      artifact: 3_000_000_001
+      artifact: 3_000_000_001,
+      workflow: 161_336,
+      reaction: 200_000_001,
+      run: 6_000_000_001
     }
   }
+
+  userId(state, state.owner)
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     handle(state, req, res).catch((error: unknown) => {
@@ -286,6 +376,7 @@ export async function startGitHubStandIn(
     violations: state.violations,
     comments: state.comments,
     checkRuns: state.checkRuns,
+    dispatches: state.dispatches,
     addToken: (token, access) => {
       state.tokens.set(token, { ...access })
       userId(state, access.login)
@@ -302,6 +393,17 @@ export async function startGitHubStandIn(
     setPullRequest: (number, pr) => {
       state.pulls.set(number, pr)
     },
+    setWorkflow: (file, workflowOptions = {}) => {
+      const name = file.slice(file.lastIndexOf('/') + 1)
+      const id = state.workflows.get(name)?.id ?? state.nextId.workflow++
+      state.workflows.set(name, { id, file: name, ...workflowOptions })
+      return id
+    },
+    setPermission: (login, role) => {
+      userId(state, login)
+      state.roles.set(login.toLowerCase(), role)
+    },
+    reactions: commentId => [...(state.reactions.get(commentId) ?? [])],
     setPullRequestFiles: (number, files) => {
       state.pullFiles.set(number, [...files])
     },
@@ -378,6 +480,7 @@ interface State {
   readonly repo: string
   readonly repositoryId: number
   readonly defaultBranch: string
+  readonly private: boolean
   readonly requests: RecordedRequest[]
   readonly violations: string[]
   readonly comments: Map<number, Comment[]>
@@ -397,6 +500,13 @@ interface State {
   readonly artifacts: StoredArtifact[]
   /** A signed blob URL's signature → the artifact it grants and when that ends (ms). */
   readonly blobs: Map<string, { readonly artifactId: number; readonly until: number }>
+  /** By file name. */
+  readonly workflows: Map<string, StoredWorkflow>
+  readonly dispatches: Dispatch[]
+  /** Lower-cased login → role set with `setPermission`. */
+  readonly roles: Map<string, CollaboratorRole | 'none'>
+  /** Comment id → its reactions. */
+  readonly reactions: Map<number, Reaction[]>
   readonly failures: { readonly reply: FailReply; readonly only?: RequestMatch }[]
   /** Requests per token, for the `x-ratelimit-*` headers. */
   readonly used: Map<string, number>
@@ -411,7 +521,15 @@ interface State {
     user: number
     job: number
     artifact: number
+    workflow: number
+    reaction: number
+    run: number
   }
+}
+
+interface StoredWorkflow extends WorkflowOptions {
+  readonly id: number
+  readonly file: string
 }
 
 interface StoredJob {
@@ -451,10 +569,14 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
   'GET /repos/{owner}/{repo}/issues/comments/{comment_id}': getComment,
   'PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}': updateComment,
   'DELETE /repos/{owner}/{repo}/issues/comments/{comment_id}': deleteComment,
+  'POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions': createReaction,
+  'GET /repos/{owner}/{repo}/collaborators/{username}/permission': getCollaboratorPermission,
+  'POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches': dispatchWorkflow,
   'POST /repos/{owner}/{repo}/check-runs': createCheckRun,
   'GET /repos/{owner}/{repo}/check-runs/{check_run_id}': getCheckRun,
   'PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}': updateCheckRun,
   'GET /repos/{owner}/{repo}/contents/{path}': getContent,
+  'GET /repos/{owner}/{repo}/pulls': listPullRequests,
   'GET /repos/{owner}/{repo}/pulls/{pull_number}': getPullRequest,
   'GET /repos/{owner}/{repo}/pulls/{pull_number}/files': listPullRequestFiles,
   'GET /repos/{owner}/{repo}/actions/runs/{run_id}': getWorkflowRun,
@@ -544,12 +666,12 @@ function respond(state: State, incoming: Incoming, checked: Checked | undefined)
   if (!inRepo || (params.repo !== undefined && !sameName(params.repo, state.repo))) {
     return errorReply(404, 'Not Found', operation.docs)
   }
-  if (isWrite(incoming.method) && !access.write) return forbidden(access, operation.docs)
-  if (
-    operation.template.startsWith('/repos/{owner}/{repo}/actions/') &&
-    access.actions === 'none'
-  ) {
-    return forbidden(access, operation.docs)
+  const need = needOf(state, operation, params)
+  // GitHub names the permissions a route accepts to fine-grained actors (GITHUB_TOKEN is one).
+  const accepted =
+    need === undefined ? {} : { 'x-accepted-github-permissions': acceptedHeader(need) }
+  if (!permitted(access, operation, need)) {
+    return withHeaders(forbidden(access, operation.docs), accepted)
   }
   if (!incoming.json) return errorReply(400, 'Problems parsing JSON', operation.docs)
   if (checked.rejection !== undefined) {
@@ -579,7 +701,11 @@ function respond(state: State, incoming: Incoming, checked: Checked | undefined)
       ? `/repositories/${String(state.repositoryId)}${routed.slice(repoPath.length)}`
       : routed
   }
-  return handler(state, call)
+  return withHeaders(handler(state, call), accepted)
+}
+
+function withHeaders(reply: Reply, headers: Readonly<Record<string, string>>): Reply {
+  return { ...reply, headers: { ...headers, ...reply.headers } }
 }
 
 /** The reply `failNext` set up for this request, if one is due. */
@@ -726,11 +852,146 @@ function forbidden(access: TokenAccess, docs: string): Reply {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Permissions
+
+/** Any one of these (permission, level) pairs lets a request through. */
+type Need = readonly (readonly [Permission, 'read' | 'write'])[]
+
+/**
+ * The permission each route asks of a fine-grained token (GITHUB_TOKEN is one), as its docs page's
+ * "Fine-grained access tokens" section lists it; the page is each operation's `docs` URL, and all of
+ * them are summed up in
+ * https://docs.github.com/rest/authentication/permissions-required-for-fine-grained-personal-access-tokens.
+ * Issue comments take "at least one of" Issues or Pull requests; the Pull requests permission
+ * reaches only comments on pull requests (a pull request is an issue; a plain issue is not a pull
+ * request), so on a plain issue only Issues counts.
+ */
+const ROUTE_PERMISSIONS: Readonly<
+  Record<string, Need | ((state: State, params: Readonly<Record<string, string>>) => Need)>
+> = {
+  'GET /repos/{owner}/{repo}/issues/{issue_number}/comments': (state, params) =>
+    onIssue(state, Number(params.issue_number), 'read'),
+  'POST /repos/{owner}/{repo}/issues/{issue_number}/comments': (state, params) =>
+    onIssue(state, Number(params.issue_number), 'write'),
+  'GET /repos/{owner}/{repo}/issues/comments/{comment_id}': (state, params) =>
+    onComment(state, Number(params.comment_id), 'read'),
+  'PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}': (state, params) =>
+    onComment(state, Number(params.comment_id), 'write'),
+  'DELETE /repos/{owner}/{repo}/issues/comments/{comment_id}': (state, params) =>
+    onComment(state, Number(params.comment_id), 'write'),
+  // https://docs.github.com/rest/reactions/reactions#create-reaction-for-an-issue-comment
+  'POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions': (state, params) =>
+    onComment(state, Number(params.comment_id), 'write'),
+  'POST /repos/{owner}/{repo}/check-runs': [['checks', 'write']],
+  'GET /repos/{owner}/{repo}/check-runs/{check_run_id}': [['checks', 'read']],
+  'PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}': [['checks', 'write']],
+  'GET /repos/{owner}/{repo}/contents/{path}': [['contents', 'read']],
+  'GET /repos/{owner}/{repo}/pulls': [['pull-requests', 'read']],
+  'GET /repos/{owner}/{repo}/pulls/{pull_number}': [['pull-requests', 'read']],
+  'GET /repos/{owner}/{repo}/pulls/{pull_number}/files': [['pull-requests', 'read']],
+  'GET /repos/{owner}/{repo}/actions/runs/{run_id}': [['actions', 'read']],
+  'GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs': [['actions', 'read']],
+  'GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}/jobs': [
+    ['actions', 'read']
+  ],
+  'GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts': [['actions', 'read']],
+  'GET /repos/{owner}/{repo}/actions/artifacts/{artifact_id}': [['actions', 'read']],
+  'GET /repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}': [
+    ['actions', 'read']
+  ],
+  // https://docs.github.com/rest/actions/workflows#create-a-workflow-dispatch-event
+  'POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches': [['actions', 'write']],
+  // https://docs.github.com/rest/collaborators/collaborators#get-repository-permissions-for-a-user
+  'GET /repos/{owner}/{repo}/collaborators/{username}/permission': [['metadata', 'read']]
+}
+
+function onIssue(state: State, issue: number, level: 'read' | 'write'): Need {
+  return isPullRequest(state, issue)
+    ? [
+        ['issues', level],
+        ['pull-requests', level]
+      ]
+    : [['issues', level]]
+}
+
+/** For a comment the stand-in does not have, either permission: the 404 tells the rest. */
+function onComment(state: State, id: number, level: 'read' | 'write'): Need {
+  const found = findComment(state, id)
+  return found === undefined
+    ? [
+        ['issues', level],
+        ['pull-requests', level]
+      ]
+    : onIssue(state, found.issue, level)
+}
+
+function isPullRequest(state: State, issue: number): boolean {
+  return state.pulls.has(issue) || state.pullFiles.has(issue)
+}
+
+/** The level a token holds: its `permissions` map, or what the older `write`/`actions` say. */
+function levelOf(access: TokenAccess, permission: Permission): PermissionLevel {
+  if (access.permissions !== undefined) {
+    return access.permissions[permission] ?? (permission === 'metadata' ? 'read' : 'none')
+  }
+  if (permission === 'actions' && access.actions === 'none') return 'none'
+  return access.write === true ? 'write' : 'read'
+}
+
+function holds(access: TokenAccess, permission: Permission, level: 'read' | 'write'): boolean {
+  const held = levelOf(access, permission)
+  return held === 'write' || (held === 'read' && level === 'read')
+}
+
+function needOf(
+  state: State,
+  operation: Operation,
+  params: Readonly<Record<string, string>>
+): Need | undefined {
+  const listed = ROUTE_PERMISSIONS[`${operation.method} ${operation.template}`]
+  return typeof listed === 'function' ? listed(state, params) : listed
+}
+
+/**
+ * The `x-accepted-github-permissions` header: each set that would do, separated by semicolons,
+ * permissions by their API names (`pull_requests`), e.g. `issues=write; pull_requests=write`.
+ * https://github.blog/changelog/2023-08-10-x-accepted-github-permissions-header-for-fine-grained-permission-actors
+ */
+function acceptedHeader(need: Need): string {
+  return need.map(([permission, level]) => `${permission.replace('-', '_')}=${level}`).join('; ')
+}
+
+function permitted(access: TokenAccess, operation: Operation, need: Need | undefined): boolean {
+  if (need !== undefined)
+    return need.some(([permission, level]) => holds(access, permission, level))
+  // Routes the stand-in does not play (they end in its 404): the Actions API wants `actions`, any
+  // other write some permission at write.
+  const level = isWrite(operation.method) ? 'write' : 'read'
+  if (operation.template.startsWith('/repos/{owner}/{repo}/actions/')) {
+    return holds(access, 'actions', level)
+  }
+  return level === 'read' || holdsAnyWrite(access)
+}
+
+function holdsAnyWrite(access: TokenAccess): boolean {
+  const all: readonly Permission[] = [
+    'actions',
+    'checks',
+    'contents',
+    'issues',
+    'pull-requests',
+    'metadata'
+  ]
+  return all.some(permission => levelOf(access, permission) === 'write')
+}
+
+// ---------------------------------------------------------------------------------------------
 // Issue comments
 
 const DOCS_COMMENTS = 'https://docs.github.com/rest/issues/comments'
 
 function newComment(state: State, issue: number, body: string, author: Actor): Comment {
+  userId(state, author.login)
   const id = state.nextId.comment++
   const now = timestamp()
   const kind = state.pulls.has(issue) || state.pullFiles.has(issue) ? 'pull' : 'issues'
@@ -763,28 +1024,22 @@ function commentJson(state: State, issue: number, comment: Comment): Json {
     updated_at: comment.updated_at,
     author_association: authorAssociation(state, comment.user),
     body: comment.body,
-    reactions: {
-      url: `${url}/reactions`,
-      total_count: 0,
-      '+1': 0,
-      '-1': 0,
-      laugh: 0,
-      hooray: 0,
-      confused: 0,
-      heart: 0,
-      rocket: 0,
-      eyes: 0
-    },
+    reactions: reactionRollup(state, comment.id, `${url}/reactions`),
     performed_via_github_app: comment.user.type === 'Bot' ? actionsApp(state) : null
   }
 }
 
-/** The repository's owner is OWNER, a user holding a write token COLLABORATOR, anyone else NONE. */
+/**
+ * The repository's owner is OWNER; a user given a role with `setPermission`, or holding a token
+ * that writes, COLLABORATOR; anyone else NONE.
+ */
 function authorAssociation(state: State, user: Actor): string {
   if (user.type === 'Bot') return 'NONE'
   if (sameName(user.login, state.owner)) return 'OWNER'
+  const role = state.roles.get(user.login.toLowerCase())
+  if (role !== undefined) return role === 'none' ? 'NONE' : 'COLLABORATOR'
   for (const access of state.tokens.values()) {
-    if (access.write && sameName(access.login, user.login)) return 'COLLABORATOR'
+    if (holdsAnyWrite(access) && sameName(access.login, user.login)) return 'COLLABORATOR'
   }
   return 'NONE'
 }
@@ -848,6 +1103,68 @@ function deleteComment(state: State, call: Call): Reply {
   return { status: 204 }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Reactions
+
+const DOCS_REACTIONS =
+  'https://docs.github.com/rest/reactions/reactions#create-reaction-for-an-issue-comment'
+const REACTION_CONTENTS: readonly ReactionContent[] = [
+  '+1',
+  '-1',
+  'laugh',
+  'confused',
+  'heart',
+  'hooray',
+  'rocket',
+  'eyes'
+]
+
+/**
+ * 201 with a new reaction; 200 with the one already there when the same user reacted with the same
+ * content ("A response with an HTTP `200` status means that you already added the reaction type to
+ * this issue comment."). A `content` outside the enum never gets here: the description's check
+ * answers it with a 422.
+ */
+function createReaction(state: State, call: Call): Reply {
+  const id = Number(call.params.comment_id)
+  if (findComment(state, id) === undefined) return errorReply(404, 'Not Found', DOCS_REACTIONS)
+  const content = REACTION_CONTENTS.find(c => c === record(call.body)?.content)
+  if (content === undefined) return errorReply(422, 'Validation Failed', DOCS_REACTIONS)
+  const list = state.reactions.get(id) ?? []
+  const existing = list.find(
+    r => r.content === content && sameName(r.user.login, call.access.login)
+  )
+  if (existing !== undefined) return { status: 200, body: reactionJson(state, existing) }
+  const reaction: Reaction = {
+    id: state.nextId.reaction++,
+    content,
+    user: { login: call.access.login, type: call.access.type },
+    created_at: timestamp()
+  }
+  list.push(reaction)
+  state.reactions.set(id, list)
+  return { status: 201, body: reactionJson(state, reaction) }
+}
+
+function reactionJson(state: State, reaction: Reaction): Json {
+  return {
+    id: reaction.id,
+    node_id: `REA_lADO${idTag(reaction.id)}`,
+    user: userJson(state, reaction.user),
+    content: reaction.content,
+    created_at: reaction.created_at
+  }
+}
+
+/** The `reactions` summary a comment carries, counted from the reactions on it. */
+function reactionRollup(state: State, commentId: number, url: string): Json {
+  const list = state.reactions.get(commentId) ?? []
+  const counts = Object.fromEntries(
+    REACTION_CONTENTS.map(content => [content, list.filter(r => r.content === content).length])
+  )
+  return { url, total_count: list.length, ...counts }
+}
+
 /**
  * An app's token may only edit or delete the app's own comments. A user with write access may
  * (repository maintainers moderate others' comments), so only bots are refused.
@@ -884,7 +1201,20 @@ function commentBodyProblem(body: string): Reply | undefined {
 const DOCS_CHECK_RUNS = 'https://docs.github.com/rest/checks/runs'
 const ANNOTATION_LEVELS: readonly string[] = ['notice', 'warning', 'failure']
 
+/**
+ * Only an app writes check runs: "OAuth apps and personal access tokens (classic) cannot use this
+ * endpoint" (the description of checks/update, https://docs.github.com/rest/checks/runs), and
+ * GitHub answers them 403 "You must authenticate via a GitHub App." (as quoted in
+ * https://github.com/SvanBoxel/organization-workflows/issues/27). A user's token here is one.
+ */
+function notAnApp(access: TokenAccess): Reply | undefined {
+  if (access.type === 'Bot') return undefined
+  return errorReply(403, 'You must authenticate via a GitHub App.', DOCS_CHECK_RUNS)
+}
+
 function createCheckRun(state: State, call: Call): Reply {
+  const refused = notAnApp(call.access)
+  if (refused !== undefined) return refused
   const body = record(call.body) ?? {}
   const problem = checkRunProblem(body, undefined)
   if (problem !== undefined) return problem
@@ -897,9 +1227,11 @@ function createCheckRun(state: State, call: Call): Reply {
     conclusion: null,
     started_at: str(body.started_at) ?? now,
     completed_at: null,
-    output: { title: '', summary: '', annotations: [] }
+    output: { title: '', summary: '', annotations: [] },
+    history: []
   }
   applyCheckRun(run, body)
+  run.history.push({ status: run.status, conclusion: run.conclusion })
   state.checkRuns.push(run)
   return { status: 201, body: checkRunJson(state, run) }
 }
@@ -911,13 +1243,36 @@ function getCheckRun(state: State, call: Call): Reply {
 }
 
 function updateCheckRun(state: State, call: Call): Reply {
+  const refused = notAnApp(call.access)
+  if (refused !== undefined) return refused
   const run = state.checkRuns.find(r => r.id === Number(call.params.check_run_id))
   if (run === undefined) return errorReply(404, 'Not Found', DOCS_CHECK_RUNS)
   const body = record(call.body) ?? {}
   const problem = checkRunProblem(body, run)
   if (problem !== undefined) return problem
-  applyCheckRun(run, body)
+  applyCheckRun(run, completedLock(run, body))
+  run.history.push({ status: run.status, conclusion: run.conclusion })
   return { status: 200, body: checkRunJson(state, run) }
+}
+
+/**
+ * A completed check run keeps its status and conclusion: GitHub answers the update (200) but
+ * leaves them as they are, so a run cannot go back to in_progress (or queued) and its conclusion
+ * stays. "Once a check run transitions from the in_progress state to completed state, it's not
+ * possible to modify its status nor its conclusion further"
+ * (https://github.com/orgs/community/discussions/24761, quoted in
+ * https://github.com/taskcluster/taskcluster/issues/5085); "moving a completed status checkrun to
+ * in_progress isn't working … although API call succeeded"
+ * (https://github.com/tektoncd/pipelines-as-code/issues/998). The rest of the update (output,
+ * name, details_url) applies. GitHub's own way back is "Rerequest a check run".
+ */
+function completedLock(run: CheckRun, body: Json): Json {
+  if (run.status !== 'completed') return body
+  const rest: Record<string, unknown> = { ...body }
+  delete rest.status
+  delete rest.conclusion
+  delete rest.completed_at
+  return rest
 }
 
 /** A create or update body the checks let through: what it sets, and the annotations it adds. */
@@ -958,7 +1313,9 @@ function applyCheckRun(run: CheckRun, body: Json): void {
 /**
  * GitHub's own rules for a check-run body. The schema states some of them too (`maxItems: 50`,
  * `maxLength: 65535`), and a body breaking those is refused (and recorded) before it gets here;
- * the rest only the service knows.
+ * the rest only the service knows. `conclusion`: "Required if you provide `completed_at` or a
+ * `status` of `completed`" (https://docs.github.com/rest/checks/runs#create-a-check-run and
+ * #update-a-check-run); GitHub words the refusal as it words a missing parameter.
  */
 function checkRunProblem(body: Json, existing: CheckRun | undefined): Reply | undefined {
   const output = record(body.output)
@@ -1187,6 +1544,44 @@ function getPullRequest(state: State, call: Call): Reply {
   return { status: 200, body: pr }
 }
 
+/**
+ * https://docs.github.com/rest/pulls/pulls#list-pull-requests: `state` open (default), closed or
+ * all; `base` a base branch's name; `head` as `user:ref-name` (a bare branch name is read as a
+ * branch of the repository's owner); sorted by `created` (default, newest first) or `updated`
+ * (oldest first), `direction` turning either round; 30 a page by default, at most 100.
+ */
+function listPullRequests(state: State, call: Call): Reply {
+  const wanted = call.query.get('state') ?? 'open'
+  const base = call.query.get('base')
+  const headQuery = call.query.get('head')
+  const head =
+    headQuery === null || headQuery.includes(':') ? headQuery : `${state.owner}:${headQuery}`
+  const sort = call.query.get('sort') ?? 'created'
+  if (sort !== 'created' && sort !== 'updated') {
+    return errorReply(501, `GitHub stand-in: sort=${sort} is not supported`, DOCS)
+  }
+  const direction = call.query.get('direction') ?? (sort === 'created' ? 'desc' : 'asc')
+  const listed = [...state.pulls.entries()]
+    .map(([number, pr]) => ({ number, pr: record(pr) ?? {} }))
+    .filter(({ pr }) => wanted === 'all' || (str(pr.state) ?? 'open') === wanted)
+    .filter(({ pr }) => base === null || str(record(pr.base)?.ref) === base)
+    .filter(({ pr }) => head === null || sameName(headLabel(pr), head))
+    .sort((a, b) => {
+      const at = (pr: Json) => Date.parse(str(pr[`${sort}_at`]) ?? '') || 0
+      return at(a.pr) - at(b.pr) || a.number - b.number
+    })
+  if (direction === 'desc') listed.reverse()
+  return paginated(state, call, listed, 100, ({ pr }) => pr)
+}
+
+/** `owner:branch` of a pull request's head: its `label`, else made from its user and ref. */
+function headLabel(pr: Json): string {
+  const head = record(pr.head)
+  const label = str(head?.label)
+  if (label !== undefined) return label
+  return `${str(record(head?.user)?.login) ?? ''}:${str(head?.ref) ?? ''}`
+}
+
 function listPullRequestFiles(state: State, call: Call): Reply {
   const number = Number(call.params.pull_number)
   const files = state.pullFiles.get(number)
@@ -1195,6 +1590,138 @@ function listPullRequestFiles(state: State, call: Call): Reply {
     return paginated(state, call, [], 100, file => file)
   }
   return paginated(state, call, files.slice(0, PULL_FILES_LIMIT), 100, file => file)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Workflow dispatch
+
+const DOCS_DISPATCH =
+  'https://docs.github.com/rest/actions/workflows#create-a-workflow-dispatch-event'
+
+/**
+ * GitHub's answers to `POST …/actions/workflows/{workflow_id}/dispatches`, checked in this order:
+ * - a workflow it does not know (by numeric id or file name): 404 Not Found;
+ * - a workflow with no `workflow_dispatch` trigger: 422 "Workflow does not have
+ *   'workflow_dispatch' trigger";
+ * - a `ref` that names no branch: 422 "No ref found for: <ref as sent>";
+ * - inputs the workflow does not declare: 422 "Unexpected inputs provided: [\"a\", \"b\"]";
+ * - a required input left out (and with no default): 422 "Required input '<name>' not provided";
+ * - more than 25 inputs: refused by the description's `maxProperties` before it gets here.
+ * The messages are GitHub's as its users quote them (e.g.
+ * https://github.com/peter-evans/slash-command-dispatch/pull/115,
+ * https://github.com/backstage/backstage/issues/20023, https://github.com/convictional/trigger-workflow-and-wait/pull/4);
+ * which one GitHub gives first when a request breaks several rules is not documented.
+ * Accepted: 204 and no body, or 200 with the run's ids when `return_run_details` is true.
+ */
+function dispatchWorkflow(state: State, call: Call): Reply {
+  const id = call.params.workflow_id ?? ''
+  const workflow = [...state.workflows.values()].find(w =>
+    /^\d+$/.test(id) ? w.id === Number(id) : w.file === id
+  )
+  if (workflow === undefined) return errorReply(404, 'Not Found', DOCS_DISPATCH)
+  const declared = workflow.dispatch?.inputs
+  if (declared === undefined) {
+    return errorReply(422, "Workflow does not have 'workflow_dispatch' trigger", DOCS_DISPATCH)
+  }
+  const body = record(call.body) ?? {}
+  const ref = str(body.ref) ?? ''
+  const branch = branchOf(ref)
+  const tip = branch === undefined ? undefined : state.branches.get(branch)
+  if (tip === undefined) return errorReply(422, `No ref found for: ${ref}`, DOCS_DISPATCH)
+  const inputs = record(body.inputs) ?? {}
+  const unexpected = Object.keys(inputs).filter(name => !Object.hasOwn(declared, name))
+  if (unexpected.length > 0) {
+    const names = unexpected.map(name => JSON.stringify(name)).join(', ')
+    return errorReply(422, `Unexpected inputs provided: [${names}]`, DOCS_DISPATCH)
+  }
+  const missing = Object.entries(declared).find(
+    ([name, input]) =>
+      input.required === true && input.default === undefined && !Object.hasOwn(inputs, name)
+  )
+  if (missing !== undefined) {
+    return errorReply(422, `Required input '${missing[0]}' not provided`, DOCS_DISPATCH)
+  }
+  state.dispatches.push({ workflow: workflow.file, ref, inputs: { ...inputs } })
+  if (body.return_run_details !== true) return { status: 204 }
+  const runId = state.nextId.run++
+  state.runs.set(runId, {
+    id: runId,
+    head_sha: tip,
+    event: 'workflow_dispatch',
+    status: 'queued',
+    head_branch: branch ?? ref
+  })
+  return {
+    status: 200,
+    body: {
+      workflow_run_id: runId,
+      run_url: `${state.origin}/repos/${state.owner}/${state.repo}/actions/runs/${String(runId)}`,
+      html_url: `https://github.com/${state.owner}/${state.repo}/actions/runs/${String(runId)}`
+    }
+  }
+}
+
+/** The branch a dispatch's `ref` names (`main` or `refs/heads/main`); undefined for a tag or other. */
+function branchOf(ref: string): string | undefined {
+  if (ref.startsWith('refs/heads/')) return ref.slice('refs/heads/'.length)
+  return ref.startsWith('refs/') || ref === '' ? undefined : ref
+}
+
+// ---------------------------------------------------------------------------------------------
+// Collaborators
+
+const DOCS_PERMISSION =
+  'https://docs.github.com/rest/collaborators/collaborators#get-repository-permissions-for-a-user'
+
+/**
+ * "The `permission` attribute provides the legacy base roles of `admin`, `write`, `read`, and
+ * `none`, where the `maintain` role is mapped to `write` and the `triage` role is mapped to
+ * `read`" (DOCS_PERMISSION). `role_name` is the role itself.
+ */
+const BASE_PERMISSION: Readonly<Record<CollaboratorRole, 'admin' | 'write' | 'read'>> = {
+  admin: 'admin',
+  maintain: 'write',
+  write: 'write',
+  triage: 'read',
+  read: 'read'
+}
+const ROLE_ORDER: readonly CollaboratorRole[] = ['read', 'triage', 'write', 'maintain', 'admin']
+
+/**
+ * A collaborator's role and base permission. A GitHub user who is no collaborator still gets a 200:
+ * on a public repository with `read` (anyone may read it; the endpoint answers every user with
+ * `read` there, see https://github.com/aws-ia/cloudformation-github-resource-providers/pull/14), on a
+ * private one with `none`. A login GitHub does not know: 404. The stand-in knows the logins it has
+ * seen: the owner, tokens' users, comment authors, `setPermission`.
+ */
+function getCollaboratorPermission(state: State, call: Call): Reply {
+  const login = call.params.username ?? ''
+  const key = login.toLowerCase()
+  if (!state.userIds.has(key)) return errorReply(404, 'Not Found', DOCS_PERMISSION)
+  const set = state.roles.get(key)
+  const role: CollaboratorRole | 'none' = set ?? (sameName(login, state.owner) ? 'admin' : 'none')
+  const effective: CollaboratorRole | 'none' = role === 'none' && !state.private ? 'read' : role
+  const permission = effective === 'none' ? 'none' : BASE_PERMISSION[effective]
+  const rank = effective === 'none' ? -1 : ROLE_ORDER.indexOf(effective)
+  const bot = login.endsWith('[bot]')
+  return {
+    status: 200,
+    body: {
+      permission,
+      role_name: effective,
+      user: {
+        ...userJson(state, { login, type: bot ? 'Bot' : 'User' }),
+        permissions: {
+          admin: rank >= 4,
+          maintain: rank >= 3,
+          push: rank >= 2,
+          triage: rank >= 1,
+          pull: rank >= 0
+        },
+        role_name: effective
+      }
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
