@@ -341,7 +341,7 @@ describe('rubric-council init', () => {
     expect(bot).toMatch(/contents: read # the rubric, read through the API/)
     // Why dispatching works: events the job's own token causes start no run, except this one.
     expect(bot).toMatch(
-      /# Dispatched \(workflow_dispatch\): the one event this job's token can start/
+      /# The review it dispatches: of the events this job's token causes, only dispatches start runs/
     )
   })
 

@@ -342,7 +342,7 @@ jobs:
     steps:
       - uses: rubric-council/rubric-council@v0
         with:
-          # Dispatched (workflow_dispatch): the one event this job's token can start a run with.
+          # The review it dispatches: of the events this job's token causes, only dispatches start runs.
           review-workflow: ${reviewWorkflow}
 `
 }
@@ -377,8 +377,8 @@ export function initFiles(
 
 /**
  * `rubric-council init`: a starter rubric and the split-layout workflow, or with `--forks` the
- * two workflows of the fork layout, and the bot's workflow. Refuses to overwrite any of them without `--force`, and writes
- * nothing unless it can write them all.
+ * two workflows of the fork layout, and the bot's workflow. Refuses to overwrite any of them
+ * without `--force`, and writes nothing unless it can write them all.
  */
 export async function initCommand(
   options: { readonly force: boolean; readonly forks: boolean },
