@@ -1,10 +1,15 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Evaluator, Lexer, Parser, data } from '@actions/expressions'
+import { truthy } from '@actions/expressions/result'
 import { parse as parseYaml } from 'yaml'
 import { describe, expect, it } from 'vitest'
 import type { CliIo } from '../src/cli/io.js'
 import {
+  BOT_WORKFLOW_FILE,
+  BOT_WORKFLOW_NAME,
+  botWorkflow,
   detectSetup,
   forksWorkflows,
   GATES_WORKFLOW_FILE,
@@ -51,8 +56,8 @@ interface Job {
 interface Workflow {
   readonly name: string
   readonly on: Record<string, Record<string, unknown>>
+  readonly concurrency?: { group: string; 'cancel-in-progress': boolean }
   readonly permissions: Record<string, string>
-  readonly concurrency: { group: string; 'cancel-in-progress': boolean }
   readonly jobs: Record<string, Job>
 }
 
@@ -60,8 +65,38 @@ function read(dir: string, file: string): string {
   return readFileSync(join(dir, file), 'utf8')
 }
 
+/** The `ref:` of every checkout of the workflow the bot dispatches. */
+const CHECKOUT_REF =
+  "${{ inputs.pull-request && format('refs/pull/{0}/head', inputs.pull-request) || '' }}"
+
 function workflow(text: string): Workflow {
   return parseYaml(text) as Workflow
+}
+
+/**
+ * A value of a workflow as GitHub evaluates it (with GitHub's own expression engine): `${{ }}`
+ * replaced, or a bare `if:` condition, with the `github` and `inputs` contexts given.
+ */
+function evaluated(
+  value: string | undefined,
+  contexts: { github: Record<string, unknown>; inputs?: Record<string, string> },
+  options: { readonly condition?: boolean } = {}
+): unknown {
+  const run = (expression: string): data.ExpressionData => {
+    const { tokens } = new Lexer(expression).lex()
+    const tree = new Parser(tokens, ['github', 'inputs'], []).parse()
+    const dictionary = JSON.parse(
+      JSON.stringify({ github: contexts.github, inputs: contexts.inputs ?? {} }),
+      data.reviver
+    ) as data.Dictionary
+    return new Evaluator(tree, dictionary, new Map()).evaluate()
+  }
+  const text = value ?? ''
+  if (options.condition) {
+    const bare = text.trim().replace(/^\$\{\{([\s\S]*)\}\}$/, '$1')
+    return truthy(run(bare))
+  }
+  return text.replace(/\$\{\{([\s\S]*?)\}\}/g, (_, e: string) => run(e).coerceString())
 }
 
 const PROJECTS = [
@@ -81,11 +116,18 @@ const PROJECTS = [
 ] as const
 
 const LAYOUTS = [
-  { layout: 'the split layout', argv: ['init'], workflows: [WORKFLOW_FILE] },
+  {
+    layout: 'the split layout',
+    argv: ['init'],
+    workflows: [WORKFLOW_FILE, BOT_WORKFLOW_FILE],
+    // The workflow the bot dispatches to review a pull request again.
+    review: WORKFLOW_FILE
+  },
   {
     layout: 'the fork layout',
     argv: ['init', '--forks'],
-    workflows: [GATES_WORKFLOW_FILE, WORKFLOW_FILE]
+    workflows: [GATES_WORKFLOW_FILE, WORKFLOW_FILE, BOT_WORKFLOW_FILE],
+    review: GATES_WORKFLOW_FILE
   }
 ] as const
 
@@ -97,7 +139,7 @@ function stepList(job: Job | undefined): string[] {
 }
 
 describe.each(PROJECTS)('rubric-council init, for $kind', ({ files, gate, setup }) => {
-  describe.each(LAYOUTS)('in $layout', ({ argv, workflows }) => {
+  describe.each(LAYOUTS)('in $layout', ({ argv, workflows, review }) => {
     it('writes the rubric, then the workflows, and says so', async () => {
       const dir = project(files)
       const { code, out, err } = await cli([...argv], dir)
@@ -125,7 +167,7 @@ describe.each(PROJECTS)('rubric-council init, for $kind', ({ files, gate, setup 
         string,
         Job
       >
-      expect(Object.keys(jobs).sort()).toEqual(['council', 'gates'])
+      expect(Object.keys(jobs).sort()).toEqual(['bot', 'council', 'gates'])
       // The project's setup, then the gates, in the gates job; the council only reads their results.
       const gates = stepList(jobs.gates)
       expect(gates).toEqual([
@@ -138,6 +180,75 @@ describe.each(PROJECTS)('rubric-council init, for $kind', ({ files, gate, setup 
         'uses: actions/checkout@v5',
         'uses: rubric-council/rubric-council@v0'
       ])
+      // The bot holds a write token and runs for anyone's comment: the action alone, no checkout.
+      expect(stepList(jobs.bot)).toEqual(['uses: rubric-council/rubric-council@v0'])
+    })
+
+    it('writes the bot: on a push that changes the rubric and on new comments, dispatching the review', async () => {
+      const dir = project(files)
+      await cli([...argv], dir)
+      const bot = workflow(read(dir, BOT_WORKFLOW_FILE))
+      expect(bot.name).toBe(BOT_WORKFLOW_NAME)
+      expect(bot.on).toEqual({
+        push: { paths: [RUBRIC_FILE] },
+        issue_comment: { types: ['created'] }
+      })
+      expect(bot.permissions).toEqual({})
+      // A command must not cancel another.
+      expect(bot.concurrency).toBeUndefined()
+      expect(Object.keys(bot.jobs)).toEqual(['bot'])
+      const job = bot.jobs.bot
+      expect(job?.permissions).toEqual({
+        contents: 'read',
+        'pull-requests': 'write',
+        checks: 'write',
+        actions: 'write'
+      })
+      // It never asks the judges: no provider key, and nothing else from secrets.
+      expect(JSON.stringify(job)).not.toMatch(/secrets/)
+      expect(job?.steps).toEqual([
+        {
+          uses: 'rubric-council/rubric-council@v0',
+          with: { 'review-workflow': review.replace('.github/workflows/', '') }
+        }
+      ])
+    })
+
+    it('writes the review the bot dispatches: on workflow_dispatch, the pull request’s head', async () => {
+      const dir = project(files)
+      await cli([...argv], dir)
+      const w = workflow(read(dir, review))
+      expect(w.on.workflow_dispatch).toEqual({
+        inputs: {
+          'pull-request': {
+            description: 'The number of the pull request to review',
+            required: true,
+            type: 'string'
+          }
+        }
+      })
+      const checkouts = Object.values(w.jobs).flatMap(j =>
+        j.steps.filter(s => s.uses === 'actions/checkout@v5')
+      )
+      expect(checkouts.length).toBe(review === WORKFLOW_FILE ? 2 : 1)
+      const onPullRequest = {
+        github: { event_name: 'pull_request', event: { pull_request: { number: 7 } } }
+      }
+      const onDispatch = {
+        github: { event_name: 'workflow_dispatch', event: { inputs: { 'pull-request': '42' } } },
+        inputs: { 'pull-request': '42' }
+      }
+      for (const step of checkouts) {
+        const ref = step.with?.ref as string
+        // pull_request: actions/checkout's default (the merge commit); a dispatch: the head.
+        expect(evaluated(ref, onPullRequest)).toBe('')
+        expect(evaluated(ref, onDispatch)).toBe('refs/pull/42/head')
+        expect(step.with?.['persist-credentials']).toBe(false)
+      }
+      // A dispatched review of a pull request shares its group with the pull request's own runs.
+      const prefix = review === WORKFLOW_FILE ? 'rubric-council' : 'rubric-council-gates'
+      expect(evaluated(w.concurrency?.group, onPullRequest)).toBe(`${prefix}-7`)
+      expect(evaluated(w.concurrency?.group, onDispatch)).toBe(`${prefix}-42`)
     })
 
     it('writes a rubric that is valid, with the project’s test command as its gate', async () => {
@@ -165,18 +276,18 @@ describe('rubric-council init', () => {
     const dir = project({ 'package.json': '{}', 'package-lock.json': '{}' })
     await cli(['init'], dir)
     const w = workflow(read(dir, WORKFLOW_FILE))
-    expect(Object.keys(w.on)).toEqual(['pull_request'])
+    expect(Object.keys(w.on)).toEqual(['pull_request', 'workflow_dispatch'])
     // No path filters: a required check whose workflow does not run stays pending.
     expect(w.on.pull_request).toEqual({
       types: ['opened', 'synchronize', 'reopened', 'ready_for_review']
     })
     expect(w.permissions).toEqual({})
-    expect(w.concurrency['cancel-in-progress']).toBe(true)
-    expect(w.concurrency.group).toContain('github.event.pull_request.number')
+    expect(w.concurrency?.['cancel-in-progress']).toBe(true)
+    expect(w.concurrency?.group).toContain('github.event.pull_request.number')
 
     const gates = w.jobs.gates
     expect(gates?.permissions).toEqual({ contents: 'read' })
-    expect(gates?.steps[0]?.with).toEqual({ 'persist-credentials': false })
+    expect(gates?.steps[0]?.with).toEqual({ ref: CHECKOUT_REF, 'persist-credentials': false })
     expect(gates?.steps.find(s => s.uses === 'rubric-council/rubric-council/gates@v0')?.id).toBe(
       'gates'
     )
@@ -200,7 +311,11 @@ describe('rubric-council init', () => {
       checks: 'write',
       actions: 'read'
     })
-    expect(council?.steps[0]?.with).toEqual({ 'fetch-depth': 0, 'persist-credentials': false })
+    expect(council?.steps[0]?.with).toEqual({
+      ref: CHECKOUT_REF,
+      'fetch-depth': 0,
+      'persist-credentials': false
+    })
     const action = council?.steps[1]
     expect(action?.with).toEqual({ gates: 'recorded' })
     expect(action?.env).toEqual({
@@ -216,6 +331,18 @@ describe('rubric-council init', () => {
     expect(text).toMatch(/# Failed gates are a verdict to post, not a reason to skip the council/)
     expect(text).toMatch(/actions: read # the gates job's conclusion and artifact/)
     expect(text).toMatch(/# Only `uses:` steps: this job holds the keys and a write token/)
+
+    const bot = botWorkflow('rubric-council.yml')
+    expect(bot).toMatch(/# No concurrency group: a command must not cancel another/)
+    expect(bot).toMatch(/# No checkout and no key: only the action/)
+    expect(bot).toMatch(/actions: write # dispatching the review workflow/)
+    expect(bot).toMatch(/checks: write # the pending check/)
+    expect(bot).toMatch(/pull-requests: write # .*reaction and reply/)
+    expect(bot).toMatch(/contents: read # the rubric, read through the API/)
+    // Why dispatching works: events the job's own token causes start no run, except this one.
+    expect(bot).toMatch(
+      /# The review it dispatches: of the events this job's token causes, only dispatches start runs/
+    )
   })
 
   it('with --forks, writes the gates on pull_request and the council on workflow_run after them', async () => {
@@ -224,10 +351,10 @@ describe('rubric-council init', () => {
     const gates = workflow(read(dir, GATES_WORKFLOW_FILE))
     const council = workflow(read(dir, WORKFLOW_FILE))
     expect(gates.name).toBe(GATES_WORKFLOW_NAME)
-    expect(Object.keys(gates.on)).toEqual(['pull_request'])
+    expect(Object.keys(gates.on)).toEqual(['pull_request', 'workflow_dispatch'])
     expect(Object.keys(gates.jobs)).toEqual(['gates'])
     expect(gates.permissions).toEqual({})
-    expect(gates.concurrency.group).toContain('github.event.pull_request.number')
+    expect(gates.concurrency?.group).toContain('github.event.pull_request.number')
     expect(council.on).toEqual({
       workflow_run: { workflows: [GATES_WORKFLOW_NAME], types: ['completed'] }
     })
@@ -239,9 +366,22 @@ describe('rubric-council init', () => {
     // The same two jobs as the split layout, each in its own file.
     const split = workflow(splitWorkflow(detectSetup(dir)))
     expect(gates.jobs.gates).toEqual(split.jobs.gates)
-    expect({ ...job, needs: 'gates', if: '${{ !cancelled() }}' }).toEqual(split.jobs.council)
+    // On workflow_run, the action fetches the head commit itself: the checkout names no ref.
+    expect(job?.steps[0]?.with).toEqual({ 'fetch-depth': 0, 'persist-credentials': false })
+    const [checkout, ...rest] = split.jobs.council?.steps ?? []
+    const checkoutWith = Object.fromEntries(
+      Object.entries(checkout?.with ?? {}).filter(([key]) => key !== 'ref')
+    )
+    expect({ ...job, needs: 'gates', if: '${{ !cancelled() }}' }).toEqual({
+      ...split.jobs.council,
+      steps: [{ ...checkout, with: checkoutWith }, ...rest]
+    })
     // workflow_run runs the council workflow only from the default branch: init says so.
-    expect(out.join('\n')).toContain('Commit the three files to the default branch')
+    expect(out.join('\n')).toContain('Commit the four files to the default branch')
+    // The bot dispatches the gates workflow; the council follows it on workflow_run.
+    expect(workflow(read(dir, BOT_WORKFLOW_FILE)).jobs.bot?.steps[0]?.with).toEqual({
+      'review-workflow': 'rubric-council-gates.yml'
+    })
   })
 
   it('refuses to overwrite without --force, and writes nothing then', async () => {
@@ -252,11 +392,70 @@ describe('rubric-council init', () => {
     expect(refused.code).toBe(1)
     expect(refused.err).toEqual([
       `rubric-council: ${RUBRIC_FILE} exists; not overwriting it (use --force)`,
-      `rubric-council: ${WORKFLOW_FILE} exists; not overwriting it (use --force)`
+      `rubric-council: ${WORKFLOW_FILE} exists; not overwriting it (use --force)`,
+      `rubric-council: ${BOT_WORKFLOW_FILE} exists; not overwriting it (use --force)`
     ])
     expect(read(dir, RUBRIC_FILE)).toBe('mine')
     expect((await cli(['init', '--force'], dir)).code).toBe(0)
     expect(read(dir, RUBRIC_FILE)).not.toBe('mine')
+  })
+
+  it.each([
+    ['init', ['init'], WORKFLOW_FILE],
+    ['init --forks', ['init', '--forks'], GATES_WORKFLOW_FILE]
+  ])(
+    '%s refuses when only the bot workflow exists, names it, writes nothing, and --force replaces it',
+    async (_, argv, review) => {
+      const dir = project({})
+      mkdirSync(join(dir, '.github/workflows'), { recursive: true })
+      writeFileSync(join(dir, BOT_WORKFLOW_FILE), 'mine')
+      const refused = await cli(argv, dir)
+      expect(refused.code).toBe(1)
+      expect(refused.err).toEqual([
+        `rubric-council: ${BOT_WORKFLOW_FILE} exists; not overwriting it (use --force)`
+      ])
+      expect(existsSync(join(dir, RUBRIC_FILE))).toBe(false)
+      expect(existsSync(join(dir, review))).toBe(false)
+      expect(read(dir, BOT_WORKFLOW_FILE)).toBe('mine')
+      const forced = await cli([...argv, '--force'], dir)
+      expect(forced.code).toBe(0)
+      expect(forced.out).toContain(`wrote ${BOT_WORKFLOW_FILE}`)
+      expect(read(dir, BOT_WORKFLOW_FILE)).toBe(
+        botWorkflow(review.replace('.github/workflows/', ''))
+      )
+      expect(existsSync(join(dir, review))).toBe(true)
+    }
+  )
+
+  it('says what the bot does in its advice, and that comments reach it only from the default branch', async () => {
+    const { out } = await cli(['init'], project({}))
+    const advice = out.join('\n')
+    expect(advice).toContain('Commit the three files')
+    expect(advice).toContain(`${BOT_WORKFLOW_FILE}, the bot, reviews open pull requests again`)
+    expect(advice).toContain('"/council rerun" and "/council accept <reason>"')
+    expect(advice).toContain('GitHub runs it for comments only from the default branch')
+  })
+
+  it('the bot’s job starts on a push, and on pull request comments that start with /council', () => {
+    const condition = workflow(botWorkflow('rubric-council.yml')).jobs.bot?.if
+    const comment = (body: string, onPullRequest: boolean) => ({
+      github: {
+        event_name: 'issue_comment',
+        event: {
+          comment: { body },
+          issue: onPullRequest ? { number: 7, pull_request: { url: 'x' } } : { number: 7 }
+        }
+      }
+    })
+    const starts = (contexts: { github: Record<string, unknown> }) =>
+      evaluated(condition, contexts, { condition: true })
+    expect(starts({ github: { event_name: 'push', event: {} } })).toBe(true)
+    expect(starts(comment('/council rerun', true))).toBe(true)
+    expect(starts(comment('/council accept flaky network test', true))).toBe(true)
+    // Comments on issues, and comments that are not commands, start nothing.
+    expect(starts(comment('/council rerun', false))).toBe(false)
+    expect(starts(comment('LGTM, thanks', true))).toBe(false)
+    expect(starts(comment('please /council rerun', true))).toBe(false)
   })
 
   it('with --forks, refuses when either workflow exists, names it, and writes nothing', async () => {
@@ -494,6 +693,69 @@ describe('the checks on a generated workflow', () => {
       ['the workflow reads secrets outside its jobs']
     ]
   ] as const)('the structural check fails %s', (_, edit, problems) => {
+    const broken = edit(text)
+    expect(broken).not.toBe(text)
+    expect(layoutViolations(broken).sort()).toEqual([...problems].sort())
+  })
+})
+
+describe('the structural check on the bot’s workflow', () => {
+  const text = botWorkflow('rubric-council.yml')
+  const privileged = 'job bot (pull-requests: write, checks: write, actions: write)'
+
+  it('passes the bot as init writes it: a write token, but only the action, no checkout, no key', () => {
+    expect(layoutViolations(text)).toEqual([])
+  })
+
+  it.each([
+    [
+      'a shell step',
+      (t: string) =>
+        t.replace(
+          '      - uses: rubric-council/rubric-council@v0\n',
+          '      - run: npm test\n      - uses: rubric-council/rubric-council@v0\n'
+        ),
+      [
+        `${privileged} runs code: run: npm test`,
+        'job bot (on push, issue_comment) has a step that is not uses: run: npm test'
+      ]
+    ],
+    [
+      'a checkout of the pull request’s head',
+      (t: string) =>
+        t.replace(
+          '      - uses: rubric-council/rubric-council@v0\n',
+          '      - uses: actions/checkout@v5\n        with:\n          ref: refs/pull/${{ github.event.issue.number }}/head\n          persist-credentials: false\n      - uses: rubric-council/rubric-council@v0\n'
+        ),
+      ['job bot (on push, issue_comment) checks out code: uses: actions/checkout@v5']
+    ],
+    [
+      'the checkout’s own action run from it',
+      (t: string) =>
+        t.replace(
+          '      - uses: rubric-council/rubric-council@v0\n',
+          '      - uses: actions/checkout@v5\n      - uses: ./\n'
+        ),
+      [
+        `${privileged} runs code: uses: ./`,
+        'job bot (on push, issue_comment) checks out code: uses: actions/checkout@v5'
+      ]
+    ],
+    [
+      'a provider key',
+      (t: string) =>
+        t.replace(
+          '          review-workflow: rubric-council.yml\n',
+          '          review-workflow: rubric-council.yml\n        env:\n          OPENAI_API_KEY: ${{ secrets.OPENAI_API_KEY }}\n'
+        ),
+      ['job bot (on push, issue_comment) reads secrets']
+    ],
+    [
+      'the default permissions',
+      (t: string) => t.replace('permissions: {}\n', ''),
+      ['top-level permissions are undefined, not {}']
+    ]
+  ] as const)('fails the bot with %s', (_, edit, problems) => {
     const broken = edit(text)
     expect(broken).not.toBe(text)
     expect(layoutViolations(broken).sort()).toEqual([...problems].sort())

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parse } from 'yaml'
 import { describe, expect, it } from 'vitest'
-import { detectSetup, forksWorkflows, splitWorkflow } from '../src/cli/init.js'
+import { botWorkflow, detectSetup, forksWorkflows, splitWorkflow } from '../src/cli/init.js'
 import { actionlint } from './helpers/actionlint.js'
 import { layoutViolations } from './helpers/workflow-layout.js'
 
@@ -40,6 +40,8 @@ const nodeProject = mkdtempSync(join(tmpdir(), 'rc-docs-'))
 for (const [name, text] of Object.entries(PROJECT)) writeFileSync(join(nodeProject, name), text)
 const initSplit = splitWorkflow(detectSetup(nodeProject))
 const initForks = forksWorkflows(detectSetup(nodeProject))
+const initBot = botWorkflow('rubric-council.yml')
+const initForksBot = botWorkflow('rubric-council-gates.yml')
 
 const workflows = [
   ...readdirSync(join(ROOT, 'examples/workflows')).map(f => ({
@@ -49,6 +51,8 @@ const workflows = [
   { name: 'rubric-council init', text: initSplit },
   { name: 'rubric-council init --forks: the gates', text: initForks.gates },
   { name: 'rubric-council init --forks: the council', text: initForks.council },
+  { name: 'rubric-council init: the bot', text: initBot },
+  { name: 'rubric-council init --forks: the bot', text: initForksBot },
   {
     name: '.github/workflows/ci.yml',
     text: readFileSync(join(ROOT, '.github/workflows/ci.yml'), 'utf8')
@@ -81,16 +85,24 @@ describe('the example workflows', () => {
     expect(await actionlint(text, name, { labels: ['gpu'] })).toEqual([])
   })
 
-  it('split.yml, forks-gates.yml and forks-council.yml are what init writes for a Node project', () => {
+  it('split.yml, bot.yml and the forks-*.yml are what init writes for a Node project', () => {
     const example = (name: string): string =>
       readFileSync(join(ROOT, 'examples/workflows', name), 'utf8')
     expect(example('split.yml')).toBe(initSplit)
+    expect(example('bot.yml')).toBe(initBot)
     expect(example('forks-gates.yml')).toBe(initForks.gates)
     expect(example('forks-council.yml')).toBe(initForks.council)
+    expect(example('forks-bot.yml')).toBe(initForksBot)
   })
 
   it('the others say first that they are the single-job mode, and when it is acceptable', () => {
-    const layouts = ['split.yml', 'forks-gates.yml', 'forks-council.yml']
+    const layouts = [
+      'split.yml',
+      'bot.yml',
+      'forks-gates.yml',
+      'forks-council.yml',
+      'forks-bot.yml'
+    ]
     for (const name of readdirSync(join(ROOT, 'examples/workflows'))) {
       const text = readFileSync(join(ROOT, 'examples/workflows', name), 'utf8')
       if (layouts.includes(name)) expect(layoutViolations(text), name).toEqual([])

@@ -5,6 +5,9 @@ import { parse } from 'yaml'
  * run"): the pull request's code runs only in a job that holds no secret and a read-only token, and
  * the job that holds the keys or a write token runs none of it. Returns the broken rules, one line
  * each; none when the workflow keeps them. For the fork layout, check each of its two files.
+ *
+ * The bot's workflow (on `issue_comment` and `push`) holds a write token and starts for anyone's
+ * comment: its job runs only the action, checks out nothing, and reads no secret.
  */
 
 interface Step {
@@ -79,10 +82,22 @@ function stepName(step: Step): string {
   return `run: ${String(step.run).split('\n')[0] ?? ''}`
 }
 
+/** The events a workflow listens to, whichever of the three forms `on:` takes. */
+function eventsOf(workflow: Record<string, unknown>): string[] {
+  const on = workflow.on
+  if (typeof on === 'string') return [on]
+  if (Array.isArray(on)) return on.map(String)
+  return typeof on === 'object' && on !== null ? Object.keys(on) : []
+}
+
+/** Events on which any commenter, or any pusher, starts the workflow with the base's secrets. */
+const BOT_EVENTS = ['issue_comment', 'push']
+
 export function layoutViolations(text: string): string[] {
   const workflow = parse(text) as Record<string, unknown>
   const jobs = (workflow.jobs ?? {}) as Record<string, Job>
   const problems: string[] = []
+  const botEvents = eventsOf(workflow).filter(e => BOT_EVENTS.includes(e))
 
   const permissions = workflow.permissions
   if (
@@ -113,6 +128,17 @@ export function layoutViolations(text: string): string[] {
     const runsCouncil = steps.some(
       s => typeof s.uses === 'string' && s.uses.startsWith(COUNCIL_ACTION)
     )
+    const bot = botEvents.length > 0 && (id === 'bot' || runsCouncil)
+    if (bot) {
+      const on = botEvents.join(', ')
+      for (const step of steps.filter(s => s.uses === undefined))
+        problems.push(`job ${id} (on ${on}) has a step that is not uses: ${stepName(step)}`)
+      for (const step of checkouts(job))
+        problems.push(`job ${id} (on ${on}) checks out code: ${stepName(step)}`)
+      if (mentionsSecrets(job) || job.secrets !== undefined)
+        problems.push(`job ${id} (on ${on}) reads secrets`)
+      continue
+    }
     if (id === 'council' || runsCouncil) {
       for (const step of steps.filter(s => s.uses === undefined))
         problems.push(`job ${id} holds the keys and has a step that is not uses: ${stepName(step)}`)

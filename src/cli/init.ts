@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
-import { dirname, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import type { CliIo } from './io.js'
 
 export const RUBRIC_FILE = '.github/rubric.md'
@@ -9,6 +9,9 @@ export const WORKFLOW_FILE = '.github/workflows/rubric-council.yml'
 /** The fork layout's gates workflow, and the name the council's `workflow_run` listens for. */
 export const GATES_WORKFLOW_FILE = '.github/workflows/rubric-council-gates.yml'
 export const GATES_WORKFLOW_NAME = 'Rubric Council gates'
+/** The PR bot's workflow: reviews again on a rubric change, and runs `/council` commands. */
+export const BOT_WORKFLOW_FILE = '.github/workflows/rubric-council-bot.yml'
+export const BOT_WORKFLOW_NAME = 'Rubric Council bot'
 
 /** The project's own test command, guessed from the files a toolchain leaves. */
 export function detectTestCommand(cwd: string): string | undefined {
@@ -175,9 +178,21 @@ const ON_PULL_REQUEST = `on:
   pull_request:
     # No path filters: a required check that does not run stays pending forever.
     types: [opened, synchronize, reopened, ready_for_review]
+  # The bot (rubric-council-bot.yml) reviews a pull request again: on a rubric change, /council rerun.
+  workflow_dispatch:
+    inputs:
+      pull-request:
+        description: The number of the pull request to review
+        required: true
+        type: string
 
 # Nothing by default: each job asks for what it needs.
 permissions: {}
+`
+
+/** On a dispatch, the pull request's head (refs/pull/N/head); on pull_request, checkout's default. */
+const CHECKOUT_REF = `          # A dispatch names the pull request: check out its head. On pull_request: the default.
+          ref: \${{ inputs.pull-request && format('refs/pull/{0}/head', inputs.pull-request) || '' }}
 `
 
 function gatesJob(setup: ProjectSetup): string {
@@ -190,7 +205,7 @@ function gatesJob(setup: ProjectSetup): string {
     steps:
       - uses: actions/checkout@v5
         with:
-          persist-credentials: false # no token in .git/config for the PR's code to find
+${CHECKOUT_REF}          persist-credentials: false # no token in .git/config for the PR's code to find
 ${setup.steps}      - id: gates
         uses: rubric-council/rubric-council/gates@v0
       - uses: actions/upload-artifact@v4
@@ -221,7 +236,7 @@ ${needs}    runs-on: ubuntu-latest
     steps:
       - uses: actions/checkout@v5
         with:
-          fetch-depth: 0 # the history to diff from the merge base: read as data, never run
+${split ? CHECKOUT_REF : ''}          fetch-depth: 0 # the history to diff from the merge base: read as data, never run
           persist-credentials: false
       - uses: rubric-council/rubric-council@v0
         with:
@@ -239,9 +254,9 @@ export function splitWorkflow(setup: ProjectSetup): string {
 name: Rubric Council
 
 ${ON_PULL_REQUEST}
-# A new push cancels the review of the commit it replaces.
+# A new push, or a review dispatched again, cancels the review of the same pull request.
 concurrency:
-  group: rubric-council-\${{ github.event.pull_request.number }}
+  group: rubric-council-\${{ github.event.pull_request.number || inputs.pull-request }}
   cancel-in-progress: true
 
 jobs:
@@ -260,9 +275,9 @@ export function forksWorkflows(setup: ProjectSetup): { gates: string; council: s
 name: ${GATES_WORKFLOW_NAME}
 
 ${ON_PULL_REQUEST}
-# A new push cancels the gates of the commit it replaces.
+# A new push, or gates dispatched again, cancel the gates of the same pull request.
 concurrency:
-  group: rubric-council-gates-\${{ github.event.pull_request.number }}
+  group: rubric-council-gates-\${{ github.event.pull_request.number || inputs.pull-request }}
   cancel-in-progress: true
 
 jobs:
@@ -290,6 +305,48 @@ ${councilJob(false)}`
   }
 }
 
+/**
+ * The PR bot: on a push that changes the rubric, and on `/council` comments on pull requests, the
+ * action dispatches `reviewWorkflow` (the split layout's workflow, or the fork layout's gates).
+ */
+export function botWorkflow(reviewWorkflow: string): string {
+  return `# The PR bot: reviews open pull requests again when the rubric changes, and runs /council
+# commands from pull request comments. It runs no code of the PR and asks no judge.
+name: ${BOT_WORKFLOW_NAME}
+
+on:
+  # The rubric changed: every open pull request based on the pushed branch is reviewed again.
+  push:
+    paths: [${RUBRIC_FILE}]
+  # Commands: /council rerun, /council accept <reason>; the action checks the commenter may write.
+  issue_comment:
+    types: [created]
+
+# Nothing by default: the job asks for what it needs.
+permissions: {}
+
+# No concurrency group: a command must not cancel another.
+
+jobs:
+  bot:
+    # Pushes, and comments on pull requests that start with /council; nothing else starts the job.
+    if: github.event_name == 'push' || (github.event.issue.pull_request && startsWith(github.event.comment.body, '/council'))
+    runs-on: ubuntu-latest
+    timeout-minutes: 10
+    permissions:
+      contents: read # the rubric, read through the API
+      pull-requests: write # the open pull requests, and the 👀 reaction and reply to a command
+      checks: write # the pending check of each pull request it reviews again, and /council accept
+      actions: write # dispatching the review workflow
+    # No checkout and no key: only the action, which reads through the API and asks no judge.
+    steps:
+      - uses: rubric-council/rubric-council@v0
+        with:
+          # The review it dispatches: of the events this job's token causes, only dispatches start runs.
+          review-workflow: ${reviewWorkflow}
+`
+}
+
 /** The files `init` writes into `cwd`, in the order it writes them. */
 export function initFiles(
   cwd: string,
@@ -298,13 +355,21 @@ export function initFiles(
   const setup = detectSetup(cwd)
   const rubric = { path: RUBRIC_FILE, text: starterRubric(detectTestCommand(cwd)) }
   if (!options.forks)
-    return { files: [rubric, { path: WORKFLOW_FILE, text: splitWorkflow(setup) }], setup }
+    return {
+      files: [
+        rubric,
+        { path: WORKFLOW_FILE, text: splitWorkflow(setup) },
+        { path: BOT_WORKFLOW_FILE, text: botWorkflow(basename(WORKFLOW_FILE)) }
+      ],
+      setup
+    }
   const { gates, council } = forksWorkflows(setup)
   return {
     files: [
       rubric,
       { path: GATES_WORKFLOW_FILE, text: gates },
-      { path: WORKFLOW_FILE, text: council }
+      { path: WORKFLOW_FILE, text: council },
+      { path: BOT_WORKFLOW_FILE, text: botWorkflow(basename(GATES_WORKFLOW_FILE)) }
     ],
     setup
   }
@@ -312,8 +377,8 @@ export function initFiles(
 
 /**
  * `rubric-council init`: a starter rubric and the split-layout workflow, or with `--forks` the
- * two workflows of the fork layout. Refuses to overwrite any of them without `--force`, and writes
- * nothing unless it can write them all.
+ * two workflows of the fork layout, and the bot's workflow. Refuses to overwrite any of them
+ * without `--force`, and writes nothing unless it can write them all.
  */
 export async function initCommand(
   options: { readonly force: boolean; readonly forks: boolean },
@@ -335,14 +400,19 @@ export async function initCommand(
   const gatesFile = options.forks ? GATES_WORKFLOW_FILE : WORKFLOW_FILE
   const commit = options.forks
     ? [
-        '  3. Commit the three files to the default branch: workflow_run runs the council workflow only',
+        '  3. Commit the four files to the default branch: workflow_run runs the council workflow only',
         '     from there. Pull requests opened afterwards get the check; make "rubric-council" a',
         '     required status check in the branch protection rules.'
       ]
     : [
-        '  3. Commit both files; pull requests opened afterwards get the check. Make "rubric-council" a',
-        '     required status check in the branch protection rules.'
+        '  3. Commit the three files; pull requests opened afterwards get the check. Make "rubric-council"',
+        '     a required status check in the branch protection rules.'
       ]
+  const bot = [
+    `  4. ${BOT_WORKFLOW_FILE}, the bot, reviews open pull requests again when the`,
+    '     rubric changes, and runs "/council rerun" and "/council accept <reason>" from pull request',
+    '     comments by people with write access; GitHub runs it for comments only from the default branch.'
+  ]
   io.stdout(
     [
       '',
@@ -354,6 +424,7 @@ export async function initCommand(
       '  2. Add an OPENAI_API_KEY or ANTHROPIC_API_KEY secret to the repository (Settings → Secrets).',
       '     Only the council job reads it; the gates job, which runs the PR’s code, gets none.',
       ...commit,
+      ...bot,
       `  Check the rubric any time: rubric-council validate ${RUBRIC_FILE}`
     ].join('\n')
   )
