@@ -384,6 +384,36 @@ describe('rubric-council init', () => {
     })
   })
 
+  it('with --forks, groups the council by pull request, so dispatched reviews of several do not cancel each other', () => {
+    const { gates, council } = forksWorkflows(detectSetup(project({ 'package.json': '{}' })))
+    const runName = (parseYaml(gates) as { 'run-name': string })['run-name']
+    const title = (event: Record<string, unknown>): string =>
+      String(
+        evaluated(runName, {
+          github: { event_name: 'workflow_dispatch', event },
+          inputs: (event.inputs as Record<string, string> | undefined) ?? {}
+        })
+      )
+    const seven = title({ pull_request: { number: 7 } })
+    const dispatched = [42, 43].map(n => title({ inputs: { 'pull-request': String(n) } }))
+    expect([seven, ...dispatched]).toEqual([
+      'Rubric Council gates, pull request 7',
+      'Rubric Council gates, pull request 42',
+      'Rubric Council gates, pull request 43'
+    ])
+    // Dispatched gates runs all run on the base branch: the council's group is their title.
+    const group = workflow(council).concurrency?.group
+    const groups = [seven, ...dispatched].map(display_title =>
+      evaluated(group, {
+        github: {
+          event_name: 'workflow_run',
+          event: { workflow_run: { display_title, head_branch: 'main' } }
+        }
+      })
+    )
+    expect(new Set(groups).size).toBe(3)
+  })
+
   it('refuses to overwrite without --force, and writes nothing then', async () => {
     const dir = project({})
     await cli(['init'], dir)

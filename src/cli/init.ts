@@ -273,6 +273,8 @@ export function forksWorkflows(setup: ProjectSetup): { gates: string; council: s
     gates: `# Fork layout, 1 of 2: the gates run the PR's code here, with no secret and a read-only token.
 # rubric-council.yml, on workflow_run, reads their results and posts the verdict.
 name: ${GATES_WORKFLOW_NAME}
+# Names the pull request in the run's title, which the council workflow groups its runs by.
+run-name: ${GATES_WORKFLOW_NAME}, pull request \${{ github.event.pull_request.number || inputs.pull-request }}
 
 ${ON_PULL_REQUEST}
 # A new push, or gates dispatched again, cancel the gates of the same pull request.
@@ -295,9 +297,10 @@ on:
 # Nothing by default: the job asks for what it needs.
 permissions: {}
 
-# A newer run of the gates for the same branch cancels the review of the older one.
+# A newer run of the gates for the same pull request cancels the review of the older one. The
+# gates run's title names the pull request: a dispatched run's branch is the base branch.
 concurrency:
-  group: rubric-council-\${{ github.event.workflow_run.head_repository.full_name }}-\${{ github.event.workflow_run.head_branch }}
+  group: rubric-council-\${{ github.event.workflow_run.display_title }}
   cancel-in-progress: true
 
 jobs:
