@@ -55836,32 +55836,42 @@ async function startCheckRun(github, where, text) {
  * that ended before any evaluation. `id` completes the run `startCheckRun` began.
  */
 async function completeCheckRun(github, where, conclusion, text) {
-    const output = { title: text.title.slice(0, 255), summary: text.summary.slice(0, SUMMARY_LIMIT) };
     try {
-        const { data } = where.id === undefined
-            ? await github.rest.checks.create({
-                owner: where.owner,
-                repo: where.repo,
-                name: where.name,
-                head_sha: where.headSha,
-                status: 'completed',
-                conclusion,
-                ...(where.detailsUrl !== undefined && { details_url: where.detailsUrl }),
-                output
-            })
-            : await github.rest.checks.update({
-                owner: where.owner,
-                repo: where.repo,
-                check_run_id: where.id,
-                status: 'completed',
-                conclusion,
-                output
-            });
-        return { action: where.id === undefined ? 'created' : 'completed', url: data.html_url ?? '' };
+        const { html_url } = await completed(github, where, conclusion, {
+            title: text.title.slice(0, 255),
+            summary: text.summary.slice(0, SUMMARY_LIMIT)
+        });
+        return { action: where.id === undefined ? 'created' : 'completed', url: html_url ?? '' };
     }
     catch (error) {
-        return { action: 'failed', reason: describeFailure(error, 'complete the check run') };
+        return {
+            action: 'failed',
+            reason: describeFailure(error, `${where.id === undefined ? 'create' : 'complete'} the check run`)
+        };
     }
+}
+/** Completes the check run `where.id`, or creates a completed one when there is none. */
+async function completed(github, where, conclusion, output) {
+    const { data } = where.id === undefined
+        ? await github.rest.checks.create({
+            owner: where.owner,
+            repo: where.repo,
+            name: where.name,
+            head_sha: where.headSha,
+            status: 'completed',
+            conclusion,
+            ...(where.detailsUrl !== undefined && { details_url: where.detailsUrl }),
+            output
+        })
+        : await github.rest.checks.update({
+            owner: where.owner,
+            repo: where.repo,
+            check_run_id: where.id,
+            status: 'completed',
+            conclusion,
+            output
+        });
+    return data;
 }
 /**
  * The check run named `name` on the head commit, its annotations in batches of 50: `id`, when
@@ -55875,27 +55885,9 @@ async function publishCheckRun(github, where, evaluation, failOn) {
         annotations: [...batch]
     });
     const conclusion = outcome_outcomeOf(evaluation.verdict, failOn, evaluation.acceptance !== undefined).conclusion;
+    const verb = where.id === undefined ? 'create' : 'complete';
     try {
-        const first = output(annotations.slice(0, ANNOTATIONS_PER_REQUEST));
-        const { data } = where.id === undefined
-            ? await github.rest.checks.create({
-                owner: where.owner,
-                repo: where.repo,
-                name: where.name,
-                head_sha: where.headSha,
-                status: 'completed',
-                conclusion,
-                ...(where.detailsUrl !== undefined && { details_url: where.detailsUrl }),
-                output: first
-            })
-            : await github.rest.checks.update({
-                owner: where.owner,
-                repo: where.repo,
-                check_run_id: where.id,
-                status: 'completed',
-                conclusion,
-                output: first
-            });
+        const data = await completed(github, where, conclusion, output(annotations.slice(0, ANNOTATIONS_PER_REQUEST)));
         for (let i = ANNOTATIONS_PER_REQUEST; i < annotations.length; i += ANNOTATIONS_PER_REQUEST) {
             await github.rest.checks.update({
                 owner: where.owner,
@@ -55907,10 +55899,7 @@ async function publishCheckRun(github, where, evaluation, failOn) {
         return { action: where.id === undefined ? 'created' : 'completed', url: data.html_url ?? '' };
     }
     catch (error) {
-        return {
-            action: 'failed',
-            reason: describeFailure(error, `${where.id === undefined ? 'create' : 'complete'} the check run`)
-        };
+        return { action: 'failed', reason: describeFailure(error, `${verb} the check run`) };
     }
 }
 
