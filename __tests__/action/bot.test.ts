@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs'
 import { deflateRawSync, inflateRawSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readState, replaceState } from '../../src/report/history.js'
+import type { JsonReport } from '../../src/report/json.js'
 import { rubricHash } from '../../src/rubric/hash.js'
 import { baseBranch, pullRequestJson, webhookExample, writeEvent } from '../helpers/action-run.js'
 import { pullRequest, runInProcess, type PullRequest } from '../helpers/in-process.js'
@@ -116,6 +118,11 @@ describe('the verdict cache', () => {
       expect(providers.calls.length).toBe(calls)
       expect([first.outputs.verdict, again.outputs.verdict]).toEqual(['FAIL', 'FAIL'])
       expect(ours(pr)).toContain("♻️ The judges' answers are reused from iteration 1")
+      const report = JSON.parse(readFileSync(again.outputs.report ?? '', 'utf8')) as JsonReport
+      expect([report.reused_from, report.history.map(h => h.note)]).toEqual([
+        1,
+        [null, 'answers reused from iteration 1']
+      ])
       expect(readState(ours(pr)).history.map(h => h.note)).toEqual([
         undefined,
         'answers reused from iteration 1'
@@ -246,6 +253,12 @@ describe('/council accept', () => {
     // The same commit judged again (the base rubric changed, a re-run): still accepted.
     const again = await noKeys(pr, dispatched(pr))
     expect([again.code, checksOnHead(pr).at(-1)?.conclusion]).toEqual([0, 'success'])
+    const report = JSON.parse(readFileSync(again.outputs.report ?? '', 'utf8')) as JsonReport
+    expect(report.accepted).toEqual({
+      by: 'octo-maintainer',
+      reason: 'flaky judge',
+      commit: pr.repo.headSha
+    })
     expect(ours(pr)).toContain('> **Accepted by @octo-maintainer** for')
 
     // A push is judged normally.

@@ -47858,8 +47858,11 @@ function json_toJsonReport(evaluation) {
             verdict: h.verdict,
             summary: h.summary,
             rubric_hash: h.rubricHash,
-            reasons: h.reasons
+            reasons: h.reasons,
+            note: h.note ?? null
         })),
+        reused_from: evaluation.reusedFrom ?? null,
+        accepted: evaluation.acceptance ?? null,
         rubric_review: evaluation.rubricReview
             ? {
                 source: evaluation.rubricReview.source,

@@ -132,7 +132,13 @@ export interface JsonReport {
     readonly summary: string
     readonly rubric_hash: string
     readonly reasons: readonly string[]
+    /** Why the iteration ran, or what it recorded (base rubric changed, a rerun, an acceptance). */
+    readonly note: string | null
   }[]
+  /** The iteration whose judges' answers this run reused (the verdict cache); null when asked. */
+  readonly reused_from: number | null
+  /** A maintainer's acceptance of this verdict for this commit: the check passes. */
+  readonly accepted: { readonly by: string; readonly reason: string; readonly commit: string } | null
   readonly rubric_review: {
     readonly source: 'base' | 'head'
     readonly note: string | null
@@ -257,8 +263,11 @@ export function toJsonReport(evaluation: Evaluation): JsonReport {
       verdict: h.verdict,
       summary: h.summary,
       rubric_hash: h.rubricHash,
-      reasons: h.reasons
+      reasons: h.reasons,
+      note: h.note ?? null
     })),
+    reused_from: evaluation.reusedFrom ?? null,
+    accepted: evaluation.acceptance ?? null,
     rubric_review: evaluation.rubricReview
       ? {
           source: evaluation.rubricReview.source,
