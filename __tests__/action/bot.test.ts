@@ -217,8 +217,18 @@ describe('/council rerun', () => {
     const pr = judged()
     await commented(pr, '/council approve', MAINTAINER)
     expect(pr.github.commentsOn(pr.number).at(-1)?.body).toMatch(
-      /^@octo-maintainer `\/council approve` is not a command I know\. Commands: `\/council rerun`/
+      /^@octo-maintainer <code>\/council approve<\/code> is not a command I know\. Commands: `\/council rerun`/
     )
+  })
+
+  it('does not let a stranger’s unknown command make the bot post their markup or mentions', async () => {
+    const pr = judged()
+    await commented(pr, '/council `x` <img src=x onerror=alert(1)> @everyone **hi**', READER)
+    const reply = pr.github.commentsOn(pr.number).at(-1)?.body ?? ''
+    // Their text stays inside one <code> element, escaped: no tag, no mention, no emphasis.
+    const quoted = /<code>(.*)<\/code>/.exec(reply)?.[1] ?? ''
+    expect(quoted).toContain('&lt;img')
+    expect(reply.replace(/<code>.*<\/code>/, '')).not.toMatch(/<img|@everyone|\*\*hi/)
   })
 })
 
@@ -267,6 +277,17 @@ describe('/council accept', () => {
     const pushed = await noKeys(pr)
     expect([pushed.code, checksOnHead(pr).at(-1)?.conclusion]).toEqual([2, 'action_required'])
     expect(ours(pr)).not.toContain('Accepted by')
+  })
+
+  it('from someone without write permission: refused, nothing recorded', async () => {
+    const pr = unclear()
+    await noKeys(pr)
+    await commented(pr, '/council accept trust me', READER)
+    expect(pr.github.commentsOn(pr.number).at(-1)?.body).toMatch(
+      /^@octo-reader only people with write permission on the repository may run `\/council accept`/
+    )
+    expect(checksOnHead(pr).map(c => c.conclusion)).toEqual(['action_required'])
+    expect(readState(ours(pr)).accepted).toBeUndefined()
   })
 
   it('does not count when the comment names an acceptance nobody with write permission gave', async () => {

@@ -2,7 +2,7 @@ import { posix } from 'node:path'
 import { statusOf } from '../github/client.js'
 import type { GitHubPort } from '../github/port.js'
 import { commentMarker } from '../report/comment.js'
-import { escapeMarkdown } from '../report/escape.js'
+import { code, escapeMarkdown } from '../report/escape.js'
 import { acceptanceNote } from '../report/markdown.js'
 import { historyEntryNoted, readState, replaceState } from '../report/history.js'
 import { rubricHash } from '../rubric/hash.js'
@@ -139,7 +139,7 @@ export async function commandGiven(context: BotContext): Promise<void> {
   if (command.kind === 'unknown') {
     await github.reply(
       number,
-      `${who} \`${escapeMarkdown(command.text)}\` is not a command I know. ${COMMANDS_HELP}`
+      `${who} ${code(command.text)} is not a command I know. ${COMMANDS_HELP}`
     )
     io.notice(`Rubric Council: unknown command from ${who}`)
     return
