@@ -138,7 +138,11 @@ export interface JsonReport {
   /** The iteration whose judges' answers this run reused (the verdict cache); null when asked. */
   readonly reused_from: number | null
   /** A maintainer's acceptance of this verdict for this commit: the check passes. */
-  readonly accepted: { readonly by: string; readonly reason: string; readonly commit: string } | null
+  readonly accepted: {
+    readonly by: string
+    readonly reason: string
+    readonly commit: string
+  } | null
   readonly rubric_review: {
     readonly source: 'base' | 'head'
     readonly note: string | null
