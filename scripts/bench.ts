@@ -72,7 +72,11 @@ const TARGETS = {
   largeOverSmall: 1.5,
   largeRssKb: 300 * 1024,
   councilRatio: 1.2,
-  githubRequests: 6,
+  /**
+   * Was 6: the check run is now created in_progress when a review starts and completed at its end
+   * (docs/pr-bot.md), one request more by design.
+   */
+  githubRequests: 7,
   /** Of a re-run's prompt, the share the providers' caches serve. */
   rerunCachedShare: 0.8
 } as const
