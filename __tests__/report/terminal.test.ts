@@ -7,7 +7,12 @@ import type { CriterionResult, Verdict } from '../../src/verdict/types.js'
 import { evaluationOf, gateResult, judgeRun, SEARCH_RUBRIC } from '../helpers/evaluation.js'
 import { lines, parse } from '../helpers/rubric.js'
 
-const GATES = [gateResult('npm test', 'pass')]
+const GATES = [
+  gateResult('pytest tests/test_search.py', 'pass'),
+  gateResult('ruff check src/search/', 'pass')
+]
+/** A rubric of one gate and nothing else. */
+const GATE_ONLY = parse(lines('---', 'dimensions: false', '---', '## Gates', '- `npm test`'))
 const JUDGES = ['openai:gpt-5.4-mini', 'anthropic:claude-sonnet-4-6', 'google:gemini-3.5-flash']
 
 /** The search rubric's evaluation by three judges, each as `spec` says. */
@@ -128,6 +133,16 @@ describe('the terminal view: shortened reasoning', () => {
     expect(reasoning.startsWith(`${shown.slice(0, -1)} `)).toBe(true)
   })
 
+  it('puts reasoning of several lines on one, and strips terminal escape sequences', () => {
+    const reasoning = (): string =>
+      'Empty queries crash.\n\n\u001b[2J\u001b[31mStack trace\u0007 shown.'
+    const text = renderTerminal(
+      searchEvaluation([{ fail: ['errors'], reasoning }, { fail: ['errors'], reasoning }, {}])
+    )
+    expect(rowOf(text, 'errors')).toMatch(/ - Empty queries crash\. \[2J\[31mStack trace shown\.$/)
+    expect(text.includes('\u001b') || text.includes('\u0007')).toBe(false)
+  })
+
   it('drops a long word that straddles the cut instead of cutting into it', () => {
     expect(shorten('see https://example.com/a/very/long/path/to/the/handler for it', 30)).toBe(
       'see…'
@@ -233,8 +248,7 @@ describe('the terminal view: findings, dimensions, score and cost', () => {
   })
 
   it('leaves out findings, dimensions, score and cost when there are none', () => {
-    const rubric = parse(lines('---', 'dimensions: false', '---', '## Gates', '- `npm test`'))
-    const gatesOnly = renderTerminal(evaluationOf(rubric, GATES))
+    const gatesOnly = renderTerminal(evaluationOf(GATE_ONLY, [gateResult('npm test', 'pass')]))
     expect(gatesOnly).not.toMatch(/^(findings|dimensions|score|cost):/m)
     const pass = renderTerminal(searchEvaluation([{}, {}, {}]))
     expect(pass).not.toContain('findings:')
@@ -254,8 +268,11 @@ describe('the terminal view: findings, dimensions, score and cost', () => {
 describe('the terminal view: size and the pointer to the full report', () => {
   it('keeps a PASS with nothing notable to a few lines, one per group', () => {
     const text = renderTerminal(searchEvaluation([{}, {}, {}]))
-    const rubric = parse(lines('---', 'dimensions: false', '---', '## Gates', '- `npm test`'))
-    expect(renderTerminal(evaluationOf(rubric, GATES)).trimEnd().split('\n')).toEqual([
+    expect(
+      renderTerminal(evaluationOf(GATE_ONLY, [gateResult('npm test', 'pass')]))
+        .trimEnd()
+        .split('\n')
+    ).toEqual([
       'PASS (exit 0) · gates 1/1',
       '',
       'gates: ✓ 1/1 · npm test',
@@ -275,5 +292,47 @@ describe('the terminal view: size and the pointer to the full report', () => {
     expect(
       renderTerminal(evaluation, { markdownFile: 'report.md' }).trimEnd().split('\n').at(-1)
     ).toBe('Full report: report.md')
+  })
+})
+
+describe('the terminal view as a whole', () => {
+  it('for a FAIL with a split criterion, findings and cost', async () => {
+    const evaluation = evaluationOf(SEARCH_RUBRIC, GATES, {
+      runs: [
+        judgeRun(SEARCH_RUBRIC, {
+          judge: JUDGES[0] ?? '',
+          fail: ['edge-cases', 'performance'],
+          relevance: 6,
+          reasoning: id =>
+            id === 'performance'
+              ? 'Each keystroke sends a query with no debounce, so typing a long query fires dozens of requests at the backend.'
+              : `The diff does not cover ${id}.`,
+          findings: [
+            {
+              severity: 'major',
+              title: 'Empty query raises KeyError',
+              path: 'src/search/api.py',
+              line: 42,
+              evidence: 'query["q"] is read without a default'
+            },
+            {
+              severity: 'minor',
+              title: 'No test for a query of 10,000 characters',
+              evidence: 'tests/test_search.py has none'
+            }
+          ]
+        }),
+        judgeRun(SEARCH_RUBRIC, {
+          judge: JUDGES[1] ?? '',
+          fail: ['edge-cases'],
+          relevance: 8,
+          reasoning: id => `The diff does not cover ${id}.`
+        })
+      ],
+      quorum: 2
+    })
+    await expect(renderTerminal(evaluation)).toMatchFileSnapshot(
+      '../__snapshots__/terminal-fail-split.txt'
+    )
   })
 })

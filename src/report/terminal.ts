@@ -140,7 +140,7 @@ function criterionRow(c: CriterionResult): Row {
       : STATUS_MARK[c.status]
   // The objection is what an author wants to read next to a failed or split criterion.
   const objection = c.status === 'FAIL' || c.status === 'SPLIT' ? objectionOf(c) : undefined
-  const why = objection ? ` - ${shorten(firstLine(objection.reasoning), REASON_WIDTH)}` : ''
+  const why = objection ? ` - ${shorten(oneLine(objection.reasoning), REASON_WIDTH)}` : ''
   return { mark, name: c.id, result: `${[c.status, tallyOf(c)].filter(Boolean).join(' ')}${why}` }
 }
 
@@ -192,9 +192,11 @@ function findingLines(findings: readonly JudgedFinding[]): string[] {
     .join(', ')
   const shown = sorted.slice(0, MAX_FINDINGS).map(({ finding: f, judges }) => {
     const where =
-      f.path === undefined ? '' : ` · ${f.line === undefined ? f.path : `${f.path}:${f.line}`}`
+      f.path === undefined
+        ? ''
+        : ` · ${oneLine(f.line === undefined ? f.path : `${f.path}:${f.line}`)}`
     const by = judges > 1 ? ` (${judges} judges)` : ''
-    return `  ${f.severity.padEnd(8)} ${shorten(firstLine(f.title), REASON_WIDTH)}${where}${by}`
+    return `  ${f.severity.padEnd(8)} ${shorten(oneLine(f.title), REASON_WIDTH)}${where}${by}`
   })
   const rest = sorted.length - shown.length
   return [
@@ -258,8 +260,15 @@ function costLines(runs: readonly JudgeRun[]): string[] {
   return [`cost: ${parts.join(' · ')}`]
 }
 
-function firstLine(text: string): string {
-  return text.trim().split('\n')[0]?.trim() ?? ''
+/**
+ * A judge's text on one line: its line breaks as spaces, and without control characters (an
+ * escape sequence from a model's answer must not restyle or move the user's terminal).
+ */
+function oneLine(text: string): string {
+  return text
+    .replace(/\s+/g, ' ')
+    .replace(/\p{Cc}/gu, '')
+    .trim()
 }
 
 /**
