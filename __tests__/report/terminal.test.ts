@@ -232,6 +232,26 @@ describe('the terminal view: findings, dimensions, score and cost', () => {
     ])
   })
 
+  it('lists at most five findings and counts the rest', () => {
+    const many = searchEvaluation([
+      {
+        findings: Array.from({ length: 7 }, (_, i) => ({
+          severity: 'info' as const,
+          title: `Note ${i + 1}`,
+          evidence: 'x'
+        }))
+      },
+      {},
+      {}
+    ])
+    const listed = renderTerminal(many).split('\n')
+    const at = listed.indexOf('findings: 7 info')
+    expect(listed.slice(at + 1, at + 7)).toEqual([
+      ...[1, 2, 3, 4, 5].map(n => `  info     Note ${n}`),
+      '  … 2 more in the full report'
+    ])
+  })
+
   it('shows the dimensions, the score with its parts and thresholds, and the cost', () => {
     expect(text).toContain(
       'dimensions: accuracy 8 · completeness 8 · clarity 8 · conciseness 8 · relevance 8 (weighted 8/10)'
