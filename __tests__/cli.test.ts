@@ -84,6 +84,9 @@ describe('rubric-council check (bundled)', () => {
     const pass = await bundled(['check', '--checker', 'true'], repo)
     expect(pass.code).toBe(0)
     expect(pass.stdout.split('\n')[0]).toBe('PASS (exit 0) · gates 1/1')
+    expect(pass.stdout.trimEnd().split('\n').at(-1)).toBe(
+      'Full report: rubric-council check --markdown -'
+    )
     const fail = await bundled(['check', '--checker', 'false'], repo)
     expect(fail.code).toBe(1)
     expect(fail.stdout).toContain('gate_failed: 1 of 1 gate did not pass: "false" (exit 1)')
@@ -118,6 +121,8 @@ describe('rubric-council check (bundled)', () => {
       repo
     )
     expect(result.code).toBe(0)
+    // The terminal view says where the full report went.
+    expect(result.stdout.trimEnd().split('\n').at(-1)).toBe('Full report: report.md')
     const report = JSON.parse(readFileSync(join(repo, 'report.json'), 'utf8')) as {
       verdict: string
       gates: { output: { head: string } }[]

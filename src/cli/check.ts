@@ -92,7 +92,12 @@ export async function checkCommand(options: CheckOptions, io: CliIo): Promise<nu
     else await writeFile(resolve(io.cwd, options.markdown), markdown)
   }
   if (options.dryRun) io.stdout(renderComment(evaluation, DEFAULT_CHECK_NAME))
-  else if (options.markdown !== '-') io.stdout(renderTerminal(evaluation).trimEnd())
+  else if (options.markdown !== '-') {
+    const markdownFile = options.markdown
+    io.stdout(
+      renderTerminal(evaluation, markdownFile === undefined ? {} : { markdownFile }).trimEnd()
+    )
+  }
   return evaluation.verdict.exitCode
 }
 

@@ -174,6 +174,7 @@ export function describe(rubric: Rubric): RubricInfo {
     ...(rubric.title !== undefined && { title: rubric.title }),
     ...(rubric.source.kind === 'checker' && { materialised: rubric.text }),
     problems: [],
-    counts: { gates: rubric.gates.length, must, nice: rubric.criteria.length - must }
+    counts: { gates: rubric.gates.length, must, nice: rubric.criteria.length - must },
+    thresholds: rubric.thresholds
   }
 }

@@ -4,7 +4,7 @@ import type { RubricDiff } from '../rubric/diff.js'
 import type { HistoryEntry } from './history.js'
 import type { GateResult } from '../gates/types.js'
 import type { RubricIssue } from '../rubric/errors.js'
-import type { RubricSourceKind } from '../rubric/types.js'
+import type { RubricSourceKind, Thresholds } from '../rubric/types.js'
 import type { Verdict } from '../verdict/types.js'
 
 /** What the report says about the rubric; `hash` and `text` are absent when it could not be read. */
@@ -18,6 +18,8 @@ export interface RubricInfo {
   /** Why the rubric is invalid; empty when it is valid. */
   readonly problems: readonly RubricIssue[]
   readonly counts: { readonly gates: number; readonly must: number; readonly nice: number }
+  /** The score thresholds of a valid rubric; absent when none was read. */
+  readonly thresholds?: Thresholds
 }
 
 export interface RubricReview {

@@ -1,15 +1,53 @@
+import type { JudgeRun, TokenUsage } from '../council/types.js'
+import type { GateResult } from '../gates/types.js'
 import { formatIssue } from '../rubric/errors.js'
+import type { Thresholds } from '../rubric/types.js'
 import { formatNumber } from '../verdict/decide.js'
-import type { CriterionResult } from '../verdict/types.js'
+import type {
+  CriterionResult,
+  CriterionStatus,
+  DimensionResult,
+  JudgedFinding,
+  Verdict,
+  Vote
+} from '../verdict/types.js'
 import type { Evaluation } from '../engine/evaluation.js'
-import { isMet, summaryLine } from './summary.js'
+import { formatTokens } from './progress.js'
+import { summaryLine } from './summary.js'
 import { nextStep, stepContext } from './next-step.js'
+
+export interface TerminalOptions {
+  /** The file `--markdown` wrote the full report to, when it was given one (not `-`). */
+  readonly markdownFile?: string
+}
+
+/** How `check` prints the full report, named on the last line when no file holds it. */
+export const FULL_REPORT_COMMAND = 'rubric-council check --markdown -'
+
+/** Each criterion status has its own mark; a SCORED criterion shows its median instead. */
+export const STATUS_MARK: Readonly<Record<Exclude<CriterionStatus, 'SCORED'>, string>> = {
+  PASS: '✓',
+  FAIL: '✗',
+  SPLIT: '±',
+  UNGRADED: '–'
+}
+
+/** Characters of a judge's reasoning shown next to a criterion, and of a finding's title. */
+const REASON_WIDTH = 80
+/** Characters of a gate's command or a criterion's id in the name column. */
+const NAME_WIDTH = 40
+/** Findings listed before the rest are left to the full report. */
+const MAX_FINDINGS = 5
+
+const SEVERITY_RANK = { critical: 0, major: 1, minor: 2, info: 3 } as const
 
 /**
  * A compact rendering for a terminal, in the spirit of Scope's TUI: the verdict and summary line,
- * what to do next, the reasons, then one line per gate and criterion.
+ * what to do next, the reasons, the gates and criteria (a group where everything passed on one
+ * line), then the findings, dimensions, score and cost when there are any, and where the full
+ * report is. Pure.
  */
-export function renderTerminal(evaluation: Evaluation): string {
+export function renderTerminal(evaluation: Evaluation, options: TerminalOptions = {}): string {
   const { verdict, gates, rubric } = evaluation
   const lines: string[] = []
   const summary = summaryLine(evaluation)
@@ -19,52 +57,238 @@ export function renderTerminal(evaluation: Evaluation): string {
   for (const reason of verdict.reasons) lines.push(`  ${reason.code}: ${reason.message}`)
   for (const issue of rubric.problems) lines.push(`  ${formatIssue(issue)}`)
 
-  if (gates.length > 0) {
-    lines.push('', 'gates:')
-    for (const g of gates) {
-      const result =
-        g.status === 'fail' && g.exitCode !== null ? `fail (exit ${g.exitCode})` : g.status
-      lines.push(
-        row(
-          g.status === 'pass' ? '✓' : '✗',
-          g.command,
-          `${result}  ${(g.durationMs / 1000).toFixed(1)} s`
-        )
-      )
-    }
-  }
   const must = verdict.criteria.filter(c => c.required)
   const nice = verdict.criteria.filter(c => !c.required)
-  if (must.length > 0) lines.push('', 'must-have:', ...must.map(criterionRow))
-  if (nice.length > 0) lines.push('', 'nice-to-have:', ...nice.map(criterionRow))
+  const groups = [
+    ...(gates.length > 0 ? [gatesGroup(gates)] : []),
+    ...(must.length > 0 ? [criteriaGroup('must-have', must)] : []),
+    ...(nice.length > 0 ? [criteriaGroup('nice-to-have', nice)] : [])
+  ]
+  // A listed group stands apart; groups on one line each sit together.
+  let apart = true
+  for (const g of groups) {
+    const listed = g.length > 1
+    if (apart || listed) lines.push('')
+    lines.push(...g)
+    apart = listed
+  }
+
+  const details = [
+    ...findingLines(verdict.findings),
+    ...dimensionLines(verdict.dimensions, verdict.dimensionsScore),
+    ...scoreLines(verdict, rubric.thresholds),
+    ...costLines(evaluation.council?.runs ?? [])
+  ]
+  if (details.length > 0) lines.push('', ...details)
+
   lines.push('', `recommendation: ${verdict.recommendation}`)
+  lines.push(`Full report: ${options.markdownFile ?? FULL_REPORT_COMMAND}`)
   return `${lines.join('\n')}\n`
 }
 
-function criterionRow(c: CriterionResult): string {
-  const tally =
-    c.kind === 'score'
+interface Row {
+  readonly mark: string
+  readonly name: string
+  readonly result: string
+}
+
+/** A group's rows under its title, or one line naming them all when every one passed. */
+function group(title: string, rows: readonly Row[], allPassed: boolean): string[] {
+  if (allPassed) {
+    const names = shorten(rows.map(r => r.name).join(', '), REASON_WIDTH)
+    return [`${title}: ${STATUS_MARK.PASS} ${rows.length}/${rows.length} · ${names}`]
+  }
+  // Marks are one character but a score; the names line up either way.
+  const width = Math.max(...rows.map(r => Array.from(r.mark).length))
+  return [
+    `${title}:`,
+    ...rows.map(r => {
+      const mark = r.mark.padStart(width + r.mark.length - Array.from(r.mark).length)
+      const label = Array.from(r.name).length > NAME_WIDTH ? shorten(r.name, NAME_WIDTH) : r.name
+      return `  ${mark} ${label.padEnd(NAME_WIDTH)} ${r.result}`
+    })
+  ]
+}
+
+function gatesGroup(gates: readonly GateResult[]): string[] {
+  const rows = gates.map(g => ({
+    mark: g.status === 'pass' ? STATUS_MARK.PASS : STATUS_MARK.FAIL,
+    name: g.command,
+    result: `${g.status === 'fail' && g.exitCode !== null ? `fail (exit ${g.exitCode})` : g.status}  ${(g.durationMs / 1000).toFixed(1)} s`
+  }))
+  return group(
+    'gates',
+    rows,
+    gates.every(g => g.status === 'pass')
+  )
+}
+
+function criteriaGroup(title: string, criteria: readonly CriterionResult[]): string[] {
+  return group(
+    title,
+    criteria.map(criterionRow),
+    criteria.every(c => c.status === 'PASS')
+  )
+}
+
+function criterionRow(c: CriterionResult): Row {
+  const mark =
+    c.status === 'SCORED'
       ? c.median === undefined
+        ? STATUS_MARK.UNGRADED
+        : formatNumber(c.median)
+      : STATUS_MARK[c.status]
+  // The objection is what an author wants to read next to a failed or split criterion.
+  const objection = c.status === 'FAIL' || c.status === 'SPLIT' ? objectionOf(c) : undefined
+  const why = objection ? ` - ${shorten(oneLine(objection.reasoning), REASON_WIDTH)}` : ''
+  return { mark, name: c.id, result: `${[c.status, tallyOf(c)].filter(Boolean).join(' ')}${why}` }
+}
+
+/**
+ * `3/3`: of how many judges, how many passed it; a split shows its votes as `PASS–FAIL` (`2–1`);
+ * a score-range criterion its median, against its minimum when it has one.
+ */
+function tallyOf(c: CriterionResult): string {
+  if (c.kind === 'score') {
+    if (c.median === undefined) return ''
+    const min = c.requiredMinScore === undefined ? '' : ` (min ${c.requiredMinScore})`
+    return `median ${formatNumber(c.median)}/10${min}`
+  }
+  const t = c.tally
+  if (!t || t.pass + t.fail + t.abstain === 0) return ''
+  const tied = t.abstain > 0 ? `, ${t.abstain} tied` : ''
+  if (c.status === 'SPLIT') return `${t.pass}–${t.fail} (PASS–FAIL${tied})`
+  const tie = c.tieBreak?.verdict ? `, tie-break ${c.tieBreak.verdict}` : ''
+  return `${t.pass}/${t.pass + t.fail + t.abstain}${tied}${tie}`
+}
+
+/** A failing vote of a checklist criterion; the lowest score of a score-range one. */
+function objectionOf(c: CriterionResult): Vote | undefined {
+  if (c.kind === 'checklist') return c.votes.find(v => v.verdict === 'FAIL')
+  return c.votes
+    .filter(v => v.score !== undefined)
+    .reduce<Vote | undefined>(
+      (low, v) => (low && (low.score ?? 0) <= (v.score ?? 0) ? low : v),
+      undefined
+    )
+}
+
+/** The findings, the gravest first, the same finding of several judges once; the rest counted. */
+function findingLines(findings: readonly JudgedFinding[]): string[] {
+  if (findings.length === 0) return []
+  const merged = new Map<string, { finding: JudgedFinding; judges: number }>()
+  for (const f of findings) {
+    const key = JSON.stringify([f.severity, f.title, f.path ?? '', f.line ?? -1])
+    const seen = merged.get(key)
+    merged.set(key, { finding: seen?.finding ?? f, judges: (seen?.judges ?? 0) + 1 })
+  }
+  const sorted = [...merged.values()].sort(
+    (a, b) => SEVERITY_RANK[a.finding.severity] - SEVERITY_RANK[b.finding.severity]
+  )
+  const counts = (['critical', 'major', 'minor', 'info'] as const)
+    .map(s => [s, sorted.filter(m => m.finding.severity === s).length] as const)
+    .filter(([, n]) => n > 0)
+    .map(([s, n]) => `${n} ${s}`)
+    .join(', ')
+  const shown = sorted.slice(0, MAX_FINDINGS).map(({ finding: f, judges }) => {
+    const where =
+      f.path === undefined
         ? ''
-        : ` median ${formatNumber(c.median)}`
-      : c.tally
-        ? ` ${c.tally.pass}/${c.tally.pass + c.tally.fail + c.tally.abstain}${c.tieBreak?.verdict ? `, tie-break ${c.tieBreak.verdict}` : ''}`
-        : ''
-  // The first objection is what an author wants to read next to a failed criterion.
-  // Ungraded is neither met nor failed: no judge, or too few, answered.
-  const mark = c.status === 'UNGRADED' ? '–' : isMet(c) ? '✓' : '✗'
-  const objection =
-    mark === '✗' ? c.votes.find(v => v.verdict === 'FAIL' || v.score !== undefined) : undefined
-  const why = objection ? ` - ${firstLine(objection.reasoning)}` : ''
-  return row(mark, c.id, `${c.status}${tally}${why}`)
+        : ` · ${oneLine(f.line === undefined ? f.path : `${f.path}:${f.line}`)}`
+    const by = judges > 1 ? ` (${judges} judges)` : ''
+    return `  ${f.severity.padEnd(8)} ${shorten(oneLine(f.title), REASON_WIDTH)}${where}${by}`
+  })
+  const rest = sorted.length - shown.length
+  return [
+    `findings: ${counts}`,
+    ...shown,
+    ...(rest > 0 ? [`  … ${rest} more in the full report`] : [])
+  ]
 }
 
-function row(mark: '✓' | '✗' | '–', name: string, result: string): string {
-  const label = name.length > 40 ? `${name.slice(0, 39)}…` : name.padEnd(40)
-  return `  ${mark} ${label} ${result}`
+/** `dimensions: correctness 8 · clarity 7 (weighted 7.5/10)`; `–` for one no judge scored. */
+function dimensionLines(dimensions: readonly DimensionResult[], score: number | null): string[] {
+  if (dimensions.every(d => d.median === null)) return []
+  const medians = dimensions
+    .map(d => `${d.name} ${d.median === null ? '–' : formatNumber(d.median)}`)
+    .join(' · ')
+  const weighted = score === null ? '' : ` (weighted ${formatNumber(score * 10)}/10)`
+  return [`dimensions: ${medians}${weighted}`]
 }
 
-function firstLine(text: string): string {
-  const line = text.trim().split('\n')[0] ?? ''
-  return line.length > 80 ? `${line.slice(0, 79)}…` : line
+/** `score: 0.73 = criteria 0.8, dimensions 0.65 · pass ≥ 0.8, fail < 0.5`. */
+function scoreLines(verdict: Verdict, thresholds: Thresholds | undefined): string[] {
+  if (verdict.score === null) return []
+  const parts = [
+    ...(verdict.criteriaScore === null ? [] : [`criteria ${formatNumber(verdict.criteriaScore)}`]),
+    ...(verdict.dimensionsScore === null
+      ? []
+      : [`dimensions ${formatNumber(verdict.dimensionsScore)}`]),
+    ...(verdict.accuracyCeilingApplied ? ['capped by the accuracy ceiling'] : [])
+  ]
+  const from = parts.length > 0 ? ` from ${parts.join(', ')}` : ''
+  const bounds = thresholds
+    ? ` · pass ≥ ${formatNumber(thresholds.pass)}, fail < ${formatNumber(thresholds.fail)}`
+    : ''
+  return [`score: ${formatNumber(verdict.score)}${from}${bounds}`]
+}
+
+/** `cost: 37,035 in (30,720 cached) / 2,034 out · est. $0.0369`, when the providers said. */
+function costLines(runs: readonly JudgeRun[]): string[] {
+  const counted = runs.flatMap(r => (r.tokens ? [r.tokens] : []))
+  const priced = runs.filter(r => r.costUsd !== undefined)
+  if (counted.length === 0 && priced.length === 0) return []
+  const sum = (pick: (t: TokenUsage) => number): number =>
+    counted.reduce((total, t) => total + pick(t), 0)
+  const parts: string[] = []
+  if (counted.length > 0) {
+    parts.push(
+      formatTokens({
+        input: sum(t => t.input),
+        cachedInput: sum(t => t.cachedInput),
+        cacheWrite: sum(t => t.cacheWrite),
+        output: sum(t => t.output)
+      })
+    )
+  }
+  if (priced.length > 0) {
+    const dollars = priced.reduce((total, r) => total + (r.costUsd ?? 0), 0)
+    const unpriced = runs.some(r => r.tokens !== undefined && r.costUsd === undefined)
+    const partial = unpriced ? ' for the models with a known price' : ''
+    parts.push(`est. $${dollars.toFixed(4)}${partial}`)
+  }
+  return [`cost: ${parts.join(' · ')}`]
+}
+
+/**
+ * A judge's text on one line: its line breaks as spaces, and without control characters (an
+ * escape sequence from a model's answer must not restyle or move the user's terminal).
+ */
+function oneLine(text: string): string {
+  return text
+    .replace(/\s+/g, ' ')
+    .replace(/\p{Cc}/gu, '')
+    .trim()
+}
+
+/**
+ * `text` in at most `max` characters (code points, so no emoji or other multi-byte character is
+ * split): when it is longer, it ends at the last word that fits, followed by `…`. Only a first
+ * word longer than the room is cut inside, there being no boundary to end at.
+ */
+export function shorten(text: string, max: number): string {
+  const chars = Array.from(text)
+  if (chars.length <= max) return text
+  const room = chars.slice(0, Math.max(0, max - 1))
+  const atBoundary = /\s/u.test(chars[room.length] ?? ' ')
+  let end = room.length
+  if (!atBoundary) {
+    const lastSpace = room.findLastIndex(ch => /\s/u.test(ch))
+    if (lastSpace > 0) end = lastSpace
+  }
+  const kept = room
+    .slice(0, end)
+    .join('')
+    .replace(/[\s,;:–—-]+$/u, '')
+  return `${kept}…`
 }
