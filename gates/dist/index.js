@@ -48802,11 +48802,6 @@ function buildRubric(input) {
     };
     for (const problem of frontMatter.problems)
         atPath(problem.path, problem.rule, problem.message, problem.at);
-    for (const { index, name, scoreRanges } of frontMatter.rangesOfInvalidCriteria) {
-        for (const problem of normaliseScoreRanges(scoreRanges).problems) {
-            atPath(['criteria', index, 'score_ranges', ...problem.at], problem.rule, `${name}: ${problem.message}`);
-        }
-    }
     for (const problem of [...input.lineProblems, ...(body?.problems ?? [])])
         atLine(problem.line, problem.column, problem.rule, problem.message);
     const gateOptions = buildGateOptions(fm.gates);
@@ -48986,15 +48981,25 @@ function buildCriteria(fromFrontMatter, body, locate, atPath, atLine) {
     }
     const fromMarkdown = new Set(drafts);
     const frontMatterDrafts = [];
-    for (const { index, criterion } of fromFrontMatter) {
+    for (const entry of fromFrontMatter) {
+        const { index, criterion, invalidKeys } = entry;
         const path = ['criteria', index];
-        const id = criterion.id ?? (criterion.description ? build_slugify(criterion.description) : '');
+        // Settings first: a criterion's id or description problem must not hide its ranges' problems.
+        const checkedId = criterion.id ?? (criterion.description ? build_slugify(criterion.description) : undefined);
+        const name = checkedId && !invalidKeys.includes('id') ? `criterion "${checkedId}"` : entry.name;
+        const settings = checkSettings(criterion, path, name, atPath);
+        const failed = !entry.valid || settings === undefined;
+        // An id or description that failed validation is already reported; what would follow from
+        // its absence (no id, no description) would be noise.
+        if (invalidKeys.includes('id') || invalidKeys.includes('description'))
+            continue;
+        const id = checkedId ?? '';
         if (id === '' || !ID_PATTERN.test(id)) {
             atPath(path, 'type', `${label(path, undefined)} needs an id or a description`);
             continue;
         }
         const earlier = byId.get(key(id));
-        if (earlier && fromMarkdown.has(earlier) && earlier.settings === undefined) {
+        if (earlier && fromMarkdown.has(earlier) && earlier.frontMatterIndex === undefined) {
             if (criterion.description !== undefined) {
                 atPath([...path, 'id'], 'duplicate-id', `criterion id "${id}" is also a Markdown criterion (line ${earlier.line}); ` +
                     'to add settings to it, leave out description here');
@@ -49006,8 +49011,11 @@ function buildCriteria(fromFrontMatter, body, locate, atPath, atLine) {
                     `(## ${SECTION_HEADINGS[earlier.section]}, line ${earlier.line})`);
                 continue;
             }
-            earlier.settings = criterion;
             earlier.frontMatterIndex = index;
+            if (settings)
+                earlier.settings = settings;
+            if (failed)
+                earlier.failed = true;
             continue;
         }
         if (earlier) {
@@ -49024,48 +49032,60 @@ function buildCriteria(fromFrontMatter, body, locate, atPath, atLine) {
             section: criterion.required === false ? 'nice' : 'must',
             line: locate(path, 'value').line,
             frontMatterIndex: index,
-            settings: criterion
+            ...(settings && { settings }),
+            ...(failed && { failed })
         };
         frontMatterDrafts.push(draft);
         byId.set(key(id), draft);
     }
     // Structured criteria first, then the Markdown ones, each in the order written.
-    return [...frontMatterDrafts, ...drafts].flatMap(draft => {
-        const criterion = finishCriterion(draft, atPath);
-        return criterion ? [criterion] : [];
-    });
+    return [...frontMatterDrafts, ...drafts].flatMap(draft => draft.failed ? [] : [finishCriterion(draft)]);
 }
-function finishCriterion(draft, atPath) {
+/**
+ * Checks the settings of a front-matter criterion (its score ranges, and required_min_score
+ * against them), reporting every problem; undefined when there was one.
+ */
+function checkSettings(raw, base, name, atPath) {
+    let ok = true;
+    let scoreRanges;
+    if (raw.score_ranges) {
+        const result = normaliseScoreRanges(raw.score_ranges);
+        for (const problem of result.problems) {
+            atPath([...base, 'score_ranges', ...problem.at], problem.rule, `${name}: ${problem.message}`);
+        }
+        if (result.problems.length > 0)
+            ok = false;
+        else
+            scoreRanges = result.ranges;
+    }
+    const minScore = raw.required_min_score;
+    // Ranges given but wrong are reported above; only their absence is this rule's business.
+    if (minScore !== undefined && raw.score_ranges === undefined) {
+        atPath([...base, 'required_min_score'], 'min-score', `${name}: required_min_score needs score_ranges (a checklist criterion is PASS or FAIL)`);
+        ok = false;
+    }
+    if (!ok)
+        return undefined;
+    return {
+        ...(raw.weight !== undefined && { weight: raw.weight }),
+        ...(scoreRanges && { scoreRanges }),
+        ...(minScore !== undefined && { requiredMinScore: minScore })
+    };
+}
+function finishCriterion(draft) {
     const settings = draft.settings;
-    const base = ['criteria', draft.frontMatterIndex ?? -1];
     const required = draft.section === 'must';
-    const criterion = {
+    return {
         id: draft.id,
         description: draft.description,
         required,
         section: draft.section,
         weight: settings?.weight ?? (required ? 1 : 0),
-        line: draft.line
-    };
-    let scoreRanges;
-    if (settings?.score_ranges) {
-        const result = normaliseScoreRanges(settings.score_ranges);
-        for (const problem of result.problems) {
-            atPath([...base, 'score_ranges', ...problem.at], problem.rule, `criterion "${draft.id}": ${problem.message}`);
-        }
-        if (result.problems.length > 0)
-            return undefined;
-        scoreRanges = result.ranges;
-    }
-    const minScore = settings?.required_min_score;
-    if (minScore !== undefined && scoreRanges === undefined) {
-        atPath([...base, 'required_min_score'], 'min-score', `criterion "${draft.id}": required_min_score needs score_ranges (a checklist criterion is PASS or FAIL)`);
-        return undefined;
-    }
-    return {
-        ...criterion,
-        ...(scoreRanges && { scoreRanges }),
-        ...(minScore !== undefined && { requiredMinScore: minScore })
+        line: draft.line,
+        ...(settings?.scoreRanges && { scoreRanges: settings.scoreRanges }),
+        ...(settings?.requiredMinScore !== undefined && {
+            requiredMinScore: settings.requiredMinScore
+        })
     };
 }
 /**
@@ -49218,7 +49238,6 @@ function checkFrontMatter(data, what) {
     const problems = [];
     const values = {};
     const criteria = [];
-    const rangesOfInvalidCriteria = [];
     for (const [key, value] of Object.entries(data)) {
         if (!Object.hasOwn(FRONT_MATTER_SHAPE, key)) {
             const suggestion = closest(key, TOP_LEVEL_KEYS);
@@ -49234,20 +49253,15 @@ function checkFrontMatter(data, what) {
         }
         if (key === 'criteria' && Array.isArray(value)) {
             value.forEach((item, index) => {
+                const name = label(['criteria', index], data);
                 const result = CriterionSchema.safeParse(item, { reportInput: true });
                 if (result.success) {
-                    criteria.push({ index, criterion: result.data });
+                    criteria.push({ index, name, criterion: result.data, invalidKeys: [], valid: true });
                     return;
                 }
                 problems.push(...front_matter_describe(result.error.issues, ['criteria', index], data));
-                const ranges = ScoreRangesSchema.safeParse(isRecord(item) ? item.score_ranges : undefined);
-                if (ranges.success) {
-                    rangesOfInvalidCriteria.push({
-                        index,
-                        name: label(['criteria', index], data),
-                        scoreRanges: ranges.data
-                    });
-                }
+                if (isRecord(item))
+                    criteria.push({ index, name, ...validFields(item), valid: false });
             });
             continue;
         }
@@ -49282,17 +49296,27 @@ function checkFrontMatter(data, what) {
         else
             problems.push(...front_matter_describe(result.error.issues, [key], data));
     }
-    return {
-        values,
-        criteria,
-        rangesOfInvalidCriteria,
-        problems
-    };
+    return { values, criteria, problems };
+}
+/** The fields of a criterion that are valid on their own; unknown keys are left out. */
+function validFields(item) {
+    const criterion = {};
+    const invalidKeys = [];
+    for (const [key, value] of Object.entries(item)) {
+        const schema = own_own(CriterionSchema.shape, key);
+        if (!schema)
+            continue;
+        const result = schema.safeParse(value);
+        if (result.success)
+            criterion[key] = result.data;
+        else
+            invalidKeys.push(key);
+    }
+    return { criterion: criterion, invalidKeys };
 }
 const EMPTY = {
     values: {},
     criteria: [],
-    rangesOfInvalidCriteria: [],
     problems: []
 };
 function front_matter_describe(issues, base, root) {

@@ -10,10 +10,10 @@ import {
   PARALLEL_GATES_WHEN_TRUE
 } from './defaults.js'
 import type { RubricIssue, RubricRule } from './errors.js'
-import type { CheckedFrontMatter } from './front-matter.js'
+import type { CheckedCriterion, CheckedFrontMatter } from './front-matter.js'
 import { own } from './own.js'
 import { SECTION_HEADINGS, type BodyItem, type LineProblem, type ParsedBody } from './markdown.js'
-import { ID_PATTERN, type RawCriterion, type RawScoreRanges } from './schema.js'
+import { ID_PATTERN, type RawScoreRanges } from './schema.js'
 import type {
   Criterion,
   CriterionSection,
@@ -63,15 +63,6 @@ export function buildRubric(input: BuildInput): { rubric: Rubric; issues: Rubric
 
   for (const problem of frontMatter.problems)
     atPath(problem.path, problem.rule, problem.message, problem.at)
-  for (const { index, name, scoreRanges } of frontMatter.rangesOfInvalidCriteria) {
-    for (const problem of normaliseScoreRanges(scoreRanges).problems) {
-      atPath(
-        ['criteria', index, 'score_ranges', ...problem.at],
-        problem.rule,
-        `${name}: ${problem.message}`
-      )
-    }
-  }
   for (const problem of [...input.lineProblems, ...(body?.problems ?? [])])
     atLine(problem.line, problem.column, problem.rule, problem.message)
 
@@ -278,7 +269,16 @@ interface Draft {
   line: number
   /** Set when the criterion, or the settings added to it, come from the front matter. */
   frontMatterIndex?: number
-  settings?: RawCriterion
+  settings?: Settings
+  /** Something about it is already reported, so it is not built. */
+  failed?: boolean
+}
+
+/** A front-matter criterion's settings, checked; undefined fields were not given. */
+interface Settings {
+  readonly weight?: number
+  readonly scoreRanges?: ScoreRange[]
+  readonly requiredMinScore?: number
 }
 
 function buildCriteria(
@@ -323,15 +323,25 @@ function buildCriteria(
 
   const fromMarkdown = new Set(drafts)
   const frontMatterDrafts: Draft[] = []
-  for (const { index, criterion } of fromFrontMatter) {
+  for (const entry of fromFrontMatter) {
+    const { index, criterion, invalidKeys } = entry
     const path: Path = ['criteria', index]
-    const id = criterion.id ?? (criterion.description ? slugify(criterion.description) : '')
+    // Settings first: a criterion's id or description problem must not hide its ranges' problems.
+    const checkedId =
+      criterion.id ?? (criterion.description ? slugify(criterion.description) : undefined)
+    const name = checkedId && !invalidKeys.includes('id') ? `criterion "${checkedId}"` : entry.name
+    const settings = checkSettings(criterion, path, name, atPath)
+    const failed = !entry.valid || settings === undefined
+    // An id or description that failed validation is already reported; what would follow from
+    // its absence (no id, no description) would be noise.
+    if (invalidKeys.includes('id') || invalidKeys.includes('description')) continue
+    const id = checkedId ?? ''
     if (id === '' || !ID_PATTERN.test(id)) {
       atPath(path, 'type', `${label(path, undefined)} needs an id or a description`)
       continue
     }
     const earlier = byId.get(key(id))
-    if (earlier && fromMarkdown.has(earlier) && earlier.settings === undefined) {
+    if (earlier && fromMarkdown.has(earlier) && earlier.frontMatterIndex === undefined) {
       if (criterion.description !== undefined) {
         atPath(
           [...path, 'id'],
@@ -351,8 +361,9 @@ function buildCriteria(
         )
         continue
       }
-      earlier.settings = criterion
       earlier.frontMatterIndex = index
+      if (settings) earlier.settings = settings
+      if (failed) earlier.failed = true
       continue
     }
     if (earlier) {
@@ -377,57 +388,71 @@ function buildCriteria(
       section: criterion.required === false ? 'nice' : 'must',
       line: locate(path, 'value').line,
       frontMatterIndex: index,
-      settings: criterion
+      ...(settings && { settings }),
+      ...(failed && { failed })
     }
     frontMatterDrafts.push(draft)
     byId.set(key(id), draft)
   }
 
   // Structured criteria first, then the Markdown ones, each in the order written.
-  return [...frontMatterDrafts, ...drafts].flatMap(draft => {
-    const criterion = finishCriterion(draft, atPath)
-    return criterion ? [criterion] : []
-  })
+  return [...frontMatterDrafts, ...drafts].flatMap(draft =>
+    draft.failed ? [] : [finishCriterion(draft)]
+  )
 }
 
-function finishCriterion(draft: Draft, atPath: AtPath): Criterion | undefined {
+/**
+ * Checks the settings of a front-matter criterion (its score ranges, and required_min_score
+ * against them), reporting every problem; undefined when there was one.
+ */
+function checkSettings(
+  raw: CheckedCriterion['criterion'],
+  base: Path,
+  name: string,
+  atPath: AtPath
+): Settings | undefined {
+  let ok = true
+  let scoreRanges: ScoreRange[] | undefined
+  if (raw.score_ranges) {
+    const result = normaliseScoreRanges(raw.score_ranges)
+    for (const problem of result.problems) {
+      atPath([...base, 'score_ranges', ...problem.at], problem.rule, `${name}: ${problem.message}`)
+    }
+    if (result.problems.length > 0) ok = false
+    else scoreRanges = result.ranges
+  }
+  const minScore = raw.required_min_score
+  // Ranges given but wrong are reported above; only their absence is this rule's business.
+  if (minScore !== undefined && raw.score_ranges === undefined) {
+    atPath(
+      [...base, 'required_min_score'],
+      'min-score',
+      `${name}: required_min_score needs score_ranges (a checklist criterion is PASS or FAIL)`
+    )
+    ok = false
+  }
+  if (!ok) return undefined
+  return {
+    ...(raw.weight !== undefined && { weight: raw.weight }),
+    ...(scoreRanges && { scoreRanges }),
+    ...(minScore !== undefined && { requiredMinScore: minScore })
+  }
+}
+
+function finishCriterion(draft: Draft): Criterion {
   const settings = draft.settings
-  const base: Path = ['criteria', draft.frontMatterIndex ?? -1]
   const required = draft.section === 'must'
-  const criterion: Criterion = {
+  return {
     id: draft.id,
     description: draft.description,
     required,
     section: draft.section,
     weight: settings?.weight ?? (required ? 1 : 0),
-    line: draft.line
-  }
-  let scoreRanges: ScoreRange[] | undefined
-  if (settings?.score_ranges) {
-    const result = normaliseScoreRanges(settings.score_ranges)
-    for (const problem of result.problems) {
-      atPath(
-        [...base, 'score_ranges', ...problem.at],
-        problem.rule,
-        `criterion "${draft.id}": ${problem.message}`
-      )
-    }
-    if (result.problems.length > 0) return undefined
-    scoreRanges = result.ranges
-  }
-  const minScore = settings?.required_min_score
-  if (minScore !== undefined && scoreRanges === undefined) {
-    atPath(
-      [...base, 'required_min_score'],
-      'min-score',
-      `criterion "${draft.id}": required_min_score needs score_ranges (a checklist criterion is PASS or FAIL)`
-    )
-    return undefined
-  }
-  return {
-    ...criterion,
-    ...(scoreRanges && { scoreRanges }),
-    ...(minScore !== undefined && { requiredMinScore: minScore })
+    line: draft.line,
+    ...(settings?.scoreRanges && { scoreRanges: settings.scoreRanges }),
+    ...(settings?.requiredMinScore !== undefined && {
+      requiredMinScore: settings.requiredMinScore
+    })
   }
 }
 
