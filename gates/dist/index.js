@@ -49312,7 +49312,7 @@ function validFields(item) {
         else
             invalidKeys.push(key);
     }
-    return { criterion: criterion, invalidKeys };
+    return { criterion, invalidKeys };
 }
 const EMPTY = {
     values: {},

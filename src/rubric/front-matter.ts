@@ -139,7 +139,7 @@ function validFields(item: Record<string, unknown>): {
     if (result.success) criterion[key] = result.data
     else invalidKeys.push(key)
   }
-  return { criterion: criterion as RawCriterion, invalidKeys }
+  return { criterion, invalidKeys }
 }
 
 const EMPTY: CheckedFrontMatter = {
