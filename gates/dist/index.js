@@ -46434,7 +46434,8 @@ const version_VERSION = '0.1.0';
 
 ;// CONCATENATED MODULE: ./src/report/budget.ts
 /**
- * Fitting a document into a length budget (GitHub comments stop at 65,536 characters).
+ * Fitting a document into a length budget: in characters (GitHub comments stop at 65,536) or in
+ * UTF-8 bytes (a job summary stops at 1 MiB).
  *
  * A document is fixed text, elastic texts that may be shortened (reasonings, logs), and blocks that
  * may be dropped (a criterion's details). To fit, every elastic text is capped at one common
@@ -46442,10 +46443,16 @@ const version_VERSION = '0.1.0';
  * L = 0 does not fit, blocks are dropped, least important first, and each section says how many it
  * lost. Every piece is well-formed on its own, so any selection of them is well-formed too.
  */
-function fitToBudget(doc, budget) {
+/** The size of a text in `unit`; a lone surrogate is written as U+FFFD, 3 bytes. */
+function sizeOf(text, unit) {
+    return unit === 'bytes' ? Buffer.byteLength(text, 'utf8') : text.length;
+}
+function fitToBudget(doc, budget, unit = 'characters') {
+    const size = (text) => sizeOf(text, unit);
+    const measure = (kept, cap) => measureDoc(doc, kept, cap, unit);
     const all = doc.sections.map(s => s.blocks.map(() => true));
     const full = render(doc, all, Infinity, false);
-    if (full.length <= budget)
+    if (size(full) <= budget)
         return { text: full, shortened: false };
     const droppable = doc.sections
         .flatMap((s, si) => s.blocks.map((b, bi) => ({ si, bi, priority: b.priority })))
@@ -46467,21 +46474,21 @@ function fitToBudget(doc, budget) {
     let high = droppable.length;
     while (low < high) {
         const mid = Math.floor((low + high) / 2);
-        if (measure(doc, keepingAllBut(mid), USEFUL_LENGTH) <= budget)
+        if (measure(keepingAllBut(mid), USEFUL_LENGTH) <= budget)
             high = mid;
         else
             low = mid + 1;
     }
     const kept = keepingAllBut(low);
-    if (measure(doc, kept, 0) > budget) {
-        return { text: truncateFallback(doc.fallback, budget), shortened: true };
+    if (measure(kept, 0) > budget) {
+        return { text: truncateFallback(doc.fallback, budget, unit), shortened: true };
     }
     // The largest common cap that fits.
     let cap = 0;
     let longest = longestElastic(doc);
     while (cap < longest) {
         const mid = Math.ceil((cap + longest) / 2);
-        if (measure(doc, kept, mid) <= budget)
+        if (measure(kept, mid) <= budget)
             cap = mid;
         else
             longest = mid - 1;
@@ -46489,7 +46496,7 @@ function fitToBudget(doc, budget) {
     const text = render(doc, kept, cap, true);
     // measure() is an upper bound of render(); this guards the guarantee against any slip.
     return {
-        text: text.length <= budget ? text : truncateFallback(doc.fallback, budget),
+        text: size(text) <= budget ? text : truncateFallback(doc.fallback, budget, unit),
         shortened: true
     };
 }
@@ -46512,19 +46519,28 @@ function pieces(doc, kept, shortened) {
     });
     return out;
 }
-/** An upper bound of the rendered length with every elastic text capped at `cap`. */
-function measure(doc, kept, cap) {
+/** An upper bound of the rendered size with every elastic text capped at `cap` characters. */
+function measureDoc(doc, kept, cap, unit) {
+    const size = (text) => sizeOf(text, unit);
     let length = 0;
     for (const piece of pieces(doc, kept, true)) {
         if (typeof piece === 'string') {
-            length += piece.length;
+            length += size(piece);
             continue;
         }
         const limit = capOf(piece, cap);
-        length += piece.before.length + piece.after.length + Math.min(piece.text.length, limit);
+        length += size(piece.before) + size(piece.after);
+        if (piece.text.length <= limit) {
+            length += size(piece.text);
+            continue;
+        }
+        // Characters are what is capped; in bytes, the part kept is measured as it will be cut.
+        length +=
+            unit === 'characters'
+                ? limit
+                : size(piece.keep === 'start' ? safeHead(piece.text, limit) : safeTail(piece.text, limit));
         // The note for the largest possible cut is at least as long as the real one.
-        if (piece.text.length > limit)
-            length += piece.note(piece.text.length).length;
+        length += size(piece.note(piece.text.length));
     }
     return length;
 }
@@ -46601,8 +46617,23 @@ function safeTail(text, n) {
 const BR = '<br>';
 /** Texts are not cut below this while details can still be dropped instead. */
 const USEFUL_LENGTH = 300;
-function truncateFallback(text, budget) {
-    return text.length <= budget ? text : safeHead(text, budget);
+function truncateFallback(text, budget, unit) {
+    if (sizeOf(text, unit) <= budget)
+        return text;
+    if (unit === 'characters')
+        return safeHead(text, budget);
+    // The longest head within the budget; a character takes at least one byte, so no more than
+    // `budget` characters are ever needed.
+    let low = 0;
+    let high = Math.min(text.length, budget);
+    while (low < high) {
+        const mid = Math.ceil((low + high) / 2);
+        if (sizeOf(safeHead(text, mid), unit) <= budget)
+            low = mid;
+        else
+            high = mid - 1;
+    }
+    return safeHead(text, low);
 }
 function isHighSurrogate(code) {
     return code >= 0xd800 && code <= 0xdbff;
@@ -46841,7 +46872,7 @@ const ICON = { PASS: '✅', FAIL: '❌', UNCLEAR: '⚠️' };
  * saying what it cut; the result is always well-formed.
  */
 function markdown_renderMarkdown(evaluation, options) {
-    return fitToBudget(buildDoc(evaluation, options.nextStep), options.budget).text;
+    return fitToBudget(buildDoc(evaluation, options.nextStep), options.budget, options.unit).text;
 }
 function buildDoc(evaluation, audience) {
     const { verdict } = evaluation;
@@ -47882,10 +47913,13 @@ function json_toJsonReport(evaluation) {
 
 
 /**
- * GitHub keeps at most 1 MiB of job summary per step. A UTF-16 code unit is at most 3 bytes of
- * UTF-8, so this many characters always fit.
+ * GitHub drops a step summary over 1 MiB of UTF-8 (1,048,576 bytes) entirely, so the report is
+ * budgeted in bytes. 16 KiB (1.6 %) is kept in reserve: the runner states its check as "1024k"
+ * without saying how it rounds, and the toolkit may add a line end when it writes the file; a
+ * small margin costs little against losing the whole summary. (Budgeting 1 MiB / 3 characters
+ * instead cut mostly-ASCII reports at a third of what fits.)
  */
-const SUMMARY_BUDGET = 340_000;
+const SUMMARY_BUDGET_BYTES = (/* unused pure expression or super */ null && (1024 * 1024 - 16 * 1024));
 /** Writes everything the action reports, then ends the step per `fail-on`. */
 async function publish(evaluation, context, io) {
     const { verdict, rubric } = evaluation;
@@ -47902,7 +47936,8 @@ async function publish(evaluation, context, io) {
         });
     }
     const markdown = renderMarkdown(evaluation, {
-        budget: SUMMARY_BUDGET,
+        budget: SUMMARY_BUDGET_BYTES,
+        unit: 'bytes',
         nextStep: 'pull-request'
     });
     await io.summary(markdown);
