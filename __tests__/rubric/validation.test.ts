@@ -610,3 +610,55 @@ describe('one error of a criterion never hides another', () => {
     ])
   })
 })
+
+describe('one error of an object never hides a rule relating its other fields', () => {
+  const rules = (text: string): (string | undefined)[] =>
+    errorsOf(lines('---', text, '---', ...CRITERIA)).map(e => /\[([a-z-]+)\]$/.exec(e)?.[1])
+
+  it('checks fail against pass when confidence is out of range', () => {
+    expect(
+      errorsOf(
+        lines('---', 'thresholds: { pass: 0.5, fail: 0.7, confidence: 2 }', '---', ...CRITERIA)
+      )
+    ).toEqual([
+      'rubric.md:2:32: error: thresholds.fail (0.7) must not exceed thresholds.pass (0.5) [threshold]',
+      'rubric.md:2:49: error: thresholds.confidence must be at most 1, got 2 [threshold]'
+    ])
+  })
+
+  it('does not compare fail with the default pass when the pass written is invalid', () => {
+    expect(rules('thresholds: { pass: 2, fail: 0.9 }')).toEqual(['threshold'])
+  })
+
+  it('reports a model listed twice beside invalid samples, and no quorum against default samples', () => {
+    expect(
+      errorsOf(
+        lines(
+          '---',
+          'council: { models: [openai:gpt-5, openai:gpt-5], samples: 0 }',
+          '---',
+          ...CRITERIA
+        )
+      )
+    ).toEqual([
+      'rubric.md:2:35: error: council.models lists "openai:gpt-5" twice; use council.samples to ask a judge more than once [council]',
+      'rubric.md:2:59: error: council.samples must be at least 1, got 0 [council]'
+    ])
+    expect(rules('council: { models: [openai:gpt-5], samples: 0, quorum: 3 }')).toEqual(['council'])
+  })
+
+  it('reports a dimension that is not built in as needing a description beside its invalid weight', () => {
+    expect(
+      errorsOf(lines('---', 'dimensions:', '  foo: { weight: -1 }', '---', ...CRITERIA))
+    ).toEqual([
+      'rubric.md:3:3: error: dimension "foo" is not built in, so it needs a description: { weight: 10, description: "…" } ' +
+        '(built in: accuracy, completeness, clarity, conciseness, relevance) [dimension]',
+      'rubric.md:3:18: error: dimension "foo": weight must be greater than 0, got -1 [weight]'
+    ])
+    // Its weight is there, only invalid: no "needs a weight" on top.
+    expect(rules('dimensions: { foo: { weight: -1, description: F }, accuracy: -3 }')).toEqual([
+      'weight',
+      'weight'
+    ])
+  })
+})

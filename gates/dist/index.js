@@ -48827,6 +48827,8 @@ function valueAt(root, path) {
 function buildRubric(input) {
     const { frontMatter, body, source } = input;
     const fm = frontMatter.values;
+    /** Whether any of these fields failed on its own (its error is reported; rules using it are not checked). */
+    const failed = (...fields) => fields.some(field => frontMatter.invalidFields.has(field));
     const issues = [];
     const atLine = (line, column, rule, message) => {
         issues.push({ file: source.path, line, ...(column !== undefined && { column }), rule, message });
@@ -48842,13 +48844,13 @@ function buildRubric(input) {
     const gateOptions = buildGateOptions(fm.gates);
     const gates = buildGates(fm.gates, body?.items.gates ?? [], gateOptions, input.locate, atLine);
     const criteria = buildCriteria(frontMatter.criteria, body, input.locate, atPath, atLine);
-    const dimensions = buildDimensions(fm.dimensions, criteria.length > 0, atPath);
+    const dimensions = buildDimensions(fm.dimensions, criteria.length > 0, atPath, failed);
     const thresholds = {
         pass: fm.thresholds?.pass ?? DEFAULT_THRESHOLDS.pass,
         fail: fm.thresholds?.fail ?? DEFAULT_THRESHOLDS.fail,
         confidence: fm.thresholds?.confidence ?? DEFAULT_THRESHOLDS.confidence
     };
-    if (thresholds.fail > thresholds.pass) {
+    if (thresholds.fail > thresholds.pass && !failed('thresholds.pass', 'thresholds.fail')) {
         atPath(fm.thresholds?.fail !== undefined ? ['thresholds', 'fail'] : ['thresholds'], 'threshold', `thresholds.fail (${thresholds.fail}) must not exceed thresholds.pass (${thresholds.pass})`);
     }
     const hasAccuracy = dimensions.some(d => d.name === 'accuracy');
@@ -48867,7 +48869,10 @@ function buildRubric(input) {
     const quorum = fm.council?.quorum;
     const perModel = samples ?? DEFAULT_SAMPLES;
     const answers = models.length * perModel;
-    if (quorum !== undefined && models.length > 0 && quorum > answers) {
+    if (quorum !== undefined &&
+        models.length > 0 &&
+        quorum > answers &&
+        !failed('council.models', 'council.samples')) {
         atPath(['council', 'quorum'], 'council', `council.quorum (${quorum}) exceeds the ${answers} answers the council can give ` +
             `(${models.length} model${models.length === 1 ? '' : 's'} × ${perModel} sample${perModel === 1 ? '' : 's'})`);
     }
@@ -48875,7 +48880,10 @@ function buildRubric(input) {
         dimensions: fm.score_weights?.dimensions ?? 1,
         criteria: fm.score_weights?.criteria ?? 1
     };
-    if (fm.score_weights && scoreWeights.dimensions === 0 && scoreWeights.criteria === 0) {
+    if (fm.score_weights &&
+        scoreWeights.dimensions === 0 &&
+        scoreWeights.criteria === 0 &&
+        !failed('score_weights.dimensions', 'score_weights.criteria')) {
         atPath(['score_weights'], 'weight', 'score_weights must not all be 0');
     }
     if (gates.length === 0 &&
@@ -49196,7 +49204,7 @@ function normaliseScoreRanges(raw) {
     }
     return { ranges: sorted.map(s => s.range), problems };
 }
-function buildDimensions(raw, hasCriteria, atPath) {
+function buildDimensions(raw, hasCriteria, atPath, failed) {
     let entries;
     if (raw === false || (raw === undefined && !hasCriteria))
         return [];
@@ -49218,11 +49226,15 @@ function buildDimensions(raw, hasCriteria, atPath) {
             const weight = given.weight ?? builtIn?.weight;
             const description = given.description ?? builtIn?.description;
             if (description === undefined) {
+                if (failed(`dimensions.${name}.description`))
+                    continue;
                 atPath(['dimensions', name], 'dimension', `dimension "${name}" is not built in, so it needs a description: { weight: 10, description: "…" } ` +
                     `(built in: ${Object.keys(BUILT_IN_DIMENSIONS).join(', ')})`, 'key');
                 continue;
             }
             if (weight === undefined) {
+                if (failed(`dimensions.${name}.weight`))
+                    continue;
                 atPath(['dimensions', name], 'weight', `dimension "${name}" needs a weight`, 'key');
                 continue;
             }
@@ -49273,6 +49285,20 @@ function checkFrontMatter(data, what) {
     const problems = [];
     const values = {};
     const criteria = [];
+    const invalidFields = new Set();
+    /** The fields of an object that are valid on their own; the others go to `invalidFields`. */
+    const validPart = (shape, value, prefix) => {
+        const part = {};
+        for (const [field, fieldValue] of Object.entries(value)) {
+            const schema = own_own(shape, field);
+            const result = schema?.safeParse(fieldValue);
+            if (result?.success)
+                part[field] = result.data;
+            else
+                invalidFields.add(`${prefix}.${field}`);
+        }
+        return part;
+    };
     for (const [key, value] of Object.entries(data)) {
         if (!Object.hasOwn(FRONT_MATTER_SHAPE, key)) {
             const suggestion = closest(key, TOP_LEVEL_KEYS);
@@ -49314,10 +49340,19 @@ function checkFrontMatter(data, what) {
                     continue;
                 }
                 const result = DimensionSchema.safeParse(entry, { reportInput: true });
-                if (result.success)
+                if (result.success) {
                     valid[name] = result.data;
-                else
-                    problems.push(...front_matter_describe(result.error.issues, ['dimensions', name], data));
+                    continue;
+                }
+                problems.push(...front_matter_describe(result.error.issues, ['dimensions', name], data));
+                // Kept with its valid fields, so that a missing description is reported too.
+                const prefix = `dimensions.${name}`;
+                if (isRecord(entry))
+                    valid[name] = validPart(DIMENSION_FIELDS, entry, prefix);
+                else {
+                    valid[name] = {};
+                    invalidFields.add(`${prefix}.weight`);
+                }
             }
             // Entries that failed are reported above; an all-failed map is not an "empty map".
             if (Object.keys(valid).length > 0 || Object.keys(value).length === 0)
@@ -49326,12 +49361,17 @@ function checkFrontMatter(data, what) {
         }
         const schema = FRONT_MATTER_SHAPE[key];
         const result = schema.safeParse(value, { reportInput: true });
-        if (result.success)
+        if (result.success) {
             values[key] = result.data;
-        else
-            problems.push(...front_matter_describe(result.error.issues, [key], data));
+            continue;
+        }
+        problems.push(...front_matter_describe(result.error.issues, [key], data));
+        // An object's valid fields are kept, so that the rules relating them are checked too.
+        const fields = own_own(OBJECT_FIELDS, key);
+        if (fields && isRecord(value))
+            values[key] = validPart(fields, value, key);
     }
-    return { values, criteria, problems };
+    return { values, criteria, invalidFields, problems };
 }
 /** The fields of a criterion that are valid on their own; unknown keys are left out. */
 function validFields(item) {
@@ -49349,9 +49389,17 @@ function validFields(item) {
     }
     return { criterion, invalidKeys };
 }
+/** Top-level keys whose value is one object of independent fields. */
+const OBJECT_FIELDS = {
+    thresholds: ThresholdsSchema.shape,
+    council: CouncilSchema.shape,
+    score_weights: FRONT_MATTER_SHAPE.score_weights.unwrap().shape
+};
+const DIMENSION_FIELDS = DimensionSchema.options[1].shape;
 const EMPTY = {
     values: {},
     criteria: [],
+    invalidFields: new Set(),
     problems: []
 };
 function front_matter_describe(issues, base, root) {

@@ -42,6 +42,9 @@ export interface BuildInput {
 export function buildRubric(input: BuildInput): { rubric: Rubric; issues: RubricIssue[] } {
   const { frontMatter, body, source } = input
   const fm = frontMatter.values
+  /** Whether any of these fields failed on its own (its error is reported; rules using it are not checked). */
+  const failed = (...fields: string[]): boolean =>
+    fields.some(field => frontMatter.invalidFields.has(field))
   const issues: RubricIssue[] = []
   const atLine = (
     line: number,
@@ -69,14 +72,14 @@ export function buildRubric(input: BuildInput): { rubric: Rubric; issues: Rubric
   const gateOptions = buildGateOptions(fm.gates)
   const gates = buildGates(fm.gates, body?.items.gates ?? [], gateOptions, input.locate, atLine)
   const criteria = buildCriteria(frontMatter.criteria, body, input.locate, atPath, atLine)
-  const dimensions = buildDimensions(fm.dimensions, criteria.length > 0, atPath)
+  const dimensions = buildDimensions(fm.dimensions, criteria.length > 0, atPath, failed)
 
   const thresholds = {
     pass: fm.thresholds?.pass ?? DEFAULT_THRESHOLDS.pass,
     fail: fm.thresholds?.fail ?? DEFAULT_THRESHOLDS.fail,
     confidence: fm.thresholds?.confidence ?? DEFAULT_THRESHOLDS.confidence
   }
-  if (thresholds.fail > thresholds.pass) {
+  if (thresholds.fail > thresholds.pass && !failed('thresholds.pass', 'thresholds.fail')) {
     atPath(
       fm.thresholds?.fail !== undefined ? ['thresholds', 'fail'] : ['thresholds'],
       'threshold',
@@ -109,7 +112,12 @@ export function buildRubric(input: BuildInput): { rubric: Rubric; issues: Rubric
   const quorum = fm.council?.quorum
   const perModel = samples ?? DEFAULT_SAMPLES
   const answers = models.length * perModel
-  if (quorum !== undefined && models.length > 0 && quorum > answers) {
+  if (
+    quorum !== undefined &&
+    models.length > 0 &&
+    quorum > answers &&
+    !failed('council.models', 'council.samples')
+  ) {
     atPath(
       ['council', 'quorum'],
       'council',
@@ -122,7 +130,12 @@ export function buildRubric(input: BuildInput): { rubric: Rubric; issues: Rubric
     dimensions: fm.score_weights?.dimensions ?? 1,
     criteria: fm.score_weights?.criteria ?? 1
   }
-  if (fm.score_weights && scoreWeights.dimensions === 0 && scoreWeights.criteria === 0) {
+  if (
+    fm.score_weights &&
+    scoreWeights.dimensions === 0 &&
+    scoreWeights.criteria === 0 &&
+    !failed('score_weights.dimensions', 'score_weights.criteria')
+  ) {
     atPath(['score_weights'], 'weight', 'score_weights must not all be 0')
   }
 
@@ -545,7 +558,8 @@ export function normaliseScoreRanges(raw: RawScoreRanges): {
 function buildDimensions(
   raw: CheckedFrontMatter['values']['dimensions'],
   hasCriteria: boolean,
-  atPath: AtPath
+  atPath: AtPath,
+  failed: (...fields: string[]) => boolean
 ): Dimension[] {
   let entries: { name: string; weight: number; description: string; builtIn: boolean }[]
   if (raw === false || (raw === undefined && !hasCriteria)) return []
@@ -570,6 +584,7 @@ function buildDimensions(
       const weight = given.weight ?? builtIn?.weight
       const description = given.description ?? builtIn?.description
       if (description === undefined) {
+        if (failed(`dimensions.${name}.description`)) continue
         atPath(
           ['dimensions', name],
           'dimension',
@@ -580,6 +595,7 @@ function buildDimensions(
         continue
       }
       if (weight === undefined) {
+        if (failed(`dimensions.${name}.weight`)) continue
         atPath(['dimensions', name], 'weight', `dimension "${name}" needs a weight`, 'key')
         continue
       }

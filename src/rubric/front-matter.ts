@@ -1,7 +1,9 @@
 import type { z } from 'zod'
 import {
+  CouncilSchema,
   CriterionSchema,
   DimensionSchema,
+  ThresholdsSchema,
   ID_PATTERN,
   FRONT_MATTER_SHAPE,
   FrontMatterSchema,
@@ -36,6 +38,12 @@ export interface CheckedFrontMatter {
    * shape errors: one error of a criterion never hides another.
    */
   readonly criteria: readonly CheckedCriterion[]
+  /**
+   * Fields that failed inside an object kept in `values` with its other fields (thresholds,
+   * council, score_weights, a dimension), as dotted paths: `thresholds.pass`,
+   * `dimensions.foo.weight`. Rules that involve them are skipped; their errors are already reported.
+   */
+  readonly invalidFields: ReadonlySet<string>
   readonly problems: readonly PathProblem[]
 }
 
@@ -68,6 +76,22 @@ export function checkFrontMatter(
   const problems: PathProblem[] = []
   const values: Record<string, unknown> = {}
   const criteria: CheckedCriterion[] = []
+  const invalidFields = new Set<string>()
+  /** The fields of an object that are valid on their own; the others go to `invalidFields`. */
+  const validPart = (
+    shape: Readonly<Record<string, z.ZodType>>,
+    value: Record<string, unknown>,
+    prefix: string
+  ): Record<string, unknown> => {
+    const part: Record<string, unknown> = {}
+    for (const [field, fieldValue] of Object.entries(value)) {
+      const schema = own(shape, field)
+      const result = schema?.safeParse(fieldValue)
+      if (result?.success) part[field] = result.data
+      else invalidFields.add(`${prefix}.${field}`)
+    }
+    return part
+  }
 
   for (const [key, value] of Object.entries(data)) {
     if (!Object.hasOwn(FRONT_MATTER_SHAPE, key)) {
@@ -110,8 +134,18 @@ export function checkFrontMatter(
           continue
         }
         const result = DimensionSchema.safeParse(entry, { reportInput: true })
-        if (result.success) valid[name] = result.data
-        else problems.push(...describe(result.error.issues, ['dimensions', name], data))
+        if (result.success) {
+          valid[name] = result.data
+          continue
+        }
+        problems.push(...describe(result.error.issues, ['dimensions', name], data))
+        // Kept with its valid fields, so that a missing description is reported too.
+        const prefix = `dimensions.${name}`
+        if (isRecord(entry)) valid[name] = validPart(DIMENSION_FIELDS, entry, prefix)
+        else {
+          valid[name] = {}
+          invalidFields.add(`${prefix}.weight`)
+        }
       }
       // Entries that failed are reported above; an all-failed map is not an "empty map".
       if (Object.keys(valid).length > 0 || Object.keys(value).length === 0) values[key] = valid
@@ -119,10 +153,16 @@ export function checkFrontMatter(
     }
     const schema: z.ZodType = FRONT_MATTER_SHAPE[key as keyof Shape]
     const result = schema.safeParse(value, { reportInput: true })
-    if (result.success) values[key] = result.data
-    else problems.push(...describe(result.error.issues, [key], data))
+    if (result.success) {
+      values[key] = result.data
+      continue
+    }
+    problems.push(...describe(result.error.issues, [key], data))
+    // An object's valid fields are kept, so that the rules relating them are checked too.
+    const fields = own(OBJECT_FIELDS, key)
+    if (fields && isRecord(value)) values[key] = validPart(fields, value, key)
   }
-  return { values, criteria, problems }
+  return { values, criteria, invalidFields, problems }
 }
 
 /** The fields of a criterion that are valid on their own; unknown keys are left out. */
@@ -142,9 +182,19 @@ function validFields(item: Record<string, unknown>): {
   return { criterion, invalidKeys }
 }
 
+/** Top-level keys whose value is one object of independent fields. */
+const OBJECT_FIELDS: Readonly<Record<string, Readonly<Record<string, z.ZodType>>>> = {
+  thresholds: ThresholdsSchema.shape,
+  council: CouncilSchema.shape,
+  score_weights: FRONT_MATTER_SHAPE.score_weights.unwrap().shape
+}
+
+const DIMENSION_FIELDS: Readonly<Record<string, z.ZodType>> = DimensionSchema.options[1].shape
+
 const EMPTY: CheckedFrontMatter = {
   values: {},
   criteria: [],
+  invalidFields: new Set(),
   problems: []
 }
 
