@@ -4,6 +4,8 @@ import { join } from 'node:path'
 import { parse } from 'yaml'
 import { describe, expect, it } from 'vitest'
 import { botWorkflow, detectSetup, forksWorkflows, splitWorkflow } from '../src/cli/init.js'
+import { formatIssue } from '../src/rubric/errors.js'
+import { parseRubric } from '../src/rubric/parse.js'
 import { actionlint } from './helpers/actionlint.js'
 import { layoutViolations } from './helpers/workflow-layout.js'
 
@@ -138,5 +140,17 @@ describe('the README', () => {
         exists: true
       })
     }
+  })
+})
+
+describe('docs/rubric.md', () => {
+  it('shows exactly what validate prints for its example of an invalid rubric', () => {
+    const doc = readFileSync(join(ROOT, 'docs/rubric.md'), 'utf8')
+    const example =
+      /four mistakes[\s\S]*?```markdown\n([\s\S]*?)```[\s\S]*?```text\n([\s\S]*?)```/.exec(doc)
+    expect(example).not.toBeNull()
+    const [, rubric = '', printed = ''] = example ?? []
+    const result = parseRubric({ text: rubric, path: '.github/rubric.md' })
+    expect(result.ok ? [] : result.issues.map(formatIssue)).toEqual(printed.trimEnd().split('\n'))
   })
 })

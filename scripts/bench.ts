@@ -20,7 +20,7 @@ import {
 import { parse } from '../__tests__/helpers/rubric.js'
 import { estimateCost } from '../src/council/pricing.js'
 import { countTokens } from '../src/evidence/tokens.js'
-import { SUMMARY_BUDGET } from '../src/action/publish.js'
+import { SUMMARY_BUDGET_BYTES } from '../src/action/publish.js'
 import type { Evaluation } from '../src/engine/evaluation.js'
 import { COMMENT_LIMIT, renderMarkdown } from '../src/report/markdown.js'
 import {
@@ -517,15 +517,15 @@ function receiptFigure(omitted: number): { omitted: number; commentMs: number; s
       }
     }
   }
-  const time = (budget: number): number =>
+  const time = (budget: number, unit: 'characters' | 'bytes' = 'characters'): number =>
     median(
       [0, 1, 2].map(() => {
         const started = performance.now()
-        renderMarkdown(evaluation, { budget })
+        renderMarkdown(evaluation, { budget, unit })
         return performance.now() - started
       })
     )
-  return { omitted, commentMs: time(COMMENT_LIMIT), summaryMs: time(SUMMARY_BUDGET) }
+  return { omitted, commentMs: time(COMMENT_LIMIT), summaryMs: time(SUMMARY_BUDGET_BYTES, 'bytes') }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { JudgeRun } from '../../src/council/types.js'
 import type { CoverageReceipt } from '../../src/evidence/types.js'
+import { SUMMARY_BUDGET_BYTES } from '../../src/action/publish.js'
 import { COMMENT_LIMIT, renderMarkdown } from '../../src/report/markdown.js'
 import { renderTerminal } from '../../src/report/terminal.js'
 import { toJsonReport } from '../../src/report/json.js'
@@ -238,7 +239,11 @@ describe('redactions in the report', () => {
 
 describe('the length budget', () => {
   /** A report of `count` criteria, each judge writing `size` characters of reasoning per item. */
-  function bigEvaluation(count: number, size: number) {
+  function bigEvaluation(
+    count: number,
+    size: number,
+    phrase = 'The change handles this case & <that> one. '
+  ) {
     const rubric = parse(
       lines(
         '## Gates',
@@ -248,10 +253,7 @@ describe('the length budget', () => {
       )
     )
     const reasoning = (id: string): string =>
-      `${id}: ${'The change handles this case & <that> one. '.repeat(Math.ceil(size / 42))}`.slice(
-        0,
-        size
-      )
+      `${id}: ${phrase.repeat(Math.ceil(size / phrase.length))}`.slice(0, size)
     const runs = JUDGES.map((judge, i) =>
       judgeRun(rubric, { judge, reasoning, fail: i < 2 ? ['c3'] : [] })
     )
@@ -305,6 +307,64 @@ describe('the length budget', () => {
     const full = renderMarkdown(evaluation, { budget: 1_000_000 })
     expect(renderMarkdown(evaluation, { budget: full.length })).toBe(full)
     expect(full).not.toContain('shortened')
+  })
+
+  it('budgets the job summary in UTF-8 bytes: a 40-criterion ASCII report is no longer cut at 340,000 characters', () => {
+    const evaluation = bigEvaluation(40, 5_000)
+    const full = renderMarkdown(evaluation, { budget: Infinity })
+    expect(full.length).toBeGreaterThan(500_000)
+    expect(Buffer.byteLength(full)).toBeLessThanOrEqual(SUMMARY_BUDGET_BYTES)
+    const summary = renderMarkdown(evaluation, { budget: SUMMARY_BUDGET_BYTES, unit: 'bytes' })
+    expect(summary).toBe(full)
+    expect(summary).not.toContain('shortened')
+  })
+
+  it('keeps a report of mostly 3-byte characters whole when its bytes fit, and cuts it to the bytes when not', () => {
+    const phrase = '変更はこの場合を正しく扱っている。'
+    const fits = bigEvaluation(40, 2_500, phrase)
+    const full = renderMarkdown(fits, { budget: Infinity })
+    // More characters than the old 340,000-character budget's third of a MiB would allow in bytes.
+    expect(Buffer.byteLength(full)).toBeGreaterThan(340_000 * 2)
+    expect(Buffer.byteLength(full)).toBeLessThanOrEqual(SUMMARY_BUDGET_BYTES)
+    expect(renderMarkdown(fits, { budget: SUMMARY_BUDGET_BYTES, unit: 'bytes' })).toBe(full)
+
+    const tooBig = renderMarkdown(bigEvaluation(40, 5_000, phrase), {
+      budget: SUMMARY_BUDGET_BYTES,
+      unit: 'bytes'
+    })
+    expect(Buffer.byteLength(tooBig)).toBeLessThanOrEqual(SUMMARY_BUDGET_BYTES)
+    // Cut to what fits, not to a third of it.
+    expect(Buffer.byteLength(tooBig)).toBeGreaterThan(SUMMARY_BUDGET_BYTES * 0.9)
+    expect(tooBig).toContain('This report was shortened to fit.')
+    assertWellFormed(tooBig)
+  })
+
+  it('keeps the PR comment and check-run budgets in characters', () => {
+    const evaluation = bigEvaluation(40, 2_500, '変更はこの場合を正しく扱っている。')
+    const comment = renderMarkdown(evaluation, { budget: COMMENT_LIMIT })
+    expect(comment.length).toBeLessThanOrEqual(COMMENT_LIMIT)
+    // In characters, so well over 65,536 bytes of 3-byte text.
+    expect(Buffer.byteLength(comment)).toBeGreaterThan(COMMENT_LIMIT * 2)
+  })
+
+  it('never exceeds a byte budget, whatever Unicode the judges write', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 30 }),
+        fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }),
+        fc.integer({ min: 1, max: 3_000 }),
+        fc.integer({ min: 300, max: 200_000 }),
+        (count, phrase, size, budget) => {
+          const evaluation = bigEvaluation(count, size, phrase)
+          const markdown = renderMarkdown(evaluation, { budget, unit: 'bytes' })
+          expect(Buffer.byteLength(markdown)).toBeLessThanOrEqual(budget)
+          assertWellFormed(markdown)
+          const full = renderMarkdown(evaluation, { budget: Infinity })
+          if (Buffer.byteLength(full) <= budget) expect(markdown).toBe(full)
+        }
+      ),
+      { numRuns: 40 }
+    )
   })
 
   it('falls back to the headline when even that barely fits', () => {

@@ -497,13 +497,168 @@ describe('all errors at once', () => {
         '## Extras'
       )
     )
-    expect(errors.map(e => /^rubric\.md:(\d+)/.exec(e)?.[1])).toEqual(['2', '3', '5', '8', '11'])
+    expect(errors.map(e => /^rubric\.md:(\d+)/.exec(e)?.[1])).toEqual([
+      '2',
+      '3',
+      '5',
+      '5',
+      '8',
+      '11'
+    ])
     expect(errors.map(e => /\[([a-z-]+)\]$/.exec(e)?.[1])).toEqual([
       'unknown-key',
       'threshold',
+      'duplicate-id',
       'score-range-bounds',
       'gate-syntax',
       'unknown-section'
+    ])
+  })
+})
+
+describe('one error of a criterion never hides another', () => {
+  const overlapping = [
+    '    score_ranges:',
+    '      - { score_range: [0, 6], expected_outcome: low }',
+    '      - { score_range: [5, 10], expected_outcome: high }'
+  ]
+
+  it('reports overlapping ranges of a criterion that has no description', () => {
+    expect(errorsOf(lines('---', 'criteria:', '  - id: ranked', ...overlapping, '---'))).toEqual([
+      'rubric.md:3:5: error: criterion "ranked" has no description, and no Markdown criterion has that id [type]',
+      'rubric.md:6:9: error: criterion "ranked": score_ranges [0,6] and [5,10] overlap [score-range-overlap]'
+    ])
+  })
+
+  it('reports overlapping ranges of a criterion with neither id nor description', () => {
+    expect(errorsOf(lines('---', 'criteria:', '  - weight: 2', ...overlapping, '---'))).toEqual([
+      'rubric.md:3:5: error: criteria item 1 needs an id or a description [type]',
+      'rubric.md:6:9: error: criteria item 1: score_ranges [0,6] and [5,10] overlap [score-range-overlap]'
+    ])
+  })
+
+  it('reports an invalid weight and a bad id of the same criterion', () => {
+    expect(
+      errorsOf(lines('criteria:', '  - { id: "two words", description: D, weight: -1 }'), 'r.yml')
+    ).toEqual([
+      'r.yml:2:11: error: criterion "two words": id may contain only letters, digits, - and _, got "two words" [invalid-id]',
+      'r.yml:2:48: error: criterion "two words": weight must be at least 0, got -1 [weight]'
+    ])
+  })
+
+  it('reports a duplicate id of a criterion whose weight is invalid, whichever comes first', () => {
+    const valid = '  - { id: dup, description: One }'
+    const invalid = '  - { id: dup, description: Two, weight: -2 }'
+    expect(errorsOf(lines('criteria:', valid, invalid), 'r.yml')).toEqual([
+      'r.yml:3:11: error: criterion id "dup" is already used on line 2; ids must be unique [duplicate-id]',
+      'r.yml:3:42: error: criterion "dup": weight must be at least 0, got -2 [weight]'
+    ])
+    expect(errorsOf(lines('criteria:', invalid, valid), 'r.yml')).toEqual([
+      'r.yml:2:42: error: criterion "dup": weight must be at least 0, got -2 [weight]',
+      'r.yml:3:11: error: criterion id "dup" is already used on line 2; ids must be unique [duplicate-id]'
+    ])
+  })
+
+  it('reports required_min_score without score ranges beside the criterion’s other errors', () => {
+    expect(
+      errorsOf(
+        lines('criteria:', '  - { id: m, description: M, weight: -1, required_min_score: 5 }'),
+        'r.yml'
+      )
+    ).toEqual([
+      'r.yml:2:38: error: criterion "m": weight must be at least 0, got -1 [weight]',
+      'r.yml:2:62: error: criterion "m": required_min_score needs score_ranges (a checklist criterion is PASS or FAIL) [min-score]'
+    ])
+  })
+
+  it('reports ranges of settings that contradict their Markdown section, or describe a Markdown criterion', () => {
+    const contradicting = errorsOf(
+      lines(
+        '---',
+        'criteria:',
+        '  - id: a',
+        '    required: false',
+        ...overlapping,
+        '---',
+        ...CRITERIA
+      )
+    )
+    expect(contradicting.map(e => /\[([a-z-]+)\]$/.exec(e)?.[1])).toEqual([
+      'type',
+      'score-range-overlap'
+    ])
+    const described = errorsOf(
+      lines(
+        '---',
+        'criteria:',
+        '  - id: a',
+        '    description: again',
+        ...overlapping,
+        '---',
+        ...CRITERIA
+      )
+    )
+    expect(described.map(e => /\[([a-z-]+)\]$/.exec(e)?.[1])).toEqual([
+      'duplicate-id',
+      'score-range-overlap'
+    ])
+  })
+
+  it('does not add "needs an id" to an id that is already reported as invalid', () => {
+    expect(errorsOf(lines('criteria:', '  - { id: 7 }'), 'r.yml')).toEqual([
+      'r.yml:2:11: error: criteria item 1: id must be text, got 7 [type]'
+    ])
+  })
+})
+
+describe('one error of an object never hides a rule relating its other fields', () => {
+  const rules = (text: string): (string | undefined)[] =>
+    errorsOf(lines('---', text, '---', ...CRITERIA)).map(e => /\[([a-z-]+)\]$/.exec(e)?.[1])
+
+  it('checks fail against pass when confidence is out of range', () => {
+    expect(
+      errorsOf(
+        lines('---', 'thresholds: { pass: 0.5, fail: 0.7, confidence: 2 }', '---', ...CRITERIA)
+      )
+    ).toEqual([
+      'rubric.md:2:32: error: thresholds.fail (0.7) must not exceed thresholds.pass (0.5) [threshold]',
+      'rubric.md:2:49: error: thresholds.confidence must be at most 1, got 2 [threshold]'
+    ])
+  })
+
+  it('does not compare fail with the default pass when the pass written is invalid', () => {
+    expect(rules('thresholds: { pass: 2, fail: 0.9 }')).toEqual(['threshold'])
+  })
+
+  it('reports a model listed twice beside invalid samples, and no quorum against default samples', () => {
+    expect(
+      errorsOf(
+        lines(
+          '---',
+          'council: { models: [openai:gpt-5, openai:gpt-5], samples: 0 }',
+          '---',
+          ...CRITERIA
+        )
+      )
+    ).toEqual([
+      'rubric.md:2:35: error: council.models lists "openai:gpt-5" twice; use council.samples to ask a judge more than once [council]',
+      'rubric.md:2:59: error: council.samples must be at least 1, got 0 [council]'
+    ])
+    expect(rules('council: { models: [openai:gpt-5], samples: 0, quorum: 3 }')).toEqual(['council'])
+  })
+
+  it('reports a dimension that is not built in as needing a description beside its invalid weight', () => {
+    expect(
+      errorsOf(lines('---', 'dimensions:', '  foo: { weight: -1 }', '---', ...CRITERIA))
+    ).toEqual([
+      'rubric.md:3:3: error: dimension "foo" is not built in, so it needs a description: { weight: 10, description: "…" } ' +
+        '(built in: accuracy, completeness, clarity, conciseness, relevance) [dimension]',
+      'rubric.md:3:18: error: dimension "foo": weight must be greater than 0, got -1 [weight]'
+    ])
+    // Its weight is there, only invalid: no "needs a weight" on top.
+    expect(rules('dimensions: { foo: { weight: -1, description: F }, accuracy: -3 }')).toEqual([
+      'weight',
+      'weight'
     ])
   })
 })

@@ -46434,7 +46434,8 @@ const version_VERSION = '0.1.0';
 
 ;// CONCATENATED MODULE: ./src/report/budget.ts
 /**
- * Fitting a document into a length budget (GitHub comments stop at 65,536 characters).
+ * Fitting a document into a length budget: in characters (GitHub comments stop at 65,536) or in
+ * UTF-8 bytes (a job summary stops at 1 MiB).
  *
  * A document is fixed text, elastic texts that may be shortened (reasonings, logs), and blocks that
  * may be dropped (a criterion's details). To fit, every elastic text is capped at one common
@@ -46442,10 +46443,16 @@ const version_VERSION = '0.1.0';
  * L = 0 does not fit, blocks are dropped, least important first, and each section says how many it
  * lost. Every piece is well-formed on its own, so any selection of them is well-formed too.
  */
-function fitToBudget(doc, budget) {
+/** The size of a text in `unit`; a lone surrogate is written as U+FFFD, 3 bytes. */
+function sizeOf(text, unit) {
+    return unit === 'bytes' ? Buffer.byteLength(text, 'utf8') : text.length;
+}
+function fitToBudget(doc, budget, unit = 'characters') {
+    const size = (text) => sizeOf(text, unit);
+    const measure = (kept, cap) => measureDoc(doc, kept, cap, unit);
     const all = doc.sections.map(s => s.blocks.map(() => true));
     const full = render(doc, all, Infinity, false);
-    if (full.length <= budget)
+    if (size(full) <= budget)
         return { text: full, shortened: false };
     const droppable = doc.sections
         .flatMap((s, si) => s.blocks.map((b, bi) => ({ si, bi, priority: b.priority })))
@@ -46467,21 +46474,21 @@ function fitToBudget(doc, budget) {
     let high = droppable.length;
     while (low < high) {
         const mid = Math.floor((low + high) / 2);
-        if (measure(doc, keepingAllBut(mid), USEFUL_LENGTH) <= budget)
+        if (measure(keepingAllBut(mid), USEFUL_LENGTH) <= budget)
             high = mid;
         else
             low = mid + 1;
     }
     const kept = keepingAllBut(low);
-    if (measure(doc, kept, 0) > budget) {
-        return { text: truncateFallback(doc.fallback, budget), shortened: true };
+    if (measure(kept, 0) > budget) {
+        return { text: truncateFallback(doc.fallback, budget, unit), shortened: true };
     }
     // The largest common cap that fits.
     let cap = 0;
     let longest = longestElastic(doc);
     while (cap < longest) {
         const mid = Math.ceil((cap + longest) / 2);
-        if (measure(doc, kept, mid) <= budget)
+        if (measure(kept, mid) <= budget)
             cap = mid;
         else
             longest = mid - 1;
@@ -46489,7 +46496,7 @@ function fitToBudget(doc, budget) {
     const text = render(doc, kept, cap, true);
     // measure() is an upper bound of render(); this guards the guarantee against any slip.
     return {
-        text: text.length <= budget ? text : truncateFallback(doc.fallback, budget),
+        text: size(text) <= budget ? text : truncateFallback(doc.fallback, budget, unit),
         shortened: true
     };
 }
@@ -46512,19 +46519,28 @@ function pieces(doc, kept, shortened) {
     });
     return out;
 }
-/** An upper bound of the rendered length with every elastic text capped at `cap`. */
-function measure(doc, kept, cap) {
+/** An upper bound of the rendered size with every elastic text capped at `cap` characters. */
+function measureDoc(doc, kept, cap, unit) {
+    const size = (text) => sizeOf(text, unit);
     let length = 0;
     for (const piece of pieces(doc, kept, true)) {
         if (typeof piece === 'string') {
-            length += piece.length;
+            length += size(piece);
             continue;
         }
         const limit = capOf(piece, cap);
-        length += piece.before.length + piece.after.length + Math.min(piece.text.length, limit);
+        length += size(piece.before) + size(piece.after);
+        if (piece.text.length <= limit) {
+            length += size(piece.text);
+            continue;
+        }
+        // Characters are what is capped; in bytes, the part kept is measured as it will be cut.
+        length +=
+            unit === 'characters'
+                ? limit
+                : size(piece.keep === 'start' ? safeHead(piece.text, limit) : safeTail(piece.text, limit));
         // The note for the largest possible cut is at least as long as the real one.
-        if (piece.text.length > limit)
-            length += piece.note(piece.text.length).length;
+        length += size(piece.note(piece.text.length));
     }
     return length;
 }
@@ -46601,8 +46617,23 @@ function safeTail(text, n) {
 const BR = '<br>';
 /** Texts are not cut below this while details can still be dropped instead. */
 const USEFUL_LENGTH = 300;
-function truncateFallback(text, budget) {
-    return text.length <= budget ? text : safeHead(text, budget);
+function truncateFallback(text, budget, unit) {
+    if (sizeOf(text, unit) <= budget)
+        return text;
+    if (unit === 'characters')
+        return safeHead(text, budget);
+    // The longest head within the budget; a character takes at least one byte, so no more than
+    // `budget` characters are ever needed.
+    let low = 0;
+    let high = Math.min(text.length, budget);
+    while (low < high) {
+        const mid = Math.ceil((low + high) / 2);
+        if (sizeOf(safeHead(text, mid), unit) <= budget)
+            low = mid;
+        else
+            high = mid - 1;
+    }
+    return safeHead(text, low);
 }
 function isHighSurrogate(code) {
     return code >= 0xd800 && code <= 0xdbff;
@@ -46841,7 +46872,7 @@ const ICON = { PASS: '✅', FAIL: '❌', UNCLEAR: '⚠️' };
  * saying what it cut; the result is always well-formed.
  */
 function markdown_renderMarkdown(evaluation, options) {
-    return fitToBudget(buildDoc(evaluation, options.nextStep), options.budget).text;
+    return fitToBudget(buildDoc(evaluation, options.nextStep), options.budget, options.unit).text;
 }
 function buildDoc(evaluation, audience) {
     const { verdict } = evaluation;
@@ -47882,10 +47913,13 @@ function json_toJsonReport(evaluation) {
 
 
 /**
- * GitHub keeps at most 1 MiB of job summary per step. A UTF-16 code unit is at most 3 bytes of
- * UTF-8, so this many characters always fit.
+ * GitHub drops a step summary over 1 MiB of UTF-8 (1,048,576 bytes) entirely, so the report is
+ * budgeted in bytes. 16 KiB (1.6 %) is kept in reserve: the runner states its check as "1024k"
+ * without saying how it rounds, and the toolkit may add a line end when it writes the file; a
+ * small margin costs little against losing the whole summary. (Budgeting 1 MiB / 3 characters
+ * instead cut mostly-ASCII reports at a third of what fits.)
  */
-const SUMMARY_BUDGET = 340_000;
+const SUMMARY_BUDGET_BYTES = (/* unused pure expression or super */ null && (1024 * 1024 - 16 * 1024));
 /** Writes everything the action reports, then ends the step per `fail-on`. */
 async function publish(evaluation, context, io) {
     const { verdict, rubric } = evaluation;
@@ -47902,7 +47936,8 @@ async function publish(evaluation, context, io) {
         });
     }
     const markdown = renderMarkdown(evaluation, {
-        budget: SUMMARY_BUDGET,
+        budget: SUMMARY_BUDGET_BYTES,
+        unit: 'bytes',
         nextStep: 'pull-request'
     });
     await io.summary(markdown);
@@ -48792,6 +48827,8 @@ function valueAt(root, path) {
 function buildRubric(input) {
     const { frontMatter, body, source } = input;
     const fm = frontMatter.values;
+    /** Whether any of these fields failed on its own (its error is reported; rules using it are not checked). */
+    const failed = (...fields) => fields.some(field => frontMatter.invalidFields.has(field));
     const issues = [];
     const atLine = (line, column, rule, message) => {
         issues.push({ file: source.path, line, ...(column !== undefined && { column }), rule, message });
@@ -48802,23 +48839,18 @@ function buildRubric(input) {
     };
     for (const problem of frontMatter.problems)
         atPath(problem.path, problem.rule, problem.message, problem.at);
-    for (const { index, name, scoreRanges } of frontMatter.rangesOfInvalidCriteria) {
-        for (const problem of normaliseScoreRanges(scoreRanges).problems) {
-            atPath(['criteria', index, 'score_ranges', ...problem.at], problem.rule, `${name}: ${problem.message}`);
-        }
-    }
     for (const problem of [...input.lineProblems, ...(body?.problems ?? [])])
         atLine(problem.line, problem.column, problem.rule, problem.message);
     const gateOptions = buildGateOptions(fm.gates);
     const gates = buildGates(fm.gates, body?.items.gates ?? [], gateOptions, input.locate, atLine);
     const criteria = buildCriteria(frontMatter.criteria, body, input.locate, atPath, atLine);
-    const dimensions = buildDimensions(fm.dimensions, criteria.length > 0, atPath);
+    const dimensions = buildDimensions(fm.dimensions, criteria.length > 0, atPath, failed);
     const thresholds = {
         pass: fm.thresholds?.pass ?? DEFAULT_THRESHOLDS.pass,
         fail: fm.thresholds?.fail ?? DEFAULT_THRESHOLDS.fail,
         confidence: fm.thresholds?.confidence ?? DEFAULT_THRESHOLDS.confidence
     };
-    if (thresholds.fail > thresholds.pass) {
+    if (thresholds.fail > thresholds.pass && !failed('thresholds.pass', 'thresholds.fail')) {
         atPath(fm.thresholds?.fail !== undefined ? ['thresholds', 'fail'] : ['thresholds'], 'threshold', `thresholds.fail (${thresholds.fail}) must not exceed thresholds.pass (${thresholds.pass})`);
     }
     const hasAccuracy = dimensions.some(d => d.name === 'accuracy');
@@ -48837,7 +48869,10 @@ function buildRubric(input) {
     const quorum = fm.council?.quorum;
     const perModel = samples ?? DEFAULT_SAMPLES;
     const answers = models.length * perModel;
-    if (quorum !== undefined && models.length > 0 && quorum > answers) {
+    if (quorum !== undefined &&
+        models.length > 0 &&
+        quorum > answers &&
+        !failed('council.models', 'council.samples')) {
         atPath(['council', 'quorum'], 'council', `council.quorum (${quorum}) exceeds the ${answers} answers the council can give ` +
             `(${models.length} model${models.length === 1 ? '' : 's'} × ${perModel} sample${perModel === 1 ? '' : 's'})`);
     }
@@ -48845,7 +48880,10 @@ function buildRubric(input) {
         dimensions: fm.score_weights?.dimensions ?? 1,
         criteria: fm.score_weights?.criteria ?? 1
     };
-    if (fm.score_weights && scoreWeights.dimensions === 0 && scoreWeights.criteria === 0) {
+    if (fm.score_weights &&
+        scoreWeights.dimensions === 0 &&
+        scoreWeights.criteria === 0 &&
+        !failed('score_weights.dimensions', 'score_weights.criteria')) {
         atPath(['score_weights'], 'weight', 'score_weights must not all be 0');
     }
     if (gates.length === 0 &&
@@ -48986,15 +49024,25 @@ function buildCriteria(fromFrontMatter, body, locate, atPath, atLine) {
     }
     const fromMarkdown = new Set(drafts);
     const frontMatterDrafts = [];
-    for (const { index, criterion } of fromFrontMatter) {
+    for (const entry of fromFrontMatter) {
+        const { index, criterion, invalidKeys } = entry;
         const path = ['criteria', index];
-        const id = criterion.id ?? (criterion.description ? build_slugify(criterion.description) : '');
+        // Settings first: a criterion's id or description problem must not hide its ranges' problems.
+        const checkedId = criterion.id ?? (criterion.description ? build_slugify(criterion.description) : undefined);
+        const name = checkedId && !invalidKeys.includes('id') ? `criterion "${checkedId}"` : entry.name;
+        const settings = checkSettings(criterion, path, name, atPath);
+        const failed = !entry.valid || settings === undefined;
+        // An id or description that failed validation is already reported; what would follow from
+        // its absence (no id, no description) would be noise.
+        if (invalidKeys.includes('id') || invalidKeys.includes('description'))
+            continue;
+        const id = checkedId ?? '';
         if (id === '' || !ID_PATTERN.test(id)) {
             atPath(path, 'type', `${label(path, undefined)} needs an id or a description`);
             continue;
         }
         const earlier = byId.get(key(id));
-        if (earlier && fromMarkdown.has(earlier) && earlier.settings === undefined) {
+        if (earlier && fromMarkdown.has(earlier) && earlier.frontMatterIndex === undefined) {
             if (criterion.description !== undefined) {
                 atPath([...path, 'id'], 'duplicate-id', `criterion id "${id}" is also a Markdown criterion (line ${earlier.line}); ` +
                     'to add settings to it, leave out description here');
@@ -49006,8 +49054,11 @@ function buildCriteria(fromFrontMatter, body, locate, atPath, atLine) {
                     `(## ${SECTION_HEADINGS[earlier.section]}, line ${earlier.line})`);
                 continue;
             }
-            earlier.settings = criterion;
             earlier.frontMatterIndex = index;
+            if (settings)
+                earlier.settings = settings;
+            if (failed)
+                earlier.failed = true;
             continue;
         }
         if (earlier) {
@@ -49024,48 +49075,60 @@ function buildCriteria(fromFrontMatter, body, locate, atPath, atLine) {
             section: criterion.required === false ? 'nice' : 'must',
             line: locate(path, 'value').line,
             frontMatterIndex: index,
-            settings: criterion
+            ...(settings && { settings }),
+            ...(failed && { failed })
         };
         frontMatterDrafts.push(draft);
         byId.set(key(id), draft);
     }
     // Structured criteria first, then the Markdown ones, each in the order written.
-    return [...frontMatterDrafts, ...drafts].flatMap(draft => {
-        const criterion = finishCriterion(draft, atPath);
-        return criterion ? [criterion] : [];
-    });
+    return [...frontMatterDrafts, ...drafts].flatMap(draft => draft.failed ? [] : [finishCriterion(draft)]);
 }
-function finishCriterion(draft, atPath) {
+/**
+ * Checks the settings of a front-matter criterion (its score ranges, and required_min_score
+ * against them), reporting every problem; undefined when there was one.
+ */
+function checkSettings(raw, base, name, atPath) {
+    let ok = true;
+    let scoreRanges;
+    if (raw.score_ranges) {
+        const result = normaliseScoreRanges(raw.score_ranges);
+        for (const problem of result.problems) {
+            atPath([...base, 'score_ranges', ...problem.at], problem.rule, `${name}: ${problem.message}`);
+        }
+        if (result.problems.length > 0)
+            ok = false;
+        else
+            scoreRanges = result.ranges;
+    }
+    const minScore = raw.required_min_score;
+    // Ranges given but wrong are reported above; only their absence is this rule's business.
+    if (minScore !== undefined && raw.score_ranges === undefined) {
+        atPath([...base, 'required_min_score'], 'min-score', `${name}: required_min_score needs score_ranges (a checklist criterion is PASS or FAIL)`);
+        ok = false;
+    }
+    if (!ok)
+        return undefined;
+    return {
+        ...(raw.weight !== undefined && { weight: raw.weight }),
+        ...(scoreRanges && { scoreRanges }),
+        ...(minScore !== undefined && { requiredMinScore: minScore })
+    };
+}
+function finishCriterion(draft) {
     const settings = draft.settings;
-    const base = ['criteria', draft.frontMatterIndex ?? -1];
     const required = draft.section === 'must';
-    const criterion = {
+    return {
         id: draft.id,
         description: draft.description,
         required,
         section: draft.section,
         weight: settings?.weight ?? (required ? 1 : 0),
-        line: draft.line
-    };
-    let scoreRanges;
-    if (settings?.score_ranges) {
-        const result = normaliseScoreRanges(settings.score_ranges);
-        for (const problem of result.problems) {
-            atPath([...base, 'score_ranges', ...problem.at], problem.rule, `criterion "${draft.id}": ${problem.message}`);
-        }
-        if (result.problems.length > 0)
-            return undefined;
-        scoreRanges = result.ranges;
-    }
-    const minScore = settings?.required_min_score;
-    if (minScore !== undefined && scoreRanges === undefined) {
-        atPath([...base, 'required_min_score'], 'min-score', `criterion "${draft.id}": required_min_score needs score_ranges (a checklist criterion is PASS or FAIL)`);
-        return undefined;
-    }
-    return {
-        ...criterion,
-        ...(scoreRanges && { scoreRanges }),
-        ...(minScore !== undefined && { requiredMinScore: minScore })
+        line: draft.line,
+        ...(settings?.scoreRanges && { scoreRanges: settings.scoreRanges }),
+        ...(settings?.requiredMinScore !== undefined && {
+            requiredMinScore: settings.requiredMinScore
+        })
     };
 }
 /**
@@ -49141,7 +49204,7 @@ function normaliseScoreRanges(raw) {
     }
     return { ranges: sorted.map(s => s.range), problems };
 }
-function buildDimensions(raw, hasCriteria, atPath) {
+function buildDimensions(raw, hasCriteria, atPath, failed) {
     let entries;
     if (raw === false || (raw === undefined && !hasCriteria))
         return [];
@@ -49163,11 +49226,15 @@ function buildDimensions(raw, hasCriteria, atPath) {
             const weight = given.weight ?? builtIn?.weight;
             const description = given.description ?? builtIn?.description;
             if (description === undefined) {
+                if (failed(`dimensions.${name}.description`))
+                    continue;
                 atPath(['dimensions', name], 'dimension', `dimension "${name}" is not built in, so it needs a description: { weight: 10, description: "…" } ` +
                     `(built in: ${Object.keys(BUILT_IN_DIMENSIONS).join(', ')})`, 'key');
                 continue;
             }
             if (weight === undefined) {
+                if (failed(`dimensions.${name}.weight`))
+                    continue;
                 atPath(['dimensions', name], 'weight', `dimension "${name}" needs a weight`, 'key');
                 continue;
             }
@@ -49218,7 +49285,20 @@ function checkFrontMatter(data, what) {
     const problems = [];
     const values = {};
     const criteria = [];
-    const rangesOfInvalidCriteria = [];
+    const invalidFields = new Set();
+    /** The fields of an object that are valid on their own; the others go to `invalidFields`. */
+    const validPart = (shape, value, prefix) => {
+        const part = {};
+        for (const [field, fieldValue] of Object.entries(value)) {
+            const schema = own_own(shape, field);
+            const result = schema?.safeParse(fieldValue);
+            if (result?.success)
+                part[field] = result.data;
+            else
+                invalidFields.add(`${prefix}.${field}`);
+        }
+        return part;
+    };
     for (const [key, value] of Object.entries(data)) {
         if (!Object.hasOwn(FRONT_MATTER_SHAPE, key)) {
             const suggestion = closest(key, TOP_LEVEL_KEYS);
@@ -49234,20 +49314,15 @@ function checkFrontMatter(data, what) {
         }
         if (key === 'criteria' && Array.isArray(value)) {
             value.forEach((item, index) => {
+                const name = label(['criteria', index], data);
                 const result = CriterionSchema.safeParse(item, { reportInput: true });
                 if (result.success) {
-                    criteria.push({ index, criterion: result.data });
+                    criteria.push({ index, name, criterion: result.data, invalidKeys: [], valid: true });
                     return;
                 }
                 problems.push(...front_matter_describe(result.error.issues, ['criteria', index], data));
-                const ranges = ScoreRangesSchema.safeParse(isRecord(item) ? item.score_ranges : undefined);
-                if (ranges.success) {
-                    rangesOfInvalidCriteria.push({
-                        index,
-                        name: label(['criteria', index], data),
-                        scoreRanges: ranges.data
-                    });
-                }
+                if (isRecord(item))
+                    criteria.push({ index, name, ...validFields(item), valid: false });
             });
             continue;
         }
@@ -49265,10 +49340,19 @@ function checkFrontMatter(data, what) {
                     continue;
                 }
                 const result = DimensionSchema.safeParse(entry, { reportInput: true });
-                if (result.success)
+                if (result.success) {
                     valid[name] = result.data;
-                else
-                    problems.push(...front_matter_describe(result.error.issues, ['dimensions', name], data));
+                    continue;
+                }
+                problems.push(...front_matter_describe(result.error.issues, ['dimensions', name], data));
+                // Kept with its valid fields, so that a missing description is reported too.
+                const prefix = `dimensions.${name}`;
+                if (isRecord(entry))
+                    valid[name] = validPart(DIMENSION_FIELDS, entry, prefix);
+                else {
+                    valid[name] = {};
+                    invalidFields.add(`${prefix}.weight`);
+                }
             }
             // Entries that failed are reported above; an all-failed map is not an "empty map".
             if (Object.keys(valid).length > 0 || Object.keys(value).length === 0)
@@ -49277,22 +49361,45 @@ function checkFrontMatter(data, what) {
         }
         const schema = FRONT_MATTER_SHAPE[key];
         const result = schema.safeParse(value, { reportInput: true });
-        if (result.success)
+        if (result.success) {
             values[key] = result.data;
-        else
-            problems.push(...front_matter_describe(result.error.issues, [key], data));
+            continue;
+        }
+        problems.push(...front_matter_describe(result.error.issues, [key], data));
+        // An object's valid fields are kept, so that the rules relating them are checked too.
+        const fields = own_own(OBJECT_FIELDS, key);
+        if (fields && isRecord(value))
+            values[key] = validPart(fields, value, key);
     }
-    return {
-        values,
-        criteria,
-        rangesOfInvalidCriteria,
-        problems
-    };
+    return { values, criteria, invalidFields, problems };
 }
+/** The fields of a criterion that are valid on their own; unknown keys are left out. */
+function validFields(item) {
+    const criterion = {};
+    const invalidKeys = [];
+    for (const [key, value] of Object.entries(item)) {
+        const schema = own_own(CriterionSchema.shape, key);
+        if (!schema)
+            continue;
+        const result = schema.safeParse(value);
+        if (result.success)
+            criterion[key] = result.data;
+        else
+            invalidKeys.push(key);
+    }
+    return { criterion, invalidKeys };
+}
+/** Top-level keys whose value is one object of independent fields. */
+const OBJECT_FIELDS = {
+    thresholds: ThresholdsSchema.shape,
+    council: CouncilSchema.shape,
+    score_weights: FRONT_MATTER_SHAPE.score_weights.unwrap().shape
+};
+const DIMENSION_FIELDS = DimensionSchema.options[1].shape;
 const EMPTY = {
     values: {},
     criteria: [],
-    rangesOfInvalidCriteria: [],
+    invalidFields: new Set(),
     problems: []
 };
 function front_matter_describe(issues, base, root) {

@@ -1,5 +1,6 @@
 /**
- * Fitting a document into a length budget (GitHub comments stop at 65,536 characters).
+ * Fitting a document into a length budget: in characters (GitHub comments stop at 65,536) or in
+ * UTF-8 bytes (a job summary stops at 1 MiB).
  *
  * A document is fixed text, elastic texts that may be shortened (reasonings, logs), and blocks that
  * may be dropped (a criterion's details). To fit, every elastic text is capped at one common
@@ -52,10 +53,21 @@ export interface Fitted {
   readonly shortened: boolean
 }
 
-export function fitToBudget(doc: Doc, budget: number): Fitted {
+/** What a budget counts: UTF-16 code units (what GitHub calls characters), or UTF-8 bytes. */
+export type BudgetUnit = 'characters' | 'bytes'
+
+/** The size of a text in `unit`; a lone surrogate is written as U+FFFD, 3 bytes. */
+export function sizeOf(text: string, unit: BudgetUnit): number {
+  return unit === 'bytes' ? Buffer.byteLength(text, 'utf8') : text.length
+}
+
+export function fitToBudget(doc: Doc, budget: number, unit: BudgetUnit = 'characters'): Fitted {
+  const size = (text: string): number => sizeOf(text, unit)
+  const measure = (kept: readonly (readonly boolean[])[], cap: number): number =>
+    measureDoc(doc, kept, cap, unit)
   const all = doc.sections.map(s => s.blocks.map(() => true))
   const full = render(doc, all, Infinity, false)
-  if (full.length <= budget) return { text: full, shortened: false }
+  if (size(full) <= budget) return { text: full, shortened: false }
 
   const droppable = doc.sections
     .flatMap((s, si) => s.blocks.map((b, bi) => ({ si, bi, priority: b.priority })))
@@ -76,12 +88,12 @@ export function fitToBudget(doc: Doc, budget: number): Fitted {
   let high = droppable.length
   while (low < high) {
     const mid = Math.floor((low + high) / 2)
-    if (measure(doc, keepingAllBut(mid), USEFUL_LENGTH) <= budget) high = mid
+    if (measure(keepingAllBut(mid), USEFUL_LENGTH) <= budget) high = mid
     else low = mid + 1
   }
   const kept = keepingAllBut(low)
-  if (measure(doc, kept, 0) > budget) {
-    return { text: truncateFallback(doc.fallback, budget), shortened: true }
+  if (measure(kept, 0) > budget) {
+    return { text: truncateFallback(doc.fallback, budget, unit), shortened: true }
   }
 
   // The largest common cap that fits.
@@ -89,13 +101,13 @@ export function fitToBudget(doc: Doc, budget: number): Fitted {
   let longest = longestElastic(doc)
   while (cap < longest) {
     const mid = Math.ceil((cap + longest) / 2)
-    if (measure(doc, kept, mid) <= budget) cap = mid
+    if (measure(kept, mid) <= budget) cap = mid
     else longest = mid - 1
   }
   const text = render(doc, kept, cap, true)
   // measure() is an upper bound of render(); this guards the guarantee against any slip.
   return {
-    text: text.length <= budget ? text : truncateFallback(doc.fallback, budget),
+    text: size(text) <= budget ? text : truncateFallback(doc.fallback, budget, unit),
     shortened: true
   }
 }
@@ -116,18 +128,33 @@ function pieces(doc: Doc, kept: readonly (readonly boolean[])[], shortened: bool
   return out
 }
 
-/** An upper bound of the rendered length with every elastic text capped at `cap`. */
-function measure(doc: Doc, kept: readonly (readonly boolean[])[], cap: number): number {
+/** An upper bound of the rendered size with every elastic text capped at `cap` characters. */
+function measureDoc(
+  doc: Doc,
+  kept: readonly (readonly boolean[])[],
+  cap: number,
+  unit: BudgetUnit
+): number {
+  const size = (text: string): number => sizeOf(text, unit)
   let length = 0
   for (const piece of pieces(doc, kept, true)) {
     if (typeof piece === 'string') {
-      length += piece.length
+      length += size(piece)
       continue
     }
     const limit = capOf(piece, cap)
-    length += piece.before.length + piece.after.length + Math.min(piece.text.length, limit)
+    length += size(piece.before) + size(piece.after)
+    if (piece.text.length <= limit) {
+      length += size(piece.text)
+      continue
+    }
+    // Characters are what is capped; in bytes, the part kept is measured as it will be cut.
+    length +=
+      unit === 'characters'
+        ? limit
+        : size(piece.keep === 'start' ? safeHead(piece.text, limit) : safeTail(piece.text, limit))
     // The note for the largest possible cut is at least as long as the real one.
-    if (piece.text.length > limit) length += piece.note(piece.text.length).length
+    length += size(piece.note(piece.text.length))
   }
   return length
 }
@@ -206,8 +233,19 @@ const BR = '<br>'
 /** Texts are not cut below this while details can still be dropped instead. */
 const USEFUL_LENGTH = 300
 
-function truncateFallback(text: string, budget: number): string {
-  return text.length <= budget ? text : safeHead(text, budget)
+function truncateFallback(text: string, budget: number, unit: BudgetUnit): string {
+  if (sizeOf(text, unit) <= budget) return text
+  if (unit === 'characters') return safeHead(text, budget)
+  // The longest head within the budget; a character takes at least one byte, so no more than
+  // `budget` characters are ever needed.
+  let low = 0
+  let high = Math.min(text.length, budget)
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2)
+    if (sizeOf(safeHead(text, mid), unit) <= budget) low = mid
+    else high = mid - 1
+  }
+  return safeHead(text, low)
 }
 
 function isHighSurrogate(code: number): boolean {

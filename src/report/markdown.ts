@@ -14,6 +14,7 @@ import type {
 import { VERSION } from '../version.js'
 import {
   fitToBudget,
+  type BudgetUnit,
   type Block,
   type Doc,
   type Elastic,
@@ -40,8 +41,10 @@ import { nextStep, stepContext, type StepAudience } from './next-step.js'
 export const COMMENT_LIMIT = 65_536
 
 export interface RenderOptions {
-  /** The rendered report never exceeds this many characters. */
+  /** The rendered report never exceeds this many characters (or bytes, per `unit`). */
   readonly budget: number
+  /** What `budget` counts: characters (the default; comments, check runs) or UTF-8 bytes (the job summary). */
+  readonly unit?: BudgetUnit
   /**
    * Say what to do next about a FAIL or UNCLEAR, right under the summary line, in the words of
    * where the report is read; nothing without it.
@@ -60,7 +63,7 @@ const ICON: Readonly<Record<VerdictKind, string>> = { PASS: '✅', FAIL: '❌', 
  * saying what it cut; the result is always well-formed.
  */
 export function renderMarkdown(evaluation: Evaluation, options: RenderOptions): string {
-  return fitToBudget(buildDoc(evaluation, options.nextStep), options.budget).text
+  return fitToBudget(buildDoc(evaluation, options.nextStep), options.budget, options.unit).text
 }
 
 function buildDoc(evaluation: Evaluation, audience: StepAudience | undefined): Doc {

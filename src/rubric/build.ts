@@ -10,10 +10,10 @@ import {
   PARALLEL_GATES_WHEN_TRUE
 } from './defaults.js'
 import type { RubricIssue, RubricRule } from './errors.js'
-import type { CheckedFrontMatter } from './front-matter.js'
+import type { CheckedCriterion, CheckedFrontMatter } from './front-matter.js'
 import { own } from './own.js'
 import { SECTION_HEADINGS, type BodyItem, type LineProblem, type ParsedBody } from './markdown.js'
-import { ID_PATTERN, type RawCriterion, type RawScoreRanges } from './schema.js'
+import { ID_PATTERN, type RawScoreRanges } from './schema.js'
 import type {
   Criterion,
   CriterionSection,
@@ -42,6 +42,9 @@ export interface BuildInput {
 export function buildRubric(input: BuildInput): { rubric: Rubric; issues: RubricIssue[] } {
   const { frontMatter, body, source } = input
   const fm = frontMatter.values
+  /** Whether any of these fields failed on its own (its error is reported; rules using it are not checked). */
+  const failed = (...fields: string[]): boolean =>
+    fields.some(field => frontMatter.invalidFields.has(field))
   const issues: RubricIssue[] = []
   const atLine = (
     line: number,
@@ -63,29 +66,20 @@ export function buildRubric(input: BuildInput): { rubric: Rubric; issues: Rubric
 
   for (const problem of frontMatter.problems)
     atPath(problem.path, problem.rule, problem.message, problem.at)
-  for (const { index, name, scoreRanges } of frontMatter.rangesOfInvalidCriteria) {
-    for (const problem of normaliseScoreRanges(scoreRanges).problems) {
-      atPath(
-        ['criteria', index, 'score_ranges', ...problem.at],
-        problem.rule,
-        `${name}: ${problem.message}`
-      )
-    }
-  }
   for (const problem of [...input.lineProblems, ...(body?.problems ?? [])])
     atLine(problem.line, problem.column, problem.rule, problem.message)
 
   const gateOptions = buildGateOptions(fm.gates)
   const gates = buildGates(fm.gates, body?.items.gates ?? [], gateOptions, input.locate, atLine)
   const criteria = buildCriteria(frontMatter.criteria, body, input.locate, atPath, atLine)
-  const dimensions = buildDimensions(fm.dimensions, criteria.length > 0, atPath)
+  const dimensions = buildDimensions(fm.dimensions, criteria.length > 0, atPath, failed)
 
   const thresholds = {
     pass: fm.thresholds?.pass ?? DEFAULT_THRESHOLDS.pass,
     fail: fm.thresholds?.fail ?? DEFAULT_THRESHOLDS.fail,
     confidence: fm.thresholds?.confidence ?? DEFAULT_THRESHOLDS.confidence
   }
-  if (thresholds.fail > thresholds.pass) {
+  if (thresholds.fail > thresholds.pass && !failed('thresholds.pass', 'thresholds.fail')) {
     atPath(
       fm.thresholds?.fail !== undefined ? ['thresholds', 'fail'] : ['thresholds'],
       'threshold',
@@ -118,7 +112,12 @@ export function buildRubric(input: BuildInput): { rubric: Rubric; issues: Rubric
   const quorum = fm.council?.quorum
   const perModel = samples ?? DEFAULT_SAMPLES
   const answers = models.length * perModel
-  if (quorum !== undefined && models.length > 0 && quorum > answers) {
+  if (
+    quorum !== undefined &&
+    models.length > 0 &&
+    quorum > answers &&
+    !failed('council.models', 'council.samples')
+  ) {
     atPath(
       ['council', 'quorum'],
       'council',
@@ -131,7 +130,12 @@ export function buildRubric(input: BuildInput): { rubric: Rubric; issues: Rubric
     dimensions: fm.score_weights?.dimensions ?? 1,
     criteria: fm.score_weights?.criteria ?? 1
   }
-  if (fm.score_weights && scoreWeights.dimensions === 0 && scoreWeights.criteria === 0) {
+  if (
+    fm.score_weights &&
+    scoreWeights.dimensions === 0 &&
+    scoreWeights.criteria === 0 &&
+    !failed('score_weights.dimensions', 'score_weights.criteria')
+  ) {
     atPath(['score_weights'], 'weight', 'score_weights must not all be 0')
   }
 
@@ -278,7 +282,16 @@ interface Draft {
   line: number
   /** Set when the criterion, or the settings added to it, come from the front matter. */
   frontMatterIndex?: number
-  settings?: RawCriterion
+  settings?: Settings
+  /** Something about it is already reported, so it is not built. */
+  failed?: boolean
+}
+
+/** A front-matter criterion's settings, checked; undefined fields were not given. */
+interface Settings {
+  readonly weight?: number
+  readonly scoreRanges?: ScoreRange[]
+  readonly requiredMinScore?: number
 }
 
 function buildCriteria(
@@ -323,15 +336,25 @@ function buildCriteria(
 
   const fromMarkdown = new Set(drafts)
   const frontMatterDrafts: Draft[] = []
-  for (const { index, criterion } of fromFrontMatter) {
+  for (const entry of fromFrontMatter) {
+    const { index, criterion, invalidKeys } = entry
     const path: Path = ['criteria', index]
-    const id = criterion.id ?? (criterion.description ? slugify(criterion.description) : '')
+    // Settings first: a criterion's id or description problem must not hide its ranges' problems.
+    const checkedId =
+      criterion.id ?? (criterion.description ? slugify(criterion.description) : undefined)
+    const name = checkedId && !invalidKeys.includes('id') ? `criterion "${checkedId}"` : entry.name
+    const settings = checkSettings(criterion, path, name, atPath)
+    const failed = !entry.valid || settings === undefined
+    // An id or description that failed validation is already reported; what would follow from
+    // its absence (no id, no description) would be noise.
+    if (invalidKeys.includes('id') || invalidKeys.includes('description')) continue
+    const id = checkedId ?? ''
     if (id === '' || !ID_PATTERN.test(id)) {
       atPath(path, 'type', `${label(path, undefined)} needs an id or a description`)
       continue
     }
     const earlier = byId.get(key(id))
-    if (earlier && fromMarkdown.has(earlier) && earlier.settings === undefined) {
+    if (earlier && fromMarkdown.has(earlier) && earlier.frontMatterIndex === undefined) {
       if (criterion.description !== undefined) {
         atPath(
           [...path, 'id'],
@@ -351,8 +374,9 @@ function buildCriteria(
         )
         continue
       }
-      earlier.settings = criterion
       earlier.frontMatterIndex = index
+      if (settings) earlier.settings = settings
+      if (failed) earlier.failed = true
       continue
     }
     if (earlier) {
@@ -377,57 +401,71 @@ function buildCriteria(
       section: criterion.required === false ? 'nice' : 'must',
       line: locate(path, 'value').line,
       frontMatterIndex: index,
-      settings: criterion
+      ...(settings && { settings }),
+      ...(failed && { failed })
     }
     frontMatterDrafts.push(draft)
     byId.set(key(id), draft)
   }
 
   // Structured criteria first, then the Markdown ones, each in the order written.
-  return [...frontMatterDrafts, ...drafts].flatMap(draft => {
-    const criterion = finishCriterion(draft, atPath)
-    return criterion ? [criterion] : []
-  })
+  return [...frontMatterDrafts, ...drafts].flatMap(draft =>
+    draft.failed ? [] : [finishCriterion(draft)]
+  )
 }
 
-function finishCriterion(draft: Draft, atPath: AtPath): Criterion | undefined {
+/**
+ * Checks the settings of a front-matter criterion (its score ranges, and required_min_score
+ * against them), reporting every problem; undefined when there was one.
+ */
+function checkSettings(
+  raw: CheckedCriterion['criterion'],
+  base: Path,
+  name: string,
+  atPath: AtPath
+): Settings | undefined {
+  let ok = true
+  let scoreRanges: ScoreRange[] | undefined
+  if (raw.score_ranges) {
+    const result = normaliseScoreRanges(raw.score_ranges)
+    for (const problem of result.problems) {
+      atPath([...base, 'score_ranges', ...problem.at], problem.rule, `${name}: ${problem.message}`)
+    }
+    if (result.problems.length > 0) ok = false
+    else scoreRanges = result.ranges
+  }
+  const minScore = raw.required_min_score
+  // Ranges given but wrong are reported above; only their absence is this rule's business.
+  if (minScore !== undefined && raw.score_ranges === undefined) {
+    atPath(
+      [...base, 'required_min_score'],
+      'min-score',
+      `${name}: required_min_score needs score_ranges (a checklist criterion is PASS or FAIL)`
+    )
+    ok = false
+  }
+  if (!ok) return undefined
+  return {
+    ...(raw.weight !== undefined && { weight: raw.weight }),
+    ...(scoreRanges && { scoreRanges }),
+    ...(minScore !== undefined && { requiredMinScore: minScore })
+  }
+}
+
+function finishCriterion(draft: Draft): Criterion {
   const settings = draft.settings
-  const base: Path = ['criteria', draft.frontMatterIndex ?? -1]
   const required = draft.section === 'must'
-  const criterion: Criterion = {
+  return {
     id: draft.id,
     description: draft.description,
     required,
     section: draft.section,
     weight: settings?.weight ?? (required ? 1 : 0),
-    line: draft.line
-  }
-  let scoreRanges: ScoreRange[] | undefined
-  if (settings?.score_ranges) {
-    const result = normaliseScoreRanges(settings.score_ranges)
-    for (const problem of result.problems) {
-      atPath(
-        [...base, 'score_ranges', ...problem.at],
-        problem.rule,
-        `criterion "${draft.id}": ${problem.message}`
-      )
-    }
-    if (result.problems.length > 0) return undefined
-    scoreRanges = result.ranges
-  }
-  const minScore = settings?.required_min_score
-  if (minScore !== undefined && scoreRanges === undefined) {
-    atPath(
-      [...base, 'required_min_score'],
-      'min-score',
-      `criterion "${draft.id}": required_min_score needs score_ranges (a checklist criterion is PASS or FAIL)`
-    )
-    return undefined
-  }
-  return {
-    ...criterion,
-    ...(scoreRanges && { scoreRanges }),
-    ...(minScore !== undefined && { requiredMinScore: minScore })
+    line: draft.line,
+    ...(settings?.scoreRanges && { scoreRanges: settings.scoreRanges }),
+    ...(settings?.requiredMinScore !== undefined && {
+      requiredMinScore: settings.requiredMinScore
+    })
   }
 }
 
@@ -520,7 +558,8 @@ export function normaliseScoreRanges(raw: RawScoreRanges): {
 function buildDimensions(
   raw: CheckedFrontMatter['values']['dimensions'],
   hasCriteria: boolean,
-  atPath: AtPath
+  atPath: AtPath,
+  failed: (...fields: string[]) => boolean
 ): Dimension[] {
   let entries: { name: string; weight: number; description: string; builtIn: boolean }[]
   if (raw === false || (raw === undefined && !hasCriteria)) return []
@@ -545,6 +584,7 @@ function buildDimensions(
       const weight = given.weight ?? builtIn?.weight
       const description = given.description ?? builtIn?.description
       if (description === undefined) {
+        if (failed(`dimensions.${name}.description`)) continue
         atPath(
           ['dimensions', name],
           'dimension',
@@ -555,6 +595,7 @@ function buildDimensions(
         continue
       }
       if (weight === undefined) {
+        if (failed(`dimensions.${name}.weight`)) continue
         atPath(['dimensions', name], 'weight', `dimension "${name}" needs a weight`, 'key')
         continue
       }

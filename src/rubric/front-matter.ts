@@ -1,34 +1,49 @@
 import type { z } from 'zod'
 import {
+  CouncilSchema,
   CriterionSchema,
   DimensionSchema,
+  ThresholdsSchema,
   ID_PATTERN,
-  ScoreRangesSchema,
   FRONT_MATTER_SHAPE,
   FrontMatterSchema,
   type FrontMatter,
-  type RawCriterion,
-  type RawScoreRanges
+  type RawCriterion
 } from './schema.js'
 import { own } from './own.js'
 import { closest } from './similar.js'
 import { isRecord } from '../util/is-record.js'
 import { describeIssues, label, show, type Path, type PathProblem } from './zod-issues.js'
 
+/** A criterion of the front matter with every field that is valid on its own. */
+export interface CheckedCriterion {
+  /** Its index in the front matter's list (for positions). */
+  readonly index: number
+  /** `criterion "id"` or `criteria item 3`, for messages. */
+  readonly name: string
+  /** Only the fields that passed; the others are in `invalidKeys`. */
+  readonly criterion: RawCriterion
+  /** Keys whose value failed validation (already reported); empty for a valid criterion. */
+  readonly invalidKeys: readonly string[]
+  /** False when anything about the criterion failed, so it must not be used. */
+  readonly valid: boolean
+}
+
 /** What survived validation: every key that is valid on its own, with its errors beside it. */
 export interface CheckedFrontMatter {
   readonly values: Omit<Partial<FrontMatter>, 'criteria'>
-  /** Valid criteria with their index in the front matter (for positions). */
-  readonly criteria: readonly { readonly index: number; readonly criterion: RawCriterion }[]
   /**
-   * Score ranges of criteria that failed validation elsewhere, so that their overlap and coverage
-   * are reported in the same run as the other errors.
+   * Every criterion that is a mapping, the invalid ones too (with their valid fields), so that
+   * the rules spanning fields (id, duplicates, score ranges) are checked in the same run as the
+   * shape errors: one error of a criterion never hides another.
    */
-  readonly rangesOfInvalidCriteria: readonly {
-    readonly index: number
-    readonly name: string
-    readonly scoreRanges: RawScoreRanges
-  }[]
+  readonly criteria: readonly CheckedCriterion[]
+  /**
+   * Fields that failed inside an object kept in `values` with its other fields (thresholds,
+   * council, score_weights, a dimension), as dotted paths: `thresholds.pass`,
+   * `dimensions.foo.weight`. Rules that involve them are skipped; their errors are already reported.
+   */
+  readonly invalidFields: ReadonlySet<string>
   readonly problems: readonly PathProblem[]
 }
 
@@ -60,8 +75,23 @@ export function checkFrontMatter(
 
   const problems: PathProblem[] = []
   const values: Record<string, unknown> = {}
-  const criteria: { index: number; criterion: RawCriterion }[] = []
-  const rangesOfInvalidCriteria: CheckedFrontMatter['rangesOfInvalidCriteria'][number][] = []
+  const criteria: CheckedCriterion[] = []
+  const invalidFields = new Set<string>()
+  /** The fields of an object that are valid on their own; the others go to `invalidFields`. */
+  const validPart = (
+    shape: Readonly<Record<string, z.ZodType>>,
+    value: Record<string, unknown>,
+    prefix: string
+  ): Record<string, unknown> => {
+    const part: Record<string, unknown> = {}
+    for (const [field, fieldValue] of Object.entries(value)) {
+      const schema = own(shape, field)
+      const result = schema?.safeParse(fieldValue)
+      if (result?.success) part[field] = result.data
+      else invalidFields.add(`${prefix}.${field}`)
+    }
+    return part
+  }
 
   for (const [key, value] of Object.entries(data)) {
     if (!Object.hasOwn(FRONT_MATTER_SHAPE, key)) {
@@ -79,20 +109,14 @@ export function checkFrontMatter(
     }
     if (key === 'criteria' && Array.isArray(value)) {
       value.forEach((item: unknown, index) => {
+        const name = label(['criteria', index], data)
         const result = CriterionSchema.safeParse(item, { reportInput: true })
         if (result.success) {
-          criteria.push({ index, criterion: result.data })
+          criteria.push({ index, name, criterion: result.data, invalidKeys: [], valid: true })
           return
         }
         problems.push(...describe(result.error.issues, ['criteria', index], data))
-        const ranges = ScoreRangesSchema.safeParse(isRecord(item) ? item.score_ranges : undefined)
-        if (ranges.success) {
-          rangesOfInvalidCriteria.push({
-            index,
-            name: label(['criteria', index], data),
-            scoreRanges: ranges.data
-          })
-        }
+        if (isRecord(item)) criteria.push({ index, name, ...validFields(item), valid: false })
       })
       continue
     }
@@ -110,8 +134,18 @@ export function checkFrontMatter(
           continue
         }
         const result = DimensionSchema.safeParse(entry, { reportInput: true })
-        if (result.success) valid[name] = result.data
-        else problems.push(...describe(result.error.issues, ['dimensions', name], data))
+        if (result.success) {
+          valid[name] = result.data
+          continue
+        }
+        problems.push(...describe(result.error.issues, ['dimensions', name], data))
+        // Kept with its valid fields, so that a missing description is reported too.
+        const prefix = `dimensions.${name}`
+        if (isRecord(entry)) valid[name] = validPart(DIMENSION_FIELDS, entry, prefix)
+        else {
+          valid[name] = {}
+          invalidFields.add(`${prefix}.weight`)
+        }
       }
       // Entries that failed are reported above; an all-failed map is not an "empty map".
       if (Object.keys(valid).length > 0 || Object.keys(value).length === 0) values[key] = valid
@@ -119,21 +153,48 @@ export function checkFrontMatter(
     }
     const schema: z.ZodType = FRONT_MATTER_SHAPE[key as keyof Shape]
     const result = schema.safeParse(value, { reportInput: true })
-    if (result.success) values[key] = result.data
-    else problems.push(...describe(result.error.issues, [key], data))
+    if (result.success) {
+      values[key] = result.data
+      continue
+    }
+    problems.push(...describe(result.error.issues, [key], data))
+    // An object's valid fields are kept, so that the rules relating them are checked too.
+    const fields = own(OBJECT_FIELDS, key)
+    if (fields && isRecord(value)) values[key] = validPart(fields, value, key)
   }
-  return {
-    values,
-    criteria,
-    rangesOfInvalidCriteria,
-    problems
-  }
+  return { values, criteria, invalidFields, problems }
 }
+
+/** The fields of a criterion that are valid on their own; unknown keys are left out. */
+function validFields(item: Record<string, unknown>): {
+  criterion: RawCriterion
+  invalidKeys: string[]
+} {
+  const criterion: Record<string, unknown> = {}
+  const invalidKeys: string[] = []
+  for (const [key, value] of Object.entries(item)) {
+    const schema: z.ZodType | undefined = own(CriterionSchema.shape, key)
+    if (!schema) continue
+    const result = schema.safeParse(value)
+    if (result.success) criterion[key] = result.data
+    else invalidKeys.push(key)
+  }
+  return { criterion, invalidKeys }
+}
+
+/** Top-level keys whose value is one object of independent fields. */
+const OBJECT_FIELDS: Readonly<Record<string, Readonly<Record<string, z.ZodType>>>> = {
+  thresholds: ThresholdsSchema.shape,
+  council: CouncilSchema.shape,
+  score_weights: FRONT_MATTER_SHAPE.score_weights.unwrap().shape
+}
+
+const DIMENSION_FIELDS: Readonly<Record<string, z.ZodType>> = DimensionSchema.options[1].shape
 
 const EMPTY: CheckedFrontMatter = {
   values: {},
   criteria: [],
-  rangesOfInvalidCriteria: [],
+  invalidFields: new Set(),
   problems: []
 }
 
