@@ -138,10 +138,10 @@ describe('rubric-council check (bundled)', () => {
 
   it('refuses check options on other commands and stray arguments', async () => {
     expect((await cli(['validate', '--json', 'x.json'])).err[0]).toBe(
-      'rubric-council: --json belongs to the check command'
+      'rubric-council: --json belongs to the check command (see rubric-council validate --help)'
     )
     expect((await cli(['check', 'rubric.md'])).err[0]).toBe(
-      'rubric-council: check takes no arguments (got "rubric.md"); use --rubric FILE'
+      'rubric-council: check takes no arguments (got "rubric.md"); use --rubric FILE (see rubric-council check --help)'
     )
   })
 })
@@ -209,11 +209,13 @@ describe('rubric-council validate', () => {
 
 describe('rubric-council', () => {
   it('prints help and version, and exits 2 on a usage error', async () => {
-    expect((await cli(['--help'])).out.join('\n')).toContain('validate [FILE...]')
+    expect((await cli(['--help'])).out.join('\n')).toContain('validate   Check rubric files')
     expect(await cli(['--version'])).toEqual({ code: 0, out: [VERSION], err: [] })
     const unknown = await cli(['frobnicate'])
     expect(unknown.code).toBe(2)
-    expect(unknown.err[0]).toBe('rubric-council: unknown command "frobnicate"')
+    expect(unknown.err[0]).toBe(
+      'rubric-council: unknown command "frobnicate" (see rubric-council --help)'
+    )
     expect((await cli(['validate', '--nope'])).code).toBe(2)
     expect((await cli([])).code).toBe(2)
   })
