@@ -128,12 +128,29 @@ describe('rubric-council check (bundled)', () => {
     expect(printed.stdout).toMatch(/^### ✅ Rubric Council: PASS/)
   })
 
-  it('is UNCLEAR when there is no base to diff from, and says how to give one', async () => {
+  it('refuses to run the judges outside a git repository, in one line', async () => {
     const repo = await mkdtemp(join(tmpdir(), 'rc-check-'))
     const result = await bundled(['check', '--checker', 'agent: The change is tested'], repo)
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `rubric-council: not a git repository: ${repo} (the judges read the diff; run check in a clone)\n`
+    })
+  })
+
+  it('prints the verdict, then one line, when the report cannot be written after all', async () => {
+    const repo = await mkdtemp(join(tmpdir(), 'rc-check-'))
+    // The gate takes the report's place once the preconditions have passed.
+    const result = await bundled(
+      ['check', '--checker', 'mkdir report.json', '--json', 'report.json'],
+      repo
+    )
     expect(result.code).toBe(2)
-    expect(result.stdout).toContain('incomplete_coverage: the judges were not asked:')
-    expect(result.stdout).toContain('pass one with --base <branch or commit>')
+    expect(result.stdout.split('\n')[0]).toBe('PASS (exit 0) · gates 1/1')
+    expect(result.stderr.split('\n').filter(l => l.startsWith('rubric-council:'))).toEqual([
+      'rubric-council: cannot write the JSON report to report.json: it is a folder'
+    ])
+    expect(result.stderr).not.toMatch(/internal error|\n\s+at /)
   })
 
   it('refuses check options on other commands and stray arguments', async () => {

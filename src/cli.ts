@@ -78,7 +78,8 @@ const CHECK: CommandSpec = {
   exitCodes: [
     ['0', 'PASS'],
     ['1', 'FAIL'],
-    ['2', 'UNCLEAR; also a usage error or an unmet precondition (nothing was run)']
+    ['2', 'UNCLEAR'],
+    ['2', 'a usage error or unmet precondition (nothing ran), or a report not written']
   ],
   docs: `${DOCS_URL}/rubric.md`
 }

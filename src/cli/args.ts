@@ -77,7 +77,7 @@ export function parseCommandArgs(
       continue
     }
     const long = arg.startsWith('--')
-    const [key = '', inline] = long ? splitInline(arg.slice(2)) : [arg.slice(1), undefined]
+    const [key, inline] = long ? splitInline(arg.slice(2)) : [arg.slice(1), undefined]
     const option = options.find(o => (long ? o.name === key : o.short === key))
     if (option === undefined) return { ok: false, message: unknownOption(spec, arg, key, others) }
     if (option.type === 'boolean') {
