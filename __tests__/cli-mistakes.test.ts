@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import type { CliIo } from '../src/cli/io.js'
+import { fileProblem, type CliIo } from '../src/cli/io.js'
 import { main } from '../src/cli.js'
 
 /** The newcomer's mistakes, through the CLI's entry, as a user in `cwd` would make them. */
@@ -188,6 +189,31 @@ describe('rubric-council check: preconditions before any gate', () => {
       `rubric-council: cannot write the JSON report to a.txt/r.json: ${dir}/a.txt is not a folder`
     ])
     expect(existsSync(join(dir, 'gate-ran'))).toBe(false)
+  })
+})
+
+describe('rubric-council check: a rubric file that cannot be read', () => {
+  it.each([
+    [
+      [],
+      'rubric-council: .github/rubric.md: error: rubric file not found [missing-file] (pass --rubric FILE, or write one with rubric-council init)'
+    ],
+    [
+      ['--rubric', 'folder'],
+      'rubric-council: folder: error: is a directory, not a rubric file [unreadable-file]'
+    ]
+  ])('%j: one line naming the file, and nothing runs', async (args, line) => {
+    const dir = repository()
+    mkdirSync(join(dir, 'folder'))
+    expect(await cli(['check', ...args], dir)).toEqual({ code: 2, out: [], err: [line] })
+  })
+})
+
+describe('fileProblem', () => {
+  it('puts a file-system error in a few words, and leaves a bug alone', async () => {
+    const missing = await readFile('/nonexistent/r.json').catch((error: unknown) => error)
+    expect(fileProblem(missing)).toBe('no such file or folder')
+    expect(fileProblem(new TypeError('x is undefined'))).toBeUndefined()
   })
 })
 

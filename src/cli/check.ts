@@ -12,6 +12,7 @@ import type { GateLog } from '../gates/types.js'
 import { DEFAULT_RUBRIC_PATH } from '../rubric/defaults.js'
 import { readRubricFile } from '../rubric/load.js'
 import { parseRubric } from '../rubric/parse.js'
+import { formatIssue } from '../rubric/errors.js'
 import { needsCouncil } from '../verdict/decide.js'
 import { checkerRubric } from '../rubric/sugar.js'
 import { maskSecrets, secretValues } from '../util/secrets.js'
@@ -65,6 +66,18 @@ export async function checkCommand(options: CheckOptions, io: CliIo): Promise<nu
     options.checker !== undefined
       ? checkerRubric(options.checker)
       : await readRubricFile(resolve(io.cwd, path), path)
+  // A rubric file that cannot be read is the user's path, not a rubric to grade: one line.
+  const unreadable = rubric.ok
+    ? []
+    : rubric.issues.filter(i => i.rule === 'missing-file' || i.rule === 'unreadable-file')
+  if (unreadable.length > 0) {
+    const hint =
+      options.rubric === undefined
+        ? ' (pass --rubric FILE, or write one with rubric-council init)'
+        : ''
+    for (const issue of unreadable) io.stderr(`rubric-council: ${formatIssue(issue)}${hint}`)
+    return USAGE_ERROR
+  }
   const parsed = rubric.ok ? parseRubric(rubric.rubric) : undefined
   // The diff is read only for judges; a base the user named is checked all the same.
   let base = options.base
