@@ -209,6 +209,18 @@ describe('rubric-council check: a rubric file that cannot be read', () => {
   })
 })
 
+describe('rubric-council validate: a folder', () => {
+  it('is skipped in one line, and a folder alone is not a pass', async () => {
+    const dir = repository()
+    mkdirSync(join(dir, 'folder'))
+    expect(await cli(['validate', 'folder'], dir)).toEqual({
+      code: 1,
+      out: [],
+      err: ['folder: a folder, not a rubric; skipped']
+    })
+  })
+})
+
 describe('fileProblem', () => {
   it('puts a file-system error in a few words, and leaves a bug alone', async () => {
     const missing = await readFile('/nonexistent/r.json').catch((error: unknown) => error)

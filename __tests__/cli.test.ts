@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { readdirSync, readFileSync } from 'node:fs'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -151,6 +151,16 @@ describe('rubric-council check (bundled)', () => {
       'rubric-council: cannot write the JSON report to report.json: it is a folder'
     ])
     expect(result.stderr).not.toMatch(/internal error|\n\s+at /)
+  })
+
+  it('init: a file where a folder must go is one line naming it, no stack', async () => {
+    const repo = await mkdtemp(join(tmpdir(), 'rc-init-'))
+    writeFileSync(join(repo, '.github'), '')
+    expect(await bundled(['init'], repo)).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `rubric-council: ${join(repo, '.github')}: a file is there, where a folder is needed\n`
+    })
   })
 
   it('refuses check options on other commands and stray arguments', async () => {

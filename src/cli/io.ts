@@ -27,6 +27,10 @@ export function fileProblem(error: unknown): string | undefined {
   if (!(error instanceof Error) || !('code' in error) || typeof error.code !== 'string') {
     return undefined
   }
+  // `mkdir` of a folder where a file is: the folder cannot be made.
+  if (error.code === 'EEXIST' && 'syscall' in error && error.syscall === 'mkdir') {
+    return 'a file is there, where a folder is needed'
+  }
   return FILE_PROBLEMS[error.code] ?? (error.code.startsWith('E') ? error.code : undefined)
 }
 
