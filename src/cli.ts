@@ -97,7 +97,7 @@ const VALIDATE: CommandSpec = {
   example: 'rubric-council validate .github/rubric.md examples/*',
   exitCodes: [
     ['0', 'every file is a valid rubric'],
-    ['1', 'a file is invalid or missing'],
+    ['1', 'a file is invalid or missing, or only folders were named'],
     ['2', 'a usage error']
   ],
   docs: `${DOCS_URL}/rubric.md`

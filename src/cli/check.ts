@@ -42,12 +42,15 @@ export interface CheckOptions {
 /** A local file has no size limit worth cutting for; this only bounds a pathological report. */
 const LOCAL_MARKDOWN_BUDGET = 5_000_000
 
-/** `rubric-council check`: one evaluation in the current directory; exits with the verdict's code. */
+/**
+ * `rubric-council check`: one evaluation in the current directory; exits with the verdict's code,
+ * or 2 (USAGE_ERROR) for what was found wrong before anything ran or a report left unwritten.
+ */
 export async function checkCommand(options: CheckOptions, io: CliIo): Promise<number> {
   const { models, problems } = parseModelList(options.models ?? '')
   if (problems.length > 0) {
     io.stderr(`rubric-council: --models: ${problems.join('; ')}`)
-    return 2
+    return USAGE_ERROR
   }
   // Everything that can be found wrong before a gate runs is, one line each, and nothing runs.
   const outputs = [
