@@ -508,7 +508,9 @@ describe('rubric-council init', () => {
   it('takes --forks only with init', async () => {
     const result = await cli(['check', '--forks'], project({}))
     expect(result.code).toBe(2)
-    expect(result.err).toEqual(['rubric-council: --forks belongs to the init command'])
+    expect(result.err).toEqual([
+      'rubric-council: --forks belongs to the init command (see rubric-council check --help)'
+    ])
   })
 
   it('leaves the gates out when it cannot tell the test command, and the rubric is still valid', async () => {

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { readdirSync, readFileSync } from 'node:fs'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -133,20 +133,47 @@ describe('rubric-council check (bundled)', () => {
     expect(printed.stdout).toMatch(/^### ✅ Rubric Council: PASS/)
   })
 
-  it('is UNCLEAR when there is no base to diff from, and says how to give one', async () => {
+  it('refuses to run the judges outside a git repository, in one line', async () => {
     const repo = await mkdtemp(join(tmpdir(), 'rc-check-'))
     const result = await bundled(['check', '--checker', 'agent: The change is tested'], repo)
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `rubric-council: not a git repository: ${repo} (the judges read the diff; run check in a clone)\n`
+    })
+  })
+
+  it('prints the verdict, then one line, when the report cannot be written after all', async () => {
+    const repo = await mkdtemp(join(tmpdir(), 'rc-check-'))
+    // The gate takes the report's place once the preconditions have passed.
+    const result = await bundled(
+      ['check', '--checker', 'mkdir report.json', '--json', 'report.json'],
+      repo
+    )
     expect(result.code).toBe(2)
-    expect(result.stdout).toContain('incomplete_coverage: the judges were not asked:')
-    expect(result.stdout).toContain('pass one with --base <branch or commit>')
+    expect(result.stdout.split('\n')[0]).toBe('PASS (exit 0) · gates 1/1')
+    expect(result.stderr.split('\n').filter(l => l.startsWith('rubric-council:'))).toEqual([
+      'rubric-council: cannot write the JSON report to report.json: it is a folder'
+    ])
+    expect(result.stderr).not.toMatch(/internal error|\n\s+at /)
+  })
+
+  it('init: a file where a folder must go is one line naming it, no stack', async () => {
+    const repo = await mkdtemp(join(tmpdir(), 'rc-init-'))
+    writeFileSync(join(repo, '.github'), '')
+    expect(await bundled(['init'], repo)).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `rubric-council: ${join(repo, '.github')}: a file is there, where a folder is needed\n`
+    })
   })
 
   it('refuses check options on other commands and stray arguments', async () => {
     expect((await cli(['validate', '--json', 'x.json'])).err[0]).toBe(
-      'rubric-council: --json belongs to the check command'
+      'rubric-council: --json belongs to the check command (see rubric-council validate --help)'
     )
     expect((await cli(['check', 'rubric.md'])).err[0]).toBe(
-      'rubric-council: check takes no arguments (got "rubric.md"); use --rubric FILE'
+      'rubric-council: check takes no arguments (got "rubric.md"); use --rubric FILE (see rubric-council check --help)'
     )
   })
 })
@@ -214,11 +241,13 @@ describe('rubric-council validate', () => {
 
 describe('rubric-council', () => {
   it('prints help and version, and exits 2 on a usage error', async () => {
-    expect((await cli(['--help'])).out.join('\n')).toContain('validate [FILE...]')
+    expect((await cli(['--help'])).out.join('\n')).toContain('validate   Check rubric files')
     expect(await cli(['--version'])).toEqual({ code: 0, out: [VERSION], err: [] })
     const unknown = await cli(['frobnicate'])
     expect(unknown.code).toBe(2)
-    expect(unknown.err[0]).toBe('rubric-council: unknown command "frobnicate"')
+    expect(unknown.err[0]).toBe(
+      'rubric-council: unknown command "frobnicate" (see rubric-council --help)'
+    )
     expect((await cli(['validate', '--nope'])).code).toBe(2)
     expect((await cli([])).code).toBe(2)
   })

@@ -1,4 +1,5 @@
 import { main } from './cli.js'
+import { fileProblem } from './cli/io.js'
 
 try {
   process.exitCode = await main(process.argv.slice(2), {
@@ -9,9 +10,14 @@ try {
     live: process.stderr.isTTY
   })
 } catch (error) {
-  // A bug, not a user error: say so, and never exit 0.
+  const problem = fileProblem(error)
+  const path = (error as { path?: unknown }).path
   process.stderr.write(
-    `rubric-council: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`
+    problem !== undefined
+      ? // A file the user named, or their file system: one line naming the file, no stack.
+        `rubric-council: ${typeof path === 'string' ? `${path}: ` : ''}${problem}\n`
+      : // A bug, not a user error: say so, with the stack, and never exit 0.
+        `rubric-council: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`
   )
   process.exitCode = 2
 }

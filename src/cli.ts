@@ -1,103 +1,192 @@
-import { parseArgs } from 'node:util'
 import type { CliIo } from './cli/io.js'
+import {
+  commandHelp,
+  DOCS_URL,
+  mainHelp,
+  parseCommandArgs,
+  unknownCommand,
+  USAGE_ERROR,
+  type CommandSpec
+} from './cli/args.js'
 import { checkCommand } from './cli/check.js'
 import { initCommand } from './cli/init.js'
 import { validateCommand } from './cli/validate.js'
 import { VERSION } from './version.js'
 
-const USAGE = `Usage: rubric-council <command> [options]
+const CHECK: CommandSpec = {
+  name: 'check',
+  summary: 'Evaluate this repository’s changes against its rubric',
+  usage: 'check [options]',
+  description: [
+    'Runs the rubric’s gates in this directory and asks the judges about the diff from the merge',
+    'base of --base and HEAD (working-tree edits included); prints the verdict.'
+  ],
+  options: [
+    {
+      name: 'rubric',
+      type: 'string',
+      value: 'FILE',
+      help: ['The rubric (default: .github/rubric.md)']
+    },
+    {
+      name: 'checker',
+      type: 'string',
+      value: 'TEXT',
+      help: [
+        'Rubric sugar instead of a file: "agent: <text>" lines and commands',
+        '(default: none)'
+      ]
+    },
+    {
+      name: 'json',
+      type: 'string',
+      value: 'FILE',
+      help: ['Also write the JSON report to FILE (default: none)']
+    },
+    {
+      name: 'markdown',
+      type: 'string',
+      value: 'FILE',
+      help: ['Also write the Markdown report to FILE; "-" prints it instead (default: none)']
+    },
+    {
+      name: 'models',
+      type: 'string',
+      value: 'LIST',
+      help: [
+        'Judges as provider:model, comma-separated (default: the rubric’s, else one per',
+        'provider whose API key is set)'
+      ]
+    },
+    {
+      name: 'base',
+      type: 'string',
+      value: 'REF',
+      help: [
+        'Diff from the merge base of REF and HEAD (default: the upstream, else',
+        'origin/main, main, origin/master, master)'
+      ]
+    },
+    {
+      name: 'dry-run',
+      type: 'boolean',
+      help: ['Print the pull request comment the action would post (default: off)']
+    }
+  ],
+  positionals: false,
+  example: 'rubric-council check --base main --json report.json',
+  exitCodes: [
+    ['0', 'PASS'],
+    ['1', 'FAIL'],
+    ['2', 'UNCLEAR'],
+    ['2', 'a usage error or unmet precondition (nothing ran), or a report not written']
+  ],
+  docs: `${DOCS_URL}/rubric.md`
+}
 
-Commands:
-    check                Evaluate this directory against its rubric; exit 0 PASS, 1 FAIL, 2 UNCLEAR
-  validate [FILE...]   Check rubric files (default .github/rubric.md); exit 0 if all are valid, 1 if not
-  init                 Write a starter .github/rubric.md and .github/workflows/rubric-council.yml:
-                       a gates job without secrets, then the council job
+const VALIDATE: CommandSpec = {
+  name: 'validate',
+  summary: 'Check rubric files for mistakes, with file:line:column',
+  usage: 'validate [options] [FILE...]',
+  description: [
+    'Checks each rubric file (default: .github/rubric.md) and prints its problems as',
+    'file:line:column: error: message [rule].'
+  ],
+  options: [],
+  positionals: true,
+  example: 'rubric-council validate .github/rubric.md examples/*',
+  exitCodes: [
+    ['0', 'every file is a valid rubric'],
+    ['1', 'a file is invalid or missing, or only folders were named'],
+    ['2', 'a usage error']
+  ],
+  docs: `${DOCS_URL}/rubric.md`
+}
 
+const INIT: CommandSpec = {
+  name: 'init',
+  summary: 'Write a starter rubric and the workflows that run it',
+  usage: 'init [options]',
+  description: [
+    'Writes a starter .github/rubric.md and .github/workflows/rubric-council.yml: a gates job',
+    'without secrets, then the council job; and the workflow of the pull request bot.'
+  ],
+  options: [
+    {
+      name: 'forks',
+      type: 'boolean',
+      help: [
+        'Two workflows instead: the gates on pull_request, the council on workflow_run, for',
+        'pull requests from forks (default: off)'
+      ]
+    },
+    { name: 'force', type: 'boolean', help: ['Overwrite files that exist (default: off)'] }
+  ],
+  positionals: false,
+  example: 'rubric-council init --forks',
+  exitCodes: [
+    ['0', 'the files were written'],
+    ['1', 'a file exists (pass --force to overwrite it)'],
+    ['2', 'a usage error']
+  ],
+  docs: `${DOCS_URL}/getting-started.md`
+}
 
-Options of check:
-  --rubric FILE        The rubric (default .github/rubric.md)
-  --checker TEXT       Rubric sugar instead of a file: "agent: <text>" lines and commands
-  --json FILE          Also write the JSON report to FILE
-  --markdown FILE      Also write the Markdown report to FILE ("-" prints it instead)
-  --models LIST        Judges as provider:model, comma-separated (default: the rubric's, else
-                       one per provider whose API key is set)
-    --base REF           Diff from the merge base of REF and HEAD (default: the upstream, else main)
-  --dry-run            Print the pull request comment the action would post
-
-Options of init:
-  --forks              Two workflows instead: the gates on pull_request (rubric-council-gates.yml),
-                       the council on workflow_run, for pull requests from forks
-  --force              Overwrite files that exist
-
-
-  -h, --help           Show this help
-  -v, --version        Show the version
-
-The rubric format is described in docs/rubric.md.`
+const COMMANDS: readonly CommandSpec[] = [CHECK, VALIDATE, INIT]
 
 /** The CLI's composition root: parses arguments and hands over to a command. Returns the exit code. */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
-  let parsed
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      options: {
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean', short: 'v' },
-        rubric: { type: 'string' },
-        checker: { type: 'string' },
-        json: { type: 'string' },
-        markdown: { type: 'string' },
-        models: { type: 'string' },
-        base: { type: 'string' },
-        'dry-run': { type: 'boolean' },
-        force: { type: 'boolean' },
-        forks: { type: 'boolean' }
-      }
-    })
-  } catch (error) {
-    io.stderr(`rubric-council: ${error instanceof Error ? error.message : String(error)}`)
-    io.stderr(USAGE)
-    return 2
+  const usageError = (message: string, help: string): number => {
+    io.stderr(`rubric-council: ${message} (${help})`)
+    return USAGE_ERROR
   }
-  const [command, ...rest] = parsed.positionals
-  if (parsed.values.version) {
+  const [first, ...args] = argv
+  if (first === '--version' || first === '-v') {
     io.stdout(VERSION)
     return 0
   }
-  if (parsed.values.help || command === undefined || command === 'help') {
-    ;(command === undefined && !parsed.values.help ? io.stderr : io.stdout)(USAGE)
-    return command === undefined && !parsed.values.help ? 2 : 0
+  if (first === '--help' || first === '-h' || first === 'help') {
+    const topic = COMMANDS.find(c => c.name === args[0])
+    io.stdout(topic ? commandHelp(topic) : mainHelp(COMMANDS))
+    return 0
   }
-  const { rubric, checker, json, markdown, models, base, force, forks } = parsed.values
-  const dryRun = parsed.values['dry-run']
-  const checkOnly = Object.entries({
-    rubric,
-    checker,
-    json,
-    markdown,
-    models,
-    base,
-    'dry-run': dryRun
-  }).find(([, v]) => v !== undefined)
-  if (checkOnly && command !== 'check') {
-    io.stderr(`rubric-council: --${checkOnly[0]} belongs to the check command`)
-    return 2
+  if (first === undefined) {
+    io.stderr(mainHelp(COMMANDS))
+    return USAGE_ERROR
   }
-  const initOnly = Object.entries({ force, forks }).find(([, v]) => v !== undefined)
-  if (initOnly && command !== 'init') {
-    io.stderr(`rubric-council: --${initOnly[0]} belongs to the init command`)
-    return 2
-  }
-  switch (command) {
-    case 'check':
-      if (rest.length > 0) {
-        io.stderr(
-          `rubric-council: check takes no arguments (got "${rest.join(' ')}"); use --rubric FILE`
+  const spec = COMMANDS.find(c => c.name === first)
+  if (spec === undefined) {
+    return first.startsWith('-')
+      ? usageError(
+          `unknown option "${first}"; options follow the command`,
+          'see rubric-council --help'
         )
-        return 2
-      }
+      : usageError(unknownCommand(first, COMMANDS), 'see rubric-council --help')
+  }
+  const parsed = parseCommandArgs(
+    spec,
+    args,
+    COMMANDS.filter(c => c !== spec)
+  )
+  if (!parsed.ok) return usageError(parsed.message, `see rubric-council ${spec.name} --help`)
+  if (parsed.help) {
+    io.stdout(commandHelp(spec))
+    return 0
+  }
+  const value = (name: string): string | undefined => {
+    const v = parsed.values[name]
+    return typeof v === 'string' ? v : undefined
+  }
+  switch (spec) {
+    case CHECK: {
+      const [rubric, checker, json, markdown, models, base] = [
+        'rubric',
+        'checker',
+        'json',
+        'markdown',
+        'models',
+        'base'
+      ].map(value)
       return checkCommand(
         {
           ...(rubric !== undefined && { rubric }),
@@ -106,17 +195,17 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
           ...(markdown !== undefined && { markdown }),
           ...(models !== undefined && { models }),
           ...(base !== undefined && { base }),
-          dryRun: dryRun === true
+          dryRun: parsed.values['dry-run'] === true
         },
         io
       )
-    case 'init':
-      return initCommand({ force: force === true, forks: forks === true }, io)
-    case 'validate':
-      return validateCommand(rest, io)
+    }
+    case INIT:
+      return initCommand(
+        { force: parsed.values.force === true, forks: parsed.values.forks === true },
+        io
+      )
     default:
-      io.stderr(`rubric-council: unknown command "${command}"`)
-      io.stderr(USAGE)
-      return 2
+      return validateCommand(parsed.positionals, io)
   }
 }

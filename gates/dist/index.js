@@ -33972,6 +33972,43 @@ async function defaultBase(cwd, run = runGit) {
     }
     throw new DiffUnavailableError(`no base to compare with: the current branch has no upstream and none of ${FALLBACK_BASES.join(', ')} exists; pass one with --base <branch or commit>`);
 }
+/**
+ * For the CLI, before anything runs: the base the diff will start from, or the one line that says
+ * why there is none (not a repository, a `--base` that names nothing, no default base).
+ */
+async function localBase(cwd, base, run = runGit) {
+    const repository = await run(['rev-parse', '--git-dir'], cwd);
+    if (repository.exitCode !== 0) {
+        return {
+            problem: `not a git repository: ${cwd} (the judges read the diff; run check in a clone)`
+        };
+    }
+    if (base === undefined) {
+        try {
+            return { base: await defaultBase(cwd, run) };
+        }
+        catch (error) {
+            if (error instanceof DiffUnavailableError)
+                return { problem: error.message };
+            throw error;
+        }
+    }
+    if (base === '' || base.startsWith('-')) {
+        return { problem: `invalid base ${JSON.stringify(base)}: expected a branch or commit` };
+    }
+    const found = await run(['rev-parse', '--verify', '--quiet', `${base}^{commit}`], cwd);
+    if (found.exitCode === 0)
+        return { base };
+    const remote = `origin/${base}`;
+    const onRemote = !base.startsWith('origin/') &&
+        (await run(['rev-parse', '--verify', '--quiet', `${remote}^{commit}`], cwd)).exitCode === 0;
+    const said = `the base "${base}" is no branch or commit of this repository`;
+    return {
+        problem: onRemote
+            ? `${said}; did you mean "${remote}"?`
+            : `${said} (tried ${base}${base.startsWith('origin/') ? '' : ` and ${remote}`}): fetch it (git fetch origin) or pass another --base`
+    };
+}
 /** Revisions are arguments, never options: refuse anything git would read as one. */
 function checkArgument(value, what) {
     if (value === '' || value.startsWith('-')) {
@@ -45859,7 +45896,7 @@ function decide(input) {
         // Too few answers to grade anything: what they said stays visible, judge by judge, but no
         // criterion status, dimension median, score or confidence is computed from them.
         return {
-            ...result('UNCLEAR', [decide_unavailable(council, panel.answers, quorum)]),
+            ...result('UNCLEAR', [decide_unavailable(council, panel.answers, quorum, input.runner ?? 'action')]),
             score: null,
             dimensionsScore: null,
             criteriaScore: null,
@@ -46175,7 +46212,7 @@ function describeTally(c) {
         parts.push(`${t.abstain} undecided between their samples`);
     return parts.join(', ');
 }
-function decide_unavailable(council, valid, quorum) {
+function decide_unavailable(council, valid, quorum, runner) {
     const failed = (council?.runs ?? []).flatMap(r => (r.status === 'failed' ? [r] : []));
     const counts = new Map();
     for (const run of failed)
@@ -46186,13 +46223,21 @@ function decide_unavailable(council, valid, quorum) {
     const asked = council?.runs.length ?? 0;
     const detail = failed.length > 0
         ? `: ${failed.map(r => `${r.judge}: ${r.message}`).join('; ')}`
-        : ': no judge could be formed; set an API key for a provider or name models';
+        : runner === 'cli'
+            ? ': no judge could be formed: no provider API key is set'
+            : ': no judge could be formed; set an API key for a provider or name models';
     // A request the providers rejected as such will be rejected again: no "run the job again".
     const rejected = cause === 'provider_error' &&
         failed.every(r => r.failure !== 'provider_error' || r.rejected === true);
-    return reason(cause, `the council is unavailable: ${valid} valid answer${valid === 1 ? '' : 's'} of ${asked}, quorum ${quorum}${detail}. ${rejected ? REJECTED_ADVICE : ADVICE[cause]}`);
+    return reason(cause, `the council is unavailable: ${valid} valid answer${valid === 1 ? '' : 's'} of ${asked}, quorum ${quorum}${detail}. ${rejected ? REJECTED_ADVICE : advice(cause, runner)}`);
 }
 const REJECTED_ADVICE = 'The providers rejected the requests themselves, so re-running will not help: check the model names against the providers’ model lists; if the message names the schema or a parameter, please report it.';
+/** The advice for a cause, in the words of the runner's setting. */
+function advice(cause, runner) {
+    return runner === 'cli' && cause === 'missing_credentials' ? TERMINAL_CREDENTIALS : ADVICE[cause];
+}
+/** In a terminal the keys come from the user's environment; there is no workflow to edit. */
+const TERMINAL_CREDENTIALS = 'Set OPENAI_API_KEY (or ANTHROPIC_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY, OPENROUTER_API_KEY) in your environment, or check that the key is valid.';
 /** What to do about each cause: the pull request is not at fault for any of them. */
 const ADVICE = {
     missing_credentials: 'Set a provider API key (e.g. OPENAI_API_KEY) in the workflow’s env, or check that the key is valid.',

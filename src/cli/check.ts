@@ -5,18 +5,23 @@ import { parseModelList } from '../council/providers.js'
 import { evaluate } from '../engine/evaluate.js'
 import { DEFAULT_MAX_EVIDENCE_TOKENS } from '../evidence/build.js'
 import { localEvidence } from '../evidence/git-source.js'
+import { localBase } from '../evidence/git.js'
 import { gateEnvironment } from '../gates/environment.js'
 import { gatesHere } from '../gates/run.js'
 import type { GateLog } from '../gates/types.js'
 import { DEFAULT_RUBRIC_PATH } from '../rubric/defaults.js'
 import { readRubricFile } from '../rubric/load.js'
+import { parseRubric } from '../rubric/parse.js'
+import { formatIssue } from '../rubric/errors.js'
+import { needsCouncil } from '../verdict/decide.js'
 import { checkerRubric } from '../rubric/sugar.js'
 import { maskSecrets, secretValues } from '../util/secrets.js'
 import { toJsonReport } from '../report/json.js'
 import { renderMarkdown } from '../report/markdown.js'
 import { renderTerminal } from '../report/terminal.js'
 import { DEFAULT_CHECK_NAME, renderComment } from '../report/comment.js'
-import type { CliIo } from './io.js'
+import { USAGE_ERROR } from './args.js'
+import { fileProblem, outputProblem, type CliIo } from './io.js'
 import { terminalCouncilProgress } from './progress.js'
 
 export interface CheckOptions {
@@ -37,25 +42,62 @@ export interface CheckOptions {
 /** A local file has no size limit worth cutting for; this only bounds a pathological report. */
 const LOCAL_MARKDOWN_BUDGET = 5_000_000
 
-/** `rubric-council check`: one evaluation in the current directory; exits with the verdict's code. */
+/**
+ * `rubric-council check`: one evaluation in the current directory; exits with the verdict's code,
+ * or 2 (USAGE_ERROR) for what was found wrong before anything ran or a report left unwritten.
+ */
 export async function checkCommand(options: CheckOptions, io: CliIo): Promise<number> {
   const { models, problems } = parseModelList(options.models ?? '')
   if (problems.length > 0) {
     io.stderr(`rubric-council: --models: ${problems.join('; ')}`)
-    return 2
+    return USAGE_ERROR
   }
+  // Everything that can be found wrong before a gate runs is, one line each, and nothing runs.
+  const outputs = [
+    ['JSON report', options.json],
+    ['Markdown report', options.markdown === '-' ? undefined : options.markdown]
+  ] as const
+  for (const [what, file] of outputs) {
+    const problem = file === undefined ? undefined : outputProblem(resolve(io.cwd, file), file)
+    if (problem !== undefined) {
+      io.stderr(`rubric-council: cannot write the ${what} to ${problem}`)
+      return USAGE_ERROR
+    }
+  }
+  const path = options.rubric ?? DEFAULT_RUBRIC_PATH
+  const rubric =
+    options.checker !== undefined
+      ? checkerRubric(options.checker)
+      : await readRubricFile(resolve(io.cwd, path), path)
+  // A rubric file that cannot be read is the user's path, not a rubric to grade: one line.
+  const unreadable = rubric.ok
+    ? []
+    : rubric.issues.filter(i => i.rule === 'missing-file' || i.rule === 'unreadable-file')
+  if (unreadable.length > 0) {
+    const hint =
+      options.rubric === undefined
+        ? ' (pass --rubric FILE, or write one with rubric-council init)'
+        : ''
+    for (const issue of unreadable) io.stderr(`rubric-council: ${formatIssue(issue)}${hint}`)
+    return USAGE_ERROR
+  }
+  const parsed = rubric.ok ? parseRubric(rubric.rubric) : undefined
+  // The diff is read only for judges; a base the user named is checked all the same.
+  let base = options.base
+  if (options.base !== undefined || (parsed?.ok === true && needsCouncil(parsed.rubric))) {
+    const found = await localBase(io.cwd, options.base)
+    if ('problem' in found) {
+      io.stderr(`rubric-council: ${found.problem}`)
+      return USAGE_ERROR
+    }
+    base = found.base
+  }
+
   const secrets = secretValues(io.env)
   const mask = (text: string): string => maskSecrets(text, secrets)
-  const path = options.rubric ?? DEFAULT_RUBRIC_PATH
   const evaluation = await evaluate(
-    {
-      rubric:
-        options.checker !== undefined
-          ? checkerRubric(options.checker)
-          : await readRubricFile(resolve(io.cwd, path), path),
-      // The user's own files: the rubric's exclude is the owner's.
-      trusted: true
-    },
+    // The user's own files: the rubric's exclude is the owner's.
+    { rubric, trusted: true, runner: 'cli' },
     {
       gates: gatesHere({
         cwd: io.cwd,
@@ -65,7 +107,7 @@ export async function checkCommand(options: CheckOptions, io: CliIo): Promise<nu
       }),
       evidence: localEvidence({
         cwd: io.cwd,
-        ...(options.base !== undefined && { base: options.base }),
+        ...(base !== undefined && { base }),
         maxTokens: DEFAULT_MAX_EVIDENCE_TOKENS,
         exclude: []
       }),
@@ -77,20 +119,12 @@ export async function checkCommand(options: CheckOptions, io: CliIo): Promise<nu
       })
     }
   )
-  if (options.json !== undefined) {
-    await writeFile(
-      resolve(io.cwd, options.json),
-      `${JSON.stringify(toJsonReport(evaluation), null, 2)}\n`
-    )
-  }
-  if (options.markdown !== undefined) {
-    const markdown = renderMarkdown(evaluation, {
-      budget: LOCAL_MARKDOWN_BUDGET,
-      nextStep: 'local'
-    })
-    if (options.markdown === '-') io.stdout(markdown)
-    else await writeFile(resolve(io.cwd, options.markdown), markdown)
-  }
+  const markdown =
+    options.markdown === undefined
+      ? undefined
+      : renderMarkdown(evaluation, { budget: LOCAL_MARKDOWN_BUDGET, nextStep: 'local' })
+  // The verdict first: a report that cannot be written must not hide it.
+  if (options.markdown === '-' && markdown !== undefined) io.stdout(markdown)
   if (options.dryRun) io.stdout(renderComment(evaluation, DEFAULT_CHECK_NAME))
   else if (options.markdown !== '-') {
     const markdownFile = options.markdown
@@ -98,7 +132,23 @@ export async function checkCommand(options: CheckOptions, io: CliIo): Promise<nu
       renderTerminal(evaluation, markdownFile === undefined ? {} : { markdownFile }).trimEnd()
     )
   }
-  return evaluation.verdict.exitCode
+  const writes = [
+    ['JSON report', options.json, `${JSON.stringify(toJsonReport(evaluation), null, 2)}\n`],
+    ['Markdown report', options.markdown === '-' ? undefined : options.markdown, markdown ?? '']
+  ] as const
+  let failed = false
+  for (const [what, file, text] of writes) {
+    if (file === undefined) continue
+    try {
+      await writeFile(resolve(io.cwd, file), text)
+    } catch (error) {
+      const problem = fileProblem(error)
+      if (problem === undefined) throw error
+      io.stderr(`rubric-council: cannot write the ${what} to ${file}: ${problem}`)
+      failed = true
+    }
+  }
+  return failed ? USAGE_ERROR : evaluation.verdict.exitCode
 }
 
 /** Gate output goes to stderr, so stdout carries only the report. */

@@ -1,3 +1,6 @@
+import { accessSync, constants, statSync } from 'node:fs'
+import { dirname } from 'node:path'
+
 /** What a CLI command may touch, injected so tests run commands in-process. */
 export interface CliIo {
   readonly stdout: (line: string) => void
@@ -6,4 +9,48 @@ export interface CliIo {
   readonly cwd: string
   /** stderr is a terminal: progress is drawn as live status lines, redrawn in place. */
   readonly live?: boolean
+}
+
+const FILE_PROBLEMS: Readonly<Record<string, string>> = {
+  ENOENT: 'no such file or folder',
+  ENOTDIR: 'a part of the path is not a folder',
+  EISDIR: 'it is a folder',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EROFS: 'the file system is read-only',
+  ENOSPC: 'no space left on the device',
+  EEXIST: 'it exists'
+}
+
+/** What a file-system error means, in a few words; undefined for anything else (a bug). */
+export function fileProblem(error: unknown): string | undefined {
+  if (!(error instanceof Error) || !('code' in error) || typeof error.code !== 'string') {
+    return undefined
+  }
+  // `mkdir` of a folder where a file is: the folder cannot be made.
+  if (error.code === 'EEXIST' && 'syscall' in error && error.syscall === 'mkdir') {
+    return 'a file is there, where a folder is needed'
+  }
+  return FILE_PROBLEMS[error.code] ?? (error.code.startsWith('E') ? error.code : undefined)
+}
+
+/** Why `path` (shown as `shown`) cannot be written, checked before anything runs. */
+export function outputProblem(path: string, shown: string): string | undefined {
+  const folder = dirname(path)
+  try {
+    if (statSync(path).isDirectory()) return `${shown}: it is a folder`
+  } catch {
+    // Not there yet: the usual case.
+  }
+  try {
+    if (!statSync(folder).isDirectory()) return `${shown}: ${folder} is not a folder`
+  } catch {
+    return `${shown}: the folder ${folder} does not exist`
+  }
+  try {
+    accessSync(folder, constants.W_OK)
+  } catch {
+    return `${shown}: the folder ${folder} is not writable`
+  }
+  return undefined
 }

@@ -29,7 +29,8 @@ export async function validateCommand(files: readonly string[], io: CliIo): Prom
       }
     }
     if (targets.length > 1) io.stdout(`${checked - invalid} of ${checked} rubrics valid`)
-    return invalid === 0 ? 0 : 1
+    // Only folders: nothing was validated, which is not "all valid".
+    return invalid === 0 && checked > 0 ? 0 : 1
   })
 }
 

@@ -5,7 +5,13 @@ import type { GateSource } from '../gates/types.js'
 import { parseRubric } from '../rubric/parse.js'
 import type { RubricTextResult } from '../rubric/text.js'
 import type { Rubric } from '../rubric/types.js'
-import { decide, invalidVerdict, needsCouncil, splitMustHaves } from '../verdict/decide.js'
+import {
+  decide,
+  invalidVerdict,
+  needsCouncil,
+  splitMustHaves,
+  type Runner
+} from '../verdict/decide.js'
 import type { Evaluation, RubricInfo, RubricReview } from './evaluation.js'
 import type { HistoryEntry } from './history.js'
 
@@ -22,6 +28,8 @@ export interface EvaluationRequest {
   readonly review?: RubricReview
   /** The runs of the check on this pull request so far, oldest first; none outside a pull request. */
   readonly history?: readonly HistoryEntry[]
+  /** Who runs the check, for advice that names their setting (default: the action). */
+  readonly runner?: Runner
 }
 
 /** The engine's ports: where gate results, evidence and judgement come from. */
@@ -115,7 +123,8 @@ export async function evaluate(
     ...(evidence && { coverage: evidence.receipt.ratio }),
     ...(evidenceProblem !== undefined && { evidenceProblem }),
     ...(machineryChanged !== undefined && { machineryChanged }),
-    machineryChecked: machinery !== undefined
+    machineryChecked: machinery !== undefined,
+    ...(request.runner !== undefined && { runner: request.runner })
   })
   return {
     verdict,

@@ -325,6 +325,46 @@ export async function defaultBase(cwd: string, run: Run = runGit): Promise<strin
   )
 }
 
+/**
+ * For the CLI, before anything runs: the base the diff will start from, or the one line that says
+ * why there is none (not a repository, a `--base` that names nothing, no default base).
+ */
+export async function localBase(
+  cwd: string,
+  base: string | undefined,
+  run: Run = runGit
+): Promise<{ readonly base: string } | { readonly problem: string }> {
+  const repository = await run(['rev-parse', '--git-dir'], cwd)
+  if (repository.exitCode !== 0) {
+    return {
+      problem: `not a git repository: ${cwd} (the judges read the diff; run check in a clone)`
+    }
+  }
+  if (base === undefined) {
+    try {
+      return { base: await defaultBase(cwd, run) }
+    } catch (error) {
+      if (error instanceof DiffUnavailableError) return { problem: error.message }
+      throw error
+    }
+  }
+  if (base === '' || base.startsWith('-')) {
+    return { problem: `invalid base ${JSON.stringify(base)}: expected a branch or commit` }
+  }
+  const found = await run(['rev-parse', '--verify', '--quiet', `${base}^{commit}`], cwd)
+  if (found.exitCode === 0) return { base }
+  const remote = `origin/${base}`
+  const onRemote =
+    !base.startsWith('origin/') &&
+    (await run(['rev-parse', '--verify', '--quiet', `${remote}^{commit}`], cwd)).exitCode === 0
+  const said = `the base "${base}" is no branch or commit of this repository`
+  return {
+    problem: onRemote
+      ? `${said}; did you mean "${remote}"?`
+      : `${said} (tried ${base}${base.startsWith('origin/') ? '' : ` and ${remote}`}): fetch it (git fetch origin) or pass another --base`
+  }
+}
+
 type Git = (...args: string[]) => Promise<RunResult>
 
 /** Revisions are arguments, never options: refuse anything git would read as one. */

@@ -15,6 +15,9 @@ import {
   type Vote
 } from './types.js'
 
+/** Who runs the check: the action in a workflow, or the CLI in a terminal. */
+export type Runner = 'action' | 'cli'
+
 export interface VerdictInput {
   readonly rubric: Rubric
   readonly gates: readonly GateResult[]
@@ -30,6 +33,8 @@ export interface VerdictInput {
    */
   readonly machineryChecked?: boolean
   readonly machineryChanged?: readonly string[]
+  /** Where the advice is read: it names the workflow's env or the terminal's (default: action). */
+  readonly runner?: Runner
 }
 
 /** A rubric with criteria or dimensions needs judges; a gates-only rubric does not. */
@@ -141,7 +146,7 @@ export function decide(input: VerdictInput): Verdict {
     // Too few answers to grade anything: what they said stays visible, judge by judge, but no
     // criterion status, dimension median, score or confidence is computed from them.
     return {
-      ...result('UNCLEAR', [unavailable(council, panel.answers, quorum)]),
+      ...result('UNCLEAR', [unavailable(council, panel.answers, quorum, input.runner ?? 'action')]),
       score: null,
       dimensionsScore: null,
       criteriaScore: null,
@@ -545,7 +550,12 @@ export function describeTally(c: CriterionResult): string {
   return parts.join(', ')
 }
 
-function unavailable(council: CouncilOutcome | undefined, valid: number, quorum: number): Reason {
+function unavailable(
+  council: CouncilOutcome | undefined,
+  valid: number,
+  quorum: number,
+  runner: Runner
+): Reason {
   const failed = (council?.runs ?? []).flatMap(r => (r.status === 'failed' ? [r] : []))
   const counts = new Map<CouncilFailure, number>()
   for (const run of failed) counts.set(run.failure, (counts.get(run.failure) ?? 0) + 1)
@@ -557,19 +567,30 @@ function unavailable(council: CouncilOutcome | undefined, valid: number, quorum:
   const detail =
     failed.length > 0
       ? `: ${failed.map(r => `${r.judge}: ${r.message}`).join('; ')}`
-      : ': no judge could be formed; set an API key for a provider or name models'
+      : runner === 'cli'
+        ? ': no judge could be formed: no provider API key is set'
+        : ': no judge could be formed; set an API key for a provider or name models'
   // A request the providers rejected as such will be rejected again: no "run the job again".
   const rejected =
     cause === 'provider_error' &&
     failed.every(r => r.failure !== 'provider_error' || r.rejected === true)
   return reason(
     cause,
-    `the council is unavailable: ${valid} valid answer${valid === 1 ? '' : 's'} of ${asked}, quorum ${quorum}${detail}. ${rejected ? REJECTED_ADVICE : ADVICE[cause]}`
+    `the council is unavailable: ${valid} valid answer${valid === 1 ? '' : 's'} of ${asked}, quorum ${quorum}${detail}. ${rejected ? REJECTED_ADVICE : advice(cause, runner)}`
   )
 }
 
 const REJECTED_ADVICE =
   'The providers rejected the requests themselves, so re-running will not help: check the model names against the providers’ model lists; if the message names the schema or a parameter, please report it.'
+
+/** The advice for a cause, in the words of the runner's setting. */
+function advice(cause: CouncilFailure, runner: Runner): string {
+  return runner === 'cli' && cause === 'missing_credentials' ? TERMINAL_CREDENTIALS : ADVICE[cause]
+}
+
+/** In a terminal the keys come from the user's environment; there is no workflow to edit. */
+const TERMINAL_CREDENTIALS =
+  'Set OPENAI_API_KEY (or ANTHROPIC_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY, OPENROUTER_API_KEY) in your environment, or check that the key is valid.'
 
 /** What to do about each cause: the pull request is not at fault for any of them. */
 const ADVICE: Readonly<Record<CouncilFailure, string>> = {
