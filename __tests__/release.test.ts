@@ -217,6 +217,26 @@ describe('the release script on a temporary repository', { timeout: 120_000 }, (
     expect(readFileSync(notes, 'utf8')).toBe('- A fix.\n')
   })
 
+  it('0.1.1 on a maintenance branch: tags v0.1.1 and leaves v0 at the newer v0.2.0', () => {
+    const before = tags()
+    git('checkout', '-q', '-b', 'maintenance', 'v0.1.0')
+    const changelog = readFileSync(join(work, 'CHANGELOG.md'), 'utf8')
+    write('CHANGELOG.md', changelog.replace('## Unreleased\n', '## Unreleased\n\n- A backport.\n'))
+    commit('A backport')
+    expect(release('prepare', '0.1.1', '--date', '2026-12-02').code).toBe(0)
+    expect(readFileSync(join(work, 'CHANGELOG.md'), 'utf8')).toContain(
+      `[0.1.1]: ${REPO_URL}/compare/v0.1.0...v0.1.1\n[0.1.0]: `
+    )
+    commit('Release 0.1.1')
+    const r = release('tag', '0.1.1', '--notes', notes, '--push', 'origin')
+    expect(r.code, r.err).toBe(0)
+    expect(r.out).toContain('Left v0 alone: v0.2.0 is newer')
+    const head = git('rev-parse', 'HEAD')
+    expect(tags()).toEqual({ ...before, 'v0.1.1': `tag ${head}` })
+    expect(tags('origin')).toEqual(tags())
+    git('checkout', '-q', 'main')
+  })
+
   it('refuses to tag a version twice', () => {
     const before = tags()
     const r = release('tag', '0.2.0', '--notes', notes)

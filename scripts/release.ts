@@ -165,13 +165,14 @@ export function prepare(cwd: string, version: Version, date: string): void {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) throw new ReleaseError(`"${date}" is not YYYY-MM-DD`)
   const v = formatVersion(version)
   const released = releaseTags(cwd).sort(compareVersions)
-  const latest = released.at(-1)
+  // The release this one follows: on a maintenance branch, not necessarily the newest.
+  const previous = released.filter(r => compareVersions(r, version) < 0).at(-1)
   if (released.some(r => compareVersions(r, version) === 0))
     throw new ReleaseError(`v${v} is already released`)
   const changelog = readFileSync(`${cwd}/CHANGELOG.md`, 'utf8')
   writeFileSync(
     `${cwd}/CHANGELOG.md`,
-    prepareChangelog(changelog, version, date, repositoryUrl(cwd), latest)
+    prepareChangelog(changelog, version, date, repositoryUrl(cwd), previous)
   )
   setJsonVersion(`${cwd}/package.json`, v, false)
   if (existsSync(`${cwd}/package-lock.json`)) setJsonVersion(`${cwd}/package-lock.json`, v, true)
