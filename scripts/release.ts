@@ -1,0 +1,329 @@
+// Cuts a release. Two steps, each run from the repository's root:
+//
+//   npm run release:prepare -- X.Y.Z [--date YYYY-MM-DD]
+//     Turns the CHANGELOG's "Unreleased" section into "## [X.Y.Z] - date" (leaving an empty
+//     "Unreleased" above it), adds the link reference, and sets the version in package.json,
+//     package-lock.json and src/version.ts. Commit that through a pull request.
+//
+//   npm run release -- X.Y.Z [--notes FILE] [--push REMOTE]
+//     On the merged commit: refuses unless the working tree is clean, the versions agree, the
+//     CHANGELOG has "## [X.Y.Z] - YYYY-MM-DD" with text under it, vX.Y.Z does not exist yet and
+//     `npm run bundle` leaves dist/ and gates/dist/ unchanged. Then it creates the annotated tag
+//     vX.Y.Z, moves the major tag vX (v0 for 0.x) to the same commit unless a higher release of that
+//     major exists, writes the section's text to FILE (release-notes.md by default) and, with
+//     --push, pushes both tags atomically (the major tag forced).
+//
+// .github/workflows/release.yml runs the second step and publishes the GitHub release with the notes.
+import { execFileSync } from 'node:child_process'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+
+/** A release version, X.Y.Z. */
+export interface Version {
+  readonly major: number
+  readonly minor: number
+  readonly patch: number
+}
+
+/** A refusal: printed as is, exit code 1, nothing tagged. */
+export class ReleaseError extends Error {}
+
+export function parseVersion(text: string): Version {
+  const m = /^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$/.exec(text.trim())
+  if (m === null)
+    throw new ReleaseError(`"${text}" is not a release version: give X.Y.Z, such as 0.1.0`)
+  return { major: Number(m[1]), minor: Number(m[2]), patch: Number(m[3]) }
+}
+
+export function formatVersion(v: Version): string {
+  return `${v.major}.${v.minor}.${v.patch}`
+}
+
+export function compareVersions(a: Version, b: Version): number {
+  return a.major - b.major || a.minor - b.minor || a.patch - b.patch
+}
+
+/** The tag users pin: v0 for every 0.x release, v1 for 1.x, and so on. */
+export function majorTag(v: Version): string {
+  return `v${v.major}`
+}
+
+/** The lines of a section: from after its heading to the next `## ` heading or the link references. */
+function sectionEnd(lines: readonly string[], start: number): number {
+  let end = start + 1
+  while (
+    end < lines.length &&
+    !(lines[end] ?? '').startsWith('## ') &&
+    !isLinkReference(lines[end] ?? '')
+  )
+    end++
+  return end
+}
+
+function isLinkReference(line: string): boolean {
+  return /^\[[^\]]+\]: \S+/.test(line)
+}
+
+/**
+ * The text of the CHANGELOG section `## [X.Y.Z] - YYYY-MM-DD`, without its heading; a
+ * ReleaseError when there is none, its date is malformed or it is empty.
+ */
+export function changelogSection(changelog: string, version: Version): string {
+  const v = formatVersion(version)
+  const lines = changelog.split('\n')
+  const start = lines.findIndex(l => l.startsWith(`## [${v}]`))
+  if (start === -1)
+    throw new ReleaseError(
+      `CHANGELOG.md has no section "## [${v}] - YYYY-MM-DD". Run \`npm run release:prepare -- ${v}\` ` +
+        'and commit the result first.'
+    )
+  const heading = lines[start] ?? ''
+  const date = /^## \[[^\]]+\] - (\d{4}-\d{2}-\d{2})$/.exec(heading)?.[1]
+  if (date === undefined || Number.isNaN(Date.parse(`${date}T00:00:00Z`)))
+    throw new ReleaseError(`CHANGELOG.md: the heading "${heading}" is not "## [${v}] - YYYY-MM-DD"`)
+  const body = lines
+    .slice(start + 1, sectionEnd(lines, start))
+    .join('\n')
+    .trim()
+  if (body === '') throw new ReleaseError(`CHANGELOG.md: the section for ${v} is empty`)
+  return `${body}\n`
+}
+
+/**
+ * The CHANGELOG with its "Unreleased" section turned into `## [X.Y.Z] - date` below a fresh,
+ * empty "Unreleased", and a link reference for the version at the end when `repository` is given.
+ */
+export function prepareChangelog(
+  changelog: string,
+  version: Version,
+  date: string,
+  repository: string | undefined,
+  previous: Version | undefined
+): string {
+  const v = formatVersion(version)
+  if (changelog.split('\n').some(l => l.startsWith(`## [${v}]`)))
+    throw new ReleaseError(`CHANGELOG.md already has a section for ${v}`)
+  const lines = changelog.replace(/\n+$/, '').split('\n')
+  const start = lines.findIndex(l => /^## \[?Unreleased\]?\s*$/i.test(l))
+  if (start === -1) throw new ReleaseError('CHANGELOG.md has no "## Unreleased" section')
+  const end = sectionEnd(lines, start)
+  if (
+    lines
+      .slice(start + 1, end)
+      .join('')
+      .trim() === ''
+  )
+    throw new ReleaseError('CHANGELOG.md: "Unreleased" is empty, there is nothing to release')
+  const out = [...lines.slice(0, start + 1), '', `## [${v}] - ${date}`, ...lines.slice(start + 1)]
+  if (repository !== undefined) {
+    const base = repository.replace(/\.git$/, '')
+    const link =
+      previous === undefined
+        ? `${base}/releases/tag/v${v}`
+        : `${base}/compare/v${formatVersion(previous)}...v${v}`
+    const firstReference = out.findIndex(isLinkReference)
+    // Newest first, as the sections are.
+    if (firstReference === -1) out.push('', `[${v}]: ${link}`)
+    else out.splice(firstReference, 0, `[${v}]: ${link}`)
+  }
+  return `${out.join('\n')}\n`
+}
+
+/** Git in `cwd`; its output trimmed. */
+function git(cwd: string, args: readonly string[]): string {
+  return execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe']
+  }).trim()
+}
+
+/** The release tags vX.Y.Z that exist, as versions. */
+export function releaseTags(cwd: string): Version[] {
+  return git(cwd, ['tag', '--list', 'v*.*.*'])
+    .split('\n')
+    .filter(t => /^v\d+\.\d+\.\d+$/.test(t))
+    .map(t => parseVersion(t))
+}
+
+function packageJson(cwd: string): { version?: string; repository?: string | { url?: string } } {
+  return JSON.parse(readFileSync(`${cwd}/package.json`, 'utf8')) as {
+    version?: string
+    repository?: string | { url?: string }
+  }
+}
+
+/** The repository's web address from package.json, for the CHANGELOG's link references. */
+function repositoryUrl(cwd: string): string | undefined {
+  const repo = packageJson(cwd).repository
+  const url = typeof repo === 'string' ? repo : repo?.url
+  return url?.replace(/^git\+/, '').replace(/\.git$/, '')
+}
+
+/** Step one: the CHANGELOG section and the version numbers, ready to commit. */
+export function prepare(cwd: string, version: Version, date: string): void {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) throw new ReleaseError(`"${date}" is not YYYY-MM-DD`)
+  const v = formatVersion(version)
+  const released = releaseTags(cwd).sort(compareVersions)
+  // The release this one follows: on a maintenance branch, not necessarily the newest.
+  const previous = released.filter(r => compareVersions(r, version) < 0).at(-1)
+  if (released.some(r => compareVersions(r, version) === 0))
+    throw new ReleaseError(`v${v} is already released`)
+  const changelog = readFileSync(`${cwd}/CHANGELOG.md`, 'utf8')
+  writeFileSync(
+    `${cwd}/CHANGELOG.md`,
+    prepareChangelog(changelog, version, date, repositoryUrl(cwd), previous)
+  )
+  setJsonVersion(`${cwd}/package.json`, v, false)
+  if (existsSync(`${cwd}/package-lock.json`)) setJsonVersion(`${cwd}/package-lock.json`, v, true)
+  const versionTs = `${cwd}/src/version.ts`
+  if (existsSync(versionTs)) {
+    const text = readFileSync(versionTs, 'utf8')
+    const next = text.replace(/export const VERSION = '[^']*'/, `export const VERSION = '${v}'`)
+    if (next === text && !text.includes(`'${v}'`))
+      throw new ReleaseError('src/version.ts has no `export const VERSION = ...` to update')
+    writeFileSync(versionTs, next)
+  }
+}
+
+function setJsonVersion(file: string, version: string, lock: boolean): void {
+  const json = JSON.parse(readFileSync(file, 'utf8')) as {
+    version?: string
+    packages?: Record<string, { version?: string }>
+  }
+  json.version = version
+  const root = json.packages?.['']
+  if (lock && root !== undefined) root.version = version
+  writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`)
+}
+
+export interface TagOptions {
+  /** Where the release notes go. */
+  readonly notes: string
+  /** A remote name or URL to push the tags to; none keeps them local. */
+  readonly push?: string
+  /** Rebuilds dist/; `npm run bundle` by default. */
+  readonly bundle?: () => void
+  readonly log?: (line: string) => void
+}
+
+export interface Tagged {
+  readonly tag: string
+  /** The major tag when it was moved; undefined when a higher release of that major exists. */
+  readonly major: string | undefined
+  readonly commit: string
+}
+
+/** Step two: the checks, then the tags and the notes. */
+export function tagRelease(cwd: string, version: Version, options: TagOptions): Tagged {
+  const log =
+    options.log ??
+    (line => {
+      console.log(line)
+    })
+  const v = formatVersion(version)
+  const tag = `v${v}`
+
+  const dirty = git(cwd, ['status', '--porcelain'])
+  if (dirty !== '')
+    throw new ReleaseError(
+      `The working tree has uncommitted changes; commit or stash them:\n${dirty}`
+    )
+  const pkg = packageJson(cwd).version
+  if (pkg !== v)
+    throw new ReleaseError(
+      `package.json says ${pkg ?? 'no version'}, not ${v}. Run \`npm run release:prepare -- ${v}\` first.`
+    )
+  const notes = changelogSection(readFileSync(`${cwd}/CHANGELOG.md`, 'utf8'), version)
+  const released = releaseTags(cwd)
+  if (released.some(r => compareVersions(r, version) === 0))
+    throw new ReleaseError(`The tag ${tag} exists already; a release is never re-tagged`)
+
+  log('Rebuilding dist/ to check it matches the source')
+  ;(
+    options.bundle ??
+    (() => execFileSync('npm', ['run', 'bundle'], { cwd, stdio: ['ignore', 'inherit', 'inherit'] }))
+  )()
+  const stale = git(cwd, ['status', '--porcelain', '--', 'dist', 'gates/dist'])
+  if (stale !== '')
+    throw new ReleaseError(
+      `dist/ differs from what the source builds; commit the rebuilt dist/ and try again:\n${stale}`
+    )
+
+  const commit = git(cwd, ['rev-parse', 'HEAD^{commit}'])
+  git(cwd, ['tag', '--annotate', tag, '--message', `Rubric Council ${tag}`, commit])
+  log(`Tagged ${tag} at ${commit}`)
+
+  const higher = released.filter(r => r.major === version.major && compareVersions(r, version) > 0)
+  const major = higher.length === 0 ? majorTag(version) : undefined
+  if (major !== undefined) {
+    git(cwd, [
+      'tag',
+      '--force',
+      '--annotate',
+      major,
+      '--message',
+      `Latest ${major}: ${tag}`,
+      commit
+    ])
+    log(`Moved ${major} to ${tag}`)
+  } else {
+    const newest = higher.sort(compareVersions).at(-1) ?? version
+    log(`Left ${majorTag(version)} alone: v${formatVersion(newest)} is newer`)
+  }
+
+  writeFileSync(options.notes, notes)
+  log(`Wrote the release notes to ${options.notes}`)
+
+  if (options.push !== undefined) {
+    const refs = [`refs/tags/${tag}`, ...(major === undefined ? [] : [`+refs/tags/${major}`])]
+    git(cwd, ['push', '--atomic', options.push, ...refs])
+    log(`Pushed ${refs.join(' ')}`)
+  }
+  return { tag, major, commit }
+}
+
+function option(args: string[], name: string): string | undefined {
+  const i = args.indexOf(name)
+  if (i === -1) return undefined
+  const value = args[i + 1]
+  if (value === undefined || value.startsWith('--')) throw new ReleaseError(`${name} needs a value`)
+  args.splice(i, 2)
+  return value
+}
+
+function main(argv: readonly string[]): void {
+  const args = [...argv]
+  const command = args.shift()
+  const date = option(args, '--date') ?? new Date().toISOString().slice(0, 10)
+  const notes = option(args, '--notes') ?? 'release-notes.md'
+  const push = option(args, '--push')
+  const unknown = args.filter(a => a.startsWith('--'))
+  if (unknown.length > 0) throw new ReleaseError(`Unknown option ${unknown.join(', ')}`)
+  if (args.length !== 1 || (command !== 'prepare' && command !== 'tag'))
+    throw new ReleaseError(
+      'Usage: release.ts prepare X.Y.Z [--date YYYY-MM-DD]\n' +
+        '       release.ts tag X.Y.Z [--notes FILE] [--push REMOTE]'
+    )
+  const version = parseVersion(args[0] ?? '')
+  const cwd = process.cwd()
+  if (command === 'prepare') {
+    prepare(cwd, version, date)
+    console.log(
+      `CHANGELOG.md, package.json, package-lock.json and src/version.ts now say ${formatVersion(version)}; ` +
+        'review, commit and merge them, then run the Release workflow.'
+    )
+  } else {
+    tagRelease(cwd, version, { notes, ...(push === undefined ? {} : { push }) })
+  }
+}
+
+if (resolve(process.argv[1] ?? '') === import.meta.filename) {
+  try {
+    main(process.argv.slice(2))
+  } catch (error) {
+    if (!(error instanceof ReleaseError)) throw error
+    console.error(`release: ${error.message}`)
+    process.exitCode = 1
+  }
+}
