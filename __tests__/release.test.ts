@@ -7,7 +7,8 @@ import {
   changelogSection,
   parseVersion,
   prepareChangelog,
-  ReleaseError
+  ReleaseError,
+  releaseNotes
 } from '../scripts/release.js'
 
 /**
@@ -186,7 +187,10 @@ describe('the release script on a temporary repository', { timeout: 120_000 }, (
 
   it('0.2.0: tags v0.2.0 and moves v0 to it, here and in origin; v0.1.0 stays', () => {
     const changelog = readFileSync(join(work, 'CHANGELOG.md'), 'utf8')
-    write('CHANGELOG.md', changelog.replace('## Unreleased\n', '## Unreleased\n\n- A fix.\n'))
+    write(
+      'CHANGELOG.md',
+      changelog.replace('## Unreleased\n', '## Unreleased\n\n- A fix, its line\n  wrapped.\n')
+    )
     write('src/index.js', "console.log('three')\n")
     execFileSync('node', ['build.mjs'], { cwd: work, env })
     commit('A fix')
@@ -198,7 +202,9 @@ describe('the release script on a temporary repository', { timeout: 120_000 }, (
       "export const VERSION = '0.2.0'\n"
     )
     const prepared = readFileSync(join(work, 'CHANGELOG.md'), 'utf8')
-    expect(prepared).toContain('## Unreleased\n\n## [0.2.0] - 2026-12-01\n\n- A fix.\n\n## [0.1.0]')
+    expect(prepared).toContain(
+      '## Unreleased\n\n## [0.2.0] - 2026-12-01\n\n- A fix, its line\n  wrapped.\n\n## [0.1.0]'
+    )
     expect(prepared).toMatch(
       new RegExp(
         `\\[0\\.2\\.0\\]: ${REPO_URL}/compare/v0\\.1\\.0\\.\\.\\.v0\\.2\\.0\\n\\[0\\.1\\.0\\]: `
@@ -214,7 +220,8 @@ describe('the release script on a temporary repository', { timeout: 120_000 }, (
     expect(before['v0.1.0']).not.toBe(`tag ${head}`)
     expect(git('rev-parse', 'v0.1.0')).toBe(first)
     expect(tags('origin')).toEqual(before)
-    expect(readFileSync(notes, 'utf8')).toBe('- A fix.\n')
+    // One line per item: GitHub shows every newline of a release's body as a line break.
+    expect(readFileSync(notes, 'utf8')).toBe('- A fix, its line wrapped.\n')
   })
 
   it('0.1.1 on a maintenance branch: tags v0.1.1 and leaves v0 at the newer v0.2.0', () => {
@@ -269,5 +276,73 @@ describe("this repository's CHANGELOG", () => {
 
   it('has no section yet for an unreleased version, and the script says so', () => {
     expect(() => changelogSection(changelog, parseVersion('99.0.0'))).toThrow(ReleaseError)
+  })
+})
+
+describe('release notes', () => {
+  it('put each paragraph and list item on one line, and leave headings, nesting and code alone', () => {
+    const section = [
+      '### Added',
+      '',
+      '- An item wrapped',
+      '  over three',
+      '  lines.',
+      '  - A nested item',
+      '    wrapped.',
+      '- Another.',
+      '',
+      'A paragraph',
+      'wrapped.',
+      '',
+      '```sh',
+      'npm run release -- 0.2.0',
+      '  --push origin',
+      '```',
+      '',
+      '| a | b |',
+      '| - | - |',
+      ''
+    ].join('\n')
+    expect(releaseNotes(section)).toBe(
+      [
+        '### Added',
+        '',
+        '- An item wrapped over three lines.',
+        '  - A nested item wrapped.',
+        '- Another.',
+        '',
+        'A paragraph wrapped.',
+        '',
+        '```sh',
+        'npm run release -- 0.2.0',
+        '  --push origin',
+        '```',
+        '',
+        '| a | b |',
+        '| - | - |',
+        ''
+      ].join('\n')
+    )
+  })
+
+  it("this repository's Unreleased section: no wrapped line is left on its own, no word lost", () => {
+    const changelog = readFileSync(join(ROOT, 'CHANGELOG.md'), 'utf8')
+    const prepared = prepareChangelog(
+      changelog,
+      parseVersion('9.9.9'),
+      '2026-11-23',
+      REPO_URL,
+      undefined
+    )
+    const notes = releaseNotes(changelogSection(prepared, parseVersion('9.9.9')))
+    // A continuation line is indented text that starts no list item; outside code, none is left.
+    let inFence = false
+    for (const line of notes.split('\n')) {
+      if (/^\s*(```|~~~)/.test(line)) inFence = !inFence
+      else if (!inFence) expect(line, line).not.toMatch(/^ +(?![-*+] |\d+[.)] )\S/)
+    }
+    // Nothing is lost: the same words in the same order.
+    const words = (text: string): string[] => text.split(/\s+/).filter(w => w !== '')
+    expect(words(notes)).toEqual(words(changelogSection(prepared, parseVersion('9.9.9'))))
   })
 })
