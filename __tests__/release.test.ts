@@ -1,7 +1,9 @@
+import { Evaluator, Lexer, Parser, data } from '@actions/expressions'
 import { execFileSync, spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
+import { parse } from 'yaml'
 import { afterAll, describe, expect, it } from 'vitest'
 import {
   changelogSection,
@@ -10,6 +12,7 @@ import {
   ReleaseError,
   releaseNotes
 } from '../scripts/release.js'
+import { condition, type WorkflowStep } from './helpers/workflow-runner.js'
 
 /**
  * The release script, run as the workflow runs it (`tsx scripts/release.ts`), on a temporary git
@@ -112,7 +115,8 @@ function setUp(): void {
         version: '0.1.0',
         private: true,
         repository: { type: 'git', url: `git+${REPO_URL}.git` },
-        scripts: { bundle: 'node build.mjs' }
+        // As in this repository's package.json, with the paths of this checkout.
+        scripts: { bundle: 'node build.mjs', release: `${TSX} ${SCRIPT} tag` }
       },
       null,
       2
@@ -259,6 +263,93 @@ describe('the release script on a temporary repository', { timeout: 120_000 }, (
     expect(r.err).toContain('package.json says 0.2.0, not 0.3.0')
   })
 })
+
+// After the tests above, on the repository they leave (v0.1.0, v0.2.0, v0.1.1 released).
+describe('release.yml, its steps run on the same repository', { timeout: 120_000 }, () => {
+  const workflow = parse(readFileSync(join(ROOT, '.github/workflows/release.yml'), 'utf8')) as {
+    jobs: Record<string, { if: string; steps: WorkflowStep[] }>
+  }
+  const [job] = Object.values(workflow.jobs)
+  const TOKEN = 'ghs_release_token_0001'
+  const REPOSITORY = 'rubric-council/rubric-council'
+
+  it('runs only from main', () => {
+    const on = (ref: string): boolean =>
+      condition(job?.if, { github: { ref }, secrets: {}, steps: {}, env: {}, jobFailed: false })
+    expect(on('refs/heads/main')).toBe(true)
+    expect(on('refs/heads/feature')).toBe(false)
+    expect(on('refs/tags/v0.1.0')).toBe(false)
+  })
+
+  it('0.3.0: tags and pushes v0.3.0, moves v0, and creates the release with the notes', () => {
+    const changelog = readFileSync(join(work, 'CHANGELOG.md'), 'utf8')
+    write('CHANGELOG.md', changelog.replace('## Unreleased\n', '## Unreleased\n\n- More.\n'))
+    commit('More')
+    expect(release('prepare', '0.3.0', '--date', '2026-12-03').code).toBe(0)
+    commit('Release 0.3.0')
+    // GitHub's address, as the workflow pushes to it, leads to the bare origin here.
+    git(
+      'config',
+      `url.${origin}.insteadOf`,
+      `https://x-access-token:${TOKEN}@github.com/${REPOSITORY}.git`
+    )
+    // gh records what it was asked, with the notes file and the token it was given.
+    const bin = join(base, 'bin')
+    const ghLog = join(base, 'gh.log')
+    mkdirSync(bin, { recursive: true })
+    writeFileSync(
+      join(bin, 'gh'),
+      `#!/usr/bin/env bash\nset -e\n{ echo "token=$GH_TOKEN"; echo "args=$*"; while [ $# -gt 0 ]; do [ "$1" = --notes-file ] && cat "$2"; shift; done; } > ${JSON.stringify(ghLog)}\n`,
+      { mode: 0o755 }
+    )
+    const runnerTemp = mkdtempSync(join(base, 'runner-temp-'))
+
+    const steps = (job?.steps ?? []).filter(
+      s => s.name === 'Check, tag and push' || s.name === 'Publish the GitHub release'
+    )
+    expect(steps).toHaveLength(2)
+    const dictionary = { inputs: { version: '0.3.0' }, github: { token: TOKEN } }
+    for (const step of steps) {
+      const stepEnv = Object.fromEntries(
+        Object.entries(step.env ?? {}).map(([k, v]) => [k, expand(String(v), dictionary)])
+      )
+      const r = spawnSync('bash', ['-e', '-c', step.run ?? ''], {
+        cwd: work,
+        encoding: 'utf8',
+        env: {
+          ...env,
+          ...stepEnv,
+          PATH: `${bin}:${process.env.PATH ?? ''}`,
+          RUNNER_TEMP: runnerTemp,
+          GITHUB_REPOSITORY: REPOSITORY
+        }
+      })
+      expect(r.status, `${step.name ?? ''}:\n${r.stdout}${r.stderr}`).toBe(0)
+    }
+
+    const head = git('rev-parse', 'HEAD')
+    expect(tags('origin')).toMatchObject({ 'v0.3.0': `tag ${head}`, v0: `tag ${head}` })
+    expect(tags('origin')['v0.1.0']).toBe(tags()['v0.1.0'])
+    expect(readFileSync(ghLog, 'utf8')).toBe(
+      [
+        `token=${TOKEN}`,
+        `args=release create v0.3.0 --verify-tag --title v0.3.0 --notes-file ${runnerTemp}/release-notes.md`,
+        '- More.',
+        ''
+      ].join('\n')
+    )
+  })
+})
+
+/** `${{ }}` expressions in `text`, evaluated with GitHub's expression engine over `dictionary`. */
+function expand(text: string, dictionary: Record<string, unknown>): string {
+  return text.replace(/\$\{\{([\s\S]*?)\}\}/g, (_, expression: string) => {
+    const { tokens } = new Lexer(expression).lex()
+    const tree = new Parser(tokens, Object.keys(dictionary), []).parse()
+    const data_ = JSON.parse(JSON.stringify(dictionary), data.reviver) as data.Dictionary
+    return new Evaluator(tree, data_, new Map()).evaluate().coerceString()
+  })
+}
 
 describe("this repository's CHANGELOG", () => {
   const changelog = readFileSync(join(ROOT, 'CHANGELOG.md'), 'utf8')
