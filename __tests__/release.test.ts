@@ -1,14 +1,18 @@
+import { Evaluator, Lexer, Parser, data } from '@actions/expressions'
 import { execFileSync, spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
+import { parse } from 'yaml'
 import { afterAll, describe, expect, it } from 'vitest'
 import {
   changelogSection,
   parseVersion,
   prepareChangelog,
-  ReleaseError
+  ReleaseError,
+  releaseNotes
 } from '../scripts/release.js'
+import { condition, type WorkflowStep } from './helpers/workflow-runner.js'
 
 /**
  * The release script, run as the workflow runs it (`tsx scripts/release.ts`), on a temporary git
@@ -111,7 +115,8 @@ function setUp(): void {
         version: '0.1.0',
         private: true,
         repository: { type: 'git', url: `git+${REPO_URL}.git` },
-        scripts: { bundle: 'node build.mjs' }
+        // As in this repository's package.json, with the paths of this checkout.
+        scripts: { bundle: 'node build.mjs', release: `${TSX} ${SCRIPT} tag` }
       },
       null,
       2
@@ -186,7 +191,10 @@ describe('the release script on a temporary repository', { timeout: 120_000 }, (
 
   it('0.2.0: tags v0.2.0 and moves v0 to it, here and in origin; v0.1.0 stays', () => {
     const changelog = readFileSync(join(work, 'CHANGELOG.md'), 'utf8')
-    write('CHANGELOG.md', changelog.replace('## Unreleased\n', '## Unreleased\n\n- A fix.\n'))
+    write(
+      'CHANGELOG.md',
+      changelog.replace('## Unreleased\n', '## Unreleased\n\n- A fix, its line\n  wrapped.\n')
+    )
     write('src/index.js', "console.log('three')\n")
     execFileSync('node', ['build.mjs'], { cwd: work, env })
     commit('A fix')
@@ -198,7 +206,9 @@ describe('the release script on a temporary repository', { timeout: 120_000 }, (
       "export const VERSION = '0.2.0'\n"
     )
     const prepared = readFileSync(join(work, 'CHANGELOG.md'), 'utf8')
-    expect(prepared).toContain('## Unreleased\n\n## [0.2.0] - 2026-12-01\n\n- A fix.\n\n## [0.1.0]')
+    expect(prepared).toContain(
+      '## Unreleased\n\n## [0.2.0] - 2026-12-01\n\n- A fix, its line\n  wrapped.\n\n## [0.1.0]'
+    )
     expect(prepared).toMatch(
       new RegExp(
         `\\[0\\.2\\.0\\]: ${REPO_URL}/compare/v0\\.1\\.0\\.\\.\\.v0\\.2\\.0\\n\\[0\\.1\\.0\\]: `
@@ -214,7 +224,8 @@ describe('the release script on a temporary repository', { timeout: 120_000 }, (
     expect(before['v0.1.0']).not.toBe(`tag ${head}`)
     expect(git('rev-parse', 'v0.1.0')).toBe(first)
     expect(tags('origin')).toEqual(before)
-    expect(readFileSync(notes, 'utf8')).toBe('- A fix.\n')
+    // One line per item: GitHub shows every newline of a release's body as a line break.
+    expect(readFileSync(notes, 'utf8')).toBe('- A fix, its line wrapped.\n')
   })
 
   it('0.1.1 on a maintenance branch: tags v0.1.1 and leaves v0 at the newer v0.2.0', () => {
@@ -253,6 +264,93 @@ describe('the release script on a temporary repository', { timeout: 120_000 }, (
   })
 })
 
+// After the tests above, on the repository they leave (v0.1.0, v0.2.0, v0.1.1 released).
+describe('release.yml, its steps run on the same repository', { timeout: 120_000 }, () => {
+  const workflow = parse(readFileSync(join(ROOT, '.github/workflows/release.yml'), 'utf8')) as {
+    jobs: Record<string, { if: string; steps: WorkflowStep[] }>
+  }
+  const [job] = Object.values(workflow.jobs)
+  const TOKEN = 'ghs_release_token_0001'
+  const REPOSITORY = 'rubric-council/rubric-council'
+
+  it('runs only from main', () => {
+    const on = (ref: string): boolean =>
+      condition(job?.if, { github: { ref }, secrets: {}, steps: {}, env: {}, jobFailed: false })
+    expect(on('refs/heads/main')).toBe(true)
+    expect(on('refs/heads/feature')).toBe(false)
+    expect(on('refs/tags/v0.1.0')).toBe(false)
+  })
+
+  it('0.3.0: tags and pushes v0.3.0, moves v0, and creates the release with the notes', () => {
+    const changelog = readFileSync(join(work, 'CHANGELOG.md'), 'utf8')
+    write('CHANGELOG.md', changelog.replace('## Unreleased\n', '## Unreleased\n\n- More.\n'))
+    commit('More')
+    expect(release('prepare', '0.3.0', '--date', '2026-12-03').code).toBe(0)
+    commit('Release 0.3.0')
+    // GitHub's address, as the workflow pushes to it, leads to the bare origin here.
+    git(
+      'config',
+      `url.${origin}.insteadOf`,
+      `https://x-access-token:${TOKEN}@github.com/${REPOSITORY}.git`
+    )
+    // gh records what it was asked, with the notes file and the token it was given.
+    const bin = join(base, 'bin')
+    const ghLog = join(base, 'gh.log')
+    mkdirSync(bin, { recursive: true })
+    writeFileSync(
+      join(bin, 'gh'),
+      `#!/usr/bin/env bash\nset -e\n{ echo "token=$GH_TOKEN"; echo "args=$*"; while [ $# -gt 0 ]; do [ "$1" = --notes-file ] && cat "$2"; shift; done; } > ${JSON.stringify(ghLog)}\n`,
+      { mode: 0o755 }
+    )
+    const runnerTemp = mkdtempSync(join(base, 'runner-temp-'))
+
+    const steps = (job?.steps ?? []).filter(
+      s => s.name === 'Check, tag and push' || s.name === 'Publish the GitHub release'
+    )
+    expect(steps).toHaveLength(2)
+    const dictionary = { inputs: { version: '0.3.0' }, github: { token: TOKEN } }
+    for (const step of steps) {
+      const stepEnv = Object.fromEntries(
+        Object.entries(step.env ?? {}).map(([k, v]) => [k, expand(String(v), dictionary)])
+      )
+      const r = spawnSync('bash', ['-e', '-c', step.run ?? ''], {
+        cwd: work,
+        encoding: 'utf8',
+        env: {
+          ...env,
+          ...stepEnv,
+          PATH: `${bin}:${process.env.PATH ?? ''}`,
+          RUNNER_TEMP: runnerTemp,
+          GITHUB_REPOSITORY: REPOSITORY
+        }
+      })
+      expect(r.status, `${step.name ?? ''}:\n${r.stdout}${r.stderr}`).toBe(0)
+    }
+
+    const head = git('rev-parse', 'HEAD')
+    expect(tags('origin')).toMatchObject({ 'v0.3.0': `tag ${head}`, v0: `tag ${head}` })
+    expect(tags('origin')['v0.1.0']).toBe(tags()['v0.1.0'])
+    expect(readFileSync(ghLog, 'utf8')).toBe(
+      [
+        `token=${TOKEN}`,
+        `args=release create v0.3.0 --verify-tag --title v0.3.0 --notes-file ${runnerTemp}/release-notes.md`,
+        '- More.',
+        ''
+      ].join('\n')
+    )
+  })
+})
+
+/** `${{ }}` expressions in `text`, evaluated with GitHub's expression engine over `dictionary`. */
+function expand(text: string, dictionary: Record<string, unknown>): string {
+  return text.replace(/\$\{\{([\s\S]*?)\}\}/g, (_, expression: string) => {
+    const { tokens } = new Lexer(expression).lex()
+    const tree = new Parser(tokens, Object.keys(dictionary), []).parse()
+    const data_ = JSON.parse(JSON.stringify(dictionary), data.reviver) as data.Dictionary
+    return new Evaluator(tree, data_, new Map()).evaluate().coerceString()
+  })
+}
+
 describe("this repository's CHANGELOG", () => {
   const changelog = readFileSync(join(ROOT, 'CHANGELOG.md'), 'utf8')
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
@@ -269,5 +367,73 @@ describe("this repository's CHANGELOG", () => {
 
   it('has no section yet for an unreleased version, and the script says so', () => {
     expect(() => changelogSection(changelog, parseVersion('99.0.0'))).toThrow(ReleaseError)
+  })
+})
+
+describe('release notes', () => {
+  it('put each paragraph and list item on one line, and leave headings, nesting and code alone', () => {
+    const section = [
+      '### Added',
+      '',
+      '- An item wrapped',
+      '  over three',
+      '  lines.',
+      '  - A nested item',
+      '    wrapped.',
+      '- Another.',
+      '',
+      'A paragraph',
+      'wrapped.',
+      '',
+      '```sh',
+      'npm run release -- 0.2.0',
+      '  --push origin',
+      '```',
+      '',
+      '| a | b |',
+      '| - | - |',
+      ''
+    ].join('\n')
+    expect(releaseNotes(section)).toBe(
+      [
+        '### Added',
+        '',
+        '- An item wrapped over three lines.',
+        '  - A nested item wrapped.',
+        '- Another.',
+        '',
+        'A paragraph wrapped.',
+        '',
+        '```sh',
+        'npm run release -- 0.2.0',
+        '  --push origin',
+        '```',
+        '',
+        '| a | b |',
+        '| - | - |',
+        ''
+      ].join('\n')
+    )
+  })
+
+  it("this repository's Unreleased section: no wrapped line is left on its own, no word lost", () => {
+    const changelog = readFileSync(join(ROOT, 'CHANGELOG.md'), 'utf8')
+    const prepared = prepareChangelog(
+      changelog,
+      parseVersion('9.9.9'),
+      '2026-11-23',
+      REPO_URL,
+      undefined
+    )
+    const notes = releaseNotes(changelogSection(prepared, parseVersion('9.9.9')))
+    // A continuation line is indented text that starts no list item; outside code, none is left.
+    let inFence = false
+    for (const line of notes.split('\n')) {
+      if (/^\s*(```|~~~)/.test(line)) inFence = !inFence
+      else if (!inFence) expect(line, line).not.toMatch(/^ +(?![-*+] |\d+[.)] )\S/)
+    }
+    // Nothing is lost: the same words in the same order.
+    const words = (text: string): string[] => text.split(/\s+/).filter(w => w !== '')
+    expect(words(notes)).toEqual(words(changelogSection(prepared, parseVersion('9.9.9'))))
   })
 })

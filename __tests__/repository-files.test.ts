@@ -94,6 +94,13 @@ describe('the repository files', () => {
     )
   })
 
+  it('CI and .ci/run compare both bundles with their licences, new files included', () => {
+    // --porcelain lists untracked files, so a licenses.txt the bundle adds but nobody committed fails.
+    for (const file of ['.github/workflows/ci.yml', '.ci/run'])
+      expect(read(file), file).toContain('git status --porcelain -- dist gates/dist)')
+    expect(read('scripts/bundle.mjs')).toContain("'--license'")
+  })
+
   it('dependabot updates npm and github-actions weekly, in groups', () => {
     const config = parse(read('.github/dependabot.yml')) as {
       version: number

@@ -10,7 +10,8 @@
 //     CHANGELOG has "## [X.Y.Z] - YYYY-MM-DD" with text under it, vX.Y.Z does not exist yet and
 //     `npm run bundle` leaves dist/ and gates/dist/ unchanged. Then it creates the annotated tag
 //     vX.Y.Z, moves the major tag vX (v0 for 0.x) to the same commit unless a higher release of that
-//     major exists, writes the section's text to FILE (release-notes.md by default) and, with
+//     major exists, writes the section's text, each paragraph unwrapped onto one line, to FILE
+//     (release-notes.md by default) and, with
 //     --push, pushes both tags atomically (the major tag forced).
 //
 // .github/workflows/release.yml runs the second step and publishes the GitHub release with the notes.
@@ -87,6 +88,49 @@ export function changelogSection(changelog: string, version: Version): string {
     .trim()
   if (body === '') throw new ReleaseError(`CHANGELOG.md: the section for ${v} is empty`)
   return `${body}\n`
+}
+
+/**
+ * The section as release notes: each paragraph and list item on one line. GitHub renders a
+ * release's body as it renders comments, every newline a line break, so the CHANGELOG's lines
+ * wrapped at 100 columns would show as ragged short lines. Headings, list items, quotes, tables
+ * and fenced code keep their own lines; code inside a fence is left exactly as it is.
+ */
+export function releaseNotes(section: string): string {
+  const out: string[] = []
+  let fence: string | undefined
+  let joinable = false
+  for (const line of section.replace(/\n+$/, '').split('\n')) {
+    const trimmed = line.trim()
+    const marker = /^(`{3,}|~{3,})/.exec(trimmed)?.[1]
+    if (fence !== undefined) {
+      out.push(line)
+      if (
+        marker !== undefined &&
+        marker.startsWith(fence.charAt(0)) &&
+        marker.length >= fence.length
+      )
+        fence = undefined
+      continue
+    }
+    if (marker !== undefined) {
+      fence = marker
+      out.push(line)
+      joinable = false
+    } else if (trimmed === '') {
+      out.push('')
+      joinable = false
+    } else if (/^(#|>|\||[-*+] |\d+[.)] )/.test(trimmed)) {
+      out.push(line)
+      joinable = !/^(#|\|)/.test(trimmed)
+    } else if (joinable && out.length > 0) {
+      out[out.length - 1] = `${out[out.length - 1] ?? ''} ${trimmed}`
+    } else {
+      out.push(line)
+      joinable = true
+    }
+  }
+  return `${out.join('\n')}\n`
 }
 
 /**
@@ -272,7 +316,7 @@ export function tagRelease(cwd: string, version: Version, options: TagOptions): 
     log(`Left ${majorTag(version)} alone: v${formatVersion(newest)} is newer`)
   }
 
-  writeFileSync(options.notes, notes)
+  writeFileSync(options.notes, releaseNotes(notes))
   log(`Wrote the release notes to ${options.notes}`)
 
   if (options.push !== undefined) {
