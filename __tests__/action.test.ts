@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { readFileSync } from 'node:fs'
-import { readHistory } from '../src/report/history.js'
+import { readState } from '../src/report/history.js'
 import { rubricHash } from '../src/rubric/hash.js'
 import {
   openPullRequest,
@@ -192,7 +192,7 @@ describe('the sticky comment across pushes', () => {
     expect(comments(pr)[0]?.id).toBe(first?.id)
     const body = comments(pr)[0]?.body ?? ''
     expect(body).toContain('<summary><b>Iterations</b> · 2</summary>')
-    expect(readHistory(body).map(h => [h.iteration, h.verdict, h.commit])).toEqual([
+    expect(readState(body).history.map(h => [h.iteration, h.verdict, h.commit])).toEqual([
       [1, 'PASS', expect.stringMatching(/^[0-9a-f]{40}$/) as unknown as string],
       [2, 'FAIL', pr.repo.headSha]
     ])
@@ -241,7 +241,7 @@ describe('the sticky comment across pushes', () => {
     expect(body.length).toBeLessThanOrEqual(65_536)
     expect(body).toContain('This report was shortened to fit.')
     expect(result.summary.length).toBeGreaterThan(65_536)
-    expect(readHistory(body)).toHaveLength(1)
+    expect(readState(body).history).toHaveLength(1)
   })
 })
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { readHistory } from '../../src/report/history.js'
+import { readState } from '../../src/report/history.js'
 import { rubricHash } from '../../src/rubric/hash.js'
 import { baseBranch, pullRequestEvent, pullRequestJson } from '../helpers/action-run.js'
 import {
@@ -99,7 +99,7 @@ describe('the sticky comment', () => {
       `PATCH comment ${id}`
     ])
     expect(pr.github.checkRuns.map(c => c.conclusion)).toEqual(['success', 'failure'])
-    expect(readHistory(commentBody(pr)).map(h => h.verdict)).toEqual(['PASS', 'FAIL'])
+    expect(readState(commentBody(pr)).history.map(h => h.verdict)).toEqual(['PASS', 'FAIL'])
   })
 
   it('is left alone by a run for an older commit that finishes after the newer one', async () => {

@@ -8,26 +8,11 @@ import {
   sealingKey,
   type SealedJudgement
 } from '../../src/engine/judgement-cache.js'
-import type { Evidence } from '../../src/evidence/types.js'
 import { gateResult, judgeRun, SEARCH_RUBRIC } from '../helpers/evaluation.js'
+import { RANKING_EVIDENCE } from '../helpers/evidence.js'
 import { lines, parse } from '../helpers/rubric.js'
 
-const EVIDENCE: Evidence = {
-  pr: { title: 'Add search', body: '' },
-  files: [],
-  diff: 'diff --git a/a.ts b/a.ts\n+x',
-  receipt: {
-    reviewed: [],
-    omitted: [],
-    redacted: [],
-    reviewable: 1,
-    ratio: 1,
-    budgetTokens: 1000,
-    usedTokens: 10
-  },
-  unlisted: 0,
-  changed: ['a.ts']
-}
+const EVIDENCE = RANKING_EVIDENCE
 
 const REQUEST: CouncilRequest = {
   rubric: SEARCH_RUBRIC,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { commentMarker, renderComment } from '../../src/report/comment.js'
 import type { HistoryEntry } from '../../src/engine/history.js'
-import { MAX_HISTORY, readHistory, writeHistory } from '../../src/report/history.js'
+import { MAX_HISTORY, readState, writeState } from '../../src/report/history.js'
 import { COMMENT_LIMIT } from '../../src/report/markdown.js'
 import { diffRubrics } from '../../src/rubric/diff.js'
 import { evaluationOf, gateResult, judgeRun, SEARCH_RUBRIC } from '../helpers/evaluation.js'
@@ -19,19 +19,19 @@ const entry = (iteration: number, rubricHash = 'aaaaaaaaaaaa'): HistoryEntry => 
 describe('the history kept in the comment', () => {
   it('round-trips through the hidden state, and ignores anything unreadable', () => {
     const history = [entry(1), entry(2, 'bbbbbbbbbbbb')]
-    const body = `<!-- rubric-council:x -->\nreport\n${writeHistory(history)}\n`
-    expect(readHistory(body)).toEqual(history)
-    expect(readHistory('no state here')).toEqual([])
-    expect(readHistory('<!-- rubric-council-state:!!notbase64 -->')).toEqual([])
+    const body = `<!-- rubric-council:x -->\nreport\n${writeState({ history })}\n`
+    expect(readState(body).history).toEqual(history)
+    expect(readState('no state here').history).toEqual([])
+    expect(readState('<!-- rubric-council-state:!!notbase64 -->').history).toEqual([])
     const forged = Buffer.from(JSON.stringify({ v: 1, history: [{ iteration: -1 }] })).toString(
       'base64'
     )
-    expect(readHistory(`<!-- rubric-council-state:${forged} -->`)).toEqual([])
+    expect(readState(`<!-- rubric-council-state:${forged} -->`).history).toEqual([])
   })
 
   it('keeps the newest iterations when there are too many', () => {
     const history = Array.from({ length: MAX_HISTORY + 5 }, (_, i) => entry(i + 1))
-    expect(readHistory(writeHistory(history)).map(h => h.iteration)).toEqual(
+    expect(readState(writeState({ history })).history.map(h => h.iteration)).toEqual(
       history.slice(5).map(h => h.iteration)
     )
   })
@@ -56,7 +56,7 @@ describe('the sticky comment', () => {
       '| 3 | <code>0000003</code> | ❌ FAIL | gates 1/1 · must 3/3 | <code>cccccccccccc</code> ✎ changed |'
     )
     expect(body).toContain('| 2 | <code>0000002</code> | ✅ PASS |')
-    expect(readHistory(body)).toEqual(history)
+    expect(readState(body).history).toEqual(history)
   })
 
   it('fits the comment limit with a long history and huge reasonings, keeping the state whole', () => {
@@ -72,7 +72,7 @@ describe('the sticky comment', () => {
       'rubric-council'
     )
     expect(body.length).toBeLessThanOrEqual(COMMENT_LIMIT)
-    expect(readHistory(body)).toEqual(history)
+    expect(readState(body).history).toEqual(history)
   })
 
   it('keeps check names apart, and a name cannot end the marker', () => {

@@ -46399,15 +46399,9 @@ function readState(body) {
         return { history: [] };
     }
 }
-function readHistory(body) {
-    return [...readState(body).history];
-}
 function history_writeState(state) {
     const json = { v: 1, ...state, history: state.history.slice(-MAX_HISTORY) };
     return `${STATE_OPEN}${Buffer.from(JSON.stringify(json)).toString('base64')}${STATE_CLOSE}`;
-}
-function writeHistory(history) {
-    return history_writeState({ history });
 }
 /** The state block alone, replaced in a comment's body (or added when it has none). */
 function replaceState(body, state) {

@@ -89,17 +89,9 @@ export function readState(body: string): CommentState {
   }
 }
 
-export function readHistory(body: string): HistoryEntry[] {
-  return [...readState(body).history]
-}
-
 export function writeState(state: CommentState): string {
   const json = { v: 1, ...state, history: state.history.slice(-MAX_HISTORY) }
   return `${STATE_OPEN}${Buffer.from(JSON.stringify(json)).toString('base64')}${STATE_CLOSE}`
-}
-
-export function writeHistory(history: readonly HistoryEntry[]): string {
-  return writeState({ history })
 }
 
 /** The state block alone, replaced in a comment's body (or added when it has none). */
