@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { parseUnifiedDiff } from '../../src/evidence/diff.js'
+import { DiffParser, parseUnifiedDiff } from '../../src/evidence/diff.js'
 import type { ChangedFile } from '../../src/evidence/types.js'
 import { DIFF_OPTIONS, commitAll, git, initRepo, removeDir, tempDir, write } from './git-fixture.js'
 
@@ -236,5 +236,57 @@ describe('parseUnifiedDiff on generated sections', () => {
       }),
       { numRuns: 2000 }
     )
+  })
+})
+
+describe('DiffParser, fed as git writes', () => {
+  /** `text` pushed in pieces cut at `cuts` (positions, any order, repeats allowed). */
+  const inPieces = (text: string, cuts: readonly number[]): ChangedFile[] => {
+    const parser = new DiffParser()
+    let from = 0
+    for (const cut of [...cuts].sort((a, b) => a - b)) {
+      parser.push(text.slice(from, cut))
+      from = cut
+    }
+    parser.push(text.slice(from))
+    return parser.end()
+  }
+
+  it('gives the same files however the output is cut, headers split included', () => {
+    const preamble = 'commit abc\n\n    message\n'
+    fc.assert(
+      fc.property(
+        fc.constantFrom(diff, copyDiff, `${preamble}${diff}`, ''),
+        fc.array(fc.nat(), { maxLength: 40 }),
+        (text, cuts) => {
+          expect(
+            inPieces(
+              text,
+              cuts.map(c => c % (text.length + 1))
+            )
+          ).toEqual(parseUnifiedDiff(text))
+        }
+      ),
+      { numRuns: 500 }
+    )
+  })
+
+  it('finds a file header cut after every one of its characters', () => {
+    const at = diff.indexOf('\ndiff --git ', 1)
+    for (let cut = at - 1; cut <= at + 13; cut++) {
+      expect(inPieces(diff, [cut])).toEqual(files)
+      // One character at a time around the header.
+      expect(
+        inPieces(
+          diff,
+          Array.from({ length: 14 }, (_, i) => at - 1 + i)
+        )
+      ).toEqual(files)
+    }
+  })
+
+  it('keeps a header that starts the output in a piece shorter than itself', () => {
+    expect(inPieces(diff, [3, 5, 11])).toEqual(files)
+    expect(inPieces(diff, [1])).toEqual(files)
   })
 })

@@ -8,6 +8,8 @@ import {
   runGit
 } from '../../src/evidence/git.js'
 import type { Run } from '../../src/evidence/git.js'
+import { parseUnifiedDiff } from '../../src/evidence/diff.js'
+import type { ChangedFile } from '../../src/evidence/types.js'
 import {
   DIFF_OPTIONS,
   commitAll,
@@ -34,12 +36,16 @@ function recording(): { run: Run; calls: string[][] } {
   const calls: string[][] = []
   return {
     calls,
-    run: (args, cwd) => {
+    run: (args, cwd, env, onStdout) => {
       calls.push([...args])
-      return runGit(args, cwd)
+      return runGit(args, cwd, env, onStdout)
     }
   }
 }
+
+/** What GitHub shows for the pull request: the three-dot diff, parsed. */
+const threeDotFiles = (pr: PullRequest): ChangedFile[] =>
+  parseUnifiedDiff(git(pr.origin, 'diff', ...DIFF_OPTIONS, `${pr.base}...${pr.head}`))
 
 const fetches = (calls: readonly string[][]): string[] =>
   calls.filter(c => c[0] === 'fetch').map(c => c.join(' '))
@@ -123,11 +129,10 @@ describe('diffFromMergeBase', () => {
     const result = await diffFromMergeBase({ cwd: dir, base: pr.base, head: pr.head, run })
 
     const threeDot = git(pr.origin, 'diff', ...DIFF_OPTIONS, `${pr.base}...${pr.head}`)
-    expect(result.diff).toBe(threeDot)
+    expect(result.files).toEqual(parseUnifiedDiff(threeDot))
     expect(result.mergeBase).toBe(git(pr.origin, 'merge-base', pr.base, pr.head).trim())
-    expect(result.diff).toContain('feature.ts')
-    expect(result.diff).not.toContain('main-only.txt')
-    expect(result.diff).not.toContain('four (main)')
+    expect(result.files.map(f => f.path)).toEqual(['app.ts', 'feature.ts'])
+    expect(result.files.map(f => f.patch).join('')).not.toContain('four (main)')
     expect(fetches(calls)).toEqual([`fetch --no-tags --depth=50 origin ${pr.base} ${pr.head}`])
     expect(hasCommit(dir, pr.base) && hasCommit(dir, pr.head)).toBe(true)
   })
@@ -140,7 +145,7 @@ describe('diffFromMergeBase', () => {
     const { run, calls } = recording()
     const result = await diffFromMergeBase({ cwd: dir, base: pr.base, head: pr.head, run })
 
-    expect(result.diff).toBe(git(pr.origin, 'diff', ...DIFF_OPTIONS, `${pr.base}...${pr.head}`))
+    expect(result.files).toEqual(threeDotFiles(pr))
     expect(fetches(calls)).toEqual([
       `fetch --no-tags --depth=50 origin ${pr.base} ${pr.head}`,
       `fetch --no-tags --deepen=200 origin ${pr.base} ${pr.head}`
@@ -155,7 +160,7 @@ describe('diffFromMergeBase', () => {
     const { run, calls } = recording()
     const result = await diffFromMergeBase({ cwd: dir, base: pr.base, head: pr.head, run })
 
-    expect(result.diff).toBe(git(pr.origin, 'diff', ...DIFF_OPTIONS, `${pr.base}...${pr.head}`))
+    expect(result.files).toEqual(threeDotFiles(pr))
     expect(fetches(calls)).toEqual([
       `fetch --no-tags --depth=50 origin ${pr.base} ${pr.head}`,
       `fetch --no-tags --deepen=200 origin ${pr.base} ${pr.head}`,
@@ -165,13 +170,38 @@ describe('diffFromMergeBase', () => {
     ])
   })
 
+  it('reads a diff larger than a pipe holds, characters of several bytes cut between reads', async () => {
+    const dir = join(root, 'wide-characters')
+    initRepo(dir)
+    write(dir, 'start.txt', 'start\n')
+    const base = commitAll(dir, 'start')
+    // About 400 KB of two-, three- and four-byte characters: git writes it in many pieces, and
+    // the pieces' edges fall inside characters.
+    const line = (i: number): string => `é€😀 ${String(i)} ${'ß'.repeat(i % 7)}\n`
+    write(dir, 'wide.txt', Array.from({ length: 20_000 }, (_, i) => line(i)).join(''))
+    write(dir, 'after.txt', 'after\n')
+    const head = commitAll(dir, 'wide')
+    const whole = parseUnifiedDiff(git(dir, 'diff', ...DIFF_OPTIONS, base, head))
+
+    const streamed = await diffFromMergeBase({ cwd: dir, base, head })
+    expect(streamed.files).toEqual(whole)
+    expect(streamed.files.map(f => [f.path, f.additions])).toEqual([
+      ['after.txt', 1],
+      ['wide.txt', 20_000]
+    ])
+    expect(streamed.files[1]?.patch).not.toContain('\ufffd')
+    // A Run that hands stdout back whole, not in pieces, gives the same files.
+    const atOnce: Run = (args, cwd, env) => runGit(args, cwd, env)
+    expect((await diffFromMergeBase({ cwd: dir, base, head, run: atOnce })).files).toEqual(whole)
+  })
+
   it('fetches nothing when the history is already there (fetch-depth: 0)', async () => {
     const pr = pullRequestOrigin('origin-full')
     const dir = join(root, 'clone-full')
     git(root, 'clone', '-q', `file://${pr.origin}`, dir)
     const { run, calls } = recording()
     const result = await diffFromMergeBase({ cwd: dir, base: pr.base, head: pr.head, run })
-    expect(result.diff).toBe(git(pr.origin, 'diff', ...DIFF_OPTIONS, `${pr.base}...${pr.head}`))
+    expect(result.files).toEqual(threeDotFiles(pr))
     expect(fetches(calls)).toEqual([])
   })
 
@@ -228,9 +258,10 @@ describe('localDiff and defaultBase', () => {
 
     const result = await localDiff({ cwd: dir, base: 'origin/main' })
     expect(result.mergeBase).toBe(git(pr.origin, 'merge-base', pr.base, pr.head).trim())
-    expect(result.diff).toContain('+export const version = 3 // not committed yet')
-    expect(result.diff).toContain('feature.ts')
-    expect(result.diff).not.toContain('main-only.txt')
+    expect(result.files.find(f => f.path === 'app.ts')?.patch).toContain(
+      '+export const version = 3 // not committed yet'
+    )
+    expect(result.files.map(f => f.path)).toEqual(['app.ts', 'feature.ts'])
   })
 
   it('throws DiffUnavailableError for a base that does not exist', async () => {

@@ -33718,7 +33718,374 @@ const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import
 const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 ;// CONCATENATED MODULE: external "node:child_process"
 const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
+;// CONCATENATED MODULE: external "node:string_decoder"
+const external_node_string_decoder_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:string_decoder");
+;// CONCATENATED MODULE: ./src/evidence/content.ts
+/**
+ * What a file's content is, decided from the content itself, never from its name or from
+ * `.gitattributes`, which the pull request controls: a file that calls itself binary (a `-diff`
+ * attribute, a NUL byte in a comment, a `.png` name) must not hide code from the judges.
+ */
+/** Share of a patch's characters that may be control or undecodable before it counts as binary. */
+const BINARY_SHARE = 0.05;
+/**
+ * How much of a patch's hunks is looked at, as git looks at a file's first 8,000 bytes: enough to
+ * tell data from text, and a 6 MB diff is not read twice. Either mistake is safe: text taken for
+ * binary is not sent and counts against coverage; binary taken for text is shown, controls as
+ * symbols.
+ */
+const SNIFFED_CHARS = 8192;
+/** What `looksBinary` counts: controls but tab, line feed and carriage return; DEL; U+FFFD. */
+// eslint-disable-next-line no-control-regex -- control characters are what this finds
+const ODD = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]/;
+/**
+ * Whether a patch is mostly not text: more than 5% of its hunk lines' first characters are control
+ * characters (other than tab and carriage return) or bytes that are not UTF-8. A source file with
+ * a NUL byte in a comment is still text; compressed or compiled data is not.
+ */
+function content_looksBinary(patch) {
+    const hunks = patch.indexOf('\n@@');
+    if (hunks === -1)
+        return false;
+    const end = Math.min(patch.length, hunks + 1 + SNIFFED_CHARS);
+    // Most patches hold no such character at all: one regex scan of the sniffed part says so.
+    if (!ODD.test(patch.slice(hunks + 1, end)))
+        return false;
+    let odd = 0;
+    let total = 0;
+    for (let i = hunks + 1; i < end; i++) {
+        const code = patch.charCodeAt(i);
+        if (code === 0x0a)
+            continue;
+        total++;
+        if ((code < 0x20 && code !== 0x09 && code !== 0x0d) || code === 0x7f || code === 0xfffd)
+            odd++;
+    }
+    return total > 0 && odd / total > BINARY_SHARE;
+}
+/**
+ * Media and data formats recognised by their first bytes: pictures, fonts, sound, video, PDF and
+ * two database formats. What they hold is not code, so they are listed but not sent, and do not
+ * count against coverage. Archives and executables are not here: they can carry code.
+ */
+const SIGNATURES = [
+    { format: 'PNG image', bytes: '\x89PNG\r\n\x1a\n' },
+    { format: 'JPEG image', bytes: '\xff\xd8\xff' },
+    { format: 'GIF image', bytes: 'GIF87a' },
+    { format: 'GIF image', bytes: 'GIF89a' },
+    { format: 'WebP image', at: 8, bytes: 'WEBP' },
+    { format: 'TIFF image', bytes: 'II*\x00' },
+    { format: 'TIFF image', bytes: 'MM\x00*' },
+    { format: 'icon', bytes: '\x00\x00\x01\x00' },
+    { format: 'BMP image', bytes: 'BM' },
+    { format: 'PDF document', bytes: '%PDF-' },
+    { format: 'WOFF font', bytes: 'wOFF' },
+    { format: 'WOFF2 font', bytes: 'wOF2' },
+    { format: 'OpenType font', bytes: 'OTTO' },
+    { format: 'TrueType font', bytes: '\x00\x01\x00\x00' },
+    { format: 'MP3 audio', bytes: 'ID3' },
+    { format: 'Ogg media', bytes: 'OggS' },
+    { format: 'FLAC audio', bytes: 'fLaC' },
+    { format: 'WAV audio', at: 8, bytes: 'WAVE' },
+    { format: 'Matroska or WebM video', bytes: '\x1a\x45\xdf\xa3' },
+    { format: 'MP4, MOV, AVIF or HEIC media', at: 4, bytes: 'ftyp' },
+    { format: 'SQLite database', bytes: 'SQLite format 3\x00' },
+    { format: 'Parquet data', bytes: 'PAR1' }
+];
+/** The first bytes any signature needs. */
+const SIGNATURE_BYTES = 16;
+/** The media or data format `head` (a file's first bytes) starts with, if any. */
+function mediaFormat(head) {
+    return SIGNATURES.find(({ at = 0, bytes }) => {
+        if (head.length < at + bytes.length)
+            return false;
+        for (let i = 0; i < bytes.length; i++)
+            if (head[at + i] !== bytes.charCodeAt(i))
+                return false;
+        return true;
+    })?.format;
+}
+/**
+ * Control characters made visible (U+2400 Control Pictures: NUL shows as ␀), so the judges see
+ * text that contains them as what it is; tab, line feed and carriage return stay as they are.
+ */
+function content_showControls(text) {
+    // eslint-disable-next-line no-control-regex -- control characters are what this finds
+    return text.replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, c => String.fromCharCode(c === '\x7f' ? 0x2421 : 0x2400 + c.charCodeAt(0)));
+}
+/** Characters that end or reorder a line when shown, beyond the ASCII controls. */
+const INVISIBLE = '\u0085\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff';
+const NAME_ESCAPES = new RegExp(`[\\x00-\\x1f\\x7f-\\x9f${INVISIBLE}]`, 'gu');
+const SHORT = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+/**
+ * A file name as one line of plain text: control, line-separator, zero-width and bidirectional
+ * characters escaped (`\n`, `\x01`, `\u202e`), so a name cannot start a line of its own or
+ * show as something else. Git allows all of them in a name.
+ */
+function content_escapeName(name) {
+    return name.replace(NAME_ESCAPES, c => {
+        const code = c.charCodeAt(0);
+        return SHORT[c] ?? (code < 0x100 ? `\\x${hex(code, 2)}` : `\\u${hex(code, 4)}`);
+    });
+}
+function hex(code, width) {
+    return code.toString(16).padStart(width, '0');
+}
+
+;// CONCATENATED MODULE: ./src/evidence/diff.ts
+
+const FILE_HEADER = 'diff --git ';
+const DEV_NULL = '/dev/null';
+/**
+ * Splits `git diff` output (`--no-color --no-ext-diff --find-renames`, default `a/` `b/`
+ * prefixes) into one entry per file. Pure; text before the first `diff --git` line is ignored.
+ */
+function parseUnifiedDiff(text) {
+    const parser = new diff_DiffParser();
+    parser.push(text);
+    return parser.end();
+}
+/**
+ * Parses `git diff` output as it arrives, so that the parsing is done while git still writes: a
+ * file's section is parsed once the next one starts. Each section runs from its `diff --git` line
+ * to the next one; hunk lines always start with one of ` +-\`, so a line starting with
+ * `diff --git ` can only be a file header. Lines are split on LF alone: a CR inside a changed line
+ * is content, not a line break. Pushing the text in pieces gives what pushing it whole gives.
+ */
+class diff_DiffParser {
+    files = [];
+    /** The current file's section so far, in the pieces it came in (joined once, when it ends). */
+    pieces = [];
+    /** Whether a section has begun: text before the first header is not kept. */
+    inSection = false;
+    /**
+     * The end of what was pushed, to find a header split between two pieces. It starts as a line
+     * break, so that a header at the very start is found like any other.
+     */
+    carry = '\n';
+    push(text) {
+        if (text === '')
+            return;
+        const window = this.carry + text;
+        const offset = this.carry.length;
+        // Where the current section's text in `window` starts: before `offset` only when its header
+        // began in the previous piece.
+        let start = offset;
+        for (let at = window.indexOf(HEADER_BREAK); at !== -1; at = window.indexOf(HEADER_BREAK, at + 1)) {
+            const header = at + 1;
+            if (this.inSection) {
+                const before = this.pieces.join('');
+                this.files.push(parseSection(header < start
+                    ? before.slice(0, before.length - (start - header))
+                    : before + window.slice(start, header)));
+            }
+            this.inSection = true;
+            this.pieces = [];
+            start = header;
+        }
+        if (this.inSection)
+            this.pieces.push(window.slice(start));
+        this.carry = window.slice(-(HEADER_BREAK.length - 1));
+    }
+    /** Every file's entry, the last section included. */
+    end() {
+        if (this.inSection)
+            this.files.push(parseSection(this.pieces.join('')));
+        this.pieces = [];
+        this.inSection = false;
+        return this.files;
+    }
+}
+/** A file header after the previous file's last line. */
+const HEADER_BREAK = (/* unused pure expression or super */ null && (`\n${FILE_HEADER}`));
+const PLUS = 0x2b;
+const MINUS = 0x2d;
+function parseSection(section) {
+    // The header is the lines before the first hunk; past the first `@@`, `--- x` is a removed line
+    // `-- x`, not a header, and only the first character of each line matters, so the hunks are
+    // read a line start at a time rather than split into lines.
+    const hunks = section.indexOf('\n@@');
+    const lines = (hunks === -1 ? section : section.slice(0, hunks)).split('\n');
+    const names = headerNames(lines[0] ?? '');
+    let oldPath = names?.old;
+    let newPath = names?.new;
+    let status = 'modified';
+    let binary = false;
+    let additions = 0;
+    let deletions = 0;
+    for (let at = hunks; at !== -1; at = section.indexOf('\n', at + 1)) {
+        const first = section.charCodeAt(at + 1);
+        if (first === PLUS)
+            additions++;
+        else if (first === MINUS)
+            deletions++;
+    }
+    for (const line of lines.slice(1)) {
+        if (line.startsWith('new file mode '))
+            status = 'added';
+        else if (line.startsWith('deleted file mode '))
+            status = 'deleted';
+        else if (line.startsWith('rename from ')) {
+            status = 'renamed';
+            oldPath = unquotePath(line.slice('rename from '.length));
+        }
+        else if (line.startsWith('rename to '))
+            newPath = unquotePath(line.slice('rename to '.length));
+        else if (line.startsWith('copy from ')) {
+            status = 'copied';
+            oldPath = unquotePath(line.slice('copy from '.length));
+        }
+        else if (line.startsWith('copy to '))
+            newPath = unquotePath(line.slice('copy to '.length));
+        else if (line.startsWith('--- '))
+            oldPath = markerPath(line.slice(4), 'a/') ?? oldPath;
+        else if (line.startsWith('+++ '))
+            newPath = markerPath(line.slice(4), 'b/') ?? newPath;
+        else if (line === 'GIT binary patch' || isBinaryNotice(line))
+            binary = true;
+    }
+    const path = (status === 'deleted' ? (oldPath ?? newPath) : (newPath ?? oldPath)) ?? '';
+    const moved = status === 'renamed' || status === 'copied';
+    return {
+        path,
+        ...(moved && oldPath !== undefined ? { previousPath: oldPath } : {}),
+        status,
+        additions,
+        deletions,
+        patch: section,
+        // Diffed with --text, a binary file's bytes are in its hunks: decided by them, not by notices
+        // (which attributes control); a notice still counts, from a diff made without --text.
+        binary: binary || looksBinary(section)
+    };
+}
+function isBinaryNotice(line) {
+    return line.startsWith('Binary files ') && line.endsWith(' differ');
+}
+/**
+ * The two names of `diff --git a/x b/y`. Either may be C-quoted. Unquoted names may contain
+ * spaces, so `a/x y b/x y` is split where both halves name the same file (always the case unless
+ * the file was renamed or copied, and then the `rename from`/`to` lines give the names anyway).
+ */
+function headerNames(line) {
+    const rest = line.slice(FILE_HEADER.length);
+    let first;
+    let second;
+    if (rest.startsWith('"')) {
+        const quoted = readQuoted(rest);
+        if (quoted === undefined)
+            return undefined;
+        first = quoted.value;
+        const after = quoted.rest.replace(/^ /, '');
+        second = after.startsWith('"') ? (readQuoted(after)?.value ?? after) : after;
+    }
+    else if (rest.endsWith('"')) {
+        const open = rest.lastIndexOf(' "');
+        const quoted = open === -1 ? undefined : readQuoted(rest.slice(open + 1));
+        if (quoted === undefined)
+            return undefined;
+        first = rest.slice(0, open);
+        second = quoted.value;
+    }
+    else {
+        const half = (rest.length - 1) / 2;
+        const a = rest.slice(0, half);
+        const b = rest.slice(half + 1);
+        if (Number.isInteger(half) && rest[half] === ' ' && a.slice(2) === b.slice(2)) {
+            first = a;
+            second = b;
+        }
+        else {
+            const split = rest.indexOf(' b/');
+            if (split === -1)
+                return undefined;
+            first = rest.slice(0, split);
+            second = rest.slice(split + 1);
+        }
+    }
+    return { old: stripPrefix(first, 'a/'), new: stripPrefix(second, 'b/') };
+}
+/** The name on a `---`/`+++` line; undefined for /dev/null. */
+function markerPath(text, prefix) {
+    // Git ends the line with a tab when the unquoted name contains a space (for GNU patch).
+    const name = unquotePath(text.endsWith('\t') ? text.slice(0, -1) : text);
+    return name === DEV_NULL ? undefined : stripPrefix(name, prefix);
+}
+function stripPrefix(name, prefix) {
+    return name.startsWith(prefix) ? name.slice(prefix.length) : name;
+}
+/** A name as git prints it: C-quoted when it holds special or (by default) non-ASCII bytes. */
+function unquotePath(text) {
+    if (!text.startsWith('"'))
+        return text;
+    const quoted = readQuoted(text);
+    return quoted?.rest === '' ? quoted.value : text;
+}
+const ESCAPES = {
+    a: 7,
+    b: 8,
+    t: 9,
+    n: 10,
+    v: 11,
+    f: 12,
+    r: 13,
+    '"': 34,
+    '\\': 92
+};
+/**
+ * Reads one C-quoted string from the start of `text`. Octal escapes are bytes, so the value is
+ * decoded as UTF-8 only at the end (`"caf\303\251"` → `café`).
+ */
+function readQuoted(text) {
+    const bytes = [];
+    let i = 1;
+    while (i < text.length) {
+        const char = text.charAt(i);
+        if (char === '"') {
+            return { value: Buffer.from(bytes).toString('utf8'), rest: text.slice(i + 1) };
+        }
+        if (char !== '\\') {
+            const codePoint = text.codePointAt(i) ?? 0;
+            const whole = String.fromCodePoint(codePoint);
+            bytes.push(...Buffer.from(whole, 'utf8'));
+            i += whole.length;
+            continue;
+        }
+        const next = text.charAt(i + 1);
+        const octal = /^[0-7]{3}/.exec(text.slice(i + 1, i + 4));
+        if (octal !== null) {
+            bytes.push(parseInt(octal[0], 8) & 0xff);
+            i += 4;
+        }
+        else if (Object.hasOwn(ESCAPES, next)) {
+            bytes.push(ESCAPES[next] ?? 0);
+            i += 2;
+        }
+        else {
+            // Not an escape git writes: keep it as it stands rather than guess.
+            bytes.push(92);
+            i += 1;
+        }
+    }
+    return undefined;
+}
+/**
+ * The lines of the new file that a patch shows, as inclusive [first, last] ranges, one per hunk
+ * (`@@ -a,b +c,d @@` shows lines c to c+d-1). A deleted file, or a hunk that only removes, shows none.
+ */
+function shownLines(patch) {
+    const ranges = [];
+    for (const match of patch.matchAll(/^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@/gm)) {
+        const first = Number(match[1]);
+        const count = match[2] === undefined ? 1 : Number(match[2]);
+        if (count > 0)
+            ranges.push([first, first + count - 1]);
+    }
+    return ranges;
+}
+
 ;// CONCATENATED MODULE: ./src/evidence/git.ts
+
+
 
 
 /** The environment that gives one git process the token, for that server only. */
@@ -33780,10 +34147,10 @@ const CHECKOUT_ADVICE = (/* unused pure expression or super */ null && ('Give th
  * Spawns git (no shell) with `LC_ALL=C`, so messages are the untranslated ones, and without a
  * terminal prompt, so a fetch that needs credentials fails instead of hanging. Replace objects
  * (`git replace`) and grafts are ignored: with them, anything that could write to `.git` could
- * make the judges see another commit's content. Stdout is decoded once at the end, never per
- * chunk, so a multi-byte character split across chunks survives.
+ * make the judges see another commit's content. Stdout is decoded as a whole, or, streamed, by
+ * a decoder that keeps a multi-byte character split across chunks until its last byte comes.
  */
-const runGit = (args, cwd, extra) => new Promise(resolve => {
+const runGit = (args, cwd, extra, onStdout) => new Promise(resolve => {
     const child = (0,external_node_child_process_namespaceObject.spawn)('git', [...args], {
         cwd,
         env: {
@@ -33798,13 +34165,21 @@ const runGit = (args, cwd, extra) => new Promise(resolve => {
     });
     const stdout = [];
     const stderr = [];
-    child.stdout.on('data', (chunk) => stdout.push(chunk));
+    const stream = onStdout && { to: onStdout, decoder: new external_node_string_decoder_namespaceObject.StringDecoder('utf8') };
+    child.stdout.on('data', (chunk) => {
+        if (stream)
+            stream.to(stream.decoder.write(chunk));
+        else
+            stdout.push(chunk);
+    });
     child.stderr.on('data', (chunk) => stderr.push(chunk));
     // No git, or no such directory: reported like a failed command, so callers have one path.
     child.on('error', error => {
         resolve({ exitCode: 127, stdout: '', stderr: error.message });
     });
     child.on('close', code => {
+        if (stream)
+            stream.to(stream.decoder.end());
         resolve({
             exitCode: code ?? 128,
             stdout: Buffer.concat(stdout).toString('utf8'),
@@ -33880,7 +34255,7 @@ function blobHead(cwd, revision, path, bytes) {
  * GitHub shows, `base...head`), not from the merge commit. Works from actions/checkout's default
  * depth-1 checkout by fetching what is missing: both commits, then deeper history until the merge
  * base is found, finally all of it. Every fetch names the two commits, so only their histories
- * are fetched, never every branch of the remote.
+ * are fetched, never every branch of the remote. The diff is parsed as git writes it.
  */
 async function diffFromMergeBase(options) {
     const { base, head } = options;
@@ -33893,6 +34268,10 @@ async function diffFromMergeBase(options) {
     const credentials = authEnvironment(options.auth);
     const fetch = (...args) => run(['fetch', ...args], options.cwd, credentials);
     const pair = `${base} (base) and ${head} (head)`;
+    // Most checkouts have both commits and their merge base: one git command says so.
+    const found = await findMergeBase(git, base, head);
+    if (found !== undefined)
+        return { mergeBase: found, files: await diffFiles(run, options.cwd, [found, head]) };
     const missing = await missingCommits(git, [base, head]);
     if (missing.length > 0) {
         // A full clone stays full: --depth on it would graft a shallow boundary onto the new commits.
@@ -33924,7 +34303,7 @@ async function diffFromMergeBase(options) {
     if (mergeBase === undefined) {
         throw new DiffUnavailableError(`cannot compute the pull request's diff: ${pair} have no common ancestor (unrelated histories), so there is no merge base to diff from`);
     }
-    return { mergeBase, diff: await diffText(git, [mergeBase, head]) };
+    return { mergeBase, files: await diffFiles(run, options.cwd, [mergeBase, head]) };
 }
 /**
  * For the CLI: the diff from the merge base of `base` and HEAD to the working tree, so staged and
@@ -33949,14 +34328,18 @@ async function localDiff(options) {
             : 'they have no common ancestor; pass another base (--base <branch or commit>)';
         throw new DiffUnavailableError(`no merge base of "${base}" and HEAD: ${hint}`);
     }
-    return { mergeBase, diff: await diffText(git, [mergeBase]) };
+    return { mergeBase, files: await diffFiles(run, options.cwd, [mergeBase]) };
 }
-/** `git diff` of `revisions`, with the fixed options. */
-async function diffText(git, revisions) {
-    const diff = await git(...DIFF_ARGS, ...revisions, '--');
+/** The changed files of `git diff` of `revisions`, with the fixed options, parsed as they come. */
+async function diffFiles(run, cwd, revisions) {
+    const parser = new DiffParser();
+    const diff = await run([...DIFF_ARGS, ...revisions, '--'], cwd, undefined, text => {
+        parser.push(text);
+    });
     if (diff.exitCode !== 0)
         throw unavailable(`git diff ${revisions.join(' ')} failed`, diff);
-    return diff.stdout;
+    parser.push(diff.stdout);
+    return parser.end();
 }
 const FALLBACK_BASES = (/* unused pure expression or super */ null && (['origin/main', 'main', 'origin/master', 'master']));
 /** The CLI's base when none is given: the branch's upstream, else the usual main branch names. */
@@ -35509,7 +35892,7 @@ const lowercase = /^[^A-Z]*$/;
 // regex for string with no lowercase letters
 const uppercase = /^[^a-z]*$/;
 // regex for hexadecimal strings (any length)
-const hex = /^[0-9a-fA-F]*$/;
+const regexes_hex = /^[0-9a-fA-F]*$/;
 // Hash regexes for different algorithms and encodings
 // Helper function to create base64 regex with exact length and padding
 function fixedBase64(bodyLength, padding) {
@@ -44167,7 +44550,7 @@ const PATCH_LINES = 200;
 const FIRST_HUNK = /^@@ -\d+(?:,\d+)? \+(\d+)/;
 /** Both markers hold it: a line without it cannot match `GENERATED_MARKER`. */
 const MARKER_WORD = 'generated';
-const PLUS = 0x2b;
+const classify_PLUS = 0x2b;
 const SPACE = 0x20;
 /**
  * Generators mark their output in its first lines (`// Code generated by protoc-gen-go. DO NOT
@@ -44198,7 +44581,7 @@ function hasGeneratedMarker(patch) {
         else if (patch.startsWith('@@', start)) {
             return false;
         }
-        else if (patch.charCodeAt(start) === PLUS || patch.charCodeAt(start) === SPACE) {
+        else if (patch.charCodeAt(start) === classify_PLUS || patch.charCodeAt(start) === SPACE) {
             if (word !== -1 && word < start)
                 word = patch.indexOf(MARKER_WORD, start);
             if (word !== -1 && word < end && GENERATED_MARKER.test(patch.slice(start, end)))
@@ -44209,120 +44592,6 @@ function hasGeneratedMarker(patch) {
         start = end + 1;
     }
     return false;
-}
-
-;// CONCATENATED MODULE: ./src/evidence/content.ts
-/**
- * What a file's content is, decided from the content itself, never from its name or from
- * `.gitattributes`, which the pull request controls: a file that calls itself binary (a `-diff`
- * attribute, a NUL byte in a comment, a `.png` name) must not hide code from the judges.
- */
-/** Share of a patch's characters that may be control or undecodable before it counts as binary. */
-const BINARY_SHARE = 0.05;
-/**
- * How much of a patch's hunks is looked at, as git looks at a file's first 8,000 bytes: enough to
- * tell data from text, and a 6 MB diff is not read twice. Either mistake is safe: text taken for
- * binary is not sent and counts against coverage; binary taken for text is shown, controls as
- * symbols.
- */
-const SNIFFED_CHARS = 8192;
-/** What `looksBinary` counts: controls but tab, line feed and carriage return; DEL; U+FFFD. */
-// eslint-disable-next-line no-control-regex -- control characters are what this finds
-const ODD = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]/g;
-/**
- * Whether a patch is mostly not text: more than 5% of its hunk lines' first characters are control
- * characters (other than tab and carriage return) or bytes that are not UTF-8. A source file with
- * a NUL byte in a comment is still text; compressed or compiled data is not.
- */
-function content_looksBinary(patch) {
-    const hunks = patch.indexOf('\n@@');
-    if (hunks === -1)
-        return false;
-    const end = Math.min(patch.length, hunks + 1 + SNIFFED_CHARS);
-    // Most patches hold no such character at all: one regex scan says so, faster than counting.
-    ODD.lastIndex = hunks + 1;
-    const first = ODD.exec(patch);
-    if (first === null || first.index >= end)
-        return false;
-    let odd = 0;
-    let total = 0;
-    for (let i = hunks + 1; i < end; i++) {
-        const code = patch.charCodeAt(i);
-        if (code === 0x0a)
-            continue;
-        total++;
-        if ((code < 0x20 && code !== 0x09 && code !== 0x0d) || code === 0x7f || code === 0xfffd)
-            odd++;
-    }
-    return total > 0 && odd / total > BINARY_SHARE;
-}
-/**
- * Media and data formats recognised by their first bytes: pictures, fonts, sound, video, PDF and
- * two database formats. What they hold is not code, so they are listed but not sent, and do not
- * count against coverage. Archives and executables are not here: they can carry code.
- */
-const SIGNATURES = [
-    { format: 'PNG image', bytes: '\x89PNG\r\n\x1a\n' },
-    { format: 'JPEG image', bytes: '\xff\xd8\xff' },
-    { format: 'GIF image', bytes: 'GIF87a' },
-    { format: 'GIF image', bytes: 'GIF89a' },
-    { format: 'WebP image', at: 8, bytes: 'WEBP' },
-    { format: 'TIFF image', bytes: 'II*\x00' },
-    { format: 'TIFF image', bytes: 'MM\x00*' },
-    { format: 'icon', bytes: '\x00\x00\x01\x00' },
-    { format: 'BMP image', bytes: 'BM' },
-    { format: 'PDF document', bytes: '%PDF-' },
-    { format: 'WOFF font', bytes: 'wOFF' },
-    { format: 'WOFF2 font', bytes: 'wOF2' },
-    { format: 'OpenType font', bytes: 'OTTO' },
-    { format: 'TrueType font', bytes: '\x00\x01\x00\x00' },
-    { format: 'MP3 audio', bytes: 'ID3' },
-    { format: 'Ogg media', bytes: 'OggS' },
-    { format: 'FLAC audio', bytes: 'fLaC' },
-    { format: 'WAV audio', at: 8, bytes: 'WAVE' },
-    { format: 'Matroska or WebM video', bytes: '\x1a\x45\xdf\xa3' },
-    { format: 'MP4, MOV, AVIF or HEIC media', at: 4, bytes: 'ftyp' },
-    { format: 'SQLite database', bytes: 'SQLite format 3\x00' },
-    { format: 'Parquet data', bytes: 'PAR1' }
-];
-/** The first bytes any signature needs. */
-const SIGNATURE_BYTES = 16;
-/** The media or data format `head` (a file's first bytes) starts with, if any. */
-function mediaFormat(head) {
-    return SIGNATURES.find(({ at = 0, bytes }) => {
-        if (head.length < at + bytes.length)
-            return false;
-        for (let i = 0; i < bytes.length; i++)
-            if (head[at + i] !== bytes.charCodeAt(i))
-                return false;
-        return true;
-    })?.format;
-}
-/**
- * Control characters made visible (U+2400 Control Pictures: NUL shows as ␀), so the judges see
- * text that contains them as what it is; tab, line feed and carriage return stay as they are.
- */
-function content_showControls(text) {
-    // eslint-disable-next-line no-control-regex -- control characters are what this finds
-    return text.replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, c => String.fromCharCode(c === '\x7f' ? 0x2421 : 0x2400 + c.charCodeAt(0)));
-}
-/** Characters that end or reorder a line when shown, beyond the ASCII controls. */
-const INVISIBLE = '\u0085\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff';
-const NAME_ESCAPES = new RegExp(`[\\x00-\\x1f\\x7f-\\x9f${INVISIBLE}]`, 'gu');
-const SHORT = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
-/**
- * A file name as one line of plain text: control, line-separator, zero-width and bidirectional
- * characters escaped (`\n`, `\x01`, `\u202e`), so a name cannot start a line of its own or
- * show as something else. Git allows all of them in a name.
- */
-function content_escapeName(name) {
-    return name.replace(NAME_ESCAPES, c => {
-        const code = c.charCodeAt(0);
-        return SHORT[c] ?? (code < 0x100 ? `\\x${content_hex(code, 2)}` : `\\u${content_hex(code, 4)}`);
-    });
-}
-function content_hex(code, width) {
-    return code.toString(16).padStart(width, '0');
 }
 
 ;// CONCATENATED MODULE: ./src/evidence/denylist.ts
@@ -46488,11 +46757,12 @@ function sizeOf(text, unit) {
 }
 function fitToBudget(doc, budget, unit = 'characters') {
     const size = (text) => sizeOf(text, unit);
-    const measure = (kept, cap) => measureDoc(doc, kept, cap, unit);
     const all = doc.sections.map(s => s.blocks.map(() => true));
     const full = render(doc, all, Infinity, false);
     if (size(full) <= budget)
         return { text: full, shortened: false };
+    const layout = measured(doc, unit);
+    const measure = (kept, cap) => measureDoc(layout, kept, cap);
     const droppable = doc.sections
         .flatMap((s, si) => s.blocks.map((b, bi) => ({ si, bi, priority: b.priority })))
         .sort((a, b) => a.priority - b.priority || b.si - a.si || b.bi - a.bi);
@@ -46558,29 +46828,72 @@ function pieces(doc, kept, shortened) {
     });
     return out;
 }
-/** An upper bound of the rendered size with every elastic text capped at `cap` characters. */
-function measureDoc(doc, kept, cap, unit) {
-    const size = (text) => sizeOf(text, unit);
-    let length = 0;
-    for (const piece of pieces(doc, kept, true)) {
-        if (typeof piece === 'string') {
-            length += size(piece);
-            continue;
+function measured(doc, unit) {
+    const sized = (list) => {
+        let fixed = 0;
+        const elastics = [];
+        for (const piece of list) {
+            if (typeof piece === 'string') {
+                fixed += sizeOf(piece, unit);
+                continue;
+            }
+            fixed += sizeOf(piece.before, unit) + sizeOf(piece.after, unit);
+            elastics.push({
+                piece,
+                size: sizeOf(piece.text, unit),
+                note: sizeOf(piece.note(piece.text.length), unit)
+            });
         }
-        const limit = capOf(piece, cap);
-        length += size(piece.before) + size(piece.after);
-        if (piece.text.length <= limit) {
-            length += size(piece.text);
-            continue;
+        return { fixed, elastics };
+    };
+    return {
+        unit,
+        head: sized(doc.head),
+        shortenedNote: sizeOf(doc.shortenedNote, unit),
+        sections: doc.sections.map(section => ({
+            open: sized(section.open),
+            close: sized(section.close),
+            blocks: section.blocks.map(block => sized(block.pieces)),
+            omitted: section.omitted
+        }))
+    };
+}
+/**
+ * An upper bound of the rendered size, shortened (with the note that says so), of the blocks
+ * `kept`, with every elastic text capped at `cap` characters.
+ */
+function measureDoc(layout, kept, cap) {
+    const { unit } = layout;
+    const at = (sized) => {
+        let length = sized.fixed;
+        for (const { piece, size, note } of sized.elastics) {
+            const limit = capOf(piece, cap);
+            if (piece.text.length <= limit) {
+                length += size;
+                continue;
+            }
+            // Characters are what is capped; in bytes, the part kept is measured as it will be cut.
+            length +=
+                note +
+                    (unit === 'characters'
+                        ? limit
+                        : sizeOf(piece.keep === 'start' ? safeHead(piece.text, limit) : safeTail(piece.text, limit), unit));
         }
-        // Characters are what is capped; in bytes, the part kept is measured as it will be cut.
-        length +=
-            unit === 'characters'
-                ? limit
-                : size(piece.keep === 'start' ? safeHead(piece.text, limit) : safeTail(piece.text, limit));
-        // The note for the largest possible cut is at least as long as the real one.
-        length += size(piece.note(piece.text.length));
-    }
+        return length;
+    };
+    let length = at(layout.head) + layout.shortenedNote;
+    layout.sections.forEach((section, si) => {
+        length += at(section.open) + at(section.close);
+        let dropped = 0;
+        section.blocks.forEach((block, bi) => {
+            if (kept[si]?.[bi])
+                length += at(block);
+            else
+                dropped++;
+        });
+        if (dropped > 0)
+            length += sizeOf(section.omitted(dropped), unit);
+    });
     return length;
 }
 function render(doc, kept, cap, shortened) {
@@ -46688,14 +47001,19 @@ function isLowSurrogate(code) {
  */
 /** For element content such as `<summary>` (no attribute values are ever written). */
 function escapeHtml(text) {
+    if (!HTML_SPECIAL.test(text))
+        return text;
     return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 /** Inline Markdown: one paragraph, line breaks kept as `<br>`. */
 function escapeMarkdown(text) {
-    return escapeInline(text.replace(/\r\n?/g, '\n').trim());
+    return escapeInline((text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text).trim());
 }
 /** Like `escapeMarkdown`, but the text is kept as it is at both ends: for a part of a line. */
 function escapeInline(text) {
+    // Most names and sentences hold none of these: one scan says so (a report may list thousands).
+    if (!INLINE_SPECIAL.test(text))
+        return text;
     return escapeHtml(text)
         .replace(/[\\`*_[\]|~]/g, char => `\\${char}`)
         .replace(/@(?=\w)/g, '@\u200d')
@@ -46703,8 +47021,11 @@ function escapeInline(text) {
 }
 /** A table cell: like inline Markdown, on one line. */
 function escapeCell(text) {
-    return escapeMarkdown(text.replace(/\s*\n\s*/g, ' '));
+    return escapeMarkdown(text.includes('\n') ? text.replace(/\s*\n\s*/g, ' ') : text);
 }
+const HTML_SPECIAL = /[&<>]/;
+/** Every character `escapeInline` changes, or looks at (`@`). */
+const INLINE_SPECIAL = /[&<>\\`*_[\]|~@\n]/;
 /**
  * Inline code that is safe anywhere, tables included: a Markdown code span would show escapes
  * literally, so this is an HTML `<code>` element around escaped text.
@@ -47191,7 +47512,20 @@ function findingsSection(findings) {
         omitted: n => `\n*${n} more finding${n === 1 ? ' is' : 's are'} not shown here.*\n`
     };
 }
+/**
+ * The coverage section of each receipt, built once: the comment, the check run and the job
+ * summary each render it, and a large pull request's receipt names thousands of files.
+ */
+const coverageSections = new WeakMap();
 function coverageSection(receipt) {
+    const built = coverageSections.get(receipt);
+    if (built !== undefined)
+        return built;
+    const section = buildCoverageSection(receipt);
+    coverageSections.set(receipt, section);
+    return section;
+}
+function buildCoverageSection(receipt) {
     const summary = `<b>Coverage</b> · ${receipt.reviewed.length} of ${receipt.reviewable} reviewable file${receipt.reviewable === 1 ? '' : 's'} ` +
         `(${Math.round(receipt.ratio * 100)}%) · ${format_count_formatCount(receipt.usedTokens)} of ` +
         `${format_count_formatCount(receipt.budgetTokens)} tokens`;
@@ -49954,8 +50288,6 @@ function gateEnvironment(env) {
     return kept;
 }
 
-;// CONCATENATED MODULE: external "node:string_decoder"
-const external_node_string_decoder_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:string_decoder");
 ;// CONCATENATED MODULE: ./src/util/pool.ts
 /**
  * Runs `work` over `items`, at most `width` at a time, each worker taking the next item when it
@@ -50248,218 +50580,6 @@ const OSC = /\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)/g;
 /* eslint-enable no-control-regex */
 function stripAnsi(text) {
     return text.replace(OSC, '').replace(CSI, '');
-}
-
-;// CONCATENATED MODULE: ./src/evidence/diff.ts
-
-const FILE_HEADER = 'diff --git ';
-const DEV_NULL = '/dev/null';
-/**
- * Splits `git diff` output (`--no-color --no-ext-diff --find-renames`, default `a/` `b/`
- * prefixes) into one entry per file. Pure; text before the first `diff --git` line is ignored.
- */
-function parseUnifiedDiff(text) {
-    return fileSections(text).map(parseSection);
-}
-/**
- * Each file's text, from its `diff --git` line to the next one. Hunk lines always start with one
- * of ` +-\`, so a line starting with `diff --git ` can only be a file header. Lines are split on
- * LF alone: a CR inside a changed line is content, not a line break.
- */
-function fileSections(text) {
-    const starts = [];
-    if (text.startsWith(FILE_HEADER))
-        starts.push(0);
-    let at = text.indexOf(`\n${FILE_HEADER}`);
-    while (at !== -1) {
-        starts.push(at + 1);
-        at = text.indexOf(`\n${FILE_HEADER}`, at + 1);
-    }
-    return starts.map((start, i) => text.slice(start, starts[i + 1] ?? text.length));
-}
-const diff_PLUS = 0x2b;
-const MINUS = 0x2d;
-function parseSection(section) {
-    // The header is the lines before the first hunk; past the first `@@`, `--- x` is a removed line
-    // `-- x`, not a header, and only the first character of each line matters, so the hunks are
-    // read a line start at a time rather than split into lines.
-    const hunks = section.indexOf('\n@@');
-    const lines = (hunks === -1 ? section : section.slice(0, hunks)).split('\n');
-    const names = headerNames(lines[0] ?? '');
-    let oldPath = names?.old;
-    let newPath = names?.new;
-    let status = 'modified';
-    let binary = false;
-    let additions = 0;
-    let deletions = 0;
-    for (let at = hunks; at !== -1; at = section.indexOf('\n', at + 1)) {
-        const first = section.charCodeAt(at + 1);
-        if (first === diff_PLUS)
-            additions++;
-        else if (first === MINUS)
-            deletions++;
-    }
-    for (const line of lines.slice(1)) {
-        if (line.startsWith('new file mode '))
-            status = 'added';
-        else if (line.startsWith('deleted file mode '))
-            status = 'deleted';
-        else if (line.startsWith('rename from ')) {
-            status = 'renamed';
-            oldPath = unquotePath(line.slice('rename from '.length));
-        }
-        else if (line.startsWith('rename to '))
-            newPath = unquotePath(line.slice('rename to '.length));
-        else if (line.startsWith('copy from ')) {
-            status = 'copied';
-            oldPath = unquotePath(line.slice('copy from '.length));
-        }
-        else if (line.startsWith('copy to '))
-            newPath = unquotePath(line.slice('copy to '.length));
-        else if (line.startsWith('--- '))
-            oldPath = markerPath(line.slice(4), 'a/') ?? oldPath;
-        else if (line.startsWith('+++ '))
-            newPath = markerPath(line.slice(4), 'b/') ?? newPath;
-        else if (line === 'GIT binary patch' || isBinaryNotice(line))
-            binary = true;
-    }
-    const path = (status === 'deleted' ? (oldPath ?? newPath) : (newPath ?? oldPath)) ?? '';
-    const moved = status === 'renamed' || status === 'copied';
-    return {
-        path,
-        ...(moved && oldPath !== undefined ? { previousPath: oldPath } : {}),
-        status,
-        additions,
-        deletions,
-        patch: section,
-        // Diffed with --text, a binary file's bytes are in its hunks: decided by them, not by notices
-        // (which attributes control); a notice still counts, from a diff made without --text.
-        binary: binary || looksBinary(section)
-    };
-}
-function isBinaryNotice(line) {
-    return line.startsWith('Binary files ') && line.endsWith(' differ');
-}
-/**
- * The two names of `diff --git a/x b/y`. Either may be C-quoted. Unquoted names may contain
- * spaces, so `a/x y b/x y` is split where both halves name the same file (always the case unless
- * the file was renamed or copied, and then the `rename from`/`to` lines give the names anyway).
- */
-function headerNames(line) {
-    const rest = line.slice(FILE_HEADER.length);
-    let first;
-    let second;
-    if (rest.startsWith('"')) {
-        const quoted = readQuoted(rest);
-        if (quoted === undefined)
-            return undefined;
-        first = quoted.value;
-        const after = quoted.rest.replace(/^ /, '');
-        second = after.startsWith('"') ? (readQuoted(after)?.value ?? after) : after;
-    }
-    else if (rest.endsWith('"')) {
-        const open = rest.lastIndexOf(' "');
-        const quoted = open === -1 ? undefined : readQuoted(rest.slice(open + 1));
-        if (quoted === undefined)
-            return undefined;
-        first = rest.slice(0, open);
-        second = quoted.value;
-    }
-    else {
-        const half = (rest.length - 1) / 2;
-        const a = rest.slice(0, half);
-        const b = rest.slice(half + 1);
-        if (Number.isInteger(half) && rest[half] === ' ' && a.slice(2) === b.slice(2)) {
-            first = a;
-            second = b;
-        }
-        else {
-            const split = rest.indexOf(' b/');
-            if (split === -1)
-                return undefined;
-            first = rest.slice(0, split);
-            second = rest.slice(split + 1);
-        }
-    }
-    return { old: stripPrefix(first, 'a/'), new: stripPrefix(second, 'b/') };
-}
-/** The name on a `---`/`+++` line; undefined for /dev/null. */
-function markerPath(text, prefix) {
-    // Git ends the line with a tab when the unquoted name contains a space (for GNU patch).
-    const name = unquotePath(text.endsWith('\t') ? text.slice(0, -1) : text);
-    return name === DEV_NULL ? undefined : stripPrefix(name, prefix);
-}
-function stripPrefix(name, prefix) {
-    return name.startsWith(prefix) ? name.slice(prefix.length) : name;
-}
-/** A name as git prints it: C-quoted when it holds special or (by default) non-ASCII bytes. */
-function unquotePath(text) {
-    if (!text.startsWith('"'))
-        return text;
-    const quoted = readQuoted(text);
-    return quoted?.rest === '' ? quoted.value : text;
-}
-const ESCAPES = {
-    a: 7,
-    b: 8,
-    t: 9,
-    n: 10,
-    v: 11,
-    f: 12,
-    r: 13,
-    '"': 34,
-    '\\': 92
-};
-/**
- * Reads one C-quoted string from the start of `text`. Octal escapes are bytes, so the value is
- * decoded as UTF-8 only at the end (`"caf\303\251"` → `café`).
- */
-function readQuoted(text) {
-    const bytes = [];
-    let i = 1;
-    while (i < text.length) {
-        const char = text.charAt(i);
-        if (char === '"') {
-            return { value: Buffer.from(bytes).toString('utf8'), rest: text.slice(i + 1) };
-        }
-        if (char !== '\\') {
-            const codePoint = text.codePointAt(i) ?? 0;
-            const whole = String.fromCodePoint(codePoint);
-            bytes.push(...Buffer.from(whole, 'utf8'));
-            i += whole.length;
-            continue;
-        }
-        const next = text.charAt(i + 1);
-        const octal = /^[0-7]{3}/.exec(text.slice(i + 1, i + 4));
-        if (octal !== null) {
-            bytes.push(parseInt(octal[0], 8) & 0xff);
-            i += 4;
-        }
-        else if (Object.hasOwn(ESCAPES, next)) {
-            bytes.push(ESCAPES[next] ?? 0);
-            i += 2;
-        }
-        else {
-            // Not an escape git writes: keep it as it stands rather than guess.
-            bytes.push(92);
-            i += 1;
-        }
-    }
-    return undefined;
-}
-/**
- * The lines of the new file that a patch shows, as inclusive [first, last] ranges, one per hunk
- * (`@@ -a,b +c,d @@` shows lines c to c+d-1). A deleted file, or a hunk that only removes, shows none.
- */
-function shownLines(patch) {
-    const ranges = [];
-    for (const match of patch.matchAll(/^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@/gm)) {
-        const first = Number(match[1]);
-        const count = match[2] === undefined ? 1 : Number(match[2]);
-        if (count > 0)
-            ranges.push([first, first + count - 1]);
-    }
-    return ranges;
 }
 
 ;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/context.js

@@ -124,8 +124,16 @@ function sourceFile(file: number, lines: number): string {
 /**
  * A repository whose pull request adds `shape.files` TypeScript files with `shape.lines` lines in
  * all (spread evenly), on a base that holds `rubric`; the GitHub stand-in serves the base's rubric.
+ * Its objects are packed, as on a runner: actions/checkout fetches them, and git keeps a fetch of
+ * 100 objects or more as a pack (`fetch.unpackLimit`), where commits made here leave one loose
+ * file per object (`loose: true` keeps them so).
  */
-export function diffRepository(world: World, shape: DiffShape, rubric: string): Repository {
+export function diffRepository(
+  world: World,
+  shape: DiffShape,
+  rubric: string,
+  options: { readonly loose?: boolean } = {}
+): Repository {
   const repo = new Repository({ [RUBRIC_PATH]: rubric, 'README.md': '# Search\n' })
   world.github.setFile(repo.baseSha, RUBRIC_PATH, rubric)
   world.github.setBranch(baseBranch(repo), repo.baseSha)
@@ -139,6 +147,7 @@ export function diffRepository(world: World, shape: DiffShape, rubric: string): 
     )
   }
   repo.commit(files, 'Add the search modules')
+  if (options.loose !== true) repo.git('repack', '-a', '-d', '-q')
   return repo
 }
 

@@ -17,7 +17,7 @@ const SNIFFED_CHARS = 8192
 
 /** What `looksBinary` counts: controls but tab, line feed and carriage return; DEL; U+FFFD. */
 // eslint-disable-next-line no-control-regex -- control characters are what this finds
-const ODD = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]/g
+const ODD = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]/
 
 /**
  * Whether a patch is mostly not text: more than 5% of its hunk lines' first characters are control
@@ -28,10 +28,8 @@ export function looksBinary(patch: string): boolean {
   const hunks = patch.indexOf('\n@@')
   if (hunks === -1) return false
   const end = Math.min(patch.length, hunks + 1 + SNIFFED_CHARS)
-  // Most patches hold no such character at all: one regex scan says so, faster than counting.
-  ODD.lastIndex = hunks + 1
-  const first = ODD.exec(patch)
-  if (first === null || first.index >= end) return false
+  // Most patches hold no such character at all: one regex scan of the sniffed part says so.
+  if (!ODD.test(patch.slice(hunks + 1, end))) return false
   let odd = 0
   let total = 0
   for (let i = hunks + 1; i < end; i++) {

@@ -9,24 +9,72 @@ const DEV_NULL = '/dev/null'
  * prefixes) into one entry per file. Pure; text before the first `diff --git` line is ignored.
  */
 export function parseUnifiedDiff(text: string): ChangedFile[] {
-  return fileSections(text).map(parseSection)
+  const parser = new DiffParser()
+  parser.push(text)
+  return parser.end()
 }
 
 /**
- * Each file's text, from its `diff --git` line to the next one. Hunk lines always start with one
- * of ` +-\`, so a line starting with `diff --git ` can only be a file header. Lines are split on
- * LF alone: a CR inside a changed line is content, not a line break.
+ * Parses `git diff` output as it arrives, so that the parsing is done while git still writes: a
+ * file's section is parsed once the next one starts. Each section runs from its `diff --git` line
+ * to the next one; hunk lines always start with one of ` +-\`, so a line starting with
+ * `diff --git ` can only be a file header. Lines are split on LF alone: a CR inside a changed line
+ * is content, not a line break. Pushing the text in pieces gives what pushing it whole gives.
  */
-function fileSections(text: string): string[] {
-  const starts: number[] = []
-  if (text.startsWith(FILE_HEADER)) starts.push(0)
-  let at = text.indexOf(`\n${FILE_HEADER}`)
-  while (at !== -1) {
-    starts.push(at + 1)
-    at = text.indexOf(`\n${FILE_HEADER}`, at + 1)
+export class DiffParser {
+  private readonly files: ChangedFile[] = []
+  /** The current file's section so far, in the pieces it came in (joined once, when it ends). */
+  private pieces: string[] = []
+  /** Whether a section has begun: text before the first header is not kept. */
+  private inSection = false
+  /**
+   * The end of what was pushed, to find a header split between two pieces. It starts as a line
+   * break, so that a header at the very start is found like any other.
+   */
+  private carry = '\n'
+
+  push(text: string): void {
+    if (text === '') return
+    const window = this.carry + text
+    const offset = this.carry.length
+    // Where the current section's text in `window` starts: before `offset` only when its header
+    // began in the previous piece.
+    let start = offset
+    for (
+      let at = window.indexOf(HEADER_BREAK);
+      at !== -1;
+      at = window.indexOf(HEADER_BREAK, at + 1)
+    ) {
+      const header = at + 1
+      if (this.inSection) {
+        const before = this.pieces.join('')
+        this.files.push(
+          parseSection(
+            header < start
+              ? before.slice(0, before.length - (start - header))
+              : before + window.slice(start, header)
+          )
+        )
+      }
+      this.inSection = true
+      this.pieces = []
+      start = header
+    }
+    if (this.inSection) this.pieces.push(window.slice(start))
+    this.carry = window.slice(-(HEADER_BREAK.length - 1))
   }
-  return starts.map((start, i) => text.slice(start, starts[i + 1] ?? text.length))
+
+  /** Every file's entry, the last section included. */
+  end(): ChangedFile[] {
+    if (this.inSection) this.files.push(parseSection(this.pieces.join('')))
+    this.pieces = []
+    this.inSection = false
+    return this.files
+  }
 }
+
+/** A file header after the previous file's last line. */
+const HEADER_BREAK = `\n${FILE_HEADER}`
 
 const PLUS = 0x2b
 const MINUS = 0x2d

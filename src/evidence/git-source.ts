@@ -3,7 +3,6 @@ import { resolve } from 'node:path'
 import { mapBounded } from '../util/pool.js'
 import { buildEvidence } from './build.js'
 import { mediaFormat, SIGNATURE_BYTES } from './content.js'
-import { parseUnifiedDiff } from './diff.js'
 import {
   blobHead,
   defaultBase,
@@ -65,7 +64,8 @@ function exclusions(
 
 /**
  * Starts computing a pull request's diff from the merge base of its base and head commits, so
- * that git works (in its own process) while the action reads from GitHub. A failure surfaces
+ * that git works (in its own process), and its output is parsed, while the action reads from
+ * GitHub. A failure surfaces
  * where the diff is used, as the evidence being unavailable.
  */
 export function startDiff(options: {
@@ -92,7 +92,7 @@ export interface PullRequestDiff {
   readonly cwd: string
   readonly mergeBase: string
   readonly head: string
-  readonly diff: string
+  readonly files: readonly ChangedFile[]
 }
 
 /** A pull request's evidence, from the diff `startDiff` computes, and git's objects. */
@@ -105,8 +105,7 @@ export function pullRequestEvidence(
 ): EvidenceSource {
   return {
     collect: async request => {
-      const { cwd, mergeBase, head, diff } = await options.diff
-      const files = parseUnifiedDiff(diff)
+      const { cwd, mergeBase, head, files } = await options.diff
       const media = await sniffMedia(files, file =>
         file.status === 'deleted'
           ? blobHead(cwd, mergeBase, file.path, SIGNATURE_BYTES)
@@ -134,10 +133,9 @@ export function localEvidence(
   return {
     collect: async request => {
       const base = options.base ?? (await defaultBase(options.cwd, run))
-      const { mergeBase, diff } = await localDiff({ cwd: options.cwd, base, run })
+      const { mergeBase, files } = await localDiff({ cwd: options.cwd, base, run })
       const log = await run(['log', '-1', '--format=%s%n%b'], options.cwd)
       const [title = '', ...body] = log.exitCode === 0 ? log.stdout.split('\n') : []
-      const files = parseUnifiedDiff(diff)
       // The diff runs to the working tree: a file is read from it, a deleted one from the base.
       const media = await sniffMedia(files, file =>
         file.status === 'deleted'

@@ -1,12 +1,20 @@
 import { spawn } from 'node:child_process'
+import { StringDecoder } from 'node:string_decoder'
+import { DiffParser } from './diff.js'
 import { EvidenceUnavailableError } from './source.js'
+import type { ChangedFile } from './types.js'
 
 /** Runs git with these arguments in `cwd`; injected so tests and callers can wrap or record it. */
 export type Run = (
   args: readonly string[],
   cwd: string,
   /** Added to git's environment (a fetch's credentials). */
-  env?: Readonly<Record<string, string>>
+  env?: Readonly<Record<string, string>>,
+  /**
+   * When given, stdout is handed over decoded, in pieces, as it arrives, and `stdout` is empty (a
+   * `Run` that does not stream may return it whole instead).
+   */
+  onStdout?: (text: string) => void
 ) => Promise<{ exitCode: number; stdout: string; stderr: string }>
 
 /**
@@ -86,10 +94,10 @@ const CHECKOUT_ADVICE =
  * Spawns git (no shell) with `LC_ALL=C`, so messages are the untranslated ones, and without a
  * terminal prompt, so a fetch that needs credentials fails instead of hanging. Replace objects
  * (`git replace`) and grafts are ignored: with them, anything that could write to `.git` could
- * make the judges see another commit's content. Stdout is decoded once at the end, never per
- * chunk, so a multi-byte character split across chunks survives.
+ * make the judges see another commit's content. Stdout is decoded as a whole, or, streamed, by
+ * a decoder that keeps a multi-byte character split across chunks until its last byte comes.
  */
-export const runGit: Run = (args, cwd, extra) =>
+export const runGit: Run = (args, cwd, extra, onStdout) =>
   new Promise(resolve => {
     const child = spawn('git', [...args], {
       cwd,
@@ -105,13 +113,18 @@ export const runGit: Run = (args, cwd, extra) =>
     })
     const stdout: Buffer[] = []
     const stderr: Buffer[] = []
-    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk))
+    const stream = onStdout && { to: onStdout, decoder: new StringDecoder('utf8') }
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (stream) stream.to(stream.decoder.write(chunk))
+      else stdout.push(chunk)
+    })
     child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk))
     // No git, or no such directory: reported like a failed command, so callers have one path.
     child.on('error', error => {
       resolve({ exitCode: 127, stdout: '', stderr: error.message })
     })
     child.on('close', code => {
+      if (stream) stream.to(stream.decoder.end())
       resolve({
         exitCode: code ?? 128,
         stdout: Buffer.concat(stdout).toString('utf8'),
@@ -200,7 +213,7 @@ export function blobHead(
  * GitHub shows, `base...head`), not from the merge commit. Works from actions/checkout's default
  * depth-1 checkout by fetching what is missing: both commits, then deeper history until the merge
  * base is found, finally all of it. Every fetch names the two commits, so only their histories
- * are fetched, never every branch of the remote.
+ * are fetched, never every branch of the remote. The diff is parsed as git writes it.
  */
 export async function diffFromMergeBase(options: {
   cwd: string
@@ -209,7 +222,7 @@ export async function diffFromMergeBase(options: {
   run?: Run
   remote?: string
   auth?: GitAuth
-}): Promise<{ mergeBase: string; diff: string }> {
+}): Promise<{ mergeBase: string; files: ChangedFile[] }> {
   const { base, head } = options
   const remote = options.remote ?? 'origin'
   checkArgument(base, 'base commit')
@@ -220,6 +233,11 @@ export async function diffFromMergeBase(options: {
   const credentials = authEnvironment(options.auth)
   const fetch: Git = (...args) => run(['fetch', ...args], options.cwd, credentials)
   const pair = `${base} (base) and ${head} (head)`
+
+  // Most checkouts have both commits and their merge base: one git command says so.
+  const found = await findMergeBase(git, base, head)
+  if (found !== undefined)
+    return { mergeBase: found, files: await diffFiles(run, options.cwd, [found, head]) }
 
   const missing = await missingCommits(git, [base, head])
   if (missing.length > 0) {
@@ -264,7 +282,7 @@ export async function diffFromMergeBase(options: {
     )
   }
 
-  return { mergeBase, diff: await diffText(git, [mergeBase, head]) }
+  return { mergeBase, files: await diffFiles(run, options.cwd, [mergeBase, head]) }
 }
 
 /**
@@ -276,7 +294,7 @@ export async function localDiff(options: {
   cwd: string
   base: string
   run?: Run
-}): Promise<{ mergeBase: string; diff: string }> {
+}): Promise<{ mergeBase: string; files: ChangedFile[] }> {
   const { base } = options
   checkArgument(base, 'base')
   const run = options.run ?? runGit
@@ -296,14 +314,22 @@ export async function localDiff(options: {
       : 'they have no common ancestor; pass another base (--base <branch or commit>)'
     throw new DiffUnavailableError(`no merge base of "${base}" and HEAD: ${hint}`)
   }
-  return { mergeBase, diff: await diffText(git, [mergeBase]) }
+  return { mergeBase, files: await diffFiles(run, options.cwd, [mergeBase]) }
 }
 
-/** `git diff` of `revisions`, with the fixed options. */
-async function diffText(git: Git, revisions: readonly string[]): Promise<string> {
-  const diff = await git(...DIFF_ARGS, ...revisions, '--')
+/** The changed files of `git diff` of `revisions`, with the fixed options, parsed as they come. */
+async function diffFiles(
+  run: Run,
+  cwd: string,
+  revisions: readonly string[]
+): Promise<ChangedFile[]> {
+  const parser = new DiffParser()
+  const diff = await run([...DIFF_ARGS, ...revisions, '--'], cwd, undefined, text => {
+    parser.push(text)
+  })
   if (diff.exitCode !== 0) throw unavailable(`git diff ${revisions.join(' ')} failed`, diff)
-  return diff.stdout
+  parser.push(diff.stdout)
+  return parser.end()
 }
 
 const FALLBACK_BASES = ['origin/main', 'main', 'origin/master', 'master'] as const

@@ -63,11 +63,13 @@ export function sizeOf(text: string, unit: BudgetUnit): number {
 
 export function fitToBudget(doc: Doc, budget: number, unit: BudgetUnit = 'characters'): Fitted {
   const size = (text: string): number => sizeOf(text, unit)
-  const measure = (kept: readonly (readonly boolean[])[], cap: number): number =>
-    measureDoc(doc, kept, cap, unit)
   const all = doc.sections.map(s => s.blocks.map(() => true))
   const full = render(doc, all, Infinity, false)
   if (size(full) <= budget) return { text: full, shortened: false }
+
+  const layout = measured(doc, unit)
+  const measure = (kept: readonly (readonly boolean[])[], cap: number): number =>
+    measureDoc(layout, kept, cap)
 
   const droppable = doc.sections
     .flatMap((s, si) => s.blocks.map((b, bi) => ({ si, bi, priority: b.priority })))
@@ -128,34 +130,99 @@ function pieces(doc: Doc, kept: readonly (readonly boolean[])[], shortened: bool
   return out
 }
 
-/** An upper bound of the rendered size with every elastic text capped at `cap` characters. */
-function measureDoc(
-  doc: Doc,
-  kept: readonly (readonly boolean[])[],
-  cap: number,
-  unit: BudgetUnit
-): number {
-  const size = (text: string): number => sizeOf(text, unit)
-  let length = 0
-  for (const piece of pieces(doc, kept, true)) {
-    if (typeof piece === 'string') {
-      length += size(piece)
-      continue
+/** The sizes of a list of pieces that do not depend on the cap, taken once per fit. */
+interface Sized {
+  /** Strings, and what surrounds each elastic text. */
+  readonly fixed: number
+  readonly elastics: readonly {
+    readonly piece: Elastic
+    /** The whole text's size. */
+    readonly size: number
+    /** The note for the largest possible cut, at least as long as the real one. */
+    readonly note: number
+  }[]
+}
+
+/** A document's pieces measured: `measureDoc` adds them up for any selection and cap. */
+interface Layout {
+  readonly unit: BudgetUnit
+  readonly head: Sized
+  readonly shortenedNote: number
+  readonly sections: readonly {
+    readonly open: Sized
+    readonly close: Sized
+    readonly blocks: readonly Sized[]
+    readonly omitted: (count: number) => string
+  }[]
+}
+
+function measured(doc: Doc, unit: BudgetUnit): Layout {
+  const sized = (list: readonly Piece[]): Sized => {
+    let fixed = 0
+    const elastics: Sized['elastics'][number][] = []
+    for (const piece of list) {
+      if (typeof piece === 'string') {
+        fixed += sizeOf(piece, unit)
+        continue
+      }
+      fixed += sizeOf(piece.before, unit) + sizeOf(piece.after, unit)
+      elastics.push({
+        piece,
+        size: sizeOf(piece.text, unit),
+        note: sizeOf(piece.note(piece.text.length), unit)
+      })
     }
-    const limit = capOf(piece, cap)
-    length += size(piece.before) + size(piece.after)
-    if (piece.text.length <= limit) {
-      length += size(piece.text)
-      continue
-    }
-    // Characters are what is capped; in bytes, the part kept is measured as it will be cut.
-    length +=
-      unit === 'characters'
-        ? limit
-        : size(piece.keep === 'start' ? safeHead(piece.text, limit) : safeTail(piece.text, limit))
-    // The note for the largest possible cut is at least as long as the real one.
-    length += size(piece.note(piece.text.length))
+    return { fixed, elastics }
   }
+  return {
+    unit,
+    head: sized(doc.head),
+    shortenedNote: sizeOf(doc.shortenedNote, unit),
+    sections: doc.sections.map(section => ({
+      open: sized(section.open),
+      close: sized(section.close),
+      blocks: section.blocks.map(block => sized(block.pieces)),
+      omitted: section.omitted
+    }))
+  }
+}
+
+/**
+ * An upper bound of the rendered size, shortened (with the note that says so), of the blocks
+ * `kept`, with every elastic text capped at `cap` characters.
+ */
+function measureDoc(layout: Layout, kept: readonly (readonly boolean[])[], cap: number): number {
+  const { unit } = layout
+  const at = (sized: Sized): number => {
+    let length = sized.fixed
+    for (const { piece, size, note } of sized.elastics) {
+      const limit = capOf(piece, cap)
+      if (piece.text.length <= limit) {
+        length += size
+        continue
+      }
+      // Characters are what is capped; in bytes, the part kept is measured as it will be cut.
+      length +=
+        note +
+        (unit === 'characters'
+          ? limit
+          : sizeOf(
+              piece.keep === 'start' ? safeHead(piece.text, limit) : safeTail(piece.text, limit),
+              unit
+            ))
+    }
+    return length
+  }
+  let length = at(layout.head) + layout.shortenedNote
+  layout.sections.forEach((section, si) => {
+    length += at(section.open) + at(section.close)
+    let dropped = 0
+    section.blocks.forEach((block, bi) => {
+      if (kept[si]?.[bi]) length += at(block)
+      else dropped++
+    })
+    if (dropped > 0) length += sizeOf(section.omitted(dropped), unit)
+  })
   return length
 }
 

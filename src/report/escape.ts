@@ -5,16 +5,19 @@
 
 /** For element content such as `<summary>` (no attribute values are ever written). */
 export function escapeHtml(text: string): string {
+  if (!HTML_SPECIAL.test(text)) return text
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
 }
 
 /** Inline Markdown: one paragraph, line breaks kept as `<br>`. */
 export function escapeMarkdown(text: string): string {
-  return escapeInline(text.replace(/\r\n?/g, '\n').trim())
+  return escapeInline((text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text).trim())
 }
 
 /** Like `escapeMarkdown`, but the text is kept as it is at both ends: for a part of a line. */
 export function escapeInline(text: string): string {
+  // Most names and sentences hold none of these: one scan says so (a report may list thousands).
+  if (!INLINE_SPECIAL.test(text)) return text
   return escapeHtml(text)
     .replace(/[\\`*_[\]|~]/g, char => `\\${char}`)
     .replace(/@(?=\w)/g, '@\u200d')
@@ -23,8 +26,12 @@ export function escapeInline(text: string): string {
 
 /** A table cell: like inline Markdown, on one line. */
 export function escapeCell(text: string): string {
-  return escapeMarkdown(text.replace(/\s*\n\s*/g, ' '))
+  return escapeMarkdown(text.includes('\n') ? text.replace(/\s*\n\s*/g, ' ') : text)
 }
+
+const HTML_SPECIAL = /[&<>]/
+/** Every character `escapeInline` changes, or looks at (`@`). */
+const INLINE_SPECIAL = /[&<>\\`*_[\]|~@\n]/
 
 /**
  * Inline code that is safe anywhere, tables included: a Markdown code span would show escapes

@@ -371,7 +371,21 @@ function findingsSection(findings: readonly JudgedFinding[]): Section {
   }
 }
 
+/**
+ * The coverage section of each receipt, built once: the comment, the check run and the job
+ * summary each render it, and a large pull request's receipt names thousands of files.
+ */
+const coverageSections = new WeakMap<CoverageReceipt, Section>()
+
 function coverageSection(receipt: CoverageReceipt): Section {
+  const built = coverageSections.get(receipt)
+  if (built !== undefined) return built
+  const section = buildCoverageSection(receipt)
+  coverageSections.set(receipt, section)
+  return section
+}
+
+function buildCoverageSection(receipt: CoverageReceipt): Section {
   const summary =
     `<b>Coverage</b> · ${receipt.reviewed.length} of ${receipt.reviewable} reviewable file${receipt.reviewable === 1 ? '' : 's'} ` +
     `(${Math.round(receipt.ratio * 100)}%) · ${formatCount(receipt.usedTokens)} of ` +
