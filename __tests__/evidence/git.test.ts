@@ -1,3 +1,4 @@
+import { mkdir, readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -170,26 +171,39 @@ describe('diffFromMergeBase', () => {
     ])
   })
 
-  it('reads a diff larger than a pipe holds, characters of several bytes cut between reads', async () => {
+  it('reads a large diff whole, characters of several bytes cut between reads, through a file or a pipe', async () => {
     const dir = join(root, 'wide-characters')
     initRepo(dir)
     write(dir, 'start.txt', 'start\n')
     const base = commitAll(dir, 'start')
-    // About 400 KB of two-, three- and four-byte characters: git writes it in many pieces, and
-    // the pieces' edges fall inside characters.
+    // About 1.7 MB of two-, three- and four-byte characters: read in several pieces from the
+    // file (1 MiB each) or the pipe (64 KiB), whose edges fall inside characters.
     const line = (i: number): string => `é€😀 ${String(i)} ${'ß'.repeat(i % 7)}\n`
-    write(dir, 'wide.txt', Array.from({ length: 20_000 }, (_, i) => line(i)).join(''))
+    write(dir, 'wide.txt', Array.from({ length: 80_000 }, (_, i) => line(i)).join(''))
     write(dir, 'after.txt', 'after\n')
     const head = commitAll(dir, 'wide')
     const whole = parseUnifiedDiff(git(dir, 'diff', ...DIFF_OPTIONS, base, head))
-
-    const streamed = await diffFromMergeBase({ cwd: dir, base, head })
-    expect(streamed.files).toEqual(whole)
-    expect(streamed.files.map(f => [f.path, f.additions])).toEqual([
+    expect(whole.map(f => [f.path, f.additions])).toEqual([
       ['after.txt', 1],
-      ['wide.txt', 20_000]
+      ['wide.txt', 80_000]
     ])
-    expect(streamed.files[1]?.patch).not.toContain('\ufffd')
+    expect(whole[1]?.patch).not.toContain('\ufffd')
+
+    // Through a private file, which leaves nothing behind in the temporary folder.
+    const temporary = join(root, 'tmp-empty')
+    await mkdir(temporary)
+    const previous = process.env.TMPDIR
+    try {
+      process.env.TMPDIR = temporary
+      expect((await diffFromMergeBase({ cwd: dir, base, head })).files).toEqual(whole)
+      expect(await readdir(temporary)).toEqual([])
+      // Without a temporary folder to write in, through the pipe.
+      process.env.TMPDIR = join(root, 'no-such-folder')
+      expect((await diffFromMergeBase({ cwd: dir, base, head })).files).toEqual(whole)
+    } finally {
+      if (previous === undefined) delete process.env.TMPDIR
+      else process.env.TMPDIR = previous
+    }
     // A Run that hands stdout back whole, not in pieces, gives the same files.
     const atOnce: Run = (args, cwd, env) => runGit(args, cwd, env)
     expect((await diffFromMergeBase({ cwd: dir, base, head, run: atOnce })).files).toEqual(whole)
