@@ -221,6 +221,15 @@ describe('file names in the report', () => {
   })
 })
 
+describe('the coverage summary', () => {
+  it('writes large counts with thousands separators, as the rest of the report does', () => {
+    const evaluation = withReceipt({ reviewable: 3000, ratio: 2 / 3000, usedTokens: 59_428 })
+    expect(renderMarkdown(evaluation, { budget: COMMENT_LIMIT })).toMatch(
+      /<b>Coverage<\/b> · \d+ of 3,000 reviewable files \(0%\) · 59,428 of 60,000 tokens/
+    )
+  })
+})
+
 describe('redactions in the report', () => {
   it('says how many secrets of a file were redacted, and that the rest of its diff was shown', () => {
     const evaluation = withReceipt({

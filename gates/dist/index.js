@@ -47593,7 +47593,7 @@ function coverageSection(receipt) {
     return section;
 }
 function buildCoverageSection(receipt) {
-    const summary = `<b>Coverage</b> · ${receipt.reviewed.length} of ${receipt.reviewable} reviewable file${receipt.reviewable === 1 ? '' : 's'} ` +
+    const summary = `<b>Coverage</b> · ${format_count_formatCount(receipt.reviewed.length)} of ${format_count_formatCount(receipt.reviewable)} reviewable file${receipt.reviewable === 1 ? '' : 's'} ` +
         `(${Math.round(receipt.ratio * 100)}%) · ${format_count_formatCount(receipt.usedTokens)} of ` +
         `${format_count_formatCount(receipt.budgetTokens)} tokens`;
     const blocks = receipt.omitted.map(o => ({

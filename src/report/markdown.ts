@@ -387,7 +387,7 @@ function coverageSection(receipt: CoverageReceipt): Section {
 
 function buildCoverageSection(receipt: CoverageReceipt): Section {
   const summary =
-    `<b>Coverage</b> · ${receipt.reviewed.length} of ${receipt.reviewable} reviewable file${receipt.reviewable === 1 ? '' : 's'} ` +
+    `<b>Coverage</b> · ${formatCount(receipt.reviewed.length)} of ${formatCount(receipt.reviewable)} reviewable file${receipt.reviewable === 1 ? '' : 's'} ` +
     `(${Math.round(receipt.ratio * 100)}%) · ${formatCount(receipt.usedTokens)} of ` +
     `${formatCount(receipt.budgetTokens)} tokens`
   const blocks: Block[] = receipt.omitted.map(o => ({
