@@ -3,10 +3,9 @@ import { join, resolve } from 'node:path'
 import type { GitHubPort } from '../github/port.js'
 import { maskSecrets, secretValues } from '../util/secrets.js'
 import type { FailOn } from '../verdict/outcome.js'
-import { startDiff } from '../evidence/git-source.js'
 import { readPayload } from '../github/event.js'
 import { BOT_HANDLERS } from './bot.js'
-import { readRun, runProblem } from './context.js'
+import { prepareRun } from './context.js'
 import { InputError, readActionInputs, type GetInput } from './inputs.js'
 import type { ActionIO } from './io.js'
 import { reviewPorts } from './ports.js'
@@ -65,24 +64,12 @@ export async function runAction(shell: ActionShell): Promise<void> {
       })
       return
     }
-    const read = await readRun(env, inputs, github)
-    if (read.kind !== 'ready') {
-      await endEarly(read, where, io)
+    const prepared = await prepareRun(env, inputs, where, github)
+    if (prepared.kind !== 'ready') {
+      await endEarly(prepared, where, io)
       return
     }
-    const { run } = read
-    // git works in its own process from here on, while the checkout is checked and GitHub read.
-    const diff = startDiff({
-      cwd: where.workspace,
-      baseSha: run.pr.baseSha,
-      headSha: run.pr.headSha,
-      auth: { serverUrl: env.GITHUB_SERVER_URL ?? 'https://github.com', token: inputs.githubToken }
-    })
-    const problem = await runProblem(run, inputs, where)
-    if (problem !== undefined) {
-      await endEarly({ kind: 'invalid', message: problem }, where, io)
-      return
-    }
+    const { run } = prepared
     const ports = reviewPorts({
       env,
       inputs,
@@ -91,8 +78,7 @@ export async function runAction(shell: ActionShell): Promise<void> {
       github,
       mask,
       bundleDir: shell.bundleDir,
-      io,
-      diff
+      io
     })
     const rubric = chooseRubric(github, run, inputs, where)
     await reviewPullRequest(

@@ -33,21 +33,6 @@ export async function prepareRun(
   dirs: ActionDirs,
   github: GitHubPort | undefined
 ): Promise<Prepared> {
-  const read = await readRun(env, inputs, github)
-  if (read.kind !== 'ready') return read
-  const problem = await runProblem(read.run, inputs, dirs)
-  return problem === undefined ? read : { kind: 'invalid', message: problem }
-}
-
-/**
- * The pull request this run is about, from the event (and the API where the event does not carry
- * it), or why there is none; `runProblem` says whether it can be reviewed here.
- */
-export async function readRun(
-  env: NodeJS.ProcessEnv,
-  inputs: ActionInputs,
-  github: GitHubPort | undefined
-): Promise<Prepared> {
   const context = await readRunContext({
     eventName: env.GITHUB_EVENT_NAME,
     eventPath: env.GITHUB_EVENT_PATH,
@@ -72,32 +57,29 @@ export async function readRun(
         'gates: recorded reads the gate results through the API: give the action a github-token with actions: read'
     }
   }
-  if (context.trigger !== undefined && inputs.gates !== 'recorded') {
-    return {
-      kind: 'invalid',
-      message:
-        'on workflow_run the gates ran in the triggering run: set gates: recorded (docs/security.md, the fork layout)'
-    }
+  if (context.trigger !== undefined) {
+    // workflow_run: the workspace is the base branch, and no gate runs here; the evidence comes
+    // from git objects, fetched by commit.
+    return inputs.gates === 'recorded'
+      ? { kind: 'ready', run: context }
+      : {
+          kind: 'invalid',
+          message:
+            'on workflow_run the gates ran in the triggering run: set gates: recorded (docs/security.md, the fork layout)'
+        }
   }
-  return { kind: 'ready', run: context }
-}
-
-/**
- * Why the pull request cannot be reviewed from this workspace, if it cannot: the checkout is not
- * the pull request, or the rubric path is not one the base branch controls.
- */
-export async function runProblem(
-  run: PullRequestRun,
-  inputs: ActionInputs,
-  dirs: ActionDirs
-): Promise<string | undefined> {
-  // workflow_run: the workspace is the base branch, and no gate runs here; the evidence comes
-  // from git objects, fetched by commit.
-  if (run.trigger !== undefined) return undefined
   // The gates run on the working tree and the verdict is posted on the head commit: they must be
   // the same pull request.
-  const checkout = await checkoutProblem(dirs.workspace, run.pr.headSha, run.event, run.pr.number)
-  return checkout ?? (await rubricPathProblem(dirs, inputs))
+  const checkout = await checkoutProblem(
+    dirs.workspace,
+    context.pr.headSha,
+    context.event,
+    context.pr.number
+  )
+  if (checkout !== undefined) return { kind: 'invalid', message: checkout }
+  const rubricPath = await rubricPathProblem(dirs, inputs)
+  if (rubricPath !== undefined) return { kind: 'invalid', message: rubricPath }
+  return { kind: 'ready', run: context }
 }
 
 /**

@@ -1,7 +1,7 @@
 import { createCouncil } from '../council/council.js'
 import { providerKeys } from '../council/providers.js'
 import { sealingKey } from '../engine/judgement-cache.js'
-import { pullRequestEvidence, type PullRequestDiff } from '../evidence/git-source.js'
+import { pullRequestEvidence, startDiff } from '../evidence/git-source.js'
 import { gateEnvironment } from '../gates/environment.js'
 import { recordedGates } from '../gates/recorded.js'
 import { gatesHere } from '../gates/run.js'
@@ -17,10 +17,9 @@ import type { ReviewPorts } from './review.js'
 /**
  * The review's ports. The gates run here, without credentials (single-job mode), or their results
  * are read from the job that ran the gates sub-action (`gates: recorded`, the split and fork
- * layouts). The evidence comes from git: the diff (`startDiff`) runs in git's own process from
- * the moment the pull request is known, while the checkout is checked and GitHub is read,
- * fetching what the checkout lacks with the action's token. The council asks the providers whose
- * keys are set. `bundleDir` is where the action's own files are.
+ * layouts). The evidence comes from git: the diff starts now, in git's own process, while GitHub
+ * is read, fetching what the checkout lacks with the action's token. The council asks the
+ * providers whose keys are set. `bundleDir` is where the action's own files are.
  */
 export function reviewPorts(options: {
   readonly env: NodeJS.ProcessEnv
@@ -31,10 +30,14 @@ export function reviewPorts(options: {
   readonly mask: (text: string) => string
   readonly bundleDir: string
   readonly io: ActionIO
-  /** The pull request's diff, started as soon as the pull request was known (`startDiff`). */
-  readonly diff: Promise<PullRequestDiff>
 }): ReviewPorts {
-  const { env, inputs, dirs, run, mask, github, diff } = options
+  const { env, inputs, dirs, run, mask, github } = options
+  const diff = startDiff({
+    cwd: dirs.workspace,
+    baseSha: run.pr.baseSha,
+    headSha: run.pr.headSha,
+    auth: { serverUrl: env.GITHUB_SERVER_URL ?? 'https://github.com', token: inputs.githubToken }
+  })
   // The run that recorded the gates: the triggering one on workflow_run, else this one.
   const recording = run.trigger ?? {
     runId: Number(env.GITHUB_RUN_ID),
