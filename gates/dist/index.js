@@ -33846,7 +33846,7 @@ function parseUnifiedDiff(text) {
     return parser.end();
 }
 /**
- * Parses `git diff` output as it arrives, so that the parsing is done while git still writes: a
+ * Parses `git diff` output a piece at a time, so that the whole output is never one string: a
  * file's section is parsed once the next one starts. Each section runs from its `diff --git` line
  * to the next one; hunk lines always start with one of ` +-\`, so a line starting with
  * `diff --git ` can only be a file header. Lines are split on LF alone: a CR inside a changed line
@@ -34322,7 +34322,7 @@ function blobHead(cwd, revision, path, bytes) {
  * GitHub shows, `base...head`), not from the merge commit. Works from actions/checkout's default
  * depth-1 checkout by fetching what is missing: both commits, then deeper history until the merge
  * base is found, finally all of it. Every fetch names the two commits, so only their histories
- * are fetched, never every branch of the remote. The diff is parsed as git writes it.
+ * are fetched, never every branch of the remote. The diff is parsed a piece at a time.
  */
 async function diffFromMergeBase(options) {
     const { base, head } = options;
@@ -34352,7 +34352,8 @@ async function diffFromMergeBase(options) {
             throw unavailable(`${describeMissing(still)} not in the checkout even after fetching from "${remote}"`);
         }
     }
-    let mergeBase = await findMergeBase(git, base, head);
+    // Asked again only if commits were fetched: else it was just asked, and the answer was none.
+    let mergeBase = missing.length > 0 ? await findMergeBase(git, base, head) : undefined;
     for (let i = 0; mergeBase === undefined && i < DEEPEN_ATTEMPTS && (await isShallow(git)); i++) {
         const deepened = await fetch('--no-tags', `--deepen=${DEEPEN_BY}`, remote, base, head);
         if (deepened.exitCode !== 0) {
@@ -34397,7 +34398,7 @@ async function localDiff(options) {
     }
     return { mergeBase, files: await diffFiles(run, options.cwd, [mergeBase]) };
 }
-/** The changed files of `git diff` of `revisions`, with the fixed options, parsed as they come. */
+/** The changed files of `git diff` of `revisions`, with the fixed options, parsed a piece at a time. */
 async function diffFiles(run, cwd, revisions) {
     const parser = new DiffParser();
     const diff = await run([...DIFF_ARGS, ...revisions, '--'], cwd, undefined, text => {

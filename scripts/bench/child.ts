@@ -168,6 +168,8 @@ export async function measureAction(
     readonly trace?: boolean
     /** Extra options for node, before the script (e.g. `--cpu-prof`). */
     readonly nodeArgs?: readonly string[]
+    /** The bundle to run; the snapshot (`actionPath()`) when not given. */
+    readonly bundle?: string
   }
 ): Promise<ActionMeasured> {
   const prepared = prepareRunner(options)
@@ -178,7 +180,7 @@ export async function measureAction(
     process.execPath,
     ...(options.trace === true ? ['--import', TRACE_MODULE] : []),
     ...(options.nodeArgs ?? []),
-    action
+    options.bundle ?? action
   ]
   try {
     const measured = await measure(argv, env)

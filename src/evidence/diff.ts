@@ -15,7 +15,7 @@ export function parseUnifiedDiff(text: string): ChangedFile[] {
 }
 
 /**
- * Parses `git diff` output as it arrives, so that the parsing is done while git still writes: a
+ * Parses `git diff` output a piece at a time, so that the whole output is never one string: a
  * file's section is parsed once the next one starts. Each section runs from its `diff --git` line
  * to the next one; hunk lines always start with one of ` +-\`, so a line starting with
  * `diff --git ` can only be a file header. Lines are split on LF alone: a CR inside a changed line

@@ -64,8 +64,7 @@ function exclusions(
 
 /**
  * Starts computing a pull request's diff from the merge base of its base and head commits, so
- * that git works (in its own process), and its output is parsed, while the action reads from
- * GitHub. A failure surfaces
+ * that git works (in its own process) while the action reads from GitHub. A failure surfaces
  * where the diff is used, as the evidence being unavailable.
  */
 export function startDiff(options: {

@@ -280,7 +280,7 @@ export function blobHead(
  * GitHub shows, `base...head`), not from the merge commit. Works from actions/checkout's default
  * depth-1 checkout by fetching what is missing: both commits, then deeper history until the merge
  * base is found, finally all of it. Every fetch names the two commits, so only their histories
- * are fetched, never every branch of the remote. The diff is parsed as git writes it.
+ * are fetched, never every branch of the remote. The diff is parsed a piece at a time.
  */
 export async function diffFromMergeBase(options: {
   cwd: string
@@ -325,7 +325,8 @@ export async function diffFromMergeBase(options: {
     }
   }
 
-  let mergeBase = await findMergeBase(git, base, head)
+  // Asked again only if commits were fetched: else it was just asked, and the answer was none.
+  let mergeBase = missing.length > 0 ? await findMergeBase(git, base, head) : undefined
   for (let i = 0; mergeBase === undefined && i < DEEPEN_ATTEMPTS && (await isShallow(git)); i++) {
     const deepened = await fetch('--no-tags', `--deepen=${DEEPEN_BY}`, remote, base, head)
     if (deepened.exitCode !== 0) {
@@ -384,7 +385,7 @@ export async function localDiff(options: {
   return { mergeBase, files: await diffFiles(run, options.cwd, [mergeBase]) }
 }
 
-/** The changed files of `git diff` of `revisions`, with the fixed options, parsed as they come. */
+/** The changed files of `git diff` of `revisions`, with the fixed options, parsed a piece at a time. */
 async function diffFiles(
   run: Run,
   cwd: string,
