@@ -116,43 +116,63 @@ async function runChecked(
   return result
 }
 
-async function scenario(
+interface ScenarioSpec {
+  readonly name: string
+  readonly repo: Repository
+  readonly inputs: Record<string, string>
+}
+
+/**
+ * The overhead scenarios, measured in turns: a warm-up run of each (the page cache, the stand-ins'
+ * first requests), then `RUNS` rounds of one run of each, then a traced run of each. Run in turns,
+ * they meet the same noise, so that their ratios hold better than their absolute times: a busy
+ * spell of the machine lands on all of them, not on the one that happened to be running.
+ */
+async function scenarios(
   world: World,
-  name: string,
-  repo: Repository,
-  inputs: Record<string, string>,
+  specs: readonly ScenarioSpec[],
   bareMs: number
-): Promise<Scenario> {
-  progress(`overhead: ${name}`)
-  const calls: number[] = []
-  const once = async (trace: boolean): Promise<ActionMeasured> => {
+): Promise<Scenario[]> {
+  progress(`overhead: ${specs.map(s => s.name).join('; ')}, in turns`)
+  const measured = specs.map(spec => ({
+    spec,
+    calls: [] as number[],
+    runs: [] as ActionMeasured[],
+    traced: undefined as ActionMeasured | undefined
+  }))
+  const once = async (of: (typeof measured)[number], trace: boolean): Promise<ActionMeasured> => {
+    const { name, repo, inputs } = of.spec
     const pr = openPullRequest(world, repo, { inputs, env: world.providerEnv })
     const before = world.providers.calls.length
     try {
       const result = await runChecked(name, { ...pr.run, trace })
-      calls.push(world.providers.calls.length - before)
+      of.calls.push(world.providers.calls.length - before)
       return result
     } finally {
       pr.dispose()
     }
   }
-  await once(false) // warm-up: the page cache, git's index, the stand-ins' first requests
-  const runs = await repeat(RUNS, () => once(false))
-  const traced = await once(true)
-  const medianMs = median(runs.map(r => r.wallMs))
-  return {
-    name,
-    wallMs: runs.map(r => r.wallMs),
-    rssKb: runs.map(r => r.maxRssKb),
-    medianMs,
-    medianRssKb: median(runs.map(r => r.maxRssKb)),
-    overheadMs: medianMs - bareMs,
-    verdict: runs[0]?.outputs.verdict ?? '',
-    judgeCalls: median(calls),
-    traced:
-      traced.trace &&
-      breakdown(traced.trace, { github: world.github.url, providers: world.providers.url })
+  for (const of of measured) await once(of, false)
+  for (let round = 0; round < RUNS; round++) {
+    for (const of of measured) of.runs.push(await once(of, false))
   }
+  for (const of of measured) of.traced = await once(of, true)
+  return measured.map(({ spec, calls, runs, traced }) => {
+    const medianMs = median(runs.map(r => r.wallMs))
+    return {
+      name: spec.name,
+      wallMs: runs.map(r => r.wallMs),
+      rssKb: runs.map(r => r.maxRssKb),
+      medianMs,
+      medianRssKb: median(runs.map(r => r.maxRssKb)),
+      overheadMs: medianMs - bareMs,
+      verdict: runs[0]?.outputs.verdict ?? '',
+      judgeCalls: median(calls),
+      traced:
+        traced?.trace &&
+        breakdown(traced.trace, { github: world.github.url, providers: world.providers.url })
+    }
+  })
 }
 
 /** One run under `--cpu-prof`, its self time attributed to the bundle's packages. */
@@ -571,29 +591,20 @@ async function main(): Promise<void> {
     const bareMs = median(bareRuns.map(r => r.wallMs))
     const bareRssKb = median(bareRuns.map(r => r.maxRssKb))
     const models = OVERHEAD_JUDGES.join(', ')
-    const loadOnly = await scenario(
+    const [loadOnly, smallRun, smallNoComment, largeRun, largeLooseRun] = await scenarios(
       world,
-      'load only (invalid input)',
-      small,
-      { 'fail-on': 'x' },
+      [
+        { name: 'load only (invalid input)', repo: small, inputs: { 'fail-on': 'x' } },
+        { name: '1,000-line diff', repo: small, inputs: { models } },
+        { name: '1,000-line diff, comment: off', repo: small, inputs: { models, comment: 'off' } },
+        { name: '3,000 files, 100,000 lines', repo: large, inputs: { models } },
+        { name: '3,000 files, 100,000 lines, loose objects', repo: largeLoose, inputs: { models } }
+      ],
       bareMs
     )
-    const smallRun = await scenario(world, '1,000-line diff', small, { models }, bareMs)
-    const smallNoComment = await scenario(
-      world,
-      '1,000-line diff, comment: off',
-      small,
-      { models, comment: 'off' },
-      bareMs
-    )
-    const largeRun = await scenario(world, '3,000 files, 100,000 lines', large, { models }, bareMs)
-    const largeLooseRun = await scenario(
-      world,
-      '3,000 files, 100,000 lines, loose objects',
-      largeLoose,
-      { models },
-      bareMs
-    )
+    if (!loadOnly || !smallRun || !smallNoComment || !largeRun || !largeLooseRun) {
+      throw new Error('an overhead scenario is missing')
+    }
     const profiles = [
       await profiled(world, '1,000-line diff', small, { models }),
       await profiled(world, '3,000 files / 100,000 lines', large, { models })
