@@ -895,8 +895,8 @@ async function main(): Promise<void> {
       table([
         [
           'renderMarkdown, files in the coverage receipt',
-          'comment (65,536)',
-          'job summary (340,000)'
+          `comment (${count(COMMENT_LIMIT)} characters)`,
+          `job summary (${count(SUMMARY_BUDGET_BYTES)} bytes)`
         ],
         ...receipts.map(r => [count(r.omitted), ms(r.commentMs), ms(r.summaryMs)])
       ]),
