@@ -34207,8 +34207,9 @@ async function privateFile() {
         return undefined;
     }
     finally {
+        // The file has no name by now: a folder that cannot be removed is left, the diff goes on.
         if (dir !== undefined)
-            await (0,promises_namespaceObject.rm)(dir, { recursive: true, force: true });
+            await (0,promises_namespaceObject.rm)(dir, { recursive: true, force: true }).catch(() => undefined);
     }
 }
 /**

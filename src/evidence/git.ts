@@ -150,7 +150,8 @@ async function privateFile(): Promise<FileHandle | undefined> {
   } catch {
     return undefined
   } finally {
-    if (dir !== undefined) await rm(dir, { recursive: true, force: true })
+    // The file has no name by now: a folder that cannot be removed is left, the diff goes on.
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true }).catch(() => undefined)
   }
 }
 
