@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Repository } from '../__tests__/helpers/action-run.js'
-import { measureAction, measureBareNode, ROOT } from './bench/child.js'
+import { measureBareNode, ROOT, runChecked } from './bench/child.js'
 import {
   diffRepository,
   JUDGED_RUBRIC,
@@ -54,11 +54,7 @@ try {
   const once = async (bundle: string, repo: Repository): Promise<number> => {
     const pr = openPullRequest(world, repo, { inputs: { models }, env: world.providerEnv })
     try {
-      const result = await measureAction({ ...pr.run, bundle })
-      if (result.outputs.verdict === undefined) {
-        throw new Error(`${bundle} ended without a verdict:\n${result.stdout}\n${result.stderr}`)
-      }
-      return result.wallMs
+      return (await runChecked(bundle, { ...pr.run, bundle })).wallMs
     } finally {
       pr.dispose()
     }

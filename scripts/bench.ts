@@ -25,10 +25,10 @@ import type { Evaluation } from '../src/engine/evaluation.js'
 import { COMMENT_LIMIT, renderMarkdown } from '../src/report/markdown.js'
 import {
   actionPath,
-  measureAction,
   measureBareNode,
   ROOT,
   rssSource,
+  runChecked,
   snapshotBundle,
   type ActionMeasured,
   type JsonReport
@@ -100,20 +100,6 @@ interface Scenario {
   readonly verdict: string
   readonly judgeCalls: number
   readonly traced: Breakdown | undefined
-}
-
-/** `measureAction`, failing loudly when the run did not end in a verdict (a broken bundle). */
-async function runChecked(
-  name: string,
-  run: Parameters<typeof measureAction>[0]
-): Promise<ActionMeasured> {
-  const result = await measureAction(run)
-  if (result.outputs.verdict === undefined || result.outputs.reasons === 'internal_error') {
-    throw new Error(
-      `${name}: the run did not end in a verdict (exit ${result.code}):\n${result.stdout}\n${result.stderr}`
-    )
-  }
-  return result
 }
 
 interface ScenarioSpec {

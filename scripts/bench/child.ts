@@ -199,6 +199,20 @@ export async function measureAction(
   }
 }
 
+/** `measureAction`, failing loudly when the run did not end in a verdict (a broken bundle). */
+export async function runChecked(
+  name: string,
+  run: Parameters<typeof measureAction>[0]
+): Promise<ActionMeasured> {
+  const result = await measureAction(run)
+  if (result.outputs.verdict === undefined || result.outputs.reasons === 'internal_error') {
+    throw new Error(
+      `${name}: the run did not end in a verdict (exit ${result.code}):\n${result.stdout}\n${result.stderr}`
+    )
+  }
+  return result
+}
+
 /** A bare `node -e 0`, measured the same way. */
 export function measureBareNode(): Promise<Measured> {
   return measure([process.execPath, '-e', '0'], { PATH: process.env.PATH ?? '' })
