@@ -86,7 +86,12 @@ function run(
       ...(options.action && { action: options.action })
     }),
     apiUrl: github.url,
-    inputs: { 'github-token': options.token ?? WRITE, ...options.inputs },
+    // Single-job mode with a write token, opted in by name: these runs are of what it posts.
+    inputs: {
+      'github-token': options.token ?? WRITE,
+      'allow-gates-with-secrets': 'true',
+      ...options.inputs
+    },
     ...(options.env && { env: options.env })
   })
 }

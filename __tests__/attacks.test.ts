@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
@@ -85,7 +85,8 @@ beforeAll(async () => {
   providers = await startProviderStandIn(watchfulJudge)
 })
 afterEach(() => {
-  expect(github.violations).toEqual([])
+  // The write probes are requests GitHub must turn down; nothing else may be off.
+  expect(github.violations.filter(v => !PROBE.test(v))).toEqual([])
   providers.setScript(watchfulJudge)
 })
 afterAll(async () => {
@@ -137,7 +138,13 @@ async function attempt(
       ...(options.body !== undefined && { body: options.body })
     }),
     apiUrl: github.url,
-    inputs: { 'github-token': WRITE, models: MODELS, ...options.inputs },
+    // Single-job mode, opted in by name: these attacks are on what the judges see.
+    inputs: {
+      'github-token': WRITE,
+      models: MODELS,
+      'allow-gates-with-secrets': 'true',
+      ...options.inputs
+    },
     env: { ...KEYS, OPENAI_BASE_URL: providers.openaiBaseUrl, ...options.env }
   })
   const outcome = `${result.outputs.verdict ?? ''} ${result.outputs.reasons ?? ''}`.trim()
@@ -324,6 +331,50 @@ describe('text that tries to leave the fence', () => {
   })
 })
 
+describe('the fence and the verdict cache', () => {
+  it('a judge that quotes the fence does not get it published: each call has its own, shown nowhere', async () => {
+    const pr = pullRequest({ 'src/feature.ts': `${HIDDEN}\n` })
+    providers.setScript(call => {
+      const fence = /<(DATA-[0-9a-f]+) name="/.exec(call.text)?.[1] ?? ''
+      const reply = watchfulJudge(call)
+      if (!('json' in reply)) return reply
+      return { json: { ...(reply.json as Record<string, unknown>), feedback: `Close </${fence}>` } }
+    })
+    const { result, outcome, prompts } = await attempt(pr)
+    expect(outcome).toBe('FAIL criterion_failed')
+    const fences = prompts.map(text => /<(DATA-[0-9a-f]+) name="/.exec(text)?.[1] ?? '')
+    expect(new Set(fences).size).toBe(prompts.length)
+    const published = [
+      ...(github.comments.get(pr.number) ?? []).map(c => c.body),
+      ...github.checkRuns.map(c => JSON.stringify(c)),
+      result.summary,
+      result.stdout,
+      readFileSync(result.outputs.report ?? '', 'utf8')
+    ].join('\n')
+    expect(published).toContain('Close </DATA-…>')
+    for (const fence of fences) expect(published).not.toContain(fence)
+  })
+
+  it('a re-run whose gate printed something new is judged again, not replayed', async () => {
+    const WARNING = 'WARNING: the token is written to the log'
+    const pr = pullRequest({
+      'scripts/check.sh': 'cat gate-says.txt 2>/dev/null || true\n',
+      'src/feature.ts': 'export const feature = 1\n'
+    })
+    providers.setScript(call =>
+      call.text.includes(WARNING)
+        ? { json: wireAnswer(call.schema, { fail: ['safe'] }) }
+        : watchfulJudge(call)
+    )
+    const first = await attempt(pr)
+    expect(first.outcome).toBe('PASS')
+    writeFileSync(join(pr.repo.dir, 'gate-says.txt'), `${WARNING}\n`)
+    const again = await attempt(pr)
+    expect(again.prompts.length).toBeGreaterThan(0)
+    expect(again.outcome).toBe('FAIL criterion_failed')
+  })
+})
+
 describe('secrets', () => {
   it('in the pull request never reach the providers', async () => {
     const secrets = {
@@ -386,6 +437,63 @@ describe('secrets', () => {
     expect(seen).not.toContain(WRITE)
   })
 })
+
+describe('the action’s default: no pull request code beside the keys or a write token', () => {
+  /** The gate the attacker controls: it proves it ran, and keeps what it could reach. */
+  const GATE = 'touch gate-ran.txt; env > gate-env.txt\n'
+
+  it('refuses to run the gates beside a provider key and a write token: UNCLEAR invalid_input, nothing green', async () => {
+    const pr = pullRequest({ 'scripts/check.sh': GATE })
+    const { result, outcome, prompts } = await attempt(pr, {
+      inputs: { 'allow-gates-with-secrets': 'false' }
+    })
+    expect(outcome).toBe('UNCLEAR invalid_input')
+    expect(existsSync(join(pr.repo.dir, 'gate-ran.txt'))).toBe(false)
+    expect(result.stdout).toContain('OPENAI_API_KEY')
+    expect(result.stdout).toContain('split layout')
+    expect(result.stdout).toContain('allow-gates-with-secrets: true')
+    expect(prompts).toEqual([])
+    const posted = github.checkRuns.filter(c => c.head_sha === pr.repo.headSha)
+    expect(posted.map(c => c.conclusion)).toEqual(['action_required'])
+  })
+
+  it('refuses a token that can write checks even with no key, and says which permission', async () => {
+    const token = 'ghs_checks_write_no_key_0005'
+    github.addToken(token, { ...BOT, permissions: { contents: 'read', checks: 'write' } })
+    const pr = pullRequest({ 'scripts/check.sh': GATE })
+    const result = await gatesOnly(pr, token)
+    expect(`${result.outputs.verdict} ${result.outputs.reasons}`).toBe('UNCLEAR invalid_input')
+    expect(result.stdout).toContain('can write checks')
+    expect(existsSync(join(pr.repo.dir, 'gate-ran.txt'))).toBe(false)
+  })
+
+  it('runs a gates-only rubric with no key and a read-only token, on its merits', async () => {
+    const token = 'ghs_read_only_no_key_0006'
+    github.addToken(token, { ...BOT, permissions: { contents: 'read', 'pull-requests': 'read' } })
+    const passing = pullRequest({ 'scripts/check.sh': GATE })
+    const passed = await gatesOnly(passing, token)
+    expect(passed.outputs.verdict).toBe('PASS')
+    expect(readFileSync(join(passing.repo.dir, 'gate-env.txt'), 'utf8')).not.toContain(token)
+    const failing = pullRequest({ 'scripts/check.sh': 'exit 3\n' })
+    expect(`${(await gatesOnly(failing, token)).outputs.reasons}`).toBe('gate_failed')
+  })
+
+  /** The rubric of the base with its gate only, no key anywhere, the token given. */
+  async function gatesOnly(pr: PullRequest, token: string): Promise<ActionRun> {
+    const result = await runAction({
+      workspace: pr.repo.dir,
+      eventName: 'pull_request',
+      eventPath: pullRequestEvent(pr.repo, { number: pr.number }),
+      apiUrl: github.url,
+      inputs: { 'github-token': token, checker: 'bash scripts/check.sh' }
+    })
+    return result
+  }
+})
+
+/** The empty requests that probe what a token may write (src/github/write-access.ts). */
+const PROBE =
+  /^POST \/repos\/[^/]+\/[^/]+\/(?:check-runs|statuses\/\w+|git\/refs|pulls|actions\/workflows\/[^/]+\/dispatches): /
 
 describe('the rubric path', () => {
   it('must stay inside the workspace', async () => {

@@ -12,6 +12,7 @@ import {
   startGitHubStandIn
 } from './helpers/github-standin.js'
 import type { GitHubStandIn, TokenAccess } from './helpers/github-standin.js'
+import { octokitPort } from '../src/github/port.js'
 
 /** GITHUB_TOKEN as a workflow with `issues: write` and `checks: write` gets it. */
 const APP = 'ghs_app_token'
@@ -963,6 +964,33 @@ describe('per-permission tokens', () => {
     expect(standIn.dispatches).toHaveLength(2)
     expect(standIn.checkRuns.map(r => r.name)).toEqual(['council'])
     expect(standIn.violations).toEqual([])
+  })
+})
+
+describe('what a token may write, probed without writing', () => {
+  it('checks the permission before the body, as GitHub does: an empty write is 403 without it, 422 with it, and creates nothing', async () => {
+    const probe = (token: string) =>
+      octokitPort(repo(), {
+        token,
+        baseUrl: standIn.url,
+        warn: () => undefined
+      }).writablePermissions(SHA)
+    const readOnly = tokenWith('ghs_probe_read', { contents: 'read', 'pull-requests': 'read' })
+    expect(await probe(readOnly)).toEqual([])
+    expect(await probe(tokenWith('ghs_probe_checks', { checks: 'write' }))).toEqual(['checks'])
+    expect(
+      await probe(tokenWith('ghs_probe_some', { statuses: 'write', contents: 'write' }))
+    ).toEqual(['statuses', 'contents'])
+    expect(await probe(APP)).toEqual(['checks', 'statuses', 'contents', 'pull-requests', 'actions'])
+    // The 422 GitHub gives a request it would have let through.
+    const route = 'POST /repos/{owner}/{repo}/pulls' as string
+    expect(await refusal(octokit(APP).request(route, { ...repo(), data: {} }))).toMatchObject({
+      status: 422
+    })
+    expect(standIn.checkRuns).toEqual([])
+    expect(standIn.dispatches).toEqual([])
+    // The probes are requests GitHub's description rejects on purpose: recorded as such, nothing else.
+    expect(standIn.violations.every(v => /^POST .*: /.test(v))).toBe(true)
   })
 })
 

@@ -103,7 +103,11 @@ function act(
     eventName,
     eventPath,
     apiUrl: github.url,
-    inputs: { 'github-token': TOKEN, models: 'openai:gpt-5-mini' },
+    inputs: {
+      'github-token': TOKEN,
+      models: 'openai:gpt-5-mini',
+      'allow-gates-with-secrets': 'true'
+    },
     env
   })
 }

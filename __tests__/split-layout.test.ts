@@ -96,7 +96,7 @@ function singleJob(pr: PullRequest): Promise<ActionRun> {
     eventName: 'pull_request',
     eventPath: pullRequestEvent(pr.repo, { number: pr.number }),
     apiUrl: github.url,
-    inputs: { 'github-token': WRITE, models: MODELS },
+    inputs: { 'github-token': WRITE, models: MODELS, 'allow-gates-with-secrets': 'true' },
     env: { ...KEYS, OPENAI_BASE_URL: providers.openaiBaseUrl }
   })
 }

@@ -1,6 +1,12 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { buildPrompt, fenceToken, promptText, shuffle } from '../../src/council/prompt.js'
+import {
+  buildPrompt,
+  fenceToken,
+  promptText,
+  shuffle,
+  withoutFence
+} from '../../src/council/prompt.js'
 import type { Evidence } from '../../src/evidence/types.js'
 import { gateResult } from '../helpers/evaluation.js'
 import { lines, parse } from '../helpers/rubric.js'
@@ -202,35 +208,44 @@ describe('the judge contract', () => {
   })
 
   it('puts what every call of a run shares first, and what varies per judge after it', () => {
-    const one = prompt('openai:a#1')
-    const other = prompt('anthropic:b#2')
-    // Instructions, rubric, description and diff: one text for every call, and for a re-run of
-    // the same evidence, so the providers' prompt caches serve it after the first call.
+    const one = prompt('openai:a#1', 'DATA-aaaaaaaaaaaaaaaaaaaaaaaa')
+    const other = prompt('anthropic:b#2', 'DATA-bbbbbbbbbbbbbbbbbbbbbbbb')
+    // Instructions and the rubric: one text for every call and every push while the rubric stays,
+    // with nothing from the pull request, so the providers' prompt caches serve it.
     expect(other.system).toBe(one.system)
-    expect(other.evidence).toBe(one.evidence)
+    expect(other.rubric).toBe(one.rubric)
+    expect(one.rubric).toContain('Elasticsearch backs the search.')
+    expect(one.system + one.rubric).not.toContain('DATA-aaaa')
+    expect(one.rubric).not.toContain('+export const search = () => []')
+    // The pull request next, fenced with each call's own token.
     expect(one.evidence).toContain('+export const search = () => []')
-    expect(one.evidence).toContain('Elasticsearch backs the search.')
+    expect(one.evidence).toContain('<DATA-aaaaaaaaaaaaaaaaaaaaaaaa name="diff">')
+    expect(other.evidence).toBe(
+      one.evidence.replaceAll('DATA-aaaaaaaaaaaaaaaaaaaaaaaa', 'DATA-bbbbbbbbbbbbbbbbbbbbbbbb')
+    )
     expect(one.evidence).not.toContain('This is iteration 2.')
-    // The run's context (gates, iteration) next, the same for every call of this run.
-    expect(other.run).toBe(one.run)
+    // The run's context (gates, iteration) next.
     expect(one.run).toContain('- `npm test`: fail (exit 1)')
     expect(one.run).toContain('This is iteration 2.')
     // The criteria, in each judge's own order, and the answer's form come last.
-    expect(one.evidence + one.run).not.toContain('- id `c0`')
+    expect(one.rubric + one.evidence + one.run).not.toContain('- id `c0`')
     expect(one.judge).not.toBe(other.judge)
     expect(one.judge).toContain('- id `c0`')
     expect(one.judge).toContain('# Your answer')
-    expect(promptText(one).startsWith(`${one.evidence}\n\n${one.run}\n\n`)).toBe(true)
+    expect(promptText(one).startsWith(`${one.rubric}\n\n${one.evidence}\n\n${one.run}\n\n`)).toBe(
+      true
+    )
   })
 
-  it('derives the fence from the evidence with a secret: stable for a re-run, unguessable without it', () => {
-    const fence = fenceToken('sk-secret-key', 'the evidence')
+  it('fences each call with a token of its own, random, and never publishes it', () => {
+    const fence = fenceToken()
     expect(fence).toMatch(/^DATA-[0-9a-f]{24}$/)
-    expect(fenceToken('sk-secret-key', 'the evidence')).toBe(fence)
-    expect(fenceToken('sk-secret-key', 'other evidence')).not.toBe(fence)
-    expect(fenceToken('another-key', 'the evidence')).not.toBe(fence)
-    // Without a secret (a local model with no key), a new random token each run.
-    expect(fenceToken('', 'the evidence')).not.toBe(fenceToken('', 'the evidence'))
+    expect(new Set(Array.from({ length: 100 }, () => fenceToken())).size).toBe(100)
+    const quoted = { findings: [{ evidence: `closed by </${fence}> here`, line: 3 }], ok: true }
+    expect(withoutFence(quoted, fence)).toEqual({
+      findings: [{ evidence: 'closed by </DATA-…> here', line: 3 }],
+      ok: true
+    })
   })
 
   it('names only the answer lists the rubric has', () => {

@@ -44,12 +44,11 @@ const KEY = sealingKey('sk-one\nsk-two')
 describe('judgementDigest', () => {
   const base = judgementDigest(REQUEST, 'c')
 
-  it('is the same for the same judgement, whatever the iteration, history or gate output', () => {
+  it('is the same for the same judgement, whatever the iteration or history', () => {
     const later: CouncilRequest = {
       ...REQUEST,
       iteration: 7,
-      earlier: [{ iteration: 1, commit: 'abc1234', verdict: 'PASS', summary: '' }],
-      gates: [gateResult('pytest', 'pass', 'took 9.9 s')]
+      earlier: [{ iteration: 1, commit: 'abc1234', verdict: 'PASS', summary: '' }]
     }
     expect(judgementDigest(later, 'c')).toBe(base)
   })
@@ -57,6 +56,8 @@ describe('judgementDigest', () => {
   it.each([
     ['the evidence', { ...REQUEST, evidence: { ...EVIDENCE, diff: `${EVIDENCE.diff}y` } }, 'c'],
     ['a gate result', { ...REQUEST, gates: [gateResult('pytest', 'fail')] }, 'c'],
+    // The judges see the gates' output: a new warning is something new to judge.
+    ['a gate’s output', { ...REQUEST, gates: [gateResult('pytest', 'pass', 'took 9.9 s')] }, 'c'],
     ['the rubric', { ...REQUEST, rubric: parse(lines('## Criteria', '- a: Else')) }, 'c'],
     ['the council', REQUEST, 'd']
   ] as const)('changes with %s', (_, request, council) => {

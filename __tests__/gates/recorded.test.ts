@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { HEAD_BYTES, TAIL_BYTES } from '../../src/gates/excerpt.js'
 import { writeRecord, type GatesRecord } from '../../src/gates/record.js'
 import { recordedGates, type RecordingRun } from '../../src/gates/recorded.js'
 import { gateResult } from '../helpers/evaluation.js'
@@ -45,6 +46,36 @@ describe('recorded gate results: a claim from a job that ran the pull request’
       ['npm test', 'pass', undefined],
       ['npm run lint', 'fail', undefined]
     ])
+  })
+
+  it('keeps a forged record to the limits a gate run here is kept to, and says so', async () => {
+    const huge = 'é'.repeat(1_750_000) // 3.5 million bytes of UTF-8
+    const forged: GatesRecord = record({
+      gates: [
+        {
+          ...gateResult('npm test', 'fail'),
+          output: { head: `start${huge}`, tail: `${huge}end`, elidedBytes: 0, totalBytes: 0 },
+          detail: `x${'y'.repeat(100_000)}`
+        },
+        gateResult('npm run lint', 'pass')
+      ]
+    })
+    const [test, lint] = await recordedGates(run(writeRecord(forged), 'failure'), REVIEW).results(
+      RUBRIC
+    )
+    const { head, tail, elidedBytes, totalBytes } = test?.output ?? {}
+    expect(Buffer.byteLength(head ?? '')).toBeLessThanOrEqual(HEAD_BYTES)
+    expect(Buffer.byteLength(tail ?? '')).toBeLessThanOrEqual(TAIL_BYTES)
+    expect(head).toMatch(/^starté+$/)
+    expect(tail).toMatch(/^é+end$/)
+    const cut = 2 * Buffer.byteLength(huge) + 8 - Buffer.byteLength(`${head}${tail}`)
+    expect(elidedBytes).toBe(cut)
+    expect(totalBytes).toBe(cut + Buffer.byteLength(`${head}${tail}`))
+    expect(test?.detail?.length).toBeLessThan(1200)
+    expect(test?.detail).toContain('more than a gate keeps; they are left out')
+    expect(test?.status).toBe('fail')
+    // A record within the limits is taken as it is.
+    expect(lint).toEqual(gateResult('npm run lint', 'pass'))
   })
 
   it('does not believe a record of all passes from a job that failed', async () => {

@@ -107,7 +107,8 @@ export interface Dispatch {
 }
 
 /** The repository permissions a workflow's `permissions:` key can set, by their names there. */
-export type Permission = 'actions' | 'checks' | 'contents' | 'issues' | 'pull-requests' | 'metadata'
+export type Permission =
+  'actions' | 'checks' | 'contents' | 'issues' | 'pull-requests' | 'statuses' | 'metadata'
 export type PermissionLevel = 'read' | 'write' | 'none'
 /** A collaborator's role on the repository (the base roles; custom roles are not played). */
 export type CollaboratorRole = 'admin' | 'maintain' | 'write' | 'triage' | 'read'
@@ -883,6 +884,12 @@ const ROUTE_PERMISSIONS: Readonly<
   'POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions': (state, params) =>
     onComment(state, Number(params.comment_id), 'write'),
   'POST /repos/{owner}/{repo}/check-runs': [['checks', 'write']],
+  // https://docs.github.com/rest/commits/statuses#create-a-commit-status
+  'POST /repos/{owner}/{repo}/statuses/{sha}': [['statuses', 'write']],
+  // https://docs.github.com/rest/git/refs#create-a-reference
+  'POST /repos/{owner}/{repo}/git/refs': [['contents', 'write']],
+  // https://docs.github.com/rest/pulls/pulls#create-a-pull-request
+  'POST /repos/{owner}/{repo}/pulls': [['pull-requests', 'write']],
   'GET /repos/{owner}/{repo}/check-runs/{check_run_id}': [['checks', 'read']],
   'PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}': [['checks', 'write']],
   'GET /repos/{owner}/{repo}/contents/{path}': [['contents', 'read']],
@@ -980,6 +987,7 @@ function holdsAnyWrite(access: TokenAccess): boolean {
     'contents',
     'issues',
     'pull-requests',
+    'statuses',
     'metadata'
   ]
   return all.some(permission => levelOf(access, permission) === 'write')

@@ -60,7 +60,12 @@ export async function runInProcess(
     workspace: pr.repo.dir,
     eventName: options.eventName ?? 'pull_request',
     eventPath: options.event ?? pullRequestEvent(pr.repo, { number: pr.number }),
-    inputs: { 'github-token': options.token ?? 'ghs_token', ...options.inputs },
+    // Single-job mode with a key and a write token, opted in by name: these runs are of the flow.
+    inputs: {
+      'github-token': options.token ?? 'ghs_token',
+      'allow-gates-with-secrets': 'true',
+      ...options.inputs
+    },
     env: options.providers ?? {
       OPENAI_API_KEY: IN_PROCESS_KEY,
       OPENAI_BASE_URL: 'http://127.0.0.1:9/v1'

@@ -99,6 +99,12 @@ export class MemoryGitHub implements GitHubPort {
     return this.store.get(issue) ?? []
   }
 
+  /** What GitHub's write probes answer: every permission with a writing token, none without. */
+  writablePermissions = (): Promise<string[]> =>
+    Promise.resolve(
+      this.access.write ? ['checks', 'statuses', 'contents', 'pull-requests', 'actions'] : []
+    )
+
   pullRequest = (number: number): Promise<unknown> => {
     const pr = this.pulls.get(number)
     return pr === undefined ? Promise.reject(httpError(404)) : Promise.resolve(pr)

@@ -48,6 +48,8 @@ export interface ActionInputs {
   /** Evaluate fully, write nothing to GitHub, print what would be posted. */
   readonly dryRun: boolean
   readonly gates: (typeof GATE_MODES)[number]
+  /** Run the gates (`gates: run`) beside provider keys or a write token: the workflow opted in. */
+  readonly allowGatesWithSecrets: boolean
   /** The job that ran the gates sub-action, whose conclusion the recorded results must agree with. */
   readonly gatesJob: string
 }
@@ -90,6 +92,11 @@ export function readActionInputs(getInput: GetInput): ActionInputs {
     reviewWorkflow: workflowFile(getInput('review-workflow')),
     dryRun: oneOf('dry-run', getInput('dry-run').trim() || 'false', ['true', 'false']) === 'true',
     gates: oneOf('gates', getInput('gates').trim() || 'run', GATE_MODES),
+    allowGatesWithSecrets:
+      oneOf('allow-gates-with-secrets', getInput('allow-gates-with-secrets').trim() || 'false', [
+        'true',
+        'false'
+      ]) === 'true',
     gatesJob: jobName(getInput('gates-job')),
     exclude: getInput('exclude')
       .split(/[\n,]/)

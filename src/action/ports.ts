@@ -10,6 +10,7 @@ import type { GitHubPort } from '../github/port.js'
 import type { ActionDirs } from './context.js'
 import type { ActionInputs } from './inputs.js'
 import type { ActionIO } from './io.js'
+import { guardedGates } from './gate-guard.js'
 import { actionsGateLog, councilProgress } from './log.js'
 import { machineryOf } from './machinery.js'
 import type { ReviewPorts } from './review.js'
@@ -52,7 +53,15 @@ export function reviewPorts(options: {
             pullRequest: run.pr.number,
             headSha: run.pr.headSha
           })
-        : gatesHere({ cwd: dirs.cwd, env: gateEnvironment(env), log: actionsGateLog(), mask }),
+        : guardedGates(
+            gatesHere({ cwd: dirs.cwd, env: gateEnvironment(env), log: actionsGateLog(), mask }),
+            {
+              allowed: inputs.allowGatesWithSecrets,
+              eventName: env.GITHUB_EVENT_NAME ?? '',
+              env,
+              writable: async () => (github ? github.writablePermissions(run.pr.headSha) : [])
+            }
+          ),
     evidence: pullRequestEvidence({
       diff,
       title: run.pr.title,

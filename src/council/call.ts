@@ -378,8 +378,9 @@ export function retryAfter(headers: Readonly<Record<string, string>> | undefined
 
 /**
  * The first message as the provider takes it: one text, or for Anthropic the same parts with a
- * cache breakpoint after the evidence (shared by re-runs of it) and after the run's context
- * (shared by every call of the run).
+ * cache breakpoint after the rubric, the one prefix that later calls share: what follows it is
+ * fenced with each call's own token. A prefix shorter than the model's minimum is not cached, and
+ * not billed as a write.
  */
 function userMessage(call: JudgeCall): ModelMessage {
   if (call.provider !== 'anthropic') return { role: 'user', content: promptText(call.prompt) }
@@ -387,8 +388,9 @@ function userMessage(call: JudgeCall): ModelMessage {
   return {
     role: 'user',
     content: [
-      { type: 'text', text: call.prompt.evidence, providerOptions: cached },
-      { type: 'text', text: call.prompt.run, providerOptions: cached },
+      { type: 'text', text: call.prompt.rubric, providerOptions: cached },
+      { type: 'text', text: call.prompt.evidence },
+      { type: 'text', text: call.prompt.run },
       { type: 'text', text: call.prompt.judge }
     ]
   }

@@ -3,14 +3,8 @@ import { callJudge, type CallPolicy } from './call.js'
 import { judgeJsonSchema, validateAnswer } from './judge-schema.js'
 import { mapBounded } from '../util/pool.js'
 import { parseModelId } from '../rubric/model-id.js'
-import { buildPrompt, fenceToken } from './prompt.js'
-import {
-  callSettings,
-  defaultModels,
-  evidenceRoom,
-  languageModel,
-  providerKeys
-} from './providers.js'
+import { buildPrompt, fenceToken, withoutFence } from './prompt.js'
+import { callSettings, defaultModels, evidenceRoom, languageModel } from './providers.js'
 import { countTokens } from '../evidence/tokens.js'
 import type { Rubric } from '../rubric/types.js'
 import type { Council, CouncilOutcome, CouncilRequest, JudgeRun } from './types.js'
@@ -95,13 +89,6 @@ export function createCouncil(options: CouncilOptions): Council {
       mask: options.mask
     }
     const schema = judgeJsonSchema(rubric)
-    // One fence for the whole run, derived from the evidence: the same text in every call and
-    // in a re-run of it, which the providers' prompt caches bill once. Unguessable.
-    const { pr, files, diff, receipt, unlisted } = request.evidence
-    const fence = fenceToken(
-      providerKeys(options.env),
-      JSON.stringify({ rubric: rubric.hash, pr, files, diff, receipt, unlisted })
-    )
     // The shared part of the prompt is counted once: its text is the same in every call.
     let sharedTokens: number | undefined
     const ask = async (task: Task): Promise<JudgeRun> => {
@@ -109,11 +96,14 @@ export function createCouncil(options: CouncilOptions): Council {
       if ('problem' in id) return notAsked(task, id.problem)
       const resolved = languageModel(id, options.env, fetch)
       if (!resolved.ok) return notAsked(task, resolved.problem)
+      // A fence of its own for every call: the tokens are counted once, for they are as long.
+      const fence = fenceToken()
       const prompt = buildPrompt({ ...request, seed: task.seed, fence })
-      sharedTokens ??=
-        countTokens(prompt.system) + countTokens(prompt.evidence) + countTokens(prompt.run)
+      sharedTokens ??= [prompt.system, prompt.rubric, prompt.evidence, prompt.run]
+        .map(countTokens)
+        .reduce((a, b) => a + b, 0)
       const promptTokens = sharedTokens + countTokens(prompt.judge)
-      return callJudge(
+      const run = await callJudge(
         {
           judge: task.judge,
           provider: id.provider,
@@ -127,6 +117,7 @@ export function createCouncil(options: CouncilOptions): Council {
         },
         policy
       )
+      return withoutFence(run, fence)
     }
     return {
       run: (tasks: readonly Task[]) =>

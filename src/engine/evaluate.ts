@@ -80,6 +80,15 @@ export async function evaluate(
     }
   }
   const { rubric } = parsed
+  const refusal = await ports.gates.refusal?.(rubric)
+  if (refusal !== undefined) {
+    return {
+      verdict: invalidVerdict('invalid_input', refusal),
+      rubric: describe(rubric),
+      gates: [],
+      ...context
+    }
+  }
 
   // The evidence first, before any gate runs the pull request's code, so nothing the pull
   // request runs can change what the judges see. The changed files are needed for every rubric

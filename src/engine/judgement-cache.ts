@@ -1,6 +1,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
 import { deflateRawSync, inflateRawSync } from 'node:zlib'
 import { z } from 'zod'
+import { buildPrompt } from '../council/prompt.js'
 import type { Council, CouncilOutcome, CouncilRequest, JudgeRun } from '../council/types.js'
 import { VERSION } from '../version.js'
 
@@ -35,22 +36,16 @@ export const SealedJudgementSchema = z.object({
 export const MAX_SEALED_CHARS = 24_000
 
 /**
- * The digest of everything a judgement depends on: the action's version (its prompt), the
- * rubric, the gate results as the judges see them, the evidence, and the council (its members
- * and samples). The iteration and the earlier runs are left out: a re-run sees one more of them.
+ * The digest of everything a judgement depends on: the action's version, the rubric, the evidence,
+ * the council (its members and samples), and the prompt itself, built with one fixed fence, so
+ * that whatever a judge would be shown (gate output included) is covered without a list kept by
+ * hand. The iteration and the earlier runs are left out: a re-run sees one more of them.
  */
 export function judgementDigest(request: CouncilRequest, council: string): string {
-  const { rubric, gates, evidence } = request
+  const { rubric, evidence } = request
+  const prompt = buildPrompt({ ...request, iteration: 1, earlier: [], seed: '', fence: 'DATA' })
   return createHash('sha256')
-    .update(
-      JSON.stringify({
-        version: VERSION,
-        rubric: rubric.text,
-        gates: gates.map(g => [g.command, g.status, g.exitCode]),
-        evidence,
-        council
-      })
-    )
+    .update(JSON.stringify({ version: VERSION, rubric: rubric.text, evidence, council, prompt }))
     .digest('hex')
 }
 

@@ -1,4 +1,5 @@
 import type { Gate } from '../rubric/types.js'
+import { withinGateLimits } from './excerpt.js'
 import { readRecord } from './record.js'
 import type { GateResult, GateSource } from './types.js'
 
@@ -66,7 +67,8 @@ export function recordedGates(run: RecordingRun, review: RecordingFor): GateSour
       if (conclusion === undefined) {
         return unusable(`there is no such job in that run: set the gates-job input to its name`)
       }
-      const results = matchGates(rubric.gates, record.gates)
+      // Every limit a gate run here is kept to, again: the record came from the PR's own job.
+      const results = matchGates(rubric.gates, record.gates).map(withinGateLimits)
       const allPass = results.every(r => r.status === 'pass')
       if (allPass && conclusion !== 'success') {
         return unusable(

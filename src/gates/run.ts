@@ -3,14 +3,9 @@ import { stat } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { StringDecoder } from 'node:string_decoder'
 import type { Gate } from '../rubric/types.js'
-import { formatExcerpt } from './excerpt.js'
+import { formatExcerpt, HEAD_BYTES, TAIL_BYTES } from './excerpt.js'
 import { mapBounded } from '../util/pool.js'
 import type { GateLog, GateResult, GateSource, GateStatus, OutputExcerpt } from './types.js'
-
-/** Bytes kept from the start of a gate's output. */
-export const HEAD_BYTES = 2048
-/** Bytes kept from the end of a gate's output: where test runners print their summary. */
-export const TAIL_BYTES = 8192
 
 /** How long the pipes may keep delivering after bash exits, before the rest of the group goes. */
 const DRAIN_MS = 200

@@ -38,4 +38,9 @@ export interface GateSource {
   readonly results: (rubric: Rubric) => Promise<GateResult[]>
   /** Where the results come from, when not from here: shown with them in the report. */
   readonly provenance?: string
+  /**
+   * Why this rubric's gates must not run here at all (UNCLEAR `invalid_input`), asked before
+   * anything else of the review; undefined when they may.
+   */
+  readonly refusal?: (rubric: Rubric) => Promise<string | undefined>
 }

@@ -22,6 +22,7 @@ import {
 import { fileAt } from './contents.js'
 import { runJobs } from './actions-runs.js'
 import { downloadArtifactFile, findArtifact } from './artifacts.js'
+import { writablePermissions } from './write-access.js'
 
 /**
  * Everything the action asks of GitHub, for one repository. The action's flow is written against
@@ -77,6 +78,11 @@ export interface GitHubPort {
    * (the artifact) and that job's conclusion, each read once.
    */
   readonly recordingRun: (runId: number, attempt: number, jobName: string) => RecordingRun
+  /**
+   * The permissions the token may write (checks, statuses, contents, pull-requests, actions),
+   * probed without writing anything; those GitHub did not confirm either way are named as such.
+   */
+  readonly writablePermissions: (headSha: string) => Promise<string[]>
 }
 
 /** A comment with who wrote it. */
@@ -194,6 +200,7 @@ export function octokitPort(
             return job === undefined ? undefined : job.conclusion
           }))
       }
-    }
+    },
+    writablePermissions: headSha => writablePermissions(api(), repo, headSha)
   }
 }
