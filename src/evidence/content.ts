@@ -66,7 +66,8 @@ export function textPastFirstLine(patch: string): boolean {
 /**
  * Media and data formats recognised by their first bytes: pictures, fonts, sound, video, PDF and
  * two database formats. What they hold is not code, so they are listed but not sent, and do not
- * count against coverage. Archives and executables are not here: they can carry code.
+ * count against coverage, when the file is binary and not text past its first line either (see
+ * `textPastFirstLine`). Archives and executables are not here: they can carry code.
  */
 const SIGNATURES: readonly {
   readonly format: string
