@@ -33790,7 +33790,8 @@ function content_textPastFirstLine(patch) {
 /**
  * Media and data formats recognised by their first bytes: pictures, fonts, sound, video, PDF and
  * two database formats. What they hold is not code, so they are listed but not sent, and do not
- * count against coverage. Archives and executables are not here: they can carry code.
+ * count against coverage, when the file is binary and not text past its first line either (see
+ * `textPastFirstLine`). Archives and executables are not here: they can carry code.
  */
 const SIGNATURES = [
     { format: 'PNG image', bytes: '\x89PNG\r\n\x1a\n' },
@@ -44726,7 +44727,7 @@ const dataUnder = (dir) => ({ path, ext }) => DATA_FORMATS.has(ext) && (path.sta
     ? `${dir}/**/*${ext}`
     : undefined;
 /**
- * The extensions of code: a file with one is the pull request's code, reviewed whatever its
+ * The extensions of code: a file with one is the pull request's code, read as code whatever its
  * name (`src/secrets.ts`, `lib/credentials.js`, `id_rsa.py`, `.env.js`), and a secret inside it
  * is redacted by content (src/evidence/redact.ts). None of the secret files below has one.
  */
@@ -44787,8 +44788,10 @@ const CODE_EXTENSIONS = new Set([
     '.hcl'
 ]);
 /**
- * Files whose content is never sent to the judges, whatever the configuration says: the usual
- * homes of credentials and keys, and nothing else. Checked on the lower-cased name (or path), so
+ * Secret files: the usual homes of credentials and keys, and nothing else. Their values are
+ * withheld, never the files: one is shown to the judges with every value that looks like a
+ * credential redacted (src/evidence/redact.ts, `RedactionPolicy`), whatever the configuration
+ * says, and one whose content is binary is not sent and counts against coverage. Checked on the lower-cased name (or path), so
  * `config/Prod.PEM` and `deploy/.ENV.production` are caught too. The path forms come first so the
  * receipt names the most specific rule.
  */
@@ -49192,7 +49195,7 @@ const FRONT_MATTER_SHAPE = {
         .describe('Share of reviewable changed files the judges must see (default 1)'),
     exclude: array(schemas_string().min(1))
         .optional()
-        .describe('Globs of files never sent to the judges, on top of the built-in denylist')
+        .describe('Globs of files never sent to the judges (secret files are sent with their credentials redacted)')
 };
 const FrontMatterSchema = strictObject(FRONT_MATTER_SHAPE)
     .describe('A Rubric Council rubric: the front matter of a Markdown rubric, or a YAML rubric');
