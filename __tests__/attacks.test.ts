@@ -213,8 +213,9 @@ describe('a pull request hiding code without any gate', () => {
       { 'deploy.pem': null, 'src/feature.ts': `${HIDDEN}\n// the key, now code\n` },
       { ...BASE, 'deploy.pem': `${HIDDEN}\n` }
     )
-    // Not sent (it may still be the key), so the judges pass what they saw; but it counts.
-    expect((await attempt(pr)).outcome).toBe('UNCLEAR incomplete_coverage')
+    // Shown as the secret file it was (every value that looks like a key redacted): the code is
+    // in view.
+    expect((await attempt(pr)).outcome).toBe('FAIL criterion_failed')
   })
 
   it('cannot hide code behind a fake secret in the same hunk', async () => {
@@ -237,6 +238,101 @@ describe('a pull request hiding code without any gate', () => {
     const payload = Buffer.concat([Buffer.from([0, 1, 2, 3, 0, 0, 0, 9]), Buffer.alloc(64, 7)])
     const pr = pullRequest({ 'src/payload.bin': payload })
     expect((await attempt(pr)).outcome).toBe('UNCLEAR incomplete_coverage')
+  })
+})
+
+describe('a pull request hiding code in a secret file or behind a media signature', () => {
+  /** Gates run in the action's own job here: the tests opt in, as a workflow would have to. */
+  const GATES_WITH_KEYS = { 'allow-gates-with-secrets': 'true' }
+  /** The credential the attacker's `.env` also holds: the judges must never see it. */
+  const TOKEN = 'q8Zr2Lm5Xv7Nb4Tk9Wc3Hd6Jf1Gs0Pa'
+  const ADD_TEST = [
+    "const add = require('./src/add.js')",
+    "if (add(1, 2) !== 3) { console.error('not ok 1 - add'); process.exit(1) }",
+    "console.log('ok 1 - add')",
+    ''
+  ].join('\n')
+  /** A Node project as `init` sets it up: the gate is `npm test`, whose script is plain node. */
+  const nodeProject = (gate: string): Record<string, string> => ({
+    ...BASE,
+    '.github/rubric.md': RUBRIC.replace('`bash scripts/check.sh`', `\`${gate}\``),
+    'package.json': `${JSON.stringify({ name: 'app', version: '1.0.0', private: true, scripts: { test: 'node test.js' } }, null, 2)}\n`,
+    'ci/test.sh': 'node test.js\n',
+    'src/add.js': 'module.exports = (a, b) => a + b\n',
+    'test.js': "console.log('ok 0 - nothing yet')\n"
+  })
+  /** A bug, and the test that catches it. */
+  const BUG = { 'src/add.js': 'module.exports = (a, b) => a - b\n', 'test.js': ADD_TEST }
+
+  it('cannot pass `npm test` through an .npmrc that makes node require JavaScript in .env', async () => {
+    const base = nodeProject('npm test')
+    const honest = pullRequest(BUG, base)
+    expect((await attempt(honest, { inputs: GATES_WITH_KEYS })).outcome).toBe('FAIL gate_failed')
+
+    const dotenv = [
+      `const API_TOKEN = '${TOKEN}'`,
+      `if (API_TOKEN === '') ${HIDDEN}`,
+      "console.log('ok 1 - add')",
+      'process.exit(0)',
+      ''
+    ].join('\n')
+    const pr = pullRequest(
+      { ...BUG, '.npmrc': 'node-options=--require ./.env\n', '.env': dotenv },
+      base
+    )
+    const { outcome, prompts, sent } = await attempt(pr, { inputs: GATES_WITH_KEYS })
+    expect(outcome).toMatch(/^(FAIL|UNCLEAR) /)
+    // The judges were shown that both files changed, and what they do; not the credential.
+    const prompt = prompts.join('\n')
+    expect(prompt).toContain('+node-options=--require ./.env')
+    expect(prompt).toContain("+console.log('ok 1 - add')")
+    expect(prompt).toContain(`+if (API_TOKEN === '') ${HIDDEN}`)
+    expect(sent).not.toContain(TOKEN)
+  })
+
+  it('cannot pass a shown script that sources .env, where .env redefines node', async () => {
+    const base = nodeProject('bash ci/test.sh')
+    const pr = pullRequest(
+      {
+        ...BUG,
+        'ci/test.sh': 'set -a; . ./.env; set +a\nnode test.js\n',
+        '.env': [`API_TOKEN=${TOKEN}`, "node() { echo 'ok 1 - add'; }", `# ${HIDDEN}`, ''].join(
+          '\n'
+        )
+      },
+      base
+    )
+    const { outcome, prompts, sent } = await attempt(pr, { inputs: GATES_WITH_KEYS })
+    expect(outcome).toMatch(/^(FAIL|UNCLEAR) /)
+    expect(prompts.join('\n')).toContain("+node() { echo 'ok 1 - add'; }")
+    expect(sent).not.toContain(TOKEN)
+  })
+
+  it('cannot hide code in a file named like a key, loaded by code the judges see', async () => {
+    const pr = pullRequest({
+      'src/telemetry.key': `module.exports = () => ${HIDDEN}\n`,
+      'src/feature.ts': "require('./telemetry.key')()\n"
+    })
+    const { outcome, prompts } = await attempt(pr, { inputs: GATES_WITH_KEYS })
+    expect(outcome).toMatch(/^(FAIL|UNCLEAR) /)
+    expect(prompts.join('\n')).toContain(`+module.exports = () => ${HIDDEN}`)
+  })
+
+  it('cannot hide code in a GIF image that is also JavaScript', async () => {
+    // A real 1×1 GIF whose width is `/*`: JavaScript reads the picture as a comment, then code.
+    const gif = Buffer.concat([
+      Buffer.from('GIF89a/*', 'latin1'),
+      Buffer.from([1, 0, 0x80, 0, 0, 0xff, 0xff, 0xff, 0, 0, 0, 0x2c, 0, 0, 0, 0, 1, 0, 1, 0, 0]),
+      Buffer.from([2, 2, 0x44, 1, 0, 0x3b]),
+      Buffer.from(`*/=1;\n${HIDDEN}\n`, 'latin1')
+    ])
+    const pr = pullRequest({
+      'src/pixel.gif': gif,
+      'src/feature.ts': "require('./pixel.gif')\n"
+    })
+    const { outcome, prompts } = await attempt(pr, { inputs: GATES_WITH_KEYS })
+    expect(outcome).toMatch(/^(FAIL|UNCLEAR) /)
+    expect(prompts.join('\n')).toContain(`+${HIDDEN}`)
   })
 })
 

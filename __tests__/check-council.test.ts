@@ -156,7 +156,7 @@ function expectNothingLeaked(run: CheckRun): void {
 }
 
 describe('rubric-council check with a council on two providers', () => {
-  it('PASS: exit 0, one request per judge, and no secret file reaches any request', async () => {
+  it('PASS: exit 0, one request per judge, and no secret of a secret file reaches any request', async () => {
     const run = await check(repository(FEATURE), call => answer(call))
     expect(run.code).toBe(0)
     expect(run.stdout.split('\n')[0]).toBe(
@@ -185,13 +185,20 @@ describe('rubric-council check with a council on two providers', () => {
     }
     const coverage = run.report.coverage as {
       ratio: number
-      omitted: { path: string; reason: string }[]
+      omitted: unknown[]
+      redacted: { path: string; kinds: string[]; secretFile?: string }[]
     }
+    // The secret files are shown, their secrets redacted: the judges see that they changed.
     expect(coverage.ratio).toBe(1)
-    expect(coverage.omitted.map(o => [o.path, o.reason]).sort()).toEqual([
-      ['.env', 'denylisted'],
-      ['deploy/key.pem', 'denylisted']
+    expect(coverage.omitted).toEqual([])
+    expect(coverage.redacted.map(r => [r.path, r.secretFile]).sort()).toEqual([
+      ['.env', '.env'],
+      ['deploy/key.pem', '*.pem']
     ])
+    for (const call of run.calls) {
+      expect(call.text).toContain('+DATABASE_PASSWORD=[redacted: ')
+      expect(call.text).toContain('+-----BEGIN PRIVATE KEY-----')
+    }
     expectNothingLeaked(run)
   })
 

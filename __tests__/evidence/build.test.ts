@@ -90,16 +90,8 @@ describe('buildEvidence: what is never sent', () => {
   )
   const json = JSON.stringify(evidence)
 
-  it('omits denylisted files, and their content is nowhere in the evidence', () => {
+  it('shows secret files with their credentials redacted: their values are nowhere in the evidence', () => {
     expect(evidence.receipt.omitted).toEqual([
-      { path: '.env', reason: 'denylisted', detail: '.env', counts: false },
-      { path: 'certs/server.pem', reason: 'denylisted', detail: '*.pem', counts: false },
-      {
-        path: 'docs/notes.txt',
-        reason: 'denylisted',
-        detail: '*.key (as deploy.key; counts against coverage under its new name)',
-        counts: true
-      },
       {
         path: 'src/generated/schema.ts',
         reason: 'excluded',
@@ -115,16 +107,21 @@ describe('buildEvidence: what is never sent', () => {
     ])
     expect(json).not.toContain(ENV_SECRET)
     expect(json).not.toContain(KEY_BODY)
-    expect(json).not.toContain('DATABASE_URL')
-    expect(evidence.diff).not.toContain('.env')
+    // What the files are and do is shown: the names, the BEGIN and END lines.
+    expect(evidence.diff).toContain(
+      '+DATABASE_URL=postgres://app:[redacted: password in URL]@db/app\n+PLAIN=[redacted: password-like value]\n'
+    )
+    expect(evidence.diff).toContain(
+      '+-----BEGIN PRIVATE KEY-----\n+[redacted: private key]\n+-----END PRIVATE KEY-----'
+    )
   })
 
   it('still lists every file, with a patch only on the reviewed ones', () => {
     expect(evidence.files.map(f => [f.path, f.kind, f.patch !== undefined])).toEqual([
       ['src/search.ts', 'source', true],
-      ['.env', 'source', false],
-      ['certs/server.pem', 'source', false],
-      ['docs/notes.txt', 'docs', false],
+      ['.env', 'source', true],
+      ['certs/server.pem', 'source', true],
+      ['docs/notes.txt', 'docs', true],
       ['src/generated/schema.ts', 'source', false],
       ['logo.png', 'media', false],
       ['src/aws.ts', 'source', true],
@@ -135,26 +132,49 @@ describe('buildEvidence: what is never sent', () => {
 
   it('redacts the secrets of the files it sends, and says so', () => {
     expect(evidence.receipt.redacted).toEqual([
-      { path: 'src/aws.ts', secrets: 1, kinds: ['AWS access key'] }
+      { path: 'src/aws.ts', secrets: 1, kinds: ['AWS access key'] },
+      {
+        path: 'certs/server.pem',
+        secrets: 1,
+        kinds: ['private key', 'random-looking value'],
+        secretFile: '*.pem'
+      },
+      {
+        path: '.env',
+        secrets: 2,
+        kinds: ['password in URL', 'password-like value'],
+        secretFile: '.env'
+      },
+      {
+        path: 'docs/notes.txt',
+        secrets: 1,
+        kinds: ['private key', 'random-looking value'],
+        secretFile: '*.key (as deploy.key)'
+      }
     ])
     expect(json).not.toContain('AKIA' + 'ZZZZYYYYXXXXWWWW')
     expect(evidence.diff).toContain(
       '+const region = "eu-west-1"\n+const id = "[redacted: AWS access key]"\n'
     )
     expect(evidence.receipt.redacted.map(redactionLine)).toEqual([
-      '- src/aws.ts: 1 secret replaced by [redacted: …] (looked like AWS access key)'
+      '- src/aws.ts: 1 secret replaced by [redacted: …] (looked like AWS access key)',
+      '- certs/server.pem: 1 secret replaced by [redacted: …] (looked like private key, random-looking value; a secret file (*.pem): every value that looked like a credential)',
+      '- .env: 2 secrets replaced by [redacted: …] (looked like password in URL, password-like value; a secret file (.env): every value that looked like a credential)',
+      '- docs/notes.txt: 1 secret replaced by [redacted: …] (looked like private key, random-looking value; a secret file (*.key (as deploy.key)): every value that looked like a credential)'
     ])
   })
 
-  it('computes coverage over the files that are not denylisted, waived or media', () => {
-    // docs/notes.txt was a key: not sent, but it may hold anything by now, so it counts.
-    expect(evidence.receipt.reviewable).toBe(4)
-    expect(evidence.receipt.reviewed.map(r => r.path)).toEqual([
+  it('computes coverage over the files that are not waived or media, secret files included', () => {
+    expect(evidence.receipt.reviewable).toBe(6)
+    expect(evidence.receipt.reviewed.map(r => r.path).sort()).toEqual([
+      '.env',
+      'README.md',
+      'certs/server.pem',
+      'docs/notes.txt',
       'src/aws.ts',
-      'src/search.ts',
-      'README.md'
+      'src/search.ts'
     ])
-    expect(evidence.receipt.ratio).toBe(3 / 4)
+    expect(evidence.receipt.ratio).toBe(1)
     expect(evidence.receipt.usedTokens).toBe(recount(evidence))
   })
 
@@ -197,17 +217,24 @@ describe('buildEvidence: what is never sent', () => {
       )
     )
     expect(named.receipt.reviewed.map(r => r.path).sort()).toEqual([
+      'config/secrets.yaml',
       'lib/credentials.js',
       'src/secrets.ts'
     ])
-    expect(named.receipt.omitted).toEqual([
-      { path: 'config/secrets.yaml', reason: 'denylisted', detail: 'secrets.yaml', counts: false }
-    ])
+    expect(named.receipt.omitted).toEqual([])
     expect(named.receipt.ratio).toBe(1)
     expect(named.diff).toContain('return process.env[name] ?? fail(name)')
+    // Only the secret file is read as one.
     expect(named.receipt.redacted).toEqual([
-      { path: 'lib/credentials.js', secrets: 1, kinds: ['password in URL'] }
+      { path: 'lib/credentials.js', secrets: 1, kinds: ['password in URL'] },
+      {
+        path: 'config/secrets.yaml',
+        secrets: 1,
+        kinds: ['password or secret assignment', 'credential setting', 'password-like value'],
+        secretFile: 'secrets.yaml'
+      }
     ])
+    expect(named.diff).toContain('+db_password: [redacted: password or secret assignment]')
     expect(named.diff).toContain(
       "+export const DB = 'postgres://app:[redacted: password in URL]@db/app'"
     )
@@ -215,8 +242,89 @@ describe('buildEvidence: what is never sent', () => {
   })
 
   it('reports a ratio of 1 when nothing is reviewable', () => {
-    const onlySecrets = buildEvidence(input(newFile('.env', ['A=1'])))
-    expect(onlySecrets.receipt).toMatchObject({ reviewable: 0, ratio: 1, reviewed: [] })
+    const onlyWaived = buildEvidence(
+      input(newFile('docs/guide.md', ['# Guide']), { exclude: { waived: ['docs'], unwaived: [] } })
+    )
+    expect(onlyWaived.receipt).toMatchObject({ reviewable: 0, ratio: 1, reviewed: [] })
+  })
+})
+
+describe('buildEvidence: every changed file is shown, or counts', () => {
+  const binaryFile = (path: string): string =>
+    [
+      `diff --git a/${path} b/${path}`,
+      'new file mode 100644',
+      'index 0000000..1111111',
+      `Binary files /dev/null and b/${path} differ`,
+      ''
+    ].join('\n')
+
+  it('counts a secret file whose content is binary: nothing can be redacted in it', () => {
+    const evidence = buildEvidence(input(binaryFile('certs/client.p12')))
+    expect(evidence.receipt.omitted).toEqual([
+      {
+        path: 'certs/client.p12',
+        reason: 'denylisted',
+        detail: '*.p12, binary content: not sent, and it counts against coverage',
+        counts: true
+      }
+    ])
+    expect(evidence.receipt).toMatchObject({ reviewable: 1, ratio: 0 })
+  })
+
+  it('waives a secret file only by the base rubric’s exclude', () => {
+    const diff = [binaryFile('certs/client.p12'), newFile('.env', ['NODE_ENV=production'])].join('')
+    const waived = buildEvidence(
+      input(diff, { exclude: { waived: ['*.p12', '.env'], unwaived: [] } })
+    )
+    expect(waived.receipt.omitted.map(o => [o.path, o.reason, o.counts])).toEqual([
+      ['certs/client.p12', 'excluded', false],
+      ['.env', 'excluded', false]
+    ])
+    const hidden = buildEvidence(
+      input(diff, { exclude: { waived: [], unwaived: ['*.p12', '.env'] } })
+    )
+    expect(hidden.receipt.omitted.map(o => [o.path, o.reason, o.counts])).toEqual([
+      ['certs/client.p12', 'excluded', true],
+      ['.env', 'excluded', true]
+    ])
+  })
+
+  it('shows a picture that goes on as code, and waives one that is a picture throughout', () => {
+    const gif =
+      'GIF89a/*\x01\x00\ufffd\x00\x00\ufffd\ufffd\ufffd\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;'
+    const noise = Array.from({ length: 400 }, (_, i) => String.fromCharCode((i * 37) % 32)).join('')
+    const diff = [
+      newFile('src/pixel.gif', [`${gif}*/=1;`, 'exfiltrate(process.env)']),
+      newFile('img/logo.gif', [gif, noise])
+    ].join('')
+    const media = new Map([
+      ['src/pixel.gif', 'GIF image'],
+      ['img/logo.gif', 'GIF image']
+    ])
+    const evidence = buildEvidence(input(diff, { media }))
+    expect(parseUnifiedDiff(diff).map(f => f.binary)).toEqual([true, true])
+    expect(evidence.files.map(f => [f.path, f.kind, f.binary])).toEqual([
+      ['src/pixel.gif', 'source', false],
+      ['img/logo.gif', 'media', true]
+    ])
+    expect(evidence.diff).toContain('+exfiltrate(process.env)')
+    // The picture's bytes are shown as symbols, not sent raw.
+    expect(evidence.diff).toContain('+GIF89a/*\u2401\u2400\ufffd')
+    expect(evidence.receipt.omitted.map(o => [o.path, o.reason, o.counts])).toEqual([
+      ['img/logo.gif', 'media', false]
+    ])
+    expect(evidence.receipt).toMatchObject({ reviewable: 1, ratio: 1 })
+  })
+
+  it('takes text for text whatever its first bytes: a media signature on text is no picture', () => {
+    const evidence = buildEvidence(
+      input(newFile('src/a.js', ['GIF89a = 1', 'exfiltrate(process.env)']), {
+        media: new Map([['src/a.js', 'GIF image']])
+      })
+    )
+    expect(evidence.receipt.omitted).toEqual([])
+    expect(evidence.diff).toContain('+exfiltrate(process.env)')
   })
 })
 

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { escapeName, looksBinary, mediaFormat, showControls } from '../../src/evidence/content.js'
+import {
+  escapeName,
+  looksBinary,
+  mediaFormat,
+  showControls,
+  textPastFirstLine
+} from '../../src/evidence/content.js'
 
 /** A new file's patch with `body` as its one added line, as git prints it with --text. */
 const patchOf = (body: string): string =>
@@ -25,6 +31,29 @@ describe('looksBinary: decided by the content, never the name or .gitattributes'
 
   it('reads a patch without hunks (a mode change, an empty file) as text', () => {
     expect(looksBinary('diff --git a/f b/f\nold mode 100644\nnew mode 100755\n')).toBe(false)
+  })
+})
+
+/** A GIF's first line as git's diff shows it: the header, the colour table, the picture. */
+const GIF_LINE =
+  'GIF89a/*\x01\x00\ufffd\x00\x00\ufffd\ufffd\ufffd\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;'
+
+describe('textPastFirstLine: what a media signature cannot speak for', () => {
+  it('takes a picture that goes on as code for text', () => {
+    const polyglot = patchOf(`${GIF_LINE}*/=1;\n+exfiltrate(process.env)\n+module.exports = {}`)
+    expect(looksBinary(polyglot)).toBe(true)
+    expect(textPastFirstLine(polyglot)).toBe(true)
+  })
+
+  it('leaves a picture that is binary on every line binary', () => {
+    const noise = Array.from({ length: 400 }, (_, i) => String.fromCharCode((i * 37) % 32)).join('')
+    expect(textPastFirstLine(patchOf(`${GIF_LINE}\n+${noise}\n+${noise}`))).toBe(false)
+  })
+
+  it('has nothing to go on in a one-line picture, or past git’s “No newline” note', () => {
+    expect(textPastFirstLine(patchOf(GIF_LINE))).toBe(false)
+    expect(textPastFirstLine(`${patchOf(GIF_LINE)}\\ No newline at end of file\n`)).toBe(false)
+    expect(textPastFirstLine('diff --git a/f b/f\nold mode 100644\nnew mode 100755\n')).toBe(false)
   })
 })
 

@@ -4,6 +4,8 @@ import {
   buildEvidence,
   changedPaths,
   fileListLine,
+  listedFile,
+  redactFile,
   redactionLine,
   reviewableCount,
   ruledOut,
@@ -12,8 +14,6 @@ import {
   type ListedFile
 } from '../../src/evidence/build.js'
 import { classify } from '../../src/evidence/classify.js'
-import { showControls } from '../../src/evidence/content.js'
-import { redactPatch } from '../../src/evidence/redact.js'
 import { countTokens } from '../../src/evidence/tokens.js'
 import type {
   ChangedFile,
@@ -45,13 +45,9 @@ export const TIER: Readonly<Record<FileKind, number>> = {
 
 /** The tokens a file's patch costs when it is sent: redacted, with its redaction note. */
 export function sentTokens(file: ChangedFile): { tokens: number; redaction?: Redaction } {
-  const redacted = redactPatch(showControls(file.patch ?? ''))
-  if (redacted.secrets === 0) return { tokens: countTokens(redacted.patch) }
-  const redaction = { path: file.path, secrets: redacted.secrets, kinds: redacted.kinds }
-  return {
-    tokens: countTokens(redacted.patch) + countTokens(redactionLine(redaction)),
-    redaction
-  }
+  const { patch, redaction } = redactFile(file)
+  if (redaction === undefined) return { tokens: countTokens(patch) }
+  return { tokens: countTokens(patch) + countTokens(redactionLine(redaction)), redaction }
 }
 
 /** The size the budget orders files by: the UTF-8 bytes of the patch in the diff. */
@@ -94,10 +90,7 @@ function evidenceBy(input: EvidenceInput, algorithm: 'before' | 'rule'): Evidenc
 
   // What is ruled out before the budget is not what this oracle is about: the same rules.
   const media = input.media ?? new Map<string, string>()
-  const listed: ListedFile[] = input.files.map(file => ({
-    ...file,
-    kind: media.has(file.path) ? 'media' : classify(file)
-  }))
+  const listed: ListedFile[] = input.files.map(file => listedFile(file, media))
   const omitted: { index: number; omission: Omission }[] = []
   const candidates: Candidate[] = []
   listed.forEach((file, index) => {
@@ -106,16 +99,12 @@ function evidenceBy(input: EvidenceInput, algorithm: 'before' | 'rule'): Evidenc
       omitted.push({ index, omission })
       return
     }
-    const redacted = redactPatch(showControls(file.patch ?? ''))
-    const redaction =
-      redacted.secrets > 0
-        ? { path: file.path, secrets: redacted.secrets, kinds: redacted.kinds }
-        : undefined
+    const { patch, redaction } = redactFile(file)
     candidates.push({
       index,
       file,
-      patch: redacted.patch,
-      tokens: countTokens(redacted.patch) + (redaction ? countTokens(redactionLine(redaction)) : 0),
+      patch,
+      tokens: countTokens(patch) + (redaction ? countTokens(redactionLine(redaction)) : 0),
       bytes: patchBytes(file),
       redaction
     })

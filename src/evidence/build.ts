@@ -1,5 +1,5 @@
 import { classify } from './classify.js'
-import { escapeName, showControls } from './content.js'
+import { escapeName, showControls, textPastFirstLine } from './content.js'
 import { denylistRule, excludedBy } from './denylist.js'
 import { stripHidden } from './pr-text.js'
 import { redactPatch } from './redact.js'
@@ -27,7 +27,10 @@ export interface EvidenceInput {
    * (the action's input, a rubric from the pull request itself) hide them, and they count.
    */
   readonly exclude: { readonly waived: readonly string[]; readonly unwaived: readonly string[] }
-  /** Binary files recognised by their first bytes as media, by path, with their format. */
+  /**
+   * Binary files recognised by their first bytes as media, by path, with their format. Only a
+   * binary file can be media, and only when it is not text past its first line either.
+   */
   readonly media?: ReadonlyMap<string, string>
   readonly maxTokens: number
 }
@@ -105,10 +108,7 @@ export function buildEvidence(input: EvidenceInput): Evidence {
   const body = limitBody(stripHidden(input.pr.body), Math.floor(budget * BODY_SHARE))
 
   const media = input.media ?? new Map<string, string>()
-  const listed: ListedFile[] = input.files.map(file => ({
-    ...file,
-    kind: media.has(file.path) ? 'media' : classify(file)
-  }))
+  const listed: ListedFile[] = input.files.map(file => listedFile(file, media))
   const omitted: { index: number; omission: Omission }[] = []
   const candidates: Candidate[] = []
   listed.forEach((file, index) => {
@@ -232,17 +232,62 @@ export function buildEvidence(input: EvidenceInput): Evidence {
  * counted no further than `limit` tokens.
  */
 function fitting(candidate: Candidate, limit: number): Included | undefined {
-  const { file } = candidate
-  // A NUL or other control character in a text file is shown, not sent raw (or hidden).
-  const redacted = redactPatch(showControls(file.patch ?? ''))
-  const redaction =
-    redacted.secrets > 0
-      ? { path: file.path, secrets: redacted.secrets, kinds: redacted.kinds }
-      : undefined
+  const { patch, redaction } = redactFile(candidate.file)
   // The prompt also says what it redacted in the file: that line is the file's too.
   const note = redaction === undefined ? 0 : countTokens(redactionLine(redaction))
-  const tokens = note + countTokensUpTo(redacted.patch, limit - note)
-  return tokens <= limit ? { candidate, patch: redacted.patch, tokens, redaction } : undefined
+  const tokens = note + countTokensUpTo(patch, limit - note)
+  return tokens <= limit ? { candidate, patch, tokens, redaction } : undefined
+}
+
+/**
+ * A file's patch as it is sent, and what was redacted in it: control characters shown as
+ * symbols, secrets replaced by `[redacted: kind]`; in a secret file (see `secretFileRule`) every
+ * value that looks like a credential too.
+ */
+export function redactFile(file: ChangedFile): { patch: string; redaction?: Redaction } {
+  const secretFile = secretFileRule(file)
+  // A NUL or other control character in a text file is shown, not sent raw (or hidden).
+  const redacted = redactPatch(
+    showControls(file.patch ?? ''),
+    secretFile === undefined ? 'code' : 'secret file'
+  )
+  if (redacted.secrets === 0) return { patch: redacted.patch }
+  return {
+    patch: redacted.patch,
+    redaction: {
+      path: file.path,
+      secrets: redacted.secrets,
+      kinds: redacted.kinds,
+      ...(secretFile !== undefined && { secretFile })
+    }
+  }
+}
+
+/**
+ * The denylist rule that makes `file` a secret file, by its name or the name it was renamed or
+ * copied from (`key.pem` renamed to `notes.txt` may still be the key).
+ */
+export function secretFileRule(
+  file: Pick<ChangedFile, 'path' | 'previousPath'>
+): string | undefined {
+  const rule = denylistRule(file.path)
+  if (rule !== undefined || file.previousPath === undefined) return rule
+  const before = denylistRule(file.previousPath)
+  return before === undefined ? undefined : `${before} (as ${escapeName(file.previousPath)})`
+}
+
+/**
+ * A changed file as it is listed, with its kind. Media only when its content is binary and it is
+ * not text past its first line either: text is reviewable whatever its first bytes say, so a
+ * picture's signature in front of code does not hide the code (see `textPastFirstLine`).
+ */
+export function listedFile(file: ChangedFile, media: ReadonlyMap<string, string>): ListedFile {
+  const format = file.binary ? media.get(file.path) : undefined
+  if (format !== undefined && textPastFirstLine(file.patch ?? '')) {
+    const text = { ...file, binary: false }
+    return { ...text, kind: classify(text) }
+  }
+  return { ...file, kind: format === undefined ? classify(file) : 'media' }
 }
 
 /** The receipt's detail for a file left out for the budget: only what is known of it. */
@@ -285,33 +330,25 @@ const LONGEST_REASON: OmissionReason = 'denylisted'
 
 /** The line the prompt gives a file whose secrets were redacted. */
 export function redactionLine(r: Redaction): string {
-  return `- ${escapeName(r.path)}: ${r.secrets} secret${r.secrets === 1 ? '' : 's'} replaced by [redacted: …] (looked like ${r.kinds.join(', ')})`
+  const secretFile =
+    r.secretFile === undefined
+      ? ''
+      : `; a secret file (${escapeName(r.secretFile)}): every value that looked like a credential`
+  return `- ${escapeName(r.path)}: ${r.secrets} secret${r.secrets === 1 ? '' : 's'} replaced by [redacted: …] (looked like ${r.kinds.join(', ')}${secretFile})`
 }
 
 /**
  * Why a file's content is not sent at all, whatever the budget, and whether that counts against
- * coverage. The denylist also looks at where
- * a renamed or copied file came from: `key.pem` renamed to `notes.txt` is still a key.
+ * coverage. Only the trusted rubric's `exclude` waives a file. A secret file (`.env`, `*.key`) is
+ * not ruled out for its name: it is sent with its credentials redacted (see `redactFile`), unless
+ * its content is binary, which no redaction can make safe to send.
  */
 export function ruledOut(
   file: ListedFile,
   exclude: EvidenceInput['exclude'],
   media: ReadonlyMap<string, string>
 ): Omission | undefined {
-  const { path, previousPath } = file
-  const denied = denylistRule(path)
-  if (denied !== undefined) return { path, reason: 'denylisted', detail: denied, counts: false }
-  // Renamed or copied from a secret file: its content may still be the secret, so it is not sent;
-  // but under its new name it may be code by now, so it counts against coverage.
-  const deniedBefore = previousPath === undefined ? undefined : denylistRule(previousPath)
-  if (deniedBefore !== undefined) {
-    return {
-      path,
-      reason: 'denylisted',
-      detail: `${deniedBefore} (as ${escapeName(previousPath ?? '')}; counts against coverage under its new name)`,
-      counts: true
-    }
-  }
+  const { path } = file
   const waived = excludedBy(path, exclude.waived)
   if (waived !== undefined) return { path, reason: 'excluded', detail: waived, counts: false }
   const hidden = excludedBy(path, exclude.unwaived)
@@ -323,8 +360,17 @@ export function ruledOut(
       counts: true
     }
   }
-  const format = media.get(path)
-  if (format !== undefined) {
+  const secretFile = secretFileRule(file)
+  if (file.binary && secretFile !== undefined) {
+    return {
+      path,
+      reason: 'denylisted',
+      detail: `${secretFile}, binary content: not sent, and it counts against coverage`,
+      counts: true
+    }
+  }
+  if (file.kind === 'media') {
+    const format = media.get(path) ?? 'media'
     return { path, reason: 'media', detail: `${format}, recognised by its content`, counts: false }
   }
   if (file.binary) {

@@ -42,9 +42,32 @@ export function looksBinary(patch: string): boolean {
 }
 
 /**
+ * Whether a patch is text past its first line: the part of a file a media signature cannot speak
+ * for. A format puts its signature and header in a file's first bytes, so a file that starts as
+ * a GIF and goes on as JavaScript (`GIF89a`, a comment holding the rest of the picture, then
+ * code) is text that can carry code, while a real picture is not text past its first line
+ * either. False when nothing is past the first line.
+ */
+export function textPastFirstLine(patch: string): boolean {
+  const hunks = patch.indexOf('\n@@')
+  if (hunks === -1) return false
+  // The hunk header's line, then the file's first line in the hunk.
+  const header = patch.indexOf('\n', hunks + 1)
+  const first = header === -1 ? -1 : patch.indexOf('\n', header + 1)
+  if (first === -1) return false
+  // Git's `\ No newline at end of file` notes are not the file's; `looksBinary` reads no more.
+  const rest = patch
+    .slice(first + 1, first + 1 + 2 * SNIFFED_CHARS)
+    .replace(/^\\[^\n]*(?:\n|$)/gm, '')
+  if (!/^[-+ ][^\n]/m.test(rest)) return false
+  return !looksBinary(`${patch.slice(0, hunks)}\n@@\n${rest}`)
+}
+
+/**
  * Media and data formats recognised by their first bytes: pictures, fonts, sound, video, PDF and
  * two database formats. What they hold is not code, so they are listed but not sent, and do not
- * count against coverage. Archives and executables are not here: they can carry code.
+ * count against coverage, when the file is binary and not text past its first line either (see
+ * `textPastFirstLine`). Archives and executables are not here: they can carry code.
  */
 const SIGNATURES: readonly {
   readonly format: string

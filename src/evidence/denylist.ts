@@ -68,7 +68,7 @@ const dataUnder =
       : undefined
 
 /**
- * The extensions of code: a file with one is the pull request's code, reviewed whatever its
+ * The extensions of code: a file with one is the pull request's code, read as code whatever its
  * name (`src/secrets.ts`, `lib/credentials.js`, `id_rsa.py`, `.env.js`), and a secret inside it
  * is redacted by content (src/evidence/redact.ts). None of the secret files below has one.
  */
@@ -130,8 +130,10 @@ const CODE_EXTENSIONS = new Set([
 ])
 
 /**
- * Files whose content is never sent to the judges, whatever the configuration says: the usual
- * homes of credentials and keys, and nothing else. Checked on the lower-cased name (or path), so
+ * Secret files: the usual homes of credentials and keys, and nothing else. Their values are
+ * withheld, never the files: one is shown to the judges with every value that looks like a
+ * credential redacted (src/evidence/redact.ts, `RedactionPolicy`), whatever the configuration
+ * says, and one whose content is binary is not sent and counts against coverage. Checked on the lower-cased name (or path), so
  * `config/Prod.PEM` and `deploy/.ENV.production` are caught too. The path forms come first so the
  * receipt names the most specific rule.
  */

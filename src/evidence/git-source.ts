@@ -28,8 +28,9 @@ const MAX_SNIFFED = 200
 const SNIFFING_AT_ONCE = 8
 
 /**
- * The binary files that are media, by their first bytes (`head` reads them): those are listed but
- * not sent, and do not count against coverage. Any other binary file counts.
+ * The binary files whose first bytes (`head` reads them) are a media signature. Those that are
+ * not text past their first line either are media (see `listedFile`): listed but not sent, and
+ * they do not count against coverage. Any other binary file counts.
  */
 async function sniffMedia(
   files: readonly ChangedFile[],

@@ -243,6 +243,14 @@ const PATTERNS: readonly SecretPattern[] = [
     spans: matching(/(?<![A-Za-z0-9_])[sr]k_live_[0-9A-Za-z]{16,}/g)
   },
   {
+    kind: 'npm token',
+    spans: matching(/(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])/g)
+  },
+  {
+    kind: 'PyPI token',
+    spans: matching(/(?<![A-Za-z0-9_-])pypi-[A-Za-z0-9_-]{50,}/g)
+  },
+  {
     kind: 'JWT',
     spans: matching(/(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g)
   },
@@ -328,6 +336,158 @@ const PATTERNS: readonly SecretPattern[] = [
         'gi'
       ),
       looksRandom
+    )
+  }
+]
+
+/**
+ * The last word of a setting's name that says its value is a credential: `API_TOKEN`,
+ * `//registry.npmjs.org/:_authToken`, `_auth`, `DB_PASSWORD`, `clientSecret`, `SIGNING_KEY`.
+ * Not `monkey` or `keyfile`: the name is split into words first (see `lastWord`).
+ */
+const CREDENTIAL_WORDS = new Set([
+  'password',
+  'passwd',
+  'passphrase',
+  'pass',
+  'pwd',
+  'secret',
+  'token',
+  'authtoken',
+  'auth',
+  'key',
+  'apikey',
+  'credential',
+  'credentials',
+  'creds',
+  'cookie',
+  'salt'
+])
+
+/** `//registry.npmjs.org/:_authToken` → `token`; `SIGNING_KEY` → `key`; `apiKey` → `key`. */
+function lastWord(name: string): string {
+  const words = name.split(/[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])/).filter(word => word !== '')
+  return (words.at(-1) ?? '').toLowerCase()
+}
+
+/** Values that say something other than a secret: keywords, numbers, paths, placeholders. */
+function isSettingWord(value: string): boolean {
+  return (
+    /^(?:true|false|yes|no|on|off|null|nil|none|undefined)$/i.test(value) ||
+    /^[0-9][0-9_.]*$/.test(value) ||
+    /^(?:\.{1,2}\/|\/|~\/)/.test(value) ||
+    /^[$%<{]|\$\{|\{\{/.test(value) ||
+    /^(.)\1*$/.test(value)
+  )
+}
+
+/**
+ * A chain of identifiers (`process.env.TOKEN`, `config.auth`): code that names where a value
+ * comes from. A plain word (`hunter2`) may be the password itself, so it is not one.
+ */
+function isIdentifierChain(value: string): boolean {
+  return /^[A-Za-z_$][\w$]*(?:(?:\.|\?\.|::|->)[A-Za-z_$][\w$]*)+[!?]?$/.test(value)
+}
+
+/**
+ * A value that may be a password: letters with digits or symbols, and none of what a setting
+ * names instead (a path or file name, an option, a URL or host, an identifier chain, a
+ * placeholder, a number).
+ */
+function looksLikePassword(value: string): boolean {
+  if (isSettingWord(value) || isIdentifierChain(value) || value.startsWith('-')) return false
+  // `hook.sh`, `app.internal`, `https://…`, `lib/x.js`, `dev@example.com`: where something is.
+  if (/^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$/.test(value)) return false
+  if (/^[\w-]+(?:\.[A-Za-z][\w-]{0,9})+$|:\/\/|\//.test(value)) return false
+  return /[A-Za-z]/.test(value) && /[0-9!@#%^*+~?]/.test(value)
+}
+
+/** Where a setting's name may start: not inside another name (see `SECRET_FILE_PATTERNS`). */
+const SETTING_NAME = String.raw`(?<![\w.\-/@:])(?<name>(?:[\w.\-/@]|:(?=[\w.\-/@]))+)`
+
+/**
+ * What a secret file holds is there to be secret: on top of every pattern above, any value that looks like a credential goes, whatever it is
+ * named or not named. What does not look like one stays, so the file's other lines are shown as
+ * they are: `node-options=--require ./.env`, `registry=https://…`, `username = __token__`,
+ * and code (`node() { … }`, `require('./x')`, `token = process.env.TOKEN`), which is what a pull
+ * request would hide there. Each pattern starts at the start of a name, a line or a run of token
+ * characters, so each character is looked at a bounded number of times.
+ */
+const SECRET_FILE_PATTERNS: readonly SecretPattern[] = [
+  {
+    // `API_TOKEN='…'`, `"client_secret": "…"`, `password = "correct horse"`: the whole quoted
+    // value under a credential's name, however short, unless it is a placeholder.
+    kind: 'credential setting',
+    spans: matching(
+      new RegExp(String.raw`${SETTING_NAME}${ASSIGN}(["'\`])(?<secret>[^"'\`\r\n]+)\2`, 'g'),
+      (secret, match) =>
+        CREDENTIAL_WORDS.has(lastWord(match.groups?.name ?? '')) && !isSettingWord(secret)
+    )
+  },
+  {
+    // `//registry.npmjs.org/:_authToken=…`, `_auth=…`, `API_TOKEN=…`, `password: …`: an unquoted
+    // value under a credential's name. A value followed by code (`token = getToken()`) is code.
+    kind: 'credential setting',
+    spans: matching(
+      new RegExp(
+        String.raw`${SETTING_NAME}${ASSIGN}(?<secret>[^\s"'\`,;(){}\[\]<>|&=]+={0,2})(?<after>[^\s,;#]?)`,
+        'g'
+      ),
+      (secret, match) =>
+        match.groups?.after === '' &&
+        CREDENTIAL_WORDS.has(lastWord(match.groups.name ?? '')) &&
+        !isSettingWord(secret) &&
+        !isIdentifierChain(secret)
+    )
+  },
+  {
+    // Any setting's one-word value that looks like a password: 8 characters or more, letters
+    // with digits or symbols (`PLAIN=env-value-9f8e7d`, `pass: Tr0ub4dor&3`). What names a file,
+    // an option, a place or a word stays: `BASH_ENV=hook.sh`, `NODE_OPTIONS=--require=./x.js`,
+    // `registry=https://…`, `NODE_ENV=production`.
+    kind: 'password-like value',
+    spans: matching(
+      new RegExp(String.raw`${SETTING_NAME}${ASSIGN}(["'\`])(?<secret>[^\s"'\`]{8,})\2`, 'g'),
+      looksLikePassword
+    )
+  },
+  {
+    kind: 'password-like value',
+    spans: matching(
+      new RegExp(
+        String.raw`${SETTING_NAME}${ASSIGN}(?<secret>[^\s"'\`,;(){}\[\]<>|&=]{8,}={0,2})(?<after>[^\s,;#]?)`,
+        'g'
+      ),
+      (secret, match) => match.groups?.after === '' && looksLikePassword(secret)
+    )
+  },
+  {
+    // `.netrc`: `machine example.com login bot password s3cret`, the value after a space.
+    kind: 'credential setting',
+    spans: matching(
+      /(?<![\w-])(?:password|passwd|account)[ \t]+(?<secret>[^\s=:&|?(){}[\];,'"`<>.][^\s;]*)/gi,
+      secret => !isSettingWord(secret)
+    )
+  },
+  {
+    // `.pgpass`: `host:port:database:user:password`, the fifth field.
+    kind: 'credential setting',
+    spans: matching(
+      /^(?:[^\s:\\]|\\.)*:(?:[^\s:\\]|\\.)*:(?:[^\s:\\]|\\.)*:(?:[^\s:\\]|\\.)*:(?<secret>\S+)$/gm
+    )
+  },
+  {
+    // `.htpasswd`: `user:$apr1$…`, `user:$2y$05$…`, `user:{SHA}…`.
+    kind: 'password hash',
+    spans: matching(/:(?<secret>\$(?:apr1|2[abxy]?|1|5|6)\$[^\s:]+|\{SHA\}[A-Za-z0-9+/]+=*)/g)
+  },
+  {
+    // A long random-looking value anywhere, named or not: `SIGNING=…`, a certificate's body, a
+    // key split in a way the key patterns do not know. Base64 or hex, 20 characters or more.
+    kind: 'random-looking value',
+    spans: matching(
+      /(?<![A-Za-z0-9+/_-])(?<secret>[A-Za-z0-9+/_-]{20,}={0,2})(?![A-Za-z0-9+/_=-])/g,
+      secret => looksRandom(secret.replace(/=+$/, ''))
     )
   }
 ]
@@ -455,8 +615,15 @@ export interface Secret extends Span {
   readonly kinds: readonly string[]
 }
 
-/** Every kind, each once, in the order of `PATTERNS`: the order kinds are named in. */
-const KINDS = [...new Set(PATTERNS.map(({ kind }) => kind))]
+/** Every kind, each once, in the order of the patterns: the order kinds are named in. */
+const KINDS = [...new Set([...PATTERNS, ...SECRET_FILE_PATTERNS].map(({ kind }) => kind))]
+
+/**
+ * How a file is read for secrets: as code (the default), where only what looks like a secret in
+ * code goes; or as a secret file (a name on the denylist: `.env`, `.npmrc`, `*.key`…), where on
+ * top of that every value that looks like a credential goes (see `SECRET_FILE_PATTERNS`).
+ */
+export type RedactionPolicy = 'code' | 'secret file'
 
 function inOrder(kinds: ReadonlySet<string>): string[] {
   return KINDS.filter(kind => kinds.has(kind))
@@ -467,11 +634,16 @@ function inOrder(kinds: ReadonlySet<string>): string[] {
  * `path` is the file the text is from: it tells how to read unquoted values (see
  * `isConfigFile`).
  */
-export function findSecrets(text: string, path = ''): Secret[] {
-  const context = { config: isConfigFile(path) }
-  const found = PATTERNS.flatMap(({ kind, spans }) =>
-    spans(text, context).map(span => ({ ...span, kind }))
-  ).sort((a, b) => a.start - b.start)
+export function findSecrets(text: string, path = '', policy: RedactionPolicy = 'code'): Secret[] {
+  const secretFile = policy === 'secret file'
+  // A secret file may hold code (a `.env` that node requires): configuration's reading would take
+  // `token = load(key)` for a value. Its values are the secret-file patterns' to find, which
+  // leave code alone.
+  const context = { config: !secretFile && isConfigFile(path) }
+  const patterns = secretFile ? [...PATTERNS, ...SECRET_FILE_PATTERNS] : PATTERNS
+  const found = patterns
+    .flatMap(({ kind, spans }) => spans(text, context).map(span => ({ ...span, kind })))
+    .sort((a, b) => a.start - b.start)
   const merged: { start: number; end: number; kinds: Set<string> }[] = []
   for (const { start, end, kind } of found) {
     const last = merged.at(-1)
@@ -510,9 +682,13 @@ function hunkLine(line: string, header: boolean): HunkLine {
  * as well, and a secret already in the repository must not travel further), joined without their
  * marks so that a secret over several lines (a key's body) is found whole. A secret over several
  * lines leaves each of its lines in place, with its mark and `[redacted: kind]` for its part of
- * the secret, so the hunk's line counts stay true.
+ * the secret, so the hunk's line counts stay true. A secret file's patch (`policy`) loses every
+ * value that looks like a credential as well.
  */
-export function redactPatch(patch: string): { patch: string; secrets: number; kinds: string[] } {
+export function redactPatch(
+  patch: string,
+  policy: RedactionPolicy = 'code'
+): { patch: string; secrets: number; kinds: string[] } {
   const lines = patch.split('\n')
   const firstHunk = lines.findIndex(line => line.startsWith('@@'))
   if (firstHunk === -1) return { patch, secrets: 0, kinds: [] }
@@ -527,7 +703,7 @@ export function redactPatch(patch: string): { patch: string; secrets: number; ki
     // Inside hunks only hunk headers start with `@@`: body lines start with ` +-\`.
     while (end < lines.length && !(lines[end] ?? '').startsWith('@@')) end++
     const hunk = lines.slice(start, end).map((line, i) => hunkLine(line, i === 0))
-    const found = findSecrets(hunk.map(line => line.text).join('\n'), path)
+    const found = findSecrets(hunk.map(line => line.text).join('\n'), path, policy)
     secrets += found.length
     for (const secret of found) for (const kind of secret.kinds) kinds.add(kind)
     output.push(...redactLines(hunk, found))

@@ -4,7 +4,8 @@ export type FileStatus = 'added' | 'modified' | 'deleted' | 'renamed' | 'copied'
 
 /**
  * How a changed file is prioritised: source and tests first, then the rest. Media (pictures,
- * fonts, sound, video, recognised by their content) and other binary content are never sent.
+ * fonts, sound, video, recognised by their content and not text past their first line) and
+ * other binary content are never sent.
  */
 export type FileKind =
   'source' | 'test' | 'docs' | 'config' | 'lockfile' | 'generated' | 'vendored' | 'media' | 'binary'
@@ -33,8 +34,9 @@ export interface Omission {
    */
   readonly detail: string
   /**
-   * Whether it counts against coverage: a file that could carry code and was not shown. Denylisted
-   * secret files, media and what the trusted rubric's `exclude` waives do not.
+   * Whether it counts against coverage: a file that could carry code and was not shown. Media and
+   * what the trusted rubric's `exclude` waives do not. (A secret file is shown, its credentials
+   * redacted; one that is binary is not, and counts.)
    */
   readonly counts: boolean
 }
@@ -48,6 +50,11 @@ export interface Redaction {
   readonly secrets: number
   /** What was recognised, e.g. "AWS access key", "private key". */
   readonly kinds: readonly string[]
+  /**
+   * The denylist rule that makes it a secret file (`.env`, `*.key`; for a file renamed from one,
+   * what it was), whose every value that looks like a credential was redacted: absent for code.
+   */
+  readonly secretFile?: string
 }
 
 export interface CoverageReceipt {
@@ -59,8 +66,8 @@ export interface CoverageReceipt {
   readonly omitted: readonly Omission[]
   readonly redacted: readonly Redaction[]
   /**
-   * Files that count toward coverage: every file that could carry code, shown or not. Not counted:
-   * denylisted secret files, media, and files the trusted rubric's `exclude` waives.
+   * Files that count toward coverage: every file that could carry code, shown or not, secret files
+   * included. Not counted: media, and files the trusted rubric's `exclude` waives.
    */
   readonly reviewable: number
   /** Reviewed reviewable files / reviewable files; 1 when nothing is reviewable. */

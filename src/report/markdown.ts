@@ -396,9 +396,14 @@ function buildCoverageSection(receipt: CoverageReceipt): Section {
     priority: o.reason === 'budget' ? 50 : 8
   }))
   for (const r of receipt.redacted) {
+    // A secret file is shown too: the reader must not take it for one the judges never saw.
+    const secretFile =
+      r.secretFile === undefined
+        ? ''
+        : `, every value that looked like a credential, as a secret file (${code(escapeName(r.secretFile))})`
     blocks.push({
       pieces: [
-        `- ${code(escapeName(r.path))}: ${r.secrets} secret${r.secrets === 1 ? '' : 's'} redacted (${escapeMarkdown(r.kinds.join(', '))}); the rest of its diff was shown\n`
+        `- ${code(escapeName(r.path))}: shown, ${r.secrets} secret${r.secrets === 1 ? '' : 's'} redacted (${escapeMarkdown(r.kinds.join(', '))})${secretFile}; the rest of its diff was shown\n`
       ],
       priority: 45
     })
@@ -408,7 +413,9 @@ function buildCoverageSection(receipt: CoverageReceipt): Section {
       `<details>\n<summary>${summary}</summary>\n\n`,
       receipt.omitted.length === 0 && receipt.redacted.length === 0
         ? 'Every changed file was shown to the judges.\n'
-        : 'Not shown to the judges:\n\n'
+        : receipt.omitted.length === 0
+          ? 'Every changed file was shown to the judges, with secrets redacted:\n\n'
+          : 'Not shown to the judges, or shown with secrets redacted:\n\n'
     ],
     blocks,
     close: ['\n</details>\n\n'],

@@ -192,7 +192,9 @@ export const FRONT_MATTER_SHAPE = {
   exclude: z
     .array(z.string().min(1))
     .optional()
-    .describe('Globs of files never sent to the judges, on top of the built-in denylist')
+    .describe(
+      'Globs of files never sent to the judges (secret files are sent with their credentials redacted)'
+    )
 } as const
 
 export const FrontMatterSchema = z
