@@ -1,5 +1,6 @@
 import type { Gate } from '../rubric/types.js'
 import { readRecord } from './record.js'
+import { setupLabel } from './setup.js'
 import type { GateResult, GateSource } from './types.js'
 
 /** Where recorded results are read from: the run that ran the gates, through the API. */
@@ -47,7 +48,7 @@ export function recordedGates(run: RecordingRun, review: RecordingFor): GateSour
       }
       if (text === undefined) {
         return unusable(
-          `${run.description} recorded no gate results (did its gates step run, and the upload-artifact step after it?)`
+          `${run.description} recorded no gate results (did its gates step run? It uploads them itself)`
         )
       }
       const read = readRecord(text)
@@ -66,7 +67,12 @@ export function recordedGates(run: RecordingRun, review: RecordingFor): GateSour
       if (conclusion === undefined) {
         return unusable(`there is no such job in that run: set the gates-job input to its name`)
       }
-      const results = matchGates(rubric.gates, record.gates)
+      // The setup commands ran the pull request's code before the gates, like a gate: one that
+      // did not pass is a gate that did not pass.
+      const results = [
+        ...record.setup.map(s => ({ ...s, command: setupLabel(s.command) })),
+        ...matchGates(rubric.gates, record.gates)
+      ]
       const allPass = results.every(r => r.status === 'pass')
       if (allPass && conclusion !== 'success') {
         return unusable(
