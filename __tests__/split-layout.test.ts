@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -410,5 +410,21 @@ describe('the fork layout', () => {
     // The judges saw the fork's change, fetched by commit without running anything.
     expect(providers.calls.at(-1)?.text).toContain('+export const feature = 1')
     expect(existsSync(join(base, 'src/feature.ts'))).toBe(false)
+  })
+})
+
+describe('the gates sub-action’s bundle', () => {
+  it('loads every chunk before it runs: nothing of it is read from disk after the pull request’s code', () => {
+    const dir = join(import.meta.dirname, '..', 'gates/dist')
+    const chunks = readdirSync(dir).filter(f => f.endsWith('.js') && f !== 'index.js')
+    const index = readFileSync(join(dir, 'index.js'), 'utf8')
+    // Static imports, evaluated before the action's code; a later import() of the same file gets
+    // the module already loaded (Node caches ES modules by URL).
+    expect(index.split('\n').slice(0, chunks.length).sort()).toEqual(
+      chunks.map(f => `import './${f}';`).sort()
+    )
+    const lazy = [...index.matchAll(/__nccwpck_require__\.e\(\/\* import\(\) \*\/ (\d+)\)/g)]
+    expect(lazy.length).toBeGreaterThan(0)
+    for (const [, id] of lazy) expect(chunks).toContain(`${id ?? ''}.index.js`)
   })
 })
