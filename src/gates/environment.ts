@@ -4,11 +4,12 @@ import { SECRET_NAME } from '../util/secrets.js'
 type Environment = Readonly<Record<string, string | undefined>>
 
 /**
- * The runner's own service variables, set for every action's process (node actions get them,
- * `run:` steps do not): with them a gate could upload artifacts as this job (a forged record), read
- * and write the Actions cache, or ask for an OIDC token. The runner documents the last two for
- * OIDC (docs.github.com/actions/reference/security/oidc); the others are what @actions/artifact
- * and @actions/cache read (node_modules/@actions/artifact/lib/internal/shared/config.js).
+ * The runner's own service variables, set for the processes of actions (most of them not for
+ * `run:` steps): with them a gate could upload artifacts as this job (a forged record), read
+ * and write the Actions cache, or ask for an OIDC token. ACTIONS_ID_TOKEN_REQUEST_* are GitHub's
+ * documented OIDC variables (docs.github.com/actions/reference/security/oidc); the others are
+ * what the toolkit reads (node_modules/@actions/artifact/lib/internal/shared/config.js,
+ * @actions/cache/lib/internal/config.js, @actions/http-client/lib/index.js).
  */
 export const RUNNER_SERVICE_VARIABLES = [
   'ACTIONS_RUNTIME_TOKEN',
