@@ -26,8 +26,8 @@ import { maskSecrets, secretValues } from './util/secrets.js'
  * upload failed. It gives no verdict: the council job does.
  *
  * Everything it runs after the pull request's code (the upload) is already loaded: the bundle
- * has no chunk loaded later, so a setup command that rewrites the runner's copy of this action
- * changes nothing this process does, and no step after this one is needed.
+ * imports each of its chunks at start (scripts/bundle.mjs), so a setup command that rewrites the
+ * runner's copy of this action changes nothing this process does, and no step after it is needed.
  */
 export async function runGatesAction(): Promise<void> {
   const artifacts = new DefaultArtifactClient()
