@@ -78,7 +78,10 @@ export async function gatesJob(
   return result
 }
 
-/** What `actions/upload-artifact` stores for `path: <results-file>`: a zip of the one file. */
+/**
+ * A record uploaded under the gates' artifact name by something else in the run (a forger), as
+ * `actions/upload-artifact` would store it: a zip of the one file.
+ */
 export function uploadRecord(github: GitHubStandIn, runId: number, record: Buffer | string): void {
   github.addArtifact(
     runId,
