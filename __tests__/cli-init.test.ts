@@ -22,6 +22,7 @@ import { main } from '../src/cli.js'
 import { actionlint } from './helpers/actionlint.js'
 import { parse } from './helpers/rubric.js'
 import { layoutViolations } from './helpers/workflow-layout.js'
+import { readSetupCommands } from '../src/gates/setup.js'
 async function cli(
   argv: string[],
   cwd: string
@@ -104,15 +105,17 @@ const PROJECTS = [
     kind: 'a Node project',
     files: { 'package.json': '{"scripts":{"test":"vitest"}}', 'package-lock.json': '{}' },
     gate: ['npm test'],
-    setup: ['uses: actions/setup-node@v5', 'run: npm ci']
+    setup: ['uses: actions/setup-node@v5'],
+    commands: ['npm ci']
   },
   {
     kind: 'a Python project',
     files: { 'pyproject.toml': '[project]\nname = "demo"\n', 'requirements.txt': 'pytest\n' },
     gate: ['pytest'],
-    setup: ['uses: actions/setup-python@v5', 'run: python -m pip install -r requirements.txt']
+    setup: ['uses: actions/setup-python@v5'],
+    commands: ['python -m pip install -r requirements.txt']
   },
-  { kind: 'a project with neither', files: {}, gate: [], setup: [] }
+  { kind: 'a project with neither', files: {}, gate: [], setup: [], commands: [] }
 ] as const
 
 const LAYOUTS = [
@@ -138,7 +141,7 @@ function stepList(job: Job | undefined): string[] {
   )
 }
 
-describe.each(PROJECTS)('rubric-council init, for $kind', ({ files, gate, setup }) => {
+describe.each(PROJECTS)('rubric-council init, for $kind', ({ files, gate, setup, commands }) => {
   describe.each(LAYOUTS)('in $layout', ({ argv, workflows, review }) => {
     it('writes the rubric, then the workflows, and says so', async () => {
       const dir = project(files)
@@ -168,14 +171,17 @@ describe.each(PROJECTS)('rubric-council init, for $kind', ({ files, gate, setup 
         Job
       >
       expect(Object.keys(jobs).sort()).toEqual(['bot', 'council', 'gates'])
-      // The project's setup, then the gates, in the gates job; the council only reads their results.
+      // The toolchain's actions, then the gates action, which runs the install commands and the
+      // gates and uploads their results: no run: step before it, and no step after it.
       const gates = stepList(jobs.gates)
       expect(gates).toEqual([
         'uses: actions/checkout@v5',
         ...setup,
-        'uses: rubric-council/rubric-council/gates@v0',
-        'uses: actions/upload-artifact@v4'
+        'uses: rubric-council/rubric-council/gates@v0'
       ])
+      const input = jobs.gates?.steps.at(-1)?.with?.setup
+      expect(readSetupCommands(typeof input === 'string' ? input : '')).toEqual(commands)
+      // The council only reads their results.
       expect(stepList(jobs.council)).toEqual([
         'uses: actions/checkout@v5',
         'uses: rubric-council/rubric-council@v0'
@@ -288,17 +294,8 @@ describe('rubric-council init', () => {
     const gates = w.jobs.gates
     expect(gates?.permissions).toEqual({ contents: 'read' })
     expect(gates?.steps[0]?.with).toEqual({ ref: CHECKOUT_REF, 'persist-credentials': false })
-    expect(gates?.steps.find(s => s.uses === 'rubric-council/rubric-council/gates@v0')?.id).toBe(
-      'gates'
-    )
-    expect(gates?.steps.find(s => s.uses === 'actions/upload-artifact@v4')).toEqual({
-      uses: 'actions/upload-artifact@v4',
-      if: "${{ !cancelled() && steps.gates.outputs.results-file != '' }}",
-      with: {
-        name: 'rubric-council-gates',
-        path: '${{ steps.gates.outputs.results-file }}'
-      }
-    })
+    expect(gates?.steps.at(-1)?.uses).toBe('rubric-council/rubric-council/gates@v0')
+    expect(Object.keys(gates?.steps.at(-1)?.with ?? {})).toEqual(['setup'])
 
     const council = w.jobs.council
     expect({ needs: council?.needs, if: council?.if }).toEqual({
@@ -522,80 +519,91 @@ describe('rubric-council init', () => {
 })
 
 describe('the gates job’s setup', () => {
-  /** The setup steps init writes for a project of these files, as `uses:`/`run:` and `with:`. */
-  function setupOf(files: Record<string, string>): { steps: string[]; with: unknown[] } {
+  /**
+   * The set-up init writes for a project of these files: the steps between the checkout and the
+   * gates action, as `uses:` and `with:`, and the commands of the gates action's `setup` input.
+   */
+  function setupOf(files: Record<string, string>): {
+    steps: string[]
+    with: unknown[]
+    commands: string[]
+  } {
     const text = splitWorkflow(detectSetup(project(files)))
-    const steps = (workflow(text).jobs.gates?.steps ?? []).slice(1, -2)
-    return { steps: stepList({ steps }), with: steps.map(s => s.with) }
+    const all = workflow(text).jobs.gates?.steps ?? []
+    const steps = all.slice(1, -1)
+    const setup = all.at(-1)?.with?.setup
+    const commands = readSetupCommands(typeof setup === 'string' ? setup : '')
+    return { steps: stepList({ steps }), with: steps.map(s => s.with), commands }
   }
 
   it.each([
     [
       'npm, with a lockfile and .nvmrc',
       { 'package.json': '{}', 'package-lock.json': '{}', '.nvmrc': '24\n' },
-      ['uses: actions/setup-node@v5', 'run: npm ci'],
-      [{ 'node-version-file': '.nvmrc', cache: 'npm' }, undefined]
+      ['uses: actions/setup-node@v5'],
+      [{ 'node-version-file': '.nvmrc', cache: 'npm' }],
+      ['npm ci']
     ],
     [
       'npm, with .node-version',
       { 'package.json': '{}', 'package-lock.json': '{}', '.node-version': '24\n' },
-      ['uses: actions/setup-node@v5', 'run: npm ci'],
-      [{ 'node-version-file': '.node-version', cache: 'npm' }, undefined]
+      ['uses: actions/setup-node@v5'],
+      [{ 'node-version-file': '.node-version', cache: 'npm' }],
+      ['npm ci']
     ],
     [
       'npm, without a lockfile',
       { 'package.json': '{}' },
-      ['uses: actions/setup-node@v5', 'run: npm install'],
-      [{ 'node-version': 'lts/*' }, undefined]
+      ['uses: actions/setup-node@v5'],
+      [{ 'node-version': 'lts/*' }],
+      ['npm install']
     ],
     [
       'pnpm, its version unnamed in package.json',
       { 'package.json': '{}', 'pnpm-lock.yaml': '' },
-      [
-        'uses: pnpm/action-setup@v4',
-        'uses: actions/setup-node@v5',
-        'run: pnpm install --frozen-lockfile'
-      ],
-      [{ version: 10 }, { 'node-version': 'lts/*', cache: 'pnpm' }, undefined]
+      ['uses: pnpm/action-setup@v4', 'uses: actions/setup-node@v5'],
+      [{ version: 10 }, { 'node-version': 'lts/*', cache: 'pnpm' }],
+      ['pnpm install --frozen-lockfile']
     ],
     [
       'pnpm, named in "packageManager"',
       { 'package.json': '{"packageManager":"pnpm@10.4.1"}', 'pnpm-lock.yaml': '' },
-      [
-        'uses: pnpm/action-setup@v4',
-        'uses: actions/setup-node@v5',
-        'run: pnpm install --frozen-lockfile'
-      ],
-      [undefined, { 'node-version': 'lts/*', cache: 'pnpm' }, undefined]
+      ['uses: pnpm/action-setup@v4', 'uses: actions/setup-node@v5'],
+      [undefined, { 'node-version': 'lts/*', cache: 'pnpm' }],
+      ['pnpm install --frozen-lockfile']
     ],
     [
       'Yarn 1',
       { 'package.json': '{}', 'yarn.lock': '' },
-      ['uses: actions/setup-node@v5', 'run: yarn install --frozen-lockfile'],
-      [{ 'node-version': 'lts/*', cache: 'yarn' }, undefined]
+      ['uses: actions/setup-node@v5'],
+      [{ 'node-version': 'lts/*', cache: 'yarn' }],
+      ['yarn install --frozen-lockfile']
     ],
     [
       'Yarn 2 or later',
       { 'package.json': '{}', 'yarn.lock': '', '.yarnrc.yml': '' },
-      ['uses: actions/setup-node@v5', 'run: corepack enable', 'run: yarn install --immutable'],
-      [{ 'node-version': 'lts/*' }, undefined, undefined]
+      ['uses: actions/setup-node@v5'],
+      [{ 'node-version': 'lts/*' }],
+      ['corepack enable', 'yarn install --immutable']
     ],
     [
       'Python, with requirements.txt and .python-version',
       { 'requirements.txt': '', '.python-version': '3.13\n' },
-      ['uses: actions/setup-python@v5', 'run: python -m pip install -r requirements.txt'],
-      [{ 'python-version-file': '.python-version', cache: 'pip' }, undefined]
+      ['uses: actions/setup-python@v5'],
+      [{ 'python-version-file': '.python-version', cache: 'pip' }],
+      ['python -m pip install -r requirements.txt']
     ],
     [
       'Python, a package without requirements.txt',
       { 'pyproject.toml': '' },
-      ['uses: actions/setup-python@v5', 'run: python -m pip install -e .'],
-      [{ 'python-version': '3.x' }, undefined]
+      ['uses: actions/setup-python@v5'],
+      [{ 'python-version': '3.x' }],
+      ['python -m pip install -e .']
     ],
-    ['Go: a placeholder', { 'go.mod': '' }, [], []],
-    ['nothing known: a placeholder', {}, [], []]
-  ] as const)('%s', async (_, files, steps, withs) => {
-    expect(setupOf(files)).toEqual({ steps, with: withs })
+    ['Go: a placeholder', { 'go.mod': '' }, [], [], []],
+    ['nothing known: a placeholder', {}, [], [], []]
+  ] as const)('%s', async (_, files, steps, withs, commands) => {
+    expect(setupOf(files)).toEqual({ steps, with: withs, commands })
     const setup = detectSetup(project(files))
     const { gates, council } = forksWorkflows(setup)
     for (const text of [splitWorkflow(setup), gates, council]) {
@@ -609,7 +617,8 @@ describe('the gates job’s setup', () => {
     expect(detectSetup(project({ 'go.mod': '' })).steps).toContain('go-version-file: go.mod')
     expect(detectSetup(project({ 'pom.xml': '' })).steps).toContain('actions/setup-java@v4')
     expect(detectSetup(project({ Gemfile: '' })).steps).toContain('ruby/setup-ruby@v1')
-    expect(detectSetup(project({ 'Cargo.toml': '' })).steps).toContain('cargo')
+    expect(detectSetup(project({ 'Cargo.toml': '' })).commands).toContain('# cargo fetch --locked')
+    expect(detectSetup(project({ Gemfile: '' })).commands).toContain('# bundle install')
     for (const files of [{ 'go.mod': '' }, {}]) {
       const setup = detectSetup(project(files))
       expect(setup.placeholder).toBe(true)
@@ -617,6 +626,7 @@ describe('the gates job’s setup', () => {
       expect(
         setup.steps.split('\n').filter(l => l.trim() !== '' && !l.trim().startsWith('#'))
       ).toEqual([])
+      expect(readSetupCommands(setup.commands)).toEqual([])
     }
   })
 })
@@ -666,11 +676,10 @@ describe('the checks on a generated workflow', () => {
       'a secret given to the gates',
       (t: string) =>
         t.replace(
-          '        uses: rubric-council/rubric-council/gates@v0\n',
-          '        uses: rubric-council/rubric-council/gates@v0\n        env:\n          NPM_TOKEN: ${{ secrets.NPM_TOKEN }}\n'
+          '      - uses: rubric-council/rubric-council/gates@v0\n',
+          '      - uses: rubric-council/rubric-council/gates@v0\n        env:\n          NPM_TOKEN: ${{ secrets.NPM_TOKEN }}\n'
         ),
       [
-        'job gates (it reads secrets) runs code: run: npm ci',
         'job gates (it reads secrets) runs code: uses: actions/setup-node@v5',
         'job gates (it reads secrets) runs code: uses: rubric-council/rubric-council/gates@v0',
         'job gates runs the gates and reads secrets'
@@ -680,11 +689,10 @@ describe('the checks on a generated workflow', () => {
       'every secret handed to the gates, without naming one',
       (t: string) =>
         t.replace(
-          '        uses: rubric-council/rubric-council/gates@v0\n',
-          '        uses: rubric-council/rubric-council/gates@v0\n        env:\n          ALL: ${{ toJSON(secrets) }}\n'
+          '      - uses: rubric-council/rubric-council/gates@v0\n',
+          '      - uses: rubric-council/rubric-council/gates@v0\n        env:\n          ALL: ${{ toJSON(secrets) }}\n'
         ),
       [
-        'job gates (it reads secrets) runs code: run: npm ci',
         'job gates (it reads secrets) runs code: uses: actions/setup-node@v5',
         'job gates (it reads secrets) runs code: uses: rubric-council/rubric-council/gates@v0',
         'job gates runs the gates and reads secrets'
@@ -694,15 +702,41 @@ describe('the checks on a generated workflow', () => {
       'a write token in the gates',
       (t: string) =>
         t.replace(
-          '    permissions:\n      contents: read\n    steps:',
-          '    permissions:\n      contents: write\n    steps:'
+          '    permissions:\n      contents: read\n    # Only actions',
+          '    permissions:\n      contents: write\n    # Only actions'
         ),
       [
-        'job gates (contents: write) runs code: run: npm ci',
         'job gates (contents: write) runs code: uses: actions/setup-node@v5',
         'job gates (contents: write) runs code: uses: rubric-council/rubric-council/gates@v0',
         'job gates runs the gates with permissions {"contents":"write"}, not { contents: read }'
       ].sort()
+    ],
+    [
+      'the install as a shell step before the gates action',
+      (t: string) =>
+        t.replace(
+          '      - uses: rubric-council/rubric-council/gates@v0\n',
+          '      - run: npm ci\n      - uses: rubric-council/rubric-council/gates@v0\n'
+        ),
+      ['job gates runs code before the gates action: run: npm ci']
+    ],
+    [
+      'a local action before the gates action',
+      (t: string) =>
+        t.replace(
+          '      - uses: rubric-council/rubric-council/gates@v0\n',
+          '      - uses: ./.github/actions/install\n      - uses: rubric-council/rubric-council/gates@v0\n'
+        ),
+      ['job gates runs code before the gates action: uses: ./.github/actions/install']
+    ],
+    [
+      'an upload step after the gates action',
+      (t: string) =>
+        t.replace(
+          '        # It uploads the results itself, as the artifact rubric-council-gates.\n',
+          '      - uses: actions/upload-artifact@v4\n        with:\n          name: rubric-council-gates\n          path: results.json\n'
+        ),
+      ['job gates has a step after the gates action: uses: actions/upload-artifact@v4']
     ],
     [
       'a token left in .git/config',

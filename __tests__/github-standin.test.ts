@@ -1,10 +1,15 @@
+import { DefaultArtifactClient } from '@actions/artifact'
 import { createHash } from 'node:crypto'
+import { mkdtempSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { getOctokit } from '@actions/github'
 import { retry } from '@octokit/plugin-retry'
 import { throttling } from '@octokit/plugin-throttling'
 import type { WebhookDefinition } from '@octokit/webhooks-examples'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { readZipEntry } from '../src/github/zip.js'
 import {
   BLOB_PATH,
   DISPATCH_INPUTS_LIMIT,
@@ -1566,5 +1571,186 @@ describe('check runs from in_progress to completed', () => {
       { status: 'completed', conclusion: 'failure' },
       { status: 'completed', conclusion: 'failure' }
     ])
+  })
+})
+
+describe('artifact uploads through the results service, as @actions/artifact makes them', () => {
+  const RUN_ID = 6_000_000_123
+  const TWIRP = '/twirp/github.actions.results.api.v1.ArtifactService/'
+
+  /** The client as a job's action runs it: the runner's variables for run `runId`, job `job`. */
+  async function upload(
+    runtime: { ACTIONS_RUNTIME_TOKEN: string; ACTIONS_RESULTS_URL: string },
+    name: string,
+    text: string
+  ): Promise<{ id?: number | undefined; error?: string }> {
+    const dir = mkdtempSync(join(tmpdir(), 'rc-upload-'))
+    writeFileSync(join(dir, 'record.json'), text)
+    vi.stubEnv('ACTIONS_RUNTIME_TOKEN', runtime.ACTIONS_RUNTIME_TOKEN)
+    vi.stubEnv('ACTIONS_RESULTS_URL', runtime.ACTIONS_RESULTS_URL)
+    vi.stubEnv('GITHUB_SERVER_URL', 'https://github.com')
+    try {
+      const result = await new DefaultArtifactClient().uploadArtifact(
+        name,
+        [join(dir, 'record.json')],
+        dir
+      )
+      return { id: result.id }
+    } catch (error) {
+      return { error: error instanceof Error ? error.message : String(error) }
+    } finally {
+      vi.unstubAllEnvs()
+    }
+  }
+
+  /** A raw Twirp call, for what the client itself never sends. */
+  async function twirp(
+    method: string,
+    token: string,
+    body: Record<string, unknown>
+  ): Promise<{ status: number; body: unknown }> {
+    const response = await fetch(`${standIn.url}${TWIRP}${method}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body)
+    })
+    return { status: response.status, body: await response.json() }
+  }
+
+  /** The ids the client would send, read from the token's scope as it reads them. */
+  function idsOf(token: string): Record<string, string> {
+    const claims = JSON.parse(
+      Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')
+    ) as { scp: string }
+    const [, run = '', job = ''] =
+      claims.scp
+        .split(' ')
+        .find(s => s.startsWith('Actions.Results:'))
+        ?.split(':') ?? []
+    return { workflow_run_backend_id: run, workflow_job_run_backend_id: job }
+  }
+
+  it('makes the upload an artifact of the run, listed and downloaded through the REST API', async () => {
+    const runtime = standIn.runtimeFor(RUN_ID, 'gates')
+    const uploaded = await upload(runtime, 'rubric-council-gates', '{"schema":"x"}\n')
+    expect(uploaded.error).toBeUndefined()
+
+    const client = octokit()
+    const listed = await client.rest.actions.listWorkflowRunArtifacts({ ...repo(), run_id: RUN_ID })
+    expect(listed.data.artifacts.map(a => [a.id, a.name])).toEqual([
+      [uploaded.id, 'rubric-council-gates']
+    ])
+    const answer = await client.rest.actions.downloadArtifact({
+      ...repo(),
+      artifact_id: uploaded.id ?? 0,
+      archive_format: 'zip',
+      request: { redirect: 'manual' }
+    })
+    const zip = Buffer.from(await (await fetch(answer.headers.location ?? '')).arrayBuffer())
+    expect(
+      readZipEntry(zip, 'record.json', { maxBytes: 1024, maxEntries: 10 }).toString('utf8')
+    ).toBe('{"schema":"x"}\n')
+    expect(standIn.violations).toEqual([])
+  })
+
+  it('refuses a name already used in the run, with GitHub’s error', async () => {
+    const first = await upload(standIn.runtimeFor(RUN_ID, 'gates'), 'results', 'one')
+    // Another job of the same run.
+    const second = await upload(standIn.runtimeFor(RUN_ID, 'council'), 'results', 'two')
+    // Another run may use the name.
+    const elsewhere = await upload(standIn.runtimeFor(RUN_ID + 1, 'gates'), 'results', 'three')
+    expect(first.error).toBeUndefined()
+    expect(second.error).toBe(
+      'Failed to CreateArtifact: Received non-retryable error: Failed request: (409) Conflict: an artifact with this name already exists on the workflow run'
+    )
+    expect(elsewhere.error).toBeUndefined()
+  })
+
+  it('refuses a token it did not sign, and one for another job', async () => {
+    const real = standIn.runtimeFor(RUN_ID, 'gates')
+    const [header, payload] = real.ACTIONS_RUNTIME_TOKEN.split('.')
+    const unsigned = `${header ?? ''}.${payload ?? ''}.forged`
+    const forged = await upload({ ...real, ACTIONS_RUNTIME_TOKEN: unsigned }, 'results', 'x')
+    expect(forged.error).toBe(
+      'Failed to CreateArtifact: Received non-retryable error: Failed request: (401) Unauthorized: invalid token'
+    )
+    const other = standIn.runtimeFor(RUN_ID + 2, 'gates').ACTIONS_RUNTIME_TOKEN
+    const crossed = await twirp('CreateArtifact', real.ACTIONS_RUNTIME_TOKEN, {
+      ...idsOf(other),
+      name: 'results',
+      version: 4
+    })
+    expect(crossed).toEqual({
+      status: 403,
+      body: {
+        code: 'permission_denied',
+        msg: 'the token does not grant this workflow run or job'
+      }
+    })
+    expect(standIn.requests.filter(r => r.path.startsWith(TWIRP)).map(r => r.status)).toEqual([
+      401, 403
+    ])
+  })
+
+  it('finalizes only an upload that was made, of the size and hash it says', async () => {
+    const token = standIn.runtimeFor(RUN_ID, 'gates').ACTIONS_RUNTIME_TOKEN
+    const ids = idsOf(token)
+    const unknown = await twirp('FinalizeArtifact', token, { ...ids, name: 'never', size: '1' })
+    const created = await twirp('CreateArtifact', token, { ...ids, name: 'results', version: 4 })
+    const early = await twirp('FinalizeArtifact', token, { ...ids, name: 'results', size: '0' })
+
+    const url = new URL((created.body as { signed_upload_url: string }).signed_upload_url)
+    const put = (query: Record<string, string>, body: string, sig?: string) => {
+      const target = new URL(url)
+      for (const [k, v] of Object.entries(query)) target.searchParams.set(k, v)
+      if (sig !== undefined) target.searchParams.set('sig', sig)
+      return fetch(target, { method: 'PUT', body }).then(async r => [r.status, await r.text()])
+    }
+    const badSig = await put({ comp: 'block', blockid: 'YQ==' }, 'zip', 'forged')
+    expect(await put({ comp: 'block', blockid: 'YQ==' }, 'zip bytes')).toEqual([201, ''])
+    const badList = await put({ comp: 'blocklist' }, '<BlockList><Latest>Yg==</Latest></BlockList>')
+    expect(
+      await put({ comp: 'blocklist' }, '<BlockList><Latest>YQ==</Latest></BlockList>')
+    ).toEqual([201, ''])
+    const hash = `sha256:${createHash('sha256').update('zip bytes').digest('hex')}`
+    const wrongSize = await twirp('FinalizeArtifact', token, {
+      ...ids,
+      name: 'results',
+      size: '3',
+      hash
+    })
+    const wrongHash = await twirp('FinalizeArtifact', token, {
+      ...ids,
+      name: 'results',
+      size: '9',
+      hash: `sha256:${'0'.repeat(64)}`
+    })
+    const done = await twirp('FinalizeArtifact', token, {
+      ...ids,
+      name: 'results',
+      size: '9',
+      hash
+    })
+
+    const notFound = {
+      status: 404,
+      body: { code: 'not_found', msg: 'artifact not found or its upload is not complete' }
+    }
+    expect(unknown).toEqual(notFound)
+    expect(early).toEqual(notFound)
+    expect(badSig[0]).toBe(403)
+    expect(badSig[1]).toContain('<Code>AuthenticationFailed</Code>')
+    expect(badList[0]).toBe(400)
+    expect(badList[1]).toContain('<Code>InvalidBlockList</Code>')
+    expect(wrongSize).toEqual({
+      status: 400,
+      body: {
+        code: 'invalid_argument',
+        msg: "size 3 does not match the uploaded blob's 9 bytes"
+      }
+    })
+    expect(wrongHash.status).toBe(400)
+    expect(done.status).toBe(200)
+    expect(standIn.violations).toEqual([])
   })
 })

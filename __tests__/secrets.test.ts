@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { PROVIDER_SETTINGS } from '../src/council/provider-settings.js'
-import { gateEnvironment } from '../src/gates/environment.js'
+import { gateEnvironment, RUNNER_SERVICE_VARIABLES } from '../src/gates/environment.js'
 import { maskSecrets, SECRET_NAME, secretValues } from '../src/util/secrets.js'
 
 describe('secretValues', () => {
@@ -153,6 +153,25 @@ describe('gateEnvironment', () => {
     )
     expect(Object.keys(everyProvider).length).toBeGreaterThanOrEqual(12)
     expect(gateEnvironment({ ...everyProvider, PATH: '/bin' })).toEqual({ PATH: '/bin' })
+  })
+
+  it('withholds every one of the runner’s service variables, named in one list', () => {
+    const runner = Object.fromEntries(RUNNER_SERVICE_VARIABLES.map(name => [name, 'set']))
+    expect(RUNNER_SERVICE_VARIABLES).toEqual(
+      expect.arrayContaining([
+        'ACTIONS_RUNTIME_TOKEN',
+        'ACTIONS_RESULTS_URL',
+        'ACTIONS_CACHE_URL',
+        'ACTIONS_RUNTIME_URL',
+        'ACTIONS_ID_TOKEN_REQUEST_URL',
+        'ACTIONS_ID_TOKEN_REQUEST_TOKEN'
+      ])
+    )
+    expect(gateEnvironment({ ...runner, ACTIONS_STEP_DEBUG: 'true', PATH: '/bin' })).toEqual({
+      // The user's own debug switch is no credential.
+      ACTIONS_STEP_DEBUG: 'true',
+      PATH: '/bin'
+    })
   })
 
   it('masks every provider key: each key variable has a credential-like name', () => {

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -22,7 +22,8 @@ import { gateResult } from './helpers/evaluation.js'
 import { startGitHubStandIn, type GitHubStandIn } from './helpers/github-standin.js'
 import { wireAnswer } from './helpers/judge-answers.js'
 import { startProviderStandIn, type StandIn } from './helpers/provider-standin.js'
-import { GATES_TOKEN, gatesJob, uploadRecord } from './helpers/split-layout.js'
+import { RUNNER_SERVICE_VARIABLES } from '../src/gates/environment.js'
+import { actionsFolder, GATES_TOKEN, gatesJob, uploadRecord } from './helpers/split-layout.js'
 
 /**
  * The split layout (docs/security.md, "Where the gates run"), end to end: the gates job runs the
@@ -195,22 +196,16 @@ spawn(process.execPath, ['-e', later, process.env.GITHUB_API_URL, process.env.HE
     expect(checksOn(pr).map(c => c.conclusion)).toEqual(['failure'])
   })
 
-  it('cannot pass with a forged record while its gates job failed', async () => {
+  it('cannot pass with a forged record uploaded before the gates job’s own', async () => {
     const pr = pullRequest({ 'scripts/check.sh': 'echo "1 test failed"; exit 1\n' })
     const runId = nextRun++
     const eventPath = pullRequestEvent(pr.repo, { number: pr.number })
-    await gatesJob(github, { workspace: pr.repo.dir, eventPath, runId })
-    // Something the gates ran rewrote the record before the upload: every gate "passed".
-    uploadRecord(
-      github,
-      runId,
-      writeRecord({
-        repository: `${OWNER}/${REPO}`,
-        pullRequest: pr.number,
-        headSha: pr.repo.headSha,
-        rubricHash: rubricHash(RUBRIC),
-        gates: [gateResult('bash scripts/check.sh', 'pass', 'all good')]
-      })
+    // Something in the job uploaded a record where every gate "passed", under the name, first.
+    uploadRecord(github, runId, forgedRecord(pr))
+    const gates = await gatesJob(github, { workspace: pr.repo.dir, eventPath, runId })
+    expect(gates.code).toBe(1)
+    expect(gates.stdout).toContain(
+      '(409) Conflict: an artifact with this name already exists on the workflow run'
     )
     const council = await councilJob(pr, runId)
     expect(outcome(council)).toBe('FAIL gate_failed')
@@ -224,6 +219,119 @@ spawn(process.execPath, ['-e', later, process.env.GITHUB_API_URL, process.env.HE
     const council = await councilJob(pr, runId)
     expect(outcome(council)).toBe('FAIL gate_failed')
     expect(council.summary).toContain('recorded no gate results')
+  })
+})
+
+/** A record of the review's gates where every one passed, as an attacker would write it. */
+function forgedRecord(pr: PullRequest): string {
+  return writeRecord({
+    repository: `${OWNER}/${REPO}`,
+    pullRequest: pr.number,
+    headSha: pr.repo.headSha,
+    rubricHash: rubricHash(RUBRIC),
+    setup: [],
+    gates: [gateResult('bash scripts/check.sh', 'pass', 'all good')]
+  })
+}
+
+/** An npm project (no dependencies) whose install runs `script` first: a lifecycle script. */
+function npmProject(script: string): Record<string, string> {
+  const name = 'octo-app'
+  return {
+    'package.json': JSON.stringify({ name, version: '1.0.0', scripts: { preinstall: script } }),
+    'package-lock.json': JSON.stringify({
+      name,
+      version: '1.0.0',
+      lockfileVersion: 3,
+      requires: true,
+      packages: { '': { name, version: '1.0.0' } }
+    })
+  }
+}
+
+const FORGE = readFileSync(join(import.meta.dirname, 'fixtures/forge-gates.cjs'), 'utf8')
+
+describe('the setup commands run inside the gates sub-action', () => {
+  it('a failed setup fails the verdict like a failed gate, and the gates do not run', async () => {
+    const pr = pullRequest({ 'scripts/check.sh': 'echo checked > checked.txt\n' })
+    const runId = nextRun++
+    const gates = await gatesJob(github, {
+      workspace: pr.repo.dir,
+      eventPath: pullRequestEvent(pr.repo, { number: pr.number }),
+      runId,
+      setup: 'echo installing\n\n# a comment\necho "E404 no such package" && exit 3\necho never'
+    })
+    expect(gates.code).toBe(1)
+    expect(existsSync(join(pr.repo.dir, 'checked.txt'))).toBe(false)
+    const council = await councilJob(pr, runId)
+    expect(outcome(council)).toBe('FAIL gate_failed')
+    expect(council.summary).toContain('setup: echo installing')
+    expect(council.summary).toContain('E404 no such package')
+    expect(council.summary).toContain('not run: the setup command')
+    expect(council.summary).not.toContain('echo never')
+  })
+
+  it('an install that rewrites the gates action and uploads a forged record never passes', async () => {
+    // The pull request breaks its test (the gate fails) and adds a preinstall script
+    // (fixtures/forge-gates.cjs) that, during `npm ci`, rewrites every file of the gates action's
+    // bundle in the runner's actions folder to report "passed", and uploads a record of passes
+    // under the artifact's name with the runtime token it reads from the action's process.
+    const pr = pullRequest({
+      ...npmProject('node scripts/forge.cjs'),
+      'scripts/forge.cjs': FORGE,
+      'scripts/check.sh': 'echo "1 test failed"; exit 1\n'
+    })
+    const runId = nextRun++
+    const action = actionsFolder()
+    const gates = await gatesJob(github, {
+      workspace: pr.repo.dir,
+      eventPath: pullRequestEvent(pr.repo, { number: pr.number }),
+      runId,
+      action,
+      setup: 'npm ci --no-audit --no-fund'
+    })
+    const attack = readFileSync(join(pr.repo.dir, 'attack.txt'), 'utf8')
+    // The attack did what it meant to: the bundle on disk is the forger's, its record is uploaded.
+    expect(attack).toContain(`rewrote ${join(action, 'dist')}`)
+    expect(attack).toContain('uploaded {"ok":true')
+    expect(readFileSync(join(action, 'dist/index.js'), 'utf8')).toContain('process.exit(0)')
+    // The running action was not changed: its own results, and its upload refused, fail the job.
+    expect(gates.outputs.passed).toBe('false')
+    expect(gates.code).toBe(1)
+    expect(gates.stdout).toContain('an artifact with this name already exists on the workflow run')
+    const council = await councilJob(pr, runId)
+    expect(outcome(council)).toBe('FAIL gate_failed')
+    expect(council.summary).toContain('yet its record says every gate passed')
+    expect(checksOn(pr).map(c => c.conclusion)).toEqual(['failure'])
+  })
+
+  it('gives setup commands and gates none of the runner’s service variables', async () => {
+    const printEnv = `node -e "process.stdout.write(JSON.stringify(Object.keys(process.env)))"`
+    const pr = pullRequest({ 'scripts/check.sh': `${printEnv} > gate-env.json\n` })
+    const runId = nextRun++
+    const gates = await gatesJob(github, {
+      workspace: pr.repo.dir,
+      eventPath: pullRequestEvent(pr.repo, { number: pr.number }),
+      runId,
+      // Every one the runner may set; the runtime token and results URL are the stand-in's.
+      env: {
+        ...Object.fromEntries(RUNNER_SERVICE_VARIABLES.map(name => [name, 'set-by-the-runner'])),
+        ...github.runtimeFor(runId, 'gates'),
+        RC_MARKER: 'kept'
+      },
+      setup: `${printEnv} > setup-env.json`
+    })
+    expect(gates.code).toBe(0)
+    for (const file of ['setup-env.json', 'gate-env.json']) {
+      const names = JSON.parse(readFileSync(join(pr.repo.dir, file), 'utf8')) as string[]
+      expect(names, file).toContain('RC_MARKER')
+      expect(
+        names.filter(name => name.startsWith('ACTIONS_')),
+        file
+      ).toEqual([])
+    }
+    // The action itself had them: it uploaded its record with them.
+    expect(outcome(await councilJob(pr, runId))).toBe('PASS')
   })
 })
 
@@ -302,5 +410,21 @@ describe('the fork layout', () => {
     // The judges saw the fork's change, fetched by commit without running anything.
     expect(providers.calls.at(-1)?.text).toContain('+export const feature = 1')
     expect(existsSync(join(base, 'src/feature.ts'))).toBe(false)
+  })
+})
+
+describe('the gates sub-action’s bundle', () => {
+  it('loads every chunk before it runs: nothing of it is read from disk after the pull request’s code', () => {
+    const dir = join(import.meta.dirname, '..', 'gates/dist')
+    const chunks = readdirSync(dir).filter(f => f.endsWith('.js') && f !== 'index.js')
+    const index = readFileSync(join(dir, 'index.js'), 'utf8')
+    // Static imports, evaluated before the action's code; a later import() of the same file gets
+    // the module already loaded (Node caches ES modules by URL).
+    expect(index.split('\n').slice(0, chunks.length).sort()).toEqual(
+      chunks.map(f => `import './${f}';`).sort()
+    )
+    const lazy = [...index.matchAll(/__nccwpck_require__\.e\(\/\* import\(\) \*\/ (\d+)\)/g)]
+    expect(lazy.length).toBeGreaterThan(0)
+    for (const [, id] of lazy) expect(chunks).toContain(`${id ?? ''}.index.js`)
   })
 })

@@ -36,6 +36,23 @@ function mergeLicenses(dir) {
   writeFileSync(join(dir, 'licenses.txt'), `${merged}\n`)
 }
 
+/**
+ * The gates sub-action runs the pull request's code and then uploads its results: whatever it
+ * runs after that must already be in memory, or the pull request could rewrite it in the runner's
+ * actions folder first. webpack splits `import()` targets into chunks read from disk when first
+ * used (in @azure/storage-blob: Arrow listings, Negotiate proxy auth); importing each statically
+ * at the top of index.js loads them before anything runs, and a later `import()` of the same file
+ * gets the module already loaded, never the file again (Node caches ES modules by URL).
+ */
+function loadChunksFirst(dir) {
+  const chunks = readdirSync(dir)
+    .filter(f => /^\d+\.index\.js$/.test(f))
+    .sort()
+  const index = join(dir, 'index.js')
+  const imports = chunks.map(f => `import './${f}';\n`).join('')
+  writeFileSync(index, imports + readFileSync(index, 'utf8'))
+}
+
 rmSync('dist', { recursive: true, force: true })
 rmSync('gates/dist', { recursive: true, force: true })
 const builds = [
@@ -47,6 +64,7 @@ for (const [entry, out] of builds) {
   execFileSync(process.execPath, [...ncc, entry, '-o', out], { stdio: 'inherit' })
   mergeLicenses(out)
 }
+loadChunksFirst('gates/dist')
 // The tokenizer's vocabulary is read from beside the bundle (src/evidence/tokens.ts).
 for (const dir of ['dist', 'dist/cli']) {
   copyFileSync('src/evidence/o200k_base.bin', `${dir}/o200k_base.bin`)

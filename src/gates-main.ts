@@ -1,7 +1,8 @@
+import { DefaultArtifactClient } from '@actions/artifact'
 import * as core from '@actions/core'
-import { mkdir, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { prepareRun } from './action/context.js'
 import { InputError, readActionInputs } from './action/inputs.js'
 import { actionsGateLog } from './action/log.js'
@@ -9,8 +10,10 @@ import { coreIO } from './action/io.js'
 import { internalError } from './action/publish.js'
 import { chooseRubric } from './action/rubric.js'
 import { gateEnvironment } from './gates/environment.js'
-import { GATES_FILE, writeRecord } from './gates/record.js'
+import { GATES_ARTIFACT, GATES_FILE, writeRecord } from './gates/record.js'
 import { gatesHere } from './gates/run.js'
+import { notRun, readSetupCommands, runSetup, setupLabel } from './gates/setup.js'
+import type { GateResult } from './gates/types.js'
 import { actionGitHub } from './github/port.js'
 import { formatIssue } from './rubric/errors.js'
 import { parseRubric } from './rubric/parse.js'
@@ -18,11 +21,16 @@ import { maskSecrets, secretValues } from './util/secrets.js'
 
 /**
  * The gates sub-action (gates/action.yml): the untrusted half of the split layout. Runs the
- * rubric's gates in the job that holds no secret, records their results for the council job
- * (`results-file`, uploaded as an artifact by the next step), and fails the step when a gate
- * did not pass. It gives no verdict: the council job does.
+ * project's setup commands and the rubric's gates in the job that holds no secret, uploads their
+ * results as the artifact the council job reads, and fails the step when one did not pass or the
+ * upload failed. It gives no verdict: the council job does.
+ *
+ * Everything it runs after the pull request's code (the upload) is already loaded: the bundle
+ * imports each of its chunks at start (scripts/bundle.mjs), so a setup command that rewrites the
+ * runner's copy of this action changes nothing this process does, and no step after it is needed.
  */
 export async function runGatesAction(): Promise<void> {
+  const artifacts = new DefaultArtifactClient()
   const env = process.env
   const secrets = secretValues(env)
   for (const secret of secrets) core.setSecret(secret)
@@ -47,29 +55,43 @@ export async function runGatesAction(): Promise<void> {
     const choice = await chooseRubric(github, run, inputs, dirs)
     const parsed = choice.rubric.ok ? parseRubric(choice.rubric.rubric) : choice.rubric
     const rubric = parsed.ok ? parsed.rubric : undefined
-    const results = rubric
-      ? await gatesHere({
-          cwd: dirs.cwd,
-          env: gateEnvironment(env),
-          log: actionsGateLog(),
-          mask: text => maskSecrets(text, secrets)
-        }).results(rubric)
-      : []
-    const file = join(tempDir, GATES_FILE)
+    const processes = {
+      env: gateEnvironment(env),
+      log: actionsGateLog(),
+      mask: (text: string) => maskSecrets(text, secrets)
+    }
+    // Nothing of the pull request runs when there is no gate to run.
+    const setup =
+      rubric === undefined || rubric.gates.length === 0
+        ? []
+        : await runSetup(readSetupCommands(core.getInput('setup')), rubric.gateOptions.timeout, {
+            ...processes,
+            cwd: dirs.cwd
+          })
+    const setupFailed = setup.find(r => r.status !== 'pass')
+    let gates: GateResult[] = []
+    if (rubric !== undefined) {
+      gates = setupFailed
+        ? rubric.gates.map(gate => notRun(gate, setupFailed))
+        : await gatesHere({ ...processes, cwd: dirs.cwd }).results(rubric)
+    }
+    const record = writeRecord({
+      repository: `${owner}/${repo}`,
+      pullRequest: run.pr.number,
+      headSha: run.pr.headSha,
+      rubricHash: rubric?.hash ?? null,
+      setup,
+      gates
+    })
     await mkdir(tempDir, { recursive: true })
-    await writeFile(
-      file,
-      writeRecord({
-        repository: `${owner}/${repo}`,
-        pullRequest: run.pr.number,
-        headSha: run.pr.headSha,
-        rubricHash: rubric?.hash ?? null,
-        gates: results
-      })
-    )
-    const passed = rubric !== undefined && results.every(r => r.status === 'pass')
+    // A fresh folder, written just before the upload reads it.
+    const file = join(await mkdtemp(join(tempDir, 'record-')), GATES_FILE)
+    await writeFile(file, record)
     core.setOutput('results-file', file)
+    const results = [...setup.map(r => ({ ...r, command: setupLabel(r.command) })), ...gates]
+    const passed = rubric !== undefined && results.every(r => r.status === 'pass')
     core.setOutput('passed', String(passed))
+    const uploaded = await uploadRecord(artifacts, file)
     if (!parsed.ok) {
       for (const issue of parsed.issues) core.error(formatIssue(issue))
       core.setFailed('Rubric Council gates: the rubric is unusable; the council job will say why')
@@ -82,15 +104,37 @@ export async function runGatesAction(): Promise<void> {
         `Rubric Council gates: ${failed.length} of ${results.length} did not pass: ${failed.join(', ')}`
       )
       process.exitCode = 1
-    } else {
+    } else if (uploaded) {
       core.info(
         `Rubric Council gates: all ${results.length} passed; the council job gives the verdict`
       )
     }
+    if (!uploaded) process.exitCode = process.exitCode ?? 1
   } catch (error) {
     if (error instanceof InputError) {
       core.setFailed(`Rubric Council gates: ${error.message}`)
       process.exitCode = 2
     } else internalError(error, coreIO())
+  }
+}
+
+/**
+ * Uploads the results file as the artifact the council job reads. A failed upload fails the step:
+ * the job's conclusion then tells the council not to believe whatever record the run holds (a
+ * name already taken means something else uploaded one first).
+ */
+async function uploadRecord(artifacts: DefaultArtifactClient, file: string): Promise<boolean> {
+  try {
+    const { id } = await artifacts.uploadArtifact(GATES_ARTIFACT, [file], dirname(file))
+    core.info(
+      `Rubric Council gates: the results are uploaded as artifact ${GATES_ARTIFACT} (${String(id)})`
+    )
+    return true
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    core.setFailed(
+      `Rubric Council gates: could not upload the results as artifact "${GATES_ARTIFACT}": ${message}`
+    )
+    return false
   }
 }

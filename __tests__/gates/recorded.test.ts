@@ -15,6 +15,7 @@ function record(overrides: Partial<GatesRecord> = {}): GatesRecord {
     pullRequest: 7,
     headSha: HEAD,
     rubricHash: RUBRIC.hash,
+    setup: [],
     gates: [gateResult('npm test', 'pass', '12 passed'), gateResult('npm run lint', 'pass')],
     ...overrides
   }
@@ -86,6 +87,37 @@ describe('recorded gate results: a claim from a job that ran the pull request’
     )
   })
 
+  it('shows the setup commands first, labelled, and a failed one fails like a gate', async () => {
+    const setup = [gateResult('npm ci', 'pass'), gateResult('npm run build', 'fail', 'TS2322')]
+    const failed = record({
+      setup,
+      gates: [
+        {
+          ...gateResult('npm test', 'error'),
+          detail: 'not run: the setup command "npm run build" did not pass (fail)'
+        },
+        { ...gateResult('npm run lint', 'error'), detail: 'not run' }
+      ]
+    })
+    const results = await recordedGates(run(writeRecord(failed), 'failure'), REVIEW).results(RUBRIC)
+    expect(results.map(r => [r.command, r.status])).toEqual([
+      ['setup: npm ci', 'pass'],
+      ['setup: npm run build', 'fail'],
+      ['npm test', 'error'],
+      ['npm run lint', 'error']
+    ])
+    expect(results[1]?.output.head).toContain('TS2322')
+    // Setup that passed with gates that passed is believed only from a job that succeeded.
+    const passed = record({ setup: [gateResult('npm ci', 'pass')] })
+    expect(await statuses(run(writeRecord(passed), 'success'))).toEqual([
+      ['setup: npm ci', 'pass', undefined],
+      ['npm test', 'pass', undefined],
+      ['npm run lint', 'pass', undefined]
+    ])
+    const disbelieved = await statuses(run(writeRecord(passed), 'failure'))
+    expect(disbelieved.map(([, status]) => status)).toEqual(['error', 'error'])
+  })
+
   it('makes a gate without a recorded result an error, never a pass', async () => {
     const partial = record({
       gates: [gateResult('npm test', 'pass'), gateResult('rm -rf /', 'pass')]
@@ -115,8 +147,18 @@ describe('recorded gate results: a claim from a job that ran the pull request’
     ['a record that is not JSON', run('{"schema": ', 'success'), 'is not JSON'],
     [
       'a record of another shape',
-      run(JSON.stringify({ schema: 'rubric-council/gates@1', gates: 'pass' }), 'success'),
-      'is not a rubric-council/gates@1 record'
+      run(JSON.stringify({ schema: 'rubric-council/gates@2', gates: 'pass' }), 'success'),
+      'is not a rubric-council/gates@2 record'
+    ],
+    [
+      'a record with a field the format does not have',
+      run(writeRecord(record()).replace('"setup"', '"passed": true, "setup"'), 'success'),
+      'is not a rubric-council/gates@2 record'
+    ],
+    [
+      'a record of the format before setup commands',
+      run(writeRecord(record()).replace('gates@2', 'gates@1'), 'success'),
+      'is a rubric-council/gates@1 record, but this action reads rubric-council/gates@2: use the same version of the action and of its gates sub-action'
     ],
     ['no such job in the run', run(writeRecord(record()), undefined), 'set the gates-job input'],
     [

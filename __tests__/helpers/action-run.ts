@@ -1,7 +1,7 @@
 import { execFile, execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { promisify } from 'node:util'
 import type { GitHubStandIn } from './github-standin.js'
 
@@ -74,7 +74,7 @@ export async function runAction(options: RunOptions): Promise<ActionRun> {
   const { outputFile, summaryFile, env } = prepareRunner(options)
   const { code, stdout } = await promisify(execFile)(
     process.execPath,
-    [join(ROOT, options.script ?? 'dist/index.js')],
+    [resolve(ROOT, options.script ?? 'dist/index.js')],
     {
       env,
       maxBuffer: 64 * 1024 * 1024

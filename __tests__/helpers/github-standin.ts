@@ -20,7 +20,7 @@
  * a short-lived signed URL on the stand-in's "blob storage" (`BLOB_PATH`, outside the API and its
  * description, as GitHub's is on another host), which records whether credentials came along.
  */
-import { createHash, randomBytes } from 'node:crypto'
+import { createHash, createHmac, randomBytes } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { createServer } from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -210,6 +210,11 @@ export interface StoredArtifact {
   readonly chunked: boolean
 }
 
+export interface RuntimeEnv {
+  readonly ACTIONS_RUNTIME_TOKEN: string
+  readonly ACTIONS_RESULTS_URL: string
+}
+
 /** Where the stand-in's blob storage serves artifact zips; not part of GitHub's API. */
 export const BLOB_PATH = '/_blob/'
 
@@ -268,6 +273,13 @@ export interface GitHubStandIn {
   setRunJobs(runId: number, jobs: readonly JobSpec[], attempt?: number): void
   /** An artifact the run uploaded, its zip as given; returns it with the id GitHub gave it. */
   addArtifact(runId: number, name: string, zip: Buffer, options?: ArtifactOptions): StoredArtifact
+  /**
+   * What the runner gives a job's actions to upload artifacts with: `ACTIONS_RUNTIME_TOKEN` (a JWT
+   * whose `scp` claim is `Actions.Results:<run backend id>:<job backend id>`, signed by the
+   * stand-in) and `ACTIONS_RESULTS_URL` (the results service: this stand-in). An artifact the job
+   * uploads through them (`@actions/artifact`) appears on run `runId` as `addArtifact` makes it.
+   */
+  runtimeFor(runId: number, job: string): RuntimeEnv
   /**
    * The next `count` requests get this reply, before any other check (they are recorded too);
    * with `only`, the next `count` requests that match it, whatever arrives in between.
@@ -335,6 +347,10 @@ export async function startGitHubStandIn(
     jobs: new Map(),
     artifacts: [],
     blobs: new Map(),
+    runtimeKey: randomBytes(32),
+    runtimeJobs: new Map(),
+    pending: new Map(),
+    uploads: new Map(),
     workflows: new Map(),
     dispatches: [],
     roles: new Map(),
@@ -428,20 +444,9 @@ export async function startGitHubStandIn(
       )
       state.jobs.set(runId, attempts)
     },
-    addArtifact: (runId, name, zip, options = {}) => {
-      state.clock += 1000
-      const artifact: StoredArtifact = {
-        id: state.nextId.artifact++,
-        runId,
-        name,
-        zip,
-        expired: options.expired === true,
-        createdAt: options.createdAt ?? timestampOf(state.clock),
-        chunked: options.chunked === true
-      }
-      state.artifacts.push(artifact)
-      return artifact
-    },
+    addArtifact: (runId, name, zip, options = {}) =>
+      storeArtifact(state, runId, name, zip, options),
+    runtimeFor: (runId, job) => runtimeFor(state, runId, job),
     failNext: (count, reply, only) => {
       for (let i = 0; i < count; i++) state.failures.push({ reply, ...(only && { only }) })
     },
@@ -501,6 +506,14 @@ interface State {
   readonly artifacts: StoredArtifact[]
   /** A signed blob URL's signature → the artifact it grants and when that ends (ms). */
   readonly blobs: Map<string, { readonly artifactId: number; readonly until: number }>
+  /** The key the stand-in signs runtime tokens with. */
+  readonly runtimeKey: Buffer
+  /** Job backend id (a runtime token's scope) → the run and job it was given to. */
+  readonly runtimeJobs: Map<string, { readonly runId: number; readonly job: string }>
+  /** Artifacts created through the results service and not finalized yet, by `runId/name`. */
+  readonly pending: Map<string, PendingArtifact>
+  /** A signed upload URL's signature → the pending artifact it may write. */
+  readonly uploads: Map<string, { readonly key: string; readonly until: number }>
   /** By file name. */
   readonly workflows: Map<string, StoredWorkflow>
   readonly dispatches: Dispatch[]
@@ -591,14 +604,40 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
 async function handle(state: State, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const method = (req.method ?? 'GET').toUpperCase()
   const url = new URL(req.url ?? '/', state.origin)
-  const text = await readBody(req)
+  const bytes = await readBody(req)
+  const text = bytes.toString('utf8')
   const authorization = req.headers.authorization
   const token = /^(?:token|bearer)\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1]
   const parsed = parseJson(text)
 
+  if (url.pathname.startsWith(TWIRP_PATH)) {
+    // The results service: its own host on GitHub, its own tokens (the job's runtime token).
+    const reply =
+      takeFailure(state, method, url) ??
+      resultsService(state, method, url, req.headers['content-type'] ?? '', token, parsed)
+    state.requests.push({
+      method,
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      body: parsed.value,
+      status: reply.status,
+      token,
+      authorization
+    })
+    send(
+      res,
+      reply.status,
+      { 'content-type': 'application/json', ...reply.headers },
+      reply.raw ?? JSON.stringify(reply.body ?? {})
+    )
+    return
+  }
+
   if (url.pathname.startsWith(BLOB_PATH)) {
     // Blob storage: not the API, so neither its description nor its tokens apply.
-    const reply = takeFailure(state, method, url) ?? serveBlob(state, url)
+    const reply =
+      takeFailure(state, method, url) ??
+      (method === 'PUT' ? uploadBlob(state, url, bytes) : serveBlob(state, url))
     state.requests.push({
       method,
       path: url.pathname,
@@ -1833,6 +1872,269 @@ function serveBlob(state: State, url: URL): Reply {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// The results service: artifact uploads as @actions/artifact makes them
+
+/**
+ * The results service's Twirp API (`ACTIONS_RESULTS_URL`), which `@actions/artifact` (and
+ * actions/upload-artifact@v4+) uploads through: `CreateArtifact` answers a signed URL on blob
+ * storage, the client uploads the zip there (Azure's Put Block and Put Block List), then
+ * `FinalizeArtifact` with its size and sha256 makes it an artifact of the run. What the client
+ * sends: node_modules/@actions/artifact/lib/internal/upload/upload-artifact.js.
+ *
+ * Twirp's error body is `{ code, msg }` with the HTTP status its spec gives each code
+ * (github.com/twitchtv/twirp/blob/main/docs/spec_v7.md, "Error Codes"); the client shows
+ * `Failed request: (<status>) <status text>: <msg>`. Statuses 429 and 5xx are avoided: the client
+ * retries them, five times, seconds apart.
+ */
+export const TWIRP_PATH = '/twirp/github.actions.results.api.v1.ArtifactService/'
+
+interface PendingArtifact {
+  readonly runId: number
+  readonly name: string
+  /** Put Block's blocks, by block id, until Put Block List commits them. */
+  readonly blocks: Map<string, Buffer>
+  /** The blob as Put Block List committed it; undefined until then. */
+  committed?: Buffer
+}
+
+/** GitHub's signed upload URLs are valid for a while; a finished upload does not outlive it. */
+const UPLOAD_LIFETIME_MS = 10 * 60_000
+
+function storeArtifact(
+  state: State,
+  runId: number,
+  name: string,
+  zip: Buffer,
+  options: ArtifactOptions = {}
+): StoredArtifact {
+  state.clock += 1000
+  const artifact: StoredArtifact = {
+    id: state.nextId.artifact++,
+    runId,
+    name,
+    zip,
+    expired: options.expired === true,
+    createdAt: options.createdAt ?? timestampOf(state.clock),
+    chunked: options.chunked === true
+  }
+  state.artifacts.push(artifact)
+  return artifact
+}
+
+/** A backend id, shaped as the service's (a UUID), stable for what it names. */
+function backendId(seed: string): string {
+  const hex = sha1(seed)
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`
+}
+
+function runtimeFor(state: State, runId: number, job: string): RuntimeEnv {
+  const jobBackendId = backendId(`job ${String(runId)} ${job} ${randomBytes(4).toString('hex')}`)
+  state.runtimeJobs.set(jobBackendId, { runId, job })
+  const now = Math.floor(Date.now() / 1000)
+  const header = Buffer.from(JSON.stringify({ typ: 'JWT', alg: 'HS256' })).toString('base64url')
+  const payload = Buffer.from(
+    JSON.stringify({
+      // The shape the client reads (lib/internal/shared/util.js, getBackendIdsFromToken).
+      scp: `Actions.GenericRead:${backendId(`run ${String(runId)}`)} Actions.Results:${backendId(`run ${String(runId)}`)}:${jobBackendId}`,
+      iat: now,
+      exp: now + 6 * 3600
+    })
+  ).toString('base64url')
+  const signature = createHmac('sha256', state.runtimeKey)
+    .update(`${header}.${payload}`)
+    .digest('base64url')
+  return {
+    ACTIONS_RUNTIME_TOKEN: `${header}.${payload}.${signature}`,
+    ACTIONS_RESULTS_URL: `${state.origin}/`
+  }
+}
+
+/** The run and job a runtime token was given to; undefined when the stand-in did not sign it. */
+function runtimeScope(
+  state: State,
+  token: string | undefined
+):
+  | { readonly runBackendId: string; readonly jobBackendId: string; readonly runId: number }
+  | undefined {
+  const [header, payload, signature] = (token ?? '').split('.')
+  if (header === undefined || payload === undefined || signature === undefined) return undefined
+  const expected = createHmac('sha256', state.runtimeKey)
+    .update(`${header}.${payload}`)
+    .digest('base64url')
+  if (signature !== expected) return undefined
+  const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as {
+    scp?: string
+    exp?: number
+  }
+  if ((claims.exp ?? 0) * 1000 < Date.now()) return undefined
+  const scope = (claims.scp ?? '').split(' ').find(s => s.startsWith('Actions.Results:'))
+  const [, runBackendId = '', jobBackendId = ''] = (scope ?? '').split(':')
+  const job = state.runtimeJobs.get(jobBackendId)
+  if (job === undefined) return undefined
+  return { runBackendId, jobBackendId, runId: job.runId }
+}
+
+function twirpError(status: number, code: string, msg: string): Reply {
+  return { status, body: { code, msg } }
+}
+
+function resultsService(
+  state: State,
+  method: string,
+  url: URL,
+  contentType: string,
+  token: string | undefined,
+  parsed: { readonly value: unknown; readonly json: boolean }
+): Reply {
+  const rpc = url.pathname.slice(TWIRP_PATH.length)
+  // Twirp: only POST routes to a method; anything else is `bad_route` (404).
+  if (method !== 'POST' || (rpc !== 'CreateArtifact' && rpc !== 'FinalizeArtifact')) {
+    return twirpError(404, 'bad_route', `no handler for path "${url.pathname}"`)
+  }
+  // Twirp's JSON requests are `application/json`; other types are `bad_route` too.
+  if (!contentType.startsWith('application/json')) {
+    return twirpError(404, 'bad_route', `unexpected Content-Type: "${contentType}"`)
+  }
+  // The service trusts only the runtime token it signed for a job, and only for that job's run.
+  const scope = runtimeScope(state, token)
+  if (scope === undefined) return twirpError(401, 'unauthenticated', 'invalid token')
+  // protojson: a body that is not the request message is `malformed` (400).
+  if (!parsed.json || !isRecord(parsed.value)) {
+    return twirpError(400, 'malformed', 'the json request could not be decoded')
+  }
+  const body = parsed.value
+  // The ids the client sends come from the token's scope (getBackendIdsFromToken): a request for
+  // another run or job than the token's is refused.
+  if (
+    body.workflow_run_backend_id !== scope.runBackendId ||
+    body.workflow_job_run_backend_id !== scope.jobBackendId
+  ) {
+    return twirpError(403, 'permission_denied', 'the token does not grant this workflow run or job')
+  }
+  const name = typeof body.name === 'string' ? body.name : ''
+  if (name === '') return twirpError(400, 'invalid_argument', 'name is required')
+  const key = `${String(scope.runId)}/${name}`
+  return rpc === 'CreateArtifact'
+    ? createArtifact(state, scope.runId, name, key)
+    : finalizeArtifact(state, body, key)
+}
+
+function createArtifact(state: State, runId: number, name: string, key: string): Reply {
+  // Names are unique in a run, and a created artifact holds its name even before it is finalized:
+  // GitHub's message (actions/upload-artifact#634, and every v4 user who reused a name).
+  const taken =
+    state.pending.has(key) || state.artifacts.some(a => a.runId === runId && a.name === name)
+  if (taken) {
+    return twirpError(
+      409,
+      'already_exists',
+      'an artifact with this name already exists on the workflow run'
+    )
+  }
+  state.pending.set(key, { runId, name, blocks: new Map() })
+  const signature = randomBytes(16).toString('hex')
+  state.uploads.set(signature, { key, until: Date.now() + UPLOAD_LIFETIME_MS })
+  const query = new URLSearchParams({
+    sv: '2023-11-03',
+    se: timestampOf(Date.now() + UPLOAD_LIFETIME_MS),
+    sr: 'b',
+    sp: 'cw',
+    sig: signature
+  })
+  const blob = `${state.origin}${BLOB_PATH}actions-results/${randomBytes(8).toString('hex')}/${encodeURIComponent(name)}.zip?${query.toString()}`
+  return { status: 200, body: { ok: true, signed_upload_url: blob } }
+}
+
+function finalizeArtifact(
+  state: State,
+  body: Readonly<Record<string, unknown>>,
+  key: string
+): Reply {
+  const pending = state.pending.get(key)
+  if (pending?.committed === undefined) {
+    // Finalizing an artifact that was never created, or whose upload never finished.
+    return twirpError(404, 'not_found', 'artifact not found or its upload is not complete')
+  }
+  // protojson writes an int64 as a string.
+  const size = typeof body.size === 'string' ? body.size : JSON.stringify(body.size)
+  if (size !== String(pending.committed.length)) {
+    return twirpError(
+      400,
+      'invalid_argument',
+      `size ${size} does not match the uploaded blob's ${String(pending.committed.length)} bytes`
+    )
+  }
+  const hash = `sha256:${createHash('sha256').update(pending.committed).digest('hex')}`
+  if (body.hash !== undefined && body.hash !== hash) {
+    return twirpError(
+      400,
+      'invalid_argument',
+      `hash ${JSON.stringify(body.hash)} does not match the uploaded blob`
+    )
+  }
+  state.pending.delete(key)
+  const artifact = storeArtifact(state, pending.runId, pending.name, pending.committed)
+  return { status: 200, body: { ok: true, artifact_id: String(artifact.id) } }
+}
+
+/** Azure's error body for blob storage. */
+function azureError(status: number, code: string, message: string): Reply {
+  return {
+    status,
+    headers: { 'content-type': 'application/xml', 'x-ms-error-code': code },
+    raw: `<?xml version="1.0" encoding="utf-8"?><Error><Code>${code}</Code><Message>${message}</Message></Error>`
+  }
+}
+
+/**
+ * Azure blob storage's Put Block (`?comp=block&blockid=`) and Put Block List (`?comp=blocklist`)
+ * on a signed upload URL: what `BlockBlobClient.uploadStream` sends. A bad or expired signature is
+ * refused (403 AuthenticationFailed); a block list that names a block never put is 400
+ * InvalidBlockList (learn.microsoft.com/rest/api/storageservices/put-block-list).
+ */
+function uploadBlob(state: State, url: URL, bytes: Buffer): Reply {
+  const grant = state.uploads.get(url.searchParams.get('sig') ?? '')
+  const pending =
+    grant === undefined || grant.until < Date.now() ? undefined : state.pending.get(grant.key)
+  if (pending === undefined) {
+    return azureError(403, 'AuthenticationFailed', 'Server failed to authenticate the request.')
+  }
+  const created = {
+    status: 201,
+    headers: {
+      etag: `"0x${randomBytes(8).toString('hex').toUpperCase()}"`,
+      'last-modified': new Date().toUTCString(),
+      'x-ms-request-id': randomBytes(16).toString('hex'),
+      'x-ms-request-server-encrypted': 'true'
+    }
+  }
+  const comp = url.searchParams.get('comp')
+  if (comp === 'block') {
+    const id = url.searchParams.get('blockid') ?? ''
+    if (id === '') return azureError(400, 'InvalidQueryParameterValue', 'blockid is required.')
+    pending.blocks.set(id, bytes)
+    return created
+  }
+  if (comp === 'blocklist') {
+    const ids = [
+      ...bytes.toString('utf8').matchAll(/<(Latest|Uncommitted|Committed)>([^<]*)<\/\1>/g)
+    ].map(m => m[2] ?? '')
+    const parts = ids.map(id => pending.blocks.get(id))
+    if (parts.some(p => p === undefined)) {
+      return azureError(400, 'InvalidBlockList', 'The specified block list is invalid.')
+    }
+    pending.committed = Buffer.concat(parts.filter(p => p !== undefined))
+    pending.blocks.clear()
+    return created
+  }
+  return azureError(
+    400,
+    'InvalidQueryParameterValue',
+    `comp=${comp ?? ''} is not played by the stand-in.`
+  )
+}
+
 /** Blob storage's answer: its own headers, none of the API's; chunked when no length is given. */
 function sendBlob(res: ServerResponse, method: string, reply: Reply): void {
   if (res.destroyed || res.writableEnded) return
@@ -2546,10 +2848,10 @@ function parseJson(text: string): { readonly value: unknown; readonly json: bool
   }
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
+async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = []
   for await (const chunk of req) chunks.push(chunk as Buffer)
-  return Buffer.concat(chunks).toString('utf8')
+  return Buffer.concat(chunks)
 }
 
 function sendJson(

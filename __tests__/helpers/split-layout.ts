@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { GATES_ARTIFACT, GATES_FILE } from '../../src/gates/record.js'
 import { runAction, type ActionRun } from './action-run.js'
 import type { GitHubStandIn } from './github-standin.js'
@@ -6,11 +8,14 @@ import { zip } from './zip.js'
 
 /**
  * The split layout's untrusted half, as the runner plays it: the gates job's token (its
- * GITHUB_TOKEN with `contents: read`), the gates sub-action (`gates/dist/index.js`), then
- * `actions/upload-artifact` (the results file zipped into the run's artifacts, as the artifact
- * service stores it), and the job's conclusion as GitHub records it.
+ * GITHUB_TOKEN with `contents: read`), its runtime token and results service URL (which the runner
+ * gives every action's process), then the gates sub-action (`gates/dist/index.js`), which runs the
+ * setup commands and the gates and uploads its results itself, and the job's conclusion as GitHub
+ * records it. No step runs after it.
  */
 export const GATES_TOKEN = 'ghs_gates_job_readonly_0003'
+
+const ROOT = join(import.meta.dirname, '..', '..')
 
 export interface GatesJobOptions {
   readonly workspace: string
@@ -21,34 +26,62 @@ export interface GatesJobOptions {
   readonly env?: Record<string, string>
   /** The gates job's name in the run; `gates` by default. */
   readonly job?: string
+  /** The gates step's `setup` input. */
+  readonly setup?: string
+  /**
+   * Where the runner downloaded the gates sub-action (`actionsFolder()`); this repository's
+   * `gates/` by default.
+   */
+  readonly action?: string
+}
+
+/**
+ * A copy of the gates sub-action where the runner keeps it: `_actions/<owner>/<repo>/<ref>/gates`,
+ * downloaded before the job's first step and writable by every step of the job.
+ */
+export function actionsFolder(): string {
+  const dir = join(
+    mkdtempSync(join(tmpdir(), 'rc-actions-')),
+    '_actions/rubric-council/rubric-council/v0/gates'
+  )
+  mkdirSync(dir, { recursive: true })
+  cpSync(join(ROOT, 'gates/action.yml'), join(dir, 'action.yml'))
+  cpSync(join(ROOT, 'gates/dist'), join(dir, 'dist'), { recursive: true })
+  return dir
 }
 
 export async function gatesJob(
   github: GitHubStandIn,
   options: GatesJobOptions
 ): Promise<ActionRun> {
+  const job = options.job ?? 'gates'
   const result = await runAction({
-    script: 'gates/dist/index.js',
+    script: join(options.action ?? join(ROOT, 'gates'), 'dist/index.js'),
     workspace: options.workspace,
     eventName: options.eventName ?? 'pull_request',
     eventPath: options.eventPath,
     apiUrl: github.url,
-    inputs: { 'github-token': GATES_TOKEN },
-    env: { GITHUB_RUN_ID: String(options.runId), ...options.env }
+    inputs: {
+      'github-token': GATES_TOKEN,
+      ...(options.setup !== undefined && { setup: options.setup })
+    },
+    env: {
+      GITHUB_RUN_ID: String(options.runId),
+      ...github.runtimeFor(options.runId, job),
+      ...options.env
+    }
   })
-  // upload-artifact runs with `if: always()`: whatever the gates step ended as.
-  const file = result.outputs['results-file']
-  if (file !== undefined && file !== '') {
-    uploadRecord(github, options.runId, readFileSync(file))
-  }
   github.setRunJobs(options.runId, [
-    { name: options.job ?? 'gates', conclusion: result.code === 0 ? 'success' : 'failure' },
+    { name: job, conclusion: result.code === 0 ? 'success' : 'failure' },
     { name: 'council', status: 'in_progress' }
   ])
   return result
 }
 
-/** What `actions/upload-artifact` stores for `path: <results-file>`: a zip of the one file. */
+/**
+ * A record uploaded under the gates' artifact name by something else in the run (a forger), as
+ * `actions/upload-artifact` would store it: a zip of the one file.
+ */
 export function uploadRecord(github: GitHubStandIn, runId: number, record: Buffer | string): void {
   github.addArtifact(
     runId,

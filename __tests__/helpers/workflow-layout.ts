@@ -119,6 +119,15 @@ export function layoutViolations(text: string): string[] {
     const runsGates = steps.some(s => typeof s.uses === 'string' && s.uses.startsWith(GATES_ACTION))
     if (id === 'gates' || runsGates) {
       if (mentionsSecrets(job)) problems.push(`job ${id} runs the gates and reads secrets`)
+      // The pull request's code runs only inside the gates action, after its code is loaded: a
+      // step before it that runs that code (an install) could rewrite the action's files in the
+      // runner's actions folder, and a step after it (an upload) could be rewritten.
+      const at = steps.findIndex(s => typeof s.uses === 'string' && s.uses.startsWith(GATES_ACTION))
+      for (const step of steps.slice(0, Math.max(at, 0)))
+        if (typeof step.uses !== 'string' || step.uses.startsWith('./'))
+          problems.push(`job ${id} runs code before the gates action: ${stepName(step)}`)
+      for (const step of at === -1 ? [] : steps.slice(at + 1))
+        problems.push(`job ${id} has a step after the gates action: ${stepName(step)}`)
       const perms = permissionsOf(job, workflow)
       if (JSON.stringify(perms) !== JSON.stringify({ contents: 'read' }))
         problems.push(

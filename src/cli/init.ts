@@ -53,12 +53,17 @@ Describe here what the judges should know about this repository (not scored).
 }
 
 /**
- * The steps of the gates job that install the project's toolchain and dependencies, as YAML
- * indented for a job's `steps:`. `placeholder` is true when they are only a comment to fill in.
+ * What the gates job needs before its gates: `steps`, the toolchain's set-up actions (YAML indented
+ * for a job's `steps:`, or commented lines), and `commands`, the install commands the gates
+ * sub-action runs itself (its `setup` input, lines indented for a block scalar). The commands run
+ * the pull request's code (install scripts), so they are no `run:` step before the sub-action,
+ * which could rewrite it (docs/security.md). `placeholder` is true when there is only a comment to
+ * fill in.
  */
 export interface ProjectSetup {
   readonly kind: 'node' | 'python' | 'other'
   readonly steps: string
+  readonly commands: string
   readonly placeholder: boolean
 }
 
@@ -72,7 +77,10 @@ function packageJson(cwd: string): Record<string, unknown> {
   }
 }
 
-function nodeSetup(cwd: string): string {
+/** The indentation of a line of the `setup: |` block in the gates step. */
+const COMMAND = '            '
+
+function nodeSetup(cwd: string): { steps: string; commands: string } {
   const has = (file: string): boolean => existsSync(join(cwd, file))
   const versionFile = ['.nvmrc', '.node-version'].find(has)
   const version = versionFile ? `node-version-file: ${versionFile}` : 'node-version: lts/*'
@@ -81,6 +89,7 @@ function nodeSetup(cwd: string): string {
         with:
           ${version}
 ${cache ? `          cache: ${cache}\n` : ''}`
+  const commands = (...lines: string[]): string => lines.map(l => `${COMMAND}${l}\n`).join('')
   if (has('pnpm-lock.yaml')) {
     const pinned = typeof packageJson(cwd).packageManager === 'string'
     const pnpm = pinned
@@ -89,86 +98,106 @@ ${cache ? `          cache: ${cache}\n` : ''}`
         with:
           version: 10 # or name it in package.json's "packageManager", and drop this
 `
-    return `${pnpm}${setupNode('pnpm')}      - run: pnpm install --frozen-lockfile\n`
+    return {
+      steps: `${pnpm}${setupNode('pnpm')}`,
+      commands: commands('pnpm install --frozen-lockfile')
+    }
   }
   if (has('yarn.lock')) {
     // Yarn 2 and later (a .yarnrc.yml) come through corepack; Yarn 1 is on the runner.
     return has('.yarnrc.yml')
-      ? `${setupNode(undefined)}      - run: corepack enable # Yarn 2+, at the version package.json names
-      - run: yarn install --immutable\n`
-      : `${setupNode('yarn')}      - run: yarn install --frozen-lockfile\n`
+      ? {
+          steps: setupNode(undefined),
+          commands: commands(
+            '# Yarn 2+, through corepack, at the version package.json names',
+            'corepack enable',
+            'yarn install --immutable'
+          )
+        }
+      : { steps: setupNode('yarn'), commands: commands('yarn install --frozen-lockfile') }
   }
   if (has('package-lock.json') || has('npm-shrinkwrap.json'))
-    return `${setupNode('npm')}      - run: npm ci\n`
-  return `${setupNode(undefined)}      - run: npm install # no package-lock.json, which npm ci needs\n`
+    return { steps: setupNode('npm'), commands: commands('npm ci') }
+  return {
+    steps: setupNode(undefined),
+    commands: commands('# no package-lock.json, which npm ci needs', 'npm install')
+  }
 }
 
-function pythonSetup(cwd: string): string {
+function pythonSetup(cwd: string): { steps: string; commands: string } {
   const has = (file: string): boolean => existsSync(join(cwd, file))
   const version = has('.python-version')
     ? 'python-version-file: .python-version'
     : "python-version: '3.x'"
   const requirements = has('requirements.txt')
-  return `      - uses: actions/setup-python@v5
+  return {
+    steps: `      - uses: actions/setup-python@v5
         with:
           ${version}
-${requirements ? '          cache: pip\n' : ''}      - run: python -m pip install ${requirements ? '-r requirements.txt' : '-e .'}
-      # Add the tools your gates call when the dependencies lack them: python -m pip install pytest
+${requirements ? '          cache: pip\n' : ''}`,
+    commands: `${COMMAND}python -m pip install ${requirements ? '-r requirements.txt' : '-e .'}
+${COMMAND}# and the tools your gates call when the dependencies lack them: python -m pip install pytest
 `
+  }
 }
 
 /** What to put in the placeholder, for the toolchains whose setup is not written out. */
-const PLACEHOLDERS: readonly { readonly files: readonly string[]; readonly lines: string }[] = [
+const PLACEHOLDERS: readonly {
+  readonly files: readonly string[]
+  readonly steps: string
+  readonly commands: string
+}[] = [
   {
     files: ['go.mod'],
-    lines: `      #   - uses: actions/setup-go@v5
+    steps: `      #   - uses: actions/setup-go@v5
       #     with:
-      #       go-version-file: go.mod`
+      #       go-version-file: go.mod`,
+    commands: `${COMMAND}# go mod download`
   },
   {
     files: ['Cargo.toml'],
-    lines: `      #   (cargo is on ubuntu-latest; a rust-toolchain.toml pins the version)
-      #   - run: cargo fetch --locked`
+    steps: `      #   (cargo is on ubuntu-latest; a rust-toolchain.toml pins the version)`,
+    commands: `${COMMAND}# cargo fetch --locked`
   },
   {
     files: ['pom.xml', 'build.gradle', 'build.gradle.kts'],
-    lines: `      #   - uses: actions/setup-java@v4
+    steps: `      #   - uses: actions/setup-java@v4
       #     with:
       #       distribution: temurin
-      #       java-version: '21'`
+      #       java-version: '21'`,
+    commands: `${COMMAND}# mvn -q dependency:go-offline`
   },
   {
     files: ['Gemfile'],
-    lines: `      #   - uses: ruby/setup-ruby@v1
-      #     with:
-      #       bundler-cache: true # runs bundle install`
+    // Not bundler-cache: true, which runs bundle install (the Gemfile is code) in that step.
+    steps: `      #   - uses: ruby/setup-ruby@v1`,
+    commands: `${COMMAND}# bundle install`
   }
 ]
 
-/** The gates job's setup steps for the project in `cwd`: Node, Python, or a commented placeholder. */
+/** The gates job's set-up for the project in `cwd`: Node, Python, or a commented placeholder. */
 export function detectSetup(cwd: string): ProjectSetup {
   const has = (file: string): boolean => existsSync(join(cwd, file))
   if (has('package.json'))
     return {
       kind: 'node',
-      steps: `      # The toolchain and dependencies the gates need.\n${nodeSetup(cwd)}`,
+      ...nodeSetup(cwd),
       placeholder: false
     }
   if (has('pyproject.toml') || has('setup.py') || has('requirements.txt'))
     return {
       kind: 'python',
-      steps: `      # The toolchain and dependencies the gates need.\n${pythonSetup(cwd)}`,
+      ...pythonSetup(cwd),
       placeholder: false
     }
   const known = PLACEHOLDERS.find(p => p.files.some(has))
-  const example =
-    known?.lines ??
-    `      #   - uses: actions/setup-go@v5 (or setup-java, ruby/setup-ruby, ...)
-      #   - run: make deps`
+  const steps =
+    known?.steps ?? '      #   - uses: actions/setup-go@v5 (or setup-java, ruby/setup-ruby, ...)'
   return {
     kind: 'other',
-    steps: `      # TODO: install the toolchain and dependencies your gates need, here, before them; e.g.
-${example}
+    steps: `      # TODO: set up the toolchain your gates need, here; e.g.\n${steps}\n`,
+    commands: `${COMMAND}# TODO: the commands that install what your gates need, one a line; e.g.
+${known?.commands ?? `${COMMAND}# make deps`}
 `,
     placeholder: true
   }
@@ -202,18 +231,17 @@ function gatesJob(setup: ProjectSetup): string {
     # No secrets and a read-only token: the gates run the PR's code, which may read this whole job.
     permissions:
       contents: read
+    # Only actions before the gates step, and no step after it: the PR's code runs inside it, after
+    # its own code is loaded, so it cannot rewrite it, nor a later step that would upload the results.
     steps:
       - uses: actions/checkout@v5
         with:
 ${CHECKOUT_REF}          persist-credentials: false # no token in .git/config for the PR's code to find
-${setup.steps}      - id: gates
-        uses: rubric-council/rubric-council/gates@v0
-      - uses: actions/upload-artifact@v4
-        # Failed gates are results too, for the council to report; a cancelled run has none.
-        if: \${{ !cancelled() && steps.gates.outputs.results-file != '' }}
+${setup.placeholder ? '' : '      # The toolchain the gates need.\n'}${setup.steps}      - uses: rubric-council/rubric-council/gates@v0
         with:
-          name: rubric-council-gates
-          path: \${{ steps.gates.outputs.results-file }}
+          # Run by the gates action like gates (they run the PR's install scripts), before them.
+          setup: |
+${setup.commands}        # It uploads the results itself, as the artifact rubric-council-gates.
 `
 }
 
@@ -422,8 +450,8 @@ export async function initCommand(
       'Next:',
       `  1. Edit ${RUBRIC_FILE}: the gates and criteria your pull requests must meet.`,
       setup.placeholder
-        ? `     Then fill in the setup step of the gates job in ${gatesFile}.`
-        : `     Then check the setup steps of the gates job in ${gatesFile}.`,
+        ? `     Then fill in the toolchain and the setup commands of the gates job in ${gatesFile}.`
+        : `     Then check the toolchain and the setup commands of the gates job in ${gatesFile}.`,
       '  2. Add an OPENAI_API_KEY or ANTHROPIC_API_KEY secret to the repository (Settings → Secrets).',
       '     Only the council job reads it; the gates job, which runs the PR’s code, gets none.',
       ...commit,

@@ -5,7 +5,7 @@ import { formatCount } from '../util/format-count.js'
 export const HEAD_BYTES = 2048
 /** Bytes kept from the end of a gate's output: where test runners print their summary. */
 export const TAIL_BYTES = 8192
-/** Characters kept of a result's `detail`, which the action writes in a sentence or two. */
+/** Characters kept of a recorded `detail` or setup command: the action writes a sentence or two. */
 const DETAIL_CHARS = 1000
 
 /** An excerpt as one text: head, a line saying how much was elided, tail. */
@@ -23,7 +23,7 @@ export function formatExcerpt(output: OutputExcerpt): string {
 export function withinGateLimits(result: GateResult): GateResult {
   const head = firstBytes(result.output.head, HEAD_BYTES)
   const tail = lastBytes(result.output.tail, TAIL_BYTES)
-  const detail = result.detail === undefined ? undefined : cutText(result.detail, DETAIL_CHARS)
+  const detail = result.detail === undefined ? undefined : withinChars(result.detail)
   const cut = bytes(result.output.head) - bytes(head) + bytes(result.output.tail) - bytes(tail)
   if (cut === 0 && detail === result.detail) return result
   const said =
@@ -66,6 +66,7 @@ function lastBytes(text: string, max: number): string {
     .replace(/^\uFFFD+/, '')
 }
 
-function cutText(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}…`
+/** A line of words from a record (a detail, a setup command): at most 1,000 characters. */
+export function withinChars(text: string): string {
+  return text.length <= DETAIL_CHARS ? text : `${text.slice(0, DETAIL_CHARS)}…`
 }

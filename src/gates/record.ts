@@ -1,7 +1,9 @@
 import { z } from 'zod'
+import { isRecord } from '../util/is-record.js'
 import type { GateResult } from './types.js'
 
-export const GATES_SCHEMA = 'rubric-council/gates@1'
+/** @2 added `setup`: the commands the sub-action ran before the gates (its `setup` input). */
+export const GATES_SCHEMA = 'rubric-council/gates@2'
 
 /** The artifact the gates sub-action's results travel in, and the file inside it. */
 export const GATES_ARTIFACT = 'rubric-council-gates'
@@ -22,24 +24,29 @@ export interface GatesRecord {
   readonly headSha: string
   /** The hash of the rubric whose gates ran; null when it was unusable. */
   readonly rubricHash: string | null
+  /**
+   * The setup commands (the sub-action's `setup` input: `npm ci`, …), run like gates before them;
+   * each `command` as written in the input.
+   */
+  readonly setup: readonly GateResult[]
   readonly gates: readonly GateResult[]
 }
 
 const Text = z.string().max(MAX_RECORD_BYTES)
-const Gate = z.object({
+const Gate = z.strictObject({
   command: Text,
   status: z.enum(['pass', 'fail', 'error', 'timeout']),
   exit_code: z.int().nullable(),
   duration_ms: z.number().nonnegative(),
   detail: Text.optional(),
-  output: z.object({
+  output: z.strictObject({
     head: Text,
     tail: Text,
     elided_bytes: z.int().nonnegative(),
     total_bytes: z.int().nonnegative()
   })
 })
-const Record = z.object({
+const Record = z.strictObject({
   schema: z.literal(GATES_SCHEMA),
   repository: z.string().max(200),
   pull_request: z.int().positive(),
@@ -48,6 +55,7 @@ const Record = z.object({
     .string()
     .regex(/^[0-9a-f]{12}$/)
     .nullable(),
+  setup: z.array(Gate).max(100),
   gates: z.array(Gate).max(1000)
 })
 
@@ -59,21 +67,42 @@ export function writeRecord(record: GatesRecord): string {
     pull_request: record.pullRequest,
     head_sha: record.headSha,
     rubric_hash: record.rubricHash,
-    gates: record.gates.map(g => ({
-      command: g.command,
-      status: g.status,
-      exit_code: g.exitCode,
-      duration_ms: Math.round(g.durationMs),
-      ...(g.detail !== undefined && { detail: g.detail }),
-      output: {
-        head: g.output.head,
-        tail: g.output.tail,
-        elided_bytes: g.output.elidedBytes,
-        total_bytes: g.output.totalBytes
-      }
-    }))
+    setup: record.setup.map(gateJson),
+    gates: record.gates.map(gateJson)
   }
   return `${JSON.stringify(json, null, 2)}\n`
+}
+
+function gateJson(g: GateResult): z.input<typeof Gate> {
+  return {
+    command: g.command,
+    status: g.status,
+    exit_code: g.exitCode,
+    duration_ms: Math.round(g.durationMs),
+    ...(g.detail !== undefined && { detail: g.detail }),
+    output: {
+      head: g.output.head,
+      tail: g.output.tail,
+      elided_bytes: g.output.elidedBytes,
+      total_bytes: g.output.totalBytes
+    }
+  }
+}
+
+function gateResult(g: z.output<typeof Gate>): GateResult {
+  return {
+    command: g.command,
+    status: g.status,
+    exitCode: g.exit_code,
+    durationMs: g.duration_ms,
+    ...(g.detail !== undefined && { detail: g.detail }),
+    output: {
+      head: g.output.head,
+      tail: g.output.tail,
+      elidedBytes: g.output.elided_bytes,
+      totalBytes: g.output.total_bytes
+    }
+  }
 }
 
 /** A results file read back, or what is wrong with it, in words for the report. */
@@ -87,6 +116,17 @@ export function readRecord(
     json = JSON.parse(text)
   } catch {
     return { ok: false, problem: 'the results file is not JSON' }
+  }
+  const schema = isRecord(json) ? json.schema : undefined
+  if (
+    typeof schema === 'string' &&
+    schema !== GATES_SCHEMA &&
+    schema.startsWith('rubric-council/gates@')
+  ) {
+    return {
+      ok: false,
+      problem: `the results file is a ${schema} record, but this action reads ${GATES_SCHEMA}: use the same version of the action and of its gates sub-action`
+    }
   }
   const parsed = Record.safeParse(json)
   if (!parsed.success) {
@@ -104,19 +144,8 @@ export function readRecord(
       pullRequest: r.pull_request,
       headSha: r.head_sha,
       rubricHash: r.rubric_hash,
-      gates: r.gates.map(g => ({
-        command: g.command,
-        status: g.status,
-        exitCode: g.exit_code,
-        durationMs: g.duration_ms,
-        ...(g.detail !== undefined && { detail: g.detail }),
-        output: {
-          head: g.output.head,
-          tail: g.output.tail,
-          elidedBytes: g.output.elided_bytes,
-          totalBytes: g.output.total_bytes
-        }
-      }))
+      setup: r.setup.map(gateResult),
+      gates: r.gates.map(gateResult)
     }
   }
 }

@@ -1,6 +1,7 @@
 import type { Gate } from '../rubric/types.js'
-import { withinGateLimits } from './excerpt.js'
+import { withinChars, withinGateLimits } from './excerpt.js'
 import { readRecord } from './record.js'
+import { setupLabel } from './setup.js'
 import type { GateResult, GateSource } from './types.js'
 
 /** Where recorded results are read from: the run that ran the gates, through the API. */
@@ -48,7 +49,7 @@ export function recordedGates(run: RecordingRun, review: RecordingFor): GateSour
       }
       if (text === undefined) {
         return unusable(
-          `${run.description} recorded no gate results (did its gates step run, and the upload-artifact step after it?)`
+          `${run.description} recorded no gate results (did its gates step run? It uploads them itself)`
         )
       }
       const read = readRecord(text)
@@ -67,8 +68,13 @@ export function recordedGates(run: RecordingRun, review: RecordingFor): GateSour
       if (conclusion === undefined) {
         return unusable(`there is no such job in that run: set the gates-job input to its name`)
       }
-      // Every limit a gate run here is kept to, again: the record came from the PR's own job.
-      const results = matchGates(rubric.gates, record.gates).map(withinGateLimits)
+      // The setup commands ran the pull request's code before the gates, like a gate: one that
+      // did not pass is a gate that did not pass. Every limit a gate run here is kept to applies
+      // again, the setup's command too: the record came from the pull request's own job.
+      const results = [
+        ...record.setup.map(s => ({ ...s, command: setupLabel(withinChars(s.command)) })),
+        ...matchGates(rubric.gates, record.gates)
+      ].map(withinGateLimits)
       const allPass = results.every(r => r.status === 'pass')
       if (allPass && conclusion !== 'success') {
         return unusable(
