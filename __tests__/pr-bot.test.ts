@@ -1,4 +1,8 @@
 import { Evaluator, Lexer, Parser, data } from '@actions/expressions'
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { parse as parseYaml } from 'yaml'
 import { initFiles, WORKFLOW_FILE } from '../src/cli/init.js'
@@ -14,6 +18,8 @@ import {
   pushEvent,
   REPO,
   runAction,
+  webhookExample,
+  writeEvent,
   type ActionRun,
   type Repository
 } from './helpers/action-run.js'
@@ -25,6 +31,7 @@ import {
 } from './helpers/github-standin.js'
 import { wireAnswer } from './helpers/judge-answers.js'
 import { startProviderStandIn, type StandIn } from './helpers/provider-standin.js'
+import { GATES_TOKEN, gatesJob } from './helpers/split-layout.js'
 import type { WorkflowJob } from './helpers/workflow-runner.js'
 
 /**
@@ -83,6 +90,8 @@ beforeAll(async () => {
   github.setWorkflow(WORKFLOW, {
     ...(dispatch !== undefined && { dispatch: { inputs: dispatch?.inputs ?? {} } })
   })
+  // The fork layout's gates job: `permissions: { contents: read }`.
+  github.addToken(GATES_TOKEN, { ...BOT, write: false, actions: 'none' })
   github.setPermission(MAINTAINER.login, 'write')
   github.setPermission(READER.login, 'read')
   providers = await startProviderStandIn(call => {
@@ -130,14 +139,15 @@ function act(
   eventName: string,
   eventPath: string,
   env: Record<string, string> = {},
-  token = TOKEN
+  token = TOKEN,
+  inputs: Record<string, string> = {}
 ): Promise<ActionRun> {
   return runAction({
     workspace: pr.repo.dir,
     eventName,
     eventPath,
     apiUrl: github.url,
-    inputs: { 'github-token': token, models: 'openai:gpt-5-mini' },
+    inputs: { 'github-token': token, models: 'openai:gpt-5-mini', ...inputs },
     env
   })
 }
@@ -571,4 +581,116 @@ describe('attack: a review the bot starts again runs the pull request’s code i
     expect(started.length).toBeGreaterThan(0)
     for (const start of started) expect(gatesJobOf(start, pr)).toEqual(inScope(pr))
   })
+})
+
+describe('the fork layout', () => {
+  const GATES_WORKFLOW = 'rubric-council-gates.yml'
+  const GATED = `---\ndimensions: false\n---\n## Gates\n- \`bash check.sh\`\n## Criteria\n- tested: The change is tested\n`
+
+  it('/council rerun re-runs the gates run; its completion starts the council again, which reads the new attempt and asks the judges again', async () => {
+    const number = nextPr++
+    const repo = openPullRequest(
+      github,
+      number,
+      // A gate that fails the first time, as a flaky one does.
+      { '.github/rubric.md': GATED, 'check.sh': 'test "${RC_FLAKY:-}" != 1\n' },
+      { 'feature.ts': 'export const feature = 1\n' }
+    )
+    const pr: PullRequest = { repo, number }
+    // GitHub keeps the head at refs/pull/N/head, where the council fetches it from as data.
+    repo.git('update-ref', `refs/pull/${String(number)}/head`, repo.headSha)
+    repo.git('config', 'uploadpack.allowReachableSHA1InWant', 'true')
+    const runId = nextRun++
+    const eventPath = pullRequestEvent(repo, { number })
+    github.setWorkflowRun({
+      id: runId,
+      workflow: GATES_WORKFLOW,
+      name: 'Rubric Council gates',
+      head_sha: repo.headSha,
+      pull_requests: [number],
+      ref: `refs/pull/${String(number)}/merge`
+    })
+    const base = mkdtempSync(join(tmpdir(), 'rc-bot-council-'))
+    execFileSync('git', [
+      'clone',
+      '-q',
+      '--depth=1',
+      '--branch',
+      'main',
+      `file://${repo.dir}`,
+      base
+    ])
+    /** The council workflow on workflow_run after attempt `attempt` of the gates run. */
+    const council = (attempt: number, conclusion: string) => {
+      const example = webhookExample('workflow_run', 'completed')
+      return runAction({
+        workspace: base,
+        eventName: 'workflow_run',
+        eventPath: writeEvent({
+          ...example,
+          action: 'completed',
+          workflow_run: {
+            ...(example.workflow_run as object),
+            id: runId,
+            run_attempt: attempt,
+            head_sha: repo.headSha,
+            conclusion,
+            event: 'pull_request',
+            pull_requests: [{ number }]
+          },
+          repository: {
+            ...(example.repository as object),
+            name: REPO,
+            full_name: `${OWNER}/${REPO}`
+          }
+        }),
+        apiUrl: github.url,
+        inputs: { 'github-token': TOKEN, models: 'openai:gpt-5-mini', gates: 'recorded' },
+        env: { ...KEYS(), GITHUB_RUN_ID: '9999' }
+      })
+    }
+
+    const first = await gatesJob(github, {
+      workspace: repo.dir,
+      eventPath,
+      runId,
+      env: { RC_FLAKY: '1' }
+    })
+    expect(first.code).not.toBe(0)
+    github.setWorkflowRun({
+      ...(github.workflowRun(runId) ?? { id: runId, head_sha: '' }),
+      conclusion: 'failure'
+    })
+    expect((await council(1, 'failure')).outputs.reasons).toBe('gate_failed')
+    const calls = providers.calls.length
+
+    const from = github.runStarts.length
+    await act(
+      pr,
+      'issue_comment',
+      issueCommentEvent({
+        number,
+        body: '/council rerun',
+        user: MAINTAINER,
+        commentId: github.addComment(number, '/council rerun', MAINTAINER).id
+      }),
+      {},
+      TOKEN,
+      { 'review-workflow': GATES_WORKFLOW }
+    )
+    expect(startedSince(from)).toEqual([{ ...rerunOf(runId, pr), workflow: GATES_WORKFLOW }])
+
+    // Attempt 2 of the gates run, as GitHub runs it: the same pull_request event; then its jobs.
+    expect((await gatesJob(github, { workspace: repo.dir, eventPath, runId })).code).toBe(0)
+    github.setRunJobs(runId, [{ name: 'gates' }, { name: 'council', status: 'in_progress' }], 2)
+    // The council reads attempt 2's record and its gates job: the gate passed this time.
+    const again = await council(2, 'success')
+    expect(again.outputs.verdict).toBe('PASS')
+    expect(providers.calls.length).toBe(calls + 1)
+    expect(readState(ours(pr)).history.map(h => h.note)).toEqual([
+      undefined,
+      '/council rerun by @octo-maintainer'
+    ])
+    // Five runs of the bundled actions, one after the other.
+  }, 60_000)
 })
