@@ -66,10 +66,6 @@ function read(dir: string, file: string): string {
   return readFileSync(join(dir, file), 'utf8')
 }
 
-/** The `ref:` of every checkout of the workflow the bot dispatches. */
-const CHECKOUT_REF =
-  "${{ inputs.pull-request && format('refs/pull/{0}/head', inputs.pull-request) || '' }}"
-
 function workflow(text: string): Workflow {
   return parseYaml(text) as Workflow
 }
@@ -123,7 +119,7 @@ const LAYOUTS = [
     layout: 'the split layout',
     argv: ['init'],
     workflows: [WORKFLOW_FILE, BOT_WORKFLOW_FILE],
-    // The workflow the bot dispatches to review a pull request again.
+    // The workflow whose runs the bot re-runs to review a pull request again.
     review: WORKFLOW_FILE
   },
   {
@@ -190,7 +186,7 @@ describe.each(PROJECTS)('rubric-council init, for $kind', ({ files, gate, setup,
       expect(stepList(jobs.bot)).toEqual(['uses: rubric-council/rubric-council@v0'])
     })
 
-    it('writes the bot: on a push that changes the rubric and on new comments, dispatching the review', async () => {
+    it('writes the bot: on a push that changes the rubric and on new comments, re-running the review', async () => {
       const dir = project(files)
       await cli([...argv], dir)
       const bot = workflow(read(dir, BOT_WORKFLOW_FILE))
@@ -220,41 +216,28 @@ describe.each(PROJECTS)('rubric-council init, for $kind', ({ files, gate, setup,
       ])
     })
 
-    it('writes the review the bot dispatches: on workflow_dispatch, the pull request’s head', async () => {
+    it('writes the review the bot re-runs: on pull_request only, checking out the run’s own ref', async () => {
       const dir = project(files)
       await cli([...argv], dir)
       const w = workflow(read(dir, review))
-      expect(w.on.workflow_dispatch).toEqual({
-        inputs: {
-          'pull-request': {
-            description: 'The number of the pull request to review',
-            required: true,
-            type: 'string'
-          }
-        }
-      })
+      // No workflow_dispatch: a dispatched run that checks out the pull request would run its
+      // code with the default branch's ref, cache scope and token.
+      expect(Object.keys(w.on)).toEqual(['pull_request'])
       const checkouts = Object.values(w.jobs).flatMap(j =>
         j.steps.filter(s => s.uses === 'actions/checkout@v5')
       )
       expect(checkouts.length).toBe(review === WORKFLOW_FILE ? 2 : 1)
+      for (const step of checkouts) {
+        // actions/checkout's default: the run's ref (refs/pull/N/merge), which a re-run keeps.
+        expect(step.with?.ref).toBeUndefined()
+        expect(step.with?.['persist-credentials']).toBe(false)
+      }
+      // A re-run is the same pull_request event: in the same group as the pull request's runs.
       const onPullRequest = {
         github: { event_name: 'pull_request', event: { pull_request: { number: 7 } } }
       }
-      const onDispatch = {
-        github: { event_name: 'workflow_dispatch', event: { inputs: { 'pull-request': '42' } } },
-        inputs: { 'pull-request': '42' }
-      }
-      for (const step of checkouts) {
-        const ref = step.with?.ref as string
-        // pull_request: actions/checkout's default (the merge commit); a dispatch: the head.
-        expect(evaluated(ref, onPullRequest)).toBe('')
-        expect(evaluated(ref, onDispatch)).toBe('refs/pull/42/head')
-        expect(step.with?.['persist-credentials']).toBe(false)
-      }
-      // A dispatched review of a pull request shares its group with the pull request's own runs.
       const prefix = review === WORKFLOW_FILE ? 'rubric-council' : 'rubric-council-gates'
       expect(evaluated(w.concurrency?.group, onPullRequest)).toBe(`${prefix}-7`)
-      expect(evaluated(w.concurrency?.group, onDispatch)).toBe(`${prefix}-42`)
     })
 
     it('writes a rubric that is valid, with the project’s test command as its gate', async () => {
@@ -282,7 +265,7 @@ describe('rubric-council init', () => {
     const dir = project({ 'package.json': '{}', 'package-lock.json': '{}' })
     await cli(['init'], dir)
     const w = workflow(read(dir, WORKFLOW_FILE))
-    expect(Object.keys(w.on)).toEqual(['pull_request', 'workflow_dispatch'])
+    expect(Object.keys(w.on)).toEqual(['pull_request'])
     // No path filters: a required check whose workflow does not run stays pending.
     expect(w.on.pull_request).toEqual({
       types: ['opened', 'synchronize', 'reopened', 'ready_for_review']
@@ -293,7 +276,7 @@ describe('rubric-council init', () => {
 
     const gates = w.jobs.gates
     expect(gates?.permissions).toEqual({ contents: 'read' })
-    expect(gates?.steps[0]?.with).toEqual({ ref: CHECKOUT_REF, 'persist-credentials': false })
+    expect(gates?.steps[0]?.with).toEqual({ 'persist-credentials': false })
     expect(gates?.steps.at(-1)?.uses).toBe('rubric-council/rubric-council/gates@v0')
     expect(Object.keys(gates?.steps.at(-1)?.with ?? {})).toEqual(['setup'])
 
@@ -308,11 +291,7 @@ describe('rubric-council init', () => {
       checks: 'write',
       actions: 'read'
     })
-    expect(council?.steps[0]?.with).toEqual({
-      ref: CHECKOUT_REF,
-      'fetch-depth': 0,
-      'persist-credentials': false
-    })
+    expect(council?.steps[0]?.with).toEqual({ 'fetch-depth': 0, 'persist-credentials': false })
     const action = council?.steps[1]
     expect(action?.with).toEqual({ gates: 'recorded' })
     expect(action?.env).toEqual({
@@ -332,13 +311,13 @@ describe('rubric-council init', () => {
     const bot = botWorkflow('rubric-council.yml')
     expect(bot).toMatch(/# No concurrency group: a command must not cancel another/)
     expect(bot).toMatch(/# No checkout and no key: only the action/)
-    expect(bot).toMatch(/actions: write # dispatching the review workflow/)
+    expect(bot).toMatch(/actions: write # re-running a pull request's own review run/)
     expect(bot).toMatch(/checks: write # the pending check/)
     expect(bot).toMatch(/pull-requests: write # .*reaction and reply/)
     expect(bot).toMatch(/contents: read # the rubric, read through the API/)
-    // Why dispatching works: events the job's own token causes start no run, except this one.
+    // Which workflow, and why a re-run of it stays in the pull request's scope.
     expect(bot).toMatch(
-      /# The review it dispatches: of the events this job's token causes, only dispatches start runs/
+      /# The workflow that runs on pull_request: its latest run for the PR is re-run, in the PR's scope/
     )
   })
 
@@ -348,7 +327,7 @@ describe('rubric-council init', () => {
     const gates = workflow(read(dir, GATES_WORKFLOW_FILE))
     const council = workflow(read(dir, WORKFLOW_FILE))
     expect(gates.name).toBe(GATES_WORKFLOW_NAME)
-    expect(Object.keys(gates.on)).toEqual(['pull_request', 'workflow_dispatch'])
+    expect(Object.keys(gates.on)).toEqual(['pull_request'])
     expect(Object.keys(gates.jobs)).toEqual(['gates'])
     expect(gates.permissions).toEqual({})
     expect(gates.concurrency?.group).toContain('github.event.pull_request.number')
@@ -375,32 +354,30 @@ describe('rubric-council init', () => {
     })
     // workflow_run runs the council workflow only from the default branch: init says so.
     expect(out.join('\n')).toContain('Commit the four files to the default branch')
-    // The bot dispatches the gates workflow; the council follows it on workflow_run.
+    // The bot re-runs the gates workflow; the council follows the re-run on workflow_run.
     expect(workflow(read(dir, BOT_WORKFLOW_FILE)).jobs.bot?.steps[0]?.with).toEqual({
       'review-workflow': 'rubric-council-gates.yml'
     })
   })
 
-  it('with --forks, groups the council by pull request, so dispatched reviews of several do not cancel each other', () => {
+  it('with --forks, groups the council by pull request, so reviews of several from same-named fork branches do not cancel each other', () => {
     const { gates, council } = forksWorkflows(detectSetup(project({ 'package.json': '{}' })))
     const runName = (parseYaml(gates) as { 'run-name': string })['run-name']
-    const title = (event: Record<string, unknown>): string =>
+    const titles = [7, 42, 43].map(number =>
       String(
         evaluated(runName, {
-          github: { event_name: 'workflow_dispatch', event },
-          inputs: (event.inputs as Record<string, string> | undefined) ?? {}
+          github: { event_name: 'pull_request', event: { pull_request: { number } } }
         })
       )
-    const seven = title({ pull_request: { number: 7 } })
-    const dispatched = [42, 43].map(n => title({ inputs: { 'pull-request': String(n) } }))
-    expect([seven, ...dispatched]).toEqual([
+    )
+    expect(titles).toEqual([
       'Rubric Council gates, pull request 7',
       'Rubric Council gates, pull request 42',
       'Rubric Council gates, pull request 43'
     ])
-    // Dispatched gates runs all run on the base branch: the council's group is their title.
+    // Forks' branches may all be called main: the council's group is the gates run's title.
     const group = workflow(council).concurrency?.group
-    const groups = [seven, ...dispatched].map(display_title =>
+    const groups = titles.map(display_title =>
       evaluated(group, {
         github: {
           event_name: 'workflow_run',

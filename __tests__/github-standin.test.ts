@@ -1212,6 +1212,163 @@ describe('workflow dispatch', () => {
   })
 })
 
+describe('workflow runs: the list and the re-run', () => {
+  const DOCS_RERUN = 'https://docs.github.com/rest/actions/workflow-runs#re-run-a-workflow'
+  const refused = (status: number, message: string) => ({
+    status,
+    data: { message, documentation_url: DOCS_RERUN, status: String(status) }
+  })
+  const rerun = (runId: number, token = APP) =>
+    octokit(token).rest.actions.reRunWorkflow({ ...repo(), run_id: runId })
+  const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString()
+
+  it('lists a workflow’s runs newest first, by file name or id, filtered by event and commit', async () => {
+    const id = standIn.setWorkflow('rubric-council.yml')
+    standIn.setWorkflowRun({
+      id: 11,
+      workflow: 'rubric-council.yml',
+      head_sha: SHA,
+      pull_requests: [7],
+      created_at: daysAgo(2)
+    })
+    standIn.setWorkflowRun({
+      id: 12,
+      workflow: 'rubric-council.yml',
+      head_sha: SHA,
+      pull_requests: [7],
+      created_at: daysAgo(1)
+    })
+    standIn.setWorkflowRun({ id: 13, workflow: 'rubric-council.yml', head_sha: 'f'.repeat(40) })
+    standIn.setWorkflowRun({
+      id: 14,
+      workflow: 'rubric-council.yml',
+      head_sha: SHA,
+      event: 'workflow_dispatch'
+    })
+    standIn.setWorkflowRun({ id: 15, workflow: 'other.yml', head_sha: SHA })
+    const client = octokit(READ_ONLY)
+
+    const byName = await client.rest.actions.listWorkflowRuns({
+      ...repo(),
+      workflow_id: 'rubric-council.yml',
+      head_sha: SHA,
+      event: 'pull_request'
+    })
+    const byId = await client.rest.actions.listWorkflowRuns({ ...repo(), workflow_id: id })
+    const missing = await refusal(
+      client.rest.actions.listWorkflowRuns({ ...repo(), workflow_id: 'missing.yml' })
+    )
+
+    expect(byName.data.total_count).toBe(2)
+    expect(byName.data.workflow_runs.map(r => [r.id, r.path, r.workflow_id])).toEqual([
+      [12, '.github/workflows/rubric-council.yml', id],
+      [11, '.github/workflows/rubric-council.yml', id]
+    ])
+    expect(byId.data.workflow_runs.map(r => r.id).sort()).toEqual([11, 12, 13, 14])
+    expect(missing).toMatchObject({ status: 404, data: { message: 'Not Found' } })
+    expect(
+      await responseProblems(
+        'GET',
+        '/repos/octo-org/octo-repo/actions/workflows/rubric-council.yml/runs',
+        200,
+        byName.data
+      )
+    ).toEqual([])
+    expect(standIn.violations).toEqual([])
+  })
+
+  it('re-runs a finished run as its next attempt with the same event, commit and ref: 201 and {}', async () => {
+    standIn.setWorkflowRun({
+      id: 21,
+      workflow: 'rubric-council.yml',
+      head_sha: SHA,
+      pull_requests: [7],
+      run_attempt: 1,
+      conclusion: 'failure'
+    })
+
+    const answer = await rerun(21)
+    const run = await octokit().rest.actions.getWorkflowRun({ ...repo(), run_id: 21 })
+
+    expect([answer.status, answer.data]).toEqual([201, {}])
+    expect(
+      await responseProblems(
+        'POST',
+        '/repos/octo-org/octo-repo/actions/runs/21/rerun',
+        201,
+        answer.data
+      )
+    ).toEqual([])
+    expect(run.data).toMatchObject({
+      run_attempt: 2,
+      status: 'queued',
+      conclusion: null,
+      event: 'pull_request',
+      head_sha: SHA,
+      previous_attempt_url: expect.stringMatching(/\/actions\/runs\/21\/attempts\/1$/) as unknown
+    })
+    expect(standIn.runStarts).toEqual([
+      {
+        runId: 21,
+        attempt: 2,
+        workflow: 'rubric-council.yml',
+        how: 'rerun',
+        event: 'pull_request',
+        head_sha: SHA,
+        ref: 'refs/pull/7/merge'
+      }
+    ])
+    expect(standIn.violations).toEqual([])
+  })
+
+  it("refuses what GitHub refuses, with GitHub's status and message", async () => {
+    standIn.setWorkflowRun({ id: 31, head_sha: SHA, status: 'in_progress' })
+    standIn.setWorkflowRun({ id: 32, head_sha: SHA, created_at: daysAgo(31) })
+    standIn.setWorkflowRun({ id: 33, head_sha: SHA, run_attempt: 51 })
+    standIn.setWorkflowRun({ id: 34, head_sha: SHA, created_at: daysAgo(29) })
+
+    expect(await refusal(rerun(30))).toEqual(refused(404, 'Not Found'))
+    expect(await refusal(rerun(31))).toEqual(refused(403, 'This workflow is already running'))
+    expect(await refusal(rerun(32))).toEqual(
+      refused(403, 'Unable to retry this workflow run because it was created over a month ago')
+    )
+    expect(await refusal(rerun(33))).toEqual(refused(403, 'This workflow run cannot be retried'))
+    // Without actions: write, before anything else is looked at.
+    expect(await refusal(rerun(34, READ_ONLY))).toEqual(notAccessible(DOCS_RERUN))
+    expect(await refusal(rerun(34, tokenWith('ghs_actions_read', { actions: 'read' })))).toEqual(
+      notAccessible(DOCS_RERUN)
+    )
+    expect(standIn.runStarts).toEqual([])
+    expect((await rerun(34, tokenWith('ghs_actions_write', { actions: 'write' }))).status).toBe(201)
+    expect(standIn.runStarts.map(r => [r.runId, r.attempt])).toEqual([[34, 2]])
+    expect(standIn.violations).toEqual([])
+  })
+
+  it('starts a run for every dispatch, on the branch it names', async () => {
+    standIn.setBranch('main', SHA)
+    standIn.setWorkflow('rubric-council.yml', { dispatch: { inputs: { 'pull-request': {} } } })
+
+    await octokit().rest.actions.createWorkflowDispatch({
+      ...repo(),
+      workflow_id: 'rubric-council.yml',
+      ref: 'main',
+      inputs: { 'pull-request': '7' }
+    })
+
+    expect(standIn.runStarts).toEqual([
+      {
+        runId: expect.any(Number) as unknown,
+        attempt: 1,
+        workflow: 'rubric-council.yml',
+        how: 'dispatch',
+        event: 'workflow_dispatch',
+        head_sha: SHA,
+        ref: 'refs/heads/main'
+      }
+    ])
+  })
+})
+
 describe('collaborator permission', () => {
   const permissionOf = (username: string, client = octokit()) =>
     client.rest.repos.getCollaboratorPermissionLevel({ ...repo(), username })

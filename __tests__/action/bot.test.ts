@@ -56,19 +56,8 @@ function judged(github = new MemoryGitHub()): PullRequest {
   return pr
 }
 
-const review = (pr: PullRequest, event?: string) =>
-  runInProcess(pr, {
-    inputs: INPUTS,
-    providers: keys(),
-    ...(event !== undefined && { eventName: 'workflow_dispatch', event })
-  })
-
-/** The run GitHub starts when the bot dispatches the review workflow for `pr`. */
-const dispatched = (pr: PullRequest) =>
-  writeEvent({
-    ...webhookExample('workflow_dispatch'),
-    inputs: { 'pull-request': String(pr.number) }
-  })
+/** A review on the pull request event: a push, or the re-run of one (the same payload). */
+const review = (pr: PullRequest) => runInProcess(pr, { inputs: INPUTS, providers: keys() })
 
 /** A new comment on the pull request, as the issue_comment event delivers it. */
 function commented(pr: PullRequest, body: string, user: { login: string; type: string }) {
@@ -172,22 +161,17 @@ describe('the verdict cache', () => {
 })
 
 describe('/council rerun', () => {
-  it('by a maintainer: 👀, the review dispatched, and the judges asked again', async () => {
+  it('by a maintainer: 👀, the review run re-run, and the judges asked again', async () => {
     const pr = judged()
+    const run = pr.github.addRun('rubric-council.yml', pr.number, pr.repo.headSha)
     await review(pr)
     const result = await commented(pr, '/council rerun', MAINTAINER)
     expect(result.code).toBe(0)
-    expect(pr.github.dispatches).toEqual([
-      {
-        workflow: 'rubric-council.yml',
-        ref: baseBranch(pr.repo),
-        inputs: { 'pull-request': String(pr.number) }
-      }
-    ])
+    expect(pr.github.reruns).toEqual([run.id])
     const command = pr.github.commentsOn(pr.number).find(c => c.body === '/council rerun')
     expect(pr.github.reactions.get(command?.id ?? 0)).toEqual(['eyes'])
     const calls = providers.calls.length
-    await review(pr, dispatched(pr))
+    await review(pr)
     expect(providers.calls.length).toBe(calls + 1)
     expect(readState(ours(pr)).history.at(-1)?.note).toBe('/council rerun by @octo-maintainer')
   })
@@ -195,8 +179,9 @@ describe('/council rerun', () => {
   it('by someone without write permission: a reply saying who may, nothing else', async () => {
     const pr = judged()
     await review(pr)
+    pr.github.addRun('rubric-council.yml', pr.number, pr.repo.headSha)
     await commented(pr, '/council rerun', READER)
-    expect(pr.github.dispatches).toEqual([])
+    expect(pr.github.reruns).toEqual([])
     expect([...pr.github.reactions.values()]).toEqual([])
     expect(pr.github.commentsOn(pr.number).at(-1)?.body).toContain(
       '@octo-reader only people with write permission on the repository may run `/council rerun`'
@@ -209,7 +194,7 @@ describe('/council rerun', () => {
     const before = pr.github.commentsOn(pr.number).length
     await commented(pr, '/council rerun', { login: 'renovate[bot]', type: 'Bot' })
     await commented(pr, 'LGTM, thanks', MAINTAINER)
-    expect(pr.github.dispatches).toEqual([])
+    expect(pr.github.reruns).toEqual([])
     expect(pr.github.commentsOn(pr.number)).toHaveLength(before + 2)
   })
 
@@ -240,11 +225,7 @@ describe('/council accept', () => {
     return pr
   }
   // No provider key: the council cannot run, UNCLEAR missing_credentials.
-  const noKeys = (pr: PullRequest, event?: string) =>
-    runInProcess(pr, {
-      providers: {},
-      ...(event !== undefined && { eventName: 'workflow_dispatch', event })
-    })
+  const noKeys = (pr: PullRequest) => runInProcess(pr, { providers: {} })
 
   it('on an UNCLEAR: the check passes for that commit, and the comment and history say who and why', async () => {
     const pr = unclear()
@@ -261,7 +242,7 @@ describe('/council accept', () => {
     )
 
     // The same commit judged again (the base rubric changed, a re-run): still accepted.
-    const again = await noKeys(pr, dispatched(pr))
+    const again = await noKeys(pr)
     expect([again.code, checksOnHead(pr).at(-1)?.conclusion]).toEqual([0, 'success'])
     const report = JSON.parse(readFileSync(again.outputs.report ?? '', 'utf8')) as JsonReport
     expect(report.accepted).toEqual({
@@ -301,7 +282,7 @@ describe('/council accept', () => {
       accepted: { commit: pr.repo.headSha, by: READER.login, reason: 'trust me', commentId: id }
     })
     await pr.github.upsertComment(pr.number, body, pr.github.commentsOn(pr.number).slice(0, 1))
-    const result = await noKeys(pr, dispatched(pr))
+    const result = await noKeys(pr)
     expect([result.code, checksOnHead(pr).at(-1)?.conclusion]).toEqual([2, 'action_required'])
     expect(result.log.some(l => l.includes('does not match a /council accept comment'))).toBe(true)
   })
@@ -331,7 +312,7 @@ describe('a push that changes the base rubric', () => {
     return runInProcess(pr, { eventName: 'push', event, providers: {} })
   }
 
-  it('marks the open pull requests on that branch pending and dispatches a review of each', async () => {
+  it('marks the open pull requests on that branch pending and re-runs the review of each', async () => {
     const github = new MemoryGitHub()
     const pr = pullRequest({ '.github/rubric.md': RUBRIC }, {}, github)
     const branch = baseBranch(pr.repo)
@@ -343,13 +324,16 @@ describe('a push that changes the base rubric', () => {
       ...pullRequestJson(pr.repo, 901),
       base: { ref: 'release', sha: pr.repo.baseSha }
     })
+    const runs = [
+      github.addRun('rubric-council.yml', pr.number, pr.repo.headSha),
+      github.addRun('rubric-council.yml', 900, 'a'.repeat(40)),
+      github.addRun('rubric-council.yml', 901, pr.repo.headSha)
+    ]
     const result = await pushed(pr, pr.repo.baseSha, 'new-tip')
     expect(result.code).toBe(0)
-    expect(github.dispatches.map(d => [d.ref, d.inputs['pull-request']]).sort()).toEqual(
-      [
-        [branch, '900'],
-        [branch, String(pr.number)]
-      ].sort()
+    expect([...github.reruns].sort()).toEqual([runs[0]?.id, runs[1]?.id].sort())
+    expect(result.log).toContain(
+      `Rubric Council: the rubric changed on ${branch} (${rubricHash(RUBRIC)} → ${rubricHash(stricter)}); re-verifying 2 open pull requests`
     )
     const change = `${rubricHash(RUBRIC)} → ${rubricHash(stricter)}`
     expect(github.checkRuns.map(c => [c.head_sha, c.status, c.title]).sort()).toEqual(
@@ -363,15 +347,17 @@ describe('a push that changes the base rubric', () => {
   it('does nothing when the rubric did not change', async () => {
     const pr = judged()
     pr.github.setFile('new-tip', '.github/rubric.md', RUBRIC)
+    pr.github.addRun('rubric-council.yml', pr.number, pr.repo.headSha)
     const result = await pushed(pr, pr.repo.baseSha, 'new-tip')
-    expect(pr.github.dispatches).toEqual([])
+    expect(pr.github.reruns).toEqual([])
     expect(result.log).toContain(
       `Rubric Council: .github/rubric.md did not change on ${baseBranch(pr.repo)}; nothing to re-verify`
     )
   })
 
-  it('without permission to dispatch, warns naming it and leaves the verdicts as they are', async () => {
+  it('without permission to re-run, warns naming it and leaves the verdicts as they are', async () => {
     const pr = pullRequest({ '.github/rubric.md': RUBRIC }, {}, new MemoryGitHub({ write: false }))
+    pr.github.addRun('rubric-council.yml', pr.number, pr.repo.headSha)
     pr.github.setFile('new-tip', '.github/rubric.md', `${RUBRIC}- more: More\n`)
     const result = await pushed(pr, pr.repo.baseSha, 'new-tip')
     expect(result.code).toBe(0)
@@ -381,13 +367,13 @@ describe('a push that changes the base rubric', () => {
     expect(pr.github.checkRuns).toEqual([])
   })
 
-  it('the review it dispatches records why it ran', async () => {
+  it('the review it re-runs records why it ran', async () => {
     const pr = judged()
     await review(pr)
     const stricter = `${RUBRIC}- documented: The change is documented\n`
     pr.github.setFile('new-tip', '.github/rubric.md', stricter)
     pr.github.setBranch(baseBranch(pr.repo), 'new-tip')
-    await review(pr, dispatched(pr))
+    await review(pr)
     expect(readState(ours(pr)).history.at(-1)?.note).toBe(
       `base rubric changed (${rubricHash(RUBRIC)} → ${rubricHash(stricter)})`
     )

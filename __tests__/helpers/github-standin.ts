@@ -173,6 +173,34 @@ export interface WorkflowRunSpec {
   readonly pull_requests?: readonly number[]
   /** 1 by default. */
   readonly run_attempt?: number
+  /**
+   * The workflow file (in `.github/workflows/`) it is a run of, as `setWorkflow` names it;
+   * `ci.yml` by default. The list of a workflow's runs lists only its own.
+   */
+  readonly workflow?: string
+  /**
+   * The ref its jobs run on (`GITHUB_REF`): not part of GitHub's JSON, but what a re-run keeps.
+   * By default `refs/pull/<n>/merge` for a pull request event with a listed pull request, else
+   * `refs/heads/<head_branch>`.
+   */
+  readonly ref?: string
+  /** When it was first created (ISO 8601): an hour ago by default. Re-runs keep it. */
+  readonly created_at?: string
+}
+
+/**
+ * A workflow run GitHub started, or started again: what its jobs run with. A dispatch starts a
+ * new run; a re-run (`POST …/actions/runs/{run_id}/rerun`) a new attempt of the same run, with
+ * the run's own event, commit and ref.
+ */
+export interface RunStart {
+  readonly runId: number
+  readonly attempt: number
+  readonly workflow: string
+  readonly how: 'dispatch' | 'rerun'
+  readonly event: string
+  readonly head_sha: string
+  readonly ref: string
 }
 
 export interface JobSpec {
@@ -240,6 +268,8 @@ export interface GitHubStandIn {
   readonly checkRuns: CheckRun[]
   /** Every `workflow_dispatch` GitHub accepted, in order. */
   readonly dispatches: readonly Dispatch[]
+  /** Every run GitHub started (dispatched) or started again (re-run), in order. */
+  readonly runStarts: readonly RunStart[]
   addToken(token: string, access: TokenAccess): void
   /** A comment already on the issue (no request is made or recorded). */
   addComment(issue: number, body: string, author: Actor): Comment
@@ -269,6 +299,8 @@ export interface GitHubStandIn {
   setPullRequestFiles(number: number, files: readonly unknown[]): void
   /** A workflow run `GET /actions/runs/{id}` answers with (set again to change it). */
   setWorkflowRun(run: WorkflowRunSpec): void
+  /** The run as the stand-in holds it now (after re-runs: its latest attempt). */
+  workflowRun(id: number): WorkflowRunSpec | undefined
   /** The jobs of a run's attempt (1 by default); `filter=latest` lists the highest attempt's. */
   setRunJobs(runId: number, jobs: readonly JobSpec[], attempt?: number): void
   /** An artifact the run uploaded, its zip as given; returns it with the id GitHub gave it. */
@@ -353,6 +385,7 @@ export async function startGitHubStandIn(
     uploads: new Map(),
     workflows: new Map(),
     dispatches: [],
+    runStarts: [],
     roles: new Map(),
     reactions: new Map(),
     failures: [],
@@ -394,6 +427,7 @@ export async function startGitHubStandIn(
     comments: state.comments,
     checkRuns: state.checkRuns,
     dispatches: state.dispatches,
+    runStarts: state.runStarts,
     addToken: (token, access) => {
       state.tokens.set(token, { ...access })
       userId(state, access.login)
@@ -425,7 +459,14 @@ export async function startGitHubStandIn(
       state.pullFiles.set(number, [...files])
     },
     setWorkflowRun: run => {
+      if (run.workflow !== undefined && !state.workflows.has(run.workflow)) {
+        state.workflows.set(run.workflow, { id: state.nextId.workflow++, file: run.workflow })
+      }
       state.runs.set(run.id, { ...run })
+    },
+    workflowRun: id => {
+      const run = state.runs.get(id)
+      return run === undefined ? undefined : { ...run }
     },
     setRunJobs: (runId, jobs, attempt = 1) => {
       const attempts = state.jobs.get(runId) ?? new Map<number, StoredJob[]>()
@@ -517,6 +558,7 @@ interface State {
   /** By file name. */
   readonly workflows: Map<string, StoredWorkflow>
   readonly dispatches: Dispatch[]
+  readonly runStarts: RunStart[]
   /** Lower-cased login → role set with `setPermission`. */
   readonly roles: Map<string, CollaboratorRole | 'none'>
   /** Comment id → its reactions. */
@@ -593,7 +635,9 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
   'GET /repos/{owner}/{repo}/pulls': listPullRequests,
   'GET /repos/{owner}/{repo}/pulls/{pull_number}': getPullRequest,
   'GET /repos/{owner}/{repo}/pulls/{pull_number}/files': listPullRequestFiles,
+  'GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs': listWorkflowRuns,
   'GET /repos/{owner}/{repo}/actions/runs/{run_id}': getWorkflowRun,
+  'POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun': rerunWorkflowRun,
   'GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs': listRunJobs,
   'GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}/jobs': listAttemptJobs,
   'GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts': listRunArtifacts,
@@ -935,7 +979,11 @@ const ROUTE_PERMISSIONS: Readonly<
   'GET /repos/{owner}/{repo}/pulls': [['pull-requests', 'read']],
   'GET /repos/{owner}/{repo}/pulls/{pull_number}': [['pull-requests', 'read']],
   'GET /repos/{owner}/{repo}/pulls/{pull_number}/files': [['pull-requests', 'read']],
+  // https://docs.github.com/rest/actions/workflow-runs#list-workflow-runs-for-a-workflow
+  'GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs': [['actions', 'read']],
   'GET /repos/{owner}/{repo}/actions/runs/{run_id}': [['actions', 'read']],
+  // https://docs.github.com/rest/actions/workflow-runs#re-run-a-workflow
+  'POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun': [['actions', 'write']],
   'GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs': [['actions', 'read']],
   'GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}/jobs': [
     ['actions', 'read']
@@ -1689,15 +1737,21 @@ function dispatchWorkflow(state: State, call: Call): Reply {
     return errorReply(422, `Required input '${missing[0]}' not provided`, DOCS_DISPATCH)
   }
   state.dispatches.push({ workflow: workflow.file, ref, inputs: { ...inputs } })
-  if (body.return_run_details !== true) return { status: 204 }
+  // The run GitHub starts for it: on the branch, at its tip, whatever the inputs name.
   const runId = state.nextId.run++
-  state.runs.set(runId, {
+  const run: WorkflowRunSpec = {
     id: runId,
     head_sha: tip,
     event: 'workflow_dispatch',
     status: 'queued',
-    head_branch: branch ?? ref
-  })
+    head_branch: branch ?? ref,
+    workflow: workflow.file,
+    ref: `refs/heads/${branch ?? ref}`,
+    created_at: timestamp()
+  }
+  state.runs.set(runId, run)
+  state.runStarts.push(runStart(run, 'dispatch'))
+  if (body.return_run_details !== true) return { status: 204 }
   return {
     status: 200,
     body: {
@@ -1779,6 +1833,135 @@ const DOCS_JOBS = 'https://docs.github.com/rest/actions/workflow-jobs'
 const DOCS_ARTIFACTS = 'https://docs.github.com/rest/actions/artifacts'
 /** GitHub's signed download URLs expire after a minute. */
 const BLOB_LIFETIME_MS = 60_000
+
+const DOCS_LIST_RUNS =
+  'https://docs.github.com/rest/actions/workflow-runs#list-workflow-runs-for-a-workflow'
+const DOCS_RERUN = 'https://docs.github.com/rest/actions/workflow-runs#re-run-a-workflow'
+/** The workflow of a run set up without one (and its id, as GitHub's example run has it). */
+const DEFAULT_WORKFLOW = { id: 161_335, file: 'ci.yml' } as const
+/**
+ * "You can re-run a workflow run … up to 30 days after its initial run", and "a workflow run can
+ * be re-run a maximum of 50 times"
+ * (https://docs.github.com/actions/how-tos/manage-workflow-runs/re-run-workflows-and-jobs).
+ */
+const RERUN_DAYS = 30
+const MAX_RERUNS = 50
+
+function workflowOfRun(state: State, run: WorkflowRunSpec): { id: number; file: string } {
+  const file = run.workflow ?? DEFAULT_WORKFLOW.file
+  return state.workflows.get(file) ?? DEFAULT_WORKFLOW
+}
+
+/** The ref the run's jobs see (GITHUB_REF), as `WorkflowRunSpec.ref` describes the default. */
+function refOfRun(run: WorkflowRunSpec): string {
+  if (run.ref !== undefined) return run.ref
+  const event = run.event ?? 'pull_request'
+  const pr = run.pull_requests?.[0]
+  return (event === 'pull_request' || event === 'pull_request_target') && pr !== undefined
+    ? `refs/pull/${String(pr)}/merge`
+    : `refs/heads/${run.head_branch ?? 'feature'}`
+}
+
+function createdOfRun(state: State, run: WorkflowRunSpec): string {
+  return run.created_at ?? timestampOf(state.epoch)
+}
+
+function runStart(run: WorkflowRunSpec, how: RunStart['how']): RunStart {
+  return {
+    runId: run.id,
+    attempt: run.run_attempt ?? 1,
+    workflow: run.workflow ?? DEFAULT_WORKFLOW.file,
+    how,
+    event: run.event ?? 'pull_request',
+    head_sha: run.head_sha,
+    ref: refOfRun(run)
+  }
+}
+
+/**
+ * A workflow's runs, newest first, by its numeric id or file name (404 for one GitHub does not
+ * know), filtered as the query says: `event`, `head_sha`, `branch` (the head branch), `status`
+ * (a status or a conclusion); `exclude_pull_requests` empties each run's `pull_requests`.
+ */
+function listWorkflowRuns(state: State, call: Call): Reply {
+  const id = call.params.workflow_id ?? ''
+  const workflow = [...state.workflows.values(), DEFAULT_WORKFLOW].find(w =>
+    /^\d+$/.test(id) ? w.id === Number(id) : w.file === id
+  )
+  if (workflow === undefined) return errorReply(404, 'Not Found', DOCS_LIST_RUNS)
+  const query = call.query
+  const wanted = (name: string, value: string | null | undefined): boolean => {
+    const asked = query.get(name)
+    return asked === null || asked === value
+  }
+  const runs = [...state.runs.values()]
+    .filter(run => (run.workflow ?? DEFAULT_WORKFLOW.file) === workflow.file)
+    .filter(
+      run =>
+        wanted('event', run.event ?? 'pull_request') &&
+        wanted('head_sha', run.head_sha) &&
+        wanted('branch', run.head_branch ?? 'feature') &&
+        (wanted('status', run.status ?? 'completed') ||
+          wanted('status', conclusionOf(run.status ?? 'completed', run.conclusion)))
+    )
+    .sort(
+      (a, b) =>
+        Date.parse(createdOfRun(state, b)) - Date.parse(createdOfRun(state, a)) || b.id - a.id
+    )
+  const exclude = query.get('exclude_pull_requests') === 'true'
+  return paginated(
+    state,
+    call,
+    runs,
+    100,
+    run => workflowRunJson(state, exclude ? { ...run, pull_requests: [] } : run),
+    'workflow_runs'
+  )
+}
+
+/**
+ * `POST …/actions/runs/{run_id}/rerun`: every job of the run again, as its next attempt, with the
+ * run's own event, commit and ref ("The workflow will also use the same GITHUB_SHA … and
+ * GITHUB_REF … of the original event", the re-run docs above). GitHub refuses, in this order:
+ * - a run it does not know: 404 Not Found;
+ * - a run not yet completed: 403 "This workflow is already running" (quoted in
+ *   https://github.com/metabase/metabase/pull/70916; https://github.com/cli/cli/issues/9221 shows
+ *   the 403 for a run still in progress);
+ * - a run first created more than 30 days ago: 403 "Unable to retry this workflow run because it
+ *   was created over a month ago" (https://github.com/cli/cli/issues/9989);
+ * - a run re-run 50 times already: 403 "This workflow run cannot be retried" (the message
+ *   metabase/metabase#70916 quotes for runs GitHub will not retry).
+ * Accepted: 201 and an empty object.
+ */
+function rerunWorkflowRun(state: State, call: Call): Reply {
+  const run = state.runs.get(Number(call.params.run_id))
+  if (run === undefined) return errorReply(404, 'Not Found', DOCS_RERUN)
+  if ((run.status ?? 'completed') !== 'completed') {
+    return errorReply(403, 'This workflow is already running', DOCS_RERUN)
+  }
+  if (Date.now() - Date.parse(createdOfRun(state, run)) > RERUN_DAYS * 86_400_000) {
+    return errorReply(
+      403,
+      'Unable to retry this workflow run because it was created over a month ago',
+      DOCS_RERUN
+    )
+  }
+  const attempt = run.run_attempt ?? 1
+  if (attempt > MAX_RERUNS) {
+    return errorReply(403, 'This workflow run cannot be retried', DOCS_RERUN)
+  }
+  const again: WorkflowRunSpec = {
+    ...run,
+    run_attempt: attempt + 1,
+    status: 'queued',
+    conclusion: null,
+    created_at: createdOfRun(state, run),
+    ref: refOfRun(run)
+  }
+  state.runs.set(run.id, again)
+  state.runStarts.push(runStart(again, 'rerun'))
+  return { status: 201, body: {} }
+}
 
 function getWorkflowRun(state: State, call: Call): Reply {
   const run = state.runs.get(Number(call.params.run_id))
@@ -2157,8 +2340,9 @@ function workflowRunJson(state: State, run: WorkflowRunSpec): Json {
   const url = `${api}/actions/runs/${id}`
   const status = run.status ?? 'completed'
   const attempt = run.run_attempt ?? 1
-  const workflowId = 161_335
-  const created = timestampOf(state.epoch)
+  const workflow = workflowOfRun(state, run)
+  const workflowId = workflow.id
+  const created = createdOfRun(state, run)
   const full = `${state.owner}/${state.repo}`
   const headRepository = run.head_repository ?? full
   const sha = run.head_sha
@@ -2168,7 +2352,7 @@ function workflowRunJson(state: State, run: WorkflowRunSpec): Json {
     node_id: `WFR_kwLO${idTag(run.id)}`,
     head_branch: run.head_branch ?? 'feature',
     head_sha: sha,
-    path: '.github/workflows/ci.yml',
+    path: `.github/workflows/${workflow.file}`,
     display_title: 'A pull request',
     run_number: 562,
     event: run.event ?? 'pull_request',

@@ -11,6 +11,7 @@ import {
   type CommentOutcome,
   type IssueComment
 } from '../../src/github/comment.js'
+import type { WorkflowRunListed } from '../../src/github/actions-runs.js'
 import type { CommentByUser, GitHubPort } from '../../src/github/port.js'
 import { outcomeOf, type Conclusion, type FailOn } from '../../src/verdict/outcome.js'
 import { OWNER, REPO } from './action-run.js'
@@ -28,6 +29,19 @@ export interface MemoryCheckRun {
   evaluation?: Evaluation
 }
 
+/** A workflow run as GitHub keeps it, as far as the bot asks about it. */
+export interface MemoryRun {
+  readonly id: number
+  /** Its workflow's file name. */
+  readonly workflow: string
+  readonly headSha: string
+  readonly event: string
+  status: string
+  attempt: number
+  readonly createdAt: string
+  readonly pullRequests: readonly number[]
+}
+
 /** A comment as GitHub keeps it: with its author, and editable. */
 interface StoredComment {
   readonly id: number
@@ -40,8 +54,8 @@ interface StoredComment {
 const BOT = { login: 'github-actions[bot]', type: 'Bot' }
 
 /** A failed request as Octokit throws it. */
-const httpError = (status: number): Error & { status: number } =>
-  Object.assign(new Error(`HTTP ${status}`), { status })
+const httpError = (status: number, message = `HTTP ${status}`): Error & { status: number } =>
+  Object.assign(new Error(message), { status })
 
 /**
  * GitHub at the port: the repository's pull requests, files, comments and check runs in memory,
@@ -53,8 +67,10 @@ const httpError = (status: number): Error & { status: number } =>
 export class MemoryGitHub implements GitHubPort {
   readonly repo = { owner: OWNER, repo: REPO }
   private readonly store = new Map<number, StoredComment[]>()
-  /** Accepted workflow dispatches, in order. */
-  readonly dispatches: { workflow: string; ref: string; inputs: Record<string, string> }[] = []
+  /** Workflow runs, as `addRun` set them up; a re-run raises `attempt`. */
+  readonly runs: MemoryRun[] = []
+  /** The runs re-run, by id, in order. */
+  readonly reruns: number[] = []
   /** Reactions by comment id. */
   readonly reactions = new Map<number, string[]>()
   private readonly permissions = new Map<string, 'admin' | 'write' | 'read' | 'none'>()
@@ -82,6 +98,26 @@ export class MemoryGitHub implements GitHubPort {
   }
   setPullRequest(number: number, pr: unknown): void {
     this.pulls.set(number, pr)
+  }
+  /** A run of `workflow` on the pull request `number` at `headSha`, finished an hour ago. */
+  addRun(
+    workflow: string,
+    number: number,
+    headSha: string,
+    options: Partial<Pick<MemoryRun, 'event' | 'status' | 'createdAt'>> = {}
+  ): MemoryRun {
+    const run: MemoryRun = {
+      id: 9_000 + this.runs.length,
+      workflow,
+      headSha,
+      event: options.event ?? 'pull_request',
+      status: options.status ?? 'completed',
+      attempt: 1,
+      createdAt: options.createdAt ?? new Date(Date.now() - 3600_000).toISOString(),
+      pullRequests: [number]
+    }
+    this.runs.push(run)
+    return run
   }
   setPermission(login: string, permission: 'admin' | 'write' | 'read' | 'none'): void {
     this.permissions.set(login, permission)
@@ -255,13 +291,34 @@ export class MemoryGitHub implements GitHubPort {
       })
     )
 
-  dispatchWorkflow = (
-    workflow: string,
-    ref: string,
-    inputs: Readonly<Record<string, string>>
-  ): Promise<void> => {
-    if (!this.access.write) return Promise.reject(httpError(403))
-    this.dispatches.push({ workflow, ref, inputs: { ...inputs } })
+  workflowRunsAt = (workflow: string, headSha: string): Promise<WorkflowRunListed[]> =>
+    Promise.resolve(
+      this.runs
+        .filter(r => r.workflow === workflow && r.headSha === headSha)
+        .reverse()
+        .map(r => ({
+          id: r.id,
+          event: r.event,
+          status: r.status,
+          createdAt: r.createdAt,
+          htmlUrl: `https://github.com/${OWNER}/${REPO}/actions/runs/${r.id}`,
+          pullRequests: r.pullRequests
+        }))
+    )
+
+  /** As GitHub: 403 without write access or for a run not finished, 404 for one it does not know. */
+  rerunWorkflowRun = (runId: number): Promise<void> => {
+    const run = this.runs.find(r => r.id === runId)
+    if (!this.access.write) {
+      return Promise.reject(httpError(403, 'Resource not accessible by integration'))
+    }
+    if (run === undefined) return Promise.reject(httpError(404))
+    if (run.status !== 'completed') {
+      return Promise.reject(httpError(403, 'This workflow is already running'))
+    }
+    run.attempt++
+    run.status = 'queued'
+    this.reruns.push(runId)
     return Promise.resolve()
   }
 

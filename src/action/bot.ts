@@ -1,5 +1,4 @@
 import { posix } from 'node:path'
-import { statusOf } from '../github/client.js'
 import type { GitHubPort } from '../github/port.js'
 import { commentMarker } from '../report/comment.js'
 import { code, escapeMarkdown } from '../report/escape.js'
@@ -11,9 +10,12 @@ import { isRecord } from '../util/is-record.js'
 import { COMMANDS_HELP, mayCommand, parseCommand } from './commands.js'
 import type { ActionInputs } from './inputs.js'
 import type { ActionIO } from './io.js'
+import { reverify, SHARED_PROBLEMS } from './reverify.js'
 
-/** How many pull requests are dispatched at once when the base rubric changes. */
-const DISPATCH_WIDTH = 4
+/** How many pull requests are re-verified at once when the base rubric changes. */
+const REVERIFY_WIDTH = 4
+/** Pull requests named one by one in the warning about those that were not re-verified. */
+const LISTED_PROBLEMS = 10
 
 const NO_COMMIT = /^0+$/
 
@@ -33,9 +35,9 @@ export const BOT_HANDLERS: Readonly<Record<string, (context: BotContext) => Prom
 
 /**
  * A push to a branch: when it changes the rubric, every open pull request based on that branch is
- * reviewed again by dispatching the review workflow, and its check marked pending meanwhile.
- * Dispatch first, pending second: without permission to dispatch, the verdicts already posted are
- * left alone rather than pending for ever.
+ * reviewed again by re-running its own latest review run (in its pull request's scope, see
+ * reverify.ts), and its check marked pending meanwhile. Re-run first, pending second: a pull
+ * request that could not be re-run keeps the verdict already posted rather than pending for ever.
  */
 export async function rubricPushed(context: BotContext): Promise<void> {
   const { github, inputs, io, payload } = context
@@ -61,14 +63,13 @@ export async function rubricPushed(context: BotContext): Promise<void> {
   )
   let stopped: string | undefined
   let pending = true
-  const done = await mapBounded(pulls, DISPATCH_WIDTH, async pr => {
+  const problems: string[] = []
+  const done = await mapBounded(pulls, REVERIFY_WIDTH, async pr => {
     if (stopped !== undefined) return false
-    try {
-      await github.dispatchWorkflow(inputs.reviewWorkflow, branch, {
-        'pull-request': String(pr.number)
-      })
-    } catch (error) {
-      stopped ??= dispatchProblem(error, inputs.reviewWorkflow, branch)
+    const outcome = await reverify(github, inputs.reviewWorkflow, pr)
+    if (!outcome.ok) {
+      if (SHARED_PROBLEMS.has(outcome.problem)) stopped ??= outcome.message
+      else problems.push(outcome.message)
       return false
     }
     if (pending) {
@@ -89,26 +90,23 @@ export async function rubricPushed(context: BotContext): Promise<void> {
     }
     return true
   })
-  const dispatched = done.filter(Boolean).length
-  if (stopped !== undefined) io.warning(`Rubric Council: ${stopped}`)
+  const rerun = done.filter(Boolean).length
+  if (stopped !== undefined) {
+    io.warning(`Rubric Council: ${stopped}; the verdicts already posted are left as they are`)
+  }
+  if (problems.length > 0) {
+    const more = problems.length - LISTED_PROBLEMS
+    io.warning(
+      [
+        `Rubric Council: ${problems.length} pull request${problems.length === 1 ? ' was' : 's were'} not re-verified; their verdicts are left as they are:`,
+        ...problems.slice(0, LISTED_PROBLEMS).map(p => `- ${p}`),
+        ...(more > 0 ? [`- and ${more} more`] : [])
+      ].join('\n')
+    )
+  }
   io.info(
-    `Rubric Council: dispatched ${inputs.reviewWorkflow} for ${dispatched} of ${pulls.length} pull request${pulls.length === 1 ? '' : 's'}`
+    `Rubric Council: re-ran the review (${inputs.reviewWorkflow}) of ${rerun} of ${pulls.length} pull request${pulls.length === 1 ? '' : 's'}`
   )
-}
-
-function dispatchProblem(error: unknown, workflow: string, ref: string): string {
-  const status = statusOf(error)
-  const message = error instanceof Error ? error.message : String(error)
-  if (status === 403) {
-    return `cannot dispatch ${workflow} (403): give the workflow "actions: write"; the verdicts already posted are left as they are`
-  }
-  if (status === 404) {
-    return `cannot dispatch ${workflow} (404): no such workflow in .github/workflows on ${ref}; set the review-workflow input`
-  }
-  if (status === 422) {
-    return `cannot dispatch ${workflow} (422: ${message}): it needs "on: workflow_dispatch" with the input "pull-request"`
-  }
-  return `cannot dispatch ${workflow}: ${message}`
 }
 
 /**
@@ -161,13 +159,11 @@ export async function commandGiven(context: BotContext): Promise<void> {
   const pr = await github.pullRequest(number)
   const head =
     isRecord(pr) && isRecord(pr.head) && typeof pr.head.sha === 'string' ? pr.head.sha : ''
-  const base =
-    isRecord(pr) && isRecord(pr.base) && typeof pr.base.ref === 'string' ? pr.base.ref : ''
   const [ours] = await github.comments(number, commentMarker(inputs.checkName))
   const state = ours ? readState(ours.body) : { history: [] }
 
   if (command.kind === 'rerun') {
-    // The cached answers are dropped and the rerun noted: the review dispatched next asks the
+    // The cached answers are dropped and the rerun noted: the review re-run next asks the
     // judges again. Editing the comment the same way can only cause the same.
     if (ours) {
       await github.upsertComment(
@@ -180,17 +176,13 @@ export async function commandGiven(context: BotContext): Promise<void> {
         [ours]
       )
     }
-    try {
-      await github.dispatchWorkflow(inputs.reviewWorkflow, base, { 'pull-request': String(number) })
-    } catch (error) {
-      const problem = dispatchProblem(error, inputs.reviewWorkflow, base)
-      io.warning(`Rubric Council: ${problem}`)
-      await github.reply(number, `${who} I could not start the review: ${problem}.`)
+    const outcome = await reverify(github, inputs.reviewWorkflow, { number, headSha: head })
+    if (!outcome.ok) {
+      io.warning(`Rubric Council: ${outcome.message}`)
+      await github.reply(number, `${who} I could not start the review again: ${outcome.message}`)
       return
     }
-    io.info(
-      `Rubric Council: /council rerun by ${who}: ${inputs.reviewWorkflow} dispatched for #${number}`
-    )
+    io.info(`Rubric Council: /council rerun by ${who}: re-running ${outcome.runUrl} for #${number}`)
     return
   }
 

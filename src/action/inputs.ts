@@ -41,8 +41,9 @@ export interface ActionInputs {
   /** For workflow_dispatch: the pull request to review. */
   readonly pullRequest: string
   /**
-   * The workflow file that reviews a pull request, dispatched (workflow_dispatch, input
-   * `pull-request`) to review one again: when the base rubric changes, and on `/council rerun`.
+   * The workflow file that runs on a pull request's `pull_request` event (the split layout's, or
+   * the fork layout's gates): the bot re-runs its latest run for a pull request to review it
+   * again, when the base rubric changes and on `/council rerun`.
    */
   readonly reviewWorkflow: string
   /** Evaluate fully, write nothing to GitHub, print what would be posted. */
@@ -131,7 +132,7 @@ function jobName(raw: string): string {
   return name
 }
 
-/** A workflow's file name in .github/workflows, as the dispatch endpoint takes it. */
+/** A workflow's file name in .github/workflows, as the Actions API takes it for `workflow_id`. */
 function workflowFile(raw: string): string {
   const name = raw.trim() || 'rubric-council.yml'
   if (!/^[\w.-]+\.ya?ml$/.test(name) || name.startsWith('.')) {

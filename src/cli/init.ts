@@ -206,22 +206,13 @@ ${known?.commands ?? `${COMMAND}# make deps`}
 const ON_PULL_REQUEST = `on:
   pull_request:
     # No path filters: a required check that does not run stays pending forever.
+    # The bot (rubric-council-bot.yml) reviews a pull request again by re-running its latest run
+    # of this workflow, which keeps this event's ref, cache scope and read-only token. No
+    # workflow_dispatch: a dispatched run would run the PR's code on the default branch's.
     types: [opened, synchronize, reopened, ready_for_review]
-  # The bot (rubric-council-bot.yml) reviews a pull request again: on a rubric change, /council rerun.
-  workflow_dispatch:
-    inputs:
-      pull-request:
-        description: The number of the pull request to review
-        required: true
-        type: string
 
 # Nothing by default: each job asks for what it needs.
 permissions: {}
-`
-
-/** On a dispatch, the pull request's head (refs/pull/N/head); on pull_request, checkout's default. */
-const CHECKOUT_REF = `          # A dispatch names the pull request: check out its head. On pull_request: the default.
-          ref: \${{ inputs.pull-request && format('refs/pull/{0}/head', inputs.pull-request) || '' }}
 `
 
 function gatesJob(setup: ProjectSetup): string {
@@ -236,7 +227,7 @@ function gatesJob(setup: ProjectSetup): string {
     steps:
       - uses: actions/checkout@v5
         with:
-${CHECKOUT_REF}          persist-credentials: false # no token in .git/config for the PR's code to find
+          persist-credentials: false # no token in .git/config for the PR's code to find
 ${setup.placeholder ? '' : '      # The toolchain the gates need.\n'}${setup.steps}      - uses: rubric-council/rubric-council/gates@v0
         with:
           # Run by the gates action like gates (they run the PR's install scripts), before them.
@@ -264,7 +255,7 @@ ${needs}    runs-on: ubuntu-latest
     steps:
       - uses: actions/checkout@v5
         with:
-${split ? CHECKOUT_REF : ''}          fetch-depth: 0 # the history to diff from the merge base: read as data, never run
+          fetch-depth: 0 # the history to diff from the merge base: read as data, never run
           persist-credentials: false
       - uses: rubric-council/rubric-council@v0
         with:
@@ -282,9 +273,9 @@ export function splitWorkflow(setup: ProjectSetup): string {
 name: Rubric Council
 
 ${ON_PULL_REQUEST}
-# A new push, or a review dispatched again, cancels the review of the same pull request.
+# A new push cancels the review of the same pull request.
 concurrency:
-  group: rubric-council-\${{ github.event.pull_request.number || inputs.pull-request }}
+  group: rubric-council-\${{ github.event.pull_request.number }}
   cancel-in-progress: true
 
 jobs:
@@ -302,12 +293,12 @@ export function forksWorkflows(setup: ProjectSetup): { gates: string; council: s
 # rubric-council.yml, on workflow_run, reads their results and posts the verdict.
 name: ${GATES_WORKFLOW_NAME}
 # Names the pull request in the run's title, which the council workflow groups its runs by.
-run-name: ${GATES_WORKFLOW_NAME}, pull request \${{ github.event.pull_request.number || inputs.pull-request }}
+run-name: ${GATES_WORKFLOW_NAME}, pull request \${{ github.event.pull_request.number }}
 
 ${ON_PULL_REQUEST}
-# A new push, or gates dispatched again, cancel the gates of the same pull request.
+# A new push cancels the gates of the same pull request.
 concurrency:
-  group: rubric-council-gates-\${{ github.event.pull_request.number || inputs.pull-request }}
+  group: rubric-council-gates-\${{ github.event.pull_request.number }}
   cancel-in-progress: true
 
 jobs:
@@ -319,6 +310,7 @@ name: Rubric Council
 on:
   workflow_run:
     # Whatever the gates' conclusion: failed gates are a verdict to post.
+    # A re-run of the gates (the bot's, on /council rerun or a rubric change) completes again too.
     workflows: [${GATES_WORKFLOW_NAME}]
     types: [completed]
 
@@ -326,7 +318,7 @@ on:
 permissions: {}
 
 # A newer run of the gates for the same pull request cancels the review of the older one. The
-# gates run's title names the pull request: a dispatched run's branch is the base branch.
+# gates run's title names the pull request: a fork's branch name may be any other's too.
 concurrency:
   group: rubric-council-\${{ github.event.workflow_run.display_title }}
   cancel-in-progress: true
@@ -338,7 +330,8 @@ ${councilJob(false)}`
 
 /**
  * The PR bot: on a push that changes the rubric, and on `/council` comments on pull requests, the
- * action dispatches `reviewWorkflow` (the split layout's workflow, or the fork layout's gates).
+ * action re-runs a pull request's latest run of `reviewWorkflow` (the split layout's workflow, or
+ * the fork layout's gates).
  */
 export function botWorkflow(reviewWorkflow: string): string {
   return `# The PR bot: reviews open pull requests again when the rubric changes, and runs /council
@@ -368,12 +361,12 @@ jobs:
       contents: read # the rubric, read through the API
       pull-requests: write # the open pull requests, and the 👀 reaction and reply to a command
       checks: write # the pending check of each pull request it reviews again, and /council accept
-      actions: write # dispatching the review workflow
+      actions: write # re-running a pull request's own review run
     # No checkout and no key: only the action, which reads through the API and asks no judge.
     steps:
       - uses: rubric-council/rubric-council@v0
         with:
-          # The review it dispatches: of the events this job's token causes, only dispatches start runs.
+          # The workflow that runs on pull_request: its latest run for the PR is re-run, in the PR's scope.
           review-workflow: ${reviewWorkflow}
 `
 }

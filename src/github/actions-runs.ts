@@ -165,3 +165,56 @@ export function actionsError(error: unknown, what: string, where: Repo): unknown
 function firstLine(message: string): string {
   return message.replace(/ - https?:\/\/\S+$/, '').split('\n', 1)[0] ?? ''
 }
+
+/** A run of a workflow, as the bot picks the one to re-run. */
+export interface WorkflowRunListed {
+  readonly id: number
+  readonly event: string
+  /** `queued`, `in_progress`, `completed`…; null while GitHub has not said. */
+  readonly status: string | null
+  /** When the run was first created (re-runs keep it): GitHub re-runs a run only for 30 days. */
+  readonly createdAt: string
+  readonly htmlUrl: string
+  /** Empty for a pull request from a fork (see `WorkflowRun.pullRequests`). */
+  readonly pullRequests: readonly number[]
+}
+
+/**
+ * The runs of workflow `workflow` (its file name) on the commit `headSha`, newest first: one
+ * page of 100 (`GET …/actions/workflows/{workflow_id}/runs?head_sha=`), more than one commit
+ * plausibly has. A 404 means no such workflow file on the default branch.
+ */
+export async function workflowRunsAt(
+  github: GitHub,
+  where: Repo & { readonly workflow: string; readonly headSha: string }
+): Promise<WorkflowRunListed[]> {
+  const { data } = await github.rest.actions.listWorkflowRuns({
+    owner: where.owner,
+    repo: where.repo,
+    workflow_id: where.workflow,
+    head_sha: where.headSha,
+    per_page: 100
+  })
+  return data.workflow_runs
+    .map(run => ({
+      id: run.id,
+      event: run.event,
+      status: run.status ?? null,
+      createdAt: run.created_at,
+      htmlUrl: run.html_url,
+      pullRequests: (run.pull_requests ?? []).map(pr => pr.number)
+    }))
+    .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt) || b.id - a.id)
+}
+
+/**
+ * Every job of a run again, as its next attempt (`POST …/actions/runs/{run_id}/rerun`): with the
+ * run's own event, commit, ref and token, whoever asks.
+ */
+export async function rerunWorkflowRun(github: GitHub, where: RunWhere): Promise<void> {
+  await github.rest.actions.reRunWorkflow({
+    owner: where.owner,
+    repo: where.repo,
+    run_id: where.runId
+  })
+}

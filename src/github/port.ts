@@ -20,7 +20,12 @@ import {
   type Repo
 } from './comment.js'
 import { fileAt } from './contents.js'
-import { runJobs } from './actions-runs.js'
+import {
+  rerunWorkflowRun,
+  runJobs,
+  workflowRunsAt,
+  type WorkflowRunListed
+} from './actions-runs.js'
 import { downloadArtifactFile, findArtifact } from './artifacts.js'
 import { writablePermissions } from './write-access.js'
 
@@ -63,12 +68,10 @@ export interface GitHubPort {
   readonly openPullRequests: (
     branch: string
   ) => Promise<{ readonly number: number; readonly headSha: string }[]>
-  /** `workflow_dispatch` of a workflow file at `ref`, with inputs. */
-  readonly dispatchWorkflow: (
-    file: string,
-    ref: string,
-    inputs: Readonly<Record<string, string>>
-  ) => Promise<void>
+  /** The runs of a workflow file on a commit, newest first. */
+  readonly workflowRunsAt: (file: string, headSha: string) => Promise<WorkflowRunListed[]>
+  /** A run's every job again, as its next attempt, in the run's own context. */
+  readonly rerunWorkflowRun: (runId: number) => Promise<void>
   /** A reaction on an issue comment: the bot took the command. */
   readonly react: (commentId: number, content: 'eyes') => Promise<void>
   /** A new comment on an issue or pull request (a reply to a command). */
@@ -161,14 +164,8 @@ export function octokitPort(
           per_page: 100
         })
       ).map(pr => ({ number: pr.number, headSha: pr.head.sha })),
-    dispatchWorkflow: async (file, ref, inputs) => {
-      await api().rest.actions.createWorkflowDispatch({
-        ...repo,
-        workflow_id: file,
-        ref,
-        inputs: { ...inputs }
-      })
-    },
+    workflowRunsAt: (file, headSha) => workflowRunsAt(api(), { ...repo, workflow: file, headSha }),
+    rerunWorkflowRun: runId => rerunWorkflowRun(api(), { ...repo, runId }),
     react: async (commentId, content) => {
       await api().rest.reactions.createForIssueComment({ ...repo, comment_id: commentId, content })
     },

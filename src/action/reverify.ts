@@ -1,0 +1,140 @@
+import { statusOf } from '../github/client.js'
+import type { GitHubPort } from '../github/port.js'
+
+/**
+ * Reviewing a pull request again, for the bot (`/council rerun`, a change of the base rubric): by
+ * re-running its own latest review run, never by starting one on the default branch. A re-run
+ * keeps the run's event, ref and commit (`pull_request`, `refs/pull/N/merge`), so its jobs get the
+ * pull request's cache scope and read-only token; a run started on the default branch that checks
+ * out the pull request would run its code with the default branch's (docs/security.md).
+ */
+
+/** Runs whose re-run stays in the pull request's scope: what the review workflows run on. */
+const PULL_REQUEST_EVENTS: ReadonlySet<string> = new Set(['pull_request', 'pull_request_target'])
+
+/** GitHub re-runs a run only this many days after it was first created. */
+const RERUN_DAYS = 30
+
+export type ReverifyProblem =
+  /** No such workflow file on the default branch (404). */
+  | 'no-workflow'
+  /** The token may not read or re-run runs (403): no `actions: write`. */
+  | 'permission'
+  /** No run of the workflow for this pull request at its head commit. */
+  | 'no-run'
+  /** The run has not finished, and GitHub re-runs only finished runs. */
+  | 'running'
+  /** The run is more than 30 days old. */
+  | 'too-old'
+  /** GitHub refuses to re-run it for another reason it names (e.g. re-run 50 times already). */
+  | 'refused'
+  /** Anything else: a 5xx the retries did not get past, a network failure. */
+  | 'failed'
+
+export type Reverification =
+  | { readonly ok: true; readonly runUrl: string }
+  | { readonly ok: false; readonly problem: ReverifyProblem; readonly message: string }
+
+/** Problems that hold for every pull request alike: one is enough to stop asking for the rest. */
+export const SHARED_PROBLEMS: ReadonlySet<ReverifyProblem> = new Set(['no-workflow', 'permission'])
+
+const NEW_RUN =
+  'push a commit to the pull request, or close and reopen it, and GitHub starts a new review'
+
+/**
+ * Re-runs the newest run of `workflow` (a file in .github/workflows) on `pr`'s head commit that ran
+ * on a pull request event for it. A fork's runs list no pull request, so a run that lists none
+ * counts; one that lists others does not. What could not be done comes back as a problem whose
+ * message names the cause and what to do.
+ */
+export async function reverify(
+  github: GitHubPort,
+  workflow: string,
+  pr: { readonly number: number; readonly headSha: string }
+): Promise<Reverification> {
+  const at = `#${pr.number} at ${pr.headSha.slice(0, 7)}`
+  let runs
+  try {
+    runs = await github.workflowRunsAt(workflow, pr.headSha)
+  } catch (error) {
+    const status = statusOf(error)
+    const said = messageOf(error)
+    if (status === 404) {
+      return problem(
+        'no-workflow',
+        `${workflow} is not a workflow in .github/workflows (404): set the bot's review-workflow input to the workflow that runs on pull_request (rubric-council.yml in the split layout, rubric-council-gates.yml in the fork layout)`
+      )
+    }
+    if (status === 403) {
+      return problem(
+        'permission',
+        `cannot read the runs of ${workflow} (403: ${said}): give the bot's job "actions: write"`
+      )
+    }
+    return problem('failed', `cannot read the runs of ${workflow}: ${said}`)
+  }
+  const run = runs.find(
+    r =>
+      PULL_REQUEST_EVENTS.has(r.event) &&
+      (r.pullRequests.length === 0 || r.pullRequests.includes(pr.number))
+  )
+  if (run === undefined) {
+    return problem(
+      'no-run',
+      `${workflow} has no run on pull_request for ${at} to re-run: ${NEW_RUN}. (Nothing is started on the default branch instead: the pull request's code would run there with its ref, cache and token.)`
+    )
+  }
+  try {
+    await github.rerunWorkflowRun(run.id)
+  } catch (error) {
+    const status = statusOf(error)
+    const said = messageOf(error)
+    if (
+      status === 403 &&
+      ((run.status ?? 'completed') !== 'completed' || /already running/i.test(said))
+    ) {
+      return problem(
+        'running',
+        `the review of ${at} is still running (${run.htmlUrl}), and GitHub re-runs only finished runs: once it has finished, comment \`/council rerun\` on the pull request`
+      )
+    }
+    if (status === 403 && (/over a month ago/i.test(said) || olderThanRerunWindow(run.createdAt))) {
+      return problem(
+        'too-old',
+        `the review run of ${at} (${run.htmlUrl}) started on ${run.createdAt.slice(0, 10)}, and GitHub re-runs a run only within ${RERUN_DAYS} days: ${NEW_RUN}`
+      )
+    }
+    if (status === 403 && /cannot be (?:retried|re-?run)/i.test(said)) {
+      return problem(
+        'refused',
+        `GitHub will not re-run the review run of ${at} (${run.htmlUrl}; 403: ${said}): ${NEW_RUN}`
+      )
+    }
+    if (status === 403) {
+      return problem(
+        'permission',
+        `cannot re-run ${workflow} (403: ${said}): give the bot's job "actions: write"`
+      )
+    }
+    if (status === 404) {
+      return problem('no-run', `the review run of ${at} (${run.htmlUrl}) is gone (404): ${NEW_RUN}`)
+    }
+    return problem('failed', `cannot re-run ${run.htmlUrl}: ${said}`)
+  }
+  return { ok: true, runUrl: run.htmlUrl }
+}
+
+function problem(kind: ReverifyProblem, message: string): Reverification {
+  return { ok: false, problem: kind, message }
+}
+
+function olderThanRerunWindow(createdAt: string): boolean {
+  const created = Date.parse(createdAt)
+  return Number.isFinite(created) && Date.now() - created > RERUN_DAYS * 86_400_000
+}
+
+/** GitHub's own words: Octokit adds ` - ` and the documentation URL after them. */
+function messageOf(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error)
+  return message.replace(/ - https?:\/\/\S+$/, '').split('\n', 1)[0] ?? ''
+}
