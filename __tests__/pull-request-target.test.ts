@@ -91,6 +91,8 @@ async function onTarget(
     readonly inputs?: Record<string, string>
     /** What the gates job of this run recorded, before the action runs (`gates: recorded`). */
     readonly recorded?: (repo: Repository, number: number, runId: number) => void
+    /** The bundle to run: the action (default) or the gates sub-action. */
+    readonly script?: string
   } = {}
 ): Promise<TargetRun> {
   const number = nextPr++
@@ -117,6 +119,7 @@ async function onTarget(
   const runId = nextRun++
   options.recorded?.(repo, number, runId)
   const result = await runAction({
+    ...(options.script !== undefined && { script: options.script }),
     workspace,
     eventName: 'pull_request_target',
     eventPath: pullRequestEvent(repo, { number }),
@@ -234,6 +237,22 @@ describe('pull_request_target with the base checked out, a rubric with gates', (
     // No advice to check out the pull request's head in this event.
     expect(run.result.summary).not.toContain('github.event.pull_request.head.sha')
     expect(run.checks.map(([, conclusion]) => conclusion)).not.toContain('success')
+    expect(existsSync(marker)).toBe(false)
+    expectBaseUntouched(run)
+  })
+
+  it('is refused by the gates sub-action too, which runs nothing there', async () => {
+    const marker = join(mkdtempSync(join(tmpdir(), 'rc-target-marker-')), 'ran')
+    const base = { ...gated, 'scripts/check.sh': `touch '${marker}'\n` }
+    const run = await onTarget(
+      { 'src/feature.ts': 'export const feature = 1\n' },
+      { base, script: 'gates/dist/index.js' }
+    )
+    expect(run.result.code).toBe(2)
+    expect(run.result.stdout).toContain(
+      "on pull_request_target the checkout is not the pull request's head"
+    )
+    expect(run.result.outputs['results-file']).toBeUndefined()
     expect(existsSync(marker)).toBe(false)
     expectBaseUntouched(run)
   })
