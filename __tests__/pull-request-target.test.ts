@@ -102,6 +102,9 @@ async function onTarget(
   repo.git('update-ref', `refs/pull/${number}/head`, repo.headSha)
   repo.git('config', 'uploadpack.allowReachableSHA1InWant', 'true')
   const json = pullRequestJson(repo, number)
+  // The contents API reads the pull request's head commit too, as GitHub serves it.
+  for (const [path, text] of Object.entries(head))
+    if (text !== null) github.setFile(repo.headSha, path, text)
   github.setPullRequest(number, {
     ...json,
     head: { ...(json.head as object), repo: { full_name: 'contributor/octo-repo' } }
@@ -212,6 +215,10 @@ describe('pull_request_target with the base checked out, a rubric without gates'
     expect(run.result.outputs['rubric-hash']).toBe(rubricHash(RUBRIC))
     // The judges were asked the base rubric's criterion, not the pull request's.
     expect(askedBy(providers.calls.at(-1)?.schema).checklist).toEqual(['correct'])
+    // And the comment says what the pull request would change in it.
+    const body = github.comments.get(run.number)?.[0]?.body ?? ''
+    expect(body).toContain('This pull request **weakens the rubric** that grades it')
+    expect(body).toContain('correct')
     expectBaseUntouched(run)
   })
 })

@@ -70,7 +70,7 @@ export async function runAction(shell: ActionShell): Promise<void> {
       return
     }
     const { run, checkout } = prepared
-    const rubric = chooseRubric(github, run, inputs, where)
+    const rubric = chooseRubric(github, run, inputs, where, checkout)
     if (checkout === 'base') {
       // Before anything is fetched or started: whether gates would run on the base is known now.
       const problem = gatesHereProblem(run, checkout, await rubric, inputs)
