@@ -12,6 +12,8 @@ import {
   pullRequestJson,
   REPO,
   runAction,
+  webhookExample,
+  writeEvent,
   type ActionRun,
   type Repository
 } from './helpers/action-run.js'
@@ -26,7 +28,8 @@ import { uploadRecord } from './helpers/split-layout.js'
  * the workflow runs on `pull_request_target` with the base branch checked out, the keys and a
  * write token present. The action reads the pull request's commits as git objects it fetches
  * itself and grades them by the base branch's rubric; nothing of the pull request is checked out
- * or run. The judges fail any pull request whose diff shows `BROKEN`.
+ * or run. The judges fail any pull request whose diff shows `BROKEN`. workflow_run, whose
+ * checkout is the base too, follows the same rule.
  */
 
 const WRITE = 'ghs_target_write_0001'
@@ -93,6 +96,8 @@ async function onTarget(
     readonly recorded?: (repo: Repository, number: number, runId: number) => void
     /** The bundle to run: the action (default) or the gates sub-action. */
     readonly script?: string
+    /** Another event than pull_request_target, whose payload is written for this pull request. */
+    readonly event?: (repo: Repository, number: number) => { name: string; path: string }
   } = {}
 ): Promise<TargetRun> {
   const number = nextPr++
@@ -121,11 +126,15 @@ async function onTarget(
   ])
   const runId = nextRun++
   options.recorded?.(repo, number, runId)
+  const event = options.event?.(repo, number) ?? {
+    name: 'pull_request_target',
+    path: pullRequestEvent(repo, { number })
+  }
   const result = await runAction({
     ...(options.script !== undefined && { script: options.script }),
     workspace,
-    eventName: 'pull_request_target',
-    eventPath: pullRequestEvent(repo, { number }),
+    eventName: event.name,
+    eventPath: event.path,
     apiUrl: github.url,
     inputs: { 'github-token': WRITE, models: MODELS, ...options.inputs },
     env: { ...KEYS, OPENAI_BASE_URL: providers.openaiBaseUrl, GITHUB_RUN_ID: String(runId) }
@@ -291,6 +300,47 @@ describe('pull_request_target with the base checked out, a rubric with gates', (
     )
     expect(run.outcome).toBe('PASS')
     expect(run.checks).toEqual([['rubric-council', 'success']])
+    expectBaseUntouched(run)
+  })
+})
+
+describe('workflow_run, the base checked out too', () => {
+  it('grades a rubric without gates with the default gates: run, running nothing', async () => {
+    const marker = join(mkdtempSync(join(tmpdir(), 'rc-target-marker-')), 'ran')
+    const run = await onTarget(
+      { ...codeThatWouldRun(marker), 'src/feature.ts': 'export const feature = BROKEN\n' },
+      {
+        event: (repo, number) => {
+          const triggering = nextRun++
+          github.setWorkflowRun({ id: triggering, head_sha: repo.headSha })
+          const example = webhookExample('workflow_run', 'completed')
+          return {
+            name: 'workflow_run',
+            path: writeEvent({
+              ...example,
+              action: 'completed',
+              workflow_run: {
+                ...(example.workflow_run as object),
+                id: triggering,
+                run_attempt: 1,
+                head_sha: repo.headSha,
+                conclusion: 'success',
+                event: 'pull_request',
+                pull_requests: [{ number }]
+              },
+              repository: {
+                ...(example.repository as object),
+                name: REPO,
+                full_name: `${OWNER}/${REPO}`
+              }
+            })
+          }
+        }
+      }
+    )
+    expect(run.outcome).toBe('FAIL criterion_failed')
+    expect(run.checks).toEqual([['rubric-council', 'failure']])
+    expect(existsSync(marker)).toBe(false)
     expectBaseUntouched(run)
   })
 })
