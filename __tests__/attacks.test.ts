@@ -337,19 +337,25 @@ describe('a pull request hiding code in a secret file or behind a media signatur
 })
 
 describe('the wrong checkout', () => {
-  it.each(['workflow_dispatch', 'pull_request_target'])(
-    'is refused on %s when the base branch was checked out',
-    async eventName => {
-      const pr = pullRequest({ 'src/feature.ts': `${HIDDEN}\n` })
-      pr.repo.git('checkout', '-q', '--detach', pr.repo.baseSha)
-      const { outcome, result } = await attempt(pr, {
-        eventName,
-        inputs: { 'pull-request': String(pr.number) }
-      })
-      expect(outcome).toBe('UNCLEAR invalid_input')
-      expect(result.summary).toContain('Check out the pull request: give actions/checkout')
-    }
-  )
+  it('is refused on workflow_dispatch when the base branch was checked out', async () => {
+    const pr = pullRequest({ 'src/feature.ts': `${HIDDEN}\n` })
+    pr.repo.git('checkout', '-q', '--detach', pr.repo.baseSha)
+    const { outcome, result } = await attempt(pr, {
+      eventName: 'workflow_dispatch',
+      inputs: { 'pull-request': String(pr.number) }
+    })
+    expect(outcome).toBe('UNCLEAR invalid_input')
+    expect(result.summary).toContain('Check out the pull request: give actions/checkout')
+  })
+
+  it('with gates to run, is refused on pull_request_target, never advising to check out the head', async () => {
+    const pr = pullRequest({ 'src/feature.ts': `${HIDDEN}\n` })
+    pr.repo.git('checkout', '-q', '--detach', pr.repo.baseSha)
+    const { outcome, result } = await attempt(pr, { eventName: 'pull_request_target' })
+    expect(outcome).toBe('UNCLEAR invalid_input')
+    expect(result.summary).toContain('rubric-council init --forks')
+    expect(result.summary).not.toContain('Check out the pull request')
+  })
 })
 
 describe('a pull request that edits what runs the check', () => {

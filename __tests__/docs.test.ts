@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parse } from 'yaml'
 import { describe, expect, it } from 'vitest'
-import { botWorkflow, detectSetup, forksWorkflows, splitWorkflow } from '../src/cli/init.js'
+import {
+  botWorkflow,
+  detectSetup,
+  forksWorkflows,
+  splitWorkflow,
+  targetWorkflow
+} from '../src/cli/init.js'
 import { formatIssue } from '../src/rubric/errors.js'
 import { parseRubric } from '../src/rubric/parse.js'
 import { actionlint } from './helpers/actionlint.js'
@@ -44,6 +50,7 @@ const initSplit = splitWorkflow(detectSetup(nodeProject))
 const initForks = forksWorkflows(detectSetup(nodeProject))
 const initBot = botWorkflow('rubric-council.yml')
 const initForksBot = botWorkflow('rubric-council-gates.yml')
+const initTarget = targetWorkflow()
 
 const workflows = [
   ...readdirSync(join(ROOT, 'examples/workflows')).map(f => ({
@@ -55,6 +62,7 @@ const workflows = [
   { name: 'rubric-council init --forks: the council', text: initForks.council },
   { name: 'rubric-council init: the bot', text: initBot },
   { name: 'rubric-council init --forks: the bot', text: initForksBot },
+  { name: 'rubric-council init --target', text: initTarget },
   {
     name: '.github/workflows/ci.yml',
     text: readFileSync(join(ROOT, '.github/workflows/ci.yml'), 'utf8')
@@ -87,7 +95,7 @@ describe('the example workflows', () => {
     expect(await actionlint(text, name, { labels: ['gpu'] })).toEqual([])
   })
 
-  it('split.yml, bot.yml and the forks-*.yml are what init writes for a Node project', () => {
+  it('split.yml, bot.yml, the forks-*.yml and target.yml are what init writes for a Node project', () => {
     const example = (name: string): string =>
       readFileSync(join(ROOT, 'examples/workflows', name), 'utf8')
     expect(example('split.yml')).toBe(initSplit)
@@ -95,6 +103,7 @@ describe('the example workflows', () => {
     expect(example('forks-gates.yml')).toBe(initForks.gates)
     expect(example('forks-council.yml')).toBe(initForks.council)
     expect(example('forks-bot.yml')).toBe(initForksBot)
+    expect(example('target.yml')).toBe(initTarget)
   })
 
   it('the others say first that they are the single-job mode, and when it is acceptable', () => {
@@ -103,7 +112,8 @@ describe('the example workflows', () => {
       'bot.yml',
       'forks-gates.yml',
       'forks-council.yml',
-      'forks-bot.yml'
+      'forks-bot.yml',
+      'target.yml'
     ]
     for (const name of readdirSync(join(ROOT, 'examples/workflows'))) {
       const text = readFileSync(join(ROOT, 'examples/workflows', name), 'utf8')

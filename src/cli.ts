@@ -120,6 +120,15 @@ const INIT: CommandSpec = {
         'pull requests from forks (default: off)'
       ]
     },
+    {
+      name: 'target',
+      type: 'boolean',
+      help: [
+        'One workflow on pull_request_target instead, for a rubric without gates: the base branch',
+        'checked out, no code of the pull request run, forks included (default: off). Keeps an',
+        'existing rubric, and refuses one that has gates'
+      ]
+    },
     { name: 'force', type: 'boolean', help: ['Overwrite files that exist (default: off)'] }
   ],
   positionals: false,
@@ -127,7 +136,7 @@ const INIT: CommandSpec = {
   exitCodes: [
     ['0', 'the files were written'],
     ['1', 'a file exists (pass --force to overwrite it)'],
-    ['2', 'a usage error']
+    ['2', 'a usage error, or --target with a rubric that has gates']
   ],
   docs: `${DOCS_URL}/getting-started.md`
 }
@@ -202,7 +211,11 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     }
     case INIT:
       return initCommand(
-        { force: parsed.values.force === true, forks: parsed.values.forks === true },
+        {
+          force: parsed.values.force === true,
+          forks: parsed.values.forks === true,
+          target: parsed.values.target === true
+        },
         io
       )
     default:

@@ -52,6 +52,14 @@ export async function runGatesAction(): Promise<void> {
       return
     }
     const { run } = prepared
+    if (prepared.checkout === 'base') {
+      // This step runs the pull request's code: only on a checkout of the pull request.
+      core.setFailed(
+        `Rubric Council gates: on ${run.event} the checkout is not the pull request's head ${run.pr.headSha.slice(0, 7)}: run the gates on pull_request, in a job without secrets (\`rubric-council init\`, or \`init --forks\` for pull requests from forks)`
+      )
+      process.exitCode = 2
+      return
+    }
     const choice = await chooseRubric(github, run, inputs, dirs)
     const parsed = choice.rubric.ok ? parseRubric(choice.rubric.rubric) : choice.rubric
     const rubric = parsed.ok ? parsed.rubric : undefined

@@ -8,6 +8,9 @@ import { parse } from 'yaml'
  *
  * The bot's workflow (on `issue_comment` and `push`) holds a write token and starts for anyone's
  * comment: its job runs only the action, checks out nothing, and reads no secret.
+ *
+ * On `pull_request_target` (the `--target` layout) a job runs with the base's secrets for anyone's
+ * pull request: it checks out only the base (no `ref:`), and runs no gates (docs/security.md).
  */
 
 interface Step {
@@ -147,6 +150,13 @@ export function layoutViolations(text: string): string[] {
       if (mentionsSecrets(job) || job.secrets !== undefined)
         problems.push(`job ${id} (on ${on}) reads secrets`)
       continue
+    }
+    if (eventsOf(workflow).includes('pull_request_target')) {
+      for (const step of checkouts(job).filter(s => s.with?.ref !== undefined))
+        problems.push(
+          `job ${id} (on pull_request_target) checks out ref: ${String(step.with?.ref)}, not the base`
+        )
+      if (runsGates) problems.push(`job ${id} (on pull_request_target) runs the gates`)
     }
     if (id === 'council' || runsCouncil) {
       for (const step of steps.filter(s => s.uses === undefined))

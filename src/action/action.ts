@@ -5,7 +5,7 @@ import { maskSecrets, secretValues } from '../util/secrets.js'
 import type { FailOn } from '../verdict/outcome.js'
 import { readPayload } from '../github/event.js'
 import { BOT_HANDLERS } from './bot.js'
-import { prepareRun } from './context.js'
+import { gatesHereProblem, prepareRun } from './context.js'
 import { InputError, readActionInputs, type GetInput } from './inputs.js'
 import type { ActionIO } from './io.js'
 import { reviewPorts } from './ports.js'
@@ -69,18 +69,27 @@ export async function runAction(shell: ActionShell): Promise<void> {
       await endEarly(prepared, where, io)
       return
     }
-    const { run } = prepared
+    const { run, checkout } = prepared
+    const rubric = chooseRubric(github, run, inputs, where, checkout)
+    if (checkout === 'base') {
+      // Before anything is fetched or started: whether gates would run on the base is known now.
+      const problem = gatesHereProblem(run, checkout, await rubric, inputs)
+      if (problem !== undefined) {
+        await endEarly({ kind: 'invalid', message: problem }, where, io)
+        return
+      }
+    }
     const ports = reviewPorts({
       env,
       inputs,
       dirs: where,
       run,
+      checkout,
       github,
       mask,
       bundleDir: shell.bundleDir,
       io
     })
-    const rubric = chooseRubric(github, run, inputs, where)
     await reviewPullRequest(
       { run, inputs, rubric, ports },
       { ...where, detailsUrl: runUrl(env) },

@@ -4,7 +4,9 @@ import { checkoutProblem } from '../evidence/git.js'
 import { readRecord } from '../gates/record.js'
 import { readRunContext, type PullRequestRun } from '../github/event.js'
 import type { GitHubPort } from '../github/port.js'
+import { parseRubric } from '../rubric/parse.js'
 import { InputError, type ActionInputs } from './inputs.js'
+import type { RubricChoice } from './rubric.js'
 
 /** Where the action works: the checkout, the rubric's directory, and its own temp folder. */
 export interface ActionDirs {
@@ -15,17 +17,26 @@ export interface ActionDirs {
   readonly tempDir: string
 }
 
+/**
+ * What the working tree is. `pull-request`: the pull request, which the gates may run on. `base`:
+ * not the pull request (the base branch that workflow_run and pull_request_target check out), on
+ * which no gate may run; the evidence comes from the pull request's commits, fetched as git
+ * objects by commit, either way.
+ */
+export type Checkout = 'pull-request' | 'base'
+
 /** The run a review can start from, or why there is none. */
 export type Prepared =
-  | { readonly kind: 'ready'; readonly run: PullRequestRun }
+  | { readonly kind: 'ready'; readonly run: PullRequestRun; readonly checkout: Checkout }
   /** A pull request event with nothing to review (e.g. closed): end quietly, saying so. */
   | { readonly kind: 'skip'; readonly message: string }
   /** Something the workflow must fix: UNCLEAR `invalid_input`, with this message. */
   | { readonly kind: 'invalid'; readonly message: string }
 
 /**
- * The pull request this run reviews, once it is known that the checkout is that pull request and
- * that the rubric path is one the base branch controls.
+ * The pull request this run reviews, once it is known what the checkout is (see `Checkout`) and
+ * that the rubric path is one the base branch controls. Whether gates would have to run on a
+ * checkout that is not the pull request is decided once the rubric is read: `gatesHereProblem`.
  */
 export async function prepareRun(
   env: NodeJS.ProcessEnv,
@@ -57,29 +68,54 @@ export async function prepareRun(
         'gates: recorded reads the gate results through the API: give the action a github-token with actions: read'
     }
   }
-  if (context.trigger !== undefined) {
-    // workflow_run: the workspace is the base branch, and no gate runs here; the evidence comes
-    // from git objects, fetched by commit.
-    return inputs.gates === 'recorded'
-      ? { kind: 'ready', run: context }
-      : {
-          kind: 'invalid',
-          message:
-            'on workflow_run the gates ran in the triggering run: set gates: recorded (docs/security.md, the fork layout)'
-        }
-  }
-  // The gates run on the working tree and the verdict is posted on the head commit: they must be
-  // the same pull request.
+  // workflow_run: the workspace is the base branch, and the evidence comes from git objects,
+  // fetched by commit.
+  if (context.trigger !== undefined) return { kind: 'ready', run: context, checkout: 'base' }
   const checkout = await checkoutProblem(
     dirs.workspace,
     context.pr.headSha,
     context.event,
     context.pr.number
   )
-  if (checkout !== undefined) return { kind: 'invalid', message: checkout }
+  // pull_request_target checks out the base branch by default: the pull request is then graded
+  // from its commits as data, never checked out, if no gate has to run here. Elsewhere the gates
+  // would run on other code than the pull request the verdict is posted on.
+  if (checkout !== undefined && context.event !== 'pull_request_target') {
+    return { kind: 'invalid', message: checkout }
+  }
   const rubricPath = await rubricPathProblem(dirs, inputs)
   if (rubricPath !== undefined) return { kind: 'invalid', message: rubricPath }
-  return { kind: 'ready', run: context }
+  return { kind: 'ready', run: context, checkout: checkout === undefined ? 'pull-request' : 'base' }
+}
+
+/**
+ * Why this run may not go on with the rubric it chose: `gates: run`, a rubric with gates, and a
+ * checkout that is not the pull request, where the gates would run on the base branch's code (and
+ * on pull_request_target beside the secrets). The one place this is decided: only once the base's
+ * rubric is read is it known whether it has gates. A rubric that does not parse has none to run;
+ * the evaluation reports it.
+ */
+export function gatesHereProblem(
+  run: PullRequestRun,
+  checkout: Checkout,
+  choice: RubricChoice,
+  inputs: ActionInputs
+): string | undefined {
+  if (checkout === 'pull-request' || inputs.gates === 'recorded') return undefined
+  const parsed = choice.rubric.ok ? parseRubric(choice.rubric.rubric) : undefined
+  const gates = parsed?.ok === true ? parsed.rubric.gates.length : 0
+  if (gates === 0) return undefined
+  if (run.trigger !== undefined) {
+    return 'on workflow_run the gates ran in the triggering run: set gates: recorded (docs/security.md, the fork layout)'
+  }
+  const count = `${gates} gate${gates === 1 ? '' : 's'}`
+  return (
+    `the rubric has ${count} to run, and on ${run.event} the checkout is the base branch, not the pull request: ` +
+    'the gates would run on other code, in a job that holds the secrets. Run them on pull_request in a job without ' +
+    'secrets: the split layout (`rubric-council init`), or for pull requests from forks the fork layout ' +
+    '(`rubric-council init --forks`); this one-workflow layout (`rubric-council init --target`) is for rubrics ' +
+    'without gates (docs/security.md)'
+  )
 }
 
 /**

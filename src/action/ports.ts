@@ -5,15 +5,30 @@ import { pullRequestEvidence, startDiff } from '../evidence/git-source.js'
 import { gateEnvironment } from '../gates/environment.js'
 import { recordedGates } from '../gates/recorded.js'
 import { gatesHere } from '../gates/run.js'
+import type { GateSource } from '../gates/types.js'
 import type { PullRequestRun } from '../github/event.js'
 import type { GitHubPort } from '../github/port.js'
-import type { ActionDirs } from './context.js'
+import type { ActionDirs, Checkout } from './context.js'
 import type { ActionInputs } from './inputs.js'
 import type { ActionIO } from './io.js'
 import { guardedGates } from './gate-guard.js'
 import { actionsGateLog, councilProgress } from './log.js'
 import { machineryOf } from './machinery.js'
 import type { ReviewPorts } from './review.js'
+
+/**
+ * The gates of a run whose checkout is not the pull request: none. `gatesHereProblem` has refused
+ * a rubric with gates before the review starts; should one get here all the same, the review stops
+ * with an internal error rather than run anything on the base branch's code.
+ */
+const noGatesHere: GateSource = {
+  results: rubric => {
+    if (rubric.gates.length > 0) {
+      throw new Error('gates to run on a checkout that is not the pull request; none was run')
+    }
+    return Promise.resolve([])
+  }
+}
 
 /**
  * The review's ports. The gates run here, without credentials (single-job mode), or their results
@@ -27,6 +42,7 @@ export function reviewPorts(options: {
   readonly inputs: ActionInputs
   readonly dirs: ActionDirs
   readonly run: PullRequestRun
+  readonly checkout: Checkout
   readonly github: GitHubPort | undefined
   readonly mask: (text: string) => string
   readonly bundleDir: string
@@ -53,15 +69,17 @@ export function reviewPorts(options: {
             pullRequest: run.pr.number,
             headSha: run.pr.headSha
           })
-        : guardedGates(
-            gatesHere({ cwd: dirs.cwd, env: gateEnvironment(env), log: actionsGateLog(), mask }),
-            {
-              allowed: inputs.allowGatesWithSecrets,
-              eventName: env.GITHUB_EVENT_NAME ?? '',
-              env,
-              writable: async () => (github ? github.writablePermissions(run.pr.headSha) : [])
-            }
-          ),
+        : options.checkout === 'base'
+          ? noGatesHere
+          : guardedGates(
+              gatesHere({ cwd: dirs.cwd, env: gateEnvironment(env), log: actionsGateLog(), mask }),
+              {
+                allowed: inputs.allowGatesWithSecrets,
+                eventName: env.GITHUB_EVENT_NAME ?? '',
+                env,
+                writable: async () => (github ? github.writablePermissions(run.pr.headSha) : [])
+              }
+            ),
     evidence: pullRequestEvidence({
       diff,
       title: run.pr.title,

@@ -7,7 +7,7 @@ import { readRubricFile } from '../rubric/load.js'
 import { parseRubric } from '../rubric/parse.js'
 import { checkerRubric } from '../rubric/sugar.js'
 import type { RubricText, RubricTextResult } from '../rubric/text.js'
-import type { ActionDirs } from './context.js'
+import type { ActionDirs, Checkout } from './context.js'
 import type { ActionInputs } from './inputs.js'
 
 /** The rubric a run is graded by, and the trust decision behind it, as data. */
@@ -28,14 +28,20 @@ export async function chooseRubric(
   github: GitHubPort | undefined,
   run: PullRequestRun,
   inputs: ActionInputs,
-  dirs: ActionDirs
+  dirs: ActionDirs,
+  checkout: Checkout = 'pull-request'
 ): Promise<RubricChoice> {
   // The checker input is part of the workflow, which is the repository owner's (a pull request
   // that edits it is workflow_modified).
   if (inputs.checker !== undefined) return { rubric: checkerRubric(inputs.checker), trusted: true }
 
   const repoPath = relative(dirs.workspace, resolve(dirs.cwd, inputs.rubric)).split(sep).join('/')
-  const head = await readRubricFile(resolve(dirs.cwd, inputs.rubric), inputs.rubric)
+  // A checkout that is not the pull request holds the base's rubric: the pull request's is read
+  // at its head commit, only to show what it changes (such a run grades by the base's).
+  const head =
+    checkout === 'base'
+      ? await rubricAtHead(github, repoPath, run.pr.headSha, inputs.rubric)
+      : await readRubricFile(resolve(dirs.cwd, inputs.rubric), inputs.rubric)
   let baseText: string | undefined
   let baseProblem: string | undefined
   if (github) {
@@ -107,4 +113,27 @@ function changes(base: RubricText | undefined, head: RubricText | undefined): Ru
   const before = parseRubric(base)
   const after = parseRubric(head)
   return before.ok && after.ok ? diffRubrics(before.rubric, after.rubric) : undefined
+}
+
+/** The pull request's rubric at its head commit, through the API; not ok when it cannot be read. */
+async function rubricAtHead(
+  github: GitHubPort | undefined,
+  repoPath: string,
+  headSha: string,
+  path: string
+): Promise<RubricTextResult> {
+  const text = await github?.fileAt(repoPath, headSha).catch(() => undefined)
+  return text === undefined
+    ? {
+        ok: false,
+        source: { path, kind: 'file' },
+        issues: [
+          {
+            file: path,
+            rule: 'missing-file',
+            message: `${repoPath} could not be read at the pull request's head ${headSha.slice(0, 7)}`
+          }
+        ]
+      }
+    : { ok: true, rubric: { text, path, kind: 'file' } }
 }

@@ -1,6 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
+import { parseRubric } from '../rubric/parse.js'
+import { USAGE_ERROR } from './args.js'
 import type { CliIo } from './io.js'
 
 export const RUBRIC_FILE = '.github/rubric.md'
@@ -25,10 +27,20 @@ export function detectTestCommand(cwd: string): string | undefined {
   return undefined
 }
 
-export function starterRubric(testCommand: string | undefined): string {
-  const gates = testCommand
-    ? `## Gates\n\n- \`${testCommand}\`\n\n`
-    : '<!-- Add gates: commands that must succeed, e.g. - `make test` -->\n\n'
+/**
+ * The starter rubric: with the project's test command as its gate, if there is one. For the
+ * `--target` layout (`gates: false`) it has none, and says why.
+ */
+export function starterRubric(
+  testCommand: string | undefined,
+  options: { readonly gates?: boolean } = {}
+): string {
+  const gates =
+    options.gates === false
+      ? '<!-- No gates: this rubric is graded on pull_request_target (rubric-council init --target), where no code of the pull request may run. For gates, use rubric-council init. -->\n\n'
+      : testCommand
+        ? `## Gates\n\n- \`${testCommand}\`\n\n`
+        : '<!-- Add gates: commands that must succeed, e.g. - `make test` -->\n\n'
   return `---
 # The rubric pull requests are graded against. Format: docs/rubric.md of Rubric Council.
 thresholds: { pass: 0.8, fail: 0.6, confidence: 0.7 }
@@ -371,12 +383,87 @@ jobs:
 `
 }
 
+/**
+ * The one-workflow layout for a rubric without gates: one job on `pull_request_target`, which runs
+ * the workflow as the base branch has it, with the secrets, for pull requests from forks too. It
+ * checks out the base branch only (a repository for git to fetch the pull request's commits into,
+ * as data) and runs no code of the pull request.
+ */
+export function targetWorkflow(): string {
+  return `# One job, for a rubric without gates: it holds the keys and a write token, and runs no code of
+# the PR. Only the base branch is checked out; the action reads the PR's commits as git objects.
+name: Rubric Council
+
+on:
+  # The workflow as the base branch has it, with the secrets, for pull requests from forks too.
+  pull_request_target:
+    # No path filters: a required check that does not run stays pending forever.
+    types: [opened, synchronize, reopened, ready_for_review]
+
+# Nothing by default: the job asks for what it needs.
+permissions: {}
+
+# A new push cancels the review of the same pull request.
+concurrency:
+  group: rubric-council-\${{ github.event.pull_request.number }}
+  cancel-in-progress: true
+
+jobs:
+  council:
+    runs-on: ubuntu-latest
+    timeout-minutes: 30
+    permissions:
+      contents: read # the PR's commits, fetched as data, and the rubric on the base branch
+      pull-requests: write # the sticky comment
+      checks: write # the check run
+    # Only \`uses:\` steps: this job holds the keys and a write token, so it runs no code of the PR.
+    steps:
+      # The base branch, this event's default: never give it a ref: of the pull request here.
+      - uses: actions/checkout@v5
+        with:
+          persist-credentials: false
+      # A rubric with gates is refused here (UNCLEAR invalid_input): they would need the PR's code.
+      - uses: rubric-council/rubric-council@v0
+        env:
+          # One judge per provider whose key is set.
+          OPENAI_API_KEY: \${{ secrets.OPENAI_API_KEY }}
+          ANTHROPIC_API_KEY: \${{ secrets.ANTHROPIC_API_KEY }}
+`
+}
+
+/**
+ * Why the rubric at `RUBRIC_FILE` in `cwd` cannot be paired with the `--target` layout: it has
+ * gates. None when there is no rubric yet (the starter has no gates) or it has none; a rubric that
+ * does not parse is the action's (and \`rubric-council validate\`'s) to report.
+ */
+export function targetRubricProblem(cwd: string): string | undefined {
+  let text: string
+  try {
+    text = readFileSync(join(cwd, RUBRIC_FILE), 'utf8')
+  } catch {
+    return undefined
+  }
+  const parsed = parseRubric({ text, path: RUBRIC_FILE })
+  const gates = parsed.ok ? parsed.rubric.gates : []
+  const first = gates[0]
+  if (first === undefined) return undefined
+  const count = `${gates.length} gate${gates.length === 1 ? '' : 's'}`
+  return `--target is for a rubric without gates, and ${RUBRIC_FILE}:${first.line} has ${count} ("${first.command}"${gates.length > 1 ? ', …' : ''}), which would need the pull request's code to run: use init (or init --forks) for gates, or remove them`
+}
+
 /** The files `init` writes into `cwd`, in the order it writes them. */
 export function initFiles(
   cwd: string,
-  options: { readonly forks: boolean }
+  options: { readonly forks: boolean; readonly target?: boolean }
 ): { readonly files: { path: string; text: string }[]; readonly setup: ProjectSetup } {
   const setup = detectSetup(cwd)
+  if (options.target === true) {
+    // An existing rubric is the one the workflow is for (targetRubricProblem checks it): kept.
+    const starter = existsSync(join(cwd, RUBRIC_FILE))
+      ? []
+      : [{ path: RUBRIC_FILE, text: starterRubric(undefined, { gates: false }) }]
+    return { files: [...starter, { path: WORKFLOW_FILE, text: targetWorkflow() }], setup }
+  }
   const rubric = { path: RUBRIC_FILE, text: starterRubric(detectTestCommand(cwd)) }
   if (!options.forks)
     return {
@@ -405,9 +492,18 @@ export function initFiles(
  * without `--force`, and writes nothing unless it can write them all.
  */
 export async function initCommand(
-  options: { readonly force: boolean; readonly forks: boolean },
+  options: { readonly force: boolean; readonly forks: boolean; readonly target?: boolean },
   io: CliIo
 ): Promise<number> {
+  if (options.target === true) {
+    const problem = options.forks
+      ? '--target and --forks are two layouts: choose one'
+      : targetRubricProblem(io.cwd)
+    if (problem !== undefined) {
+      io.stderr(`rubric-council: ${problem} (see rubric-council init --help)`)
+      return USAGE_ERROR
+    }
+  }
   const { files, setup } = initFiles(io.cwd, options)
   const existing = files.filter(f => existsSync(join(io.cwd, f.path)))
   if (existing.length > 0 && !options.force) {
@@ -420,6 +516,10 @@ export async function initCommand(
     await mkdir(dirname(full), { recursive: true })
     await writeFile(full, f.text)
     io.stdout(`wrote ${f.path}`)
+  }
+  if (options.target === true) {
+    io.stdout(targetAdvice(files.some(f => f.path === RUBRIC_FILE)).join('\n'))
+    return 0
   }
   const gatesFile = options.forks ? GATES_WORKFLOW_FILE : WORKFLOW_FILE
   const commit = options.forks
@@ -453,4 +553,21 @@ export async function initCommand(
     ].join('\n')
   )
   return 0
+}
+
+/** What to do after `init --target`. */
+function targetAdvice(wroteRubric: boolean): string[] {
+  return [
+    '',
+    'Next:',
+    wroteRubric
+      ? `  1. Edit ${RUBRIC_FILE}: the criteria your pull requests must meet. Add no gates: this`
+      : `  1. ${RUBRIC_FILE} is kept; the workflow grades by it. Add no gates to it: this`,
+    '     workflow runs on pull_request_target, where no code of the pull request may run.',
+    '  2. Add an OPENAI_API_KEY or ANTHROPIC_API_KEY secret to the repository (Settings → Secrets).',
+    '  3. Commit to the default branch: pull_request_target runs the workflow and reads the rubric',
+    '     from the base branch. Make "rubric-council" a required status check in the branch protection',
+    '     rules. To review a pull request again, re-run its workflow run.',
+    `  Check the rubric any time: rubric-council validate ${RUBRIC_FILE}`
+  ]
 }

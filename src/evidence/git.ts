@@ -204,9 +204,9 @@ function spawnGit(
 /**
  * Why the working tree is not the pull request, if it is not: HEAD must be the pull request's
  * head commit, or a merge commit whose second parent is it (actions/checkout's default for
- * `pull_request`). Anything else, such as the base branch that `pull_request_target` and
- * `workflow_dispatch` check out by default, would have the gates run on code that is not the
- * pull request's, and the verdict posted on its head all the same.
+ * `pull_request`). Anything else, such as the base branch that `workflow_dispatch` checks out
+ * by default, would have the gates run on code that is not the pull request's, and the verdict
+ * posted on its head all the same.
  */
 export async function checkoutProblem(
   cwd: string,
@@ -229,12 +229,12 @@ export async function checkoutProblem(
     at.exitCode === 0
       ? `the checkout is ${current.slice(0, 7)}, not the pull request's head ${head.slice(0, 7)} or a merge commit of it`
       : `the workspace is not a git checkout of the pull request (head ${head.slice(0, 7)})`
+  // Never advised on pull_request_target, whose base checkout is graded from the pull request's
+  // commits as data (src/action/context.ts): checking out its head there runs it beside the secrets.
   const ref =
     event === 'pull_request'
       ? '`ref: ${{ github.event.pull_request.head.sha }}`'
-      : event === 'pull_request_target'
-        ? '`ref: ${{ github.event.pull_request.head.sha }}` (in the job that runs the gates; see docs/security.md before checking out a pull request under pull_request_target)'
-        : `\`ref: refs/pull/${number}/head\``
+      : `\`ref: refs/pull/${number}/head\``
   return `${what}: the gates would run on other code, and the verdict would be posted on the pull request all the same. Check out the pull request: give actions/checkout ${ref}`
 }
 
