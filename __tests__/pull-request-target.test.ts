@@ -288,6 +288,7 @@ describe('pull_request_target with the base checked out, a rubric with gates', (
               pullRequest: number,
               headSha: repo.headSha,
               rubricHash: rubricHash(gated['.github/rubric.md']),
+              setup: [],
               gates: [gateResult('bash scripts/check.sh', 'pass', 'checked')]
             })
           )

@@ -1,15 +1,15 @@
-export const id = 275;
-export const ids = [275];
+export const id = 835;
+export const ids = [835];
 export const modules = {
 
-/***/ 64431:
+/***/ 87071:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.Builder = void 0;
-const byte_buffer_js_1 = __webpack_require__(28167);
-const constants_js_1 = __webpack_require__(13997);
+const byte_buffer_js_1 = __webpack_require__(84503);
+const constants_js_1 = __webpack_require__(32957);
 class Builder {
     /**
      * Create a FlatBufferBuilder.
@@ -547,15 +547,15 @@ exports.Builder = Builder;
 
 /***/ }),
 
-/***/ 28167:
+/***/ 84503:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.ByteBuffer = void 0;
-const constants_js_1 = __webpack_require__(13997);
-const encoding_js_1 = __webpack_require__(43783);
-const utils_js_1 = __webpack_require__(97281);
+const constants_js_1 = __webpack_require__(32957);
+const encoding_js_1 = __webpack_require__(92631);
+const utils_js_1 = __webpack_require__(78321);
 class ByteBuffer {
     /**
      * Create a new ByteBuffer with a given array of bytes (`Uint8Array`)
@@ -811,7 +811,7 @@ exports.ByteBuffer = ByteBuffer;
 
 /***/ }),
 
-/***/ 13997:
+/***/ 32957:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -825,7 +825,7 @@ exports.SIZE_PREFIX_LENGTH = 4;
 
 /***/ }),
 
-/***/ 43783:
+/***/ 92631:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -840,34 +840,34 @@ var Encoding;
 
 /***/ }),
 
-/***/ 41246:
+/***/ 96558:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 var __webpack_unused_export__;
 
 __webpack_unused_export__ = ({ value: true });
 __webpack_unused_export__ = exports.$F = exports.M$ = __webpack_unused_export__ = __webpack_unused_export__ = __webpack_unused_export__ = __webpack_unused_export__ = exports.kc = __webpack_unused_export__ = __webpack_unused_export__ = __webpack_unused_export__ = void 0;
-var constants_js_1 = __webpack_require__(13997);
+var constants_js_1 = __webpack_require__(32957);
 __webpack_unused_export__ = ({ enumerable: true, get: function () { return constants_js_1.FILE_IDENTIFIER_LENGTH; } });
 __webpack_unused_export__ = ({ enumerable: true, get: function () { return constants_js_1.SIZEOF_INT; } });
 __webpack_unused_export__ = ({ enumerable: true, get: function () { return constants_js_1.SIZEOF_SHORT; } });
 Object.defineProperty(exports, "kc", ({ enumerable: true, get: function () { return constants_js_1.SIZE_PREFIX_LENGTH; } }));
-var utils_js_1 = __webpack_require__(97281);
+var utils_js_1 = __webpack_require__(78321);
 __webpack_unused_export__ = ({ enumerable: true, get: function () { return utils_js_1.float32; } });
 __webpack_unused_export__ = ({ enumerable: true, get: function () { return utils_js_1.float64; } });
 __webpack_unused_export__ = ({ enumerable: true, get: function () { return utils_js_1.int32; } });
 __webpack_unused_export__ = ({ enumerable: true, get: function () { return utils_js_1.isLittleEndian; } });
-var builder_js_1 = __webpack_require__(64431);
+var builder_js_1 = __webpack_require__(87071);
 Object.defineProperty(exports, "M$", ({ enumerable: true, get: function () { return builder_js_1.Builder; } }));
-var byte_buffer_js_1 = __webpack_require__(28167);
+var byte_buffer_js_1 = __webpack_require__(84503);
 Object.defineProperty(exports, "$F", ({ enumerable: true, get: function () { return byte_buffer_js_1.ByteBuffer; } }));
-var encoding_js_1 = __webpack_require__(43783);
+var encoding_js_1 = __webpack_require__(92631);
 __webpack_unused_export__ = ({ enumerable: true, get: function () { return encoding_js_1.Encoding; } });
 
 
 /***/ }),
 
-/***/ 97281:
+/***/ 78321:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -881,7 +881,7 @@ exports.isLittleEndian = new Uint16Array(new Uint8Array([1, 0]).buffer)[0] === 1
 
 /***/ }),
 
-/***/ 18260:
+/***/ 61860:
 /***/ ((module) => {
 
 /******************************************************************************
@@ -1348,7 +1348,7 @@ var __rewriteRelativeImportExtension;
 
 /***/ }),
 
-/***/ 99275:
+/***/ 91835:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 
@@ -1359,9 +1359,9 @@ __webpack_require__.d(__webpack_exports__, {
 
 // UNUSED EXPORTS: AsyncByteQueue, AsyncByteStream, AsyncMessageReader, AsyncRecordBatchFileReader, AsyncRecordBatchStreamReader, Binary, BinaryBuilder, BinaryView, BinaryViewBuilder, Bool, BoolBuilder, BufferType, Builder, ByteStream, CompressionType, Data, DataType, DateBuilder, DateDay, DateDayBuilder, DateMillisecond, DateMillisecondBuilder, DateUnit, Date_, Decimal, DecimalBuilder, DenseUnion, DenseUnionBuilder, Dictionary, DictionaryBuilder, Duration, DurationBuilder, DurationMicrosecond, DurationMicrosecondBuilder, DurationMillisecond, DurationMillisecondBuilder, DurationNanosecond, DurationNanosecondBuilder, DurationSecond, DurationSecondBuilder, Field, FixedSizeBinary, FixedSizeBinaryBuilder, FixedSizeList, FixedSizeListBuilder, Float, Float16, Float16Builder, Float32, Float32Builder, Float64, Float64Builder, FloatBuilder, Int, Int16, Int16Builder, Int32, Int32Builder, Int64, Int64Builder, Int8, Int8Builder, IntBuilder, Interval, IntervalBuilder, IntervalDayTime, IntervalDayTimeBuilder, IntervalMonthDayNano, IntervalMonthDayNanoBuilder, IntervalUnit, IntervalYearMonth, IntervalYearMonthBuilder, JSONMessageReader, LargeBinary, LargeBinaryBuilder, LargeList, LargeListBuilder, LargeUtf8, LargeUtf8Builder, List, ListBuilder, MapBuilder, MapRow, Map_, Message, MessageHeader, MessageReader, MetadataVersion, Null, NullBuilder, Precision, RecordBatch, RecordBatchFileReader, RecordBatchFileWriter, RecordBatchJSONWriter, RecordBatchReader, RecordBatchStreamReader, RecordBatchStreamWriter, RecordBatchWriter, Schema, SparseUnion, SparseUnionBuilder, Struct, StructBuilder, StructRow, Table, Time, TimeBuilder, TimeMicrosecond, TimeMicrosecondBuilder, TimeMillisecond, TimeMillisecondBuilder, TimeNanosecond, TimeNanosecondBuilder, TimeSecond, TimeSecondBuilder, TimeUnit, Timestamp, TimestampBuilder, TimestampMicrosecond, TimestampMicrosecondBuilder, TimestampMillisecond, TimestampMillisecondBuilder, TimestampNanosecond, TimestampNanosecondBuilder, TimestampSecond, TimestampSecondBuilder, Type, Uint16, Uint16Builder, Uint32, Uint32Builder, Uint64, Uint64Builder, Uint8, Uint8Builder, Union, UnionBuilder, UnionMode, Utf8, Utf8Builder, Utf8View, Utf8ViewBuilder, Vector, Visitor, builderThroughAsyncIterable, builderThroughIterable, compressionRegistry, isArrowData, isArrowDataType, isArrowField, isArrowRecordBatch, isArrowSchema, isArrowTable, isArrowVector, makeBuilder, makeData, makeTable, makeVector, tableFromArrays, tableFromJSON, tableToIPC, util, vectorFromArray
 
-// EXTERNAL MODULE: ../main/node_modules/tslib/tslib.js
-var tslib_tslib = __webpack_require__(18260);
-;// CONCATENATED MODULE: ../main/node_modules/tslib/modules/index.js
+// EXTERNAL MODULE: ./node_modules/tslib/tslib.js
+var tslib_tslib = __webpack_require__(61860);
+;// CONCATENATED MODULE: ./node_modules/tslib/modules/index.js
 
 const {
     __extends,
@@ -1400,7 +1400,7 @@ const {
 
 /* harmony default export */ const modules = ((/* unused pure expression or super */ null && (tslib)));
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/util/utf8.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/util/utf8.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -1426,7 +1426,7 @@ const encodeUtf8 = (value) => encoder.encode(value);
 
 //# sourceMappingURL=utf8.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/util/compat.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/util/compat.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -1542,7 +1542,7 @@ const isFlatbuffersByteBuffer = (x) => {
 
 //# sourceMappingURL=compat.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/util/buffer.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/util/buffer.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -1769,7 +1769,7 @@ function compareArrayLike(a, b) {
 
 //# sourceMappingURL=buffer.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/io/adapters.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/io/adapters.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -2093,7 +2093,7 @@ function fromNodeStream(stream) {
 
 //# sourceMappingURL=adapters.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/enum.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/enum.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -2222,7 +2222,7 @@ var BufferType;
 
 //# sourceMappingURL=enum.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/util/pretty.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/util/pretty.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -2271,7 +2271,7 @@ function valueToString(x) {
 
 //# sourceMappingURL=pretty.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/util/bigint.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/util/bigint.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -2312,7 +2312,7 @@ function divideBigInts(number, divisor) {
 
 //# sourceMappingURL=bigint.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/util/bn.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/util/bn.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -2495,7 +2495,7 @@ class BN {
 
 //# sourceMappingURL=bn.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/precision.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/precision.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 var Precision;
 (function (Precision) {
@@ -2506,7 +2506,7 @@ var Precision;
 
 //# sourceMappingURL=precision.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/time-unit.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/time-unit.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 var TimeUnit;
 (function (TimeUnit) {
@@ -2518,7 +2518,7 @@ var TimeUnit;
 
 //# sourceMappingURL=time-unit.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/date-unit.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/date-unit.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 var DateUnit;
 (function (DateUnit) {
@@ -2528,7 +2528,7 @@ var DateUnit;
 
 //# sourceMappingURL=date-unit.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/interval-unit.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/interval-unit.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 var IntervalUnit;
 (function (IntervalUnit) {
@@ -2539,7 +2539,7 @@ var IntervalUnit;
 
 //# sourceMappingURL=interval-unit.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/union-mode.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/union-mode.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 var UnionMode;
 (function (UnionMode) {
@@ -2549,7 +2549,7 @@ var UnionMode;
 
 //# sourceMappingURL=union-mode.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/type.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/type.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -3232,7 +3232,7 @@ function strideForType(type) {
 
 //# sourceMappingURL=type.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/visitor.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/visitor.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -3604,7 +3604,7 @@ Visitor.prototype.visitDurationNanosecond = null;
 
 //# sourceMappingURL=visitor.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/util/math.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/util/math.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -3708,7 +3708,7 @@ function float64ToUint16(d) {
 
 //# sourceMappingURL=math.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/visitor/set.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/visitor/set.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -4057,7 +4057,7 @@ const instance = new SetVisitor();
 
 //# sourceMappingURL=set.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/row/struct.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/row/struct.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -4181,7 +4181,7 @@ const structRowProxyHandler = new StructRowProxyHandler();
 
 //# sourceMappingURL=struct.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/visitor/get.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/visitor/get.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -4492,7 +4492,7 @@ const get_instance = new GetVisitor();
 
 //# sourceMappingURL=get.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/row/map.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/row/map.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -4624,7 +4624,7 @@ Object.defineProperties(MapRow.prototype, {
 
 //# sourceMappingURL=map.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/util/vector.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/util/vector.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -4807,7 +4807,7 @@ function compareObject(comparators, obj, keys) {
 
 //# sourceMappingURL=vector.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/util/bit.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/util/bit.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -4957,7 +4957,7 @@ function popcnt_uint32(uint32) {
 
 //# sourceMappingURL=bit.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/data.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/data.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -5379,7 +5379,7 @@ function data_makeData(props) {
 
 //# sourceMappingURL=data.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/util/chunk.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/util/chunk.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -5528,7 +5528,7 @@ function wrapChunkedIndexOf(indexOf) {
 
 //# sourceMappingURL=chunk.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/visitor/indexof.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/visitor/indexof.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -5674,7 +5674,7 @@ const indexof_instance = new IndexOfVisitor();
 
 //# sourceMappingURL=indexof.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/visitor/iterator.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/visitor/iterator.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -5800,7 +5800,7 @@ const iterator_instance = new IteratorVisitor();
 
 //# sourceMappingURL=iterator.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/vector.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/vector.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -6208,7 +6208,7 @@ function unwrapInputs(x) {
 
 //# sourceMappingURL=vector.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/builder/valid.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/builder/valid.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -6277,7 +6277,7 @@ function valueToCase(x) {
 
 //# sourceMappingURL=valid.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/builder/buffer.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/builder/buffer.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -6411,7 +6411,7 @@ class OffsetsBufferBuilder extends DataBufferBuilder {
 
 //# sourceMappingURL=buffer.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/builder.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/builder.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -6743,7 +6743,7 @@ class VariableWidthBuilder extends Builder {
 
 //# sourceMappingURL=builder.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/message-header.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/message-header.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 
 
@@ -6794,7 +6794,7 @@ function unionListToMessageHeader(type, accessor, index) {
 
 //# sourceMappingURL=message-header.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/block.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/block.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 class Block {
     constructor() {
@@ -6840,9 +6840,9 @@ class Block {
 
 //# sourceMappingURL=block.mjs.map
 
-// EXTERNAL MODULE: ../main/node_modules/flatbuffers/js/flatbuffers.js
-var flatbuffers = __webpack_require__(41246);
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/key-value.mjs
+// EXTERNAL MODULE: ./node_modules/flatbuffers/js/flatbuffers.js
+var flatbuffers = __webpack_require__(96558);
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/key-value.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 
 /**
@@ -6898,7 +6898,7 @@ class KeyValue {
 
 //# sourceMappingURL=key-value.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/metadata-version.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/metadata-version.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 /**
  * Logical types, vector layouts, and schemas
@@ -6940,7 +6940,7 @@ var MetadataVersion;
 
 //# sourceMappingURL=metadata-version.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/endianness.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/endianness.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 /**
  * ----------------------------------------------------------------------
@@ -6954,7 +6954,7 @@ var Endianness;
 
 //# sourceMappingURL=endianness.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/dictionary-kind.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/dictionary-kind.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 /**
  * ----------------------------------------------------------------------
@@ -6970,7 +6970,7 @@ var DictionaryKind;
 
 //# sourceMappingURL=dictionary-kind.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/int.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/int.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 
 class int_Int {
@@ -7021,7 +7021,7 @@ class int_Int {
 
 //# sourceMappingURL=int.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/dictionary-encoding.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/dictionary-encoding.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 
 
@@ -7100,7 +7100,7 @@ class DictionaryEncoding {
 
 //# sourceMappingURL=dictionary-encoding.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/type.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/type.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 /* eslint-disable @typescript-eslint/no-unused-vars, @typescript-eslint/no-explicit-any, @typescript-eslint/no-non-null-assertion */
 
@@ -7231,7 +7231,7 @@ function unionListToType(type, accessor, index) {
 
 //# sourceMappingURL=type.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/field.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/field.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 
 
@@ -7363,7 +7363,7 @@ class field_Field {
 
 //# sourceMappingURL=field.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/schema.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/schema.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 /* eslint-disable @typescript-eslint/no-unused-vars, @typescript-eslint/no-explicit-any, @typescript-eslint/no-non-null-assertion */
 
@@ -7488,7 +7488,7 @@ class schema_Schema {
 
 //# sourceMappingURL=schema.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/footer.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/footer.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 
 
@@ -7600,7 +7600,7 @@ class Footer {
 
 //# sourceMappingURL=footer.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/schema.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/schema.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -7771,7 +7771,7 @@ function generateDictionaryMap(fields, dictionaries = new Map()) {
 
 //# sourceMappingURL=schema.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/ipc/metadata/file.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/ipc/metadata/file.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -7911,7 +7911,7 @@ class FileBlock {
 
 //# sourceMappingURL=file.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/body-compression-method.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/body-compression-method.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 /**
  * Provided for forward compatibility in case we need to support different
@@ -7934,7 +7934,7 @@ var BodyCompressionMethod;
 
 //# sourceMappingURL=body-compression-method.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/compression-type.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/compression-type.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 var CompressionType;
 (function (CompressionType) {
@@ -7944,7 +7944,7 @@ var CompressionType;
 
 //# sourceMappingURL=compression-type.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/body-compression.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/body-compression.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 
 
@@ -8009,7 +8009,7 @@ class BodyCompression {
 
 //# sourceMappingURL=body-compression.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/buffer.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/buffer.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 /**
  * ----------------------------------------------------------------------
@@ -8055,7 +8055,7 @@ class Buffer {
 
 //# sourceMappingURL=buffer.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/field-node.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/field-node.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 /**
  * ----------------------------------------------------------------------
@@ -8106,7 +8106,7 @@ class FieldNode {
 
 //# sourceMappingURL=field-node.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/record-batch.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/record-batch.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 /* eslint-disable @typescript-eslint/no-unused-vars, @typescript-eslint/no-explicit-any, @typescript-eslint/no-non-null-assertion */
 
@@ -8243,7 +8243,7 @@ class record_batch_RecordBatch {
 
 //# sourceMappingURL=record-batch.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/dictionary-batch.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/dictionary-batch.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 
 
@@ -8309,7 +8309,7 @@ class dictionary_batch_DictionaryBatch {
 
 //# sourceMappingURL=dictionary-batch.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/floating-point.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/floating-point.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 
 
@@ -8353,7 +8353,7 @@ class floating_point_FloatingPoint {
 
 //# sourceMappingURL=floating-point.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/decimal.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/decimal.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 
 /**
@@ -8428,7 +8428,7 @@ class decimal_Decimal {
 
 //# sourceMappingURL=decimal.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/date.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/date.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 
 
@@ -8480,7 +8480,7 @@ class date_Date {
 
 //# sourceMappingURL=date.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/time.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/time.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 
 
@@ -8548,7 +8548,7 @@ class time_Time {
 
 //# sourceMappingURL=time.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/timestamp.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/timestamp.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 
 
@@ -8707,7 +8707,7 @@ class timestamp_Timestamp {
 
 //# sourceMappingURL=timestamp.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/interval.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/interval.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 
 
@@ -8751,7 +8751,7 @@ class interval_Interval {
 
 //# sourceMappingURL=interval.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/duration.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/duration.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 
 
@@ -8795,7 +8795,7 @@ class duration_Duration {
 
 //# sourceMappingURL=duration.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/union.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/union.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 
 
@@ -8871,7 +8871,7 @@ class union_Union {
 
 //# sourceMappingURL=union.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/fixed-size-binary.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/fixed-size-binary.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 
 class fixed_size_binary_FixedSizeBinary {
@@ -8917,7 +8917,7 @@ class fixed_size_binary_FixedSizeBinary {
 
 //# sourceMappingURL=fixed-size-binary.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/fixed-size-list.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/fixed-size-list.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 
 class fixed_size_list_FixedSizeList {
@@ -8963,7 +8963,7 @@ class fixed_size_list_FixedSizeList {
 
 //# sourceMappingURL=fixed-size-list.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/map.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/map.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 
 /**
@@ -9036,7 +9036,7 @@ class map_Map {
 
 //# sourceMappingURL=map.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/message.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/message.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 /* eslint-disable @typescript-eslint/no-unused-vars, @typescript-eslint/no-explicit-any, @typescript-eslint/no-non-null-assertion */
 
@@ -9135,7 +9135,7 @@ class message_Message {
 
 //# sourceMappingURL=message.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/null.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/null.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 
 /**
@@ -9173,7 +9173,7 @@ class null_Null {
 
 //# sourceMappingURL=null.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/binary.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/binary.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 
 /**
@@ -9211,7 +9211,7 @@ class binary_Binary {
 
 //# sourceMappingURL=binary.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/binary-view.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/binary-view.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 /* eslint-disable @typescript-eslint/no-unused-vars, @typescript-eslint/no-explicit-any, @typescript-eslint/no-non-null-assertion */
 
@@ -9256,7 +9256,7 @@ class binary_view_BinaryView {
 
 //# sourceMappingURL=binary-view.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/large-binary.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/large-binary.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 
 /**
@@ -9295,7 +9295,7 @@ class large_binary_LargeBinary {
 
 //# sourceMappingURL=large-binary.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/bool.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/bool.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 
 class bool_Bool {
@@ -9330,7 +9330,7 @@ class bool_Bool {
 
 //# sourceMappingURL=bool.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/utf8.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/utf8.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 
 /**
@@ -9368,7 +9368,7 @@ class utf8_Utf8 {
 
 //# sourceMappingURL=utf8.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/utf8-view.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/utf8-view.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 /* eslint-disable @typescript-eslint/no-unused-vars, @typescript-eslint/no-explicit-any, @typescript-eslint/no-non-null-assertion */
 
@@ -9413,7 +9413,7 @@ class utf8_view_Utf8View {
 
 //# sourceMappingURL=utf8-view.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/large-utf8.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/large-utf8.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 
 /**
@@ -9452,7 +9452,7 @@ class large_utf8_LargeUtf8 {
 
 //# sourceMappingURL=large-utf8.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/list.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/list.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 
 class list_List {
@@ -9487,7 +9487,7 @@ class list_List {
 
 //# sourceMappingURL=list.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/large-list.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/large-list.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 
 /**
@@ -9526,7 +9526,7 @@ class large_list_LargeList {
 
 //# sourceMappingURL=large-list.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/fb/struct-.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/fb/struct-.mjs
 // automatically generated by the FlatBuffers compiler, do not modify
 
 /**
@@ -9566,7 +9566,7 @@ class struct_Struct_ {
 
 //# sourceMappingURL=struct-.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/visitor/typeassembler.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/visitor/typeassembler.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -9744,7 +9744,7 @@ const typeassembler_instance = new TypeAssembler();
 
 //# sourceMappingURL=typeassembler.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/ipc/metadata/json.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/ipc/metadata/json.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -9940,7 +9940,7 @@ function typeFromJSON(f, children) {
 
 //# sourceMappingURL=json.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/ipc/metadata/message.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/ipc/metadata/message.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -10531,7 +10531,7 @@ const platformIsLittleEndian = (() => {
 
 //# sourceMappingURL=message.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/io/interfaces.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/io/interfaces.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -10665,7 +10665,7 @@ class AsyncQueue extends ReadableInterop {
 
 //# sourceMappingURL=interfaces.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/io/stream.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/io/stream.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -10827,7 +10827,7 @@ class AsyncByteStreamSource {
 
 //# sourceMappingURL=stream.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/io/file.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/io/file.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -10956,7 +10956,7 @@ class AsyncRandomAccessFile extends AsyncByteStream {
 
 //# sourceMappingURL=file.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/util/int.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/util/int.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -11329,7 +11329,7 @@ class Int128 {
 
 //# sourceMappingURL=int.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/util/interval.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/util/interval.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -11406,7 +11406,7 @@ function toIntervalMonthDayNanoObjects(array, stringifyNano) {
 
 //# sourceMappingURL=interval.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/visitor/vectorloader.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/visitor/vectorloader.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -11730,7 +11730,7 @@ class CompressedVectorLoader extends VectorLoader {
 
 //# sourceMappingURL=vectorloader.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/visitor/typecomparator.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/visitor/typecomparator.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -11911,7 +11911,7 @@ function typecomparator_compareTypes(type, other) {
 
 //# sourceMappingURL=typecomparator.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/util/recordbatch.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/util/recordbatch.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -11998,7 +11998,7 @@ function distributeChildren(fields, batchLength, children, columns, memo) {
 
 //# sourceMappingURL=recordbatch.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/table.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/table.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -12371,7 +12371,7 @@ function tableFromArrays(input) {
 
 //# sourceMappingURL=table.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/recordbatch.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/recordbatch.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -12698,7 +12698,7 @@ class _InternalEmptyPlaceholderRecordBatch extends recordbatch_RecordBatch {
 
 //# sourceMappingURL=recordbatch.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/ipc/message.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/ipc/message.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -12989,7 +12989,7 @@ const magicX2AndPadding = magicLength * 2 + PADDING;
 
 //# sourceMappingURL=message.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/ipc/compression/validators.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/ipc/compression/validators.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -13062,7 +13062,7 @@ const compressionValidators = {
 
 //# sourceMappingURL=validators.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/ipc/compression/registry.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/ipc/compression/registry.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -13100,7 +13100,7 @@ const compressionRegistry = new _CompressionRegistry();
 
 //# sourceMappingURL=registry.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/ipc/compression/constants.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/ipc/compression/constants.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -13122,7 +13122,7 @@ const COMPRESS_LENGTH_PREFIX = 8;
 
 //# sourceMappingURL=constants.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/ipc/reader.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/ipc/reader.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -13838,7 +13838,7 @@ function fromFileHandle(source) {
 
 //# sourceMappingURL=reader.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/visitor/vectorassembler.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/visitor/vectorassembler.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -14072,7 +14072,7 @@ VectorAssembler.prototype.visitMap = assembleListVector;
 
 //# sourceMappingURL=vectorassembler.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/visitor/jsontypeassembler.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/visitor/jsontypeassembler.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -14177,7 +14177,7 @@ class JSONTypeAssembler extends Visitor {
 
 //# sourceMappingURL=jsontypeassembler.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/visitor/jsonvectorassembler.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/visitor/jsonvectorassembler.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -14379,7 +14379,7 @@ function binaryViewDataToJSON(data, formatInlined) {
 
 //# sourceMappingURL=jsonvectorassembler.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/ipc/writer.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/ipc/writer.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -14897,7 +14897,7 @@ function recordBatchToJSON(records) {
 
 // EXTERNAL MODULE: external "node:stream"
 var external_node_stream_ = __webpack_require__(57075);
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/io/node/iterable.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/io/node/iterable.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -15008,7 +15008,7 @@ class AsyncIterableReadable extends external_node_stream_.Readable {
 
 //# sourceMappingURL=iterable.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/builder/binary.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/builder/binary.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -15064,7 +15064,7 @@ class BinaryBuilder extends VariableWidthBuilder {
 
 //# sourceMappingURL=binary.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/builder/largebinary.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/builder/largebinary.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -15120,7 +15120,7 @@ class LargeBinaryBuilder extends VariableWidthBuilder {
 
 //# sourceMappingURL=largebinary.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/builder/bool.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/builder/bool.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -15152,7 +15152,7 @@ class BoolBuilder extends Builder {
 
 //# sourceMappingURL=bool.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/builder/date.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/builder/date.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -15186,7 +15186,7 @@ DateMillisecondBuilder.prototype._setValue = setDateMillisecond;
 
 //# sourceMappingURL=date.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/builder/decimal.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/builder/decimal.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -15212,7 +15212,7 @@ DecimalBuilder.prototype._setValue = setDecimal;
 
 //# sourceMappingURL=decimal.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/builder/dictionary.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/builder/dictionary.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -15297,7 +15297,7 @@ class DictionaryBuilder extends Builder {
 
 //# sourceMappingURL=dictionary.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/builder/fixedsizebinary.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/builder/fixedsizebinary.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -15323,7 +15323,7 @@ FixedSizeBinaryBuilder.prototype._setValue = setFixedSizeBinary;
 
 //# sourceMappingURL=fixedsizebinary.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/builder/fixedsizelist.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/builder/fixedsizelist.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -15370,7 +15370,7 @@ class FixedSizeListBuilder extends Builder {
 
 //# sourceMappingURL=fixedsizelist.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/builder/float.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/builder/float.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -15411,7 +15411,7 @@ class Float64Builder extends FloatBuilder {
 
 //# sourceMappingURL=float.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/builder/interval.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/builder/interval.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -15449,7 +15449,7 @@ IntervalMonthDayNanoBuilder.prototype._setValue = setIntervalMonthDayNano;
 
 //# sourceMappingURL=interval.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/builder/duration.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/builder/duration.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -15491,7 +15491,7 @@ DurationNanosecondBuilder.prototype._setValue = setDurationNanosecond;
 
 //# sourceMappingURL=duration.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/builder/int.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/builder/int.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -15542,7 +15542,7 @@ class Uint64Builder extends IntBuilder {
 
 //# sourceMappingURL=int.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/builder/list.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/builder/list.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -15598,7 +15598,7 @@ class ListBuilder extends VariableWidthBuilder {
 
 //# sourceMappingURL=list.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/builder/largelist.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/builder/largelist.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -15655,7 +15655,7 @@ class LargeListBuilder extends VariableWidthBuilder {
 
 //# sourceMappingURL=largelist.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/builder/map.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/builder/map.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -15717,7 +15717,7 @@ class MapBuilder extends VariableWidthBuilder {
 
 //# sourceMappingURL=map.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/builder/null.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/builder/null.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -15747,7 +15747,7 @@ class NullBuilder extends Builder {
 
 //# sourceMappingURL=null.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/builder/struct.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/builder/struct.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -15794,7 +15794,7 @@ class StructBuilder extends Builder {
 
 //# sourceMappingURL=struct.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/builder/timestamp.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/builder/timestamp.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -15836,7 +15836,7 @@ TimestampNanosecondBuilder.prototype._setValue = setTimestampNanosecond;
 
 //# sourceMappingURL=timestamp.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/builder/time.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/builder/time.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -15878,7 +15878,7 @@ TimeNanosecondBuilder.prototype._setValue = setTimeNanosecond;
 
 //# sourceMappingURL=time.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/builder/union.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/builder/union.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -15962,7 +15962,7 @@ class DenseUnionBuilder extends UnionBuilder {
 
 //# sourceMappingURL=union.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/builder/utf8.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/builder/utf8.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -16006,7 +16006,7 @@ Utf8Builder.prototype._flushPending = BinaryBuilder.prototype._flushPending;
 
 //# sourceMappingURL=utf8.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/builder/largeutf8.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/builder/largeutf8.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -16050,7 +16050,7 @@ LargeUtf8Builder.prototype._flushPending = LargeBinaryBuilder.prototype._flushPe
 
 //# sourceMappingURL=largeutf8.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/builder/binaryview.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/builder/binaryview.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -16204,7 +16204,7 @@ class BinaryViewBuilder extends Builder {
 
 //# sourceMappingURL=binaryview.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/builder/utf8view.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/builder/utf8view.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -16235,7 +16235,7 @@ class Utf8ViewBuilder extends BinaryViewBuilder {
 
 //# sourceMappingURL=utf8view.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/visitor/builderctor.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/visitor/builderctor.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -16339,7 +16339,7 @@ const builderctor_instance = new GetBuilderCtor();
 
 //# sourceMappingURL=builderctor.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/factories.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/factories.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -16585,7 +16585,7 @@ function builderThroughAsyncIterable(options) {
 
 //# sourceMappingURL=factories.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/io/node/builder.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/io/node/builder.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -16657,7 +16657,7 @@ class BuilderDuplex extends external_node_stream_.Duplex {
 
 //# sourceMappingURL=builder.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/io/node/reader.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/io/node/reader.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -16746,7 +16746,7 @@ class RecordBatchReaderDuplex extends external_node_stream_.Duplex {
 
 //# sourceMappingURL=reader.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/io/node/writer.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/io/node/writer.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -16824,7 +16824,7 @@ class RecordBatchWriterDuplex extends external_node_stream_.Duplex {
 
 //# sourceMappingURL=writer.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/io/whatwg/iterable.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/io/whatwg/iterable.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -16916,7 +16916,7 @@ function asyncIterableAsReadableDOMStream(source, options) {
 
 //# sourceMappingURL=iterable.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/io/whatwg/builder.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/io/whatwg/builder.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -17001,7 +17001,7 @@ class BuilderTransform {
 
 //# sourceMappingURL=builder.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/io/whatwg/reader.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/io/whatwg/reader.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -17059,7 +17059,7 @@ function recordBatchReaderThroughDOMStream(writableStrategy, readableStrategy) {
 
 //# sourceMappingURL=reader.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/io/whatwg/writer.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/io/whatwg/writer.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -17112,7 +17112,7 @@ function recordBatchWriterThroughDOMStream(writableStrategy, readableStrategy) {
 
 //# sourceMappingURL=writer.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/ipc/serialization.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/ipc/serialization.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -17160,7 +17160,7 @@ function tableToIPC(table, type = 'stream', compressionType = null) {
 
 //# sourceMappingURL=serialization.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/Arrow.dom.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/Arrow.dom.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information
@@ -17198,7 +17198,7 @@ writer_RecordBatchStreamWriter['throughDOM'] = recordBatchWriterThroughDOMStream
 
 //# sourceMappingURL=Arrow.dom.mjs.map
 
-;// CONCATENATED MODULE: ../main/node_modules/apache-arrow/Arrow.node.mjs
+;// CONCATENATED MODULE: ./node_modules/apache-arrow/Arrow.node.mjs
 // Licensed to the Apache Software Foundation (ASF) under one
 // or more contributor license agreements.  See the NOTICE file
 // distributed with this work for additional information

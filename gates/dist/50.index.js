@@ -1,8 +1,8 @@
-export const id = 416;
-export const ids = [416];
+export const id = 50;
+export const ids = [50];
 export const modules = {
 
-/***/ 66416:
+/***/ 98050:
 /***/ ((module) => {
 
 module.exports = eval("require")("kerberos");
