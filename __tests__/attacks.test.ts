@@ -580,16 +580,33 @@ describe('the action’s default: no pull request code beside the keys or a writ
     expect(`${(await gatesOnly(failing, token)).outputs.reasons}`).toBe('gate_failed')
   })
 
+  it('refuses them on workflow_dispatch, outside the pull request’s own ref and cache scope', async () => {
+    const token = 'ghs_read_only_dispatch_0007'
+    github.addToken(token, { ...BOT, permissions: { contents: 'read', 'pull-requests': 'read' } })
+    const pr = pullRequest({ 'scripts/check.sh': GATE })
+    const result = await gatesOnly(pr, token, 'workflow_dispatch')
+    expect(`${result.outputs.verdict} ${result.outputs.reasons}`).toBe('UNCLEAR invalid_input')
+    expect(result.stdout).toContain("runs on workflow_dispatch, outside the pull request's own ref")
+    expect(existsSync(join(pr.repo.dir, 'gate-ran.txt'))).toBe(false)
+  })
+
   /** The rubric of the base with its gate only, no key anywhere, the token given. */
-  async function gatesOnly(pr: PullRequest, token: string): Promise<ActionRun> {
-    const result = await runAction({
+  async function gatesOnly(
+    pr: PullRequest,
+    token: string,
+    eventName = 'pull_request'
+  ): Promise<ActionRun> {
+    return runAction({
       workspace: pr.repo.dir,
-      eventName: 'pull_request',
+      eventName,
       eventPath: pullRequestEvent(pr.repo, { number: pr.number }),
       apiUrl: github.url,
-      inputs: { 'github-token': token, checker: 'bash scripts/check.sh' }
+      inputs: {
+        'github-token': token,
+        checker: 'bash scripts/check.sh',
+        'pull-request': String(pr.number)
+      }
     })
-    return result
   }
 })
 

@@ -727,6 +727,7 @@ describe('rubric-council init --target', () => {
       [
         'job council (it reads secrets, pull-requests: write, checks: write) runs code: uses: rubric-council/rubric-council/gates@v0',
         'job council (on pull_request_target) runs the gates',
+        'job council has a step after the gates action: uses: rubric-council/rubric-council@v0',
         'job council runs the gates and reads secrets',
         'job council runs the gates with permissions {"contents":"read","pull-requests":"write","checks":"write"}, not { contents: read }'
       ]
@@ -853,7 +854,7 @@ describe('the checks on a generated workflow', () => {
       'an upload step after the gates action',
       (t: string) =>
         t.replace(
-          '        # It uploads the results itself, as the artifact rubric-council-gates.\n',
+          '        # It uploads the results itself, as the artifact rubric-council-gates-<attempt>.\n',
           '      - uses: actions/upload-artifact@v4\n        with:\n          name: rubric-council-gates\n          path: results.json\n'
         ),
       ['job gates has a step after the gates action: uses: actions/upload-artifact@v4']

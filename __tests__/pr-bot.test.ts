@@ -686,7 +686,14 @@ describe('the fork layout', () => {
     expect(startedSince(from)).toEqual([{ ...rerunOf(runId, pr), workflow: GATES_WORKFLOW }])
 
     // Attempt 2 of the gates run, as GitHub runs it: the same pull_request event; then its jobs.
-    expect((await gatesJob(github, { workspace: repo.dir, eventPath, runId })).code).toBe(0)
+    // Its artifact is named for the attempt: the name attempt 1 used is taken for the whole run.
+    const second = await gatesJob(github, {
+      workspace: repo.dir,
+      eventPath,
+      runId,
+      env: { GITHUB_RUN_ATTEMPT: '2' }
+    })
+    expect(second.code).toBe(0)
     github.setRunJobs(runId, [{ name: 'gates' }, { name: 'council', status: 'in_progress' }], 2)
     // The council reads attempt 2's record and its gates job: the gate passed this time.
     const again = await council(2, 'success')

@@ -212,6 +212,22 @@ spawn(process.execPath, ['-e', later, process.env.GITHUB_API_URL, process.env.HE
     expect(council.summary).toContain('yet its record says every gate passed')
   })
 
+  it('does not run in another event’s scope: on workflow_dispatch the sub-action runs nothing, even on a checkout of the pull request', async () => {
+    const pr = pullRequest({ 'scripts/check.sh': 'touch gate-ran.txt\n' })
+    const gates = await gatesJob(github, {
+      workspace: pr.repo.dir,
+      eventName: 'workflow_dispatch',
+      eventPath: pullRequestEvent(pr.repo, { number: pr.number }),
+      runId: nextRun++,
+      inputs: { 'pull-request': String(pr.number) }
+    })
+    expect(gates.code).toBe(2)
+    expect(gates.stdout).toContain(
+      "on workflow_dispatch the pull request's code would run with the workflow_dispatch run's ref, cache scope and token"
+    )
+    expect(existsSync(join(pr.repo.dir, 'gate-ran.txt'))).toBe(false)
+  })
+
   it('a missing record is an error, never a pass', async () => {
     const pr = pullRequest({})
     const runId = nextRun++

@@ -10,7 +10,7 @@ import { coreIO } from './action/io.js'
 import { internalError } from './action/publish.js'
 import { chooseRubric } from './action/rubric.js'
 import { gateEnvironment } from './gates/environment.js'
-import { GATES_ARTIFACT, GATES_FILE, writeRecord } from './gates/record.js'
+import { gatesArtifact, GATES_FILE, writeRecord } from './gates/record.js'
 import { gatesHere } from './gates/run.js'
 import { notRun, readSetupCommands, runSetup, setupLabel } from './gates/setup.js'
 import type { GateResult } from './gates/types.js'
@@ -52,10 +52,17 @@ export async function runGatesAction(): Promise<void> {
       return
     }
     const { run } = prepared
-    if (prepared.checkout === 'base') {
-      // This step runs the pull request's code: only on a checkout of the pull request.
+    // This step runs the pull request's code: only on a checkout of the pull request, and only on
+    // pull_request, whose ref (refs/pull/N/merge), cache scope and token are the pull request's own.
+    const where =
+      prepared.checkout === 'base'
+        ? `the checkout is not the pull request's head ${run.pr.headSha.slice(0, 7)}`
+        : run.event === 'pull_request'
+          ? undefined
+          : `the pull request's code would run with the ${run.event} run's ref, cache scope and token`
+    if (where !== undefined) {
       core.setFailed(
-        `Rubric Council gates: on ${run.event} the checkout is not the pull request's head ${run.pr.headSha.slice(0, 7)}: run the gates on pull_request, in a job without secrets (\`rubric-council init\`, or \`init --forks\` for pull requests from forks)`
+        `Rubric Council gates: on ${run.event} ${where}: run the gates on pull_request, in a job without secrets (\`rubric-council init\`, or \`init --forks\` for pull requests from forks)`
       )
       process.exitCode = 2
       return
@@ -99,7 +106,7 @@ export async function runGatesAction(): Promise<void> {
     const results = [...setup.map(r => ({ ...r, command: setupLabel(r.command) })), ...gates]
     const passed = rubric !== undefined && results.every(r => r.status === 'pass')
     core.setOutput('passed', String(passed))
-    const uploaded = await uploadRecord(artifacts, file)
+    const uploaded = await uploadRecord(artifacts, file, Number(env.GITHUB_RUN_ATTEMPT ?? '1') || 1)
     if (!parsed.ok) {
       for (const issue of parsed.issues) core.error(formatIssue(issue))
       core.setFailed('Rubric Council gates: the rubric is unusable; the council job will say why')
@@ -131,17 +138,20 @@ export async function runGatesAction(): Promise<void> {
  * the job's conclusion then tells the council not to believe whatever record the run holds (a
  * name already taken means something else uploaded one first).
  */
-async function uploadRecord(artifacts: DefaultArtifactClient, file: string): Promise<boolean> {
+async function uploadRecord(
+  artifacts: DefaultArtifactClient,
+  file: string,
+  attempt: number
+): Promise<boolean> {
+  const name = gatesArtifact(attempt)
   try {
-    const { id } = await artifacts.uploadArtifact(GATES_ARTIFACT, [file], dirname(file))
-    core.info(
-      `Rubric Council gates: the results are uploaded as artifact ${GATES_ARTIFACT} (${String(id)})`
-    )
+    const { id } = await artifacts.uploadArtifact(name, [file], dirname(file))
+    core.info(`Rubric Council gates: the results are uploaded as artifact ${name} (${String(id)})`)
     return true
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error)
     core.setFailed(
-      `Rubric Council gates: could not upload the results as artifact "${GATES_ARTIFACT}": ${message}`
+      `Rubric Council gates: could not upload the results as artifact "${name}": ${message}`
     )
     return false
   }

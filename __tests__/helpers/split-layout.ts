@@ -1,7 +1,7 @@
 import { cpSync, mkdirSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { GATES_ARTIFACT, GATES_FILE } from '../../src/gates/record.js'
+import { gatesArtifact, GATES_FILE } from '../../src/gates/record.js'
 import { runAction, type ActionRun } from './action-run.js'
 import type { GitHubStandIn } from './github-standin.js'
 import { zip } from './zip.js'
@@ -28,6 +28,8 @@ export interface GatesJobOptions {
   readonly job?: string
   /** The gates step's `setup` input. */
   readonly setup?: string
+  /** More inputs of the gates step (`pull-request` on workflow_dispatch). */
+  readonly inputs?: Record<string, string>
   /**
    * Where the runner downloaded the gates sub-action (`actionsFolder()`); this repository's
    * `gates/` by default.
@@ -63,7 +65,8 @@ export async function gatesJob(
     apiUrl: github.url,
     inputs: {
       'github-token': GATES_TOKEN,
-      ...(options.setup !== undefined && { setup: options.setup })
+      ...(options.setup !== undefined && { setup: options.setup }),
+      ...options.inputs
     },
     env: {
       GITHUB_RUN_ID: String(options.runId),
@@ -82,10 +85,15 @@ export async function gatesJob(
  * A record uploaded under the gates' artifact name by something else in the run (a forger), as
  * `actions/upload-artifact` would store it: a zip of the one file.
  */
-export function uploadRecord(github: GitHubStandIn, runId: number, record: Buffer | string): void {
+export function uploadRecord(
+  github: GitHubStandIn,
+  runId: number,
+  record: Buffer | string,
+  attempt = 1
+): void {
   github.addArtifact(
     runId,
-    GATES_ARTIFACT,
+    gatesArtifact(attempt),
     zip([{ name: GATES_FILE, data: record, dataDescriptor: true }])
   )
 }

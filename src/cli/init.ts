@@ -244,7 +244,7 @@ ${setup.placeholder ? '' : '      # The toolchain the gates need.\n'}${setup.ste
         with:
           # Run by the gates action like gates (they run the PR's install scripts), before them.
           setup: |
-${setup.commands}        # It uploads the results itself, as the artifact rubric-council-gates.
+${setup.commands}        # It uploads the results itself, as the artifact rubric-council-gates-<attempt>.
 `
 }
 

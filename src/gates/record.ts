@@ -5,9 +5,17 @@ import type { GateResult } from './types.js'
 /** @2 added `setup`: the commands the sub-action ran before the gates (its `setup` input). */
 export const GATES_SCHEMA = 'rubric-council/gates@2'
 
-/** The artifact the gates sub-action's results travel in, and the file inside it. */
-export const GATES_ARTIFACT = 'rubric-council-gates'
+/** The file the gates sub-action's results travel in. */
 export const GATES_FILE = 'rubric-council-gates.json'
+
+/**
+ * The artifact of the results of one attempt of a run. An artifact's name can be used once in a
+ * run, attempts included (a re-run's upload of the same name is refused with 409 Conflict), and
+ * the bot re-verifies a pull request by re-running its review run: each attempt records its own.
+ */
+export function gatesArtifact(attempt: number): string {
+  return `rubric-council-gates-${String(attempt)}`
+}
 
 /** The most a results file may weigh: a rubric's gates with their excerpts take far less. */
 export const MAX_RECORD_BYTES = 4 * 1024 * 1024

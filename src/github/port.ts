@@ -1,5 +1,5 @@
 import type { Evaluation } from '../engine/evaluation.js'
-import { GATES_ARTIFACT, GATES_FILE, MAX_RECORD_BYTES } from '../gates/record.js'
+import { gatesArtifact, GATES_FILE, MAX_RECORD_BYTES } from '../gates/record.js'
 import type { RecordingRun } from '../gates/recorded.js'
 import type { Conclusion, FailOn } from '../verdict/outcome.js'
 import {
@@ -179,17 +179,18 @@ export function octokitPort(
       return {
         description: `the job "${jobName}" of run ${runId}`,
         recordText: () =>
-          (record ??= findArtifact(api(), { ...where, name: GATES_ARTIFACT }).then(async found =>
-            found === undefined
-              ? undefined
-              : (
-                  await downloadArtifactFile(api(), {
-                    ...repo,
-                    artifactId: found.id,
-                    file: GATES_FILE,
-                    maxBytes: MAX_RECORD_BYTES
-                  })
-                ).toString('utf8')
+          (record ??= findArtifact(api(), { ...where, name: gatesArtifact(attempt) }).then(
+            async found =>
+              found === undefined
+                ? undefined
+                : (
+                    await downloadArtifactFile(api(), {
+                      ...repo,
+                      artifactId: found.id,
+                      file: GATES_FILE,
+                      maxBytes: MAX_RECORD_BYTES
+                    })
+                  ).toString('utf8')
           )),
         jobConclusion: () =>
           (conclusion ??= runJobs(api(), { ...where, attempt }).then(jobs => {
