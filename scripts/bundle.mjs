@@ -65,6 +65,16 @@ for (const [entry, out] of builds) {
   mergeLicenses(out)
 }
 loadChunksFirst('gates/dist')
+// Some packages ship CRLF line ends, which webpack keeps: git stores every file with LF
+// (.gitattributes), so a fresh clone's rebuild would differ from its checkout. In JavaScript a
+// CRLF and an LF are the same line end (template literals normalise CRLF to LF, raw strings too).
+for (const [, out] of builds) {
+  for (const file of readdirSync(out).filter(f => f.endsWith('.js'))) {
+    const path = join(out, file)
+    const text = readFileSync(path, 'utf8')
+    if (text.includes('\r\n')) writeFileSync(path, text.replaceAll('\r\n', '\n'))
+  }
+}
 // The tokenizer's vocabulary is read from beside the bundle (src/evidence/tokens.ts).
 for (const dir of ['dist', 'dist/cli']) {
   copyFileSync('src/evidence/o200k_base.bin', `${dir}/o200k_base.bin`)
