@@ -89,6 +89,45 @@ describe('the semantic rubric diff', () => {
     ])
   })
 
+  it('names a change of gate options, council timeout, tie-breaks or score weights, and flags the loosening ones', () => {
+    const change = (from: string, to: string) =>
+      diffRubrics(
+        parse(BASE.replace('---\n', `---\n${from}\n`)),
+        parse(BASE.replace('---\n', `---\n${to}\n`))
+      ).changes.map(c => [c.text, c.weakens])
+    expect(change('gates: { timeout: 600 }', 'gates: { timeout: 30 }')).toEqual([
+      ['gate `npm test` timeout 600 → 30', false],
+      ['gate `npm run lint` timeout 600 → 30', false],
+      ['gates.timeout 600 → 30', false]
+    ])
+    expect(change('gates: { parallel: false }', 'gates: { parallel: 2 }')).toEqual([
+      ['gates.parallel 1 → 2', false]
+    ])
+    // Another directory runs other commands under the same names.
+    expect(
+      change('gates: { working_directory: . }', 'gates: { working_directory: vendor/x }')
+    ).toEqual([['gates.working_directory . → vendor/x', true]])
+    expect(
+      change(
+        'score_weights: { dimensions: 0.5, criteria: 0.5 }',
+        'score_weights: { dimensions: 0.9, criteria: 0.1 }'
+      )
+    ).toEqual([['score_weights dimensions 0.5, criteria 0.5 → dimensions 0.9, criteria 0.1', true]])
+    const council = (extra: string) => BASE.replace('quorum: 1 }', `quorum: 1${extra} }`)
+    const councilChange = (from: string, to: string) =>
+      diffRubrics(parse(council(from)), parse(council(to))).changes.map(c => [c.text, c.weakens])
+    expect(councilChange(', timeout: 120', ', timeout: 60')).toEqual([
+      ['council.timeout 120 → 60', false]
+    ])
+    // With a tie-break, one judge settles a must-have the others split on: easier to pass.
+    expect(councilChange(', tie_breaks: 0', ', tie_breaks: 2')).toEqual([
+      ['council.tie_breaks 0 → 2', true]
+    ])
+    expect(councilChange(', tie_breaks: 2', ', tie_breaks: 1')).toEqual([
+      ['council.tie_breaks 2 → 1', false]
+    ])
+  })
+
   it('says when only wording outside the rules changed', () => {
     expect(diff(BASE.replace('## Gates', '# Title\n\n## Gates')).changes).toEqual([
       { text: 'wording or notes changed; no rule changed', weakens: false }

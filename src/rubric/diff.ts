@@ -1,8 +1,8 @@
-import type { Criterion, Rubric } from './types.js'
+import type { CouncilConfig, Criterion, GateOptions, Rubric, Thresholds } from './types.js'
 
 export interface RubricChange {
   readonly text: string
-  /** The change lowers the bar: a must-have or gate removed or demoted, a threshold lowered. */
+  /** The change can make the rubric easier to pass: a rule removed, demoted or loosened. */
   readonly weakens: boolean
 }
 
@@ -11,124 +11,221 @@ export interface RubricDiff {
   readonly weakened: boolean
 }
 
+/** What changed between two values of one field, in words a reviewer can check. */
+type Compare<T> = (before: T, after: T) => readonly RubricChange[]
+
 /**
- * What a pull request changed in the rubric that grades it, in words a reviewer can
- * check: criteria added, removed or reworded, required or weight changed, thresholds, gates and
- * models. Pure; the order follows the rubric.
+ * One entry for every field of `T`, so that a field added to the rubric cannot be left out of the
+ * diff: the type does not check until it is compared here, or named as no rule of its own.
+ */
+type FieldTable<T> = { readonly [K in keyof Required<T>]: Compare<T[K]> | 'not a rule' }
+
+type Value = string | number | boolean | undefined
+
+/** A value either side shows, or `none`. */
+function show(value: Value): string {
+  return value === undefined || value === '' ? 'none' : String(value)
+}
+
+/** One value: `name before → after`, weakening when `weakens(before, after)` says so. */
+function value<T extends Value>(
+  name: string,
+  weakens: (before: T, after: T) => boolean = () => false
+): Compare<T> {
+  return (before, after) =>
+    before === after
+      ? []
+      : [{ text: `${name} ${show(before)} → ${show(after)}`, weakens: weakens(before, after) }]
+}
+
+/** A number whose lowering makes the rubric easier to pass (a threshold, a quorum). */
+const lowered = (before: number | undefined, after: number | undefined): boolean =>
+  before !== undefined && (after ?? -Infinity) < before
+
+/** A list shown as one value: `name a, b → a`. */
+function list<T>(
+  name: string,
+  shown: (item: T) => string,
+  weakens: (before: readonly T[], after: readonly T[]) => boolean = () => false
+): Compare<readonly T[]> {
+  return (before, after) => {
+    const from = before.map(shown).join(', ')
+    const to = after.map(shown).join(', ')
+    return from === to
+      ? []
+      : [{ text: `${name} ${from || 'none'} → ${to || 'none'}`, weakens: weakens(before, after) }]
+  }
+}
+
+/** Every field of an object, by its own table, in the table's order. */
+function fields<T>(table: FieldTable<T>): Compare<T> {
+  return (before, after) =>
+    (Object.keys(table) as (keyof T)[]).flatMap(key => {
+      const compare = table[key]
+      return compare === 'not a rule' ? [] : compare(before[key], after[key])
+    })
+}
+
+/** What changed in one criterion the two rubrics share, field by field: every field is here. */
+const CRITERION: { readonly [K in keyof Required<Criterion>]: Compare<Criterion> | 'not a rule' } =
+  {
+    id: 'not a rule', // criteria are matched by it
+    description: (old, c) =>
+      old.description === c.description
+        ? []
+        : [
+            {
+              text: `criterion "${c.id}" reworded: "${old.description}" → "${c.description}"`,
+              weakens: false
+            }
+          ],
+    required: (old, c) =>
+      old.required === c.required
+        ? []
+        : [
+            {
+              text: `criterion "${c.id}" ${c.required ? 'promoted to must-have' : 'demoted to nice-to-have'}`,
+              weakens: !c.required
+            }
+          ],
+    weight: (old, c) => {
+      // A demotion or promotion moves the default weight with it; that is not a change of its own.
+      const defaults = old.weight === (old.required ? 1 : 0) && c.weight === (c.required ? 1 : 0)
+      return old.required !== c.required && defaults
+        ? []
+        : value<number>(`criterion "${c.id}" weight`)(old.weight, c.weight)
+    },
+    section: 'not a rule', // follows `required`
+    requiredMinScore: (old, c) =>
+      value(`criterion "${c.id}" required_min_score`, lowered)(
+        old.requiredMinScore,
+        c.requiredMinScore
+      ),
+    scoreRanges: (old, c) =>
+      JSON.stringify(old.scoreRanges ?? null) === JSON.stringify(c.scoreRanges ?? null)
+        ? []
+        : [{ text: `criterion "${c.id}" score ranges changed`, weakens: false }],
+    line: 'not a rule'
+  }
+
+/** Criteria by id: removed (a must-have weakening), added, or changed field by field. */
+const criteria: Compare<readonly Criterion[]> = (base, head) => {
+  const before = new Map(base.map(c => [c.id, c]))
+  const after = new Set(head.map(c => c.id))
+  return [
+    ...base.flatMap(c =>
+      after.has(c.id) ? [] : [{ text: `${kind(c)} "${c.id}" removed`, weakens: c.required }]
+    ),
+    ...head.flatMap(c => {
+      const old = before.get(c.id)
+      if (old === undefined) return [{ text: `${kind(c)} "${c.id}" added`, weakens: false }]
+      return Object.values(CRITERION).flatMap(compare =>
+        compare === 'not a rule' ? [] : compare(old, c)
+      )
+    })
+  ]
+}
+
+/** Gates by command: added, removed (weakening), or given another timeout. */
+const gates: Compare<Rubric['gates']> = (base, head) => {
+  const before = new Map(base.map(g => [g.command, g]))
+  const after = new Map(head.map(g => [g.command, g]))
+  return [
+    ...base.flatMap(g =>
+      after.has(g.command) ? [] : [{ text: `gate \`${g.command}\` removed`, weakens: true }]
+    ),
+    ...head.flatMap(g => {
+      const old = before.get(g.command)
+      if (old === undefined) return [{ text: `gate \`${g.command}\` added`, weakens: false }]
+      return value<number>(`gate \`${g.command}\` timeout`)(old.timeout, g.timeout)
+    })
+  ]
+}
+
+const GATE_OPTIONS: FieldTable<GateOptions> = {
+  timeout: value('gates.timeout'),
+  parallel: value('gates.parallel'),
+  // Another directory runs other commands under the same names.
+  workingDirectory: value('gates.working_directory', () => true)
+}
+
+const THRESHOLDS: FieldTable<Thresholds> = {
+  pass: value('thresholds.pass', lowered),
+  fail: value('thresholds.fail', lowered),
+  confidence: value('thresholds.confidence', lowered)
+}
+
+const COUNCIL: FieldTable<CouncilConfig> = {
+  models: list('council.models', m => m),
+  quorum: value('council.quorum', lowered),
+  samples: value('council.samples'),
+  timeout: value('council.timeout'),
+  // A split must-have is UNCLEAR without a tie-break; with one, a single judge can settle it.
+  tieBreaks: value('council.tie_breaks', (before, after) => after > before)
+}
+
+/**
+ * The rubric's fields, in the order the diff lists them. What is no rule of its own (where the
+ * rubric is from, its text, title, preamble and notes) shows only as "wording or notes changed".
+ */
+const RUBRIC: FieldTable<Rubric> = {
+  criteria,
+  gates,
+  gateOptions: fields(GATE_OPTIONS),
+  thresholds: fields(THRESHOLDS),
+  minCoverage: value('min_coverage', lowered),
+  blocking: value('blocking', (_, after) => after === 'majority'),
+  accuracyCeiling: (before, after) =>
+    before === after
+      ? []
+      : [{ text: `accuracy ceiling turned ${after ? 'on' : 'off'}`, weakens: !after }],
+  dimensions: list(
+    'dimensions',
+    d => `${d.name}:${d.weight}`,
+    (before, after) => after.length < before.length
+  ),
+  // Weight moved between the dimensions and the criteria can favour what the pull request does well.
+  scoreWeights: (before, after) =>
+    before.dimensions === after.dimensions && before.criteria === after.criteria
+      ? []
+      : [
+          {
+            text: `score_weights dimensions ${before.dimensions}, criteria ${before.criteria} → dimensions ${after.dimensions}, criteria ${after.criteria}`,
+            weakens: true
+          }
+        ],
+  council: fields(COUNCIL),
+  focus: list(
+    'focus',
+    f => f.area,
+    (before, after) => after.length < before.length
+  ),
+  // Excluding more files shows the judges less of the change.
+  exclude: list(
+    'exclude',
+    g => g,
+    (before, after) => after.some(g => !before.includes(g))
+  ),
+  source: 'not a rule',
+  hash: 'not a rule',
+  text: 'not a rule',
+  title: 'not a rule',
+  preamble: 'not a rule',
+  notes: 'not a rule'
+}
+
+/**
+ * What a pull request changed in the rubric that grades it, in words a reviewer can check, every
+ * field from one table (`RUBRIC`). Pure; the order follows the table.
  */
 export function diffRubrics(base: Rubric, head: Rubric): RubricDiff {
-  const changes: RubricChange[] = []
-  const add = (text: string, weakens = false): void => {
-    changes.push({ text, weakens })
+  const changes = [...fields(RUBRIC)(base, head)]
+  if (changes.length === 0 && base.hash !== head.hash) {
+    changes.push({ text: 'wording or notes changed; no rule changed', weakens: false })
   }
-
-  const before = new Map(base.criteria.map(c => [c.id, c]))
-  const after = new Map(head.criteria.map(c => [c.id, c]))
-  for (const c of base.criteria) {
-    if (!after.has(c.id)) add(`${kind(c)} "${c.id}" removed`, c.required)
-  }
-  for (const c of head.criteria) {
-    const old = before.get(c.id)
-    if (!old) {
-      add(`${kind(c)} "${c.id}" added`)
-      continue
-    }
-    if (old.description !== c.description)
-      add(`criterion "${c.id}" reworded: "${old.description}" → "${c.description}"`)
-    if (old.required !== c.required) {
-      add(
-        `criterion "${c.id}" ${c.required ? 'promoted to must-have' : 'demoted to nice-to-have'}`,
-        !c.required
-      )
-    }
-    // A demotion or promotion moves the default weight with it; that is not a change of its own.
-    const defaults = old.weight === (old.required ? 1 : 0) && c.weight === (c.required ? 1 : 0)
-    if (old.weight !== c.weight && !(old.required !== c.required && defaults)) {
-      add(`criterion "${c.id}" weight ${old.weight} → ${c.weight}`)
-    }
-    if (old.requiredMinScore !== c.requiredMinScore) {
-      const lowered =
-        old.requiredMinScore !== undefined && (c.requiredMinScore ?? -1) < old.requiredMinScore
-      add(
-        `criterion "${c.id}" required_min_score ${show(old.requiredMinScore)} → ${show(c.requiredMinScore)}`,
-        lowered
-      )
-    }
-    if (bands(old) !== bands(c)) add(`criterion "${c.id}" score ranges changed`)
-  }
-
-  const oldGates = new Set(base.gates.map(g => g.command))
-  const newGates = new Set(head.gates.map(g => g.command))
-  for (const g of oldGates) if (!newGates.has(g)) add(`gate \`${g}\` removed`, true)
-  for (const g of newGates) if (!oldGates.has(g)) add(`gate \`${g}\` added`)
-
-  for (const key of ['pass', 'fail', 'confidence'] as const) {
-    const from = base.thresholds[key]
-    const to = head.thresholds[key]
-    if (from !== to) add(`thresholds.${key} ${from} → ${to}`, to < from)
-  }
-  if (base.minCoverage !== head.minCoverage) {
-    add(
-      `min_coverage ${base.minCoverage} → ${head.minCoverage}`,
-      head.minCoverage < base.minCoverage
-    )
-  }
-  if (base.blocking !== head.blocking) {
-    add(`blocking ${base.blocking} → ${head.blocking}`, head.blocking === 'majority')
-  }
-  if (base.accuracyCeiling !== head.accuracyCeiling) {
-    add(`accuracy ceiling turned ${head.accuracyCeiling ? 'on' : 'off'}`, !head.accuracyCeiling)
-  }
-  const oldDimensions = base.dimensions.map(d => `${d.name}:${d.weight}`).join(', ')
-  const newDimensions = head.dimensions.map(d => `${d.name}:${d.weight}`).join(', ')
-  if (oldDimensions !== newDimensions) {
-    add(
-      `dimensions ${oldDimensions || 'none'} → ${newDimensions || 'none'}`,
-      head.dimensions.length < base.dimensions.length
-    )
-  }
-  const oldModels = base.council.models.join(', ')
-  const newModels = head.council.models.join(', ')
-  if (oldModels !== newModels)
-    add(`council.models ${oldModels || '(default)'} → ${newModels || '(default)'}`)
-  if (base.council.quorum !== head.council.quorum) {
-    const lowered =
-      base.council.quorum !== undefined && (head.council.quorum ?? 0) < base.council.quorum
-    add(`council.quorum ${show(base.council.quorum)} → ${show(head.council.quorum)}`, lowered)
-  }
-  if (base.council.samples !== head.council.samples) {
-    add(`council.samples ${show(base.council.samples)} → ${show(head.council.samples)}`)
-  }
-  const oldFocus = base.focus.map(f => f.area).join(', ')
-  const newFocus = head.focus.map(f => f.area).join(', ')
-  if (oldFocus !== newFocus) {
-    add(
-      `focus ${oldFocus || 'none'} → ${newFocus || 'none'}`,
-      head.focus.length < base.focus.length
-    )
-  }
-  const oldExclude = base.exclude.join(', ')
-  const newExclude = head.exclude.join(', ')
-  if (oldExclude !== newExclude) {
-    // Excluding more files shows the judges less of the change.
-    add(
-      `exclude ${oldExclude || 'none'} → ${newExclude || 'none'}`,
-      head.exclude.some(g => !base.exclude.includes(g))
-    )
-  }
-  if (changes.length === 0 && base.hash !== head.hash)
-    add('wording or notes changed; no rule changed')
   return { changes, weakened: changes.some(c => c.weakens) }
 }
 
 function kind(c: Criterion): string {
   return c.required ? 'must-have' : 'nice-to-have'
-}
-
-function bands(c: Criterion): string {
-  return JSON.stringify(c.scoreRanges ?? null)
-}
-
-function show(value: number | undefined): string {
-  return value === undefined ? 'none' : String(value)
 }
