@@ -1,4 +1,5 @@
 import type { JudgeRun, TokenUsage } from '../council/types.js'
+import { escapeName } from '../evidence/content.js'
 import { formatCount } from '../util/format-count.js'
 
 /**
@@ -19,7 +20,12 @@ export function tieBreakLine(judge: string, split: readonly string[]): string {
   return `The judges split on ${split.join(', ')}: asking ${judge} once more to break the tie`
 }
 
-/** `✓ openai:gpt-5.4-mini #1: ACCEPT in 12.3 s · 21,004 in (18,000 cached) / 812 out · 1 request` */
+/**
+ * `✓ openai:gpt-5.4-mini #1: ACCEPT in 12.3 s · 21,004 in (18,000 cached) / 812 out · 1 request`.
+ * One line whatever the failure's message quotes (a judge's or a provider's text): a line break in
+ * it would start a line of its own in the job log, where `::add-mask::` or `::warning::` at the
+ * start of a line is a workflow command.
+ */
 export function judgeLine(run: JudgeRun): string {
   const who = `${run.judge} #${run.sample}`
   const time = `${(run.latencyMs / 1000).toFixed(1)} s`
@@ -28,7 +34,7 @@ export function judgeLine(run: JudgeRun): string {
   const tokens = run.tokens ? ` · ${formatTokens(run.tokens)}` : ''
   return run.status === 'ok'
     ? `✓ ${who}: ${run.answer.verdict} in ${time}${tokens}${requests}`
-    : `✗ ${who}: ${run.failure} after ${time}${tokens}${requests}: ${run.message}`
+    : `✗ ${who}: ${run.failure} after ${time}${tokens}${requests}: ${escapeName(run.message)}`
 }
 
 /** `21,004 in (18,000 cached) / 812 out`: cached input is billed at the provider's cache price. */
