@@ -1,4 +1,4 @@
-import { PROVIDER_SETTINGS } from '../council/provider-settings.js'
+import { providerKeyNames } from '../council/providers.js'
 import type { GateSource } from '../gates/types.js'
 
 /** What the job the gates would run in holds, as far as the action can tell. */
@@ -26,7 +26,7 @@ export function guardedGates(gates: GateSource, around: GateSurroundings): GateS
       if (around.eventName !== 'pull_request') {
         held.push(`runs on ${around.eventName}, outside the pull request's own ref and cache scope`)
       }
-      const keys = keyNames(around.env)
+      const keys = providerKeyNames(around.env)
       if (keys.length > 0)
         held.push(`holds the provider key${keys.length === 1 ? '' : 's'} ${keys.join(', ')}`)
       if (held.length === 0) {
@@ -43,11 +43,4 @@ export function guardedGates(gates: GateSource, around: GateSurroundings): GateS
       )
     }
   }
-}
-
-/** The provider key variables set in `env`, by name: the provider table's. */
-function keyNames(env: GateSurroundings['env']): string[] {
-  return Object.values(PROVIDER_SETTINGS).flatMap(settings =>
-    settings.key !== undefined && (env[settings.key] ?? '').trim() !== '' ? [settings.key] : []
-  )
 }

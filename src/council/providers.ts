@@ -180,13 +180,17 @@ export function evidenceRoom(member: string): number | undefined {
   return window === undefined ? undefined : window - PROMPT_RESERVE_TOKENS
 }
 
+/** The provider key variables set in the environment, by name, in the provider table's order. */
+export function providerKeyNames(env: Environment): string[] {
+  return Object.values(PROVIDER_SETTINGS).flatMap(settings =>
+    settings.key !== undefined && nonEmpty(env[settings.key]) !== undefined ? [settings.key] : []
+  )
+}
+
 /** Every provider key set in the environment, joined: a secret the pull request never sees. */
 export function providerKeys(env: Environment): string {
-  return Object.values(PROVIDER_SETTINGS)
-    .flatMap(settings => {
-      const key = settings.key === undefined ? undefined : nonEmpty(env[settings.key])
-      return key === undefined ? [] : [key]
-    })
+  return providerKeyNames(env)
+    .map(name => nonEmpty(env[name]))
     .join('\n')
 }
 
