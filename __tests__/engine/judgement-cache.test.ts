@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Council, CouncilRequest, JudgeRun } from '../../src/council/types.js'
 import { conveneCouncil } from '../../src/engine/evaluate.js'
+import { issuedProviderKeys } from '../../src/council/providers.js'
 import {
   cachingCouncil,
   judgementDigest,
@@ -39,7 +40,7 @@ function counted(runs: JudgeRun[], tie?: JudgeRun): Council & { calls: number } 
   return council
 }
 
-const KEY = sealingKey('sk-one\nsk-two')
+const KEY = sealingKey(['sk-one-4f9a2c7e1b8d3a6f', 'sk-two-9e8d7c6b5a4f3e2d'])
 
 describe('judgementDigest', () => {
   const base = judgementDigest(REQUEST, 'c')
@@ -119,7 +120,7 @@ describe('cachingCouncil', () => {
     const sealed = await judgeOnce(council)
     const calls = council.calls
     const again = cachingCouncil(council, {
-      key: sealingKey('sk-rotated'),
+      key: sealingKey(['sk-rotated-0c1d2e3f4a5b6c7d']),
       previous: sealed,
       iteration: 2
     })
@@ -156,5 +157,39 @@ describe('cachingCouncil', () => {
     await conveneCouncil(council, REQUEST)
     expect(council.result()).toEqual({})
     expect(MAX_SEALED_CHARS).toBeLessThan(65_536 / 2)
+  })
+})
+
+describe('sealingKey', () => {
+  it('is none for keys someone could guess, so nothing is cached that a comment edit could forge', () => {
+    // Placeholders seen in workflows that point a provider at a proxy or a local model.
+    for (const keys of [
+      [],
+      ['ollama'],
+      ['sk-1234'],
+      ['x'.repeat(40)],
+      ['sk-proj-aaaaaaaaaaaaaaaa']
+    ]) {
+      expect(sealingKey(keys)).toBeUndefined()
+    }
+  })
+
+  it('is derived from the real keys only, so a placeholder beside one changes nothing', () => {
+    const real = 'sk-proj-Zq81mVx0Lr5tYw2Kp9Hc'
+    expect(sealingKey([real])).toEqual(sealingKey([real, 'sk-1234']))
+    expect(sealingKey([real])).not.toEqual(sealingKey(['sk-ant-api03-Gh7Jk2Lm9Np4Qr']))
+  })
+})
+
+describe('issuedProviderKeys', () => {
+  it('takes the keys of providers that issue them, never a local endpoint’s placeholder', () => {
+    expect(
+      issuedProviderKeys({
+        OPENAI_API_KEY: ' sk-proj-Zq81mVx0Lr5tYw2Kp9Hc ',
+        OLLAMA_API_KEY: 'ollama-0123456789abcdefghij',
+        OPENAI_COMPATIBLE_API_KEY: 'compatible-0123456789abcdef',
+        ANTHROPIC_API_KEY: ''
+      })
+    ).toEqual(['sk-proj-Zq81mVx0Lr5tYw2Kp9Hc'])
   })
 })

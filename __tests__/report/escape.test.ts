@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { cmarkGfm } from '../helpers/render-github.js'
 import {
   code,
   escapeCell,
@@ -54,5 +55,41 @@ describe('escaping untrusted text for Markdown', () => {
     expect(escapeMarkdown('one\r\ntwo\rthree')).toBe('one<br>two<br>three')
     expect(escapeCell('one\n  two')).toBe('one two')
     expect(code('<b>|x|</b>')).toBe('<code>&lt;b&gt;\\|x\\|&lt;/b&gt;</code>')
+  })
+})
+
+describe('links in untrusted text', () => {
+  /** What a judge might write to send a reader elsewhere, or to leave a trace on another issue. */
+  const LINKS = [
+    'see https://evil.example/phish and http://x.example',
+    'www.evil.example/login',
+    'closes #1, fixes acme/widgets#12 and GH-7',
+    'reverts 4f9a2c7e1b8d3a6f0c1d2e3f4a5b6c7d8e9f0a1b and a1b2c3d',
+    'mail admin@evil.example',
+    'xmpp:bot@evil.example ftp://files.example'
+  ]
+  /**
+   * GitHub's references as its renderer finds them after cmark-gfm: an issue or pull request
+   * (`#12`, `org/repo#12`, `GH-12`) and a commit id of 7 to 40 hex digits, each as a whole word.
+   */
+  const REFERENCE = /(?:^|[^\w])(?:#\d|GH-\d)|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b/i
+
+  it.each(LINKS)('%s: renders no link and no reference, and reads the same', async text => {
+    const html = await cmarkGfm(escapeMarkdown(text))
+    expect(html).not.toContain('<a ')
+    expect(html).not.toMatch(REFERENCE)
+    expect(escapeMarkdown(text).replaceAll('\u2060', '').replaceAll('@\u200d', '@')).toBe(
+      text.replaceAll('_', '\\_')
+    )
+  })
+
+  it('holds in <summary> text too, where Markdown is not parsed but GitHub still links references', () => {
+    for (const text of LINKS) expect(escapeHtml(text)).not.toMatch(REFERENCE)
+  })
+
+  it('leaves text without links as it is', () => {
+    expect(escapeInline('a 2,000-token diff in 12 files; 3 of 4 judges agree')).toBe(
+      'a 2,000-token diff in 12 files; 3 of 4 judges agree'
+    )
   })
 })

@@ -1,5 +1,5 @@
 import { createCouncil } from '../council/council.js'
-import { providerKeys } from '../council/providers.js'
+import { issuedProviderKeys } from '../council/providers.js'
 import { sealingKey } from '../engine/judgement-cache.js'
 import { pullRequestEvidence, startDiff } from '../evidence/git-source.js'
 import { gateEnvironment } from '../gates/environment.js'
@@ -60,7 +60,7 @@ export function reviewPorts(options: {
     runId: Number(env.GITHUB_RUN_ID),
     attempt: Number(env.GITHUB_RUN_ATTEMPT ?? '1')
   }
-  const judgementKey = sealingKey(providerKeys(env))
+  const judgementKey = sealingKey(issuedProviderKeys(env))
   return {
     github,
     gates:

@@ -187,11 +187,17 @@ export function providerKeyNames(env: Environment): string[] {
   )
 }
 
-/** Every provider key set in the environment, joined: a secret the pull request never sees. */
-export function providerKeys(env: Environment): string {
-  return providerKeyNames(env)
-    .map(name => nonEmpty(env[name]))
-    .join('\n')
+/**
+ * The keys set for providers that require one: issued by the provider, so a secret nobody outside
+ * the repository's settings knows. The keys of providers that need none (Ollama, an
+ * OpenAI-compatible endpoint) are often placeholders such as "ollama", and are left out.
+ */
+export function issuedProviderKeys(env: Environment): string[] {
+  return Object.values(PROVIDER_SETTINGS).flatMap(settings => {
+    const value = settings.keyRequired && settings.key !== undefined ? env[settings.key] : undefined
+    const key = nonEmpty(value)
+    return key === undefined ? [] : [key]
+  })
 }
 
 /** Parses a comma- or newline-separated list of `provider:model` (the `models` input). */

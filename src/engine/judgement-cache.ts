@@ -49,11 +49,26 @@ export function judgementDigest(request: CouncilRequest, council: string): strin
     .digest('hex')
 }
 
-/** The key that seals answers: derived from the provider keys; none without any. */
-export function sealingKey(providerKeys: string): Buffer | undefined {
-  return providerKeys === ''
+/**
+ * A key shorter than this, or with fewer distinct characters, could be guessed (`sk-1234`,
+ * `xxxxxxxxxxxxxxxxxxxxxxxx`); every key a provider issues is far longer (OpenAI's and Anthropic's
+ * are about 100 characters, Google's 39).
+ */
+const MIN_KEY_LENGTH = 20
+const MIN_DISTINCT_CHARACTERS = 10
+
+/**
+ * The key that seals answers: derived from the provider keys that are real secrets (issued by a
+ * provider, and not guessable at a glance); none without one, and then nothing is cached. A seal
+ * keyed by a value someone could guess would let whoever can edit the comment forge answers.
+ */
+export function sealingKey(providerKeys: readonly string[]): Buffer | undefined {
+  const secrets = providerKeys.filter(
+    key => key.length >= MIN_KEY_LENGTH && new Set(key).size >= MIN_DISTINCT_CHARACTERS
+  )
+  return secrets.length === 0
     ? undefined
-    : createHmac('sha256', providerKeys).update('rubric-council judgement cache v1').digest()
+    : createHmac('sha256', secrets.join('\n')).update('rubric-council judgement cache v1').digest()
 }
 
 function sealOf(key: Buffer, fields: Omit<SealedJudgement, 'seal'>): string {

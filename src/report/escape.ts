@@ -1,13 +1,35 @@
 /**
  * Text from judges, gates and the PR is untrusted: escaped so it can neither break the comment's
- * structure (`</details>`, fences, tables) nor ping people (`@user`) or embed images.
+ * structure (`</details>`, fences, tables) nor ping people (`@user`), embed images, or link
+ * anywhere (a bare URL, `www.`, `#12`, `org/repo#12`, `GH-12`, a commit id): a judge's answer is
+ * text to read, never a link to follow or a cross-reference left on another issue.
  */
 
 /** For element content such as `<summary>` (no attribute values are ever written). */
 export function escapeHtml(text: string): string {
-  if (!HTML_SPECIAL.test(text)) return text
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+  const escaped = HTML_SPECIAL.test(text)
+    ? text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+    : text
+  return LINKISH.test(escaped) ? defuseLinks(escaped) : escaped
 }
+
+/**
+ * Where GitHub would see a link or a reference, a word joiner (U+2060, invisible) is put in its
+ * way: between a URL's scheme and `//`, after `www`, after `#` or `GH-` before a number, and every
+ * six characters of a run of hex digits (GitHub links 7 to 40 of them to a commit).
+ */
+function defuseLinks(text: string): string {
+  return text
+    .replace(/:\/\//g, `:${JOIN}//`)
+    .replace(/\bwww\./gi, match => `${match.slice(0, 3)}${JOIN}.`)
+    .replace(/(#|\bGH-)(?=\d)/gi, `$1${JOIN}`)
+    .replace(/\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b/gi, hex =>
+      hex.replace(/.{6}(?=.)/g, `$&${JOIN}`)
+    )
+}
+
+const JOIN = '\u2060'
+const LINKISH = /:\/\/|\bwww\.|#\d|\bGH-\d|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b/i
 
 /** Inline Markdown: one paragraph, line breaks kept as `<br>`. */
 export function escapeMarkdown(text: string): string {
@@ -17,7 +39,7 @@ export function escapeMarkdown(text: string): string {
 /** Like `escapeMarkdown`, but the text is kept as it is at both ends: for a part of a line. */
 export function escapeInline(text: string): string {
   // Most names and sentences hold none of these: one scan says so (a report may list thousands).
-  if (!INLINE_SPECIAL.test(text)) return text
+  if (!INLINE_SPECIAL.test(text) && !LINKISH.test(text)) return text
   return escapeHtml(text)
     .replace(/[\\`*_[\]|~]/g, char => `\\${char}`)
     .replace(/@(?=\w)/g, '@\u200d')
