@@ -6,11 +6,11 @@ import { truthy } from '@actions/expressions/result'
 import { parse as parseYaml } from 'yaml'
 import { describe, expect, it } from 'vitest'
 import type { CliIo } from '../src/cli/io.js'
+import { detectSetup } from '../src/cli/init-setup.js'
 import {
   BOT_WORKFLOW_FILE,
   BOT_WORKFLOW_NAME,
   botWorkflow,
-  detectSetup,
   forksWorkflows,
   GATES_WORKFLOW_FILE,
   GATES_WORKFLOW_NAME,
@@ -18,7 +18,7 @@ import {
   splitWorkflow,
   targetWorkflow,
   WORKFLOW_FILE
-} from '../src/cli/init.js'
+} from '../src/cli/init-workflows.js'
 import { main } from '../src/cli.js'
 import { actionlint } from './helpers/actionlint.js'
 import { parse } from './helpers/rubric.js'
@@ -233,12 +233,9 @@ describe.each(PROJECTS)('rubric-council init, for $kind', ({ files, gate, setup,
         expect(step.with?.ref).toBeUndefined()
         expect(step.with?.['persist-credentials']).toBe(false)
       }
-      // A re-run is the same pull_request event: in the same group as the pull request's runs.
-      const onPullRequest = {
-        github: { event_name: 'pull_request', event: { pull_request: { number: 7 } } }
-      }
-      const prefix = review === WORKFLOW_FILE ? 'rubric-council' : 'rubric-council-gates'
-      expect(evaluated(w.concurrency?.group, onPullRequest)).toBe(`${prefix}-7`)
+      // No concurrency group: its name is shared by every workflow in the repository, one a pull
+      // request adds included, which could join it to cancel other pull requests' reviews.
+      expect(w.concurrency).toBeUndefined()
     })
 
     it('writes a rubric that is valid, with the project’s test command as its gate', async () => {
@@ -272,8 +269,7 @@ describe('rubric-council init', () => {
       types: ['opened', 'synchronize', 'reopened', 'ready_for_review']
     })
     expect(w.permissions).toEqual({})
-    expect(w.concurrency?.['cancel-in-progress']).toBe(true)
-    expect(w.concurrency?.group).toContain('github.event.pull_request.number')
+    expect(w.concurrency).toBeUndefined()
 
     const gates = w.jobs.gates
     expect(gates?.permissions).toEqual({ contents: 'read' })
@@ -310,7 +306,7 @@ describe('rubric-council init', () => {
     expect(text).toMatch(/# Only `uses:` steps: this job holds the keys and a write token/)
 
     const bot = botWorkflow('rubric-council.yml')
-    expect(bot).toMatch(/# No concurrency group: a command must not cancel another/)
+    expect(bot).toMatch(/# No concurrency group: a command must not cancel another, nor could/)
     expect(bot).toMatch(/# No checkout and no key: only the action/)
     expect(bot).toMatch(/actions: write # re-running a pull request's own review run/)
     expect(bot).toMatch(/checks: write # the pending check/)
@@ -331,7 +327,7 @@ describe('rubric-council init', () => {
     expect(Object.keys(gates.on)).toEqual(['pull_request'])
     expect(Object.keys(gates.jobs)).toEqual(['gates'])
     expect(gates.permissions).toEqual({})
-    expect(gates.concurrency?.group).toContain('github.event.pull_request.number')
+    expect(gates.concurrency).toBeUndefined()
     expect(council.on).toEqual({
       workflow_run: { workflows: [GATES_WORKFLOW_NAME], types: ['completed'] }
     })
@@ -361,32 +357,27 @@ describe('rubric-council init', () => {
     })
   })
 
-  it('with --forks, groups the council by pull request, so reviews of several from same-named fork branches do not cancel each other', () => {
-    const { gates, council } = forksWorkflows(detectSetup(project({ 'package.json': '{}' })))
-    const runName = (parseYaml(gates) as { 'run-name': string })['run-name']
-    const titles = [7, 42, 43].map(number =>
-      String(
-        evaluated(runName, {
-          github: { event_name: 'pull_request', event: { pull_request: { number } } }
-        })
-      )
-    )
-    expect(titles).toEqual([
-      'Rubric Council gates, pull request 7',
-      'Rubric Council gates, pull request 42',
-      'Rubric Council gates, pull request 43'
-    ])
-    // Forks' branches may all be called main: the council's group is the gates run's title.
-    const group = workflow(council).concurrency?.group
-    const groups = titles.map(display_title =>
-      evaluated(group, {
-        github: {
-          event_name: 'workflow_run',
-          event: { workflow_run: { display_title, head_branch: 'main' } }
+  it('writes no concurrency group anywhere, which a workflow a pull request adds could join to cancel reviews', async () => {
+    for (const argv of [['init'], ['init', '--forks'], ['init', '--target']]) {
+      const dir = project({ 'package.json': '{}', 'package-lock.json': '{}' })
+      if (argv.includes('--target')) writeFileSync(join(dir, 'package.json'), '{}')
+      const { out } = await cli(argv, dir)
+      for (const file of [WORKFLOW_FILE, GATES_WORKFLOW_FILE, BOT_WORKFLOW_FILE]) {
+        if (!existsSync(join(dir, file))) continue
+        const w = workflow(read(dir, file))
+        expect({ file, group: w.concurrency }).toEqual({ file, group: undefined })
+        for (const job of Object.values(w.jobs)) {
+          expect({ file, group: (job as { concurrency?: unknown }).concurrency }).toEqual({
+            file,
+            group: undefined
+          })
         }
-      })
-    )
-    expect(new Set(groups).size).toBe(3)
+      }
+      // The closing lines say how to make the check one a pull request cannot imitate.
+      if (!argv.includes('--forks')) {
+        expect(out.join('\n')).toContain('"Require\n     workflows to pass before merging"')
+      }
+    }
   })
 
   it('refuses to overwrite without --force, and writes nothing then', async () => {
@@ -628,7 +619,7 @@ describe('rubric-council init --target', () => {
     const w = workflow(text)
     expect(w.on).toEqual({ pull_request_target: { types: TYPES } })
     expect(w.permissions).toEqual({})
-    expect(w.concurrency?.group).toContain('github.event.pull_request.number')
+    expect(w.concurrency).toBeUndefined()
     expect(Object.keys(w.jobs)).toEqual(['council'])
     const job = w.jobs.council
     expect(job?.permissions).toEqual({

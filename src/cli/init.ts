@@ -4,16 +4,17 @@ import { basename, dirname, join } from 'node:path'
 import { parseRubric } from '../rubric/parse.js'
 import { USAGE_ERROR } from './args.js'
 import type { CliIo } from './io.js'
-
-export const RUBRIC_FILE = '.github/rubric.md'
-/** The split layout's one workflow; in the fork layout, the council's workflow. */
-export const WORKFLOW_FILE = '.github/workflows/rubric-council.yml'
-/** The fork layout's gates workflow, and the name the council's `workflow_run` listens for. */
-export const GATES_WORKFLOW_FILE = '.github/workflows/rubric-council-gates.yml'
-export const GATES_WORKFLOW_NAME = 'Rubric Council gates'
-/** The PR bot's workflow: reviews again on a rubric change, and runs `/council` commands. */
-export const BOT_WORKFLOW_FILE = '.github/workflows/rubric-council-bot.yml'
-export const BOT_WORKFLOW_NAME = 'Rubric Council bot'
+import { detectSetup, type ProjectSetup } from './init-setup.js'
+import {
+  BOT_WORKFLOW_FILE,
+  botWorkflow,
+  forksWorkflows,
+  GATES_WORKFLOW_FILE,
+  RUBRIC_FILE,
+  splitWorkflow,
+  targetWorkflow,
+  WORKFLOW_FILE
+} from './init-workflows.js'
 
 /** The project's own test command, guessed from the files a toolchain leaves. */
 export function detectTestCommand(cwd: string): string | undefined {
@@ -61,373 +62,6 @@ ${gates}## Criteria
 ## Notes
 
 Describe here what the judges should know about this repository (not scored).
-`
-}
-
-/**
- * What the gates job needs before its gates: `steps`, the toolchain's set-up actions (YAML indented
- * for a job's `steps:`, or commented lines), and `commands`, the install commands the gates
- * sub-action runs itself (its `setup` input, lines indented for a block scalar). The commands run
- * the pull request's code (install scripts), so they are no `run:` step before the sub-action,
- * which could rewrite it (docs/security.md). `placeholder` is true when there is only a comment to
- * fill in.
- */
-export interface ProjectSetup {
-  readonly kind: 'node' | 'python' | 'other'
-  readonly steps: string
-  readonly commands: string
-  readonly placeholder: boolean
-}
-
-/** Reads package.json, or nothing when it is missing or not JSON. */
-function packageJson(cwd: string): Record<string, unknown> {
-  try {
-    const parsed: unknown = JSON.parse(readFileSync(join(cwd, 'package.json'), 'utf8'))
-    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {}
-  } catch {
-    return {}
-  }
-}
-
-/** The indentation of a line of the `setup: |` block in the gates step. */
-const COMMAND = '            '
-
-function nodeSetup(cwd: string): { steps: string; commands: string } {
-  const has = (file: string): boolean => existsSync(join(cwd, file))
-  const versionFile = ['.nvmrc', '.node-version'].find(has)
-  const version = versionFile ? `node-version-file: ${versionFile}` : 'node-version: lts/*'
-  const setupNode = (cache: string | undefined): string =>
-    `      - uses: actions/setup-node@v5
-        with:
-          ${version}
-${cache ? `          cache: ${cache}\n` : ''}`
-  const commands = (...lines: string[]): string => lines.map(l => `${COMMAND}${l}\n`).join('')
-  if (has('pnpm-lock.yaml')) {
-    const pinned = typeof packageJson(cwd).packageManager === 'string'
-    const pnpm = pinned
-      ? '      - uses: pnpm/action-setup@v4 # the version in package.json\'s "packageManager"\n'
-      : `      - uses: pnpm/action-setup@v4
-        with:
-          version: 10 # or name it in package.json's "packageManager", and drop this
-`
-    return {
-      steps: `${pnpm}${setupNode('pnpm')}`,
-      commands: commands('pnpm install --frozen-lockfile')
-    }
-  }
-  if (has('yarn.lock')) {
-    // Yarn 2 and later (a .yarnrc.yml) come through corepack; Yarn 1 is on the runner.
-    return has('.yarnrc.yml')
-      ? {
-          steps: setupNode(undefined),
-          commands: commands(
-            '# Yarn 2+, through corepack, at the version package.json names',
-            'corepack enable',
-            'yarn install --immutable'
-          )
-        }
-      : { steps: setupNode('yarn'), commands: commands('yarn install --frozen-lockfile') }
-  }
-  if (has('package-lock.json') || has('npm-shrinkwrap.json'))
-    return { steps: setupNode('npm'), commands: commands('npm ci') }
-  return {
-    steps: setupNode(undefined),
-    commands: commands('# no package-lock.json, which npm ci needs', 'npm install')
-  }
-}
-
-function pythonSetup(cwd: string): { steps: string; commands: string } {
-  const has = (file: string): boolean => existsSync(join(cwd, file))
-  const version = has('.python-version')
-    ? 'python-version-file: .python-version'
-    : "python-version: '3.x'"
-  const requirements = has('requirements.txt')
-  return {
-    steps: `      - uses: actions/setup-python@v5
-        with:
-          ${version}
-${requirements ? '          cache: pip\n' : ''}`,
-    commands: `${COMMAND}python -m pip install ${requirements ? '-r requirements.txt' : '-e .'}
-${COMMAND}# and the tools your gates call when the dependencies lack them: python -m pip install pytest
-`
-  }
-}
-
-/** What to put in the placeholder, for the toolchains whose setup is not written out. */
-const PLACEHOLDERS: readonly {
-  readonly files: readonly string[]
-  readonly steps: string
-  readonly commands: string
-}[] = [
-  {
-    files: ['go.mod'],
-    steps: `      #   - uses: actions/setup-go@v5
-      #     with:
-      #       go-version-file: go.mod`,
-    commands: `${COMMAND}# go mod download`
-  },
-  {
-    files: ['Cargo.toml'],
-    steps: `      #   (cargo is on ubuntu-latest; a rust-toolchain.toml pins the version)`,
-    commands: `${COMMAND}# cargo fetch --locked`
-  },
-  {
-    files: ['pom.xml', 'build.gradle', 'build.gradle.kts'],
-    steps: `      #   - uses: actions/setup-java@v4
-      #     with:
-      #       distribution: temurin
-      #       java-version: '21'`,
-    commands: `${COMMAND}# mvn -q dependency:go-offline`
-  },
-  {
-    files: ['Gemfile'],
-    // Not bundler-cache: true, which runs bundle install (the Gemfile is code) in that step.
-    steps: `      #   - uses: ruby/setup-ruby@v1`,
-    commands: `${COMMAND}# bundle install`
-  }
-]
-
-/** The gates job's set-up for the project in `cwd`: Node, Python, or a commented placeholder. */
-export function detectSetup(cwd: string): ProjectSetup {
-  const has = (file: string): boolean => existsSync(join(cwd, file))
-  if (has('package.json'))
-    return {
-      kind: 'node',
-      ...nodeSetup(cwd),
-      placeholder: false
-    }
-  if (has('pyproject.toml') || has('setup.py') || has('requirements.txt'))
-    return {
-      kind: 'python',
-      ...pythonSetup(cwd),
-      placeholder: false
-    }
-  const known = PLACEHOLDERS.find(p => p.files.some(has))
-  const steps =
-    known?.steps ?? '      #   - uses: actions/setup-go@v5 (or setup-java, ruby/setup-ruby, ...)'
-  return {
-    kind: 'other',
-    steps: `      # TODO: set up the toolchain your gates need, here; e.g.\n${steps}\n`,
-    commands: `${COMMAND}# TODO: the commands that install what your gates need, one a line; e.g.
-${known?.commands ?? `${COMMAND}# make deps`}
-`,
-    placeholder: true
-  }
-}
-
-const ON_PULL_REQUEST = `on:
-  pull_request:
-    # No path filters: a required check that does not run stays pending forever.
-    # The bot (rubric-council-bot.yml) reviews a pull request again by re-running its latest run
-    # of this workflow, which keeps this event's ref, cache scope and read-only token. No
-    # workflow_dispatch: a dispatched run would run the PR's code on the default branch's.
-    types: [opened, synchronize, reopened, ready_for_review]
-
-# Nothing by default: each job asks for what it needs.
-permissions: {}
-`
-
-function gatesJob(setup: ProjectSetup): string {
-  return `  gates:
-    runs-on: ubuntu-latest
-    timeout-minutes: 30
-    # No secrets and a read-only token: the gates run the PR's code, which may read this whole job.
-    permissions:
-      contents: read
-    # Only actions before the gates step, and no step after it: the PR's code runs inside it, after
-    # its own code is loaded, so it cannot rewrite it, nor a later step that would upload the results.
-    steps:
-      - uses: actions/checkout@v5
-        with:
-          persist-credentials: false # no token in .git/config for the PR's code to find
-${setup.placeholder ? '' : '      # The toolchain the gates need.\n'}${setup.steps}      - uses: rubric-council/rubric-council/gates@v0
-        with:
-          # Run by the gates action like gates (they run the PR's install scripts), before them.
-          setup: |
-${setup.commands}        # It uploads the results itself, as the artifact rubric-council-gates-<attempt>.
-`
-}
-
-function councilJob(split: boolean): string {
-  const needs = split
-    ? `    needs: gates
-    # Failed gates are a verdict to post, not a reason to skip the council; a new push cancels it.
-    if: \${{ !cancelled() }}
-`
-    : ''
-  return `  council:
-${needs}    runs-on: ubuntu-latest
-    timeout-minutes: 30
-    permissions:
-      contents: read # the diff, and the rubric on the base branch
-      pull-requests: write # the sticky comment
-      checks: write # the check run
-      actions: read # the gates job's conclusion and artifact, to check the recorded results
-    # Only \`uses:\` steps: this job holds the keys and a write token, so it runs no code of the PR.
-    steps:
-      - uses: actions/checkout@v5
-        with:
-          fetch-depth: 0 # the history to diff from the merge base: read as data, never run
-          persist-credentials: false
-      - uses: rubric-council/rubric-council@v0
-        with:
-          gates: recorded # the gates job's results; this job runs no gate
-        env:
-          # One judge per provider whose key is set; a gates-only rubric needs none.
-          OPENAI_API_KEY: \${{ secrets.OPENAI_API_KEY }}
-          ANTHROPIC_API_KEY: \${{ secrets.ANTHROPIC_API_KEY }}
-`
-}
-
-/** The split layout: one workflow, the gates in a job without secrets, the council in another. */
-export function splitWorkflow(setup: ProjectSetup): string {
-  return `# Two jobs: \`gates\` runs the PR's code holding no secret; \`council\` holds them and runs none of it.
-name: Rubric Council
-
-${ON_PULL_REQUEST}
-# A new push cancels the review of the same pull request.
-concurrency:
-  group: rubric-council-\${{ github.event.pull_request.number }}
-  cancel-in-progress: true
-
-jobs:
-${gatesJob(setup)}
-${councilJob(true)}`
-}
-
-/**
- * The fork layout: the gates in a workflow on `pull_request` (a fork's pull request gets no secret
- * there), the council in one on `workflow_run`, which runs from the default branch with the secrets.
- */
-export function forksWorkflows(setup: ProjectSetup): { gates: string; council: string } {
-  return {
-    gates: `# Fork layout, 1 of 2: the gates run the PR's code here, with no secret and a read-only token.
-# rubric-council.yml, on workflow_run, reads their results and posts the verdict.
-name: ${GATES_WORKFLOW_NAME}
-# Names the pull request in the run's title, which the council workflow groups its runs by.
-run-name: ${GATES_WORKFLOW_NAME}, pull request \${{ github.event.pull_request.number }}
-
-${ON_PULL_REQUEST}
-# A new push cancels the gates of the same pull request.
-concurrency:
-  group: rubric-council-gates-\${{ github.event.pull_request.number }}
-  cancel-in-progress: true
-
-jobs:
-${gatesJob(setup)}`,
-    council: `# Fork layout, 2 of 2: the council, with the keys, after rubric-council-gates.yml.
-# workflow_run runs this file as it is on the default branch: a pull request cannot edit it.
-name: Rubric Council
-
-on:
-  workflow_run:
-    # Whatever the gates' conclusion: failed gates are a verdict to post.
-    # A re-run of the gates (the bot's, on /council rerun or a rubric change) completes again too.
-    workflows: [${GATES_WORKFLOW_NAME}]
-    types: [completed]
-
-# Nothing by default: the job asks for what it needs.
-permissions: {}
-
-# A newer run of the gates for the same pull request cancels the review of the older one. The
-# gates run's title names the pull request: a fork's branch name may be any other's too.
-concurrency:
-  group: rubric-council-\${{ github.event.workflow_run.display_title }}
-  cancel-in-progress: true
-
-jobs:
-${councilJob(false)}`
-  }
-}
-
-/**
- * The PR bot: on a push that changes the rubric, and on `/council` comments on pull requests, the
- * action re-runs a pull request's latest run of `reviewWorkflow` (the split layout's workflow, or
- * the fork layout's gates).
- */
-export function botWorkflow(reviewWorkflow: string): string {
-  return `# The PR bot: reviews open pull requests again when the rubric changes, and runs /council
-# commands from pull request comments. It runs no code of the PR and asks no judge.
-name: ${BOT_WORKFLOW_NAME}
-
-on:
-  # The rubric changed: every open pull request based on the pushed branch is reviewed again.
-  push:
-    paths: [${RUBRIC_FILE}]
-  # Commands: /council rerun, /council accept <reason>; the action checks the commenter may write.
-  issue_comment:
-    types: [created]
-
-# Nothing by default: the job asks for what it needs.
-permissions: {}
-
-# No concurrency group: a command must not cancel another.
-
-jobs:
-  bot:
-    # Pushes, and comments on pull requests that start with /council; nothing else starts the job.
-    if: github.event_name == 'push' || (github.event.issue.pull_request && startsWith(github.event.comment.body, '/council'))
-    runs-on: ubuntu-latest
-    timeout-minutes: 10
-    permissions:
-      contents: read # the rubric, read through the API
-      pull-requests: write # the open pull requests, and the 👀 reaction and reply to a command
-      checks: write # the pending check of each pull request it reviews again, and /council accept
-      actions: write # re-running a pull request's own review run
-    # No checkout and no key: only the action, which reads through the API and asks no judge.
-    steps:
-      - uses: rubric-council/rubric-council@v0
-        with:
-          # The workflow that runs on pull_request: its latest run for the PR is re-run, in the PR's scope.
-          review-workflow: ${reviewWorkflow}
-`
-}
-
-/**
- * The one-workflow layout for a rubric without gates: one job on `pull_request_target`, which runs
- * the workflow as the base branch has it, with the secrets, for pull requests from forks too. It
- * checks out the base branch only (a repository for git to fetch the pull request's commits into,
- * as data) and runs no code of the pull request.
- */
-export function targetWorkflow(): string {
-  return `# One job, for a rubric without gates: it holds the keys and a write token, and runs no code of
-# the PR. Only the base branch is checked out; the action reads the PR's commits as git objects.
-name: Rubric Council
-
-on:
-  # The workflow as the base branch has it, with the secrets, for pull requests from forks too.
-  pull_request_target:
-    # No path filters: a required check that does not run stays pending forever.
-    types: [opened, synchronize, reopened, ready_for_review]
-
-# Nothing by default: the job asks for what it needs.
-permissions: {}
-
-# A new push cancels the review of the same pull request.
-concurrency:
-  group: rubric-council-\${{ github.event.pull_request.number }}
-  cancel-in-progress: true
-
-jobs:
-  council:
-    runs-on: ubuntu-latest
-    timeout-minutes: 30
-    permissions:
-      contents: read # the PR's commits, fetched as data, and the rubric on the base branch
-      pull-requests: write # the sticky comment
-      checks: write # the check run
-    # Only \`uses:\` steps: this job holds the keys and a write token, so it runs no code of the PR.
-    steps:
-      # The base branch, this event's default: never give it a ref: of the pull request here.
-      - uses: actions/checkout@v5
-        with:
-          persist-credentials: false
-      # A rubric with gates is refused here (UNCLEAR invalid_input): they would need the PR's code.
-      - uses: rubric-council/rubric-council@v0
-        env:
-          # One judge per provider whose key is set.
-          OPENAI_API_KEY: \${{ secrets.OPENAI_API_KEY }}
-          ANTHROPIC_API_KEY: \${{ secrets.ANTHROPIC_API_KEY }}
 `
 }
 
@@ -530,7 +164,8 @@ export async function initCommand(
       ]
     : [
         '  3. Commit the three files; pull requests opened afterwards get the check. Make "rubric-council"',
-        '     a required status check in the branch protection rules.'
+        '     a required status check in the branch protection rules.',
+        ...requireWorkflow(WORKFLOW_FILE)
       ]
   const bot = [
     `  4. ${BOT_WORKFLOW_FILE}, the bot, reviews open pull requests again when the`,
@@ -555,6 +190,19 @@ export async function initCommand(
   return 0
 }
 
+/**
+ * A job named like the check in a workflow a pull request adds posts a check run of the same name:
+ * only a workflow required by a ruleset, which GitHub reads from the default branch, cannot be
+ * imitated (docs/security.md#the-required-check-cannot-be-imitated).
+ */
+function requireWorkflow(file: string): string[] {
+  return [
+    '     A job of that name in a workflow a pull request adds could imitate the check: to rule it',
+    '     out, require the workflow itself in a ruleset (Settings → Rules → Rulesets: "Require',
+    `     workflows to pass before merging", ${file} on the default branch).`
+  ]
+}
+
 /** What to do after `init --target`. */
 function targetAdvice(wroteRubric: boolean): string[] {
   return [
@@ -568,6 +216,7 @@ function targetAdvice(wroteRubric: boolean): string[] {
     '  3. Commit to the default branch: pull_request_target runs the workflow and reads the rubric',
     '     from the base branch. Make "rubric-council" a required status check in the branch protection',
     '     rules. To review a pull request again, re-run its workflow run.',
+    ...requireWorkflow(WORKFLOW_FILE),
     `  Check the rubric any time: rubric-council validate ${RUBRIC_FILE}`
   ]
 }

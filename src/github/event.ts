@@ -9,6 +9,8 @@ export interface PullRequestContext {
   readonly baseSha: string
   /** The base branch's name: its rubric is read at its current tip, not at `baseSha`. */
   readonly baseRef: string
+  /** The repository's default branch ('' when the payload does not say). */
+  readonly defaultBranch: string
   readonly headSha: string
 }
 
@@ -199,6 +201,9 @@ function pullRequestOf(pr: unknown): PullRequestContext | undefined {
   if (!isRecord(pr)) return undefined
   const base = isRecord(pr.base) ? pr.base.sha : undefined
   const baseRef = isRecord(pr.base) && typeof pr.base.ref === 'string' ? pr.base.ref : ''
+  const repository = isRecord(pr.base) && isRecord(pr.base.repo) ? pr.base.repo : {}
+  const defaultBranch =
+    typeof repository.default_branch === 'string' ? repository.default_branch : ''
   const head = isRecord(pr.head) ? pr.head.sha : undefined
   if (typeof base !== 'string' || typeof head !== 'string' || typeof pr.number !== 'number')
     return undefined
@@ -208,6 +213,7 @@ function pullRequestOf(pr: unknown): PullRequestContext | undefined {
     body: typeof pr.body === 'string' ? pr.body : '',
     baseSha: base,
     baseRef,
+    defaultBranch,
     headSha: head
   }
 }
