@@ -15,6 +15,7 @@ import {
   type Repository
 } from './helpers/action-run.js'
 import { startGitHubStandIn, type GitHubStandIn } from './helpers/github-standin.js'
+import { cmarkGfm } from './helpers/render-github.js'
 import { wireAnswer } from './helpers/judge-answers.js'
 import {
   startProviderStandIn,
@@ -475,6 +476,47 @@ describe('the fence and the verdict cache', () => {
     expect(again.prompts.length).toBeGreaterThan(0)
     expect(again.outcome).toBe('FAIL criterion_failed')
   })
+})
+
+describe('judges’ text that would link elsewhere', () => {
+  const LINKS =
+    'See https://evil.example/login and www.evil.example, as acme/widgets#1 and #2 say (GH-3, commit 4f9a2c7e1b8d3a6f)'
+
+  it('renders no link and leaves no cross-reference, in the comment or the check run', async () => {
+    const pr = pullRequest({ 'src/feature.ts': `${HIDDEN}\n` })
+    providers.setScript(call => {
+      const reply = watchfulJudge(call)
+      if (!('json' in reply)) return reply
+      return { json: { ...(reply.json as Record<string, unknown>), feedback: LINKS } }
+    })
+    const { outcome } = await attempt(pr)
+    expect(outcome).toBe('FAIL criterion_failed')
+    const comment = (github.comments.get(pr.number) ?? []).map(c => c.body).join('\n')
+    const check = github.checkRuns.find(c => c.head_sha === pr.repo.headSha)?.output.summary ?? ''
+    for (const markdown of [comment, check]) {
+      // The feedback is there, reading the same once the invisible joiners are taken out.
+      expect(markdown.replaceAll('\u2060', '')).toContain('acme/widgets#1 and #2 say (GH-3')
+      const html = await cmarkGfm(markdown)
+      expect(html).not.toMatch(/href="[^"]*evil/)
+      // GitHub's references: #N, org/repo#N, GH-N, and a commit id of 7 or more hex digits.
+      expect(html).not.toMatch(/#\d|GH-\d|4f9a2c7/)
+    }
+  })
+})
+
+describe('the verdict cache without a real secret', () => {
+  it('keeps nothing when the only key is one anyone could guess, so no comment edit can forge answers', async () => {
+    const pr = pullRequest({ 'src/feature.ts': 'export const feature = 1\n' })
+    const guessable = { env: { OPENAI_API_KEY: 'sk-1234' } }
+    expect((await attempt(pr, guessable)).outcome).toBe('PASS')
+    const again = await attempt(pr, guessable)
+    expect(again.outcome).toBe('PASS')
+    expect(again.prompts.length).toBeGreaterThan(0)
+    // The control: with a real key, the same re-run is served from the cache.
+    const real = pullRequest({ 'src/feature.ts': 'export const feature = 1\n' })
+    await attempt(real)
+    expect((await attempt(real)).prompts).toEqual([])
+  }, 60_000)
 })
 
 describe('secrets', () => {
