@@ -349,12 +349,19 @@ function pointedAt(
   repo: Commits,
   number: number
 ): Record<string, unknown> {
+  const base = pr.base as Record<string, unknown>
   return {
     ...pr,
     number,
     title: 'Add the search feature',
     body: 'Adds search.',
-    base: { ...(pr.base as Record<string, unknown>), sha: repo.baseSha, ref: baseBranch(repo) },
+    // Each repository's pull requests are into its default branch, as most are.
+    base: {
+      ...base,
+      sha: repo.baseSha,
+      ref: baseBranch(repo),
+      repo: { ...(base.repo as Record<string, unknown>), default_branch: baseBranch(repo) }
+    },
     head: { ...(pr.head as Record<string, unknown>), sha: repo.headSha }
   }
 }
