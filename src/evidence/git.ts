@@ -32,7 +32,7 @@ export interface GitAuth {
 }
 
 /** The environment that gives one git process the token, for that server only. */
-export function authEnvironment(auth: GitAuth | undefined): Record<string, string> {
+function authEnvironment(auth: GitAuth | undefined): Record<string, string> {
   if (auth === undefined || auth.token === '') return {}
   const basic = Buffer.from(`x-access-token:${auth.token}`).toString('base64')
   return {
