@@ -94,6 +94,11 @@ const CHECKOUT_ADVICE =
   'that can read the repository (the action fetches with it; keep `persist-credentials: false`).'
 
 /**
+ * Git runs through `node:child_process`, not `@actions/exec` (which the action therefore does not
+ * depend on): a streamed diff goes to an open file descriptor rather than a pipe (see below),
+ * `blobHead` stops git once it has read enough, and stdout is handed over as exact bytes; exec
+ * offers none of these, and it has no timeout either.
+ *
  * Spawns git (no shell) with `LC_ALL=C`, so messages are the untranslated ones, and without a
  * terminal prompt, so a fetch that needs credentials fails instead of hanging. Replace objects
  * (`git replace`) and grafts are ignored: with them, anything that could write to `.git` could
