@@ -3,7 +3,7 @@
 // gpt-tokenizer package.
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { writeVocabulary } from '../src/evidence/vocabulary.js'
+import { align4, hashBytes } from '../src/evidence/vocabulary.js'
 
 export const VOCABULARY_PATH = 'src/evidence/o200k_base.bin'
 
@@ -27,4 +27,27 @@ export function compactVocabulary(tiktoken: string): Uint8Array {
     tokens.push(bytes)
   }
   return writeVocabulary(tokens)
+}
+
+/** The file for `tokens`, given in rank order, in the layout `readVocabulary` reads. */
+function writeVocabulary(tokens: readonly Uint8Array[]): Uint8Array {
+  let slotCount = 1
+  while (slotCount < tokens.length * 2) slotCount *= 2
+  const tokenBytes = tokens.reduce((sum, token) => sum + token.length, 0)
+  const slotsAt = align4(8 + tokens.length + tokenBytes)
+  const file = Buffer.alloc(slotsAt + slotCount * 4)
+  file.writeUInt32LE(tokens.length, 0)
+  file.writeUInt32LE(slotCount, 4)
+  let at = 8 + tokens.length
+  const slots = new Int32Array(slotCount)
+  tokens.forEach((token, rank) => {
+    file[8 + rank] = token.length
+    file.set(token, at)
+    let slot = hashBytes(file, at, at + token.length) & (slotCount - 1)
+    while (slots[slot] !== 0) slot = (slot + 1) & (slotCount - 1)
+    slots[slot] = rank + 1
+    at += token.length
+  })
+  slots.forEach((value, slot) => file.writeInt32LE(value, slotsAt + slot * 4))
+  return file
 }

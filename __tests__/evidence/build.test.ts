@@ -7,11 +7,10 @@ import {
   unlistedLine
 } from '../../src/evidence/build.js'
 import type { EvidenceInput } from '../../src/evidence/build.js'
-import { parseUnifiedDiff } from '../../src/evidence/diff.js'
 import { countTokens } from '../../src/evidence/tokens.js'
 import type { Evidence } from '../../src/evidence/types.js'
-import { expectTrueReceipt } from './exact-evidence.js'
-import { newFile } from './patch-text.js'
+import { expectBudgetInvariants } from './budget-invariants.js'
+import { changedFiles, newFile } from './patch-text.js'
 
 function codeLines(name: string, count: number): string[] {
   return Array.from(
@@ -22,7 +21,7 @@ function codeLines(name: string, count: number): string[] {
 
 function input(diff: string, overrides: Partial<EvidenceInput> = {}): EvidenceInput {
   return {
-    files: parseUnifiedDiff(diff),
+    files: changedFiles(diff),
     pr: { title: 'Add search', body: 'Adds search.' },
     exclude: { waived: [], unwaived: [] },
     maxTokens: DEFAULT_MAX_EVIDENCE_TOKENS,
@@ -303,7 +302,7 @@ describe('buildEvidence: every changed file is shown, or counts', () => {
       ['img/logo.gif', 'GIF image']
     ])
     const evidence = buildEvidence(input(diff, { media }))
-    expect(parseUnifiedDiff(diff).map(f => f.binary)).toEqual([true, true])
+    expect(changedFiles(diff).map(f => f.binary)).toEqual([true, true])
     expect(evidence.files.map(f => [f.path, f.kind, f.binary])).toEqual([
       ['src/pixel.gif', 'source', false],
       ['img/logo.gif', 'media', true]
@@ -404,7 +403,7 @@ describe('buildEvidence: the budget', () => {
     sections.push(newFile('dist/bundle.js', codeLines('bundle', 20_000)))
     sections.push(newFile('vendor/lib.js', codeLines('vendor', 4_500)))
     const diff = sections.join('')
-    const files = parseUnifiedDiff(diff)
+    const files = changedFiles(diff)
     expect(files.reduce((sum, f) => sum + f.additions, 0)).toBe(100_000)
 
     const evidence = buildEvidence(input(diff))
@@ -435,7 +434,7 @@ describe('buildEvidence: the budget', () => {
     // Every file is either reviewed or listed as left out, with what is known of why.
     expect(receipt.reviewed.length + receipt.omitted.length).toBe(files.length)
     for (const omission of receipt.omitted) expect(omission.reason).toBe('budget')
-    expectTrueReceipt(input(diff), evidence)
+    expectBudgetInvariants(input(diff), evidence)
     // Each tier's first file that did not fit was counted only past what was left; the files
     // after it in its tier, and the lower tiers' ones that did not fit, say why they were not tried.
     expect(receipt.omitted.filter(o => o.detail.startsWith('more than ')).length).toBeLessThan(6)
@@ -476,7 +475,7 @@ describe('buildEvidence: the budget', () => {
         counts: true
       }
     ])
-    expectTrueReceipt(input(diff, { maxTokens: 8_000 }), evidence)
+    expectBudgetInvariants(input(diff, { maxTokens: 8_000 }), evidence)
     expect(evidence.receipt.ratio).toBeCloseTo(5 / 6)
   })
 
@@ -496,7 +495,7 @@ describe('buildEvidence: the budget', () => {
         detail: 'not tried: the file list is full'
       })
     }
-    expectTrueReceipt(input(diff, { maxTokens: 1_000 }), listFull)
+    expectBudgetInvariants(input(diff, { maxTokens: 1_000 }), listFull)
 
     // A title is never cut: here it alone takes more than the budget.
     const title = 'A title that goes on and on '.repeat(200)
@@ -508,7 +507,7 @@ describe('buildEvidence: the budget', () => {
     for (const o of listed) {
       expect(o.detail).toBe('not tried: the title, description and file list fill the budget')
     }
-    expectTrueReceipt(input(diff, { maxTokens: 1_000, pr: { title, body: '' } }), spent)
+    expectBudgetInvariants(input(diff, { maxTokens: 1_000, pr: { title, body: '' } }), spent)
   })
 
   it('is deterministic', () => {

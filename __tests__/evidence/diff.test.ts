@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DiffParser, parseUnifiedDiff } from '../../src/evidence/diff.js'
+import { DiffParser } from '../../src/evidence/diff.js'
+import { changedFiles } from './patch-text.js'
 import type { ChangedFile } from '../../src/evidence/types.js'
 import { DIFF_OPTIONS, commitAll, git, initRepo, removeDir, tempDir, write } from './git-fixture.js'
 
@@ -44,7 +45,7 @@ beforeAll(async () => {
 
   diff = git(dir, 'diff', ...DIFF_OPTIONS, 'HEAD~1', 'HEAD')
   copyDiff = git(dir, 'diff', ...DIFF_OPTIONS, '-C', '--find-copies-harder', 'HEAD~1', 'HEAD')
-  files = parseUnifiedDiff(diff)
+  files = changedFiles(diff)
 })
 
 afterAll(async () => {
@@ -72,7 +73,7 @@ function numstat(text: string): Map<string, { additions: number; deletions: numb
   return result
 }
 
-describe('parseUnifiedDiff on real git output', () => {
+describe('the diff parser on real git output', () => {
   it('finds every changed file once, in git order, with the sections covering the whole diff', () => {
     expect(files.map(f => f.path).sort()).toEqual(
       [
@@ -144,7 +145,7 @@ describe('parseUnifiedDiff on real git output', () => {
   })
 
   it('reads a copy (when the diff detects copies)', () => {
-    const copied = parseUnifiedDiff(copyDiff)
+    const copied = changedFiles(copyDiff)
     expect(file('copy-dst.txt', copied)).toMatchObject({
       status: 'copied',
       previousPath: 'copy-src.txt',
@@ -186,13 +187,13 @@ describe('parseUnifiedDiff on real git output', () => {
   })
 
   it('returns nothing for an empty diff and ignores text before the first file', () => {
-    expect(parseUnifiedDiff('')).toEqual([])
+    expect(changedFiles('')).toEqual([])
     const withPreamble = `commit abc\nAuthor: x\n\n    message\n\n${file('added.txt').patch ?? ''}`
-    expect(parseUnifiedDiff(withPreamble)).toEqual([file('added.txt')])
+    expect(changedFiles(withPreamble)).toEqual([file('added.txt')])
   })
 })
 
-describe('parseUnifiedDiff on generated sections', () => {
+describe('the diff parser on generated sections', () => {
   it('counts the lines of the hunks as the line-by-line reading it replaced did', () => {
     // The reading before: every line of the section, a header until the first `@@`.
     const counted = (section: string): { additions: number; deletions: number } => {
@@ -229,7 +230,7 @@ describe('parseUnifiedDiff on generated sections', () => {
     fc.assert(
       fc.property(fc.array(line, { maxLength: 30 }), fc.boolean(), (body, newline) => {
         const section = `diff --git a/x.ts b/x.ts\n${body.join('\n')}${newline ? '\n' : ''}`
-        const [file] = parseUnifiedDiff(section)
+        const [file] = changedFiles(section)
         expect(file && { additions: file.additions, deletions: file.deletions }).toEqual(
           counted(section)
         )
@@ -264,7 +265,7 @@ describe('DiffParser, fed as git writes', () => {
               text,
               cuts.map(c => c % (text.length + 1))
             )
-          ).toEqual(parseUnifiedDiff(text))
+          ).toEqual(changedFiles(text))
         }
       ),
       { numRuns: 500 }

@@ -9,8 +9,8 @@ import {
   runGit
 } from '../../src/evidence/git.js'
 import type { Run } from '../../src/evidence/git.js'
-import { parseUnifiedDiff } from '../../src/evidence/diff.js'
 import type { ChangedFile } from '../../src/evidence/types.js'
+import { changedFiles } from './patch-text.js'
 import {
   DIFF_OPTIONS,
   commitAll,
@@ -46,7 +46,7 @@ function recording(): { run: Run; calls: string[][] } {
 
 /** What GitHub shows for the pull request: the three-dot diff, parsed. */
 const threeDotFiles = (pr: PullRequest): ChangedFile[] =>
-  parseUnifiedDiff(git(pr.origin, 'diff', ...DIFF_OPTIONS, `${pr.base}...${pr.head}`))
+  changedFiles(git(pr.origin, 'diff', ...DIFF_OPTIONS, `${pr.base}...${pr.head}`))
 
 const fetches = (calls: readonly string[][]): string[] =>
   calls.filter(c => c[0] === 'fetch').map(c => c.join(' '))
@@ -130,7 +130,7 @@ describe('diffFromMergeBase', () => {
     const result = await diffFromMergeBase({ cwd: dir, base: pr.base, head: pr.head, run })
 
     const threeDot = git(pr.origin, 'diff', ...DIFF_OPTIONS, `${pr.base}...${pr.head}`)
-    expect(result.files).toEqual(parseUnifiedDiff(threeDot))
+    expect(result.files).toEqual(changedFiles(threeDot))
     expect(result.mergeBase).toBe(git(pr.origin, 'merge-base', pr.base, pr.head).trim())
     expect(result.files.map(f => f.path)).toEqual(['app.ts', 'feature.ts'])
     expect(result.files.map(f => f.patch).join('')).not.toContain('four (main)')
@@ -182,7 +182,7 @@ describe('diffFromMergeBase', () => {
     write(dir, 'wide.txt', Array.from({ length: 80_000 }, (_, i) => line(i)).join(''))
     write(dir, 'after.txt', 'after\n')
     const head = commitAll(dir, 'wide')
-    const whole = parseUnifiedDiff(git(dir, 'diff', ...DIFF_OPTIONS, base, head))
+    const whole = changedFiles(git(dir, 'diff', ...DIFF_OPTIONS, base, head))
     expect(whole.map(f => [f.path, f.additions])).toEqual([
       ['after.txt', 1],
       ['wide.txt', 80_000]

@@ -1,3 +1,6 @@
+import { DiffParser } from '../../src/evidence/diff.js'
+import type { ChangedFile } from '../../src/evidence/types.js'
+
 /** A new file's section as `git diff` prints it: one hunk adding `lines` to `path`. */
 export function newFile(path: string, lines: readonly string[]): string {
   return [
@@ -10,4 +13,11 @@ export function newFile(path: string, lines: readonly string[]): string {
     ...lines.map(line => `+${line}`),
     ''
   ].join('\n')
+}
+
+/** The changed files of a whole `git diff` text, parsed as the evidence reads git's output. */
+export function changedFiles(diff: string): ChangedFile[] {
+  const parser = new DiffParser()
+  parser.push(diff)
+  return parser.end()
 }

@@ -1,6 +1,6 @@
 import { deflateRawSync } from 'node:zlib'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { ActionsError, runJobs, workflowRun } from '../../src/github/actions-runs.js'
+import { ActionsError, runJobs } from '../../src/github/actions-runs.js'
 import { downloadArtifactFile, findArtifact } from '../../src/github/artifacts.js'
 import { createGitHub, type GitHub } from '../../src/github/client.js'
 import { ZipError } from '../../src/github/zip.js'
@@ -73,95 +73,6 @@ function apiRequests(): { method: string; path: string; query: Record<string, st
     .map(r => ({ method: r.method, path: r.path, query: { ...r.query } }))
 }
 
-describe('workflowRun', () => {
-  it("reads a fork's run: head sha, event, conclusion, head repository, pull requests, attempt", async () => {
-    standIn.setWorkflowRun({
-      id: RUN,
-      head_sha: SHA,
-      event: 'pull_request',
-      status: 'completed',
-      conclusion: 'failure',
-      head_repository: 'contributor/octo-repo',
-      pull_requests: [12, 14],
-      run_attempt: 2
-    })
-
-    const run = await workflowRun(github(), { ...repo(), runId: RUN })
-
-    expect(run).toEqual({
-      id: RUN,
-      headSha: SHA,
-      event: 'pull_request',
-      status: 'completed',
-      conclusion: 'failure',
-      headRepository: 'contributor/octo-repo',
-      pullRequests: [12, 14],
-      attempt: 2
-    })
-    expect(apiRequests()).toEqual([
-      { method: 'GET', path: `/repos/octo-org/octo-repo/actions/runs/${RUN}`, query: {} }
-    ])
-  })
-
-  it('says a run still going is not concluded', async () => {
-    standIn.setWorkflowRun({ id: RUN, head_sha: SHA, status: 'in_progress', event: 'push' })
-
-    const run = await workflowRun(github(), { ...repo(), runId: RUN })
-
-    expect(run).toMatchObject({ status: 'in_progress', conclusion: null, event: 'push' })
-    expect(run.pullRequests).toEqual([])
-  })
-
-  it('reads a run whose head repository is gone (a deleted fork) and has no pull requests', async () => {
-    standIn.setWorkflowRun({ id: RUN, head_sha: SHA })
-    const { data } = await github().rest.actions.getWorkflowRun({ ...repo(), run_id: RUN })
-    // What GitHub sends for a run from a fork deleted since: the description says otherwise.
-    standIn.failNext(1, {
-      status: 200,
-      body: { ...data, head_repository: null, pull_requests: null }
-    })
-
-    const run = await workflowRun(github(), { ...repo(), runId: RUN })
-
-    expect(run.headRepository).toBeUndefined()
-    expect(run.pullRequests).toEqual([])
-    expect(run.headSha).toBe(SHA)
-  })
-
-  it('names the run when it does not exist', async () => {
-    const error = await failure(workflowRun(github(), { ...repo(), runId: 99 }))
-
-    expect(error).toBeInstanceOf(ActionsError)
-    expect(error).toMatchObject({ problem: 'not-found', status: 404 })
-    expect(error.message).toBe(
-      'workflow run 99 was not found in octo-org/octo-repo (404): it does not exist there, or the token cannot see it'
-    )
-  })
-
-  it('names the missing `actions: read` permission on a 403', async () => {
-    standIn.setWorkflowRun({ id: RUN, head_sha: SHA })
-
-    const error = await failure(workflowRun(github(NO_ACTIONS), { ...repo(), runId: RUN }))
-
-    expect(error).toBeInstanceOf(ActionsError)
-    expect(error).toMatchObject({ problem: 'permission', status: 403 })
-    expect(error.message).toBe(
-      `no permission to read workflow run ${RUN} in octo-org/octo-repo (403: Resource not accessible ` +
-        'by integration): the token needs the `actions: read` permission; add it to the ' +
-        '`permissions:` of the job that reads it'
-    )
-  })
-
-  it('passes other failures on as they are', async () => {
-    standIn.failNext(1, { status: 401 })
-
-    const error = await failure(workflowRun(github(), { ...repo(), runId: RUN }))
-
-    expect(error).not.toBeInstanceOf(ActionsError)
-    expect(error).toMatchObject({ status: 401 })
-  })
-})
-
 describe('runJobs', () => {
   it("reads every page of the latest attempt's jobs", async () => {
     const jobs = Array.from({ length: 150 }, (_, i) => ({
@@ -218,6 +129,15 @@ describe('runJobs', () => {
     expect(missing.message).toMatch(/^the jobs of attempt 3 of workflow run \d+ was not found/)
     expect(refused).toMatchObject({ problem: 'permission', status: 403 })
     expect(refused.message).toContain('`actions: read`')
+  })
+
+  it('passes other failures on as they are', async () => {
+    standIn.failNext(1, { status: 401 })
+
+    const error = await failure(runJobs(github(), { ...repo(), runId: RUN }))
+
+    expect(error).not.toBeInstanceOf(ActionsError)
+    expect(error).toMatchObject({ status: 401 })
   })
 })
 

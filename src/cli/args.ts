@@ -6,7 +6,7 @@ export const DOCS_URL = 'https://github.com/rubric-council/rubric-council/blob/m
 /** Usage errors (unknown command or option, a missing value, an unmet precondition) exit 2. */
 export const USAGE_ERROR = 2
 
-export interface OptionSpec {
+interface OptionSpec {
   readonly name: string
   readonly type: 'string' | 'boolean'
   readonly short?: string
@@ -32,7 +32,7 @@ export interface CommandSpec {
   readonly docs: string
 }
 
-export const HELP_OPTION: OptionSpec = {
+const HELP_OPTION: OptionSpec = {
   name: 'help',
   type: 'boolean',
   short: 'h',

@@ -11,7 +11,7 @@ import type { Council, CouncilOutcome, CouncilRequest, JudgeRun } from './types.
 import { proxiedFetch } from '../util/fetch.js'
 
 /** Timing and retry defaults, in one place (documented in docs/council.md). */
-export const COUNCIL_DEFAULTS = {
+const COUNCIL_DEFAULTS = {
   /** Seconds one request may take, unless the rubric's `council.timeout` says otherwise. */
   timeoutSeconds: 180,
   /** The whole council may take this many request timeouts, then it stops and reports. */
@@ -55,7 +55,7 @@ export interface CouncilProgress {
 }
 
 /** Who sits on the council: the rubric's models, else the input's, else one per key present. */
-export function councilMembers(
+function councilMembers(
   rubricModels: readonly string[],
   inputModels: readonly string[],
   env: CouncilOptions['env']

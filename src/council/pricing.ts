@@ -1,7 +1,7 @@
 import type { TokenUsage } from './types.js'
 
 /** US dollars per million tokens. */
-export interface Price {
+interface Price {
   readonly input: number
   /** Input read from the provider's prompt cache. */
   readonly cachedInput: number
@@ -18,7 +18,7 @@ export interface Price {
  */
 const SONNET: Price = { input: 3, cachedInput: 0.3, cacheWrite: 3.75, output: 15 }
 const HAIKU: Price = { input: 1, cachedInput: 0.1, cacheWrite: 1.25, output: 5 }
-export const PRICES: Readonly<Record<string, Price>> = {
+const PRICES: Readonly<Record<string, Price>> = {
   'gpt-5.4-mini': { input: 0.75, cachedInput: 0.075, output: 4.5 },
   'gpt-5.4-nano': { input: 0.2, cachedInput: 0.02, output: 1.25 },
   'gpt-5-mini': { input: 0.25, cachedInput: 0.025, output: 2 },

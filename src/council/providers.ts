@@ -14,7 +14,7 @@ type Environment = Readonly<Record<string, string | undefined>>
  * The council formed when no models are named: one judge per provider whose key is set, each
  * from a different vendor. With only an OpenRouter key, three vendors through OpenRouter.
  */
-export const DEFAULT_MODELS: readonly {
+const DEFAULT_MODELS: readonly {
   readonly whenKey: string
   readonly models: readonly string[]
 }[] = [
@@ -23,7 +23,7 @@ export const DEFAULT_MODELS: readonly {
   { whenKey: 'GOOGLE_GENERATIVE_AI_API_KEY', models: ['google:gemini-3.5-flash'] }
 ]
 
-export const OPENROUTER_DEFAULT_MODELS: readonly string[] = [
+const OPENROUTER_DEFAULT_MODELS: readonly string[] = [
   'openrouter:openai/gpt-5.4-mini',
   'openrouter:anthropic/claude-sonnet-4.6',
   'openrouter:google/gemini-3.5-flash'
@@ -214,7 +214,7 @@ export function parseModelList(text: string): { models: string[]; problems: stri
 }
 
 /** Whether a URL carries `user:password@` (a secret that must never be shown). */
-export function hasCredentials(url: string): boolean {
+function hasCredentials(url: string): boolean {
   try {
     const parsed = new URL(url)
     return parsed.username !== '' || parsed.password !== ''

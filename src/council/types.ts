@@ -26,7 +26,7 @@ export interface CriterionGrade {
   readonly reasoning: string
 }
 
-export interface DimensionGrade {
+interface DimensionGrade {
   readonly name: string
   /** An integer 1–10. */
   readonly score: number
@@ -99,7 +99,7 @@ export interface CouncilRequest {
 }
 
 /** One earlier run of the check on the pull request, as the judges are told of it. */
-export interface EarlierRun {
+interface EarlierRun {
   readonly iteration: number
   readonly commit: string
   readonly verdict: string

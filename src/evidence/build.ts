@@ -16,7 +16,7 @@ import type {
 
 export const DEFAULT_MAX_EVIDENCE_TOKENS = 60_000
 /** The share of the budget the PR description may take: the change is what is being judged. */
-export const BODY_SHARE = 0.1
+const BODY_SHARE = 0.1
 
 export interface EvidenceInput {
   readonly files: readonly ChangedFile[]
@@ -35,7 +35,7 @@ export interface EvidenceInput {
   readonly maxTokens: number
 }
 
-export type ListedFile = ChangedFile & { readonly kind: FileKind }
+type ListedFile = ChangedFile & { readonly kind: FileKind }
 
 /**
  * Budget tiers: what the rubric is about first (source and its tests), then what shapes it
@@ -189,11 +189,7 @@ export function buildEvidence(input: EvidenceInput): Evidence {
       a.candidate.index - b.candidate.index
   )
   const sentPatches = new Map(shown.map(c => [c.candidate.index, c.patch]))
-  // Every file that could carry code counts, shown or not: the candidates, and binary or
-  // excluded files nobody with the right to waive them did.
-  const reviewable =
-    candidates.length +
-    omitted.filter(o => o.omission.reason !== 'budget' && o.omission.counts).length
+  const reviewable = reviewableCount(candidates.length, omitted)
   return {
     pr: { title, body },
     // Only reviewed files keep a patch, and it is the redacted one: nothing else is reachable.
@@ -201,13 +197,7 @@ export function buildEvidence(input: EvidenceInput): Evidence {
       inList.has(index) ? [withPatch(file, sentPatches.get(index))] : []
     ),
     unlisted,
-    changed: [
-      ...new Set(
-        input.files.flatMap(f =>
-          f.previousPath === undefined ? [f.path] : [f.path, f.previousPath]
-        )
-      )
-    ],
+    changed: changedPaths(input.files),
     diff: shown.map(c => (c.patch.endsWith('\n') ? c.patch : `${c.patch}\n`)).join(''),
     receipt: {
       reviewed: shown.map(c => ({
@@ -244,7 +234,7 @@ function fitting(candidate: Candidate, limit: number): Included | undefined {
  * symbols, secrets replaced by `[redacted: kind]`; in a secret file (see `secretFileRule`) every
  * value that looks like a credential too.
  */
-export function redactFile(file: ChangedFile): { patch: string; redaction?: Redaction } {
+function redactFile(file: ChangedFile): { patch: string; redaction?: Redaction } {
   const secretFile = secretFileRule(file)
   // A NUL or other control character in a text file is shown, not sent raw (or hidden).
   const redacted = redactPatch(
@@ -267,9 +257,7 @@ export function redactFile(file: ChangedFile): { patch: string; redaction?: Reda
  * The denylist rule that makes `file` a secret file, by its name or the name it was renamed or
  * copied from (`key.pem` renamed to `notes.txt` may still be the key).
  */
-export function secretFileRule(
-  file: Pick<ChangedFile, 'path' | 'previousPath'>
-): string | undefined {
+function secretFileRule(file: Pick<ChangedFile, 'path' | 'previousPath'>): string | undefined {
   const rule = denylistRule(file.path)
   if (rule !== undefined || file.previousPath === undefined) return rule
   const before = denylistRule(file.previousPath)
@@ -281,7 +269,7 @@ export function secretFileRule(
  * not text past its first line either: text is reviewable whatever its first bytes say, so a
  * picture's signature in front of code does not hide the code (see `textPastFirstLine`).
  */
-export function listedFile(file: ChangedFile, media: ReadonlyMap<string, string>): ListedFile {
+function listedFile(file: ChangedFile, media: ReadonlyMap<string, string>): ListedFile {
   const format = file.binary ? media.get(file.path) : undefined
   if (format !== undefined && textPastFirstLine(file.patch ?? '')) {
     const text = { ...file, binary: false }
@@ -318,7 +306,7 @@ export function fileListLine(file: ListedFile, notShown?: OmissionReason): strin
 }
 
 /** The share of the budget the file list may take: a huge change still leaves room for patches. */
-export const LIST_SHARE = 0.25
+const LIST_SHARE = 0.25
 
 /** What the prompt says in place of the files the list had no room for. */
 export function unlistedLine(count: number): string {
@@ -343,7 +331,7 @@ export function redactionLine(r: Redaction): string {
  * not ruled out for its name: it is sent with its credentials redacted (see `redactFile`), unless
  * its content is binary, which no redaction can make safe to send.
  */
-export function ruledOut(
+function ruledOut(
   file: ListedFile,
   exclude: EvidenceInput['exclude'],
   media: ReadonlyMap<string, string>
@@ -390,10 +378,10 @@ function byPriority(a: Candidate, b: Candidate): number {
 }
 
 /**
- * Files that count toward coverage: the candidates for the budget, and the files ruled out that
- * could carry code and that nobody entitled to waive them did (budget omissions are candidates).
+ * Files that count toward coverage, shown or not: the candidates for the budget, and the files
+ * ruled out that could carry code (binary, or excluded) and that nobody entitled to waive them did.
  */
-export function reviewableCount(
+function reviewableCount(
   candidates: number,
   omitted: readonly { readonly omission: Omission }[]
 ): number {
@@ -403,7 +391,7 @@ export function reviewableCount(
 }
 
 /** Every changed path, and where renamed or copied files came from, each once. */
-export function changedPaths(files: readonly ChangedFile[]): string[] {
+function changedPaths(files: readonly ChangedFile[]): string[] {
   return [
     ...new Set(
       files.flatMap(f => (f.previousPath === undefined ? [f.path] : [f.path, f.previousPath]))

@@ -6,16 +6,8 @@ const DEV_NULL = '/dev/null'
 
 /**
  * Splits `git diff` output (`--no-color --no-ext-diff --find-renames`, default `a/` `b/`
- * prefixes) into one entry per file. Pure; text before the first `diff --git` line is ignored.
- */
-export function parseUnifiedDiff(text: string): ChangedFile[] {
-  const parser = new DiffParser()
-  parser.push(text)
-  return parser.end()
-}
-
-/**
- * Parses `git diff` output a piece at a time, so that the whole output is never one string: a
+ * prefixes) into one entry per file; text before the first `diff --git` line is ignored.
+ * It parses the output a piece at a time, so that the whole output is never one string: a
  * file's section is parsed once the next one starts. Each section runs from its `diff --git` line
  * to the next one; hunk lines always start with one of ` +-\`, so a line starting with
  * `diff --git ` can only be a file header. Lines are split on LF alone: a CR inside a changed line
@@ -183,7 +175,7 @@ function stripPrefix(name: string, prefix: string): string {
 }
 
 /** A name as git prints it: C-quoted when it holds special or (by default) non-ASCII bytes. */
-export function unquotePath(text: string): string {
+function unquotePath(text: string): string {
   if (!text.startsWith('"')) return text
   const quoted = readQuoted(text)
   return quoted?.rest === '' ? quoted.value : text

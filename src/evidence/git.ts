@@ -32,7 +32,7 @@ export interface GitAuth {
 }
 
 /** The environment that gives one git process the token, for that server only. */
-export function authEnvironment(auth: GitAuth | undefined): Record<string, string> {
+function authEnvironment(auth: GitAuth | undefined): Record<string, string> {
   if (auth === undefined || auth.token === '') return {}
   const basic = Buffer.from(`x-access-token:${auth.token}`).toString('base64')
   return {
@@ -94,6 +94,11 @@ const CHECKOUT_ADVICE =
   'that can read the repository (the action fetches with it; keep `persist-credentials: false`).'
 
 /**
+ * Git runs through `node:child_process`, not `@actions/exec` (which the action therefore does not
+ * depend on): a streamed diff goes to an open file descriptor rather than a pipe (see below),
+ * `blobHead` stops git once it has read enough, and stdout is handed over as exact bytes; exec
+ * offers none of these, and it has no timeout either.
+ *
  * Spawns git (no shell) with `LC_ALL=C`, so messages are the untranslated ones, and without a
  * terminal prompt, so a fetch that needs credentials fails instead of hanging. Replace objects
  * (`git replace`) and grafts are ignored: with them, anything that could write to `.git` could

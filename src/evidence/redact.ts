@@ -611,7 +611,7 @@ export function isConfigFile(path: string): boolean {
 }
 
 /** A secret found: where it is, and what it looked like (in the order of `PATTERNS`). */
-export interface Secret extends Span {
+interface Secret extends Span {
   readonly kinds: readonly string[]
 }
 

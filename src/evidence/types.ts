@@ -76,7 +76,7 @@ export interface CoverageReceipt {
   readonly usedTokens: number
 }
 
-export interface PullRequestText {
+interface PullRequestText {
   readonly title: string
   /** Hidden content (HTML comments, zero-width and bidi control characters) already stripped. */
   readonly body: string

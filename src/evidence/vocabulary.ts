@@ -27,29 +27,6 @@ export function hashBytes(data: Uint8Array, from: number, to: number): number {
   return h
 }
 
-/** The file for `tokens`, given in rank order. */
-export function writeVocabulary(tokens: readonly Uint8Array[]): Uint8Array {
-  let slotCount = 1
-  while (slotCount < tokens.length * 2) slotCount *= 2
-  const tokenBytes = tokens.reduce((sum, token) => sum + token.length, 0)
-  const slotsAt = align4(8 + tokens.length + tokenBytes)
-  const file = Buffer.alloc(slotsAt + slotCount * 4)
-  file.writeUInt32LE(tokens.length, 0)
-  file.writeUInt32LE(slotCount, 4)
-  let at = 8 + tokens.length
-  const slots = new Int32Array(slotCount)
-  tokens.forEach((token, rank) => {
-    file[8 + rank] = token.length
-    file.set(token, at)
-    let slot = hashBytes(file, at, at + token.length) & (slotCount - 1)
-    while (slots[slot] !== 0) slot = (slot + 1) & (slotCount - 1)
-    slots[slot] = rank + 1
-    at += token.length
-  })
-  slots.forEach((value, slot) => file.writeInt32LE(value, slotsAt + slot * 4))
-  return file
-}
-
 export function readVocabulary(file: Buffer): Vocabulary {
   const count = file.readUInt32LE(0)
   const slotCount = file.readUInt32LE(4)
@@ -64,6 +41,6 @@ export function readVocabulary(file: Buffer): Vocabulary {
   return { bytes, start, slots, mask: slotCount - 1 }
 }
 
-function align4(n: number): number {
+export function align4(n: number): number {
   return (n + 3) & ~3
 }

@@ -3,7 +3,7 @@ import { isRecord } from '../util/is-record.js'
 import type { GateResult } from './types.js'
 
 /** @2 added `setup`: the commands the sub-action ran before the gates (its `setup` input). */
-export const GATES_SCHEMA = 'rubric-council/gates@2'
+const GATES_SCHEMA = 'rubric-council/gates@2'
 
 /** The file the gates sub-action's results travel in. */
 export const GATES_FILE = 'rubric-council-gates.json'

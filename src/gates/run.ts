@@ -266,7 +266,7 @@ class OutputCollector {
  * Live output per gate shown in the log at most: beyond it, a slow reader of the log would make
  * the action hold everything a gate prints. The excerpt keeps the end either way.
  */
-export const LIVE_LOG_BYTES = 1024 * 1024
+const LIVE_LOG_BYTES = 1024 * 1024
 
 class LiveLog {
   // One decoder per stream, so a multibyte character split across chunks is not garbled.

@@ -33,26 +33,6 @@ export class ActionsError extends Error {
   }
 }
 
-export interface WorkflowRun {
-  readonly id: number
-  readonly headSha: string
-  /** The event that triggered the run: `pull_request`, `push`, `workflow_run`… */
-  readonly event: string
-  /** `queued`, `in_progress`, `completed`…; null while GitHub has not said. */
-  readonly status: string | null
-  /** `success`, `failure`, `cancelled`…; null until the run completes. */
-  readonly conclusion: string | null
-  /** `owner/name` of the repository the head commit came from (a fork's, for a fork's PR). */
-  readonly headRepository: string | undefined
-  /**
-   * The numbers of the pull requests GitHub associates with the run. Empty for a pull request
-   * from a fork: GitHub lists only pull requests whose head is in the base repository.
-   */
-  readonly pullRequests: readonly number[]
-  /** Which attempt the run is on (1, then 2… after re-runs). */
-  readonly attempt: number | undefined
-}
-
 export interface RunJob {
   readonly name: string
   /** `queued`, `in_progress`, `completed`, `waiting`, `requested` or `pending`. */
@@ -62,32 +42,6 @@ export interface RunJob {
 }
 
 export type RunWhere = Repo & { readonly runId: number }
-
-/** A workflow run, by id (`GET /repos/{owner}/{repo}/actions/runs/{run_id}`). */
-export async function workflowRun(github: GitHub, where: RunWhere): Promise<WorkflowRun> {
-  try {
-    const { data } = await github.rest.actions.getWorkflowRun({
-      owner: where.owner,
-      repo: where.repo,
-      run_id: where.runId
-    })
-    // The description promises both; GitHub sends null for a deleted fork and for some events.
-    const head = data.head_repository as typeof data.head_repository | null | undefined
-    const pulls = data.pull_requests ?? []
-    return {
-      id: data.id,
-      headSha: data.head_sha,
-      event: data.event,
-      status: data.status ?? null,
-      conclusion: data.conclusion ?? null,
-      headRepository: head?.full_name,
-      pullRequests: pulls.map(pr => pr.number),
-      attempt: data.run_attempt
-    }
-  } catch (error) {
-    throw actionsError(error, `workflow run ${where.runId}`, where)
-  }
-}
 
 /**
  * The jobs of a workflow run, every page: of its latest attempt, or of `attempt`
@@ -175,7 +129,10 @@ export interface WorkflowRunListed {
   /** When the run was first created (re-runs keep it): GitHub re-runs a run only for 30 days. */
   readonly createdAt: string
   readonly htmlUrl: string
-  /** Empty for a pull request from a fork (see `WorkflowRun.pullRequests`). */
+  /**
+   * The numbers of the pull requests GitHub associates with the run. Empty for a pull request
+   * from a fork: GitHub lists only pull requests whose head is in the base repository.
+   */
   readonly pullRequests: readonly number[]
 }
 

@@ -19,11 +19,11 @@ export interface Artifact {
 }
 
 /** The download of the zip may not pass this many bytes unless `maxDownloadBytes` says otherwise. */
-export const MAX_DOWNLOAD_BYTES = 16 * 1024 * 1024
+const MAX_DOWNLOAD_BYTES = 16 * 1024 * 1024
 /** An artifact's zip may hold at most this many entries unless `maxEntries` says otherwise. */
-export const MAX_ENTRIES = 1000
+const MAX_ENTRIES = 1000
 /** The download from blob storage, answer and body, must be done within this many milliseconds. */
-export const DOWNLOAD_TIMEOUT_MS = 60_000
+const DOWNLOAD_TIMEOUT_MS = 60_000
 
 /**
  * The run's artifact named exactly `name` (`GET …/actions/runs/{run_id}/artifacts?name=`, every

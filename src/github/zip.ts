@@ -9,7 +9,7 @@ import { crc32, inflateRawSync } from 'node:zlib'
  * `maxBytes` is inflated.
  */
 
-export type ZipProblem =
+type ZipProblem =
   /** Not a zip, cut short, or headers that contradict each other or the bytes. */
   | 'malformed'
   /** Valid zip, but a feature the reader refuses: zip64, several disks, encryption, a method. */

@@ -232,7 +232,7 @@ function buildGates(
  * A gate item is a code span holding the command, optionally followed by a description:
  * "- `pytest tests/` unit tests". Spans of several backticks allow backticks inside.
  */
-export function parseGateItem(text: string): { command: string } | { problem: string } {
+function parseGateItem(text: string): { command: string } | { problem: string } {
   const open = /^`+/.exec(text)?.[0]
   if (!open) {
     return {
@@ -260,12 +260,12 @@ const EXPLICIT_ID = /^([\p{L}\p{N}_-]+):[ \t]+(\S[\s\S]*)$/u
 const SLUG_WORDS = 4
 
 /** The id a criterion gets from its text: its first words, lower-cased and joined by "-". */
-export function slugify(text: string): string {
+function slugify(text: string): string {
   const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []
   return words.slice(0, SLUG_WORDS).join('-')
 }
 
-export function parseCriterionItem(text: string): {
+function parseCriterionItem(text: string): {
   id: string
   description: string
   explicit: boolean
@@ -469,7 +469,7 @@ function finishCriterion(draft: Draft): Criterion {
   }
 }
 
-export interface RangeProblem {
+interface RangeProblem {
   /** Path below `score_ranges`: an item index, or a band start, or nothing for the whole. */
   readonly at: Path
   readonly rule: Extract<

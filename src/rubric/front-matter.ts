@@ -203,7 +203,7 @@ function describe(issues: readonly z.core.$ZodIssue[], base: Path, root: unknown
 }
 
 /** The keys the object schema at `path` accepts, found by walking the schema alongside the path. */
-export function knownKeysAt(path: Path): readonly string[] {
+function knownKeysAt(path: Path): readonly string[] {
   const keys = new Set<string>()
   const visit = (schema: z.core.$ZodType, rest: Path): void => {
     const def = schema._zod.def as unknown as Record<string, unknown> & { type: string }

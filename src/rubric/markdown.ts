@@ -51,7 +51,7 @@ const HEADING = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/
 const LIST_ITEM = /^( {0,3})([-*+]|\d{1,9}[.)])(?:[ \t]+(.*))?$/
 const CHECKBOX = /^\[[ xX]\][ \t]+/
 
-export function normaliseHeading(text: string): string {
+function normaliseHeading(text: string): string {
   return text
     .replace(/[*_`]/g, '')
     .replace(/:\s*$/, '')

@@ -15,7 +15,7 @@ export interface ModelId {
   readonly model: string
 }
 
-export function isProvider(value: string): value is Provider {
+function isProvider(value: string): value is Provider {
   return (PROVIDERS as readonly string[]).includes(value)
 }
 

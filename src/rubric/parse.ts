@@ -14,7 +14,7 @@ export interface RubricInput {
   readonly kind?: RubricSourceKind
 }
 
-export function isYamlPath(path: string): boolean {
+function isYamlPath(path: string): boolean {
   return /\.ya?ml$/i.test(path)
 }
 

@@ -12,16 +12,16 @@ import { parseModelId, PROVIDERS } from './model-id.js'
 /** Letters (any script), digits, `-` and `_`. */
 export const ID_PATTERN = /^[\p{L}\p{N}_-]+$/u
 
-export const FOCUS_AREAS = ['security', 'performance', 'accessibility'] as const
+const FOCUS_AREAS = ['security', 'performance', 'accessibility'] as const
 
-export const ScoreRangeItemSchema = z.strictObject({
+const ScoreRangeItemSchema = z.strictObject({
   score_range: z
     .tuple([z.int().min(0).max(10), z.int().min(0).max(10)])
     .describe('[low, high]: integers within 0–10, low ≤ high'),
   expected_outcome: z.string().min(1).describe('What a submission scoring in this range looks like')
 })
 
-export const ScoreRangesSchema = z
+const ScoreRangesSchema = z
   .union([
     z.array(ScoreRangeItemSchema).min(1),
     z.record(
@@ -72,7 +72,7 @@ const GateCommandSchema = z.union([
   })
 ])
 
-export const GatesSchema = z.union([
+const GatesSchema = z.union([
   z.array(GateCommandSchema).describe('Gate commands'),
   z
     .strictObject({
@@ -99,7 +99,7 @@ export const DimensionSchema = z.union([
   })
 ])
 
-export const DimensionsSchema = z
+const DimensionsSchema = z
   .union([
     z.literal('default'),
     z.boolean(),
@@ -204,5 +204,3 @@ export const FrontMatterSchema = z
 export type FrontMatter = z.output<typeof FrontMatterSchema>
 export type RawCriterion = z.output<typeof CriterionSchema>
 export type RawScoreRanges = z.output<typeof ScoreRangesSchema>
-export type RawGates = z.output<typeof GatesSchema>
-export type RawDimensions = z.output<typeof DimensionsSchema>

@@ -3,7 +3,7 @@ import type { RubricTextResult } from './text.js'
 const AGENT = /^agent:\s*/i
 
 /** Where a rubric of checker sugar is said to come from, in messages and reports. */
-export const CHECKER_PATH = 'checker input'
+const CHECKER_PATH = 'checker input'
 
 /**
  * Scope's checker sugar (docs/rubric.md#checker-sugar): each line `agent: <text>` becomes a
@@ -49,7 +49,7 @@ export function checkerRubric(checker: string): RubricTextResult {
 }
 
 /** A CommonMark code span holding `text` (already trimmed), backticks included. */
-export function codeSpan(text: string): string {
+function codeSpan(text: string): string {
   const longestRun = Math.max(0, ...(text.match(/`+/g) ?? []).map(run => run.length))
   const fence = '`'.repeat(longestRun + 1)
   return longestRun > 0 ? `${fence} ${text} ${fence}` : `${fence}${text}${fence}`

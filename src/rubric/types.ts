@@ -60,7 +60,7 @@ export interface Dimension {
 
 export type FocusArea = 'security' | 'performance' | 'accessibility'
 
-export interface Focus {
+interface Focus {
   readonly area: FocusArea
   readonly checks: readonly string[]
   readonly redFlags: readonly string[]

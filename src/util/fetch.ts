@@ -8,7 +8,7 @@ type UndiciInit = NonNullable<Parameters<typeof undiciFetch>[1]>
  * The most a provider's response body may hold. A judge's answer is kilobytes; a server that
  * streams without end must not take the action's memory with it (one did, to 2.3 GB).
  */
-export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024
+const MAX_RESPONSE_BYTES = 8 * 1024 * 1024
 
 /** A response body passed `MAX_RESPONSE_BYTES`; reading it stopped there. */
 export class ResponseTooLargeError extends Error {
