@@ -241,4 +241,18 @@ describe('rubric-council check in a terminal without keys', () => {
     )
     expect(result.out.join('\n')).not.toMatch(/workflow|--models|name models/)
   })
+
+  it('previews the pull request comment in its own words with --dry-run', async () => {
+    const dir = repository()
+    const result = await cli(
+      ['check', '--checker', 'agent: The change is tested', '--dry-run'],
+      dir
+    )
+    expect(result.code).toBe(2)
+    const comment = result.out.join('\n')
+    expect(comment).toContain(
+      'no judge could be formed; set an API key for a provider or name models. Set a provider API key (e.g. OPENAI\\_API\\_KEY) in the workflow’s env'
+    )
+    expect(comment).not.toContain('in your environment')
+  })
 })

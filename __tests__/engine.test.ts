@@ -141,9 +141,11 @@ describe('evaluate', () => {
     expect(evaluation.verdict.reasons).toEqual([
       {
         code: 'provider_error',
-        message:
-          'the council is unavailable: 0 valid answers of 1, quorum 1: council: internal error: socket hang up. ' +
-          'The providers failed, not the pull request: run the job again; if it persists, check the model names and the providers’ status.'
+        valid: 0,
+        asked: 1,
+        quorum: 1,
+        failures: [{ judge: 'council', message: 'internal error: socket hang up' }],
+        rejected: false
       }
     ])
   })
@@ -173,7 +175,9 @@ describe('evaluate', () => {
     expect(evaluation.verdict.reasons).toEqual([
       {
         code: 'incomplete_coverage',
-        message: 'the judges were not asked: base commit abc is not in the repository'
+        cause: 'unread',
+        problem: 'base commit abc is not in the repository',
+        judged: true
       }
     ])
   })

@@ -8,7 +8,9 @@ import type {
 } from '../src/council/types.js'
 import type { GateResult, GateStatus } from '../src/gates/types.js'
 import type { Rubric } from '../src/rubric/types.js'
-import { decide, invalidVerdict, medianOf, splitMustHaves } from '../src/verdict/decide.js'
+import { reasonSentence } from '../src/publish/sentences.js'
+import { decide, invalidVerdict, splitMustHaves } from '../src/verdict/decide.js'
+import { medianOf } from '../src/verdict/score.js'
 import type { Verdict } from '../src/verdict/types.js'
 import { lines, parse } from './helpers/rubric.js'
 
@@ -101,9 +103,16 @@ function codes(verdict: Verdict): string[] {
   return verdict.reasons.map(r => r.code)
 }
 
+/** The first reason as the action says it (src/publish/sentences.ts). */
+function said(verdict: Verdict): string | undefined {
+  const reason = verdict.reasons[0]
+  return reason && reasonSentence(reason, 'action')
+}
+
 describe('row 1: an unusable rubric or input', () => {
   it.each(['invalid_rubric', 'invalid_input'] as const)('%s is UNCLEAR with exit code 2', code => {
-    const verdict = invalidVerdict(code, 'the rubric has 2 problems')
+    const verdict =
+      code === 'invalid_rubric' ? invalidVerdict(code, 2) : invalidVerdict(code, 'bad input')
     expect([verdict.verdict, verdict.exitCode, codes(verdict), verdict.recommendation]).toEqual([
       'UNCLEAR',
       2,
@@ -127,7 +136,7 @@ describe('row 2: gates', () => {
         1,
         ['gate_failed']
       ])
-      expect(verdict.reasons[0]?.message).toMatch(/^1 of 2 gates did not pass: "npm test" \(/)
+      expect(said(verdict)).toMatch(/^1 of 2 gates did not pass: "npm test" \(/)
     }
   )
 
@@ -160,7 +169,7 @@ describe('row 3: the council is needed but unavailable', () => {
       2,
       ['rate_limited']
     ])
-    expect(verdict.reasons[0]?.message).toBe(
+    expect(said(verdict)).toBe(
       'the council is unavailable: 1 valid answer of 3, quorum 2: anthropic:b: rate_limited happened; google:c: rate_limited happened. ' +
         'The providers are rate limiting, not judging the pull request: run the job again later, raise the provider’s limits, or lower samples.'
     )
@@ -250,7 +259,7 @@ describe('row 4: hard failures', () => {
       )
     })
     expect([verdict.verdict, codes(verdict)]).toEqual(['FAIL', ['min_score']])
-    expect(verdict.reasons[0]?.message).toBe('ranked scored 5.5, below its minimum of 6')
+    expect(said(verdict)).toBe('ranked scored 5.5, below its minimum of 6')
     expect(verdict.criteria.find(c => c.id === 'ranked')).toMatchObject({
       status: 'FAIL',
       median: 5.5,
@@ -315,7 +324,7 @@ describe('row 4: hard failures', () => {
     ]
     const verdict = decide({ rubric: strict, gates: [], council: council(runs) })
     expect([verdict.verdict, codes(verdict)]).toEqual(['FAIL', ['blocking_issue']])
-    expect(verdict.reasons[0]?.message).toBe(
+    expect(said(verdict)).toBe(
       '1 of 3 judges reported a blocking (critical or major) finding (the rubric fails on any)'
     )
   })
@@ -358,7 +367,7 @@ describe('row 5: coverage', () => {
   it('below min_coverage is UNCLEAR incomplete_coverage; equal is enough', () => {
     const below = decide({ rubric: RUBRIC, gates: [], council: three([{}, {}, {}]), coverage: 0.9 })
     expect([below.verdict, codes(below)]).toEqual(['UNCLEAR', ['incomplete_coverage']])
-    expect(below.reasons[0]?.message).toBe(
+    expect(said(below)).toBe(
       'the judges saw 90% of the reviewable changed files; the rubric needs 100%. ' +
         'The coverage receipt lists what was left out: raise max-evidence-tokens, exclude generated files, or lower min_coverage'
     )
@@ -386,9 +395,7 @@ describe('row 6: a split must-have', () => {
       council: council([ok('j1', { grades: { a: 'FAIL' } }), ok('j2')], 2)
     })
     expect([verdict.verdict, codes(verdict)]).toEqual(['UNCLEAR', ['judge_disagreement']])
-    expect(verdict.reasons[0]?.message).toBe(
-      'judges are split on must-have criterion: a (1 PASS, 1 FAIL)'
-    )
+    expect(said(verdict)).toBe('judges are split on must-have criterion: a (1 PASS, 1 FAIL)')
     expect(verdict.criteria.find(c => c.id === 'a')).toMatchObject({ status: 'SPLIT', score: 0.5 })
   })
 
@@ -416,7 +423,7 @@ describe('row 6: a split must-have', () => {
     }))
     const verdict = decide({ rubric: RUBRIC, gates: [], council: council(runs) })
     expect([verdict.verdict, codes(verdict)]).toEqual(['UNCLEAR', ['judge_disagreement']])
-    expect(verdict.reasons[0]?.message).toBe('no judge graded must-have criterion: b')
+    expect(said(verdict)).toBe('no judge graded must-have criterion: b')
     expect(verdict.criteria.find(c => c.id === 'b')?.status).toBe('UNGRADED')
   })
 })
@@ -438,7 +445,7 @@ describe('row 7: agreement', () => {
     expect(verdict.confidence).toBeCloseTo((2 / 3 + 1 + 0.6 + 0.2 + 1) / 5, 10)
     expect(verdict.score).toBeGreaterThan(0.8)
     expect([verdict.verdict, codes(verdict)]).toEqual(['UNCLEAR', ['low_agreement']])
-    expect(verdict.reasons[0]?.message).toBe('judge agreement 0.69 is below the threshold 0.7')
+    expect(said(verdict)).toBe('judge agreement 0.69 is below the threshold 0.7')
   })
 
   it('one answer has no measurable agreement: null, and not applied', () => {
@@ -487,15 +494,13 @@ describe('rows 8–10: the score', () => {
     const verdict = scored(6, 7, '{ pass: 0.9, fail: 0.8 }')
     expect(verdict.score).toBeCloseTo(0.75, 10)
     expect([verdict.verdict, codes(verdict)]).toEqual(['FAIL', ['low_score']])
-    expect(verdict.reasons[0]?.message).toBe('score 0.75 is below the fail threshold 0.8')
+    expect(said(verdict)).toBe('score 0.75 is below the fail threshold 0.8')
   })
 
   it('S between fail and pass is UNCLEAR borderline', () => {
     const verdict = scored(6, 7)
     expect([verdict.verdict, codes(verdict)]).toEqual(['UNCLEAR', ['borderline']])
-    expect(verdict.reasons[0]?.message).toBe(
-      'score 0.75 is between the fail (0.6) and pass (0.8) thresholds'
-    )
+    expect(said(verdict)).toBe('score 0.75 is between the fail (0.6) and pass (0.8) thresholds')
   })
 
   it('with thresholds equal there is no borderline band', () => {

@@ -109,7 +109,7 @@ describe('the Markdown report, per verdict', () => {
       )
     ),
     'unclear-invalid-rubric': {
-      verdict: invalidVerdict('invalid_rubric', 'the rubric has 1 problem; fix it and run again'),
+      verdict: invalidVerdict('invalid_rubric', 1),
       rubric: {
         path: '.github/rubric.md',
         source: 'file' as const,

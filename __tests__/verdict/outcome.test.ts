@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { invalidVerdict } from '../../src/verdict/decide.js'
 import { outcomeOf, type FailOn } from '../../src/verdict/outcome.js'
 import type { ReasonCode, Verdict, VerdictKind } from '../../src/verdict/types.js'
+import { EXAMPLE_REASONS } from '../helpers/reasons.js'
 
 /** A verdict of `kind` for one reason, as decide() would give it. */
 function verdictOf(kind: VerdictKind, code?: ReasonCode): Verdict {
@@ -10,7 +11,7 @@ function verdictOf(kind: VerdictKind, code?: ReasonCode): Verdict {
     ...base,
     verdict: kind,
     exitCode: kind === 'PASS' ? 0 : kind === 'FAIL' ? 1 : 2,
-    reasons: code === undefined ? [] : [{ code, message: code }]
+    reasons: code === undefined ? [] : [EXAMPLE_REASONS[code]]
   }
 }
 
@@ -80,10 +81,7 @@ describe('the outcome table: fail-on × verdict × reason', () => {
   it('never concludes success or neutral when a strict reason comes with a tolerable one', () => {
     const both: Verdict = {
       ...verdictOf('UNCLEAR', 'incomplete_coverage'),
-      reasons: [
-        { code: 'incomplete_coverage', message: 'x' },
-        { code: 'workflow_modified', message: 'y' }
-      ]
+      reasons: [EXAMPLE_REASONS.incomplete_coverage, EXAMPLE_REASONS.workflow_modified]
     }
     expect(outcomeOf(both, 'fail')).toEqual({
       stepFails: true,

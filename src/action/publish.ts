@@ -4,7 +4,8 @@ import type { Evaluation } from '../engine/evaluation.js'
 import type { ActionIO } from './io.js'
 import { toJsonReport } from '../report/json.js'
 import { renderMarkdown } from '../report/markdown.js'
-import { formatNumber, invalidVerdict } from '../verdict/decide.js'
+import { formatNumber, reasonSentence } from '../publish/sentences.js'
+import { invalidVerdict } from '../verdict/decide.js'
 import { outcomeOf, type FailOn } from '../verdict/outcome.js'
 
 /**
@@ -72,7 +73,7 @@ export async function publish(
     )
   } else if (outcome.stepFails) {
     io.fail(
-      `${headline}\n${verdict.reasons.map(r => `- ${r.message}`).join('\n')}`,
+      `${headline}\n${verdict.reasons.map(r => `- ${reasonSentence(r, 'action')}`).join('\n')}`,
       outcome.exitCode
     )
   } else {

@@ -97,7 +97,7 @@ export async function checkCommand(options: CheckOptions, io: CliIo): Promise<nu
   const mask = (text: string): string => maskSecrets(text, secrets)
   const evaluation = await evaluate(
     // The user's own files: the rubric's exclude is the owner's.
-    { rubric, trusted: true, runner: 'cli' },
+    { rubric, trusted: true },
     {
       gates: gatesHere({
         cwd: io.cwd,
@@ -122,7 +122,7 @@ export async function checkCommand(options: CheckOptions, io: CliIo): Promise<nu
   const markdown =
     options.markdown === undefined
       ? undefined
-      : renderMarkdown(evaluation, { budget: LOCAL_MARKDOWN_BUDGET, nextStep: 'local' })
+      : renderMarkdown(evaluation, { budget: LOCAL_MARKDOWN_BUDGET, nextStep: 'terminal' })
   // The verdict first: a report that cannot be written must not hide it.
   if (options.markdown === '-' && markdown !== undefined) io.stdout(markdown)
   if (options.dryRun) io.stdout(renderComment(evaluation, DEFAULT_CHECK_NAME))
@@ -133,7 +133,11 @@ export async function checkCommand(options: CheckOptions, io: CliIo): Promise<nu
     )
   }
   const writes = [
-    ['JSON report', options.json, `${JSON.stringify(toJsonReport(evaluation), null, 2)}\n`],
+    [
+      'JSON report',
+      options.json,
+      `${JSON.stringify(toJsonReport(evaluation, 'terminal'), null, 2)}\n`
+    ],
     ['Markdown report', options.markdown === '-' ? undefined : options.markdown, markdown ?? '']
   ] as const
   let failed = false

@@ -5,13 +5,7 @@ import type { GateSource } from '../gates/types.js'
 import { parseRubric } from '../rubric/parse.js'
 import type { RubricTextResult } from '../rubric/text.js'
 import type { Rubric } from '../rubric/types.js'
-import {
-  decide,
-  invalidVerdict,
-  needsCouncil,
-  splitMustHaves,
-  type Runner
-} from '../verdict/decide.js'
+import { decide, invalidVerdict, needsCouncil, splitMustHaves } from '../verdict/decide.js'
 import type { Evaluation, RubricInfo, RubricReview } from './evaluation.js'
 import type { HistoryEntry } from './history.js'
 
@@ -28,8 +22,6 @@ export interface EvaluationRequest {
   readonly review?: RubricReview
   /** The runs of the check on this pull request so far, oldest first; none outside a pull request. */
   readonly history?: readonly HistoryEntry[]
-  /** Who runs the check, for advice that names their setting (default: the action). */
-  readonly runner?: Runner
 }
 
 /** The engine's ports: where gate results, evidence and judgement come from. */
@@ -65,10 +57,7 @@ export async function evaluate(
     const count = parsed.issues.length
     const source = request.rubric.ok ? request.rubric.rubric : request.rubric.source
     return {
-      verdict: invalidVerdict(
-        'invalid_rubric',
-        `the rubric has ${count} problem${count === 1 ? '' : 's'}; fix ${count === 1 ? 'it' : 'them'} and run again`
-      ),
+      verdict: invalidVerdict('invalid_rubric', count),
       rubric: {
         path: source.path,
         source: source.kind,
@@ -132,8 +121,7 @@ export async function evaluate(
     ...(evidence && { coverage: evidence.receipt.ratio }),
     ...(evidenceProblem !== undefined && { evidenceProblem }),
     ...(machineryChanged !== undefined && { machineryChanged }),
-    machineryChecked: machinery !== undefined,
-    ...(request.runner !== undefined && { runner: request.runner })
+    machineryChecked: machinery !== undefined
   })
   return {
     verdict,

@@ -10,7 +10,8 @@ import type { GateStatus } from '../gates/types.js'
 import { formatIssue } from '../rubric/errors.js'
 import type { RubricChange } from '../rubric/diff.js'
 import type { RubricSourceKind } from '../rubric/types.js'
-import type { CriterionStatus, ExitCode, ReasonCode, Tally, VerdictKind } from '../verdict/types.js'
+import { reasonSentence, type Audience } from '../publish/sentences.js'
+import type { CriterionResult, ExitCode, ReasonCode, Tally, VerdictKind } from '../verdict/types.js'
 import { summaryLine } from './summary.js'
 
 export const REPORT_SCHEMA = 'rubric-council/report@1'
@@ -53,14 +54,10 @@ export interface JsonReport {
       readonly total_bytes: number
     }
   }[]
-  readonly criteria: readonly {
-    readonly id: string
-    readonly description: string
-    readonly required: boolean
-    readonly weight: number
-    readonly kind: 'checklist' | 'score'
-    readonly status: CriterionStatus
-    readonly score: number | null
+  readonly criteria: readonly (Pick<
+    CriterionResult,
+    'id' | 'description' | 'required' | 'weight' | 'kind' | 'status' | 'score'
+  > & {
     readonly median: number | null
     readonly required_min_score: number | null
     readonly votes: readonly {
@@ -75,7 +72,7 @@ export interface JsonReport {
       readonly verdict: ChecklistVerdict | null
       readonly reasoning: string
     } | null
-  }[]
+  })[]
   readonly dimensions: readonly {
     readonly name: string
     readonly weight: number
@@ -151,14 +148,14 @@ export interface JsonReport {
   } | null
 }
 
-/** The JSON report of an evaluation. */
-export function toJsonReport(evaluation: Evaluation): JsonReport {
+/** The JSON report of an evaluation; each reason's message is said in the words of `audience`. */
+export function toJsonReport(evaluation: Evaluation, audience: Audience = 'action'): JsonReport {
   const { verdict, rubric, gates, council, evidence } = evaluation
   return {
     schema: REPORT_SCHEMA,
     verdict: verdict.verdict,
     exit_code: verdict.exitCode,
-    reasons: verdict.reasons.map(r => ({ code: r.code, message: r.message })),
+    reasons: verdict.reasons.map(r => ({ code: r.code, message: reasonSentence(r, audience) })),
     recommendation: verdict.recommendation,
     summary: summaryLine(evaluation),
     score: verdict.score,

@@ -1,4 +1,4 @@
-import { formatNumber } from '../verdict/decide.js'
+import { formatNumber } from '../publish/sentences.js'
 import type { CriterionResult } from '../verdict/types.js'
 import type { Evaluation } from '../engine/evaluation.js'
 

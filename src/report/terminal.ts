@@ -2,7 +2,7 @@ import type { JudgeRun, TokenUsage } from '../council/types.js'
 import type { GateResult } from '../gates/types.js'
 import { formatIssue } from '../rubric/errors.js'
 import type { Thresholds } from '../rubric/types.js'
-import { formatNumber } from '../verdict/decide.js'
+import { formatNumber, nextStep, reasonSentence } from '../publish/sentences.js'
 import type {
   CriterionResult,
   CriterionStatus,
@@ -14,7 +14,6 @@ import type {
 import type { Evaluation } from '../engine/evaluation.js'
 import { formatTokens } from './progress.js'
 import { summaryLine } from './summary.js'
-import { nextStep, stepContext } from './next-step.js'
 
 export interface TerminalOptions {
   /** The file `--markdown` wrote the full report to, when it was given one (not `-`). */
@@ -52,9 +51,10 @@ export function renderTerminal(evaluation: Evaluation, options: TerminalOptions 
   const lines: string[] = []
   const summary = summaryLine(evaluation)
   lines.push(`${verdict.verdict} (exit ${verdict.exitCode})${summary ? ` · ${summary}` : ''}`)
-  const step = nextStep(verdict, 'local', stepContext(evaluation))
+  const step = nextStep(verdict, 'terminal')
   if (step !== undefined) lines.push(`next: ${step}`)
-  for (const reason of verdict.reasons) lines.push(`  ${reason.code}: ${reason.message}`)
+  for (const reason of verdict.reasons)
+    lines.push(`  ${reason.code}: ${reasonSentence(reason, 'terminal')}`)
   for (const issue of rubric.problems) lines.push(`  ${formatIssue(issue)}`)
 
   const must = verdict.criteria.filter(c => c.required)

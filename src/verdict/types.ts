@@ -5,32 +5,114 @@ import type {
   Recommendation,
   Severity
 } from '../council/types.js'
+import type { GateResult } from '../gates/types.js'
 
 export type VerdictKind = 'PASS' | 'FAIL' | 'UNCLEAR'
 export type ExitCode = 0 | 1 | 2
 
-/** Named reasons of the decision table (docs/verdict.md); every verdict but PASS carries at least one. */
-export type ReasonCode =
-  | 'invalid_rubric'
-  | 'invalid_input'
-  | 'gate_failed'
-  | CouncilFailure
-  | 'criterion_failed'
-  | 'min_score'
-  | 'blocking_issue'
-  | 'terminate'
-  | 'workflow_modified'
-  | 'incomplete_coverage'
-  | 'judge_disagreement'
-  | 'low_agreement'
-  | 'low_score'
-  | 'borderline'
+/**
+ * The reason codes in the decision table's order (docs/verdict.md): every verdict but PASS carries
+ * at least one, and when it carries several, the first of them in this order is the most important.
+ */
+export const REASON_CODES = [
+  'invalid_rubric',
+  'invalid_input',
+  'gate_failed',
+  'missing_credentials',
+  'rate_limited',
+  'timeout',
+  'provider_error',
+  'invalid_output',
+  'criterion_failed',
+  'min_score',
+  'blocking_issue',
+  'terminate',
+  'workflow_modified',
+  'incomplete_coverage',
+  'judge_disagreement',
+  'low_agreement',
+  'low_score',
+  'borderline'
+] as const
 
-export interface Reason {
-  readonly code: ReasonCode
-  /** One sentence a reader can act on, naming what failed. */
-  readonly message: string
+export type ReasonCode = (typeof REASON_CODES)[number]
+
+/** A gate that did not pass, as a reason names it. */
+export type FailedGate = Pick<GateResult, 'command' | 'status' | 'exitCode' | 'detail'>
+
+/** Why the council fell short of its quorum: how many answered, and what the others said. */
+export interface CouncilShortfall {
+  readonly valid: number
+  readonly asked: number
+  readonly quorum: number
+  readonly failures: readonly { readonly judge: string; readonly message: string }[]
+  /** Every provider error was a rejection of the request itself: asking again will not help. */
+  readonly rejected: boolean
 }
+
+/**
+ * The facts each reason is said with (numbers, names, ids): what decided it, never the words.
+ * Every code of `REASON_CODES` must have an entry, or `Reason` does not typecheck; each way the
+ * council can fail is a reason of row 3.
+ */
+interface ReasonFacts extends Readonly<Record<CouncilFailure, CouncilShortfall>> {
+  /** How many problems the rubric has (the report lists them). */
+  readonly invalid_rubric: { readonly problems: number }
+  /** What is wrong with the inputs, as the input check put it. */
+  readonly invalid_input: { readonly problem: string }
+  readonly gate_failed: { readonly failed: readonly FailedGate[]; readonly of: number }
+  /** The ids of the must-have checklist criteria a majority of judges failed. */
+  readonly criterion_failed: { readonly criteria: readonly string[] }
+  readonly min_score: {
+    readonly criteria: readonly {
+      readonly id: string
+      readonly median: number
+      readonly minimum: number
+    }[]
+  }
+  /** `judges` of `of` judges (those whose samples agreed) reported a blocking finding. */
+  readonly blocking_issue: {
+    readonly judges: number
+    readonly of: number
+    readonly rule: 'majority' | 'any'
+  }
+  readonly terminate: { readonly judges: number; readonly of: number }
+  /** The changed files that are the machinery running this check. */
+  readonly workflow_modified: { readonly paths: readonly string[] }
+  readonly incomplete_coverage:
+    | {
+        /** The changed files could not be read; `judged` says whether judges were needed. */
+        readonly cause: 'unread'
+        readonly problem: string
+        readonly judged: boolean
+      }
+    | {
+        /** The judges saw `coverage` of the reviewable changed files; the rubric needs `minimum`. */
+        readonly cause: 'too_little'
+        readonly coverage: number
+        readonly minimum: number
+      }
+  /** Must-haves without a majority either way, and must-haves no valid answer graded. */
+  readonly judge_disagreement: {
+    readonly split: readonly { readonly id: string; readonly tally: Tally }[]
+    readonly ungraded: readonly string[]
+  }
+  readonly low_agreement: { readonly confidence: number; readonly threshold: number }
+  /** `capped`: the accuracy ceiling lowered the score. */
+  readonly low_score: { readonly score: number; readonly fail: number; readonly capped: boolean }
+  readonly borderline: {
+    readonly score: number
+    readonly fail: number
+    readonly pass: number
+    readonly capped: boolean
+  }
+}
+
+/** The reason of one code, with its facts. */
+export type ReasonOf<C extends ReasonCode> = { readonly code: C } & ReasonFacts[C]
+
+/** A named reason of the decision table and the facts it is said with (src/publish/sentences.ts). */
+export type Reason = { [C in ReasonCode]: ReasonOf<C> }[ReasonCode]
 
 /**
  * PASS/FAIL/SPLIT for checklist criteria; score-range criteria PASS/FAIL against their minimum,

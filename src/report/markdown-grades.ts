@@ -1,0 +1,146 @@
+import { escapeName } from '../evidence/content.js'
+import type { Evaluation } from '../engine/evaluation.js'
+import { describeTally, formatNumber } from '../publish/sentences.js'
+import type { CriterionResult, DimensionResult, JudgedFinding } from '../verdict/types.js'
+import type { Block, Piece, Section } from './budget.js'
+import { abbreviate, code, escapeCell, escapeHtml, escapeMarkdown } from './escape.js'
+import { details, prose, table } from './markdown-pieces.js'
+import { anyGraded, isMet } from './summary.js'
+
+// The Markdown report's parts about the judges' grades: criteria, dimensions and findings.
+
+export function criteriaSection(
+  title: string,
+  criteria: readonly CriterionResult[],
+  priority: number
+): Section {
+  const met = anyGraded(criteria)
+    ? `${criteria.filter(isMet).length} of ${criteria.length} met`
+    : 'not graded'
+  return {
+    open: [`#### ${title} · ${met}\n\n`],
+    blocks: criteria.map(c => criterionBlock(c, priority)),
+    close: [],
+    omitted: n => `*${n} more criteri${n === 1 ? 'on is' : 'a are'} not shown here.*\n\n`
+  }
+}
+
+function criterionBlock(c: CriterionResult, priority: number): Block {
+  const icon = STATUS_ICON[c.status]
+  const summary =
+    `${icon} <b>${escapeHtml(c.id)}</b> · ${[c.status, tally(c)].filter(Boolean).map(escapeHtml).join(' ')} — ` +
+    escapeHtml(abbreviate(c.description, SUMMARY_DESCRIPTION))
+  // The summary line already shows the description unless it had to be shortened there.
+  const shortened =
+    abbreviate(c.description, SUMMARY_DESCRIPTION) !== c.description.replace(/\s+/g, ' ').trim()
+  const body: Piece[] = shortened ? [prose(c.description), '\n\n'] : []
+  const weight = c.weight === 0 ? 'advisory (weight 0)' : `weight ${formatNumber(c.weight)}`
+  if (c.kind === 'score') {
+    body.push(
+      `Median score **${c.median === undefined ? 'none' : formatNumber(c.median)}** of 10` +
+        (c.requiredMinScore === undefined ? '' : `; minimum ${c.requiredMinScore}`) +
+        ` · ${weight}\n\n`
+    )
+  } else {
+    body.push(`${weight.charAt(0).toUpperCase()}${weight.slice(1)}\n\n`)
+  }
+  if (c.votes.length === 0) body.push('*No judge graded this criterion.*\n')
+  for (const vote of [...c.votes, ...(c.tieBreak ? [c.tieBreak] : [])]) {
+    const grade = vote.verdict ?? (vote.score === undefined ? '—' : `${vote.score}/10`)
+    body.push(`- **${escapeMarkdown(vote.judge)}** · ${grade}: `, prose(vote.reasoning), '\n')
+  }
+  // Failing and split criteria are what the author needs most; they are kept longest.
+  const urgency = c.status === 'FAIL' ? 40 : c.status === 'SPLIT' ? 30 : 0
+  return details(summary, body, priority + urgency)
+}
+
+/** Characters of a criterion's description shown on its summary line. */
+const SUMMARY_DESCRIPTION = 90
+
+const STATUS_ICON = { PASS: '✅', FAIL: '❌', SPLIT: '⚠️', SCORED: '🔢', UNGRADED: '➖' } as const
+
+/** `(2/3 PASS)`: the judges' votes (each the majority of its samples), and a tie-break's. */
+function tally(c: CriterionResult): string {
+  if (c.kind === 'score') return c.median === undefined ? '' : `(median ${formatNumber(c.median)})`
+  const t = c.tally
+  if (!t) return ''
+  const judges = t.pass + t.fail + t.abstain
+  if (judges === 0) return ''
+  const tie = c.tieBreak?.verdict ? `, tie-break ${c.tieBreak.verdict}` : ''
+  return `(${t.pass}/${judges} PASS${tie})`
+}
+
+/** `a was settled by a tie-break: the judges voted 1 PASS, 1 FAIL; X (tie-break) said FAIL.` */
+export function tieBreakSentence(c: CriterionResult): string {
+  return (
+    `**${escapeMarkdown(c.id)}** was settled by a tie-break: the judges voted ${c.tally ? describeTally(c.tally) : ''}; ` +
+    `${escapeMarkdown(c.tieBreak?.judge ?? '')} said ${c.tieBreak?.verdict ?? ''}.`
+  )
+}
+
+export function dimensionsSection(evaluation: Evaluation): Section {
+  const { verdict } = evaluation
+  const judges = [...new Set(verdict.dimensions.flatMap(d => d.scores.map(s => s.judge)))]
+  const header = ['dimension', 'weight', 'median', ...judges.map(escapeCell)]
+  const rows = verdict.dimensions.map(d => [
+    escapeCell(d.name),
+    `${Math.round(d.normalisedWeight * 100)}%`,
+    d.median === null ? '—' : formatNumber(d.median),
+    ...judges.map(j => String(d.scores.find(s => s.judge === j)?.score ?? '—'))
+  ])
+  const overall =
+    verdict.dimensionsScore === null
+      ? ''
+      : ` · weighted ${formatNumber(verdict.dimensionsScore * 10)}/10`
+  const ceiling = verdict.accuracyCeilingApplied
+    ? 'The accuracy ceiling capped the overall score (median accuracy below 7).\n\n'
+    : ''
+  return {
+    open: [
+      `<details>\n<summary><b>Dimensions</b>${overall}</summary>\n\n`,
+      table(header, rows),
+      ceiling
+    ],
+    blocks: verdict.dimensions.filter(d => d.scores.length > 0).map(dimensionBlock),
+    close: ['</details>\n\n'],
+    omitted: n => `*Reasoning for ${n} dimension${n === 1 ? ' is' : 's are'} not shown here.*\n\n`
+  }
+}
+
+function dimensionBlock(d: DimensionResult): Block {
+  const pieces: Piece[] = [`**${escapeMarkdown(d.name)}**\n\n`]
+  for (const s of d.scores)
+    pieces.push(`- **${escapeMarkdown(s.judge)}** · ${s.score}: `, prose(s.reasoning), '\n')
+  pieces.push('\n')
+  return { pieces, priority: 10 }
+}
+
+const SEVERITY_ICON = { critical: '🔴', major: '🟠', minor: '🟡', info: '🔵' } as const
+const SEVERITY_RANK = { critical: 0, major: 1, minor: 2, info: 3 } as const
+
+export function findingsSection(findings: readonly JudgedFinding[]): Section {
+  const sorted = [...findings].sort((a, b) => SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity])
+  const counts = (['critical', 'major', 'minor', 'info'] as const)
+    .map(s => [s, findings.filter(f => f.severity === s).length] as const)
+    .filter(([, n]) => n > 0)
+    .map(([s, n]) => `${n} ${s}`)
+    .join(', ')
+  return {
+    open: [`<details>\n<summary><b>Findings</b> · ${counts}</summary>\n\n`],
+    blocks: sorted.map(f => {
+      const where = f.path
+        ? ` · ${code(escapeName(f.line === undefined ? f.path : `${f.path}:${f.line}`))}`
+        : ''
+      return {
+        pieces: [
+          `- ${SEVERITY_ICON[f.severity]} **${f.severity}** · ${escapeMarkdown(f.title)}${where} · ${escapeMarkdown(f.judge)}<br>`,
+          prose(f.evidence),
+          '\n'
+        ],
+        priority: f.severity === 'critical' || f.severity === 'major' ? 70 : 15
+      }
+    }),
+    close: ['\n</details>\n\n'],
+    omitted: n => `\n*${n} more finding${n === 1 ? ' is' : 's are'} not shown here.*\n`
+  }
+}

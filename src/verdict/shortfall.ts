@@ -1,0 +1,38 @@
+import type { CouncilFailure, CouncilOutcome } from '../council/types.js'
+import type { Reason } from './types.js'
+
+/** The order in which a failure is named when several kinds keep the council short of quorum. */
+const FAILURE_PRECEDENCE: readonly CouncilFailure[] = [
+  'missing_credentials',
+  'rate_limited',
+  'timeout',
+  'provider_error',
+  'invalid_output'
+]
+
+/**
+ * Row 3's reason: the council fell short of its quorum. The most frequent failure names the
+ * cause; ties (and no failures at all: no judge could be formed) go by precedence.
+ */
+export function shortfallReason(
+  council: CouncilOutcome | undefined,
+  valid: number,
+  quorum: number
+): Reason {
+  const failed = (council?.runs ?? []).flatMap(r => (r.status === 'failed' ? [r] : []))
+  const counts = new Map<CouncilFailure, number>()
+  for (const run of failed) counts.set(run.failure, (counts.get(run.failure) ?? 0) + 1)
+  const cause =
+    [...FAILURE_PRECEDENCE].sort((a, b) => (counts.get(b) ?? 0) - (counts.get(a) ?? 0))[0] ??
+    'missing_credentials'
+  const providerErrors = failed.filter(r => r.failure === 'provider_error')
+  return {
+    code: cause,
+    valid,
+    asked: council?.runs.length ?? 0,
+    quorum,
+    failures: failed.map(r => ({ judge: r.judge, message: r.message })),
+    // A request the providers rejected as such will be rejected again.
+    rejected: providerErrors.length > 0 && providerErrors.every(r => r.rejected === true)
+  }
+}
