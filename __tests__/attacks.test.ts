@@ -11,6 +11,7 @@ import {
   pullRequestJson,
   REPO,
   runAction,
+  writeEvent,
   type ActionRun,
   type Repository
 } from './helpers/action-run.js'
@@ -475,6 +476,40 @@ describe('the fence and the verdict cache', () => {
     const again = await attempt(pr)
     expect(again.prompts.length).toBeGreaterThan(0)
     expect(again.outcome).toBe('FAIL criterion_failed')
+  })
+})
+
+describe('one head commit, two pull requests into two branches', () => {
+  it('the weaker branch’s success never carries the name the default branch requires', async () => {
+    // The same commit, into the default branch (strict rubric) and into an older branch whose
+    // rubric has one gate and no criteria.
+    const pr = pullRequest({ 'src/feature.ts': `${HIDDEN}\n` })
+    const weak = { number: nextPr++, branch: 'release-1' }
+    const weakTip = 'f'.repeat(40)
+    github.setBranch(weak.branch, weakTip)
+    github.setFile(weakTip, '.github/rubric.md', '## Gates\n- `true`\n')
+    const event = JSON.parse(
+      readFileSync(pullRequestEvent(pr.repo, { number: weak.number }), 'utf8')
+    ) as { pull_request: { base: Record<string, unknown> } }
+    event.pull_request.base.ref = weak.branch
+    github.setPullRequest(weak.number, event.pull_request)
+
+    expect((await attempt(pr)).outcome).toBe('FAIL criterion_failed')
+    const weaker = await runAction({
+      workspace: pr.repo.dir,
+      eventName: 'pull_request',
+      eventPath: writeEvent(event),
+      apiUrl: github.url,
+      inputs: { 'github-token': WRITE, models: MODELS, 'allow-gates-with-secrets': 'true' },
+      env: { ...KEYS, OPENAI_BASE_URL: providers.openaiBaseUrl }
+    })
+    expect(weaker.outputs.verdict).toBe('PASS')
+
+    const onHead = github.checkRuns.filter(c => c.head_sha === pr.repo.headSha)
+    expect(onHead.map(c => [c.name, c.conclusion])).toEqual([
+      ['rubric-council', 'failure'],
+      ['rubric-council (release-1)', 'success']
+    ])
   })
 })
 
