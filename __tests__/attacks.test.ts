@@ -513,6 +513,25 @@ describe('one head commit, two pull requests into two branches', () => {
   })
 })
 
+describe('without a concurrency group, a review a newer push replaced', () => {
+  it('asks no judge and posts nothing, so it can neither cost nor overwrite', async () => {
+    const pr = pullRequest({ 'src/feature.ts': 'export const feature = 1\n' })
+    const reviewed = pr.repo.headSha
+    // A push lands while this review is queued: the pull request is now at a newer commit.
+    github.setPullRequest(pr.number, {
+      ...pullRequestJson(pr.repo, pr.number),
+      head: { sha: 'e'.repeat(40) }
+    })
+    const checks = github.checkRuns.length
+    const { outcome, prompts, result } = await attempt(pr)
+    expect(outcome).toBe('')
+    expect(prompts).toEqual([])
+    expect(github.checkRuns.slice(checks).filter(c => c.head_sha === reviewed)).toEqual([])
+    expect(github.comments.get(pr.number) ?? []).toEqual([])
+    expect(result.stdout).toContain(`is now at eeeeeee, not at ${reviewed.slice(0, 7)}`)
+  })
+})
+
 describe('judges’ text that would link elsewhere', () => {
   const LINKS =
     'See https://evil.example/login and www.evil.example, as acme/widgets#1 and #2 say (GH-3, commit 4f9a2c7e1b8d3a6f)'
