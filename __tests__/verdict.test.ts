@@ -140,6 +140,32 @@ describe('row 2: gates', () => {
     }
   )
 
+  it('names the gates that did not pass, with what a reader needs of each, not their output', () => {
+    const errored = { ...gate('error', 'npm ci'), detail: 'could not start bash: ENOENT' }
+    const verdict = decide({
+      rubric: RUBRIC,
+      gates: [gate('pass'), gate('fail', 'npm test'), errored]
+    })
+    expect(verdict.reasons).toEqual([
+      {
+        code: 'gate_failed',
+        failed: [
+          { command: 'npm test', status: 'fail', exitCode: 1 },
+          {
+            command: 'npm ci',
+            status: 'error',
+            exitCode: null,
+            detail: 'could not start bash: ENOENT'
+          }
+        ],
+        of: 3
+      }
+    ])
+    expect(said(verdict)).toBe(
+      '2 of 3 gates did not pass: "npm test" (exit 1), "npm ci" (could not start bash: ENOENT)'
+    )
+  })
+
   it('a gates-only rubric skips the council: PASS iff every gate passes', () => {
     const gatesOnly = parse(lines('## Gates', '- `a`', '- `b`'))
     expect(decide({ rubric: gatesOnly, gates: [gate('pass'), gate('pass')] })).toMatchObject({

@@ -131,7 +131,7 @@ describe('the Markdown report, per verdict', () => {
 
   it.each(Object.entries(cases))('%s', async (name, evaluation) => {
     // As a pull request reads it (comment, check run, job summary): with the next step.
-    const markdown = renderMarkdown(evaluation, { budget: COMMENT_LIMIT, nextStep: 'pull-request' })
+    const markdown = renderMarkdown(evaluation, { budget: COMMENT_LIMIT, nextStep: 'action' })
     assertWellFormed(markdown)
     await expect(markdown).toMatchFileSnapshot(`../__snapshots__/report-${name}.md`)
     await expect(renderTerminal(evaluation)).toMatchFileSnapshot(
