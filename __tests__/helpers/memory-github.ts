@@ -28,6 +28,8 @@ export interface MemoryCheckRun {
   annotations: CheckRunAnnotation[]
   /** The app that created it: ours unless `addCheckRun` said another. */
   readonly app: string
+  /** The `external_id` it was written with; '' for none. */
+  readonly externalId: string
 }
 
 /** A workflow run as GitHub keeps it, as far as the bot asks about it. */
@@ -134,7 +136,8 @@ export class MemoryGitHub implements GitHubPort {
       title: '',
       summary: '',
       annotations: [],
-      app
+      app,
+      externalId: ''
     }
     this.checkRuns.push(run)
     return run
@@ -250,7 +253,8 @@ export class MemoryGitHub implements GitHubPort {
       ...(where.detailsUrl !== undefined && { details_url: where.detailsUrl }),
       ...text,
       annotations: [],
-      app: OUR_APP
+      app: OUR_APP,
+      externalId: where.externalId ?? ''
     })
     this.writes.push('POST check in_progress')
     return Promise.resolve(ok(id))
@@ -271,7 +275,8 @@ export class MemoryGitHub implements GitHubPort {
       title: run.title,
       summary: run.summary,
       annotations: [],
-      app: OUR_APP
+      app: OUR_APP,
+      externalId: run.externalId ?? ''
     }
     Object.assign(stored, {
       status: 'completed',
@@ -300,6 +305,7 @@ export class MemoryGitHub implements GitHubPort {
         .map(c => ({
           id: c.id,
           appSlug: c.app,
+          externalId: c.externalId,
           htmlUrl: `https://github.com/${OWNER}/${REPO}/runs/${c.id}`
         }))
     )

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { Evaluation } from '../../src/engine/evaluation.js'
 import type { Evidence } from '../../src/evidence/types.js'
 import {
+  CHECK_RUN_MARK,
   planPublication,
   type PublicationContext,
   type PublicationSettings
@@ -206,10 +207,12 @@ describe('the texts stay within what GitHub accepts', () => {
       gateResult(`check-${i}`, 'fail', `error ${i}: ${'x'.repeat(2_000)}\n`)
     )
   }
-  const others = [{ id: 99, appSlug: 'github-actions', htmlUrl: 'https://github.com/o/r/runs/99' }]
+  const others = [
+    { id: 99, appSlug: 'github-actions', htmlUrl: 'https://github.com/o/r/runs/99', externalId: '' }
+  ]
 
   it('the check run’s summary and the comment, with the warning about other check runs', () => {
-    const plan = planPublication(huge, SETTINGS, { ...CONTEXT, otherCheckRuns: others })
+    const plan = planPublication(huge, SETTINGS, { ...CONTEXT, checkRunsNamed: others })
     expect(Array.from(plan.checkRun.summary).length).toBeLessThanOrEqual(SUMMARY_LIMIT)
     expect(plan.checkRun.summary.length).toBeGreaterThan(SUMMARY_LIMIT * 0.9)
     expect(Array.from(plan.comment ?? '').length).toBeLessThanOrEqual(COMMENT_LIMIT)
@@ -226,11 +229,16 @@ describe('the texts stay within what GitHub accepts', () => {
 
 describe('other check runs of the check’s name on the head commit', () => {
   const others = [
-    { id: 4242, appSlug: 'github-actions', htmlUrl: 'https://github.com/o/r/runs/4242' }
+    {
+      id: 4242,
+      appSlug: 'github-actions',
+      htmlUrl: 'https://github.com/o/r/runs/4242',
+      externalId: ''
+    }
   ]
 
   it('are named in the comment, under its marker, and in the check run’s summary, with a link', () => {
-    const plan = planPublication(PASSING, SETTINGS, { ...CONTEXT, otherCheckRuns: others })
+    const plan = planPublication(PASSING, SETTINGS, { ...CONTEXT, checkRunsNamed: others })
     const warning =
       '> Another check run named <code>rubric-council</code> exists on this commit that Rubric Council did not create: [github-actions, check run 4242](https://github.com/o/r/runs/4242).'
     const [first, second] = (plan.comment ?? '').split('\n')
@@ -246,14 +254,47 @@ describe('other check runs of the check’s name on the head commit', () => {
   })
 
   it('do not make a link of an address that is not one', () => {
-    const odd = [{ id: 5, appSlug: '[evil](https://evil.example)', htmlUrl: 'javascript:alert(1)' }]
-    const plan = planPublication(PASSING, SETTINGS, { ...CONTEXT, otherCheckRuns: odd })
+    const odd = [
+      {
+        id: 5,
+        appSlug: '[evil](https://evil.example)',
+        htmlUrl: 'javascript:alert(1)',
+        externalId: ''
+      }
+    ]
+    const plan = planPublication(PASSING, SETTINGS, { ...CONTEXT, checkRunsNamed: odd })
     expect(plan.checkRun.summary).not.toContain('javascript:')
     expect(plan.checkRun.summary).not.toContain('](https://evil.example)')
   })
 
+  it('leave out the one this review started and those Rubric Council wrote earlier', () => {
+    const ours = [
+      {
+        id: 1,
+        appSlug: 'github-actions',
+        htmlUrl: 'https://github.com/o/r/runs/1',
+        externalId: ''
+      },
+      {
+        id: 2,
+        appSlug: 'github-actions',
+        htmlUrl: 'https://github.com/o/r/runs/2',
+        externalId: CHECK_RUN_MARK
+      }
+    ]
+    const plan = planPublication(PASSING, SETTINGS, {
+      ...CONTEXT,
+      checkRunId: 1,
+      checkRunsNamed: [...ours, ...others]
+    })
+    expect(plan.warnings).toHaveLength(1)
+    expect(plan.checkRun.summary).toContain('check run 4242')
+    expect(plan.checkRun.summary).not.toMatch(/check run [12]\]/)
+    expect(plan.checkRun.externalId).toBe(CHECK_RUN_MARK)
+  })
+
   it('leave everything as it was when there are none', () => {
-    const plan = planPublication(PASSING, SETTINGS, { ...CONTEXT, otherCheckRuns: [] })
+    const plan = planPublication(PASSING, SETTINGS, { ...CONTEXT, checkRunsNamed: [] })
     expect(plan.comment).not.toContain('[!WARNING]')
     expect(plan.checkRun.summary).not.toContain('Another check run')
     expect(plan.warnings).toEqual([])

@@ -10,7 +10,12 @@ import type { GateSource } from '../gates/types.js'
 import type { IssueComment } from '../github/comment.js'
 import type { PullRequestRun } from '../github/event.js'
 import type { GitHubPort } from '../github/port.js'
-import { planPublication, type NamedCheckRun, type Publication } from '../publish/plan.js'
+import {
+  CHECK_RUN_MARK,
+  planPublication,
+  type NamedCheckRun,
+  type Publication
+} from '../publish/plan.js'
 import { commentMarker } from '../report/comment.js'
 import {
   historyEntry,
@@ -55,6 +60,7 @@ export async function reviewPullRequest(
   const place: CheckRunPlace = {
     headSha: run.pr.headSha,
     name: inputs.checkName,
+    externalId: CHECK_RUN_MARK,
     ...(context.detailsUrl !== undefined && { detailsUrl: context.detailsUrl })
   }
   const writer = inputs.dryRun ? undefined : ports.github
@@ -114,7 +120,8 @@ export async function reviewPullRequest(
         ...(context.detailsUrl !== undefined && { detailsUrl: context.detailsUrl }),
         kept,
         reportPath: reportPathIn(context.tempDir),
-        otherCheckRuns: writer ? await otherCheckRuns(writer, place, checkRunId, io) : []
+        ...(checkRunId !== undefined && { checkRunId }),
+        checkRunsNamed: writer ? await checkRunsNamed(writer, place, io) : []
       }
     )
     const commentUrl = await publishToPullRequest(ports.github, run, inputs, plan, io, {
@@ -210,18 +217,16 @@ async function ourComments(
 }
 
 /**
- * Check runs of the check's name on the head commit other than the one this run started: a pull
- * request's own workflow job named like the check makes one, which a required check may take.
- * None, with a warning, when they cannot be listed.
+ * The check runs of the check's name on the head commit, for the plan to name those Rubric Council
+ * did not write. None, with a warning, when they cannot be listed.
  */
-async function otherCheckRuns(
+async function checkRunsNamed(
   github: GitHubPort,
   place: CheckRunPlace,
-  ours: number | undefined,
   io: ActionIO
 ): Promise<NamedCheckRun[]> {
   try {
-    return (await github.checkRunsNamed(place.headSha, place.name)).filter(r => r.id !== ours)
+    return await github.checkRunsNamed(place.headSha, place.name)
   } catch (error) {
     io.warning(
       `Rubric Council: could not list the check runs named "${place.name}" on ${place.headSha.slice(0, 7)}: ${error instanceof Error ? error.message : String(error)}`

@@ -25,6 +25,8 @@ export interface CheckRunPlace {
   readonly headSha: string
   readonly name: string
   readonly detailsUrl?: string
+  /** The integrator's own reference for the run (`external_id`), which listings return. */
+  readonly externalId?: string
 }
 
 /** What a check run says, in GitHub's words: a title and a Markdown summary. */
@@ -52,6 +54,8 @@ export interface ListedCheckRun {
   /** The slug of the app that created it; '' when GitHub names none. */
   readonly appSlug: string
   readonly htmlUrl: string
+  /** What its creator gave as `external_id`; '' for none (a workflow job's own check run). */
+  readonly externalId: string
 }
 
 const cut = (text: CheckRunText): CheckRunText => ({
@@ -77,6 +81,7 @@ export async function startCheckRun(
       status: 'in_progress',
       started_at: new Date().toISOString(),
       ...(where.detailsUrl !== undefined && { details_url: where.detailsUrl }),
+      ...(where.externalId !== undefined && { external_id: where.externalId }),
       output: cut(text)
     })
     return ok(data.id)
@@ -110,6 +115,7 @@ export async function writeCheckRun(
             status: 'completed',
             conclusion: run.conclusion,
             ...(run.detailsUrl !== undefined && { details_url: run.detailsUrl }),
+            ...(run.externalId !== undefined && { external_id: run.externalId }),
             output: output(first)
           })
         : await github.rest.checks.update({
@@ -152,6 +158,7 @@ export async function checkRunsNamed(
   return runs.map(run => ({
     id: run.id,
     appSlug: run.app?.slug ?? '',
-    htmlUrl: run.html_url ?? ''
+    htmlUrl: run.html_url ?? '',
+    externalId: run.external_id ?? ''
   }))
 }

@@ -25,6 +25,14 @@ const CHECK_RUN_TITLE_LIMIT = 255
 /** Where the security advice the warnings point to is published. */
 const SECURITY_DOC = 'https://github.com/rubric-council/rubric-council/blob/main/docs/security.md'
 
+/**
+ * The `external_id` of the check runs Rubric Council writes, so that a later review of the same
+ * commit does not take an earlier one for another's. A workflow job's own check run has none and
+ * cannot be given one; a token that can write check runs could set it, and only a ruleset-required
+ * workflow stops that (docs/security.md).
+ */
+export const CHECK_RUN_MARK = 'rubric-council'
+
 /** What the workflow configured about what is said: the action's inputs that shape it. */
 export interface PublicationSettings {
   readonly checkName: string
@@ -36,6 +44,8 @@ export interface PublicationSettings {
 /** A check run GitHub lists on the head commit under the check's name. */
 export interface NamedCheckRun {
   readonly id: number
+  /** Its `external_id`: `CHECK_RUN_MARK` on those Rubric Council wrote. */
+  readonly externalId: string
   /** The app that created it (`github-actions` for a workflow job or a workflow's token). */
   readonly appSlug: string
   readonly htmlUrl: string
@@ -53,11 +63,13 @@ export interface PublicationContext {
   readonly kept?: Omit<CommentState, 'history'>
   /** Where the edge writes the JSON report: the `report` output. */
   readonly reportPath: string
+  /** The check run this review started, if it did. */
+  readonly checkRunId?: number
   /**
-   * Check runs of the check's name on the head commit that this run did not create: a pull
-   * request's own workflow job, or a token, can post one, and a required check may take it.
+   * The check runs of the check's name on the head commit. Those Rubric Council did not write are
+   * named: a pull request's own workflow job can post one, and a required check may take it.
    */
-  readonly otherCheckRuns?: readonly NamedCheckRun[]
+  readonly checkRunsNamed?: readonly NamedCheckRun[]
 }
 
 /** The completed check run: where it goes and everything it says. */
@@ -65,6 +77,7 @@ export interface PlannedCheckRun {
   readonly name: string
   readonly headSha: string
   readonly detailsUrl?: string
+  readonly externalId: string
   readonly status: 'completed'
   readonly conclusion: Conclusion
   readonly title: string
@@ -107,7 +120,9 @@ export function planPublication(
 ): Publication {
   const { verdict } = evaluation
   const outcome = outcomeOf(verdict, settings.failOn, evaluation.acceptance !== undefined)
-  const others = context.otherCheckRuns ?? []
+  const others = (context.checkRunsNamed ?? []).filter(
+    r => r.id !== context.checkRunId && r.externalId !== CHECK_RUN_MARK
+  )
   const alert = othersAlert(settings.checkName, others)
   const annotations = annotationsOf(evaluation)
   const comment = settings.comment ? commentBody(evaluation, settings, context, alert) : undefined
@@ -115,6 +130,7 @@ export function planPublication(
     name: settings.checkName,
     headSha: context.headSha,
     ...(context.detailsUrl !== undefined && { detailsUrl: context.detailsUrl }),
+    externalId: CHECK_RUN_MARK,
     status: 'completed',
     conclusion: outcome.conclusion,
     title:
