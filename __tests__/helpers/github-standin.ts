@@ -631,6 +631,7 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
   'POST /repos/{owner}/{repo}/check-runs': createCheckRun,
   'GET /repos/{owner}/{repo}/check-runs/{check_run_id}': getCheckRun,
   'PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}': updateCheckRun,
+  'GET /repos/{owner}/{repo}/commits/{ref}/check-runs': listCheckRunsForRef,
   'GET /repos/{owner}/{repo}/contents/{path}': getContent,
   'GET /repos/{owner}/{repo}/pulls': listPullRequests,
   'GET /repos/{owner}/{repo}/pulls/{pull_number}': getPullRequest,
@@ -975,6 +976,8 @@ const ROUTE_PERMISSIONS: Readonly<
   'POST /repos/{owner}/{repo}/pulls': [['pull-requests', 'write']],
   'GET /repos/{owner}/{repo}/check-runs/{check_run_id}': [['checks', 'read']],
   'PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}': [['checks', 'write']],
+  // https://docs.github.com/rest/checks/runs#list-check-runs-for-a-git-reference
+  'GET /repos/{owner}/{repo}/commits/{ref}/check-runs': [['checks', 'read']],
   'GET /repos/{owner}/{repo}/contents/{path}': [['contents', 'read']],
   'GET /repos/{owner}/{repo}/pulls': [['pull-requests', 'read']],
   'GET /repos/{owner}/{repo}/pulls/{pull_number}': [['pull-requests', 'read']],
@@ -1348,6 +1351,52 @@ function updateCheckRun(state: State, call: Call): Reply {
   applyCheckRun(run, completedLock(run, body))
   run.history.push({ status: run.status, conclusion: run.conclusion })
   return { status: 200, body: checkRunJson(state, run) }
+}
+
+/**
+ * `GET /commits/{ref}/check-runs`: every check run on the commit (`ref` a sha or a branch), those
+ * written through the API and those GitHub made for the jobs of workflow runs on the commit (a
+ * job is a check run of its name, by the GitHub Actions app, with the job's id: every job of every
+ * attempt). `check_name`, `status` and `app_id` filter; `filter=latest` (the default) keeps the
+ * most recent run of each name, `all` every one. A page is `{ total_count, check_runs }`.
+ */
+function listCheckRunsForRef(state: State, call: Call): Reply {
+  const named = refName(call.params.ref ?? '')
+  const sha = state.branches.get(named) ?? named
+  const jobs = [...state.runs.values()]
+    .filter(run => run.head_sha === sha)
+    .flatMap(run =>
+      [...(state.jobs.get(run.id)?.values() ?? [])].flat().map(job => jobCheckRun(state, run, job))
+    )
+  const name = call.query.get('check_name')
+  const status = call.query.get('status')
+  const appId = call.query.get('app_id')
+  let runs = [...state.checkRuns.filter(r => r.head_sha === sha), ...jobs]
+    .filter(r => name === null || r.name === name)
+    .filter(r => status === null || r.status === status)
+    .filter(() => appId === null || Number(appId) === actionsApp(state).id)
+    .sort((a, b) => b.id - a.id)
+  if ((call.query.get('filter') ?? 'latest') === 'latest') {
+    runs = runs.filter((r, i) => runs.findIndex(other => other.name === r.name) === i)
+  }
+  return paginated(state, call, runs, 100, run => checkRunJson(state, run), 'check_runs')
+}
+
+/** The check run GitHub keeps for a workflow job: the job's id and name, on the run's commit. */
+function jobCheckRun(state: State, run: WorkflowRunSpec, job: StoredJob): CheckRun {
+  const completed = job.status === 'completed'
+  return {
+    id: job.id,
+    name: job.name,
+    head_sha: run.head_sha,
+    status: job.status,
+    conclusion: job.conclusion,
+    details_url: `https://github.com/${state.owner}/${state.repo}/actions/runs/${String(run.id)}/job/${String(job.id)}`,
+    started_at: timestampOf(state.epoch + 10_000),
+    completed_at: completed ? timestampOf(state.epoch + 50_000) : null,
+    output: { title: '', summary: '', annotations: [] },
+    history: []
+  }
 }
 
 /**
@@ -2728,7 +2777,9 @@ function compareRanks(a: readonly number[], b: readonly number[]): number {
     const diff = (a[i] ?? 0) - (b[i] ?? 0)
     if (diff !== 0) return diff
   }
-  return a.length - b.length
+  // Only a multi-segment parameter lets two lengths match one path: the longer route is the more
+  // specific (`commits/{ref}/check-runs`, not a `{ref}` of "<sha>/check-runs").
+  return b.length - a.length
 }
 
 function matchRoute(route: Route, parts: readonly string[]): Record<string, string> | undefined {

@@ -1,22 +1,21 @@
 import { execFileSync } from 'node:child_process'
-import type { Evaluation } from '../../src/engine/evaluation.js'
 import type {
-  CheckRunOutcome,
+  CheckConclusion,
+  CheckRunAnnotation,
   CheckRunPlace,
-  CheckRunStart,
-  CheckRunText
+  CheckRunText,
+  CheckRunWritten,
+  CompletedCheckRun,
+  ListedCheckRun
 } from '../../src/github/check-run.js'
-import {
-  describeFailure,
-  type CommentOutcome,
-  type IssueComment
-} from '../../src/github/comment.js'
+import type { CommentWritten, IssueComment } from '../../src/github/comment.js'
 import type { WorkflowRunListed } from '../../src/github/actions-runs.js'
 import type { CommentByUser, GitHubPort } from '../../src/github/port.js'
-import { outcomeOf, type Conclusion, type FailOn } from '../../src/verdict/outcome.js'
+import type { PullRequest } from '../../src/github/pull-request.js'
+import { failed, ok, type Result } from '../../src/util/result.js'
 import { OWNER, REPO } from './action-run.js'
 
-/** A check run as GitHub keeps it, with the evaluation it was made from. */
+/** A check run as GitHub keeps it: what it was told, annotations of every batch together. */
 export interface MemoryCheckRun {
   readonly id: number
   readonly head_sha: string
@@ -26,7 +25,11 @@ export interface MemoryCheckRun {
   readonly details_url?: string
   title: string
   summary: string
-  evaluation?: Evaluation
+  annotations: CheckRunAnnotation[]
+  /** The app that created it: ours unless `addCheckRun` said another. */
+  readonly app: string
+  /** The `external_id` it was written with; '' for none. */
+  readonly externalId: string
 }
 
 /** A workflow run as GitHub keeps it, as far as the bot asks about it. */
@@ -52,17 +55,34 @@ interface StoredComment {
 }
 
 const BOT = { login: 'github-actions[bot]', type: 'Bot' }
+/** The app our check runs are written by. */
+const OUR_APP = 'github-actions'
+
+/** The fields of GitHub's pull request JSON a test sets and the port answers with. */
+interface PullRequestJson {
+  readonly title?: string
+  readonly body?: string | null
+  readonly state?: string
+  readonly base?: {
+    readonly ref?: string
+    readonly sha?: string
+    readonly repo?: { readonly default_branch?: string }
+  }
+  readonly head?: { readonly sha?: string }
+}
 
 /** A failed request as Octokit throws it. */
 const httpError = (status: number, message = `HTTP ${status}`): Error & { status: number } =>
   Object.assign(new Error(message), { status })
 
+/** What a read-only token's writes answer, unless the test says otherwise. */
+export const REFUSED = 'refused: HTTP 403 (the test gave a read-only token)'
+
 /**
  * GitHub at the port: the repository's pull requests, files, comments and check runs in memory,
- * for running the action's flow in process. It keeps what GitHub keeps and refuses what GitHub
- * refuses to a read-only token (403 on every write, as `describeFailure` words it). Octokit's side
- * of the port (`octokitPort`) is tested against the HTTP stand-in, which checks every request
- * against GitHub's OpenAPI description.
+ * for running the action's flow in process. It records what it is told and answers what the test
+ * set: no rule of the product is kept here. Octokit's side of the port (`octokitPort`) is tested
+ * against the HTTP stand-in, which checks every request against GitHub's OpenAPI description.
  */
 export class MemoryGitHub implements GitHubPort {
   readonly repo = { owner: OWNER, repo: REPO }
@@ -79,16 +99,25 @@ export class MemoryGitHub implements GitHubPort {
   readonly writes: string[] = []
   private readonly files = new Map<string, string>()
   private readonly branches = new Map<string, string>()
-  private readonly pulls = new Map<number, unknown>()
+  private readonly pulls = new Map<number, PullRequestJson>()
   private nextId = 1
 
   constructor(
     private readonly access: {
+      /** Without it, every write is refused with `refusal`. */
       readonly write: boolean
       /** Reading the comments fails with this status (e.g. 502). */
       readonly commentsFail?: number
+      /** The problem a refused write answers; `REFUSED` by default. */
+      readonly refusal?: string
+      /** What `writablePermissions` answers; none by default. */
+      readonly writable?: readonly string[]
     } = { write: true }
   ) {}
+
+  private get refusal(): string {
+    return this.access.refusal ?? REFUSED
+  }
 
   setFile(ref: string, path: string, content: string | Buffer): void {
     this.files.set(`${ref}:${path}`, content.toString())
@@ -96,8 +125,26 @@ export class MemoryGitHub implements GitHubPort {
   setBranch(name: string, sha: string): void {
     this.branches.set(name, sha)
   }
+  /** A pull request as GitHub's JSON has it (a webhook payload's `pull_request`). */
   setPullRequest(number: number, pr: unknown): void {
-    this.pulls.set(number, pr)
+    this.pulls.set(number, pr as PullRequestJson)
+  }
+  /** A check run some app (a pull request's own workflow job, say) created on a commit. */
+  addCheckRun(headSha: string, name: string, app: string): MemoryCheckRun {
+    const run: MemoryCheckRun = {
+      id: this.nextId++,
+      head_sha: headSha,
+      name,
+      status: 'completed',
+      conclusion: 'success',
+      title: '',
+      summary: '',
+      annotations: [],
+      app,
+      externalId: ''
+    }
+    this.checkRuns.push(run)
+    return run
   }
   /** A run of `workflow` on the pull request `number` at `headSha`, finished an hour ago. */
   addRun(
@@ -135,15 +182,22 @@ export class MemoryGitHub implements GitHubPort {
     return this.store.get(issue) ?? []
   }
 
-  /** What GitHub's write probes answer: every permission with a writing token, none without. */
-  writablePermissions = (): Promise<string[]> =>
-    Promise.resolve(
-      this.access.write ? ['checks', 'statuses', 'contents', 'pull-requests', 'actions'] : []
-    )
+  writablePermissions = (): Promise<string[]> => Promise.resolve([...(this.access.writable ?? [])])
 
-  pullRequest = (number: number): Promise<unknown> => {
+  /** The pull request the test set, in the port's field names. */
+  pullRequest = (number: number): Promise<PullRequest | undefined> => {
     const pr = this.pulls.get(number)
-    return pr === undefined ? Promise.reject(httpError(404)) : Promise.resolve(pr)
+    if (pr === undefined) return Promise.reject(httpError(404))
+    return Promise.resolve({
+      number,
+      title: pr.title ?? '',
+      body: pr.body ?? '',
+      baseSha: pr.base?.sha ?? '',
+      baseRef: pr.base?.ref ?? '',
+      defaultBranch: pr.base?.repo?.default_branch ?? '',
+      headSha: pr.head?.sha ?? '',
+      state: pr.state === 'closed' ? 'closed' : 'open'
+    })
   }
 
   fileAt = (path: string, ref: string): Promise<string | undefined> =>
@@ -162,16 +216,11 @@ export class MemoryGitHub implements GitHubPort {
     issue: number,
     body: string,
     existing: readonly IssueComment[]
-  ): Promise<CommentOutcome> => {
-    if (!this.access.write) {
-      return Promise.resolve({
-        action: 'failed',
-        reason: describeFailure(httpError(403), 'comment on the pull request')
-      })
-    }
+  ): Promise<Result<CommentWritten>> => {
+    if (!this.access.write) return Promise.resolve(failed(this.refusal))
     const all = this.store.get(issue) ?? []
     const [ours, ...duplicates] = existing
-    let outcome: CommentOutcome
+    let outcome: CommentWritten
     if (!ours) {
       const id = this.nextId++
       const comment = { id, body, html_url: this.url(issue, id), ...BOT }
@@ -195,16 +244,11 @@ export class MemoryGitHub implements GitHubPort {
       this.writes.push(`DELETE comment ${duplicate.id}`)
     }
     this.store.set(issue, all)
-    return Promise.resolve(outcome)
+    return Promise.resolve(ok(outcome))
   }
 
-  startCheckRun = (where: CheckRunPlace, text: CheckRunText): Promise<CheckRunStart> => {
-    if (!this.access.write) {
-      return Promise.resolve({
-        action: 'failed',
-        reason: describeFailure(httpError(403), 'create the check run')
-      })
-    }
+  startCheckRun = (where: CheckRunPlace, text: CheckRunText): Promise<Result<number>> => {
+    if (!this.access.write) return Promise.resolve(failed(this.refusal))
     const id = this.nextId++
     this.checkRuns.push({
       id,
@@ -212,62 +256,64 @@ export class MemoryGitHub implements GitHubPort {
       name: where.name,
       status: 'in_progress',
       ...(where.detailsUrl !== undefined && { details_url: where.detailsUrl }),
-      ...text
+      ...text,
+      annotations: [],
+      app: OUR_APP,
+      externalId: where.externalId ?? ''
     })
     this.writes.push('POST check in_progress')
-    return Promise.resolve({ action: 'started', id })
+    return Promise.resolve(ok(id))
   }
 
   checkRun = (
-    where: CheckRunPlace & { readonly id?: number },
-    evaluation: Evaluation,
-    failOn: FailOn
-  ): Promise<CheckRunOutcome> =>
-    this.completeCheckRun(
-      where,
-      outcomeOf(evaluation.verdict, failOn, evaluation.acceptance !== undefined).conclusion,
-      { title: evaluation.verdict.verdict, summary: '' },
-      evaluation
+    run: CompletedCheckRun & { readonly id?: number }
+  ): Promise<Result<CheckRunWritten>> => {
+    if (!this.access.write) return Promise.resolve(failed(this.refusal))
+    const existing = this.checkRuns.find(c => c.id === run.id)
+    if (run.id !== undefined && existing === undefined) return Promise.reject(httpError(404))
+    const stored: MemoryCheckRun = existing ?? {
+      id: this.nextId++,
+      head_sha: run.headSha,
+      name: run.name,
+      status: 'completed',
+      ...(run.detailsUrl !== undefined && { details_url: run.detailsUrl }),
+      title: run.title,
+      summary: run.summary,
+      annotations: [],
+      app: OUR_APP,
+      externalId: run.externalId ?? ''
+    }
+    Object.assign(stored, {
+      status: 'completed',
+      conclusion: run.conclusion,
+      title: run.title,
+      summary: run.summary
+    })
+    stored.annotations.push(...(run.annotations ?? []).flat())
+    if (!existing) this.checkRuns.push(stored)
+    this.writes.push(existing ? 'PATCH check completed' : 'POST check')
+    return Promise.resolve(
+      ok({ action: existing ? 'completed' : 'created', url: `${this.url(0, 0)}/checks` })
     )
+  }
 
   completeCheckRun = (
     where: CheckRunPlace & { readonly id?: number },
-    conclusion: Conclusion,
-    text: CheckRunText,
-    evaluation?: Evaluation
-  ): Promise<CheckRunOutcome> => {
-    const verb = where.id === undefined ? 'create' : 'complete'
-    if (!this.access.write) {
-      return Promise.resolve({
-        action: 'failed',
-        reason: describeFailure(httpError(403), `${verb} the check run`)
-      })
-    }
-    const existing = this.checkRuns.find(c => c.id === where.id)
-    if (where.id !== undefined && existing === undefined) {
-      return Promise.reject(httpError(404))
-    }
-    const run: MemoryCheckRun = existing ?? {
-      id: this.nextId++,
-      head_sha: where.headSha,
-      name: where.name,
-      status: 'completed',
-      ...(where.detailsUrl !== undefined && { details_url: where.detailsUrl }),
-      ...text
-    }
-    Object.assign(run, {
-      status: 'completed',
-      conclusion,
-      ...text,
-      ...(evaluation && { evaluation })
-    })
-    if (!existing) this.checkRuns.push(run)
-    this.writes.push(existing ? 'PATCH check completed' : 'POST check')
-    return Promise.resolve({
-      action: existing ? 'completed' : 'created',
-      url: `${this.url(0, 0)}/checks`
-    })
-  }
+    conclusion: CheckConclusion,
+    text: CheckRunText
+  ): Promise<Result<CheckRunWritten>> => this.checkRun({ ...where, conclusion, ...text })
+
+  checkRunsNamed = (headSha: string, name: string): Promise<ListedCheckRun[]> =>
+    Promise.resolve(
+      this.checkRuns
+        .filter(c => c.head_sha === headSha && c.name === name)
+        .map(c => ({
+          id: c.id,
+          appSlug: c.app,
+          externalId: c.externalId,
+          htmlUrl: `https://github.com/${OWNER}/${REPO}/runs/${c.id}`
+        }))
+    )
 
   issueComment = (id: number): Promise<CommentByUser | undefined> => {
     const found = [...this.store.values()].flat().find(c => c.id === id)
@@ -280,11 +326,7 @@ export class MemoryGitHub implements GitHubPort {
   openPullRequests = (branch: string): Promise<{ number: number; headSha: string }[]> =>
     Promise.resolve(
       [...this.pulls.entries()].flatMap(([number, pr]) => {
-        const { base, head, state } = pr as {
-          base?: { ref?: string }
-          head?: { sha?: string }
-          state?: string
-        }
+        const { base, head, state } = pr
         return base?.ref === branch && (state ?? 'open') === 'open'
           ? [{ number, headSha: head?.sha ?? '' }]
           : []

@@ -80,11 +80,11 @@ export async function rubricPushed(context: BotContext): Promise<void> {
           summary: `The rubric at ${path} on ${branch} changed (${change}). This pull request is being reviewed again under the new rubric.`
         }
       )
-      if (started.action === 'failed') {
+      if (!started.ok) {
         // No permission for one is no permission for any: say it once.
         pending = false
         io.warning(
-          `Rubric Council: cannot mark the checks pending (${started.reason}); give the workflow "checks: write"`
+          `Rubric Council: cannot mark the checks pending (${started.problem}); give the workflow "checks: write"`
         )
       }
     }
@@ -156,9 +156,7 @@ export async function commandGiven(context: BotContext): Promise<void> {
   }
   await github.react(commentId, 'eyes')
 
-  const pr = await github.pullRequest(number)
-  const head =
-    isRecord(pr) && isRecord(pr.head) && typeof pr.head.sha === 'string' ? pr.head.sha : ''
+  const head = (await github.pullRequest(number))?.headSha ?? ''
   const [ours] = await github.comments(number, commentMarker(inputs.checkName))
   const state = ours ? readState(ours.body) : { history: [] }
 
@@ -207,9 +205,9 @@ export async function commandGiven(context: BotContext): Promise<void> {
         `It holds for this commit only; a new push is judged again. The report: ${ours.html_url}`
     }
   )
-  if (check.action === 'failed') {
-    io.warning(`Rubric Council: ${check.reason}`)
-    await github.reply(number, `${who} I could not record the acceptance: ${check.reason}.`)
+  if (!check.ok) {
+    io.warning(`Rubric Council: ${check.problem}`)
+    await github.reply(number, `${who} I could not record the acceptance: ${check.problem}.`)
     return
   }
   const note = acceptanceNote({ by: login, reason, commit: head })

@@ -2,7 +2,7 @@ import { parseModelList } from '../council/providers.js'
 import { DEFAULT_MAX_EVIDENCE_TOKENS } from '../evidence/build.js'
 import { DEFAULT_CHECK_NAME } from '../report/comment.js'
 import { DEFAULT_RUBRIC_PATH } from '../rubric/defaults.js'
-import { FAIL_ON, type FailOn } from '../verdict/outcome.js'
+import { FAIL_ON, type FailOn } from '../publish/outcome.js'
 
 /** A bad action input; the message quotes the value and says what would be accepted. */
 export class InputError extends Error {

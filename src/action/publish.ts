@@ -3,19 +3,11 @@ import { isAbsolute, join, relative, resolve } from 'node:path'
 import type { Evaluation } from '../engine/evaluation.js'
 import type { ActionIO } from './io.js'
 import { toJsonReport } from '../report/json.js'
-import { renderMarkdown } from '../report/markdown.js'
-import { formatNumber, reasonSentence } from '../publish/sentences.js'
+import type { FailOn } from '../publish/outcome.js'
+import { planPublication, type Publication } from '../publish/plan.js'
 import { invalidVerdict } from '../verdict/decide.js'
-import { outcomeOf, type FailOn } from '../verdict/outcome.js'
 
-/**
- * GitHub drops a step summary over 1 MiB of UTF-8 (1,048,576 bytes) entirely, so the report is
- * budgeted in bytes. 16 KiB (1.6 %) is kept in reserve: the runner states its check as "1024k"
- * without saying how it rounds, and the toolkit may add a line end when it writes the file; a
- * small margin costs little against losing the whole summary. (Budgeting 1 MiB / 3 characters
- * instead cut mostly-ASCII reports at a third of what fits.)
- */
-export const SUMMARY_BUDGET_BYTES = 1024 * 1024 - 16 * 1024
+export { SUMMARY_BUDGET_BYTES } from '../publish/plan.js'
 
 export interface PublishContext {
   readonly failOn: FailOn
@@ -24,21 +16,31 @@ export interface PublishContext {
   /** The repository root, for annotation paths, and the directory rubric paths are relative to. */
   readonly workspace: string
   readonly cwd: string
-  readonly commentUrl?: string
 }
 
-/** Writes everything the action reports, then ends the step per `fail-on`. */
+/** Where the JSON report goes: the `report` output. */
+export function reportPathIn(tempDir: string): string {
+  return join(tempDir, 'report.json')
+}
+
+/**
+ * Says to the runner what `plan` says, after writing the JSON report: the rubric's problems as
+ * annotations, the warnings, the job summary, the outputs (with the comment's URL, which only its
+ * write knew), then ends the step as planned.
+ */
 export async function publish(
   evaluation: Evaluation,
-  context: PublishContext,
+  plan: Publication,
+  context: PublishContext & { readonly commentUrl?: string | undefined },
   io: ActionIO
 ): Promise<void> {
-  const { verdict, rubric } = evaluation
   await mkdir(context.tempDir, { recursive: true })
-  const reportPath = join(context.tempDir, 'report.json')
-  await writeFile(reportPath, `${JSON.stringify(toJsonReport(evaluation), null, 2)}\n`)
+  await writeFile(
+    reportPathIn(context.tempDir),
+    `${JSON.stringify(toJsonReport(evaluation), null, 2)}\n`
+  )
 
-  for (const issue of rubric.problems) {
+  for (const issue of evaluation.rubric.problems) {
     const file = annotationPath(context.workspace, context.cwd, issue.file)
     io.error(issue.message, {
       title: `Invalid rubric (${issue.rule})`,
@@ -47,38 +49,17 @@ export async function publish(
       ...(file !== undefined && issue.column !== undefined && { startColumn: issue.column })
     })
   }
+  for (const warning of plan.warnings) io.warning(warning)
 
-  const markdown = renderMarkdown(evaluation, {
-    budget: SUMMARY_BUDGET_BYTES,
-    unit: 'bytes',
-    nextStep: 'pull-request'
-  })
-  await io.summary(markdown)
+  await io.summary(plan.summary)
 
-  io.setOutput('verdict', verdict.verdict)
-  io.setOutput('exit-code', String(verdict.exitCode))
-  io.setOutput('score', verdict.score === null ? '' : formatNumber(verdict.score))
-  io.setOutput('confidence', verdict.confidence === null ? '' : formatNumber(verdict.confidence))
-  io.setOutput('reasons', verdict.reasons.map(r => r.code).join(','))
-  io.setOutput('recommendation', verdict.recommendation)
-  io.setOutput('rubric-hash', rubric.hash ?? '')
-  io.setOutput('report', reportPath)
+  for (const [name, value] of Object.entries(plan.outputs)) io.setOutput(name, value)
   io.setOutput('comment-url', context.commentUrl ?? '')
 
-  const headline = `Rubric Council: ${verdict.verdict}${verdict.reasons.length > 0 ? ` (${verdict.reasons.map(r => r.code).join(', ')})` : ''}`
-  const outcome = outcomeOf(verdict, context.failOn, evaluation.acceptance !== undefined)
-  if (evaluation.acceptance) {
-    io.notice(
-      `${headline}, accepted for ${evaluation.acceptance.commit.slice(0, 7)} by @${evaluation.acceptance.by}: ${evaluation.acceptance.reason}`
-    )
-  } else if (outcome.stepFails) {
-    io.fail(
-      `${headline}\n${verdict.reasons.map(r => `- ${reasonSentence(r, 'action')}`).join('\n')}`,
-      outcome.exitCode
-    )
-  } else {
-    io.info(headline)
-  }
+  const { step } = plan
+  if (step.fails) io.fail(step.message, step.exitCode)
+  else if (step.level === 'notice') io.notice(step.message)
+  else io.info(step.message)
 }
 
 /** Annotations name files relative to the repository root; files outside it get none. */
@@ -96,8 +77,18 @@ export async function endEarly(
   context: PublishContext,
   io: ActionIO
 ): Promise<void> {
-  if (why.kind === 'skip') io.notice(`Rubric Council: ${why.message}`)
-  else await publish(invalidInput(why.message), context, io)
+  if (why.kind === 'skip') {
+    io.notice(`Rubric Council: ${why.message}`)
+    return
+  }
+  const evaluation = invalidInput(why.message)
+  // Nothing is posted on a pull request: only the summary, the outputs and the step's end.
+  const plan = planPublication(
+    evaluation,
+    { checkName: '', failOn: context.failOn, comment: false },
+    { headSha: '', reportPath: reportPathIn(context.tempDir) }
+  )
+  await publish(evaluation, plan, context, io)
 }
 
 /** An evaluation that stopped on an unusable input or event, before any rubric was read. */

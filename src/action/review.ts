@@ -7,21 +7,25 @@ import type { CheckRunPlace } from '../github/check-run.js'
 import { mayCommand, parseCommand } from './commands.js'
 import type { EvidenceSource } from '../evidence/source.js'
 import type { GateSource } from '../gates/types.js'
-import { annotationsOf } from '../github/check-run.js'
 import type { IssueComment } from '../github/comment.js'
 import type { PullRequestRun } from '../github/event.js'
 import type { GitHubPort } from '../github/port.js'
-import { commentMarker, renderComment } from '../report/comment.js'
+import {
+  CHECK_RUN_MARK,
+  planPublication,
+  type NamedCheckRun,
+  type Publication
+} from '../publish/plan.js'
+import { commentMarker } from '../report/comment.js'
 import {
   historyEntry,
   readState,
   type CommentState,
   type StoredAcceptance
 } from '../report/history.js'
-import { outcomeOf } from '../verdict/outcome.js'
 import type { ActionInputs } from './inputs.js'
 import type { ActionIO } from './io.js'
-import { publish, type PublishContext } from './publish.js'
+import { publish, reportPathIn, type PublishContext } from './publish.js'
 import type { RubricChoice } from './rubric.js'
 
 /** What a review runs on: gate results, evidence and judgement come in through these. */
@@ -56,6 +60,7 @@ export async function reviewPullRequest(
   const place: CheckRunPlace = {
     headSha: run.pr.headSha,
     name: inputs.checkName,
+    externalId: CHECK_RUN_MARK,
     ...(context.detailsUrl !== undefined && { detailsUrl: context.detailsUrl })
   }
   const writer = inputs.dryRun ? undefined : ports.github
@@ -67,8 +72,8 @@ export async function reviewPullRequest(
       summary: `Rubric Council is reviewing ${run.pr.headSha.slice(0, 7)}: gates, then the judges.`
     })
   ])
-  if (started?.action === 'failed') io.warning(`Rubric Council: ${started.reason}`)
-  const checkRunId = started?.action === 'started' ? started.id : undefined
+  if (started?.ok === false) io.warning(`Rubric Council: ${started.problem}`)
+  const checkRunId = started?.ok === true ? started.value : undefined
   try {
     const state: CommentState = existing[0] ? readState(existing[0].body) : { history: [] }
     const prior = state.history
@@ -106,12 +111,24 @@ export async function reviewPullRequest(
       ...(cache.sealed && { judgement: cache.sealed }),
       ...(acceptance && state.accepted && { accepted: state.accepted })
     }
-    const commentUrl = await publishToPullRequest(ports.github, run, inputs, evaluation, io, {
+    const plan = planPublication(
+      evaluation,
+      { checkName: inputs.checkName, failOn: inputs.failOn, comment: inputs.comment === 'sticky' },
+      {
+        headSha: run.pr.headSha,
+        pullRequest: run.pr.number,
+        ...(context.detailsUrl !== undefined && { detailsUrl: context.detailsUrl }),
+        kept,
+        reportPath: reportPathIn(context.tempDir),
+        ...(checkRunId !== undefined && { checkRunId }),
+        checkRunsNamed: writer ? await checkRunsNamed(writer, place, io) : []
+      }
+    )
+    const commentUrl = await publishToPullRequest(ports.github, run, inputs, plan, io, {
       existing,
-      kept,
-      place: { ...place, ...(checkRunId !== undefined && { id: checkRunId }) }
+      ...(checkRunId !== undefined && { checkRunId })
     })
-    await publish(evaluation, { ...context, ...(commentUrl !== undefined && { commentUrl }) }, io)
+    await publish(evaluation, plan, { ...context, commentUrl }, io)
   } catch (error) {
     // A pending check must not stay pending: it ends as a failure that says why.
     if (writer && checkRunId !== undefined) {
@@ -200,28 +217,40 @@ async function ourComments(
 }
 
 /**
- * The sticky comment and the check run. Without write permission both degrade to a warning; the
- * verdict stands and the job summary has the report. Returns the comment's URL, if any.
+ * The check runs of the check's name on the head commit, for the plan to name those Rubric Council
+ * did not write. None, with a warning, when they cannot be listed.
+ */
+async function checkRunsNamed(
+  github: GitHubPort,
+  place: CheckRunPlace,
+  io: ActionIO
+): Promise<NamedCheckRun[]> {
+  try {
+    return await github.checkRunsNamed(place.headSha, place.name)
+  } catch (error) {
+    io.warning(
+      `Rubric Council: could not list the check runs named "${place.name}" on ${place.headSha.slice(0, 7)}: ${error instanceof Error ? error.message : String(error)}`
+    )
+    return []
+  }
+}
+
+/**
+ * The sticky comment and the check run, as planned. Without write permission both degrade to a
+ * warning; the verdict stands and the job summary has the report. Returns the comment's URL, if
+ * any.
  */
 async function publishToPullRequest(
   github: GitHubPort | undefined,
   run: PullRequestRun,
   inputs: ActionInputs,
-  evaluation: Evaluation,
+  plan: Publication,
   io: ActionIO,
-  options: {
-    readonly existing: readonly IssueComment[]
-    readonly kept: Omit<CommentState, 'history'>
-    readonly place: CheckRunPlace & { readonly id?: number }
-  }
+  options: { readonly existing: readonly IssueComment[]; readonly checkRunId?: number }
 ): Promise<string | undefined> {
-  const conclusion = outcomeOf(
-    evaluation.verdict,
-    inputs.failOn,
-    evaluation.acceptance !== undefined
-  ).conclusion
   if (inputs.dryRun) {
-    printDryRun(run, inputs, evaluation, conclusion, io)
+    if (plan.dryRun.comment) io.group(plan.dryRun.comment.title, plan.dryRun.comment.body)
+    io.info(plan.dryRun.checkRun)
     return undefined
   }
   if (!github) {
@@ -231,15 +260,18 @@ async function publishToPullRequest(
     return undefined
   }
   // The comment and the check run are written at once; the client still sends one write at a
-  // time, so this only overlaps rendering one with sending the other.
+  // time, so this only overlaps one request's wait with the other's.
   const [url, check] = await Promise.all([
-    inputs.comment === 'sticky'
-      ? stickyComment(github, run, inputs, evaluation, options, io)
-      : undefined,
-    github.checkRun(options.place, evaluation, inputs.failOn)
+    plan.comment === undefined
+      ? undefined
+      : stickyComment(github, run, plan.comment, options.existing, io),
+    github.checkRun({
+      ...plan.checkRun,
+      ...(options.checkRunId !== undefined && { id: options.checkRunId })
+    })
   ])
-  if (check.action === 'failed') io.warning(`Rubric Council: ${check.reason}`)
-  else io.info(`Check run "${inputs.checkName}": ${conclusion}`)
+  if (!check.ok) io.warning(`Rubric Council: ${check.problem}`)
+  else io.info(`Check run "${inputs.checkName}": ${plan.checkRun.conclusion}`)
   return url
 }
 
@@ -247,12 +279,8 @@ async function publishToPullRequest(
 async function stickyComment(
   github: GitHubPort,
   run: PullRequestRun,
-  inputs: ActionInputs,
-  evaluation: Evaluation,
-  options: {
-    readonly existing: readonly IssueComment[]
-    readonly kept: Omit<CommentState, 'history'>
-  },
+  body: string,
+  existing: readonly IssueComment[],
   io: ActionIO
 ): Promise<string | undefined> {
   const current = await currentHead(github, run)
@@ -263,45 +291,18 @@ async function stickyComment(
     )
     return undefined
   }
-  const outcome = await github.upsertComment(
-    run.pr.number,
-    renderComment(evaluation, inputs.checkName, options.kept),
-    options.existing
-  )
-  if (outcome.action === 'failed') {
-    io.warning(`Rubric Council: ${outcome.reason}`)
+  const written = await github.upsertComment(run.pr.number, body, existing)
+  if (!written.ok) {
+    io.warning(`Rubric Council: ${written.problem}`)
     return undefined
   }
-  return outcome.url
-}
-
-/** What a real run would post, printed instead (dry-run). */
-function printDryRun(
-  run: PullRequestRun,
-  inputs: ActionInputs,
-  evaluation: Evaluation,
-  conclusion: string,
-  io: ActionIO
-): void {
-  if (inputs.comment === 'sticky') {
-    io.group(
-      `Rubric Council (dry run): the comment it would post on #${run.pr.number}`,
-      renderComment(evaluation, inputs.checkName)
-    )
-  }
-  const annotations = annotationsOf(evaluation).length
-  io.info(
-    `Rubric Council (dry run): it would create the check run "${inputs.checkName}" on ${run.pr.headSha.slice(0, 7)} ` +
-      `concluding ${conclusion}, with ${annotations} annotation${annotations === 1 ? '' : 's'}`
-  )
+  return written.value.url
 }
 
 /** The pull request's head now, or undefined when it cannot be read (then nothing is withheld). */
 async function currentHead(github: GitHubPort, run: PullRequestRun): Promise<string | undefined> {
   try {
-    const pr = await github.pullRequest(run.pr.number)
-    const head = (pr as { head?: { sha?: unknown } }).head?.sha
-    return typeof head === 'string' ? head : undefined
+    return (await github.pullRequest(run.pr.number))?.headSha
   } catch {
     return undefined
   }

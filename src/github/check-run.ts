@@ -1,74 +1,32 @@
-import type { Evaluation } from '../engine/evaluation.js'
-import { renderMarkdown } from '../report/markdown.js'
-import { summaryLine } from '../report/summary.js'
-import type { Severity } from '../council/types.js'
-import { shownLines } from '../evidence/diff.js'
-import { outcomeOf, type Conclusion, type FailOn } from '../verdict/outcome.js'
+import { failed, ok, type Result } from '../util/result.js'
 import type { GitHub } from './client.js'
 import { describeFailure, type Repo } from './comment.js'
 
-/** GitHub accepts at most 50 annotations per request, and 65,535 characters of summary. */
-const ANNOTATIONS_PER_REQUEST = 50
+/** GitHub accepts 65,535 characters of summary and 255 of title; longer text is cut, not refused. */
 const SUMMARY_LIMIT = 65_535
+const TITLE_LIMIT = 255
 
-const LEVEL: Readonly<Record<Severity, 'failure' | 'warning' | 'notice'>> = {
-  critical: 'failure',
-  major: 'failure',
-  minor: 'warning',
-  info: 'notice'
-}
+/** A completed check run's conclusion, in the Checks API's words (those a check run may set). */
+export type CheckConclusion =
+  'success' | 'failure' | 'neutral' | 'action_required' | 'cancelled' | 'skipped' | 'timed_out'
 
-export interface Annotation {
+/** A check-run annotation, as the Checks API takes it. */
+export interface CheckRunAnnotation {
   readonly path: string
   readonly start_line: number
   readonly end_line: number
   readonly annotation_level: 'failure' | 'warning' | 'notice'
-  readonly title: string
+  readonly title?: string
   readonly message: string
 }
-
-/**
- * Findings with a path and a line, as check-run annotations: only those naming a changed file the
- * judges were shown, at a line its patch shows (so an existing line of the new file). A judge's
- * answer is untrusted text; `../../etc/passwd` or line 999999999 is dropped, not posted.
- */
-export function annotationsOf(evaluation: Evaluation): Annotation[] {
-  const shown = new Map(
-    (evaluation.evidence?.files ?? []).flatMap(file =>
-      file.patch === undefined || file.status === 'deleted'
-        ? []
-        : [[file.path, shownLines(file.patch)] as const]
-    )
-  )
-  return evaluation.verdict.findings.flatMap(f => {
-    if (f.path === undefined || f.line === undefined) return []
-    const { line } = f
-    const path = [f.path, f.path.replace(/^(\.\/|b\/)/, '')].find(p => shown.has(p))
-    const ranges = path === undefined ? undefined : shown.get(path)
-    return path !== undefined && ranges?.some(([first, last]) => line >= first && line <= last)
-      ? [
-          {
-            path,
-            start_line: f.line,
-            end_line: f.line,
-            annotation_level: LEVEL[f.severity],
-            title: `${f.severity}: ${f.title}`.slice(0, 255),
-            message: `${f.evidence}\n— ${f.judge}`.slice(0, 64_000)
-          }
-        ]
-      : []
-  })
-}
-
-export type CheckRunOutcome =
-  | { readonly action: 'created' | 'completed'; readonly url: string }
-  | { readonly action: 'failed'; readonly reason: string }
 
 /** Where a check run goes: its name on the head commit. */
 export interface CheckRunPlace {
   readonly headSha: string
   readonly name: string
   readonly detailsUrl?: string
+  /** The integrator's own reference for the run (`external_id`), which listings return. */
+  readonly externalId?: string
 }
 
 /** What a check run says, in GitHub's words: a title and a Markdown summary. */
@@ -77,19 +35,43 @@ export interface CheckRunText {
   readonly summary: string
 }
 
-export type CheckRunStart =
-  | { readonly action: 'started'; readonly id: number }
-  | { readonly action: 'failed'; readonly reason: string }
+/** A completed check run, as written: its conclusion, its text and its annotations. */
+export interface CompletedCheckRun extends CheckRunPlace, CheckRunText {
+  readonly conclusion: CheckConclusion
+  /** One request each; the API takes at most 50 annotations per request. */
+  readonly annotations?: readonly (readonly CheckRunAnnotation[])[]
+}
+
+/** A completed check run's write: a new one, or the started one completed. */
+export interface CheckRunWritten {
+  readonly action: 'created' | 'completed'
+  readonly url: string
+}
+
+/** A check run GitHub lists on a commit. */
+export interface ListedCheckRun {
+  readonly id: number
+  /** The slug of the app that created it; '' when GitHub names none. */
+  readonly appSlug: string
+  readonly htmlUrl: string
+  /** What its creator gave as `external_id`; '' for none (a workflow job's own check run). */
+  readonly externalId: string
+}
+
+const cut = (text: CheckRunText): CheckRunText => ({
+  title: text.title.slice(0, TITLE_LIMIT),
+  summary: text.summary.slice(0, SUMMARY_LIMIT)
+})
 
 /**
  * A check run `in_progress` on the head commit: the check is pending while the run works, and a
- * required check never shows an older result meanwhile. `publishCheckRun` completes it.
+ * required check never shows an older result meanwhile. Its id, for `writeCheckRun` to complete.
  */
 export async function startCheckRun(
   github: GitHub,
   where: Repo & CheckRunPlace,
   text: CheckRunText
-): Promise<CheckRunStart> {
+): Promise<Result<number>> {
   try {
     const { data } = await github.rest.checks.create({
       owner: where.owner,
@@ -99,116 +81,84 @@ export async function startCheckRun(
       status: 'in_progress',
       started_at: new Date().toISOString(),
       ...(where.detailsUrl !== undefined && { details_url: where.detailsUrl }),
-      output: { title: text.title.slice(0, 255), summary: text.summary.slice(0, SUMMARY_LIMIT) }
+      ...(where.externalId !== undefined && { external_id: where.externalId }),
+      output: cut(text)
     })
-    return { action: 'started', id: data.id }
+    return ok(data.id)
   } catch (error) {
-    return { action: 'failed', reason: describeFailure(error, 'create the check run') }
+    return failed(describeFailure(error, 'create the check run'))
   }
 }
 
 /**
- * A completed check run on the head commit, with any text: a maintainer's acceptance, or a run
- * that ended before any evaluation. `id` completes the run `startCheckRun` began.
+ * The completed check run `run` on the head commit: completes `id` (the run `startCheckRun`
+ * began) or creates one, then adds each further batch of annotations.
  */
-export async function completeCheckRun(
+export async function writeCheckRun(
   github: GitHub,
-  where: Repo & CheckRunPlace & { readonly id?: number },
-  conclusion: Conclusion,
-  text: CheckRunText
-): Promise<CheckRunOutcome> {
-  try {
-    const { html_url } = await completed(github, where, conclusion, {
-      title: text.title.slice(0, 255),
-      summary: text.summary.slice(0, SUMMARY_LIMIT)
-    })
-    return { action: where.id === undefined ? 'created' : 'completed', url: html_url ?? '' }
-  } catch (error) {
-    return {
-      action: 'failed',
-      reason: describeFailure(
-        error,
-        `${where.id === undefined ? 'create' : 'complete'} the check run`
-      )
-    }
-  }
-}
-
-/** Completes the check run `where.id`, or creates a completed one when there is none. */
-async function completed(
-  github: GitHub,
-  where: Repo & CheckRunPlace & { readonly id?: number },
-  conclusion: Conclusion,
-  output: CheckRunText & { readonly annotations?: Annotation[] }
-): Promise<{ readonly id: number; readonly html_url: string | null }> {
-  const { data } =
-    where.id === undefined
-      ? await github.rest.checks.create({
-          owner: where.owner,
-          repo: where.repo,
-          name: where.name,
-          head_sha: where.headSha,
-          status: 'completed',
-          conclusion,
-          ...(where.detailsUrl !== undefined && { details_url: where.detailsUrl }),
-          output
-        })
-      : await github.rest.checks.update({
-          owner: where.owner,
-          repo: where.repo,
-          check_run_id: where.id,
-          status: 'completed',
-          conclusion,
-          output
-        })
-  return data
-}
-
-/**
- * The check run named `name` on the head commit, its annotations in batches of 50: `id`, when
- * given, is the run `startCheckRun` began, which this completes.
- */
-export async function publishCheckRun(
-  github: GitHub,
-  where: Repo & CheckRunPlace & { readonly id?: number },
-  evaluation: Evaluation,
-  failOn: FailOn
-): Promise<CheckRunOutcome> {
-  const annotations = annotationsOf(evaluation)
-  const output = (
-    batch: readonly Annotation[]
-  ): { title: string; summary: string; annotations: Annotation[] } => ({
-    title:
-      `${evaluation.verdict.verdict}: ${summaryLine(evaluation) || evaluation.verdict.reasons.map(r => r.code).join(', ') || 'no details'}`.slice(
-        0,
-        255
-      ),
-    summary: renderMarkdown(evaluation, { budget: SUMMARY_LIMIT, nextStep: 'pull-request' }),
-    annotations: [...batch]
+  where: Repo & { readonly id?: number },
+  run: CompletedCheckRun
+): Promise<Result<CheckRunWritten>> {
+  const [first = [], ...rest] = run.annotations ?? []
+  const output = (batch: readonly CheckRunAnnotation[]) => ({
+    ...cut(run),
+    ...(batch.length > 0 && { annotations: [...batch] })
   })
-  const conclusion = outcomeOf(
-    evaluation.verdict,
-    failOn,
-    evaluation.acceptance !== undefined
-  ).conclusion
-  const verb = where.id === undefined ? 'create' : 'complete'
+  const base = { owner: where.owner, repo: where.repo }
   try {
-    const data = await completed(
-      github,
-      where,
-      conclusion,
-      output(annotations.slice(0, ANNOTATIONS_PER_REQUEST))
-    )
-    for (let i = ANNOTATIONS_PER_REQUEST; i < annotations.length; i += ANNOTATIONS_PER_REQUEST) {
-      await github.rest.checks.update({
-        owner: where.owner,
-        repo: where.repo,
-        check_run_id: data.id,
-        output: output(annotations.slice(i, i + ANNOTATIONS_PER_REQUEST))
-      })
+    const { data } =
+      where.id === undefined
+        ? await github.rest.checks.create({
+            ...base,
+            name: run.name,
+            head_sha: run.headSha,
+            status: 'completed',
+            conclusion: run.conclusion,
+            ...(run.detailsUrl !== undefined && { details_url: run.detailsUrl }),
+            ...(run.externalId !== undefined && { external_id: run.externalId }),
+            output: output(first)
+          })
+        : await github.rest.checks.update({
+            ...base,
+            check_run_id: where.id,
+            status: 'completed',
+            conclusion: run.conclusion,
+            output: output(first)
+          })
+    for (const batch of rest) {
+      await github.rest.checks.update({ ...base, check_run_id: data.id, output: output(batch) })
     }
-    return { action: where.id === undefined ? 'created' : 'completed', url: data.html_url ?? '' }
+    return ok({
+      action: where.id === undefined ? 'created' : 'completed',
+      url: data.html_url ?? ''
+    })
   } catch (error) {
-    return { action: 'failed', reason: describeFailure(error, `${verb} the check run`) }
+    return failed(
+      describeFailure(error, `${where.id === undefined ? 'create' : 'complete'} the check run`)
+    )
   }
+}
+
+/**
+ * The check runs named `name` on a commit, every page of them and every one (not only the
+ * latest per app): which app created each.
+ */
+export async function checkRunsNamed(
+  github: GitHub,
+  where: Repo & { readonly ref: string; readonly name: string }
+): Promise<ListedCheckRun[]> {
+  const runs = await github.paginate(github.rest.checks.listForRef, {
+    owner: where.owner,
+    repo: where.repo,
+    ref: where.ref,
+    check_name: where.name,
+    filter: 'all',
+    per_page: 100
+  })
+  return runs.map(run => ({
+    id: run.id,
+    appSlug: run.app?.slug ?? '',
+    htmlUrl: run.html_url ?? '',
+    externalId: run.external_id ?? ''
+  }))
 }

@@ -1,5 +1,5 @@
-import type { GitHub } from './client.js'
-import { statusOf } from './client.js'
+import { failed, ok, type Result } from '../util/result.js'
+import { statusOf, type GitHub } from './client.js'
 
 export interface Repo {
   readonly owner: string
@@ -53,9 +53,11 @@ export async function findComments(
     .map(c => ({ id: c.id, body: c.body ?? '', html_url: c.html_url }))
 }
 
-export type CommentOutcome =
-  | { readonly action: 'created' | 'updated' | 'unchanged'; readonly url: string }
-  | { readonly action: 'failed'; readonly reason: string }
+/** What the write did: a new comment, ours edited, or nothing to change. */
+export interface CommentWritten {
+  readonly action: 'created' | 'updated' | 'unchanged'
+  readonly url: string
+}
 
 /** Updates our comment in place (creating it the first time), never re-posting; removes duplicates. */
 export async function upsertComment(
@@ -63,39 +65,25 @@ export async function upsertComment(
   where: Repo & { readonly issue: number },
   body: string,
   existing: readonly IssueComment[]
-): Promise<CommentOutcome> {
+): Promise<Result<CommentWritten>> {
   const [ours, ...duplicates] = existing
+  const repo = { owner: where.owner, repo: where.repo }
   try {
-    let outcome: CommentOutcome
-    if (!ours) {
-      const { data } = await github.rest.issues.createComment({
-        owner: where.owner,
-        repo: where.repo,
-        issue_number: where.issue,
-        body
-      })
-      outcome = { action: 'created', url: data.html_url }
-    } else if (ours.body === body) {
-      outcome = { action: 'unchanged', url: ours.html_url }
+    let written: CommentWritten
+    if (ours?.body === body) {
+      written = { action: 'unchanged', url: ours.html_url }
     } else {
-      const { data } = await github.rest.issues.updateComment({
-        owner: where.owner,
-        repo: where.repo,
-        comment_id: ours.id,
-        body
-      })
-      outcome = { action: 'updated', url: data.html_url }
+      const { data } = ours
+        ? await github.rest.issues.updateComment({ ...repo, comment_id: ours.id, body })
+        : await github.rest.issues.createComment({ ...repo, issue_number: where.issue, body })
+      written = { action: ours ? 'updated' : 'created', url: data.html_url }
     }
     for (const duplicate of duplicates) {
-      await github.rest.issues.deleteComment({
-        owner: where.owner,
-        repo: where.repo,
-        comment_id: duplicate.id
-      })
+      await github.rest.issues.deleteComment({ ...repo, comment_id: duplicate.id })
     }
-    return outcome
+    return ok(written)
   } catch (error) {
-    return { action: 'failed', reason: describeFailure(error, 'comment on the pull request') }
+    return failed(describeFailure(error, 'comment on the pull request'))
   }
 }
 

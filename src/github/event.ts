@@ -1,18 +1,9 @@
 import { readFile } from 'node:fs/promises'
 import { isRecord } from '../util/is-record.js'
+import { pullRequestOf, type PullRequest } from './pull-request.js'
 
 /** What the evaluation needs from a pull request. */
-export interface PullRequestContext {
-  readonly number: number
-  readonly title: string
-  readonly body: string
-  readonly baseSha: string
-  /** The base branch's name: its rubric is read at its current tip, not at `baseSha`. */
-  readonly baseRef: string
-  /** The repository's default branch ('' when the payload does not say). */
-  readonly defaultBranch: string
-  readonly headSha: string
-}
+export type PullRequestContext = Omit<PullRequest, 'state'>
 
 /** The run, as far as the action is concerned. */
 export type RunContext =
@@ -47,8 +38,15 @@ export interface ContextSources {
   readonly repository: string | undefined
   /** The `pull-request` input, for workflow_dispatch. */
   readonly pullRequestInput: string
-  /** Reads a pull request through the API (workflow_dispatch carries only its number). */
-  readonly getPullRequest: (owner: string, repo: string, number: number) => Promise<unknown>
+  /**
+   * Reads a pull request through the API (workflow_dispatch carries only its number); undefined
+   * when GitHub's answer is not one.
+   */
+  readonly getPullRequest: (
+    owner: string,
+    repo: string,
+    number: number
+  ) => Promise<PullRequest | undefined>
   /**
    * On workflow_run from a fork, the run's payload names no pull request: the number the gates
    * sub-action recorded in the triggering run, checked here against the API's head commit.
@@ -108,7 +106,7 @@ export async function readRunContext(sources: ContextSources): Promise<RunContex
         message: `workflow_dispatch needs the pull request's number: set the action's pull-request input (got ${JSON.stringify(raw ?? '')})`
       }
     }
-    const pr = pullRequestOf(await sources.getPullRequest(owner, repo, number))
+    const pr = await sources.getPullRequest(owner, repo, number)
     if (!pr) return { kind: 'unsupported', message: `pull request #${number} could not be read` }
     return { kind: 'pull_request', event, owner, repo, pr, baseRubricOnly: false }
   }
@@ -167,7 +165,7 @@ async function workflowRunContext(
       message: `the triggering run ${runId} names no pull request, and recorded no gate results that do: run the council workflow on workflow_run of the gates workflow, which runs on pull_request`
     }
   }
-  const pr = pullRequestOf(await sources.getPullRequest(owner, repo, number))
+  const pr = await sources.getPullRequest(owner, repo, number)
   if (!pr) return { kind: 'unsupported', message: `pull request #${number} could not be read` }
   if (pr.headSha !== headSha) {
     return {
@@ -193,27 +191,5 @@ export async function readPayload(path: string | undefined): Promise<unknown> {
     return JSON.parse(await readFile(path, 'utf8'))
   } catch {
     return undefined
-  }
-}
-
-/** Fields are read defensively: the payload is data, not a contract. */
-function pullRequestOf(pr: unknown): PullRequestContext | undefined {
-  if (!isRecord(pr)) return undefined
-  const base = isRecord(pr.base) ? pr.base.sha : undefined
-  const baseRef = isRecord(pr.base) && typeof pr.base.ref === 'string' ? pr.base.ref : ''
-  const repository = isRecord(pr.base) && isRecord(pr.base.repo) ? pr.base.repo : {}
-  const defaultBranch =
-    typeof repository.default_branch === 'string' ? repository.default_branch : ''
-  const head = isRecord(pr.head) ? pr.head.sha : undefined
-  if (typeof base !== 'string' || typeof head !== 'string' || typeof pr.number !== 'number')
-    return undefined
-  return {
-    number: pr.number,
-    title: typeof pr.title === 'string' ? pr.title : '',
-    body: typeof pr.body === 'string' ? pr.body : '',
-    baseSha: base,
-    baseRef,
-    defaultBranch,
-    headSha: head
   }
 }

@@ -1,21 +1,22 @@
-import type { Evaluation } from '../engine/evaluation.js'
 import { gatesArtifact, GATES_FILE, MAX_RECORD_BYTES } from '../gates/record.js'
 import type { RecordingRun } from '../gates/recorded.js'
-import type { Conclusion, FailOn } from '../verdict/outcome.js'
+import type { Result } from '../util/result.js'
 import {
-  completeCheckRun,
-  publishCheckRun,
+  checkRunsNamed,
   startCheckRun,
-  type CheckRunOutcome,
+  writeCheckRun,
+  type CheckConclusion,
   type CheckRunPlace,
-  type CheckRunStart,
-  type CheckRunText
+  type CheckRunText,
+  type CheckRunWritten,
+  type CompletedCheckRun,
+  type ListedCheckRun
 } from './check-run.js'
 import { createGitHub, statusOf, type GitHub } from './client.js'
 import {
   findComments,
   upsertComment,
-  type CommentOutcome,
+  type CommentWritten,
   type IssueComment,
   type Repo
 } from './comment.js'
@@ -27,6 +28,7 @@ import {
   type WorkflowRunListed
 } from './actions-runs.js'
 import { downloadArtifactFile, findArtifact } from './artifacts.js'
+import { pullRequestOf, type PullRequest } from './pull-request.js'
 import { writablePermissions } from './write-access.js'
 
 /**
@@ -35,8 +37,11 @@ import { writablePermissions } from './write-access.js'
  */
 export interface GitHubPort {
   readonly repo: Repo
-  /** `GET /pulls/{n}`: the pull request as it is now. */
-  readonly pullRequest: (number: number) => Promise<unknown>
+  /**
+   * `GET /pulls/{n}`: the pull request as it is now; undefined when GitHub's answer is not one.
+   * Throws when it cannot be read.
+   */
+  readonly pullRequest: (number: number) => Promise<PullRequest | undefined>
   /** A file's text at a ref (a branch or a commit); undefined when it does not exist there. */
   readonly fileAt: (path: string, ref: string) => Promise<string | undefined>
   /** Our comments on an issue or pull request carrying `marker`, oldest first. */
@@ -45,21 +50,24 @@ export interface GitHubPort {
     issue: number,
     body: string,
     existing: readonly IssueComment[]
-  ) => Promise<CommentOutcome>
-  /** A check run `in_progress`: the check is pending while the run works. */
-  readonly startCheckRun: (where: CheckRunPlace, text: CheckRunText) => Promise<CheckRunStart>
-  /** The evaluation's check run: completes `id` (from `startCheckRun`), or creates one. */
+  ) => Promise<Result<CommentWritten>>
+  /** A check run `in_progress`: the check is pending while the run works. Its id. */
+  readonly startCheckRun: (where: CheckRunPlace, text: CheckRunText) => Promise<Result<number>>
+  /**
+   * A completed check run as given, annotations and all: completes `id` (from `startCheckRun`),
+   * or creates one.
+   */
   readonly checkRun: (
-    where: CheckRunPlace & { readonly id?: number },
-    evaluation: Evaluation,
-    failOn: FailOn
-  ) => Promise<CheckRunOutcome>
-  /** A completed check run with any text (an acceptance, a run that failed). */
+    run: CompletedCheckRun & { readonly id?: number }
+  ) => Promise<Result<CheckRunWritten>>
+  /** A completed check run with text only (an acceptance, a run that failed). */
   readonly completeCheckRun: (
     where: CheckRunPlace & { readonly id?: number },
-    conclusion: Conclusion,
+    conclusion: CheckConclusion,
     text: CheckRunText
-  ) => Promise<CheckRunOutcome>
+  ) => Promise<Result<CheckRunWritten>>
+  /** The check runs of the check's name on a commit, by any app: every page, every run. */
+  readonly checkRunsNamed: (headSha: string, name: string) => Promise<ListedCheckRun[]>
   /** One issue comment by id; undefined when it no longer exists. */
   readonly issueComment: (id: number) => Promise<CommentByUser | undefined>
   /** A user's permission on the repository, as GitHub sums it up (maintain is write). */
@@ -123,16 +131,21 @@ export function octokitPort(
   return {
     repo,
     pullRequest: async number =>
-      (await api().rest.pulls.get({ ...repo, pull_number: number })).data,
+      pullRequestOf((await api().rest.pulls.get({ ...repo, pull_number: number })).data),
     fileAt: (path, ref) => fileAt(api(), { ...repo, path, ref }),
     comments: (issue, marker) => findComments(api(), { ...repo, issue, marker }),
     upsertComment: (issue, body, existing) =>
       upsertComment(api(), { ...repo, issue }, body, existing),
     startCheckRun: (where, text) => startCheckRun(api(), { ...repo, ...where }, text),
-    checkRun: (where, evaluation, failOn) =>
-      publishCheckRun(api(), { ...repo, ...where }, evaluation, failOn),
+    checkRun: run =>
+      writeCheckRun(api(), { ...repo, ...(run.id !== undefined && { id: run.id }) }, run),
     completeCheckRun: (where, conclusion, text) =>
-      completeCheckRun(api(), { ...repo, ...where }, conclusion, text),
+      writeCheckRun(
+        api(),
+        { ...repo, ...(where.id !== undefined && { id: where.id }) },
+        { ...where, conclusion, ...text }
+      ),
+    checkRunsNamed: (headSha, name) => checkRunsNamed(api(), { ...repo, ref: headSha, name }),
     issueComment: async id => {
       try {
         const { data } = await api().rest.issues.getComment({ ...repo, comment_id: id })

@@ -28,7 +28,7 @@ export function renderComment(
   const state = `\n${writeState({ ...kept, history: evaluation.history ?? [] })}\n`
   const report = renderMarkdown(evaluation, {
     budget: limit - marker.length - state.length,
-    nextStep: 'pull-request'
+    nextStep: 'action'
   })
   return marker + report + state
 }

@@ -27,17 +27,7 @@ export interface RenderOptions {
    * this audience, which the reasons are said in too. Without it: no next step, and the reasons
    * in the action's words.
    */
-  readonly nextStep?: Audience | FormerAudience
-}
-
-/**
- * The names the audiences had before src/publish/sentences.ts: `pull-request` is `action`,
- * `local` is `terminal`. Kept while callers move to the new names.
- */
-type FormerAudience = 'pull-request' | 'local'
-
-function audienceOf(name: Audience | FormerAudience): Audience {
-  return name === 'pull-request' ? 'action' : name === 'local' ? 'terminal' : name
+  readonly nextStep?: Audience
 }
 
 /**
@@ -46,7 +36,7 @@ function audienceOf(name: Audience | FormerAudience): Audience {
  * saying what it cut; the result is always well-formed.
  */
 export function renderMarkdown(evaluation: Evaluation, options: RenderOptions): string {
-  const step = options.nextStep === undefined ? undefined : audienceOf(options.nextStep)
+  const step = options.nextStep
   return fitToBudget(buildDoc(evaluation, step), options.budget, options.unit).text
 }
 

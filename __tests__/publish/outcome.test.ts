@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { invalidVerdict } from '../../src/verdict/decide.js'
-import { outcomeOf, type FailOn } from '../../src/verdict/outcome.js'
+import { outcomeOf, type FailOn } from '../../src/publish/outcome.js'
 import type { ReasonCode, Verdict, VerdictKind } from '../../src/verdict/types.js'
 import { EXAMPLE_REASONS } from '../helpers/reasons.js'
 

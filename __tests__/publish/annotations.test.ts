@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { shownLines } from '../../src/evidence/diff.js'
 import type { Evidence } from '../../src/evidence/types.js'
-import type { GitHub } from '../../src/github/client.js'
-import { annotationsOf, publishCheckRun } from '../../src/github/check-run.js'
+import { annotationsOf } from '../../src/publish/annotations.js'
 import { evaluationOf, gateResult, judgeRun, SEARCH_RUBRIC } from '../helpers/evaluation.js'
 import { RANKING_EVIDENCE } from '../helpers/evidence.js'
 
@@ -103,31 +102,5 @@ describe('check-run annotations from judges’ findings', () => {
         { path: 'src/big.ts', line: 1 }
       ])
     ).toEqual([])
-  })
-})
-
-describe('the check run', () => {
-  it('says in its summary what to do next, in pull request terms', async () => {
-    const created: { output: { summary: string } }[] = []
-    const github = {
-      rest: {
-        checks: {
-          create: (params: { output: { summary: string } }) => {
-            created.push(params)
-            return Promise.resolve({ data: { id: 1, html_url: 'https://example.test/check' } })
-          }
-        }
-      }
-    } as unknown as GitHub
-    const evaluation = evaluationOf(SEARCH_RUBRIC, [gateResult('npm test', 'fail')])
-    await publishCheckRun(
-      github,
-      { owner: 'o', repo: 'r', headSha: 'abc', name: 'rubric-council' },
-      evaluation,
-      'unclear'
-    )
-    expect(created[0]?.output.summary).toContain(
-      '**Next:** Run <code>npm test</code> locally to see why it failed, fix it and push; the check runs again on every push.'
-    )
   })
 })

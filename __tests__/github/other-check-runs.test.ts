@@ -1,0 +1,167 @@
+import { join } from 'node:path'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { runAction } from '../../src/action/action.js'
+import { actionGitHub, octokitPort } from '../../src/github/port.js'
+import {
+  openPullRequest,
+  OWNER,
+  prepareRunner,
+  pullRequestEvent,
+  REPO,
+  type Repository
+} from '../helpers/action-run.js'
+import {
+  responseProblems,
+  startGitHubStandIn,
+  type GitHubStandIn
+} from '../helpers/github-standin.js'
+import { recordingIO } from '../helpers/recording-io.js'
+
+/**
+ * A pull request's own workflow can add a job named like the required check: GitHub makes a check
+ * run of that name for it, by the same GitHub Actions app, which a required check may take. The
+ * review names every check run of its name on the head commit that it did not create. Run here
+ * from `src/` (the action's `runAction`), against the GitHub stand-in through Octokit.
+ */
+
+const WRITE = 'ghs_other_check_runs_token_01'
+const BOT = { login: 'github-actions[bot]', type: 'Bot' as const }
+const ROOT = join(import.meta.dirname, '..', '..')
+
+let github: GitHubStandIn
+let nextPr = 1
+let nextRun = 7_000_000_001
+beforeAll(async () => {
+  github = await startGitHubStandIn({ owner: OWNER, repo: REPO })
+  github.addToken(WRITE, { ...BOT, write: true })
+})
+afterEach(() => {
+  expect(github.violations).toEqual([])
+})
+afterAll(async () => {
+  await github.close()
+})
+
+const RUBRIC = '## Gates\n- `true`\n'
+
+function pullRequest(): { number: number; repo: Repository } {
+  const number = nextPr++
+  const repo = openPullRequest(
+    github,
+    number,
+    { '.github/rubric.md': RUBRIC },
+    { 'feature.ts': 'export const feature = 1\n' }
+  )
+  return { number, repo }
+}
+
+/**
+ * A workflow run on the head commit whose one job is named `job`, as GitHub runs a workflow the
+ * pull request added; the id of the job's check run, as GitHub's API lists the job.
+ */
+async function workflowJob(headSha: string, job: string): Promise<number> {
+  const id = nextRun++
+  github.setWorkflowRun({ id, head_sha: headSha, workflow: 'sneaky.yml', name: 'Sneaky' })
+  github.setRunJobs(id, [{ name: job, conclusion: 'success' }])
+  const response = await fetch(`${github.url}/repos/${OWNER}/${REPO}/actions/runs/${id}/jobs`, {
+    headers: { authorization: `token ${WRITE}` }
+  })
+  const { jobs } = (await response.json()) as { jobs: { id: number }[] }
+  return jobs[0]?.id ?? 0
+}
+
+async function review(pr: { number: number; repo: Repository }) {
+  const { env } = prepareRunner({
+    workspace: pr.repo.dir,
+    eventName: 'pull_request',
+    eventPath: pullRequestEvent(pr.repo, { number: pr.number }),
+    apiUrl: github.url,
+    inputs: { 'github-token': WRITE, 'allow-gates-with-secrets': 'true' }
+  })
+  const io = recordingIO()
+  await runAction({
+    env,
+    getInput: name => (env[`INPUT_${name.toUpperCase()}`] ?? '').trim(),
+    io,
+    github: token => actionGitHub(env, token, io.warning),
+    bundleDir: join(ROOT, 'dist')
+  })
+  return io
+}
+
+describe('a check run of the check’s name that the review did not create', () => {
+  it('made by a job of the pull request’s own workflow, is named in the comment, the check run and the log', async () => {
+    const pr = pullRequest()
+    const job = await workflowJob(pr.repo.headSha, 'rubric-council')
+    const io = await review(pr)
+
+    const ours = github.checkRuns.filter(c => c.head_sha === pr.repo.headSha)
+    expect(ours.map(c => c.conclusion)).toEqual(['success'])
+    const link = `https://github.com/${OWNER}/${REPO}/runs/${job}`
+    const named = `Another check run named <code>rubric-council</code> exists on this commit that Rubric Council did not create: [github-actions, check run ${job}](${link}).`
+    const comment = github.comments.get(pr.number)?.[0]?.body ?? ''
+    expect(comment).toContain(named)
+    expect(comment).toContain('Make the check a ruleset-required workflow')
+    expect(ours[0]?.output.summary).toContain(named)
+    expect(io.log).toContain(
+      `warning: Rubric Council: another check run named "rubric-council" exists on this commit that Rubric Council did not create: ${link} (by github-actions); make the check a ruleset-required workflow, see https://github.com/rubric-council/rubric-council/blob/main/docs/security.md`
+    )
+    // Only the other one: never the check run the review itself wrote.
+    expect(comment).not.toContain(`check run ${ours[0]?.id ?? 0}`)
+  })
+
+  it('none but its own, from an earlier review of the commit: the comment and the log say nothing of it', async () => {
+    const pr = pullRequest()
+    await workflowJob(pr.repo.headSha, 'tests')
+    await review(pr)
+    const again = await review(pr)
+    expect(github.checkRuns.filter(c => c.head_sha === pr.repo.headSha)).toHaveLength(2)
+    expect(github.comments.get(pr.number)?.[0]?.body).not.toContain('Another check run')
+    expect(again.log.filter(l => l.includes('another check run'))).toEqual([])
+  })
+})
+
+describe('checkRunsNamed', () => {
+  it('lists every check run of the name on the commit, every page, as GitHub answers', async () => {
+    const sha = 'ab'.repeat(20)
+    const run = nextRun++
+    github.setWorkflowRun({ id: run, head_sha: sha })
+    github.setRunJobs(
+      run,
+      Array.from({ length: 250 }, (_, i) => ({ name: i % 2 === 0 ? 'council' : 'tests' }))
+    )
+    const port = octokitPort(
+      { owner: OWNER, repo: REPO },
+      { token: WRITE, baseUrl: github.url, warn: () => undefined }
+    )
+    const listed = await port.checkRunsNamed(sha, 'council')
+    expect(listed).toHaveLength(125)
+    expect(new Set(listed.map(r => r.appSlug))).toEqual(new Set(['github-actions']))
+    expect(
+      listed.every(r => r.htmlUrl === `https://github.com/${OWNER}/${REPO}/runs/${r.id}`)
+    ).toBe(true)
+    const request = github.requests.filter(r => r.path.endsWith(`/commits/${sha}/check-runs`))
+    expect(request).toHaveLength(2)
+    expect(request[0]?.query).toMatchObject({
+      check_name: 'council',
+      filter: 'all',
+      per_page: '100'
+    })
+  })
+
+  it('answers in the shape GitHub’s description gives', async () => {
+    const sha = 'cd'.repeat(20)
+    const run = nextRun++
+    github.setWorkflowRun({ id: run, head_sha: sha })
+    github.setRunJobs(run, [{ name: 'council' }])
+    const response = await fetch(
+      `${github.url}/repos/${OWNER}/${REPO}/commits/${sha}/check-runs?check_name=council`,
+      { headers: { authorization: `token ${WRITE}` } }
+    )
+    const body = (await response.json()) as { total_count: number }
+    expect(body.total_count).toBe(1)
+    expect(
+      await responseProblems('GET', `/repos/${OWNER}/${REPO}/commits/${sha}/check-runs`, 200, body)
+    ).toEqual([])
+  })
+})

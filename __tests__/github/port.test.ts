@@ -1,0 +1,155 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import type { CheckRunAnnotation } from '../../src/github/check-run.js'
+import { octokitPort } from '../../src/github/port.js'
+import { OWNER, REPO } from '../helpers/action-run.js'
+import { startGitHubStandIn, type GitHubStandIn } from '../helpers/github-standin.js'
+
+/**
+ * The port's writes and reads through Octokit, against the GitHub stand-in (which checks every
+ * request against GitHub's OpenAPI description): it writes what it is given and reads into typed
+ * values; expected failures come back as `Result` problems.
+ */
+
+const WRITE = 'ghs_port_write_token_0001'
+const READ_ONLY = 'ghs_port_read_only_token_01'
+const BOT = { login: 'github-actions[bot]', type: 'Bot' as const }
+const SHA = 'ec26c3e57ca3a959ca5aad62de7213c562f8c821'
+
+let github: GitHubStandIn
+beforeAll(async () => {
+  github = await startGitHubStandIn({ owner: OWNER, repo: REPO })
+  github.addToken(WRITE, { ...BOT, write: true })
+  github.addToken(READ_ONLY, { ...BOT, write: false })
+})
+afterEach(() => {
+  expect(github.violations).toEqual([])
+})
+afterAll(async () => {
+  await github.close()
+})
+
+const port = (token = WRITE) =>
+  octokitPort({ owner: OWNER, repo: REPO }, { token, baseUrl: github.url, warn: () => undefined })
+
+function annotations(count: number): CheckRunAnnotation[] {
+  return Array.from({ length: count }, (_, i) => ({
+    path: 'src/a.ts',
+    start_line: i + 1,
+    end_line: i + 1,
+    annotation_level: 'warning' as const,
+    message: `finding ${i + 1}`
+  }))
+}
+
+describe('the check run', () => {
+  it('completes the started run with the conclusion, text and every batch of annotations given', async () => {
+    const started = await port().startCheckRun(
+      {
+        headSha: SHA,
+        name: 'council',
+        detailsUrl: 'https://example.test/run',
+        externalId: 'rubric-council'
+      },
+      { title: 'Reviewing…', summary: 'working' }
+    )
+    if (!started.ok) throw new Error(started.problem)
+    const all = annotations(120)
+    const written = await port().checkRun({
+      id: started.value,
+      headSha: SHA,
+      name: 'council',
+      conclusion: 'action_required',
+      title: 'UNCLEAR: judges disagree',
+      summary: 'the report',
+      annotations: [all.slice(0, 50), all.slice(50, 100), all.slice(100)]
+    })
+    expect(written).toEqual({
+      ok: true,
+      value: {
+        action: 'completed',
+        url: `https://github.com/${OWNER}/${REPO}/runs/${started.value}`
+      }
+    })
+    const run = github.checkRuns.find(r => r.id === started.value)
+    expect([run?.status, run?.conclusion, run?.output.title, run?.output.summary]).toEqual([
+      'completed',
+      'action_required',
+      'UNCLEAR: judges disagree',
+      'the report'
+    ])
+    expect(run?.output.annotations.map(a => a.start_line)).toEqual(all.map(a => a.start_line))
+    expect(await port().checkRunsNamed(SHA, 'council')).toContainEqual({
+      id: started.value,
+      appSlug: 'github-actions',
+      htmlUrl: `https://github.com/${OWNER}/${REPO}/runs/${started.value}`,
+      externalId: 'rubric-council'
+    })
+  })
+
+  it('without permission is a problem saying so, not an exception', async () => {
+    const started = await port(READ_ONLY).startCheckRun(
+      { headSha: SHA, name: 'council' },
+      { title: 't', summary: 's' }
+    )
+    expect(started.ok ? 'written' : started.problem).toMatch(
+      /^no permission to create the check run \(403\)/
+    )
+    const written = await port(READ_ONLY).completeCheckRun(
+      { headSha: SHA, name: 'council' },
+      'success',
+      { title: 't', summary: 's' }
+    )
+    expect(written.ok).toBe(false)
+  })
+})
+
+describe('the sticky comment', () => {
+  it('is created, updated in place, left alone when unchanged, and its duplicates deleted', async () => {
+    const issue = 41
+    const created = await port().upsertComment(issue, '<!-- m -->\nfirst', [])
+    expect(created).toMatchObject({ ok: true, value: { action: 'created' } })
+    const duplicate = github.addComment(issue, '<!-- m -->\nduplicate', BOT)
+    const found = await port().comments(issue, '<!-- m -->')
+    expect(found).toHaveLength(2)
+    const updated = await port().upsertComment(issue, '<!-- m -->\nsecond', found)
+    expect(updated).toMatchObject({ ok: true, value: { action: 'updated' } })
+    expect(github.comments.get(issue)?.map(c => c.body)).toEqual(['<!-- m -->\nsecond'])
+    expect(github.comments.get(issue)?.some(c => c.id === duplicate.id)).toBe(false)
+    const again = await port().upsertComment(
+      issue,
+      '<!-- m -->\nsecond',
+      await port().comments(issue, '<!-- m -->')
+    )
+    expect(again).toMatchObject({ ok: true, value: { action: 'unchanged' } })
+  })
+
+  it('without permission is a problem saying so', async () => {
+    const written = await port(READ_ONLY).upsertComment(42, 'body', [])
+    expect(written.ok ? 'written' : written.problem).toMatch(
+      /^no permission to comment on the pull request \(403\)/
+    )
+  })
+})
+
+describe('the pull request', () => {
+  it('is read into its fields once, in the port', async () => {
+    github.setPullRequest(43, {
+      number: 43,
+      title: 'Add search',
+      body: null,
+      state: 'closed',
+      base: { ref: 'main', sha: 'b'.repeat(40), repo: { default_branch: 'trunk' } },
+      head: { ref: 'feature', sha: SHA }
+    })
+    expect(await port().pullRequest(43)).toEqual({
+      number: 43,
+      title: 'Add search',
+      body: '',
+      baseSha: 'b'.repeat(40),
+      baseRef: 'main',
+      defaultBranch: 'trunk',
+      headSha: SHA,
+      state: 'closed'
+    })
+  })
+})

@@ -1,0 +1,43 @@
+import { isRecord } from '../util/is-record.js'
+
+/** A pull request, as the action reads it from an event's payload or from the API. */
+export interface PullRequest {
+  readonly number: number
+  readonly title: string
+  readonly body: string
+  readonly baseSha: string
+  /** The base branch's name: its rubric is read at its current tip, not at `baseSha`. */
+  readonly baseRef: string
+  /** The repository's default branch ('' when the payload does not say). */
+  readonly defaultBranch: string
+  readonly headSha: string
+  /** 'open' unless GitHub says otherwise. */
+  readonly state: 'open' | 'closed'
+}
+
+/**
+ * GitHub's pull request JSON (`GET /pulls/{n}`, or an event's `pull_request`) as a `PullRequest`;
+ * undefined without a number, a base or a head commit. Fields are read defensively: the payload is
+ * data, not a contract.
+ */
+export function pullRequestOf(pr: unknown): PullRequest | undefined {
+  if (!isRecord(pr)) return undefined
+  const base = isRecord(pr.base) ? pr.base.sha : undefined
+  const baseRef = isRecord(pr.base) && typeof pr.base.ref === 'string' ? pr.base.ref : ''
+  const repository = isRecord(pr.base) && isRecord(pr.base.repo) ? pr.base.repo : {}
+  const defaultBranch =
+    typeof repository.default_branch === 'string' ? repository.default_branch : ''
+  const head = isRecord(pr.head) ? pr.head.sha : undefined
+  if (typeof base !== 'string' || typeof head !== 'string' || typeof pr.number !== 'number')
+    return undefined
+  return {
+    number: pr.number,
+    title: typeof pr.title === 'string' ? pr.title : '',
+    body: typeof pr.body === 'string' ? pr.body : '',
+    baseSha: base,
+    baseRef,
+    defaultBranch,
+    headSha: head,
+    state: pr.state === 'closed' ? 'closed' : 'open'
+  }
+}

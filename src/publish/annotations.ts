@@ -1,0 +1,65 @@
+import type { Severity } from '../council/types.js'
+import type { Evaluation } from '../engine/evaluation.js'
+import { shownLines } from '../evidence/diff.js'
+
+/** The Checks API takes at most 50 annotations per request. */
+export const ANNOTATIONS_PER_REQUEST = 50
+
+const LEVEL: Readonly<Record<Severity, 'failure' | 'warning' | 'notice'>> = {
+  critical: 'failure',
+  major: 'failure',
+  minor: 'warning',
+  info: 'notice'
+}
+
+/** A check-run annotation, in the Checks API's field names. */
+export interface Annotation {
+  readonly path: string
+  readonly start_line: number
+  readonly end_line: number
+  readonly annotation_level: 'failure' | 'warning' | 'notice'
+  readonly title: string
+  readonly message: string
+}
+
+/**
+ * Findings with a path and a line, as check-run annotations: only those naming a changed file the
+ * judges were shown, at a line its patch shows (so an existing line of the new file). A judge's
+ * answer is untrusted text; `../../etc/passwd` or line 999999999 is dropped, not posted.
+ */
+export function annotationsOf(evaluation: Evaluation): Annotation[] {
+  const shown = new Map(
+    (evaluation.evidence?.files ?? []).flatMap(file =>
+      file.patch === undefined || file.status === 'deleted'
+        ? []
+        : [[file.path, shownLines(file.patch)] as const]
+    )
+  )
+  return evaluation.verdict.findings.flatMap(f => {
+    if (f.path === undefined || f.line === undefined) return []
+    const { line } = f
+    const path = [f.path, f.path.replace(/^(\.\/|b\/)/, '')].find(p => shown.has(p))
+    const ranges = path === undefined ? undefined : shown.get(path)
+    return path !== undefined && ranges?.some(([first, last]) => line >= first && line <= last)
+      ? [
+          {
+            path,
+            start_line: f.line,
+            end_line: f.line,
+            annotation_level: LEVEL[f.severity],
+            title: `${f.severity}: ${f.title}`.slice(0, 255),
+            message: `${f.evidence}\n— ${f.judge}`.slice(0, 64_000)
+          }
+        ]
+      : []
+  })
+}
+
+/** Annotations in the batches one request each may carry; one empty batch when there are none. */
+export function annotationBatches(annotations: readonly Annotation[]): Annotation[][] {
+  const batches: Annotation[][] = []
+  for (let i = 0; i < annotations.length; i += ANNOTATIONS_PER_REQUEST) {
+    batches.push(annotations.slice(i, i + ANNOTATIONS_PER_REQUEST))
+  }
+  return batches.length === 0 ? [[]] : batches
+}
