@@ -111,6 +111,24 @@ describe('the check run and the step, per docs/verdict.md', () => {
     expect(passing.step).toEqual({ fails: false, level: 'info', message: 'Rubric Council: PASS' })
   })
 
+  it.each([
+    ['main', 'main', 'rubric-council'],
+    ['release-1', 'main', 'rubric-council (release-1)'],
+    // A base that cannot be told apart from the default branch counts as another branch.
+    ['main', '', 'rubric-council (main)']
+  ])(
+    'into %s (default branch %j) is named %s, and the comment keeps its marker',
+    (baseRef, defaultBranch, name) => {
+      const plan = planPublication(PASSING, SETTINGS, {
+        ...CONTEXT,
+        base: { baseRef, defaultBranch }
+      })
+      expect(plan.checkRun.name).toBe(name)
+      expect(plan.dryRun.checkRun).toContain(`the check run "${name}"`)
+      expect(plan.comment?.split('\n', 1)[0]).toBe('<!-- rubric-council:rubric-council -->')
+    }
+  )
+
   it('goes on the head commit under the check’s name, linking the run', () => {
     const plan = planPublication(PASSING, { ...SETTINGS, checkName: 'council (main)' }, CONTEXT)
     expect(plan.checkRun).toMatchObject({

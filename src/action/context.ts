@@ -61,6 +61,15 @@ export async function prepareRun(
   })
   if (context.kind === 'skip') return context
   if (context.kind === 'unsupported') return { kind: 'invalid', message: context.message }
+  const head = context.trigger === undefined ? await headNow(github, context.pr.number) : undefined
+  if (head !== undefined && head !== context.pr.headSha) {
+    // No concurrency group cancels a superseded review (a pull request's own workflow could join
+    // the group): the review of the newer commit decides, and this one costs nothing.
+    return {
+      kind: 'skip',
+      message: `pull request #${context.pr.number} is now at ${head.slice(0, 7)}, not at ${context.pr.headSha.slice(0, 7)}: the review of the newer commit decides`
+    }
+  }
   if (inputs.gates === 'recorded' && !github) {
     return {
       kind: 'invalid',
@@ -86,6 +95,18 @@ export async function prepareRun(
   const rubricPath = await rubricPathProblem(dirs, inputs)
   if (rubricPath !== undefined) return { kind: 'invalid', message: rubricPath }
   return { kind: 'ready', run: context, checkout: checkout === undefined ? 'pull-request' : 'base' }
+}
+
+/** The pull request's head now; undefined without a token or when it cannot be read. */
+async function headNow(
+  github: GitHubPort | undefined,
+  number: number
+): Promise<string | undefined> {
+  try {
+    return (await github?.pullRequest(number))?.headSha
+  } catch {
+    return undefined
+  }
 }
 
 /**

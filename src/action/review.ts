@@ -23,6 +23,7 @@ import {
   type CommentState,
   type StoredAcceptance
 } from '../report/history.js'
+import { checkRunName } from '../publish/check-name.js'
 import type { ActionInputs } from './inputs.js'
 import type { ActionIO } from './io.js'
 import { publish, reportPathIn, type PublishContext } from './publish.js'
@@ -59,7 +60,7 @@ export async function reviewPullRequest(
   const { run, inputs, rubric, ports } = review
   const place: CheckRunPlace = {
     headSha: run.pr.headSha,
-    name: inputs.checkName,
+    name: checkRunName(inputs.checkName, run.pr),
     externalId: CHECK_RUN_MARK,
     ...(context.detailsUrl !== undefined && { detailsUrl: context.detailsUrl })
   }
@@ -121,7 +122,8 @@ export async function reviewPullRequest(
         kept,
         reportPath: reportPathIn(context.tempDir),
         ...(checkRunId !== undefined && { checkRunId }),
-        checkRunsNamed: writer ? await checkRunsNamed(writer, place, io) : []
+        checkRunsNamed: writer ? await checkRunsNamed(writer, place, io) : [],
+        base: run.pr
       }
     )
     const commentUrl = await publishToPullRequest(ports.github, run, inputs, plan, io, {
@@ -271,7 +273,7 @@ async function publishToPullRequest(
     })
   ])
   if (!check.ok) io.warning(`Rubric Council: ${check.problem}`)
-  else io.info(`Check run "${inputs.checkName}": ${plan.checkRun.conclusion}`)
+  else io.info(`Check run "${plan.checkRun.name}": ${plan.checkRun.conclusion}`)
   return url
 }
 

@@ -7,6 +7,7 @@ import { summaryLine } from '../report/summary.js'
 import type { ExitCode } from '../verdict/types.js'
 import { annotationBatches, annotationsOf, type Annotation } from './annotations.js'
 import { outcomeOf, type Conclusion, type FailOn, type Outcome } from './outcome.js'
+import { checkRunName } from './check-name.js'
 import { formatNumber, reasonSentence } from './sentences.js'
 
 /**
@@ -70,6 +71,8 @@ export interface PublicationContext {
    * named: a pull request's own workflow job can post one, and a required check may take it.
    */
   readonly checkRunsNamed?: readonly NamedCheckRun[]
+  /** The pull request's base branch and the repository's default one: see `checkRunName`. */
+  readonly base?: { readonly baseRef: string; readonly defaultBranch: string }
 }
 
 /** The completed check run: where it goes and everything it says. */
@@ -123,11 +126,13 @@ export function planPublication(
   const others = (context.checkRunsNamed ?? []).filter(
     r => r.id !== context.checkRunId && r.externalId !== CHECK_RUN_MARK
   )
-  const alert = othersAlert(settings.checkName, others)
+  const name =
+    context.base === undefined ? settings.checkName : checkRunName(settings.checkName, context.base)
+  const alert = othersAlert(name, others)
   const annotations = annotationsOf(evaluation)
   const comment = settings.comment ? commentBody(evaluation, settings, context, alert) : undefined
   const checkRun: PlannedCheckRun = {
-    name: settings.checkName,
+    name,
     headSha: context.headSha,
     ...(context.detailsUrl !== undefined && { detailsUrl: context.detailsUrl }),
     externalId: CHECK_RUN_MARK,
@@ -159,7 +164,7 @@ export function planPublication(
     step: stepResult(evaluation, outcome),
     warnings: others.map(
       other =>
-        `Rubric Council: another check run named "${settings.checkName}" exists on this commit that Rubric Council did not create: ${other.htmlUrl} (by ${other.appSlug}); make the check a ruleset-required workflow, see ${SECURITY_DOC}`
+        `Rubric Council: another check run named "${name}" exists on this commit that Rubric Council did not create: ${other.htmlUrl} (by ${other.appSlug}); make the check a ruleset-required workflow, see ${SECURITY_DOC}`
     ),
     dryRun: {
       ...(comment !== undefined &&
@@ -170,7 +175,7 @@ export function planPublication(
           }
         }),
       checkRun:
-        `Rubric Council (dry run): it would create the check run "${settings.checkName}" on ${context.headSha.slice(0, 7)} ` +
+        `Rubric Council (dry run): it would create the check run "${name}" on ${context.headSha.slice(0, 7)} ` +
         `concluding ${outcome.conclusion}, with ${count} annotation${count === 1 ? '' : 's'}`
     }
   }
