@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { parse as parseYaml } from 'yaml'
 import { initFiles, WORKFLOW_FILE } from '../src/cli/init.js'
-import { readState } from '../src/report/history.js'
+import { readState } from '../src/publish/memory.js'
 import { rubricHash } from '../src/rubric/hash.js'
 import {
   baseBranch,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { readState } from '../../src/report/history.js'
+import { readState } from '../../src/publish/memory.js'
 import { rubricHash } from '../../src/rubric/hash.js'
 import { baseBranch, pullRequestEvent, pullRequestJson } from '../helpers/action-run.js'
 import {

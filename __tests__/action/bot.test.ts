@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { deflateRawSync, inflateRawSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { readState, replaceState } from '../../src/report/history.js'
+import { readState, replaceState } from '../../src/publish/memory.js'
 import type { JsonReport } from '../../src/report/json.js'
 import { rubricHash } from '../../src/rubric/hash.js'
 import { baseBranch, pullRequestJson, webhookExample, writeEvent } from '../helpers/action-run.js'
@@ -61,16 +61,29 @@ const review = (pr: PullRequest) => runInProcess(pr, { inputs: INPUTS, providers
 
 /** A new comment on the pull request, as the issue_comment event delivers it. */
 function commented(pr: PullRequest, body: string, user: { login: string; type: string }) {
+  return delivered(pr, written(pr, body, user))
+}
+
+/** A comment written now; the bot hears of it when its event is `delivered`. */
+function written(pr: PullRequest, body: string, user: { login: string; type: string }) {
   const id = pr.github.addComment(pr.number, body, user)
   const example = webhookExample('issue_comment', 'created')
   const issue = example.issue as Record<string, unknown>
-  const event = writeEvent({
+  return writeEvent({
     ...example,
     issue: { ...issue, number: pr.number, pull_request: { url: 'https://api.github.com/x' } },
-    comment: { ...(example.comment as Record<string, unknown>), id, body, user }
+    comment: {
+      ...(example.comment as Record<string, unknown>),
+      id,
+      body,
+      user,
+      created_at: new Date().toISOString()
+    }
   })
-  return runInProcess(pr, { eventName: 'issue_comment', event, providers: {} })
 }
+
+const delivered = (pr: PullRequest, event: string) =>
+  runInProcess(pr, { eventName: 'issue_comment', event, providers: {} })
 
 const ours = (pr: PullRequest): string => pr.github.commentsOn(pr.number)[0]?.body ?? ''
 const checksOnHead = (pr: PullRequest) =>
@@ -264,7 +277,7 @@ describe('/council accept', () => {
     const pr = unclear()
     await noKeys(pr)
     await commented(pr, '/council accept trust me', READER)
-    expect(pr.github.commentsOn(pr.number).at(-1)?.body).toMatch(
+    expect(pr.github.commentsOn(pr.number).at(-1)?.body.split('\n')[1]).toMatch(
       /^@octo-reader only people with write permission on the repository may run `\/council accept`/
     )
     expect(checksOnHead(pr).map(c => c.conclusion)).toEqual(['action_required'])

@@ -1,7 +1,7 @@
 import type { Council } from '../council/types.js'
 import { evaluate } from '../engine/evaluate.js'
 import type { Acceptance, Evaluation } from '../engine/evaluation.js'
-import type { HistoryEntry } from '../engine/history.js'
+import { nextIteration, type HistoryEntry } from '../engine/history.js'
 import { cachingCouncil } from '../engine/judgement-cache.js'
 import type { CheckRunPlace } from '../github/check-run.js'
 import { mayCommand, parseCommand } from './commands.js'
@@ -11,18 +11,20 @@ import { annotationsOf } from '../github/check-run.js'
 import type { IssueComment } from '../github/comment.js'
 import type { PullRequestRun } from '../github/event.js'
 import type { GitHubPort } from '../github/port.js'
-import { commentMarker, renderComment } from '../report/comment.js'
 import {
+  commentMarker,
   historyEntry,
   readState,
+  renderComment,
   type CommentState,
   type StoredAcceptance
-} from '../report/history.js'
+} from '../publish/memory.js'
 import { outcomeOf } from '../verdict/outcome.js'
 import type { ActionInputs } from './inputs.js'
 import type { ActionIO } from './io.js'
 import { publish, type PublishContext } from './publish.js'
 import type { RubricChoice } from './rubric.js'
+import { stickyComment } from './sticky-comment.js'
 
 /** What a review runs on: gate results, evidence and judgement come in through these. */
 export interface ReviewPorts {
@@ -77,7 +79,7 @@ export async function reviewPullRequest(
     const council = cachingCouncil(ports.council, {
       key: ports.judgementKey,
       ...(rerun === undefined && state.judgement && { previous: state.judgement }),
-      iteration: prior.length + 1
+      iteration: nextIteration(prior)
     })
     const evaluated = await evaluate(
       {
@@ -100,7 +102,7 @@ export async function reviewPullRequest(
       ...evaluated,
       ...(cache.reusedFrom !== undefined && { reusedFrom: cache.reusedFrom }),
       ...(acceptance && { acceptance }),
-      history: [...prior, historyEntry(evaluated, run.pr.headSha, note)]
+      history: [...prior, historyEntry(evaluated, run.pr.headSha, note, new Date())]
     }
     const kept = {
       ...(cache.sealed && { judgement: cache.sealed }),
@@ -108,6 +110,7 @@ export async function reviewPullRequest(
     }
     const commentUrl = await publishToPullRequest(ports.github, run, inputs, evaluation, io, {
       existing,
+      read: state,
       kept,
       place: { ...place, ...(checkRunId !== undefined && { id: checkRunId }) }
     })
@@ -211,6 +214,7 @@ async function publishToPullRequest(
   io: ActionIO,
   options: {
     readonly existing: readonly IssueComment[]
+    readonly read: CommentState
     readonly kept: Omit<CommentState, 'history'>
     readonly place: CheckRunPlace & { readonly id?: number }
   }
@@ -234,45 +238,13 @@ async function publishToPullRequest(
   // time, so this only overlaps rendering one with sending the other.
   const [url, check] = await Promise.all([
     inputs.comment === 'sticky'
-      ? stickyComment(github, run, inputs, evaluation, options, io)
+      ? stickyComment(github, run, inputs.checkName, evaluation, options, io)
       : undefined,
     github.checkRun(options.place, evaluation, inputs.failOn)
   ])
   if (check.action === 'failed') io.warning(`Rubric Council: ${check.reason}`)
   else io.info(`Check run "${inputs.checkName}": ${conclusion}`)
   return url
-}
-
-/** Creates or updates the sticky comment, unless a newer push is already being reviewed. */
-async function stickyComment(
-  github: GitHubPort,
-  run: PullRequestRun,
-  inputs: ActionInputs,
-  evaluation: Evaluation,
-  options: {
-    readonly existing: readonly IssueComment[]
-    readonly kept: Omit<CommentState, 'history'>
-  },
-  io: ActionIO
-): Promise<string | undefined> {
-  const current = await currentHead(github, run)
-  if (current !== undefined && current !== run.pr.headSha) {
-    // A newer push is being reviewed; its result must not be overwritten by this older one.
-    io.notice(
-      `Rubric Council: not updating the comment: this run reviewed ${run.pr.headSha.slice(0, 7)}, but the pull request is now at ${current.slice(0, 7)}`
-    )
-    return undefined
-  }
-  const outcome = await github.upsertComment(
-    run.pr.number,
-    renderComment(evaluation, inputs.checkName, options.kept),
-    options.existing
-  )
-  if (outcome.action === 'failed') {
-    io.warning(`Rubric Council: ${outcome.reason}`)
-    return undefined
-  }
-  return outcome.url
 }
 
 /** What a real run would post, printed instead (dry-run). */
@@ -294,15 +266,4 @@ function printDryRun(
     `Rubric Council (dry run): it would create the check run "${inputs.checkName}" on ${run.pr.headSha.slice(0, 7)} ` +
       `concluding ${conclusion}, with ${annotations} annotation${annotations === 1 ? '' : 's'}`
   )
-}
-
-/** The pull request's head now, or undefined when it cannot be read (then nothing is withheld). */
-async function currentHead(github: GitHubPort, run: PullRequestRun): Promise<string | undefined> {
-  try {
-    const pr = await github.pullRequest(run.pr.number)
-    const head = (pr as { head?: { sha?: unknown } }).head?.sha
-    return typeof head === 'string' ? head : undefined
-  } catch {
-    return undefined
-  }
 }

@@ -1,0 +1,128 @@
+import type { Evaluation } from '../engine/evaluation.js'
+import type { IssueComment } from '../github/comment.js'
+import type { PullRequestRun } from '../github/event.js'
+import type { GitHubPort } from '../github/port.js'
+import {
+  commentMarker,
+  mergeHistories,
+  mergeStates,
+  readState,
+  renderComment,
+  replaceState,
+  type CommentState
+} from '../publish/memory.js'
+import type { ActionIO } from './io.js'
+
+/**
+ * The sticky comment written safely when reviews of one pull request overlap (nothing makes them
+ * wait for each other: a push during a review starts another). Before writing, the comment is
+ * read again: what another review wrote meanwhile is merged in, both runs stay in the history, and
+ * the report shown is the current head's (a review of an older head only adds its entry). After
+ * writing, our comments are listed again: two runs that each found none both created one; the
+ * oldest is kept with everything both remember, the others deleted.
+ */
+export async function stickyComment(
+  github: GitHubPort,
+  run: PullRequestRun,
+  checkName: string,
+  evaluation: Evaluation,
+  memory: {
+    /** The state as this run read it when it started. */
+    readonly read: CommentState
+    /** What this run keeps besides the history (the sealed judgement, an acceptance). */
+    readonly kept: Omit<CommentState, 'history'>
+    /** Our comments as this run found them when it started. */
+    readonly existing: readonly IssueComment[]
+  },
+  io: ActionIO
+): Promise<string | undefined> {
+  const number = run.pr.number
+  const marker = commentMarker(checkName)
+  const [current, fresh] = await Promise.all([
+    currentHead(github, run),
+    github.comments(number, marker).catch(() => memory.existing)
+  ])
+  const isCurrent = current === undefined || current === run.pr.headSha
+  const head = current ?? run.pr.headSha
+  const ours: CommentState = { ...memory.kept, history: evaluation.history ?? [] }
+  const [first] = fresh
+  const state = first
+    ? mergeStates({ read: memory.read, fresh: readState(first.body), ours }, head, isCurrent)
+    : ours
+  let body: string
+  if (isCurrent || first === undefined) {
+    const { history, ...kept } = state
+    body = renderComment({ ...evaluation, history }, checkName, kept)
+  } else {
+    // A newer push is being reviewed; its report must not be overwritten by this older one.
+    io.notice(
+      `Rubric Council: this run reviewed ${run.pr.headSha.slice(0, 7)}, but the pull request is now at ${head.slice(0, 7)}: its verdict is added to the history, the report is left as it is`
+    )
+    body = replaceState(first.body, state)
+  }
+  const outcome = await github.upsertComment(number, body, fresh)
+  if (outcome.action === 'failed') {
+    io.warning(`Rubric Council: ${outcome.reason}`)
+    return undefined
+  }
+  await removeDuplicates(
+    github,
+    { number, marker, head, written: isCurrent ? body : undefined },
+    io
+  )
+  return outcome.url
+}
+
+/**
+ * Our comments listed again after writing; when there are several, the oldest (GitHub's ids only
+ * grow) is kept with the union of their histories and the current head's report, and the others
+ * are deleted.
+ */
+async function removeDuplicates(
+  github: GitHubPort,
+  where: {
+    readonly number: number
+    readonly marker: string
+    readonly head: string
+    /** What this run wrote, when its report is the current head's. */
+    readonly written: string | undefined
+  },
+  io: ActionIO
+): Promise<void> {
+  let after: IssueComment[]
+  try {
+    after = await github.comments(where.number, where.marker)
+  } catch {
+    return
+  }
+  if (after.length < 2) return
+  const sorted = [...after].sort((a, b) => a.id - b.id)
+  const states = sorted.map(c => readState(c.body))
+  const shown =
+    sorted.find(c => c.body === where.written) ??
+    sorted.find((_, i) => states[i]?.history.at(-1)?.commit === where.head) ??
+    sorted[0]
+  if (shown === undefined) return
+  const history = states.reduce<CommentState['history']>(
+    (union, s) => mergeHistories(union, s.history, where.head),
+    []
+  )
+  const outcome = await github.upsertComment(
+    where.number,
+    replaceState(shown.body, { ...readState(shown.body), history }),
+    sorted
+  )
+  if (outcome.action === 'failed') io.warning(`Rubric Council: ${outcome.reason}`)
+  else io.info(`Rubric Council: kept one comment of ${sorted.length} written at once`)
+}
+
+/** The pull request's head now, or undefined when it cannot be read (then nothing is withheld). */
+async function currentHead(github: GitHubPort, run: PullRequestRun): Promise<string | undefined> {
+  try {
+    const pr = await github.pullRequest(run.pr.number)
+    const head = (pr as { head?: { sha?: unknown } }).head?.sha
+    return typeof head === 'string' ? head : undefined
+  } catch {
+    return undefined
+  }
+}
