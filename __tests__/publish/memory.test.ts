@@ -281,6 +281,12 @@ describe('two writes of the history made at once', () => {
     ])
   })
 
+  it('puts the current head’s newest run last, even when a late run of an older head started after it', () => {
+    const fresh = [at(1, 'b')]
+    const ours = [at(1, 'b'), at(2, 'a')]
+    expect(mergeHistories(fresh, ours, 'b'.repeat(40))).toEqual([at(2, 'a'), at(1, 'b')])
+  })
+
   it('does not bring back what the comment has already compacted away', () => {
     const fresh = [at(5, 'e'), at(6, 'f')]
     expect(mergeHistories(fresh, [at(3, 'a'), at(7, 'b')], 'b'.repeat(40))).toEqual([

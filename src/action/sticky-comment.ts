@@ -65,50 +65,49 @@ export async function stickyComment(
     io.warning(`Rubric Council: ${outcome.reason}`)
     return undefined
   }
-  await removeDuplicates(
-    github,
-    { number, marker, head, written: isCurrent ? body : undefined },
-    io
-  )
+  await removeDuplicates(github, run, { marker, written: body }, io)
   return outcome.url
 }
 
 /**
  * Our comments listed again after writing; when there are several, the oldest (GitHub's ids only
- * grow) is kept with the union of their histories and the current head's report, and the others
- * are deleted.
+ * grow) is kept with the union of their histories and the report of the head the pull request is
+ * at now, and the others are deleted.
  */
 async function removeDuplicates(
   github: GitHubPort,
+  run: PullRequestRun,
   where: {
-    readonly number: number
     readonly marker: string
-    readonly head: string
-    /** What this run wrote, when its report is the current head's. */
-    readonly written: string | undefined
+    /** What this run wrote. */
+    readonly written: string
   },
   io: ActionIO
 ): Promise<void> {
+  const number = run.pr.number
   let after: IssueComment[]
   try {
-    after = await github.comments(where.number, where.marker)
+    after = await github.comments(number, where.marker)
   } catch {
     return
   }
   if (after.length < 2) return
+  const head = (await currentHead(github, run)) ?? run.pr.headSha
   const sorted = [...after].sort((a, b) => a.id - b.id)
   const states = sorted.map(c => readState(c.body))
+  const current = sorted.filter((_, i) => states[i]?.history.at(-1)?.commit === head)
   const shown =
+    current.find(c => c.body === where.written) ??
+    current[0] ??
     sorted.find(c => c.body === where.written) ??
-    sorted.find((_, i) => states[i]?.history.at(-1)?.commit === where.head) ??
     sorted[0]
   if (shown === undefined) return
   const history = states.reduce<CommentState['history']>(
-    (union, s) => mergeHistories(union, s.history, where.head),
+    (union, s) => mergeHistories(union, s.history, head),
     []
   )
   const outcome = await github.upsertComment(
-    where.number,
+    number,
     replaceState(shown.body, { ...readState(shown.body), history }),
     sorted
   )

@@ -26,9 +26,9 @@ export interface HistoryEntry {
 }
 
 /**
- * The iteration a new run is: one after the newest kept. Not the count of entries: the oldest may
+ * The iteration a new run is: one after the highest kept. Not the count of entries: the oldest may
  * have been compacted away, and two overlapping runs may both have been the same iteration.
  */
 export function nextIteration(history: readonly HistoryEntry[]): number {
-  return (history.at(-1)?.iteration ?? 0) + 1
+  return history.reduce((highest, e) => Math.max(highest, e.iteration), 0) + 1
 }

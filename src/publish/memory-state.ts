@@ -138,9 +138,10 @@ export function replaceState(body: string, state: CommentState, limit = COMMENT_
 
 /**
  * The histories of two writes of one comment made at once (two reviews overlapping), as one: every
- * run of either, each once, by iteration; among runs of the same iteration, the one of the head
- * commit `head` last, so that the newest entry is always the current head's verdict. Whatever
- * `fresh` (the comment as it is now) has already compacted away stays away.
+ * run of either, each once, by iteration, except that the newest run of the head commit `head`
+ * comes last, so that the newest entry is always the current head's verdict (a review of an older
+ * head can start after it, and finish later). Whatever `fresh` (the comment as it is now) has
+ * already compacted away stays away.
  */
 export function mergeHistories(
   fresh: readonly HistoryEntry[],
@@ -151,14 +152,15 @@ export function mergeHistories(
   const oldest = fresh[0]?.iteration ?? 0
   const seen = new Set(fresh.map(key))
   const union = [...fresh, ...ours.filter(e => e.iteration >= oldest && !seen.has(key(e)))]
-  const rank = (e: HistoryEntry): number => (e.commit === head ? 1 : 0)
-  return union
+  const sorted = union
     .map((entry, order) => ({ entry, order }))
-    .sort(
-      (a, b) =>
-        a.entry.iteration - b.entry.iteration || rank(a.entry) - rank(b.entry) || a.order - b.order
-    )
+    .sort((a, b) => a.entry.iteration - b.entry.iteration || a.order - b.order)
     .map(({ entry }) => entry)
+  const newest = sorted.findLastIndex(e => e.commit === head)
+  const last = sorted[newest]
+  return last === undefined
+    ? sorted
+    : [...sorted.slice(0, newest), ...sorted.slice(newest + 1), last]
 }
 
 function encode(state: CommentState): string {
