@@ -144,25 +144,23 @@ export async function commandGiven(context: BotContext): Promise<void> {
   }
   const who = `@${login}`
   const permitted = await mayCommand(github, login)
-  if (command.kind === 'unknown' || !permitted) {
-    const name = command.kind === 'unknown' ? command.text : `/council ${command.kind}`
-    const answer =
-      command.kind === 'unknown'
-        ? `${who} ${code(command.text)} is not a command I know. ${COMMANDS_HELP}`
-        : `${who} only people with write permission on the repository may run \`/council ${command.kind}\`. ${COMMANDS_HELP}`
-    if (permitted) {
-      await github.reply(number, answer)
-    } else if ((await github.comments(number, refusalMarker(login))).length > 0) {
-      // One answer per pull request is enough: a stranger cannot make the bot write a comment each.
-      io.notice(`Rubric Council: ${who} was already answered on #${number}; not replying again`)
-    } else {
-      await github.reply(number, `${refusalMarker(login)}\n${answer}`)
-    }
-    io.notice(
-      command.kind === 'unknown'
-        ? `Rubric Council: unknown command from ${who}`
-        : `Rubric Council: refused ${name} from ${who}: no write permission`
+  const refusal = { number, login, permitted }
+  if (command.kind === 'unknown') {
+    await answer(
+      context,
+      refusal,
+      `${who} ${code(command.text)} is not a command I know. ${COMMANDS_HELP}`
     )
+    io.notice(`Rubric Council: unknown command from ${who}`)
+    return
+  }
+  if (!permitted) {
+    await answer(
+      context,
+      refusal,
+      `${who} only people with write permission on the repository may run \`/council ${command.kind}\`. ${COMMANDS_HELP}`
+    )
+    io.notice(`Rubric Council: refused /council ${command.kind} from ${who}: no write permission`)
     return
   }
   if (command.kind === 'accept' && command.reason === '') {
@@ -251,4 +249,29 @@ export async function commandGiven(context: BotContext): Promise<void> {
     [ours]
   )
   io.info(`Rubric Council: ${accepted} (${head.slice(0, 7)})`)
+}
+
+/**
+ * The reply to a command the bot does not take. Someone without write permission gets one per pull
+ * request, whatever they post: the reply's hidden first line names them, and finding it among our
+ * comments (GitHub's own record, which only our account can add to) means they were answered.
+ */
+async function answer(
+  context: BotContext,
+  to: { readonly number: number; readonly login: string; readonly permitted: boolean },
+  text: string
+): Promise<void> {
+  const { github, io } = context
+  if (to.permitted) {
+    await github.reply(to.number, text)
+    return
+  }
+  const marker = refusalMarker(to.login)
+  if ((await github.comments(to.number, marker)).length > 0) {
+    io.notice(
+      `Rubric Council: @${to.login} was already answered on #${to.number}; not replying again`
+    )
+    return
+  }
+  await github.reply(to.number, `${marker}\n${text}`)
 }
