@@ -1,7 +1,7 @@
 import type { Council } from '../council/types.js'
 import { evaluate } from '../engine/evaluate.js'
 import type { Acceptance, Evaluation } from '../engine/evaluation.js'
-import { nextIteration, type HistoryEntry } from '../engine/history.js'
+import { nextIteration } from '../engine/history.js'
 import { cachingCouncil } from '../engine/judgement-cache.js'
 import type { CheckRunPlace } from '../github/check-run.js'
 import { mayCommand, parseCommand } from './commands.js'
@@ -14,6 +14,7 @@ import type { GitHubPort } from '../github/port.js'
 import {
   commentMarker,
   historyEntry,
+  iterationNote,
   readState,
   renderComment,
   type CommentState,
@@ -125,28 +126,6 @@ export async function reviewPullRequest(
     }
     throw error
   }
-}
-
-/**
- * Why this iteration ran when it is not a new push: a rerun asked for, the base branch's rubric
- * changed, or the same commit judged again.
- */
-function iterationNote(
-  prior: readonly HistoryEntry[],
-  head: string,
-  rubricHash: string | undefined,
-  rerun: CommentState['rerun'],
-  reusedFrom: number | undefined
-): string | undefined {
-  if (rerun) return `/council rerun by @${rerun.by}`
-  const last = prior.at(-1)
-  if (last?.commit !== head) return undefined
-  if (rubricHash !== undefined && last.rubricHash !== '' && last.rubricHash !== rubricHash) {
-    return `base rubric changed (${last.rubricHash} → ${rubricHash})`
-  }
-  return reusedFrom === undefined
-    ? 'same commit again'
-    : `answers reused from iteration ${reusedFrom}`
 }
 
 /**

@@ -108,6 +108,28 @@ export function historyEntryNoted(
   return { ...previous, iteration, note: note.slice(0, 500) }
 }
 
+/**
+ * Why this iteration ran when it is not a new push: a rerun asked for, the base branch's rubric
+ * changed, or the same commit judged again.
+ */
+export function iterationNote(
+  prior: readonly HistoryEntry[],
+  head: string,
+  rubricHash: string | undefined,
+  rerun: CommentState['rerun'],
+  reusedFrom: number | undefined
+): string | undefined {
+  if (rerun) return `/council rerun by @${rerun.by}`
+  const last = prior.at(-1)
+  if (last?.commit !== head) return undefined
+  if (rubricHash !== undefined && last.rubricHash !== '' && last.rubricHash !== rubricHash) {
+    return `base rubric changed (${last.rubricHash} → ${rubricHash})`
+  }
+  return reusedFrom === undefined
+    ? 'same commit again'
+    : `answers reused from iteration ${reusedFrom}`
+}
+
 /** Why a `/council accept` has no verdict to accept. */
 export type AcceptProblem =
   /** The newest verdict is not about the pull request's head commit (a push since, or none yet). */
