@@ -40,7 +40,7 @@ export async function stickyComment(
   const marker = commentMarker(checkName)
   const [current, fresh] = await Promise.all([
     currentHead(github, run),
-    github.comments(number, marker).catch(() => memory.existing)
+    ourCommentsNow(github, number, marker, memory.existing)
   ])
   const isCurrent = current === undefined || current === run.pr.headSha
   const head = current ?? run.pr.headSha
@@ -65,8 +65,31 @@ export async function stickyComment(
     io.warning(`Rubric Council: ${outcome.reason}`)
     return undefined
   }
-  await removeDuplicates(github, run, { marker, written: body }, io)
+  // Only a run that created a comment can have raced another that created one too.
+  if (outcome.action === 'created') {
+    await removeDuplicates(github, run, { marker, written: body }, io)
+  }
   return outcome.url
+}
+
+/**
+ * Our comments as they are now: the one this run found, read again by id (one request, however
+ * many comments the pull request has), or, when it found none or it is gone, all of them listed.
+ */
+async function ourCommentsNow(
+  github: GitHubPort,
+  number: number,
+  marker: string,
+  existing: readonly IssueComment[]
+): Promise<readonly IssueComment[]> {
+  const [first, ...rest] = existing
+  try {
+    const now = first && (await github.issueComment(first.id))
+    if (first && now) return [{ ...first, body: now.body }, ...rest]
+    return await github.comments(number, marker)
+  } catch {
+    return existing
+  }
 }
 
 /**
