@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { readFileSync } from 'node:fs'
-import { readState } from '../src/report/history.js'
+import { readState } from '../src/publish/memory.js'
 import { rubricHash } from '../src/rubric/hash.js'
 import {
   openPullRequest,

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } fro
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { writeState } from '../src/report/history.js'
+import { writeState } from '../src/publish/memory.js'
 import {
   baseBranch,
   openPullRequest,

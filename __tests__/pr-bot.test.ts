@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { parse as parseYaml } from 'yaml'
 import { initFiles } from '../src/cli/init.js'
 import { WORKFLOW_FILE } from '../src/cli/init-workflows.js'
-import { readState } from '../src/report/history.js'
+import { readState } from '../src/publish/memory.js'
 import { rubricHash } from '../src/rubric/hash.js'
 import {
   baseBranch,
@@ -289,8 +289,9 @@ describe('re-runs and /council rerun', () => {
     const calls = providers.calls.length
     const from = github.runStarts.length
     await comment(pr, '/council rerun', READER)
-    expect(lastReply(pr)).toMatch(
-      /^@octo-reader only people with write permission on the repository may run `\/council rerun`/
+    // After the hidden line that marks a refusal to this user (one per pull request).
+    expect(lastReply(pr)).toContain(
+      '@octo-reader only people with write permission on the repository may run `/council rerun`'
     )
     await comment(pr, '/council rerun', { login: 'renovate[bot]', type: 'Bot' })
     // The two commands, and one reply.

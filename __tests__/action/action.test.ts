@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { readState } from '../../src/report/history.js'
+import { readState } from '../../src/publish/memory.js'
 import { rubricHash } from '../../src/rubric/hash.js'
 import { baseBranch, pullRequestEvent, pullRequestJson } from '../helpers/action-run.js'
 import {
@@ -102,7 +102,7 @@ describe('the sticky comment', () => {
     expect(readState(commentBody(pr)).history.map(h => h.verdict)).toEqual(['PASS', 'FAIL'])
   })
 
-  it('is left alone by a run for an older commit that finishes after the newer one', async () => {
+  it('keeps the newer commit’s report when a run for an older commit finishes after it, adding that run to the history', async () => {
     const pr = pullRequest({ '.github/rubric.md': gates('true') })
     const olderEvent = pullRequestEvent(pr.repo, { number: pr.number })
     const older = pr.repo.headSha
@@ -114,9 +114,12 @@ describe('the sticky comment', () => {
     pr.repo.git('checkout', '-q', older)
     const late = await run(pr, { event: olderEvent })
     expect(late.log).toContain(
-      `notice: Rubric Council: not updating the comment: this run reviewed ${older.slice(0, 7)}, but the pull request is now at ${newer.slice(0, 7)}`
+      `notice: Rubric Council: this run reviewed ${older.slice(0, 7)}, but the pull request is now at ${newer.slice(0, 7)}: its verdict is added to the history, the report is left as it is`
     )
-    expect(commentBody(pr)).toBe(newest)
+    const report = (body: string) => body.slice(0, body.indexOf('<!-- rubric-council-state:'))
+    expect(report(commentBody(pr))).toBe(report(newest))
+    expect(readState(commentBody(pr)).history.map(h => h.commit)).toEqual([older, newer])
+    expect(pr.github.commentsOn(pr.number)).toHaveLength(1)
     // Its own commit still gets its check run: it is that commit's result.
     expect(pr.github.checkRuns.map(c => c.head_sha)).toContain(older)
   })

@@ -1,10 +1,16 @@
 import { readFileSync } from 'node:fs'
 import { deflateRawSync, inflateRawSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { readState, replaceState } from '../../src/report/history.js'
+import { readState, replaceState } from '../../src/publish/memory.js'
 import type { JsonReport } from '../../src/report/json.js'
 import { rubricHash } from '../../src/rubric/hash.js'
-import { baseBranch, pullRequestJson, webhookExample, writeEvent } from '../helpers/action-run.js'
+import {
+  baseBranch,
+  pullRequestEvent,
+  pullRequestJson,
+  webhookExample,
+  writeEvent
+} from '../helpers/action-run.js'
 import { pullRequest, runInProcess, type PullRequest } from '../helpers/in-process.js'
 import { wireAnswer } from '../helpers/judge-answers.js'
 import { MemoryGitHub } from '../helpers/memory-github.js'
@@ -26,9 +32,12 @@ let failing = false
 /** The check runs of the pull request being judged, as each provider call found them. */
 let seenAtCall: string[] = []
 let watched: PullRequest | undefined
+/** Called on each judge call, when set. */
+let onJudge: (() => void) | undefined
 
 beforeAll(async () => {
   providers = await startProviderStandIn(call => {
+    onJudge?.()
     if (watched) {
       seenAtCall.push(
         ...watched.github.checkRuns
@@ -61,16 +70,29 @@ const review = (pr: PullRequest) => runInProcess(pr, { inputs: INPUTS, providers
 
 /** A new comment on the pull request, as the issue_comment event delivers it. */
 function commented(pr: PullRequest, body: string, user: { login: string; type: string }) {
+  return delivered(pr, written(pr, body, user))
+}
+
+/** A comment written now; the bot hears of it when its event is `delivered`. */
+function written(pr: PullRequest, body: string, user: { login: string; type: string }) {
   const id = pr.github.addComment(pr.number, body, user)
   const example = webhookExample('issue_comment', 'created')
   const issue = example.issue as Record<string, unknown>
-  const event = writeEvent({
+  return writeEvent({
     ...example,
     issue: { ...issue, number: pr.number, pull_request: { url: 'https://api.github.com/x' } },
-    comment: { ...(example.comment as Record<string, unknown>), id, body, user }
+    comment: {
+      ...(example.comment as Record<string, unknown>),
+      id,
+      body,
+      user,
+      created_at: new Date().toISOString()
+    }
   })
-  return runInProcess(pr, { eventName: 'issue_comment', event, providers: {} })
 }
+
+const delivered = (pr: PullRequest, event: string) =>
+  runInProcess(pr, { eventName: 'issue_comment', event, providers: {} })
 
 const ours = (pr: PullRequest): string => pr.github.commentsOn(pr.number)[0]?.body ?? ''
 const checksOnHead = (pr: PullRequest) =>
@@ -264,7 +286,7 @@ describe('/council accept', () => {
     const pr = unclear()
     await noKeys(pr)
     await commented(pr, '/council accept trust me', READER)
-    expect(pr.github.commentsOn(pr.number).at(-1)?.body).toMatch(
+    expect(pr.github.commentsOn(pr.number).at(-1)?.body.split('\n')[1]).toMatch(
       /^@octo-reader only people with write permission on the repository may run `\/council accept`/
     )
     expect(checksOnHead(pr).map(c => c.conclusion)).toEqual(['action_required'])
@@ -287,6 +309,33 @@ describe('/council accept', () => {
     expect(result.log.some(l => l.includes('does not match a /council accept comment'))).toBe(true)
   })
 
+  it('attack: a push between the command and the bot run is not accepted, however quickly its review ran', async () => {
+    failing = true
+    try {
+      const pr = judged()
+      await review(pr)
+      // The maintainer reads the FAIL on A and accepts it...
+      const command = written(pr, '/council accept flaky', MAINTAINER)
+      // ...and before the bot runs, the author pushes B, and B's review (FAIL) finishes.
+      pr.repo.commit({ 'feature.ts': 'export const feature = eval(process.argv[2])\n' }, 'push')
+      pr.github.setPullRequest(pr.number, pullRequestJson(pr.repo, pr.number))
+      expect((await review(pr)).outputs.verdict).toBe('FAIL')
+      const result = await delivered(pr, command)
+      expect(result.code).toBe(0)
+      expect(checksOnHead(pr).map(c => c.conclusion)).toEqual(['failure'])
+      expect(readState(ours(pr)).accepted).toBeUndefined()
+      expect(ours(pr)).not.toContain('Accepted by')
+      expect(pr.github.commentsOn(pr.number).at(-1)?.body).toBe(
+        `@octo-maintainer the pull request changed after your comment: the verdict on its head commit ${pr.repo.headSha.slice(0, 7)} was given after it, so it is not accepted. Read the report on ${pr.repo.headSha.slice(0, 7)}, then accept it again.`
+      )
+      // Accepting again, now that B's verdict is there to read, accepts B.
+      await commented(pr, '/council accept flaky', MAINTAINER)
+      expect(checksOnHead(pr).at(-1)?.conclusion).toBe('success')
+    } finally {
+      failing = false
+    }
+  })
+
   it('needs a reason, and a verdict on the head commit', async () => {
     const pr = unclear()
     await commented(pr, '/council accept', MAINTAINER)
@@ -299,6 +348,112 @@ describe('/council accept', () => {
     )
     expect(pr.github.checkRuns).toEqual([])
   })
+})
+
+describe('refused commands', () => {
+  it('a stranger gets one reply per pull request, however many commands they post', async () => {
+    const pr = judged()
+    const other = judged()
+    const before = pr.github.commentsOn(pr.number).length
+    const commands = ['/council rerun', '/council accept please', '/council approve']
+    const logs: string[][] = []
+    for (let i = 0; i < 20; i++) {
+      logs.push((await commented(pr, commands[i % 3] ?? '', READER)).log)
+    }
+    // Twenty commands, one reply.
+    const added = pr.github.commentsOn(pr.number).slice(before)
+    expect(added).toHaveLength(21)
+    expect(added.filter(c => c.body.includes('@octo-reader only people with write'))).toHaveLength(
+      1
+    )
+    expect(logs.slice(1).every(log => log.some(l => l.includes('was already answered')))).toBe(true)
+    expect(pr.github.checkRuns).toEqual([])
+    // Another stranger, and the same stranger on another pull request, get theirs.
+    await commented(pr, '/council rerun', { login: 'someone-else', type: 'User' })
+    await commented(other, '/council rerun', READER)
+    expect(pr.github.commentsOn(pr.number).at(-1)?.body).toContain('@someone-else only people')
+    expect(other.github.commentsOn(other.number).at(-1)?.body).toContain('@octo-reader only people')
+    // A maintainer's unknown commands are answered each time.
+    await commented(pr, '/council approve', MAINTAINER)
+    await commented(pr, '/council approve', MAINTAINER)
+    expect(
+      pr.github.commentsOn(pr.number).filter(c => c.body.startsWith('@octo-maintainer'))
+    ).toHaveLength(2)
+  }, 60_000)
+})
+
+describe('two reviews of one pull request at once', () => {
+  /**
+   * A review of head A whose judges say FAIL, during which the author pushes B and B's review
+   * (PASS) runs from start to end: at the moment `when` says, just before A's review writes.
+   */
+  async function overlapping(when: 'before its re-read' | 'after its re-read') {
+    const pr = judged()
+    const older = pullRequestEvent(pr.repo, { number: pr.number })
+    const a = pr.repo.headSha
+    const newer = async () => {
+      failing = false
+      pr.repo.commit({ 'more.ts': 'export const more = 1\n' }, 'push')
+      pr.github.setPullRequest(pr.number, pullRequestJson(pr.repo, pr.number))
+      expect((await review(pr)).outputs.verdict).toBe('PASS')
+    }
+    const { pullRequest, comments } = pr.github
+    let asked = false
+    let next: 'pull request' | 'comments' | undefined
+    onJudge = () => {
+      asked = true
+    }
+    pr.github.pullRequest = async (number: number) => {
+      if (asked && next === undefined) {
+        next = 'comments'
+        onJudge = undefined
+        if (when === 'before its re-read') await newer()
+      }
+      return pullRequest(number)
+    }
+    pr.github.comments = async (issue: number, marker: string) => {
+      const listed = await comments(issue, marker)
+      if (next === 'comments' && when === 'after its re-read') {
+        next = 'pull request'
+        await newer()
+      }
+      return listed
+    }
+    failing = true
+    try {
+      const result = await runInProcess(pr, { inputs: INPUTS, providers: keys(), event: older })
+      expect(result.outputs.verdict).toBe('FAIL')
+    } finally {
+      failing = false
+      onJudge = undefined
+    }
+    return { pr, a, b: pr.repo.headSha }
+  }
+
+  const sticky = (pr: PullRequest) =>
+    pr.github.commentsOn(pr.number).filter(c => c.body.startsWith('<!-- rubric-council:'))
+
+  it.each(['before its re-read', 'after its re-read'] as const)(
+    'the older head’s review finishing last (the newer one done %s): the newest head’s verdict shows, the history has both, one comment',
+    async when => {
+      const { pr, a, b } = await overlapping(when)
+      const [comment, ...more] = sticky(pr)
+      expect(more).toEqual([])
+      expect(comment?.body).toContain('### ✅ Rubric Council: PASS')
+      expect(readState(comment?.body ?? '').history.map(h => [h.commit, h.verdict])).toEqual([
+        [a, 'FAIL'],
+        [b, 'PASS']
+      ])
+      // Each check run is on its own head.
+      expect(pr.github.checkRuns.map(c => [c.head_sha, c.conclusion])).toEqual(
+        expect.arrayContaining([
+          [a, 'failure'],
+          [b, 'success']
+        ])
+      )
+    },
+    60_000
+  )
 })
 
 describe('a push that changes the base rubric', () => {

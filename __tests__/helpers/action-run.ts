@@ -308,6 +308,9 @@ export function issueCommentEvent(options: {
       url: `${api}/issues/comments/${String(commentId)}`,
       html_url: `${html}#issuecomment-${String(commentId)}`,
       issue_url: `${api}/issues/${String(number)}`,
+      // Written now: the bot accepts only a verdict recorded before the command was written.
+      created_at: new Date().toISOString(),
+      updated_at: new Date().toISOString(),
       user: commenter((example.comment as Record<string, unknown>).user)
     },
     repository: pointedRepository(example.repository),

@@ -7,7 +7,7 @@ import {
   type PublicationContext,
   type PublicationSettings
 } from '../../src/publish/plan.js'
-import { commentMarker } from '../../src/report/comment.js'
+import { commentMarker } from '../../src/publish/memory.js'
 import { invalidVerdict } from '../../src/verdict/decide.js'
 import type { ReasonCode, VerdictKind } from '../../src/verdict/types.js'
 import { evaluationOf, gateResult, judgeRun, SEARCH_RUBRIC } from '../helpers/evaluation.js'

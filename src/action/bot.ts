@@ -1,9 +1,16 @@
 import { posix } from 'node:path'
 import type { GitHubPort } from '../github/port.js'
-import { commentMarker } from '../report/comment.js'
+import { nextIteration } from '../engine/history.js'
+import {
+  commentMarker,
+  historyEntryNoted,
+  readState,
+  refusalMarker,
+  replaceState,
+  verdictToAccept,
+  withAcceptance
+} from '../publish/memory.js'
 import { code, escapeMarkdown } from '../report/escape.js'
-import { acceptanceNote } from '../report/markdown.js'
-import { historyEntryNoted, readState, replaceState } from '../report/history.js'
 import { rubricHash } from '../rubric/hash.js'
 import { mapBounded } from '../util/pool.js'
 import { isRecord } from '../util/is-record.js'
@@ -111,8 +118,9 @@ export async function rubricPushed(context: BotContext): Promise<void> {
 
 /**
  * A comment on a pull request: `/council rerun` or `/council accept <reason>` from a user with
- * write permission; anything else starting with `/council` gets a short reply. Bots, the action's
- * own comments and comments on issues are left alone.
+ * write permission; anything else starting with `/council` gets a short reply, at most one per
+ * pull request to someone without write permission. Bots, the action's own comments and comments
+ * on issues are left alone.
  */
 export async function commandGiven(context: BotContext): Promise<void> {
   const { github, inputs, io, payload } = context
@@ -124,6 +132,7 @@ export async function commandGiven(context: BotContext): Promise<void> {
   const login = typeof user.login === 'string' ? user.login : ''
   const number = typeof issue.number === 'number' ? issue.number : 0
   const commentId = typeof comment.id === 'number' ? comment.id : 0
+  const writtenAt = typeof comment.created_at === 'string' ? comment.created_at : undefined
   const command = parseCommand(body)
   if (record.action !== 'created' || !isRecord(issue.pull_request) || number === 0) {
     io.notice('Rubric Council: not a new comment on a pull request; nothing to do')
@@ -134,17 +143,21 @@ export async function commandGiven(context: BotContext): Promise<void> {
     return
   }
   const who = `@${login}`
+  const permitted = await mayCommand(github, login)
+  const refusal = { number, login, permitted }
   if (command.kind === 'unknown') {
-    await github.reply(
-      number,
+    await answer(
+      context,
+      refusal,
       `${who} ${code(command.text)} is not a command I know. ${COMMANDS_HELP}`
     )
     io.notice(`Rubric Council: unknown command from ${who}`)
     return
   }
-  if (!(await mayCommand(github, login))) {
-    await github.reply(
-      number,
+  if (!permitted) {
+    await answer(
+      context,
+      refusal,
       `${who} only people with write permission on the repository may run \`/council ${command.kind}\`. ${COMMANDS_HELP}`
     )
     io.notice(`Rubric Council: refused /council ${command.kind} from ${who}: no write permission`)
@@ -184,14 +197,21 @@ export async function commandGiven(context: BotContext): Promise<void> {
     return
   }
 
-  const last = state.history.at(-1)
-  if (!ours || last?.commit !== head) {
+  const verdict = verdictToAccept(state.history, head, writtenAt)
+  if (!ours || !verdict.ok) {
+    const short = head.slice(0, 7)
     await github.reply(
       number,
-      `${who} there is no verdict on the head commit ${head.slice(0, 7)} yet to accept; wait for the review to finish, then accept it.`
+      verdict.ok || verdict.problem === 'no_verdict'
+        ? `${who} there is no verdict on the head commit ${short} yet to accept; wait for the review to finish, then accept it.`
+        : `${who} the pull request changed after your comment: the verdict on its head commit ${short} was given after it, so it is not accepted. Read the report on ${short}, then accept it again.`
+    )
+    io.notice(
+      `Rubric Council: /council accept by ${who} not taken for ${short}: ${verdict.ok ? 'no comment' : verdict.problem}`
     )
     return
   }
+  const last = verdict.value
   const reason = command.reason
   const accepted = `Accepted by @${login}: ${reason}`
   const check = await github.completeCheckRun(
@@ -210,19 +230,46 @@ export async function commandGiven(context: BotContext): Promise<void> {
     await github.reply(number, `${who} I could not record the acceptance: ${check.problem}.`)
     return
   }
-  const note = acceptanceNote({ by: login, reason, commit: head })
-  const [marker = '', ...rest] = ours.body.split('\n')
   await github.upsertComment(
     number,
-    replaceState([marker, note + rest.join('\n')].join('\n'), {
-      ...state,
-      history: [
-        ...state.history,
-        historyEntryNoted(last, state.history.length + 1, `accepted by @${login}: ${reason}`)
-      ],
-      accepted: { commit: head, by: login, reason, commentId }
-    }),
+    withAcceptance(
+      ours.body,
+      { by: login, reason, commit: head },
+      {
+        ...state,
+        history: [
+          ...state.history,
+          historyEntryNoted(last, nextIteration(state.history), `accepted by @${login}: ${reason}`)
+        ],
+        accepted: { commit: head, by: login, reason, commentId }
+      }
+    ),
     [ours]
   )
   io.info(`Rubric Council: ${accepted} (${head.slice(0, 7)})`)
+}
+
+/**
+ * The reply to a command the bot does not take. Someone without write permission gets one per pull
+ * request, whatever they post: the reply's hidden first line names them, and finding it among our
+ * comments (GitHub's own record, which only our account can add to) means they were answered.
+ */
+async function answer(
+  context: BotContext,
+  to: { readonly number: number; readonly login: string; readonly permitted: boolean },
+  text: string
+): Promise<void> {
+  const { github, io } = context
+  if (to.permitted) {
+    await github.reply(to.number, text)
+    return
+  }
+  const marker = refusalMarker(to.login)
+  if ((await github.comments(to.number, marker)).length > 0) {
+    io.notice(
+      `Rubric Council: @${to.login} was already answered on #${to.number}; not replying again`
+    )
+    return
+  }
+  await github.reply(to.number, `${marker}\n${text}`)
 }

@@ -1,6 +1,6 @@
 import { parseModelList } from '../council/providers.js'
 import { DEFAULT_MAX_EVIDENCE_TOKENS } from '../evidence/build.js'
-import { DEFAULT_CHECK_NAME } from '../report/comment.js'
+import { DEFAULT_CHECK_NAME } from '../publish/memory.js'
 import { DEFAULT_RUBRIC_PATH } from '../rubric/defaults.js'
 import { FAIL_ON, type FailOn } from '../publish/outcome.js'
 

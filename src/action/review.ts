@@ -1,7 +1,8 @@
 import type { Council } from '../council/types.js'
+import type { HistoryEntry } from '../engine/history.js'
 import { evaluate } from '../engine/evaluate.js'
 import type { Acceptance, Evaluation } from '../engine/evaluation.js'
-import type { HistoryEntry } from '../engine/history.js'
+import { nextIteration } from '../engine/history.js'
 import { cachingCouncil } from '../engine/judgement-cache.js'
 import type { CheckRunPlace } from '../github/check-run.js'
 import { mayCommand, parseCommand } from './commands.js'
@@ -16,18 +17,20 @@ import {
   type NamedCheckRun,
   type Publication
 } from '../publish/plan.js'
-import { commentMarker } from '../report/comment.js'
 import {
+  commentMarker,
   historyEntry,
+  iterationNote,
   readState,
   type CommentState,
   type StoredAcceptance
-} from '../report/history.js'
+} from '../publish/memory.js'
 import { checkRunName } from '../publish/check-name.js'
 import type { ActionInputs } from './inputs.js'
 import type { ActionIO } from './io.js'
 import { publish, reportPathIn, type PublishContext } from './publish.js'
 import type { RubricChoice } from './rubric.js'
+import { stickyComment } from './sticky-comment.js'
 
 /** What a review runs on: gate results, evidence and judgement come in through these. */
 export interface ReviewPorts {
@@ -83,7 +86,7 @@ export async function reviewPullRequest(
     const council = cachingCouncil(ports.council, {
       key: ports.judgementKey,
       ...(rerun === undefined && state.judgement && { previous: state.judgement }),
-      iteration: prior.length + 1
+      iteration: nextIteration(prior)
     })
     const evaluated = await evaluate(
       {
@@ -106,28 +109,39 @@ export async function reviewPullRequest(
       ...evaluated,
       ...(cache.reusedFrom !== undefined && { reusedFrom: cache.reusedFrom }),
       ...(acceptance && { acceptance }),
-      history: [...prior, historyEntry(evaluated, run.pr.headSha, note)]
+      history: [...prior, historyEntry(evaluated, run.pr.headSha, note, new Date())]
     }
     const kept = {
       ...(cache.sealed && { judgement: cache.sealed }),
       ...(acceptance && state.accepted && { accepted: state.accepted })
     }
-    const plan = planPublication(
-      evaluation,
-      { checkName: inputs.checkName, failOn: inputs.failOn, comment: inputs.comment === 'sticky' },
-      {
-        headSha: run.pr.headSha,
-        pullRequest: run.pr.number,
-        ...(context.detailsUrl !== undefined && { detailsUrl: context.detailsUrl }),
-        kept,
-        reportPath: reportPathIn(context.tempDir),
-        ...(checkRunId !== undefined && { checkRunId }),
-        checkRunsNamed: writer ? await checkRunsNamed(writer, place, io) : [],
-        base: run.pr
-      }
-    )
+    const settings = {
+      checkName: inputs.checkName,
+      failOn: inputs.failOn,
+      comment: inputs.comment === 'sticky'
+    }
+    const planned = {
+      headSha: run.pr.headSha,
+      pullRequest: run.pr.number,
+      ...(context.detailsUrl !== undefined && { detailsUrl: context.detailsUrl }),
+      kept,
+      reportPath: reportPathIn(context.tempDir),
+      ...(checkRunId !== undefined && { checkRunId }),
+      checkRunsNamed: writer ? await checkRunsNamed(writer, place, io) : [],
+      base: run.pr
+    }
+    const plan = planPublication(evaluation, settings, planned)
+    // Another review may have written the comment meanwhile: it is planned again for the state
+    // the two make together.
+    const render = ({ history, ...remembered }: CommentState): string =>
+      planPublication({ ...evaluation, history }, settings, { ...planned, kept: remembered })
+        .comment ?? ''
     const commentUrl = await publishToPullRequest(ports.github, run, inputs, plan, io, {
       existing,
+      read: state,
+      kept,
+      history: evaluation.history ?? [],
+      render,
       ...(checkRunId !== undefined && { checkRunId })
     })
     await publish(evaluation, plan, { ...context, commentUrl }, io)
@@ -141,28 +155,6 @@ export async function reviewPullRequest(
     }
     throw error
   }
-}
-
-/**
- * Why this iteration ran when it is not a new push: a rerun asked for, the base branch's rubric
- * changed, or the same commit judged again.
- */
-function iterationNote(
-  prior: readonly HistoryEntry[],
-  head: string,
-  rubricHash: string | undefined,
-  rerun: CommentState['rerun'],
-  reusedFrom: number | undefined
-): string | undefined {
-  if (rerun) return `/council rerun by @${rerun.by}`
-  const last = prior.at(-1)
-  if (last?.commit !== head) return undefined
-  if (rubricHash !== undefined && last.rubricHash !== '' && last.rubricHash !== rubricHash) {
-    return `base rubric changed (${last.rubricHash} → ${rubricHash})`
-  }
-  return reusedFrom === undefined
-    ? 'same commit again'
-    : `answers reused from iteration ${reusedFrom}`
 }
 
 /**
@@ -248,7 +240,14 @@ async function publishToPullRequest(
   inputs: ActionInputs,
   plan: Publication,
   io: ActionIO,
-  options: { readonly existing: readonly IssueComment[]; readonly checkRunId?: number }
+  options: {
+    readonly existing: readonly IssueComment[]
+    readonly read: CommentState
+    readonly kept: Omit<CommentState, 'history'>
+    readonly history: readonly HistoryEntry[]
+    readonly render: (state: CommentState) => string
+    readonly checkRunId?: number
+  }
 ): Promise<string | undefined> {
   if (inputs.dryRun) {
     if (plan.dryRun.comment) io.group(plan.dryRun.comment.title, plan.dryRun.comment.body)
@@ -266,7 +265,7 @@ async function publishToPullRequest(
   const [url, check] = await Promise.all([
     plan.comment === undefined
       ? undefined
-      : stickyComment(github, run, plan.comment, options.existing, io),
+      : stickyComment(github, run, inputs.checkName, options, io),
     github.checkRun({
       ...plan.checkRun,
       ...(options.checkRunId !== undefined && { id: options.checkRunId })
@@ -275,37 +274,4 @@ async function publishToPullRequest(
   if (!check.ok) io.warning(`Rubric Council: ${check.problem}`)
   else io.info(`Check run "${plan.checkRun.name}": ${plan.checkRun.conclusion}`)
   return url
-}
-
-/** Creates or updates the sticky comment, unless a newer push is already being reviewed. */
-async function stickyComment(
-  github: GitHubPort,
-  run: PullRequestRun,
-  body: string,
-  existing: readonly IssueComment[],
-  io: ActionIO
-): Promise<string | undefined> {
-  const current = await currentHead(github, run)
-  if (current !== undefined && current !== run.pr.headSha) {
-    // A newer push is being reviewed; its result must not be overwritten by this older one.
-    io.notice(
-      `Rubric Council: not updating the comment: this run reviewed ${run.pr.headSha.slice(0, 7)}, but the pull request is now at ${current.slice(0, 7)}`
-    )
-    return undefined
-  }
-  const written = await github.upsertComment(run.pr.number, body, existing)
-  if (!written.ok) {
-    io.warning(`Rubric Council: ${written.problem}`)
-    return undefined
-  }
-  return written.value.url
-}
-
-/** The pull request's head now, or undefined when it cannot be read (then nothing is withheld). */
-async function currentHead(github: GitHubPort, run: PullRequestRun): Promise<string | undefined> {
-  try {
-    return (await github.pullRequest(run.pr.number))?.headSha
-  } catch {
-    return undefined
-  }
 }

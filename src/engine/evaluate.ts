@@ -7,7 +7,7 @@ import type { RubricTextResult } from '../rubric/text.js'
 import type { Rubric } from '../rubric/types.js'
 import { decide, invalidVerdict, needsCouncil, splitMustHaves } from '../verdict/decide.js'
 import type { Evaluation, RubricInfo, RubricReview } from './evaluation.js'
-import type { HistoryEntry } from './history.js'
+import { nextIteration, type HistoryEntry } from './history.js'
 
 /** Everything an evaluation is of, resolved by the shell (the action, the CLI) beforehand. */
 export interface EvaluationRequest {
@@ -47,7 +47,7 @@ export async function evaluate(
   ports: EnginePorts
 ): Promise<Evaluation> {
   const history = request.history ?? []
-  const iteration = history.length + 1
+  const iteration = nextIteration(history)
   const context = {
     iteration,
     ...(request.review && { rubricReview: request.review })

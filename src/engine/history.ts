@@ -3,7 +3,7 @@ import type { VerdictKind } from '../verdict/types.js'
 /**
  * One run of the check on a pull request. The runs so far are the pull request's history: the
  * judges are told of them, the report shows them, and the sticky comment keeps them between runs
- * (`report/history.ts` writes and reads them there).
+ * (`publish/memory.ts` writes and reads them there, compacting the oldest when space runs out).
  */
 export interface HistoryEntry {
   readonly iteration: number
@@ -18,4 +18,17 @@ export interface HistoryEntry {
    * (a1b2c3 → d4e5f6)", "/council rerun by @octocat", "accepted by @octocat: flaky judge".
    */
   readonly note?: string | undefined
+  /**
+   * When the verdict was recorded (ISO 8601, UTC): a `/council accept` written before it cannot
+   * have been about it.
+   */
+  readonly at?: string | undefined
+}
+
+/**
+ * The iteration a new run is: one after the highest kept. Not the count of entries: the oldest may
+ * have been compacted away, and two overlapping runs may both have been the same iteration.
+ */
+export function nextIteration(history: readonly HistoryEntry[]): number {
+  return history.reduce((highest, e) => Math.max(highest, e.iteration), 0) + 1
 }

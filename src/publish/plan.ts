@@ -1,7 +1,6 @@
 import type { Evaluation } from '../engine/evaluation.js'
-import { renderComment } from '../report/comment.js'
 import { code } from '../report/escape.js'
-import type { CommentState } from '../report/history.js'
+import { renderComment, type CommentState } from './memory.js'
 import { COMMENT_LIMIT, renderMarkdown } from '../report/markdown.js'
 import { summaryLine } from '../report/summary.js'
 import type { ExitCode } from '../verdict/types.js'
