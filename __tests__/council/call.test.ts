@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { APICallError } from 'ai'
-import { classify, retryAfter } from '../../src/council/call.js'
+import { classify, retryAfter } from '../../src/council/provider-errors.js'
 import { extractJson } from '../../src/council/extract-json.js'
 import { estimateCost } from '../../src/council/pricing.js'
 
