@@ -172,12 +172,13 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         )
       : usageError(unknownCommand(first, COMMANDS), 'see rubric-council --help')
   }
-  const parsed = parseCommandArgs(
+  const read = parseCommandArgs(
     spec,
     args,
     COMMANDS.filter(c => c !== spec)
   )
-  if (!parsed.ok) return usageError(parsed.message, `see rubric-council ${spec.name} --help`)
+  if (!read.ok) return usageError(read.problem, `see rubric-council ${spec.name} --help`)
+  const parsed = read.value
   if (parsed.help) {
     io.stdout(commandHelp(spec))
     return 0

@@ -110,6 +110,6 @@ describe('answers wrapped in a fence or prose', () => {
     ],
     ['broken JSON', '```json\n{"a":1,\n```', 'the answer is not JSON']
   ])('refuses %s', (_, text, error) => {
-    expect(extractJson(text)).toEqual({ ok: false, error })
+    expect(extractJson(text)).toEqual({ ok: false, problem: error })
   })
 })

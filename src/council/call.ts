@@ -15,6 +15,7 @@ import type { CallSettings } from './providers.js'
 import { formatCount } from '../util/format-count.js'
 import { promptText, type JudgePrompt } from './prompt.js'
 import { classify } from './provider-errors.js'
+import { failed } from '../util/result.js'
 import type { CouncilFailure, JudgeRun, TokenUsage } from './types.js'
 
 export interface JudgeCall {
@@ -132,8 +133,8 @@ export async function callJudge(call: JudgeCall, policy: CallPolicy): Promise<Ju
     const validation: Validation =
       attempt.kind === 'answer'
         ? call.validate(attempt.value)
-        : { ok: false, error: `the answer is not JSON: ${attempt.error}` }
-    if (validation.ok) return finish({ status: 'ok', answer: validation.answer })
+        : failed(`the answer is not JSON: ${attempt.error}`)
+    if (validation.ok) return finish({ status: 'ok', answer: validation.value })
 
     if (repairs < REPAIRS) {
       repairs++
@@ -143,7 +144,7 @@ export async function callJudge(call: JudgeCall, policy: CallPolicy): Promise<Ju
         {
           role: 'user',
           content:
-            `Your answer cannot be used: ${validation.error}.\n` +
+            `Your answer cannot be used: ${validation.problem}.\n` +
             'Answer again with one JSON object that follows the schema, grading every criterion id ' +
             'and every dimension exactly once, and nothing else.'
         }
@@ -156,7 +157,7 @@ export async function callJudge(call: JudgeCall, policy: CallPolicy): Promise<Ju
         status: 'failed',
         failure: 'invalid_output',
         rejected: false,
-        message: `no valid answer after ${1 + REPAIRS + REASKS} attempts (1 repair, ${REASKS} re-asks); last problem: ${validation.error}`
+        message: `no valid answer after ${1 + REPAIRS + REASKS} attempts (1 repair, ${REASKS} re-asks); last problem: ${validation.problem}`
       })
     }
   }
@@ -221,7 +222,7 @@ async function requestWithRetries(
               text: error.text ?? '',
               ...(seen !== undefined && { seen })
             }
-          : { kind: 'unparsable', text: error.text ?? '', error: extracted.error }
+          : { kind: 'unparsable', text: error.text ?? '', error: extracted.problem }
       }
       if (signal.aborted) {
         return {

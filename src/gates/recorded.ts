@@ -54,7 +54,7 @@ export function recordedGates(run: RecordingRun, review: RecordingFor): GateSour
       }
       const read = readRecord(text)
       if (!read.ok) return unusable(`${run.description}: ${read.problem}`)
-      const { record } = read
+      const record = read.value
       if (record.pullRequest !== review.pullRequest || record.headSha !== review.headSha) {
         return unusable(
           `${run.description} recorded results for pull request #${record.pullRequest} at ${record.headSha.slice(0, 7)}, not #${review.pullRequest} at ${review.headSha.slice(0, 7)}`

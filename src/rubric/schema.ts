@@ -131,7 +131,7 @@ export const CouncilSchema = z.strictObject({
         .min(1)
         .superRefine((text, ctx) => {
           const parsed = parseModelId(text)
-          if ('problem' in parsed) ctx.addIssue({ code: 'custom', message: parsed.problem })
+          if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.problem })
         })
     )
     .optional()
