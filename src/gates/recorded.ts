@@ -1,5 +1,6 @@
 import type { Gate } from '../rubric/types.js'
 import { withinChars, withinGateLimits } from './excerpt.js'
+import { errorResult } from './error-result.js'
 import { readRecord } from './record.js'
 import { setupLabel } from './setup.js'
 import type { GateResult, GateSource } from './types.js'
@@ -95,15 +96,4 @@ function matchGates(gates: readonly Gate[], recorded: readonly GateResult[]): Ga
     const [result] = unused.splice(at, 1)
     return result ?? errorResult(gate, 'no result was recorded for this gate')
   })
-}
-
-function errorResult(gate: Gate, detail: string): GateResult {
-  return {
-    command: gate.command,
-    status: 'error',
-    exitCode: null,
-    durationMs: 0,
-    output: { head: '', tail: '', elidedBytes: 0, totalBytes: 0 },
-    detail
-  }
 }
