@@ -4,6 +4,7 @@ import type { CheckedFrontMatter } from './front-matter.js'
 import type { BodyItem } from './markdown.js'
 import type { Gate, GateOptions } from './types.js'
 import type { Path } from './zod-issues.js'
+import { failed, ok, type Result } from '../util/result.js'
 
 /** The rubric's gates: from the front matter's `gates`, and the body's Gates section. */
 
@@ -39,8 +40,8 @@ export function buildGates(
   })
   for (const item of items) {
     const parsed = parseGateItem(item.text)
-    if ('problem' in parsed) atLine(item.line, item.column, 'gate-syntax', parsed.problem)
-    else gates.push({ command: parsed.command, timeout: options.timeout, line: item.line })
+    if (!parsed.ok) atLine(item.line, item.column, 'gate-syntax', parsed.problem)
+    else gates.push({ command: parsed.value, timeout: options.timeout, line: item.line })
   }
   return gates
 }
@@ -49,17 +50,17 @@ export function buildGates(
  * A gate item is a code span holding the command, optionally followed by a description:
  * "- `pytest tests/` unit tests". Spans of several backticks allow backticks inside.
  */
-function parseGateItem(text: string): { command: string } | { problem: string } {
+function parseGateItem(text: string): Result<string> {
   const open = /^`+/.exec(text)?.[0]
   if (!open) {
-    return {
-      problem: `gate "${abbreviate(text)}" is not a command in backticks; write it as - \`your command\``
-    }
+    return failed(
+      `gate "${abbreviate(text)}" is not a command in backticks; write it as - \`your command\``
+    )
   }
   let search = open.length
   for (;;) {
     const close = text.indexOf(open, search)
-    if (close === -1) return { problem: `gate "${abbreviate(text)}" has no closing ${open}` }
+    if (close === -1) return failed(`gate "${abbreviate(text)}" has no closing ${open}`)
     // Only a run of exactly as many backticks closes the span.
     const run = /^`+/.exec(text.slice(close))?.[0].length ?? open.length
     if (run !== open.length) {
@@ -68,7 +69,7 @@ function parseGateItem(text: string): { command: string } | { problem: string } 
     }
     // Surrounding spaces mean nothing to the shell, so the command is trimmed.
     const command = text.slice(open.length, close).replace(/\n/g, ' ').trim()
-    if (command === '') return { problem: 'gate command is empty' }
-    return { command }
+    if (command === '') return failed('gate command is empty')
+    return ok(command)
   }
 }
