@@ -2,6 +2,7 @@ import { authEnvironment, runGit, type GitAuth, type Run, type RunResult } from 
 import { DiffParser } from './diff.js'
 import { EvidenceUnavailableError } from './source.js'
 import type { ChangedFile } from './types.js'
+import { failed, ok, type Result } from '../util/result.js'
 
 /**
  * The diff could not be computed; the message says what failed and what to change. The engine
@@ -241,36 +242,34 @@ export async function localBase(
   cwd: string,
   base: string | undefined,
   run: Run = runGit
-): Promise<{ readonly base: string } | { readonly problem: string }> {
+): Promise<Result<string>> {
   const repository = await run(['rev-parse', '--git-dir'], cwd)
   if (repository.exitCode !== 0) {
-    return {
-      problem: `not a git repository: ${cwd} (the judges read the diff; run check in a clone)`
-    }
+    return failed(`not a git repository: ${cwd} (the judges read the diff; run check in a clone)`)
   }
   if (base === undefined) {
     try {
-      return { base: await defaultBase(cwd, run) }
+      return ok(await defaultBase(cwd, run))
     } catch (error) {
-      if (error instanceof DiffUnavailableError) return { problem: error.message }
+      if (error instanceof DiffUnavailableError) return failed(error.message)
       throw error
     }
   }
   if (base === '' || base.startsWith('-')) {
-    return { problem: `invalid base ${JSON.stringify(base)}: expected a branch or commit` }
+    return failed(`invalid base ${JSON.stringify(base)}: expected a branch or commit`)
   }
   const found = await run(['rev-parse', '--verify', '--quiet', `${base}^{commit}`], cwd)
-  if (found.exitCode === 0) return { base }
+  if (found.exitCode === 0) return ok(base)
   const remote = `origin/${base}`
   const onRemote =
     !base.startsWith('origin/') &&
     (await run(['rev-parse', '--verify', '--quiet', `${remote}^{commit}`], cwd)).exitCode === 0
   const said = `the base "${base}" is no branch or commit of this repository`
-  return {
-    problem: onRemote
+  return failed(
+    onRemote
       ? `${said}; did you mean "${remote}"?`
       : `${said} (tried ${base}${base.startsWith('origin/') ? '' : ` and ${remote}`}): fetch it (git fetch origin) or pass another --base`
-  }
+  )
 }
 
 type Git = (...args: string[]) => Promise<RunResult>
