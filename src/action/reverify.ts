@@ -33,7 +33,7 @@ export type ReverifyProblem =
   | 'failed'
 
 /** What stopped a re-run: its kind, and a message that names the cause and what to do. */
-export interface ReverifyFailure {
+interface ReverifyFailure {
   readonly kind: ReverifyProblem
   readonly message: string
 }

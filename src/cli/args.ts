@@ -40,7 +40,7 @@ const HELP_OPTION: OptionSpec = {
   help: ['Show this help']
 }
 
-export interface CommandArgs {
+interface CommandArgs {
   readonly values: Readonly<Record<string, string | boolean>>
   readonly positionals: readonly string[]
   readonly help: boolean

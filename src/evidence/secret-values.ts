@@ -108,7 +108,7 @@ export function isUnquotedSecret(value: string, { config }: ScanContext): boolea
  * `?` (`process.env.KEY!`, `String?`); or anything with brackets or operators: a call, an index,
  * a generic or union type.
  */
-export function looksLikeCode(value: string): boolean {
+function looksLikeCode(value: string): boolean {
   return (
     /^[A-Za-z_$][\w$]*(?:(?:\.|\?\.|!\.|::|->)[A-Za-z_$][\w$]*)*[!?]?$/.test(value) ||
     /[()[\]{}<>|&]|\?\?|=>/.test(value)
