@@ -109,8 +109,8 @@ function judgeAnswer(rubric: Rubric, pr: PullRequest, p: number, next: () => num
     feedback: ''
   }
   const validation = validateAnswer(wire, rubric)
-  if (!validation.ok) throw new Error(`the simulated answer is invalid: ${validation.error}`)
-  return validation.answer
+  if (!validation.ok) throw new Error(`the simulated answer is invalid: ${validation.problem}`)
+  return validation.value
 }
 
 function run(judge: string, sample: number, answer: JudgeAnswer): JudgeRun {

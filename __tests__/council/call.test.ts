@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { APICallError } from 'ai'
-import { classify, retryAfter } from '../../src/council/call.js'
+import { classify, retryAfter } from '../../src/council/provider-errors.js'
 import { extractJson } from '../../src/council/extract-json.js'
 import { estimateCost } from '../../src/council/pricing.js'
 
@@ -110,6 +110,6 @@ describe('answers wrapped in a fence or prose', () => {
     ],
     ['broken JSON', '```json\n{"a":1,\n```', 'the answer is not JSON']
   ])('refuses %s', (_, text, error) => {
-    expect(extractJson(text)).toEqual({ ok: false, error })
+    expect(extractJson(text)).toEqual({ ok: false, problem: error })
   })
 })

@@ -56,7 +56,7 @@ describe('the judge schema', () => {
     const result = validateAnswer(valid, RUBRIC)
     expect(result).toEqual({
       ok: true,
-      answer: {
+      value: {
         findings: [
           { severity: 'major', title: 'Bug', path: 'src/a.ts', line: 3, evidence: 'x' },
           { severity: 'info', title: 'Overall', evidence: 'y' }
@@ -113,7 +113,7 @@ describe('the judge schema', () => {
   ])('rejects %s, naming it', (_, answer, message) => {
     const result = validateAnswer(answer, RUBRIC)
     expect(result.ok).toBe(false)
-    if (!result.ok) expect(result.error).toContain(message)
+    if (!result.ok) expect(result.problem).toContain(message)
   })
 
   it('normalises severity synonyms, and counts the unknown as critical', () => {

@@ -10,7 +10,7 @@ import type { Evidence, FileKind } from '../../src/evidence/types.js'
  */
 
 /** The budget's tiers as docs/council.md lists them; binary content never reaches the budget. */
-export const TIER: Readonly<Record<FileKind, number>> = {
+const TIER: Readonly<Record<FileKind, number>> = {
   source: 0,
   test: 0,
   config: 1,
@@ -44,7 +44,7 @@ export function expectBudgetInvariants(input: EvidenceInput, evidence: Evidence)
 }
 
 /** Each changed file is reviewed or omitted exactly once, and listed or counted as unlisted. */
-export function expectEveryPathAccounted(input: EvidenceInput, evidence: Evidence): void {
+function expectEveryPathAccounted(input: EvidenceInput, evidence: Evidence): void {
   const { receipt } = evidence
   const paths = input.files.map(f => f.path)
   const accounted = [...receipt.reviewed.map(r => r.path), ...receipt.omitted.map(o => o.path)]
@@ -65,7 +65,7 @@ export function expectEveryPathAccounted(input: EvidenceInput, evidence: Evidenc
 }
 
 /** Never over the budget, unless the title, description and file list alone exceed it. */
-export function expectWithinBudget(evidence: Evidence): void {
+function expectWithinBudget(evidence: Evidence): void {
   const { receipt } = evidence
   if (receipt.reviewed.length > 0) {
     expect(receipt.usedTokens).toBeLessThanOrEqual(receipt.budgetTokens)
@@ -87,7 +87,7 @@ export function expectWithinBudget(evidence: Evidence): void {
  * bytes (the diff's order breaking ties) than every listed file of that tier left out for the
  * budget, and at most one file of a tier was tried and did not fit.
  */
-export function expectTierOrder(input: EvidenceInput, evidence: Evidence): void {
+function expectTierOrder(input: EvidenceInput, evidence: Evidence): void {
   const { reviewed, omitted } = evidence.receipt
   for (let i = 1; i < reviewed.length; i++) {
     const a = reviewed[i - 1]
@@ -120,7 +120,7 @@ export function expectTierOrder(input: EvidenceInput, evidence: Evidence): void 
 }
 
 /** Each budget omission's detail says only what is true of the file. */
-export function expectTrueBudgetDetails(input: EvidenceInput, evidence: Evidence): void {
+function expectTrueBudgetDetails(input: EvidenceInput, evidence: Evidence): void {
   const { receipt } = evidence
   const bytes = (path: string): number => patchBytes(input.files.find(f => f.path === path) ?? {})
   const left = Math.max(0, receipt.budgetTokens - receipt.usedTokens)
@@ -156,7 +156,7 @@ export function expectTrueBudgetDetails(input: EvidenceInput, evidence: Evidence
  * Coverage is the share of reviewable files shown. Only media and what the base rubric's
  * `exclude` waives do not count; every other file not shown does.
  */
-export function expectCoverage(input: EvidenceInput, evidence: Evidence): void {
+function expectCoverage(input: EvidenceInput, evidence: Evidence): void {
   const { receipt } = evidence
   for (const o of receipt.omitted) {
     if (!o.counts) expect(['media', 'excluded']).toContain(o.reason)

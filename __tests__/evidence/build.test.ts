@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import {
-  DEFAULT_MAX_EVIDENCE_TOKENS,
-  buildEvidence,
-  fileListLine,
-  redactionLine,
-  unlistedLine
-} from '../../src/evidence/build.js'
+import { DEFAULT_MAX_EVIDENCE_TOKENS, buildEvidence } from '../../src/evidence/build.js'
+import { fileListLine, redactionLine, unlistedLine } from '../../src/evidence/prompt-lines.js'
 import type { EvidenceInput } from '../../src/evidence/build.js'
 import { countTokens } from '../../src/evidence/tokens.js'
 import type { Evidence } from '../../src/evidence/types.js'

@@ -5,10 +5,9 @@ import {
   DiffUnavailableError,
   defaultBase,
   diffFromMergeBase,
-  localDiff,
-  runGit
+  localDiff
 } from '../../src/evidence/git.js'
-import type { Run } from '../../src/evidence/git.js'
+import { runGit, type Run } from '../../src/evidence/git-process.js'
 import type { ChangedFile } from '../../src/evidence/types.js'
 import { changedFiles } from './patch-text.js'
 import {

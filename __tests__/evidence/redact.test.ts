@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { findSecrets, isConfigFile, redactPatch } from '../../src/evidence/redact.js'
+import { findSecrets, redactPatch } from '../../src/evidence/redact.js'
+import { isConfigFile } from '../../src/evidence/secret-values.js'
 import { newFile } from './patch-text.js'
 
 // Built by concatenation so this file holds no complete secret-looking literal.

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { ActionsError, runJobs } from '../../src/github/actions-runs.js'
 import { downloadArtifactFile, findArtifact } from '../../src/github/artifacts.js'
 import { createGitHub, type GitHub } from '../../src/github/client.js'
-import { ZipError } from '../../src/github/zip.js'
+import { ZipError } from '../../src/github/zip-error.js'
 import { BLOB_PATH, startGitHubStandIn, type GitHubStandIn } from '../helpers/github-standin.js'
 import { zeroBomb, zip } from '../helpers/zip.js'
 

@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { readZipEntry, ZipError } from '../../src/github/zip.js'
+import { ZipError } from '../../src/github/zip-error.js'
+import { readZipEntry } from '../../src/github/zip.js'
 import { zip } from '../helpers/zip.js'
 
 const LIMITS = { maxBytes: 64 * 1024, maxEntries: 100 }

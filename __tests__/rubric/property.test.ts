@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { stringify } from 'yaml'
 import { describe, expect, it } from 'vitest'
-import { normaliseScoreRanges } from '../../src/rubric/build.js'
+import { normaliseScoreRanges } from '../../src/rubric/score-ranges.js'
 import { parseRubric } from '../../src/rubric/parse.js'
 
 /** parseRubric returns a rubric or at least one issue, and throws nothing. */

@@ -75,8 +75,8 @@ export async function rubricPushed(context: BotContext): Promise<void> {
     if (stopped !== undefined) return false
     const outcome = await reverify(github, inputs.reviewWorkflow, pr)
     if (!outcome.ok) {
-      if (SHARED_PROBLEMS.has(outcome.problem)) stopped ??= outcome.message
-      else problems.push(outcome.message)
+      if (SHARED_PROBLEMS.has(outcome.problem.kind)) stopped ??= outcome.problem.message
+      else problems.push(outcome.problem.message)
       return false
     }
     if (pending) {
@@ -189,11 +189,16 @@ export async function commandGiven(context: BotContext): Promise<void> {
     }
     const outcome = await reverify(github, inputs.reviewWorkflow, { number, headSha: head })
     if (!outcome.ok) {
-      io.warning(`Rubric Council: ${outcome.message}`)
-      await github.reply(number, `${who} I could not start the review again: ${outcome.message}`)
+      io.warning(`Rubric Council: ${outcome.problem.message}`)
+      await github.reply(
+        number,
+        `${who} I could not start the review again: ${outcome.problem.message}`
+      )
       return
     }
-    io.info(`Rubric Council: /council rerun by ${who}: re-running ${outcome.runUrl} for #${number}`)
+    io.info(
+      `Rubric Council: /council rerun by ${who}: re-running ${outcome.value.runUrl} for #${number}`
+    )
     return
   }
 

@@ -56,7 +56,7 @@ export async function prepareRun(
     recordedPullRequest: async (runId, attempt) => {
       const text = await github?.recordingRun(runId, attempt, inputs.gatesJob).recordText()
       const read = text === undefined ? undefined : readRecord(text)
-      return read?.ok ? read.record.pullRequest : undefined
+      return read?.ok ? read.value.pullRequest : undefined
     }
   })
   if (context.kind === 'skip') return context

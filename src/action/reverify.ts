@@ -1,5 +1,6 @@
 import { statusOf } from '../github/client.js'
 import type { GitHubPort } from '../github/port.js'
+import { failed, ok, type Result } from '../util/result.js'
 
 /**
  * Reviewing a pull request again, for the bot (`/council rerun`, a change of the base rubric): by
@@ -31,9 +32,14 @@ export type ReverifyProblem =
   /** Anything else: a 5xx the retries did not get past, a network failure. */
   | 'failed'
 
-export type Reverification =
-  | { readonly ok: true; readonly runUrl: string }
-  | { readonly ok: false; readonly problem: ReverifyProblem; readonly message: string }
+/** What stopped a re-run: its kind, and a message that names the cause and what to do. */
+interface ReverifyFailure {
+  readonly kind: ReverifyProblem
+  readonly message: string
+}
+
+/** The URL of the run started again, or what stopped it. */
+export type Reverification = Result<{ readonly runUrl: string }, ReverifyFailure>
 
 /** Problems that hold for every pull request alike: one is enough to stop asking for the rest. */
 export const SHARED_PROBLEMS: ReadonlySet<ReverifyProblem> = new Set(['no-workflow', 'permission'])
@@ -121,11 +127,11 @@ export async function reverify(
     }
     return problem('failed', `cannot re-run ${run.htmlUrl}: ${said}`)
   }
-  return { ok: true, runUrl: run.htmlUrl }
+  return ok({ runUrl: run.htmlUrl })
 }
 
 function problem(kind: ReverifyProblem, message: string): Reverification {
-  return { ok: false, problem: kind, message }
+  return failed({ kind, message })
 }
 
 function olderThanRerunWindow(createdAt: string): boolean {

@@ -1,4 +1,5 @@
 import { closest } from '../rubric/similar.js'
+import { failed, ok, type Result } from '../util/result.js'
 
 /** Where the docs live: absolute, so a link still works after `npm link` or from a global install. */
 export const DOCS_URL = 'https://github.com/rubric-council/rubric-council/blob/main/docs'
@@ -39,14 +40,14 @@ const HELP_OPTION: OptionSpec = {
   help: ['Show this help']
 }
 
-export type ParsedArgs =
-  | {
-      readonly ok: true
-      readonly values: Readonly<Record<string, string | boolean>>
-      readonly positionals: readonly string[]
-      readonly help: boolean
-    }
-  | { readonly ok: false; readonly message: string }
+interface CommandArgs {
+  readonly values: Readonly<Record<string, string | boolean>>
+  readonly positionals: readonly string[]
+  readonly help: boolean
+}
+
+/** The arguments, or the mistake in them, said to the user. */
+export type ParsedArgs = Result<CommandArgs>
 
 /**
  * A command's arguments against its own options: `--name value`, `--name=value`, `-h`, and `--`
@@ -62,7 +63,7 @@ export function parseCommandArgs(
   const before = args.indexOf('--')
   const flags = before === -1 ? args : args.slice(0, before)
   if (flags.some(a => a === '--help' || a === '-h')) {
-    return { ok: true, values: {}, positionals: [], help: true }
+    return ok({ values: {}, positionals: [], help: true })
   }
   const values: Record<string, string | boolean> = {}
   const positionals: string[] = []
@@ -79,10 +80,10 @@ export function parseCommandArgs(
     const long = arg.startsWith('--')
     const [key, inline] = long ? splitInline(arg.slice(2)) : [arg.slice(1), undefined]
     const option = options.find(o => (long ? o.name === key : o.short === key))
-    if (option === undefined) return { ok: false, message: unknownOption(spec, arg, key, others) }
+    if (option === undefined) return failed(unknownOption(spec, arg, key, others))
     if (option.type === 'boolean') {
       if (inline !== undefined) {
-        return { ok: false, message: `option "--${option.name}" of ${spec.name} takes no value` }
+        return failed(`option "--${option.name}" of ${spec.name} takes no value`)
       }
       values[option.name] = true
       continue
@@ -90,21 +91,19 @@ export function parseCommandArgs(
     const next = args[i + 1]
     const value = inline ?? (next !== undefined && !isOption(next) ? next : undefined)
     if (value === undefined || value === '') {
-      return {
-        ok: false,
-        message: `option "--${option.name}" of ${spec.name} needs a value: --${option.name} ${option.value ?? 'VALUE'}`
-      }
+      return failed(
+        `option "--${option.name}" of ${spec.name} needs a value: --${option.name} ${option.value ?? 'VALUE'}`
+      )
     }
     if (inline === undefined) i++
     values[option.name] = value
   }
   if (positionals.length > 0 && !spec.positionals) {
-    return {
-      ok: false,
-      message: `${spec.name} takes no arguments (got "${positionals.join(' ')}")${spec.name === 'check' ? '; use --rubric FILE' : ''}`
-    }
+    return failed(
+      `${spec.name} takes no arguments (got "${positionals.join(' ')}")${spec.name === 'check' ? '; use --rubric FILE' : ''}`
+    )
   }
-  return { ok: true, values, positionals, help: false }
+  return ok({ values, positionals, help: false })
 }
 
 function splitInline(text: string): [string, string | undefined] {

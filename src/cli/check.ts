@@ -86,11 +86,11 @@ export async function checkCommand(options: CheckOptions, io: CliIo): Promise<nu
   let base = options.base
   if (options.base !== undefined || (parsed?.ok === true && needsCouncil(parsed.rubric))) {
     const found = await localBase(io.cwd, options.base)
-    if ('problem' in found) {
+    if (!found.ok) {
       io.stderr(`rubric-council: ${found.problem}`)
       return USAGE_ERROR
     }
-    base = found.base
+    base = found.value
   }
 
   const secrets = secretValues(io.env)

@@ -1,23 +1,21 @@
 import {
-  APICallError,
   generateText,
   jsonSchema,
-  LoadAPIKeyError,
   NoObjectGeneratedError,
   Output,
   type LanguageModel,
   type LanguageModelUsage,
   type ModelMessage
 } from 'ai'
-import { ResponseTooLargeError } from '../util/fetch.js'
 import type { Validation } from './judge-schema.js'
 import { extractJson } from './extract-json.js'
 import type { Provider } from '../rubric/model-id.js'
 import { estimateCost } from './pricing.js'
 import type { CallSettings } from './providers.js'
 import { formatCount } from '../util/format-count.js'
-import { isRecord } from '../util/is-record.js'
 import { promptText, type JudgePrompt } from './prompt.js'
+import { classify } from './provider-errors.js'
+import { failed } from '../util/result.js'
 import type { CouncilFailure, JudgeRun, TokenUsage } from './types.js'
 
 export interface JudgeCall {
@@ -135,8 +133,8 @@ export async function callJudge(call: JudgeCall, policy: CallPolicy): Promise<Ju
     const validation: Validation =
       attempt.kind === 'answer'
         ? call.validate(attempt.value)
-        : { ok: false, error: `the answer is not JSON: ${attempt.error}` }
-    if (validation.ok) return finish({ status: 'ok', answer: validation.answer })
+        : failed(`the answer is not JSON: ${attempt.error}`)
+    if (validation.ok) return finish({ status: 'ok', answer: validation.value })
 
     if (repairs < REPAIRS) {
       repairs++
@@ -146,7 +144,7 @@ export async function callJudge(call: JudgeCall, policy: CallPolicy): Promise<Ju
         {
           role: 'user',
           content:
-            `Your answer cannot be used: ${validation.error}.\n` +
+            `Your answer cannot be used: ${validation.problem}.\n` +
             'Answer again with one JSON object that follows the schema, grading every criterion id ' +
             'and every dimension exactly once, and nothing else.'
         }
@@ -159,7 +157,7 @@ export async function callJudge(call: JudgeCall, policy: CallPolicy): Promise<Ju
         status: 'failed',
         failure: 'invalid_output',
         rejected: false,
-        message: `no valid answer after ${1 + REPAIRS + REASKS} attempts (1 repair, ${REASKS} re-asks); last problem: ${validation.error}`
+        message: `no valid answer after ${1 + REPAIRS + REASKS} attempts (1 repair, ${REASKS} re-asks); last problem: ${validation.problem}`
       })
     }
   }
@@ -224,7 +222,7 @@ async function requestWithRetries(
               text: error.text ?? '',
               ...(seen !== undefined && { seen })
             }
-          : { kind: 'unparsable', text: error.text ?? '', error: extracted.error }
+          : { kind: 'unparsable', text: error.text ?? '', error: extracted.problem }
       }
       if (signal.aborted) {
         return {
@@ -251,129 +249,6 @@ async function requestWithRetries(
       await sleep(wait)
     }
   }
-}
-
-interface Problem {
-  readonly failure: CouncilFailure
-  readonly message: string
-  readonly retryable: boolean
-  readonly retryAfterMs?: number
-  /** A deterministic rejection of the request (400, 404, 422…): re-running will not help. */
-  readonly rejected?: boolean
-}
-
-/**
- * What an error from a provider call means for the verdict, and whether to try again. Whether
- * an HTTP error is transient is the SDK's call (`APICallError.isRetryable`: 408, 409, 429, 5xx,
- * or what the provider's headers say); a success status with an unreadable body is retried too.
- */
-export function classify(error: unknown): Problem {
-  if (LoadAPIKeyError.isInstance(error)) {
-    return { failure: 'missing_credentials', message: firstLine(error.message), retryable: false }
-  }
-  if (APICallError.isInstance(error)) {
-    const status = error.statusCode
-    const detail = providerMessage(error)
-    if (status === 401 || status === 403) {
-      return {
-        failure: 'missing_credentials',
-        message: `the provider rejected the API key (${status})${detail}; check the key and its permissions`,
-        retryable: false
-      }
-    }
-    if (status === 429) {
-      return {
-        failure: 'rate_limited',
-        message: `rate limited (429)${detail}`,
-        retryable: true,
-        ...retryAfter(error.responseHeaders)
-      }
-    }
-    if (status !== undefined && status >= 200 && status < 300) {
-      // A success status with a body that cannot be read: cut short, empty, too long or not JSON.
-      const why = error.cause instanceof ResponseTooLargeError ? error.cause : error
-      return {
-        failure: 'provider_error',
-        message: `the provider's response could not be read (${status}): ${firstLine(why.message)}`,
-        retryable: true
-      }
-    }
-    if (status === undefined) {
-      return {
-        failure: 'provider_error',
-        message: `could not reach the provider: ${firstLine(error.message)}`,
-        retryable: error.isRetryable
-      }
-    }
-    if (error.isRetryable) {
-      return {
-        failure: 'provider_error',
-        message: `the provider failed (${status})${detail}`,
-        retryable: true,
-        ...retryAfter(error.responseHeaders)
-      }
-    }
-    const hint = status === 404 ? ': check the model name' : ''
-    return {
-      failure: 'provider_error',
-      message: `the provider rejected the request (${status})${detail}; re-running will not help${hint}`,
-      retryable: false,
-      rejected: true
-    }
-  }
-  const message = error instanceof Error ? firstLine(error.message) : String(error)
-  return {
-    failure: 'provider_error',
-    message: `the call failed: ${message}`,
-    retryable: /fetch failed|ECONN|ETIMEDOUT|socket/i.test(message)
-  }
-}
-
-function providerMessage(error: APICallError): string {
-  const message = errorMessageIn(error.responseBody)
-  return message === undefined ? '' : `: ${firstLine(message).slice(0, 300).replace(/\.$/, '')}`
-}
-
-/**
- * The message of a provider's error body: `{"error":{"message"}}` (OpenAI, Anthropic, Gemini),
- * `{"error":"…"}` (Ollama), `{"message"}`. A router's error (OpenRouter: "Provider returned
- * error") carries the upstream provider's body in `metadata.raw`: its message is the one to show.
- */
-function errorMessageIn(body: string | undefined): string | undefined {
-  if (!body) return undefined
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(body)
-  } catch {
-    return undefined
-  }
-  if (!isRecord(parsed)) return undefined
-  const error = parsed.error
-  if (typeof error === 'string') return error || undefined
-  if (!isRecord(error)) return typeof parsed.message === 'string' ? parsed.message : undefined
-  const metadata = isRecord(error.metadata) ? error.metadata : {}
-  const upstream = typeof metadata.raw === 'string' ? errorMessageIn(metadata.raw) : undefined
-  if (upstream !== undefined) {
-    const name = typeof metadata.provider_name === 'string' ? ` ${metadata.provider_name}` : ''
-    return `the upstream provider${name} says: ${upstream}`
-  }
-  return typeof error.message === 'string' && error.message !== '' ? error.message : undefined
-}
-
-/** `retry-after` in seconds or as an HTTP date, or OpenAI's `retry-after-ms`. */
-export function retryAfter(headers: Readonly<Record<string, string>> | undefined): {
-  retryAfterMs?: number
-} {
-  if (!headers) return {}
-  const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]))
-  const ms = Number(lower['retry-after-ms'])
-  if (Number.isFinite(ms) && ms >= 0) return { retryAfterMs: ms }
-  const value = lower['retry-after']
-  if (value === undefined) return {}
-  const seconds = Number(value)
-  if (Number.isFinite(seconds) && seconds >= 0) return { retryAfterMs: seconds * 1000 }
-  const date = Date.parse(value)
-  return Number.isNaN(date) ? {} : { retryAfterMs: Math.max(0, date - Date.now()) }
 }
 
 /**
@@ -416,8 +291,4 @@ function backoff(baseMs: number, retry: number): number {
 
 function sleep(ms: number): Promise<void> {
   return new Promise(resolve => setTimeout(resolve, ms))
-}
-
-function firstLine(text: string): string {
-  return (text.split('\n')[0] ?? '').trim()
 }

@@ -93,8 +93,8 @@ export function createCouncil(options: CouncilOptions): Council {
     let sharedTokens: number | undefined
     const ask = async (task: Task): Promise<JudgeRun> => {
       const id = parseModelId(task.judge)
-      if ('problem' in id) return notAsked(task, id.problem)
-      const resolved = languageModel(id, options.env, fetch)
+      if (!id.ok) return notAsked(task, id.problem)
+      const resolved = languageModel(id.value, options.env, fetch)
       if (!resolved.ok) return notAsked(task, resolved.problem)
       // A fence of its own for every call: the tokens are counted once, for they are as long.
       const fence = fenceToken()
@@ -106,13 +106,13 @@ export function createCouncil(options: CouncilOptions): Council {
       const run = await callJudge(
         {
           judge: task.judge,
-          provider: id.provider,
+          provider: id.value.provider,
           sample: task.sample,
-          model: resolved.model,
+          model: resolved.value,
           prompt,
           schema,
           validate: value => validateAnswer(value, rubric),
-          settings: callSettings(id.provider, promptTokens),
+          settings: callSettings(id.value.provider, promptTokens),
           promptTokens
         },
         policy

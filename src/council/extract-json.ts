@@ -1,8 +1,7 @@
 import { isRecord } from '../util/is-record.js'
+import { failed, ok, type Result } from '../util/result.js'
 
-export type Extraction =
-  | { readonly ok: true; readonly value: Record<string, unknown> }
-  | { readonly ok: false; readonly error: string }
+export type Extraction = Result<Record<string, unknown>>
 
 /**
  * The one JSON object in a model's text: the whole text, or inside a code fence, or surrounded by
@@ -13,8 +12,8 @@ export function extractJson(text: string): Extraction {
   const whole = parseJson(text.trim())
   if (whole.parsed) {
     return isRecord(whole.value)
-      ? { ok: true, value: whole.value }
-      : { ok: false, error: 'the answer is JSON, but not one object' }
+      ? ok(whole.value)
+      : failed('the answer is JSON, but not one object')
   }
 
   const fenced = [...text.matchAll(/```[a-zA-Z]*[ \t]*\r?\n([\s\S]*?)```/g)].map(m => m[1] ?? '')
@@ -23,14 +22,12 @@ export function extractJson(text: string): Extraction {
     .filter(value => value !== undefined)
   const distinct = new Map(candidates.map(value => [JSON.stringify(value), value]))
   const [only, ...others] = distinct.values()
-  if (only !== undefined && others.length === 0) return { ok: true, value: only }
-  return {
-    ok: false,
-    error:
-      distinct.size > 1
-        ? `the answer holds ${distinct.size} different JSON objects; give exactly one`
-        : 'the answer is not JSON'
-  }
+  if (only !== undefined && others.length === 0) return ok(only)
+  return failed(
+    distinct.size > 1
+      ? `the answer holds ${distinct.size} different JSON objects; give exactly one`
+      : 'the answer is not JSON'
+  )
 }
 
 function parseObject(text: string): Record<string, unknown> | undefined {

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import type { Rubric } from '../rubric/types.js'
 import type { CriterionGrade, JudgeAnswer, Severity } from './types.js'
+import { failed, ok, type Result } from '../util/result.js'
 
 /**
  * The judge's output (docs/council.md#the-contract), built per rubric, in the one form every
@@ -117,9 +118,8 @@ const WireAnswer = z.object({
   feedback: z.string().default('')
 })
 
-export type Validation =
-  | { readonly ok: true; readonly answer: JudgeAnswer }
-  | { readonly ok: false; readonly error: string }
+/** The answer as the verdict reads it, or every problem with it (said back to the judge). */
+export type Validation = Result<JudgeAnswer>
 
 /**
  * Checks an answer against the rubric: the shape, then that every criterion id and dimension name
@@ -130,7 +130,7 @@ export function validateAnswer(value: unknown, rubric: Rubric): Validation {
   const parsed = WireAnswer.safeParse(value)
   if (!parsed.success) {
     const problems = parsed.error.issues.map(i => `${i.path.join('.') || '(root)'}: ${i.message}`)
-    return { ok: false, error: problems.slice(0, 20).join('; ') }
+    return failed(problems.slice(0, 20).join('; '))
   }
   const answer = parsed.data
   const problems: string[] = []
@@ -168,30 +168,27 @@ export function validateAnswer(value: unknown, rubric: Rubric): Validation {
     if (grade.score < 1 || grade.score > 10)
       problems.push(`dimension "${grade.name}" has score ${grade.score}: give an integer 1–10`)
   }
-  if (problems.length > 0) return { ok: false, error: problems.join('; ') }
+  if (problems.length > 0) return failed(problems.join('; '))
 
   // Graded in the rubric's order, whichever list each grade came in.
   const grades = new Map<string, CriterionGrade>([
     ...answer.criteria.map(g => [g.id, g] as const),
     ...answer.scored_criteria.map(g => [g.id, g] as const)
   ])
-  return {
-    ok: true,
-    answer: {
-      findings: answer.findings.map(f => ({
-        severity: normaliseSeverity(f.severity),
-        title: f.title,
-        evidence: f.evidence,
-        ...(f.path ? { path: f.path } : {}),
-        ...(f.line ? { line: f.line } : {})
-      })),
-      criteria: rubric.criteria.flatMap(c => {
-        const grade = grades.get(c.id)
-        return grade ? [grade] : []
-      }),
-      dimensions: answer.dimensions,
-      verdict: answer.verdict,
-      feedback: answer.feedback
-    }
-  }
+  return ok({
+    findings: answer.findings.map(f => ({
+      severity: normaliseSeverity(f.severity),
+      title: f.title,
+      evidence: f.evidence,
+      ...(f.path ? { path: f.path } : {}),
+      ...(f.line ? { line: f.line } : {})
+    })),
+    criteria: rubric.criteria.flatMap(c => {
+      const grade = grades.get(c.id)
+      return grade ? [grade] : []
+    }),
+    dimensions: answer.dimensions,
+    verdict: answer.verdict,
+    feedback: answer.feedback
+  })
 }

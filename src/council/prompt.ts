@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto'
-import { fileListLine, redactionLine, unlistedLine } from '../evidence/build.js'
+import { fileListLine, redactionLine, unlistedLine } from '../evidence/prompt-lines.js'
 import { showControls } from '../evidence/content.js'
 import type { Evidence } from '../evidence/types.js'
 import { formatExcerpt } from '../gates/excerpt.js'

@@ -7,6 +7,7 @@ import type { LanguageModel } from 'ai'
 import { createOllama } from 'ollama-ai-provider-v2'
 import { parseModelId, type ModelId, type Provider } from '../rubric/model-id.js'
 import { PROVIDER_SETTINGS } from './provider-settings.js'
+import { failed, ok, type Result } from '../util/result.js'
 
 type Environment = Readonly<Record<string, string | undefined>>
 
@@ -36,9 +37,7 @@ export function defaultModels(env: Environment): string[] {
   return isSet(env.OPENROUTER_API_KEY) ? [...OPENROUTER_DEFAULT_MODELS] : []
 }
 
-export type ModelResolution =
-  | { readonly ok: true; readonly model: LanguageModel }
-  | { readonly ok: false; readonly problem: string }
+export type ModelResolution = Result<LanguageModel>
 
 /**
  * The AI SDK model for a member, or why it cannot be formed (a missing key or endpoint). Its
@@ -52,15 +51,14 @@ export function languageModel(
   const settings = PROVIDER_SETTINGS[id.provider]
   const apiKey = settings.key === undefined ? undefined : nonEmpty(env[settings.key])
   if (settings.keyRequired && apiKey === undefined) {
-    return { ok: false, problem: `${settings.key ?? 'an API key'} is not set` }
+    return failed(`${settings.key ?? 'an API key'} is not set`)
   }
   const baseURL = nonEmpty(env[settings.baseUrl]) ?? settings.defaultBaseUrl
   if (baseURL !== undefined && hasCredentials(baseURL)) {
     // Named, never quoted: the URL holds a secret. fetch refuses such URLs anyway.
-    return {
-      ok: false,
-      problem: `${settings.baseUrl} holds a user name or password (https://user:pass@host); remove them and give the key in ${settings.key ?? 'the provider’s key variable'}`
-    }
+    return failed(
+      `${settings.baseUrl} holds a user name or password (https://user:pass@host); remove them and give the key in ${settings.key ?? 'the provider’s key variable'}`
+    )
   }
   // Passed explicitly, so the SDK never falls back to reading process.env on its own.
   const connection = {
@@ -70,24 +68,23 @@ export function languageModel(
   }
   switch (id.provider) {
     case 'openai':
-      return { ok: true, model: createOpenAI(connection)(id.model) }
+      return ok(createOpenAI(connection)(id.model))
     case 'anthropic':
-      return { ok: true, model: createAnthropic(connection)(id.model) }
+      return ok(createAnthropic(connection)(id.model))
     case 'google':
-      return { ok: true, model: createGoogleGenerativeAI(connection)(id.model) }
+      return ok(createGoogleGenerativeAI(connection)(id.model))
     case 'ollama':
-      return {
-        ok: true,
-        model: createOllama({
+      return ok(
+        createOllama({
           baseURL: `${ollamaServer(baseURL ?? '')}/api`,
           fetch,
           ...(apiKey !== undefined && { headers: { authorization: `Bearer ${apiKey}` } })
         })(id.model)
-      }
+      )
     case 'openrouter':
     case 'openai-compatible': {
       if (baseURL === undefined) {
-        return { ok: false, problem: `${settings.baseUrl} is not set (the endpoint to call)` }
+        return failed(`${settings.baseUrl} is not set (the endpoint to call)`)
       }
       const provider = createOpenAICompatible({
         name: id.provider,
@@ -96,7 +93,7 @@ export function languageModel(
         ...(apiKey !== undefined && { apiKey }),
         supportsStructuredOutputs: true
       })
-      return { ok: true, model: provider(id.model) }
+      return ok(provider(id.model))
     }
   }
 }
@@ -172,9 +169,10 @@ const PROMPT_RESERVE_TOKENS = 16_000 + ANTHROPIC_MAX_OUTPUT_TOKENS
 
 /** The evidence a member's window leaves room for, or undefined when its window is not known. */
 export function evidenceRoom(member: string): number | undefined {
-  const id = parseModelId(member)
-  if ('problem' in id || id.provider === 'ollama' || id.provider === 'openai-compatible')
-    return undefined
+  const parsed = parseModelId(member)
+  if (!parsed.ok) return undefined
+  const id = parsed.value
+  if (id.provider === 'ollama' || id.provider === 'openai-compatible') return undefined
   const name = id.model.slice(id.model.lastIndexOf('/') + 1).replace(/(\d)\.(\d)/g, '$1-$2')
   const window = Object.hasOwn(CONTEXT_WINDOWS, name) ? CONTEXT_WINDOWS[name] : undefined
   return window === undefined ? undefined : window - PROMPT_RESERVE_TOKENS
@@ -208,7 +206,7 @@ export function parseModelList(text: string): { models: string[]; problems: stri
     .filter(m => m !== '' && !m.startsWith('#'))
   const problems = models.flatMap(m => {
     const parsed = parseModelId(m)
-    return 'problem' in parsed ? [parsed.problem] : []
+    return parsed.ok ? [] : [parsed.problem]
   })
   return { models, problems }
 }

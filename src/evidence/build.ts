@@ -1,32 +1,26 @@
-import { classify } from './classify.js'
-import { escapeName, showControls, textPastFirstLine } from './content.js'
-import { denylistRule, excludedBy } from './denylist.js'
 import { stripHidden } from './pr-text.js'
-import { redactPatch } from './redact.js'
-import { countTokens, countTokensUpTo, truncateToTokens } from './tokens.js'
+import {
+  fileListLine,
+  limitBody,
+  LONGEST_REASON,
+  redactionLine,
+  unlistedLine
+} from './prompt-lines.js'
+import { listedFile, redactFile, ruledOut, type Exclusions, type ListedFile } from './sent-file.js'
+import { countTokens, countTokensUpTo } from './tokens.js'
 import { formatCount } from '../util/format-count.js'
-import type {
-  ChangedFile,
-  Evidence,
-  FileKind,
-  Omission,
-  OmissionReason,
-  Redaction
-} from './types.js'
+import type { ChangedFile, Evidence, FileKind, Omission, Redaction } from './types.js'
 
 export const DEFAULT_MAX_EVIDENCE_TOKENS = 60_000
 /** The share of the budget the PR description may take: the change is what is being judged. */
 const BODY_SHARE = 0.1
+/** The share of the budget the file list may take: a huge change still leaves room for patches. */
+const LIST_SHARE = 0.25
 
 export interface EvidenceInput {
   readonly files: readonly ChangedFile[]
   readonly pr: { readonly title: string; readonly body: string }
-  /**
-   * Globs of files not to send (see `excludedBy`). Only the rubric owner's (`waived`: the rubric
-   * read from the base branch, or a local one) also take the files out of coverage; the others
-   * (the action's input, a rubric from the pull request itself) hide them, and they count.
-   */
-  readonly exclude: { readonly waived: readonly string[]; readonly unwaived: readonly string[] }
+  readonly exclude: Exclusions
   /**
    * Binary files recognised by their first bytes as media, by path, with their format. Only a
    * binary file can be media, and only when it is not text past its first line either.
@@ -34,8 +28,6 @@ export interface EvidenceInput {
   readonly media?: ReadonlyMap<string, string>
   readonly maxTokens: number
 }
-
-type ListedFile = ChangedFile & { readonly kind: FileKind }
 
 /**
  * Budget tiers: what the rubric is about first (source and its tests), then what shapes it
@@ -229,55 +221,6 @@ function fitting(candidate: Candidate, limit: number): Included | undefined {
   return tokens <= limit ? { candidate, patch, tokens, redaction } : undefined
 }
 
-/**
- * A file's patch as it is sent, and what was redacted in it: control characters shown as
- * symbols, secrets replaced by `[redacted: kind]`; in a secret file (see `secretFileRule`) every
- * value that looks like a credential too.
- */
-function redactFile(file: ChangedFile): { patch: string; redaction?: Redaction } {
-  const secretFile = secretFileRule(file)
-  // A NUL or other control character in a text file is shown, not sent raw (or hidden).
-  const redacted = redactPatch(
-    showControls(file.patch ?? ''),
-    secretFile === undefined ? 'code' : 'secret file'
-  )
-  if (redacted.secrets === 0) return { patch: redacted.patch }
-  return {
-    patch: redacted.patch,
-    redaction: {
-      path: file.path,
-      secrets: redacted.secrets,
-      kinds: redacted.kinds,
-      ...(secretFile !== undefined && { secretFile })
-    }
-  }
-}
-
-/**
- * The denylist rule that makes `file` a secret file, by its name or the name it was renamed or
- * copied from (`key.pem` renamed to `notes.txt` may still be the key).
- */
-function secretFileRule(file: Pick<ChangedFile, 'path' | 'previousPath'>): string | undefined {
-  const rule = denylistRule(file.path)
-  if (rule !== undefined || file.previousPath === undefined) return rule
-  const before = denylistRule(file.previousPath)
-  return before === undefined ? undefined : `${before} (as ${escapeName(file.previousPath)})`
-}
-
-/**
- * A changed file as it is listed, with its kind. Media only when its content is binary and it is
- * not text past its first line either: text is reviewable whatever its first bytes say, so a
- * picture's signature in front of code does not hide the code (see `textPastFirstLine`).
- */
-function listedFile(file: ChangedFile, media: ReadonlyMap<string, string>): ListedFile {
-  const format = file.binary ? media.get(file.path) : undefined
-  if (format !== undefined && textPastFirstLine(file.patch ?? '')) {
-    const text = { ...file, binary: false }
-    return { ...text, kind: classify(text) }
-  }
-  return { ...file, kind: format === undefined ? classify(file) : 'media' }
-}
-
 /** The receipt's detail for a file left out for the budget: only what is known of it. */
 function budgetDetail(out: LeftOut, left: number): string {
   const remaining = `${formatCount(left)} left in the budget`
@@ -290,87 +233,9 @@ function budgetDetail(out: LeftOut, left: number): string {
     case 'after':
       return `not tried: ${out.misfit.file.path} did not fit and is no larger`
     case 'unlisted':
-      // A file the list has no room for is not reviewed (see the list's share above).
+      // A file the list has no room for is not reviewed (see `LIST_SHARE`).
       return 'not tried: the file list is full'
   }
-}
-
-/**
- * The line the file list gives each changed file, e.g. `renamed src/b.ts (from src/a.ts) +3 -1
- * [source]`. Its tokens are counted against the budget, so the prompt should list files this way.
- */
-export function fileListLine(file: ListedFile, notShown?: OmissionReason): string {
-  const from = file.previousPath === undefined ? '' : ` (from ${escapeName(file.previousPath)})`
-  const note = notShown === undefined ? '' : ` — not shown: ${notShown}`
-  return `- ${file.status} ${escapeName(file.path)}${from} +${file.additions} -${file.deletions} [${file.kind}]${note}`
-}
-
-/** The share of the budget the file list may take: a huge change still leaves room for patches. */
-const LIST_SHARE = 0.25
-
-/** What the prompt says in place of the files the list had no room for. */
-export function unlistedLine(count: number): string {
-  return `- … and ${count} more changed file${count === 1 ? '' : 's'}, not listed for the budget (the coverage receipt names them)`
-}
-
-/** The longest reason a file can be left out for, to count the list's lines from above. */
-const LONGEST_REASON: OmissionReason = 'denylisted'
-
-/** The line the prompt gives a file whose secrets were redacted. */
-export function redactionLine(r: Redaction): string {
-  const secretFile =
-    r.secretFile === undefined
-      ? ''
-      : `; a secret file (${escapeName(r.secretFile)}): every value that looked like a credential`
-  return `- ${escapeName(r.path)}: ${r.secrets} secret${r.secrets === 1 ? '' : 's'} replaced by [redacted: …] (looked like ${r.kinds.join(', ')}${secretFile})`
-}
-
-/**
- * Why a file's content is not sent at all, whatever the budget, and whether that counts against
- * coverage. Only the trusted rubric's `exclude` waives a file. A secret file (`.env`, `*.key`) is
- * not ruled out for its name: it is sent with its credentials redacted (see `redactFile`), unless
- * its content is binary, which no redaction can make safe to send.
- */
-function ruledOut(
-  file: ListedFile,
-  exclude: EvidenceInput['exclude'],
-  media: ReadonlyMap<string, string>
-): Omission | undefined {
-  const { path } = file
-  const waived = excludedBy(path, exclude.waived)
-  if (waived !== undefined) return { path, reason: 'excluded', detail: waived, counts: false }
-  const hidden = excludedBy(path, exclude.unwaived)
-  if (hidden !== undefined) {
-    return {
-      path,
-      reason: 'excluded',
-      detail: `${hidden} (counts against coverage: only the base branch's rubric can waive a file)`,
-      counts: true
-    }
-  }
-  const secretFile = secretFileRule(file)
-  if (file.binary && secretFile !== undefined) {
-    return {
-      path,
-      reason: 'denylisted',
-      detail: `${secretFile}, binary content: not sent, and it counts against coverage`,
-      counts: true
-    }
-  }
-  if (file.kind === 'media') {
-    const format = media.get(path) ?? 'media'
-    return { path, reason: 'media', detail: `${format}, recognised by its content`, counts: false }
-  }
-  if (file.binary) {
-    return {
-      path,
-      reason: 'binary',
-      detail:
-        'binary content that is not a known media format: not sent, and it counts against coverage',
-      counts: true
-    }
-  }
-  return undefined
 }
 
 function byPriority(a: Candidate, b: Candidate): number {
@@ -411,26 +276,4 @@ function withPatch(file: ListedFile, patch: string | undefined): ListedFile {
     binary: file.binary,
     kind: file.kind
   }
-}
-
-/** Retries with a shorter cut when re-tokenising the cut text comes out a little longer. */
-const CUT_ATTEMPTS = 5
-
-/**
- * The body, cut to `limit` tokens with a note saying how much was cut. Even when the note alone
- * is over the limit (absurdly small budgets), the note is kept: the judges must know the
- * description was cut rather than see an empty one.
- */
-function limitBody(body: string, limit: number): string {
-  const total = countTokens(body)
-  if (total <= limit) return body
-  const note = (cut: number): string => `[… ${formatCount(cut)} tokens of the PR description cut]`
-  let keep = Math.max(0, limit - countTokens(`\n\n${note(total)}`))
-  for (let attempt = 0; attempt < CUT_ATTEMPTS && keep > 0; attempt++) {
-    const kept = truncateToTokens(body, keep).trimEnd()
-    const cut = `${kept}\n\n${note(total - countTokens(kept))}`
-    if (countTokens(cut) <= limit) return cut
-    keep = Math.max(0, keep - 8)
-  }
-  return note(total)
 }

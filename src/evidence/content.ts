@@ -68,45 +68,54 @@ export function textPastFirstLine(patch: string): boolean {
  * two database formats. What they hold is not code, so they are listed but not sent, and do not
  * count against coverage, when the file is binary and not text past its first line either (see
  * `textPastFirstLine`). Archives and executables are not here: they can carry code.
+ *
+ * One signature a line, as `file`'s magic lists them: the offset it starts at, its bytes in hex
+ * (`474946383761` is `GIF87a`), and the format it says.
  */
+const SIGNATURE_TABLE = `
+0 89504e470d0a1a0a                 PNG image
+0 ffd8ff                           JPEG image
+0 474946383761                     GIF image
+0 474946383961                     GIF image
+8 57454250                         WebP image
+0 49492a00                         TIFF image
+0 4d4d002a                         TIFF image
+0 00000100                         icon
+0 424d                             BMP image
+0 255044462d                       PDF document
+0 774f4646                         WOFF font
+0 774f4632                         WOFF2 font
+0 4f54544f                         OpenType font
+0 00010000                         TrueType font
+0 494433                           MP3 audio
+0 4f676753                         Ogg media
+0 664c6143                         FLAC audio
+8 57415645                         WAV audio
+0 1a45dfa3                         Matroska or WebM video
+4 66747970                         MP4, MOV, AVIF or HEIC media
+0 53514c69746520666f726d6174203300 SQLite database
+0 50415231                         Parquet data
+`
+
 const SIGNATURES: readonly {
   readonly format: string
-  readonly at?: number
-  readonly bytes: string
-}[] = [
-  { format: 'PNG image', bytes: '\x89PNG\r\n\x1a\n' },
-  { format: 'JPEG image', bytes: '\xff\xd8\xff' },
-  { format: 'GIF image', bytes: 'GIF87a' },
-  { format: 'GIF image', bytes: 'GIF89a' },
-  { format: 'WebP image', at: 8, bytes: 'WEBP' },
-  { format: 'TIFF image', bytes: 'II*\x00' },
-  { format: 'TIFF image', bytes: 'MM\x00*' },
-  { format: 'icon', bytes: '\x00\x00\x01\x00' },
-  { format: 'BMP image', bytes: 'BM' },
-  { format: 'PDF document', bytes: '%PDF-' },
-  { format: 'WOFF font', bytes: 'wOFF' },
-  { format: 'WOFF2 font', bytes: 'wOF2' },
-  { format: 'OpenType font', bytes: 'OTTO' },
-  { format: 'TrueType font', bytes: '\x00\x01\x00\x00' },
-  { format: 'MP3 audio', bytes: 'ID3' },
-  { format: 'Ogg media', bytes: 'OggS' },
-  { format: 'FLAC audio', bytes: 'fLaC' },
-  { format: 'WAV audio', at: 8, bytes: 'WAVE' },
-  { format: 'Matroska or WebM video', bytes: '\x1a\x45\xdf\xa3' },
-  { format: 'MP4, MOV, AVIF or HEIC media', at: 4, bytes: 'ftyp' },
-  { format: 'SQLite database', bytes: 'SQLite format 3\x00' },
-  { format: 'Parquet data', bytes: 'PAR1' }
-]
+  readonly at: number
+  readonly bytes: Buffer
+}[] = SIGNATURE_TABLE.trim()
+  .split('\n')
+  .map(line => {
+    const [at = '0', hex = '', ...format] = line.split(/ +/)
+    return { format: format.join(' '), at: Number(at), bytes: Buffer.from(hex, 'hex') }
+  })
 
 /** The first bytes any signature needs. */
 export const SIGNATURE_BYTES = 16
 
 /** The media or data format `head` (a file's first bytes) starts with, if any. */
 export function mediaFormat(head: Uint8Array): string | undefined {
-  return SIGNATURES.find(({ at = 0, bytes }) => {
+  return SIGNATURES.find(({ at, bytes }) => {
     if (head.length < at + bytes.length) return false
-    for (let i = 0; i < bytes.length; i++) if (head[at + i] !== bytes.charCodeAt(i)) return false
-    return true
+    return bytes.every((byte, i) => head[at + i] === byte)
   })?.format
 }
 

@@ -3,15 +3,8 @@ import { resolve } from 'node:path'
 import { mapBounded } from '../util/pool.js'
 import { buildEvidence } from './build.js'
 import { mediaFormat, SIGNATURE_BYTES } from './content.js'
-import {
-  blobHead,
-  defaultBase,
-  diffFromMergeBase,
-  localDiff,
-  runGit,
-  type GitAuth,
-  type Run
-} from './git.js'
+import { blobHead, runGit, type GitAuth, type Run } from './git-process.js'
+import { defaultBase, diffFromMergeBase, localDiff } from './git.js'
 import type { EvidenceRequest, EvidenceSource } from './source.js'
 import type { ChangedFile } from './types.js'
 

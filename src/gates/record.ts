@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { isRecord } from '../util/is-record.js'
 import type { GateResult } from './types.js'
+import { failed, ok, type Result } from '../util/result.js'
 
 /** @2 added `setup`: the commands the sub-action ran before the gates (its `setup` input). */
 const GATES_SCHEMA = 'rubric-council/gates@2'
@@ -114,16 +115,12 @@ function gateResult(g: z.output<typeof Gate>): GateResult {
 }
 
 /** A results file read back, or what is wrong with it, in words for the report. */
-export function readRecord(
-  text: string
-):
-  | { readonly ok: true; readonly record: GatesRecord }
-  | { readonly ok: false; readonly problem: string } {
+export function readRecord(text: string): Result<GatesRecord> {
   let json: unknown
   try {
     json = JSON.parse(text)
   } catch {
-    return { ok: false, problem: 'the results file is not JSON' }
+    return failed('the results file is not JSON')
   }
   const schema = isRecord(json) ? json.schema : undefined
   if (
@@ -131,29 +128,24 @@ export function readRecord(
     schema !== GATES_SCHEMA &&
     schema.startsWith('rubric-council/gates@')
   ) {
-    return {
-      ok: false,
-      problem: `the results file is a ${schema} record, but this action reads ${GATES_SCHEMA}: use the same version of the action and of its gates sub-action`
-    }
+    return failed(
+      `the results file is a ${schema} record, but this action reads ${GATES_SCHEMA}: use the same version of the action and of its gates sub-action`
+    )
   }
   const parsed = Record.safeParse(json)
   if (!parsed.success) {
     const issue = parsed.error.issues[0]
-    return {
-      ok: false,
-      problem: `the results file is not a ${GATES_SCHEMA} record (${issue ? `${issue.path.join('.') || 'the file'}: ${issue.message}` : 'invalid'})`
-    }
+    return failed(
+      `the results file is not a ${GATES_SCHEMA} record (${issue ? `${issue.path.join('.') || 'the file'}: ${issue.message}` : 'invalid'})`
+    )
   }
   const r = parsed.data
-  return {
-    ok: true,
-    record: {
-      repository: r.repository,
-      pullRequest: r.pull_request,
-      headSha: r.head_sha,
-      rubricHash: r.rubric_hash,
-      setup: r.setup.map(gateResult),
-      gates: r.gates.map(gateResult)
-    }
-  }
+  return ok({
+    repository: r.repository,
+    pullRequest: r.pull_request,
+    headSha: r.head_sha,
+    rubricHash: r.rubric_hash,
+    setup: r.setup.map(gateResult),
+    gates: r.gates.map(gateResult)
+  })
 }

@@ -1,5 +1,6 @@
 import type { Gate } from '../rubric/types.js'
 import { withinChars, withinGateLimits } from './excerpt.js'
+import { errorResult } from './error-result.js'
 import { readRecord } from './record.js'
 import { setupLabel } from './setup.js'
 import type { GateResult, GateSource } from './types.js'
@@ -54,7 +55,7 @@ export function recordedGates(run: RecordingRun, review: RecordingFor): GateSour
       }
       const read = readRecord(text)
       if (!read.ok) return unusable(`${run.description}: ${read.problem}`)
-      const { record } = read
+      const record = read.value
       if (record.pullRequest !== review.pullRequest || record.headSha !== review.headSha) {
         return unusable(
           `${run.description} recorded results for pull request #${record.pullRequest} at ${record.headSha.slice(0, 7)}, not #${review.pullRequest} at ${review.headSha.slice(0, 7)}`
@@ -95,15 +96,4 @@ function matchGates(gates: readonly Gate[], recorded: readonly GateResult[]): Ga
     const [result] = unused.splice(at, 1)
     return result ?? errorResult(gate, 'no result was recorded for this gate')
   })
-}
-
-function errorResult(gate: Gate, detail: string): GateResult {
-  return {
-    command: gate.command,
-    status: 'error',
-    exitCode: null,
-    durationMs: 0,
-    output: { head: '', tail: '', elidedBytes: 0, totalBytes: 0 },
-    detail
-  }
 }

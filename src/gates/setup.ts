@@ -1,6 +1,7 @@
 import type { Gate } from '../rubric/types.js'
 import { runGate, type GateRunOptions } from './run.js'
 import type { GateResult } from './types.js'
+import { errorResult } from './error-result.js'
 
 /**
  * The setup commands of the gates sub-action (its `setup` input: `npm ci`, `pip install -r …`).
@@ -50,12 +51,8 @@ export async function runSetup(
 
 /** A gate that was not run because a setup command did not pass. */
 export function notRun(gate: Gate, failed: GateResult): GateResult {
-  return {
-    command: gate.command,
-    status: 'error',
-    exitCode: null,
-    durationMs: 0,
-    output: { head: '', tail: '', elidedBytes: 0, totalBytes: 0 },
-    detail: `not run: the setup command "${failed.command}" did not pass (${failed.status})`
-  }
+  return errorResult(
+    gate,
+    `not run: the setup command "${failed.command}" did not pass (${failed.status})`
+  )
 }

@@ -1,4 +1,6 @@
 import type { Rubric } from './types.js'
+import type { Position } from './yaml-source.js'
+import type { Path } from './zod-issues.js'
 
 /** The rules a rubric can break; each issue names one so messages and docs stay in step. */
 export type RubricRule =
@@ -59,4 +61,22 @@ export function formatIssue(issue: RubricIssue): string {
 
 export function compareIssues(a: RubricIssue, b: RubricIssue): number {
   return (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0)
+}
+
+/** Reports an issue at a path of the rubric's data (its key or its value). */
+export type AtPath = (path: Path, rule: RubricRule, message: string, at?: 'key' | 'value') => void
+/** Reports an issue at a line (and column) of the rubric's text. */
+export type AtLine = (
+  line: number,
+  column: number | undefined,
+  rule: RubricRule,
+  message: string
+) => void
+/** Where a path of the rubric's data is in its text. */
+export type Locate = (path: Path, at: 'key' | 'value') => Position
+
+/** The first line of an item's text, shortened, to quote it in a message. */
+export function abbreviate(text: string): string {
+  const line = text.split('\n')[0] ?? ''
+  return line.length > 50 ? `${line.slice(0, 47)}...` : line
 }

@@ -5,6 +5,7 @@ import { rubricHash } from './hash.js'
 import { parseBody, type ParsedBody } from './markdown.js'
 import type { RubricSourceKind } from './types.js'
 import { parseYaml, type YamlSource } from './yaml-source.js'
+import { failed, ok, type Result } from '../util/result.js'
 
 export interface RubricInput {
   /** The file's text, exactly as read (it is hashed as is). */
@@ -44,13 +45,13 @@ export function parseRubric(input: RubricInput): RubricResult {
     yaml = parseYaml(text)
   } else {
     const split = splitFrontMatter(text)
-    if ('problem' in split) {
+    if (!split.ok) {
       return rubricProblems([
         { file: path, line: 1, column: 1, rule: 'yaml-syntax', message: split.problem }
       ])
     }
-    yaml = parseYaml(split.matter)
-    body = parseBody(split.body, split.bodyLine)
+    yaml = parseYaml(split.value.matter)
+    body = parseBody(split.value.body, split.value.bodyLine)
   }
 
   // With broken YAML the data is unknown; the body's problems still count.
@@ -86,22 +87,22 @@ interface Split {
  * evaluated. The front matter keeps the line break that ends line 1, so that its YAML's line
  * numbers are the file's. `text` is already free of a BOM and of CR line ends.
  */
-function splitFrontMatter(text: string): Split | { problem: string } {
+function splitFrontMatter(text: string): Result<Split> {
   const open = /^---(?!-)([^\n]*)/.exec(text)
-  if (!open) return { matter: '', body: text, bodyLine: 1 }
+  if (!open) return ok({ matter: '', body: text, bodyLine: 1 })
   const language = (open[1] ?? '').trim()
   if (language !== '' && language !== 'yaml') {
-    return { problem: `front matter must be YAML, but it is marked "---${language}"` }
+    return failed(`front matter must be YAML, but it is marked "---${language}"`)
   }
   const close = /\n---[ \t]*(?:\n|$)/g
   close.lastIndex = open[0].length
   const closing = close.exec(text)
   if (!closing) {
-    return { problem: 'the front matter opened with --- on line 1 is never closed with ---' }
+    return failed('the front matter opened with --- on line 1 is never closed with ---')
   }
   const matter = text.slice(open[0].length, closing.index)
   const bodyStart = closing.index + closing[0].length
   let bodyLine = 1
   for (let i = 0; i < bodyStart; i++) if (text.charCodeAt(i) === 10) bodyLine++
-  return { matter, body: text.slice(bodyStart), bodyLine }
+  return ok({ matter, body: text.slice(bodyStart), bodyLine })
 }

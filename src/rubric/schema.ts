@@ -4,7 +4,8 @@ import { parseModelId, PROVIDERS } from './model-id.js'
 /**
  * The front matter of a Markdown rubric, and the whole of a YAML rubric (docs/rubric.md).
  * Shapes only: rules that relate several fields (overlap, coverage, duplicate ids, fail ≤ pass)
- * are checked in `validate.ts`, where they can see the Markdown body too.
+ * are checked when the rubric is built (`build.ts` and the modules it calls), where they can see
+ * the Markdown body too.
  */
 
 // zod 4 numbers reject Infinity and NaN (YAML `.inf`, `.nan`), so no finiteness check is needed.
@@ -130,7 +131,7 @@ export const CouncilSchema = z.strictObject({
         .min(1)
         .superRefine((text, ctx) => {
           const parsed = parseModelId(text)
-          if ('problem' in parsed) ctx.addIssue({ code: 'custom', message: parsed.problem })
+          if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.problem })
         })
     )
     .optional()

@@ -1,0 +1,73 @@
+import { DOCS_URL, type CommandSpec } from './args.js'
+
+/** `rubric-council check`: its options, help and exit codes. */
+export const CHECK_SPEC: CommandSpec = {
+  name: 'check',
+  summary: 'Evaluate this repository’s changes against its rubric',
+  usage: 'check [options]',
+  description: [
+    'Runs the rubric’s gates in this directory and asks the judges about the diff from the merge',
+    'base of --base and HEAD (working-tree edits included); prints the verdict.'
+  ],
+  options: [
+    {
+      name: 'rubric',
+      type: 'string',
+      value: 'FILE',
+      help: ['The rubric (default: .github/rubric.md)']
+    },
+    {
+      name: 'checker',
+      type: 'string',
+      value: 'TEXT',
+      help: [
+        'Rubric sugar instead of a file: "agent: <text>" lines and commands',
+        '(default: none)'
+      ]
+    },
+    {
+      name: 'json',
+      type: 'string',
+      value: 'FILE',
+      help: ['Also write the JSON report to FILE (default: none)']
+    },
+    {
+      name: 'markdown',
+      type: 'string',
+      value: 'FILE',
+      help: ['Also write the Markdown report to FILE; "-" prints it instead (default: none)']
+    },
+    {
+      name: 'models',
+      type: 'string',
+      value: 'LIST',
+      help: [
+        'Judges as provider:model, comma-separated (default: the rubric’s, else one per',
+        'provider whose API key is set)'
+      ]
+    },
+    {
+      name: 'base',
+      type: 'string',
+      value: 'REF',
+      help: [
+        'Diff from the merge base of REF and HEAD (default: the upstream, else',
+        'origin/main, main, origin/master, master)'
+      ]
+    },
+    {
+      name: 'dry-run',
+      type: 'boolean',
+      help: ['Print the pull request comment the action would post (default: off)']
+    }
+  ],
+  positionals: false,
+  example: 'rubric-council check --base main --json report.json',
+  exitCodes: [
+    ['0', 'PASS'],
+    ['1', 'FAIL'],
+    ['2', 'UNCLEAR'],
+    ['2', 'a usage error or unmet precondition (nothing ran), or a report not written']
+  ],
+  docs: `${DOCS_URL}/rubric.md`
+}

@@ -1,0 +1,40 @@
+import { DOCS_URL, type CommandSpec } from './args.js'
+
+/** `rubric-council init`: its options, help and exit codes. */
+export const INIT_SPEC: CommandSpec = {
+  name: 'init',
+  summary: 'Write a starter rubric and the workflows that run it',
+  usage: 'init [options]',
+  description: [
+    'Writes a starter .github/rubric.md and .github/workflows/rubric-council.yml: a gates job',
+    'without secrets, then the council job; and the workflow of the pull request bot.'
+  ],
+  options: [
+    {
+      name: 'forks',
+      type: 'boolean',
+      help: [
+        'Two workflows instead: the gates on pull_request, the council on workflow_run, for',
+        'pull requests from forks (default: off)'
+      ]
+    },
+    {
+      name: 'target',
+      type: 'boolean',
+      help: [
+        'One workflow on pull_request_target instead, for a rubric without gates: the base branch',
+        'checked out, no code of the pull request run, forks included (default: off). Keeps an',
+        'existing rubric, and refuses one that has gates'
+      ]
+    },
+    { name: 'force', type: 'boolean', help: ['Overwrite files that exist (default: off)'] }
+  ],
+  positionals: false,
+  example: 'rubric-council init --forks',
+  exitCodes: [
+    ['0', 'the files were written'],
+    ['1', 'a file exists (pass --force to overwrite it)'],
+    ['2', 'a usage error, or --target with a rubric that has gates']
+  ],
+  docs: `${DOCS_URL}/getting-started.md`
+}
