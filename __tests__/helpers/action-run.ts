@@ -257,7 +257,11 @@ export function pushEvent(options: {
     compare: `https://github.com/${OWNER}/${REPO}/compare/${before.slice(0, 12)}...${after.slice(0, 12)}`,
     commits: deleted ? [] : [headCommit],
     head_commit: deleted ? null : headCommit,
-    repository: pointedRepository(example.repository)
+    // The pushed branch is the repository's default, as the pull requests' bases here are.
+    repository: {
+      ...pointedRepository(example.repository),
+      default_branch: ref.replace(/^refs\/heads\//, '')
+    }
   })
 }
 

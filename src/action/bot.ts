@@ -1,5 +1,7 @@
 import { posix } from 'node:path'
 import type { GitHubPort } from '../github/port.js'
+import { checkRunName } from '../publish/check-name.js'
+import { CHECK_RUN_MARK } from '../publish/plan.js'
 import { nextIteration } from '../engine/history.js'
 import {
   commentMarker,
@@ -57,6 +59,10 @@ export async function rubricPushed(context: BotContext): Promise<void> {
     return
   }
   const branch = ref.slice('refs/heads/'.length)
+  const repository = isRecord(record.repository) ? record.repository : {}
+  const defaultBranch =
+    typeof repository.default_branch === 'string' ? repository.default_branch : ''
+  const name = checkRunName(inputs.checkName, { baseRef: branch, defaultBranch })
   const path = posix.normalize(posix.join(inputs.workingDirectory, inputs.rubric))
   const [old, now] = await Promise.all([github.fileAt(path, before), github.fileAt(path, after)])
   if (old === now) {
@@ -81,7 +87,7 @@ export async function rubricPushed(context: BotContext): Promise<void> {
     }
     if (pending) {
       const started = await github.startCheckRun(
-        { headSha: pr.headSha, name: inputs.checkName },
+        { headSha: pr.headSha, name, externalId: CHECK_RUN_MARK },
         {
           title: `The rubric changed: ${change}; re-verifying`,
           summary: `The rubric at ${path} on ${branch} changed (${change}). This pull request is being reviewed again under the new rubric.`
@@ -169,7 +175,8 @@ export async function commandGiven(context: BotContext): Promise<void> {
   }
   await github.react(commentId, 'eyes')
 
-  const head = (await github.pullRequest(number))?.headSha ?? ''
+  const pr = await github.pullRequest(number)
+  const head = pr?.headSha ?? ''
   const [ours] = await github.comments(number, commentMarker(inputs.checkName))
   const state = ours ? readState(ours.body) : { history: [] }
 
@@ -220,7 +227,11 @@ export async function commandGiven(context: BotContext): Promise<void> {
   const reason = command.reason
   const accepted = `Accepted by @${login}: ${reason}`
   const check = await github.completeCheckRun(
-    { headSha: head, name: inputs.checkName },
+    {
+      headSha: head,
+      name: checkRunName(inputs.checkName, pr ?? { baseRef: '', defaultBranch: '' }),
+      externalId: CHECK_RUN_MARK
+    },
     'success',
     {
       title: accepted,
