@@ -102,16 +102,38 @@ describe('the sticky comment', () => {
     expect(readState(commentBody(pr)).history.map(h => h.verdict)).toEqual(['PASS', 'FAIL'])
   })
 
-  it('keeps the newer commit’s report when a run for an older commit finishes after it, adding that run to the history', async () => {
+  it('does not review a commit a push replaced before the run started: the newer one’s review decides', async () => {
     const pr = pullRequest({ '.github/rubric.md': gates('true') })
     const olderEvent = pullRequestEvent(pr.repo, { number: pr.number })
     const older = pr.repo.headSha
     pr.repo.commit({ 'other.ts': 'export const other = 2\n' }, 'push')
     pr.github.setPullRequest(pr.number, pullRequestJson(pr.repo, pr.number))
     const newer = pr.repo.headSha
+    pr.repo.git('checkout', '-q', older)
+    const late = await run(pr, { event: olderEvent })
+    expect(late.log).toContain(
+      `notice: Rubric Council: pull request #${pr.number} is now at ${newer.slice(0, 7)}, not at ${older.slice(0, 7)}: the review of the newer commit decides`
+    )
+    expect(late.outputs.verdict).toBeUndefined()
+    expect(pr.github.checkRuns).toEqual([])
+    expect(pr.github.commentsOn(pr.number)).toEqual([])
+  })
+
+  it('keeps the newer commit’s report when a run for an older commit finishes after it, adding that run to the history', async () => {
+    const pr = pullRequest({ '.github/rubric.md': gates('true') })
+    const olderEvent = pullRequestEvent(pr.repo, { number: pr.number })
+    const olderJson = pullRequestJson(pr.repo, pr.number)
+    const older = pr.repo.headSha
+    pr.repo.commit({ 'other.ts': 'export const other = 2\n' }, 'push')
+    const newerJson = pullRequestJson(pr.repo, pr.number)
+    pr.github.setPullRequest(pr.number, newerJson)
+    const newer = pr.repo.headSha
     await run(pr)
     const newest = commentBody(pr)
     pr.repo.git('checkout', '-q', older)
+    // The older run starts while its commit is the head; the push lands while it works.
+    pr.github.setPullRequest(pr.number, olderJson)
+    pr.github.setPullRequestAfter(pr.number, 1, newerJson)
     const late = await run(pr, { event: olderEvent })
     expect(late.log).toContain(
       `notice: Rubric Council: this run reviewed ${older.slice(0, 7)}, but the pull request is now at ${newer.slice(0, 7)}: its verdict is added to the history, the report is left as it is`

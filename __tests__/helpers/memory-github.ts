@@ -129,6 +129,11 @@ export class MemoryGitHub implements GitHubPort {
   setPullRequest(number: number, pr: unknown): void {
     this.pulls.set(number, pr as PullRequestJson)
   }
+  /** The pull request as `pr` once it has been read `reads` more times: a push during a run. */
+  setPullRequestAfter(number: number, reads: number, pr: unknown): void {
+    this.pushes.set(number, { reads, pr: pr as PullRequestJson })
+  }
+  private readonly pushes = new Map<number, { reads: number; pr: PullRequestJson }>()
   /** A check run some app (a pull request's own workflow job, say) created on a commit. */
   addCheckRun(headSha: string, name: string, app: string): MemoryCheckRun {
     const run: MemoryCheckRun = {
@@ -186,6 +191,11 @@ export class MemoryGitHub implements GitHubPort {
 
   /** The pull request the test set, in the port's field names. */
   pullRequest = (number: number): Promise<PullRequest | undefined> => {
+    const push = this.pushes.get(number)
+    if (push !== undefined && push.reads-- <= 0) {
+      this.pulls.set(number, push.pr)
+      this.pushes.delete(number)
+    }
     const pr = this.pulls.get(number)
     if (pr === undefined) return Promise.reject(httpError(404))
     return Promise.resolve({

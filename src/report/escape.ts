@@ -63,6 +63,16 @@ export function code(text: string): string {
   return `<code>${escapeCell(text)}</code>`
 }
 
+/**
+ * A commit's short id as inline code, left as it is: a commit id the report states (the history's,
+ * an acceptance's) is ours to show and to copy, unlike one in a judge's text. Anything that is not
+ * a hex id is escaped like any text.
+ */
+export function commitCode(commit: string): string {
+  const short = commit.slice(0, 7)
+  return /^[0-9a-f]+$/.test(short) ? `<code>${short}</code>` : code(short)
+}
+
 /** A fence that no run of backticks inside `text` can close. */
 export function fenceFor(text: string): string {
   const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map(run => run.length))

@@ -2,7 +2,7 @@ import type { Evaluation } from '../engine/evaluation.js'
 import type { HistoryEntry } from '../engine/history.js'
 import { formatIssue } from '../rubric/errors.js'
 import type { Block, Piece, Section } from './budget.js'
-import { code, escapeCell, escapeHtml } from './escape.js'
+import { code, commitCode, escapeCell, escapeHtml } from './escape.js'
 import { codeBlock, ICON, prose, REASON_FLOOR } from './markdown-pieces.js'
 
 // The Markdown report's parts about the rubric and the pull request's earlier iterations.
@@ -86,7 +86,7 @@ export function historySection(history: readonly HistoryEntry[]): Section {
     const changed = previous !== undefined && previous.rubricHash !== entry.rubricHash
     const cells = [
       String(entry.iteration),
-      code(entry.commit.slice(0, 7)),
+      commitCode(entry.commit),
       `${ICON[entry.verdict]} ${entry.verdict}`,
       escapeCell(
         [entry.summary || entry.reasons.join(', ') || '—', entry.note]

@@ -2,7 +2,7 @@ import type { Acceptance, Evaluation } from '../engine/evaluation.js'
 import { nextStep, reasonSentence, type Audience } from '../publish/sentences.js'
 import { VERSION } from '../version.js'
 import { fitToBudget, type BudgetUnit, type Doc, type Piece, type Section } from './budget.js'
-import { code, escapeInline, escapeMarkdown } from './escape.js'
+import { code, commitCode, escapeInline, escapeMarkdown } from './escape.js'
 import {
   criteriaSection,
   dimensionsSection,
@@ -115,7 +115,7 @@ function buildDoc(evaluation: Evaluation, step: Audience | undefined): Doc {
 export function acceptanceNote(acceptance: Acceptance): string {
   return (
     `> [!NOTE]\n> **Accepted by @${escapeMarkdown(acceptance.by)}** for ` +
-    `${code(acceptance.commit.slice(0, 7))}: ${escapeMarkdown(acceptance.reason.replace(/\s+/g, ' '))}\n> ` +
+    `${commitCode(acceptance.commit)}: ${escapeMarkdown(acceptance.reason.replace(/\s+/g, ' '))}\n> ` +
     'The check passes for this commit whatever the verdict below; a new push is judged again.\n\n'
   )
 }
