@@ -10,6 +10,16 @@ export const GATES_WORKFLOW_NAME = 'Rubric Council gates'
 export const BOT_WORKFLOW_FILE = '.github/workflows/rubric-council-bot.yml'
 export const BOT_WORKFLOW_NAME = 'Rubric Council bot'
 
+/**
+ * Why the review workflows have no concurrency group, said in each: a superseded review is
+ * stopped by the action instead (docs/security.md#the-required-check-cannot-be-imitated).
+ */
+const NO_CONCURRENCY_GROUP = `# No concurrency group: a group's name is shared by every workflow in the repository, including
+# one a pull request adds, which could join this group to cancel other pull requests' reviews.
+# The action lets the newest push win instead: a review whose commit is no longer the head stops
+# before asking the judges, and never overwrites a newer result.
+`
+
 const ON_PULL_REQUEST = `on:
   pull_request:
     # No path filters: a required check that does not run stays pending forever.
@@ -80,11 +90,7 @@ export function splitWorkflow(setup: ProjectSetup): string {
 name: Rubric Council
 
 ${ON_PULL_REQUEST}
-# No concurrency group: a group's name is shared by every workflow in the repository, including
-# one a pull request adds, which could join this group to cancel other pull requests' reviews.
-# The action lets the newest push win instead: a review whose commit is no longer the head stops
-# before asking the judges, and never overwrites a newer result.
-
+${NO_CONCURRENCY_GROUP}
 jobs:
 ${gatesJob(setup)}
 ${councilJob(true)}`
@@ -122,11 +128,7 @@ on:
 # Nothing by default: the job asks for what it needs.
 permissions: {}
 
-# No concurrency group: a group's name is shared by every workflow in the repository, including
-# one a pull request adds, which could join this group to cancel other pull requests' reviews.
-# The action lets the newest push win instead: a review whose commit is no longer the head stops
-# before asking the judges, and never overwrites a newer result.
-
+${NO_CONCURRENCY_GROUP}
 jobs:
 ${councilJob(false)}`
   }
@@ -195,11 +197,7 @@ on:
 # Nothing by default: the job asks for what it needs.
 permissions: {}
 
-# No concurrency group: a group's name is shared by every workflow in the repository, including
-# one a pull request adds, which could join this group to cancel other pull requests' reviews.
-# The action lets the newest push win instead: a review whose commit is no longer the head stops
-# before asking the judges, and never overwrites a newer result.
-
+${NO_CONCURRENCY_GROUP}
 jobs:
   council:
     runs-on: ubuntu-latest
