@@ -161,6 +161,6 @@ describe('docs/rubric.md', () => {
     expect(example).not.toBeNull()
     const [, rubric = '', printed = ''] = example ?? []
     const result = parseRubric({ text: rubric, path: '.github/rubric.md' })
-    expect(result.ok ? [] : result.issues.map(formatIssue)).toEqual(printed.trimEnd().split('\n'))
+    expect(result.ok ? [] : result.problem.map(formatIssue)).toEqual(printed.trimEnd().split('\n'))
   })
 })

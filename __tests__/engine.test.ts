@@ -54,7 +54,7 @@ const inMemory = (evidence: Evidence = EVIDENCE): EvidenceSource => ({
 /** The rubric at `cwd`/rubric.md, as the shell would have read it: its owner's. */
 function rubricAt(cwd: string): EvaluationRequest {
   const text = readFileSync(join(cwd, 'rubric.md'), 'utf8')
-  return { rubric: { ok: true, rubric: { text, path: 'rubric.md', kind: 'file' } }, trusted: true }
+  return { rubric: { ok: true, value: { text, path: 'rubric.md', kind: 'file' } }, trusted: true }
 }
 
 /** The ports of a local run in `cwd`: the gates run there, without the environment's credentials. */

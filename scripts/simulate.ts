@@ -265,8 +265,8 @@ function row(k: number, judges: string, correlated: boolean, p: number, c: Count
 function rubricWith(k: number): Rubric {
   const text = `## Criteria\n${Array.from({ length: k }, (_, i) => `- must-${i + 1}: Must-have ${i + 1}`).join('\n')}\n`
   const parsed = parseRubric({ text, path: 'simulated.md' })
-  if (!parsed.ok) throw new Error(`the simulated rubric is invalid: ${parsed.issues[0]?.message}`)
-  return parsed.rubric
+  if (!parsed.ok) throw new Error(`the simulated rubric is invalid: ${parsed.problem[0]?.message}`)
+  return parsed.value
 }
 
 /**

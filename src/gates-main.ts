@@ -1,3 +1,4 @@
+import { failed } from './util/result.js'
 import { DefaultArtifactClient } from '@actions/artifact'
 import * as core from '@actions/core'
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises'
@@ -68,8 +69,10 @@ export async function runGatesAction(): Promise<void> {
       return
     }
     const choice = await chooseRubric(github, run, inputs, dirs)
-    const parsed = choice.rubric.ok ? parseRubric(choice.rubric.rubric) : choice.rubric
-    const rubric = parsed.ok ? parsed.rubric : undefined
+    const parsed = choice.rubric.ok
+      ? parseRubric(choice.rubric.value)
+      : failed(choice.rubric.problem.issues)
+    const rubric = parsed.ok ? parsed.value : undefined
     const processes = {
       env: gateEnvironment(env),
       log: actionsGateLog(),
@@ -108,7 +111,7 @@ export async function runGatesAction(): Promise<void> {
     core.setOutput('passed', String(passed))
     const uploaded = await uploadRecord(artifacts, file, Number(env.GITHUB_RUN_ATTEMPT ?? '1') || 1)
     if (!parsed.ok) {
-      for (const issue of parsed.issues) core.error(formatIssue(issue))
+      for (const issue of parsed.problem) core.error(formatIssue(issue))
       core.setFailed('Rubric Council gates: the rubric is unusable; the council job will say why')
       process.exitCode = 2
     } else if (!passed) {

@@ -8,8 +8,8 @@ import { parseRubric } from '../../src/rubric/parse.js'
 function parsesOrRejectsCleanly(text: string, path: string): void {
   const result = parseRubric({ text, path })
   if (!result.ok) {
-    expect(result.issues.length).toBeGreaterThan(0)
-    for (const issue of result.issues) {
+    expect(result.problem.length).toBeGreaterThan(0)
+    for (const issue of result.problem) {
       expect(issue.file).toBe(path)
       expect(issue.message).not.toBe('')
       if (issue.line !== undefined) expect(issue.line).toBeGreaterThanOrEqual(1)

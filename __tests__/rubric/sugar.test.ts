@@ -7,8 +7,8 @@ import { parse } from '../helpers/rubric.js'
 /** The Markdown rubric a checker input becomes; the test fails if it has problems. */
 function markdownOf(checker: string): string {
   const result = checkerRubric(checker)
-  if (!result.ok) throw new Error(result.issues.map(formatIssue).join('\n'))
-  return result.rubric.text
+  if (!result.ok) throw new Error(result.problem.issues.map(formatIssue).join('\n'))
+  return result.value.text
 }
 
 describe('checker sugar', () => {
@@ -36,7 +36,7 @@ describe('checker sugar', () => {
   it('rejects sugar with nothing in it, or an empty agent line', () => {
     const messages = (checker: string): string[] => {
       const result = checkerRubric(checker)
-      return result.ok ? [] : result.issues.map(formatIssue)
+      return result.ok ? [] : result.problem.issues.map(formatIssue)
     }
     expect(messages('\n# only a comment\n')).toEqual([
       'checker input: error: the checker input has no commands and no "agent:" lines [checker]'
@@ -48,10 +48,10 @@ describe('checker sugar', () => {
 
   it('is a rubric of kind "checker" that parses like a file', () => {
     const result = checkerRubric('npm test\nagent: The change is documented')
-    expect(result.ok && result.rubric).toMatchObject({ path: 'checker input', kind: 'checker' })
-    const parsed = result.ok ? parseRubric(result.rubric) : result
-    expect(parsed.ok && parsed.rubric.source).toEqual({ path: 'checker input', kind: 'checker' })
-    expect(parsed.ok && parsed.rubric.text).toContain(
+    expect(result.ok && result.value).toMatchObject({ path: 'checker input', kind: 'checker' })
+    const parsed = result.ok ? parseRubric(result.value) : undefined
+    expect(parsed?.ok && parsed.value.source).toEqual({ path: 'checker input', kind: 'checker' })
+    expect(parsed?.ok && parsed.value.text).toContain(
       '## Gates\n- `npm test`\n\n## Criteria\n- The change is documented'
     )
   })

@@ -460,7 +460,7 @@ describe('empty and missing rubrics', () => {
 
   it('reports a missing file as missing, never as an empty rubric', async () => {
     const result = await loadRubric('/nonexistent/rubric.md', '.github/rubric.md')
-    expect(result.ok ? [] : result.issues.map(formatIssue)).toEqual([
+    expect(result.ok ? [] : result.problem.map(formatIssue)).toEqual([
       '.github/rubric.md: error: rubric file not found [missing-file]'
     ])
   })
@@ -470,7 +470,7 @@ describe('empty and missing rubrics', () => {
     const latin1 = join(dir, 'latin1.md')
     writeFileSync(latin1, Buffer.from('## Criteria\n- caf\xe9: ok\n', 'latin1'))
     const messages = async (path: string): Promise<string[]> =>
-      loadRubric(path, 'r.md').then(result => (result.ok ? [] : result.issues.map(formatIssue)))
+      loadRubric(path, 'r.md').then(result => (result.ok ? [] : result.problem.map(formatIssue)))
     expect(await messages(dir)).toEqual([
       'r.md: error: is a directory, not a rubric file [unreadable-file]'
     ])

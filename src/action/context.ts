@@ -123,8 +123,8 @@ export function gatesHereProblem(
   inputs: ActionInputs
 ): string | undefined {
   if (checkout === 'pull-request' || inputs.gates === 'recorded') return undefined
-  const parsed = choice.rubric.ok ? parseRubric(choice.rubric.rubric) : undefined
-  const gates = parsed?.ok === true ? parsed.rubric.gates.length : 0
+  const parsed = choice.rubric.ok ? parseRubric(choice.rubric.value) : undefined
+  const gates = parsed?.ok === true ? parsed.value.gates.length : 0
   if (gates === 0) return undefined
   if (run.trigger !== undefined) {
     return 'on workflow_run the gates ran in the triggering run: set gates: recorded (docs/security.md, the fork layout)'

@@ -1,3 +1,4 @@
+import { failed, ok } from '../util/result.js'
 import { relative, resolve, sep } from 'node:path'
 import type { RubricReview } from '../engine/evaluation.js'
 import type { PullRequestRun } from '../github/event.js'
@@ -57,14 +58,14 @@ export async function chooseRubric(
   }
   const base: RubricText | undefined =
     baseText === undefined ? undefined : { text: baseText, path: inputs.rubric, kind: 'file' }
-  const diff = changes(base, head.ok ? head.rubric : undefined)
+  const diff = changes(base, head.ok ? head.value : undefined)
 
   if (inputs.rubricSource === 'head' && !run.baseRubricOnly) {
     return { rubric: head, trusted: false, review: { source: 'head', ...(diff && { diff }) } }
   }
   if (base !== undefined) {
     return {
-      rubric: { ok: true, rubric: base },
+      rubric: ok(base),
       trusted: true,
       review: { source: 'base', ...(diff && { diff }) }
     }
@@ -88,11 +89,10 @@ export async function chooseRubric(
     const why = baseProblem === undefined ? 'does not exist' : `could not be read (${baseProblem})`
     const message = `${at} ${why}; ${run.baseRubricOnly ? 'pull_request_target uses only the base branch’s rubric' : 'the base branch’s rubric is required with rubric-source: base'}`
     return {
-      rubric: {
-        ok: false,
+      rubric: failed({
         source: { path: inputs.rubric, kind: 'file' },
         issues: [{ file: inputs.rubric, rule: 'missing-file', message }]
-      },
+      }),
       trusted: false,
       review: { source: 'base' }
     }
@@ -112,7 +112,7 @@ function changes(base: RubricText | undefined, head: RubricText | undefined): Ru
   if (base === undefined || head === undefined || base.text === head.text) return undefined
   const before = parseRubric(base)
   const after = parseRubric(head)
-  return before.ok && after.ok ? diffRubrics(before.rubric, after.rubric) : undefined
+  return before.ok && after.ok ? diffRubrics(before.value, after.value) : undefined
 }
 
 /** The pull request's rubric at its head commit, through the API; not ok when it cannot be read. */
@@ -124,8 +124,7 @@ async function rubricAtHead(
 ): Promise<RubricTextResult> {
   const text = await github?.fileAt(repoPath, headSha).catch(() => undefined)
   return text === undefined
-    ? {
-        ok: false,
+    ? failed({
         source: { path, kind: 'file' },
         issues: [
           {
@@ -134,6 +133,6 @@ async function rubricAtHead(
             message: `${repoPath} could not be read at the pull request's head ${headSha.slice(0, 7)}`
           }
         ]
-      }
-    : { ok: true, rubric: { text, path, kind: 'file' } }
+      })
+    : ok({ text, path, kind: 'file' })
 }

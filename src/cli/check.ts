@@ -72,7 +72,7 @@ export async function checkCommand(options: CheckOptions, io: CliIo): Promise<nu
   // A rubric file that cannot be read is the user's path, not a rubric to grade: one line.
   const unreadable = rubric.ok
     ? []
-    : rubric.issues.filter(i => i.rule === 'missing-file' || i.rule === 'unreadable-file')
+    : rubric.problem.issues.filter(i => i.rule === 'missing-file' || i.rule === 'unreadable-file')
   if (unreadable.length > 0) {
     const hint =
       options.rubric === undefined
@@ -81,10 +81,10 @@ export async function checkCommand(options: CheckOptions, io: CliIo): Promise<nu
     for (const issue of unreadable) io.stderr(`rubric-council: ${formatIssue(issue)}${hint}`)
     return USAGE_ERROR
   }
-  const parsed = rubric.ok ? parseRubric(rubric.rubric) : undefined
+  const parsed = rubric.ok ? parseRubric(rubric.value) : undefined
   // The diff is read only for judges; a base the user named is checked all the same.
   let base = options.base
-  if (options.base !== undefined || (parsed?.ok === true && needsCouncil(parsed.rubric))) {
+  if (options.base !== undefined || (parsed?.ok === true && needsCouncil(parsed.value))) {
     const found = await localBase(io.cwd, options.base)
     if (!found.ok) {
       io.stderr(`rubric-council: ${found.problem}`)

@@ -78,7 +78,7 @@ export function targetRubricProblem(cwd: string): string | undefined {
     return undefined
   }
   const parsed = parseRubric({ text, path: RUBRIC_FILE })
-  const gates = parsed.ok ? parsed.rubric.gates : []
+  const gates = parsed.ok ? parsed.value.gates : []
   const first = gates[0]
   if (first === undefined) return undefined
   const count = `${gates.length} gate${gates.length === 1 ? '' : 's'}`

@@ -22,10 +22,10 @@ export async function validateCommand(files: readonly string[], io: CliIo): Prom
       checked++
       const result = await loadRubric(resolve(io.cwd, file), file)
       if (result.ok) {
-        io.stdout(`${file}: ok (${describeRubric(result.rubric)})`)
+        io.stdout(`${file}: ok (${describeRubric(result.value)})`)
       } else {
         invalid++
-        for (const issue of result.issues) io.stderr(formatIssue(issue))
+        for (const issue of result.problem) io.stderr(formatIssue(issue))
       }
     }
     if (targets.length > 1) io.stdout(`${checked - invalid} of ${checked} rubrics valid`)

@@ -1,3 +1,4 @@
+import { failed } from '../util/result.js'
 import type { Council, CouncilOutcome, CouncilRequest } from '../council/types.js'
 import { EvidenceUnavailableError, type EvidenceSource } from '../evidence/source.js'
 import type { Evidence } from '../evidence/types.js'
@@ -52,23 +53,25 @@ export async function evaluate(
     iteration,
     ...(request.review && { rubricReview: request.review })
   }
-  const parsed = request.rubric.ok ? parseRubric(request.rubric.rubric) : request.rubric
+  const parsed = request.rubric.ok
+    ? parseRubric(request.rubric.value)
+    : failed(request.rubric.problem.issues)
   if (!parsed.ok) {
-    const count = parsed.issues.length
-    const source = request.rubric.ok ? request.rubric.rubric : request.rubric.source
+    const count = parsed.problem.length
+    const source = request.rubric.ok ? request.rubric.value : request.rubric.problem.source
     return {
       verdict: invalidVerdict('invalid_rubric', count),
       rubric: {
         path: source.path,
         source: source.kind,
-        problems: parsed.issues,
+        problems: parsed.problem,
         counts: { gates: 0, must: 0, nice: 0 }
       },
       gates: [],
       ...context
     }
   }
-  const { rubric } = parsed
+  const rubric = parsed.value
   const refusal = await ports.gates.refusal?.(rubric)
   if (refusal !== undefined) {
     return {

@@ -1,3 +1,4 @@
+import { failed, type Result } from '../util/result.js'
 import type { Rubric } from './types.js'
 import type { Position } from './yaml-source.js'
 import type { Path } from './zod-issues.js'
@@ -40,13 +41,11 @@ export interface RubricIssue {
  * each caller decides what an unusable rubric means (a verdict, a CLI message), and nothing is
  * thrown and caught on the way.
  */
-export type RubricResult =
-  | { readonly ok: true; readonly rubric: Rubric }
-  | { readonly ok: false; readonly issues: readonly RubricIssue[] }
+export type RubricResult = Result<Rubric, readonly RubricIssue[]>
 
 /** The result of a rubric that cannot be used for these reasons. */
 export function rubricProblems(issues: readonly RubricIssue[]): RubricResult {
-  return { ok: false, issues }
+  return failed(issues)
 }
 
 /** `file:line:col: error: message [rule]`, the form compilers use and the problem matcher reads. */

@@ -1,12 +1,13 @@
+import { failed, ok } from '../util/result.js'
 import { readFile } from 'node:fs/promises'
-import type { RubricResult } from './errors.js'
+import { rubricProblems, type RubricResult } from './errors.js'
 import { parseRubric } from './parse.js'
 import type { RubricTextResult } from './text.js'
 
 /** Reads and parses a rubric file (`readRubricFile`, then `parseRubric`). */
 export async function loadRubric(path: string, displayPath = path): Promise<RubricResult> {
   const read = await readRubricFile(path, displayPath)
-  return read.ok ? parseRubric(read.rubric) : read
+  return read.ok ? parseRubric(read.value) : rubricProblems(read.problem.issues)
 }
 
 /**
@@ -25,20 +26,18 @@ export async function readRubricFile(path: string, displayPath = path): Promise<
         : code === 'EISDIR'
           ? 'is a directory, not a rubric file'
           : `cannot read the rubric file (${code ?? String(error)})`
-    return {
-      ok: false,
+    return failed({
       source: { path: displayPath, kind: 'file' },
       issues: [
         { file: displayPath, rule: code === 'ENOENT' ? 'missing-file' : 'unreadable-file', message }
       ]
-    }
+    })
   }
   let text: string
   try {
     text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes)
   } catch {
-    return {
-      ok: false,
+    return failed({
       source: { path: displayPath, kind: 'file' },
       issues: [
         {
@@ -47,7 +46,7 @@ export async function readRubricFile(path: string, displayPath = path): Promise<
           message: 'the rubric file is not valid UTF-8 text'
         }
       ]
-    }
+    })
   }
-  return { ok: true, rubric: { text, path: displayPath, kind: 'file' } }
+  return ok({ text, path: displayPath, kind: 'file' })
 }

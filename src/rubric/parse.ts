@@ -68,9 +68,7 @@ export function parseRubric(input: RubricInput): RubricResult {
     lineProblems: yaml.problems,
     locate: yaml.locate
   })
-  return buildIssues.length > 0
-    ? rubricProblems(buildIssues.sort(compareIssues))
-    : { ok: true, rubric }
+  return buildIssues.length > 0 ? rubricProblems(buildIssues.sort(compareIssues)) : ok(rubric)
 }
 
 interface Split {

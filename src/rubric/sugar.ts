@@ -1,3 +1,4 @@
+import { failed, ok } from '../util/result.js'
 import type { RubricTextResult } from './text.js'
 
 const AGENT = /^agent:\s*/i
@@ -26,14 +27,13 @@ export function checkerRubric(checker: string): RubricTextResult {
     }
   })
   if (problems.length > 0 || (gates.length === 0 && criteria.length === 0)) {
-    return {
-      ok: false,
+    return failed({
       source: { path: CHECKER_PATH, kind: 'checker' },
       issues: (problems.length > 0
         ? problems
         : ['the checker input has no commands and no "agent:" lines']
       ).map(message => ({ file: CHECKER_PATH, rule: 'checker' as const, message }))
-    }
+    })
   }
   const sections = [
     '# Checker rubric',
@@ -42,10 +42,7 @@ export function checkerRubric(checker: string): RubricTextResult {
   ]
   if (gates.length > 0) sections.push('', '## Gates', ...gates)
   if (criteria.length > 0) sections.push('', '## Criteria', ...criteria)
-  return {
-    ok: true,
-    rubric: { text: `${sections.join('\n')}\n`, path: CHECKER_PATH, kind: 'checker' }
-  }
+  return ok({ text: `${sections.join('\n')}\n`, path: CHECKER_PATH, kind: 'checker' })
 }
 
 /** A CommonMark code span holding `text` (already trimmed), backticks included. */

@@ -1,3 +1,4 @@
+import type { Result } from '../util/result.js'
 import type { RubricIssue } from './errors.js'
 import type { RubricSource } from './types.js'
 
@@ -8,10 +9,10 @@ export interface RubricText extends RubricSource {
 }
 
 /** A rubric's text, or why there is none (the file is missing or unreadable, the checker empty). */
-export type RubricTextResult =
-  | { readonly ok: true; readonly rubric: RubricText }
-  | {
-      readonly ok: false
-      readonly source: RubricSource
-      readonly issues: readonly RubricIssue[]
-    }
+export type RubricTextResult = Result<RubricText, NoRubricText>
+
+/** Why there is no rubric text: where it was looked for, and the problems found there. */
+export interface NoRubricText {
+  readonly source: RubricSource
+  readonly issues: readonly RubricIssue[]
+}
