@@ -20,7 +20,7 @@ import {
 import { parse } from '../__tests__/helpers/rubric.js'
 import { estimateCost } from '../src/council/pricing.js'
 import { countTokens } from '../src/evidence/tokens.js'
-import { SUMMARY_BUDGET_BYTES } from '../src/action/publish.js'
+import { SUMMARY_BUDGET_BYTES } from '../src/publish/plan.js'
 import type { Evaluation } from '../src/engine/evaluation.js'
 import { COMMENT_LIMIT, renderMarkdown } from '../src/report/markdown.js'
 import {

@@ -7,8 +7,6 @@ import type { FailOn } from '../publish/outcome.js'
 import { planPublication, type Publication } from '../publish/plan.js'
 import { invalidVerdict } from '../verdict/decide.js'
 
-export { SUMMARY_BUDGET_BYTES } from '../publish/plan.js'
-
 export interface PublishContext {
   readonly failOn: FailOn
   /** Where the JSON report is written (the run's temp folder). */

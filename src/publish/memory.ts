@@ -35,7 +35,7 @@ export const DEFAULT_CHECK_NAME = 'rubric-council'
  * Room a review leaves in the comment for what the bot adds later without rendering the report
  * again (an acceptance's note, a history entry, the acceptance itself).
  */
-export const NOTES_RESERVE = 8_000
+const NOTES_RESERVE = 8_000
 
 /**
  * The hidden first line that finds our comment again: one comment per pull request and check

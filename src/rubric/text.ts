@@ -12,7 +12,7 @@ export interface RubricText extends RubricSource {
 export type RubricTextResult = Result<RubricText, NoRubricText>
 
 /** Why there is no rubric text: where it was looked for, and the problems found there. */
-export interface NoRubricText {
+interface NoRubricText {
   readonly source: RubricSource
   readonly issues: readonly RubricIssue[]
 }
