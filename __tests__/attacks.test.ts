@@ -566,11 +566,8 @@ describe('the verdict cache without a real secret', () => {
     const again = await attempt(pr, guessable)
     expect(again.outcome).toBe('PASS')
     expect(again.prompts.length).toBeGreaterThan(0)
-    // The control: with a real key, the same re-run is served from the cache.
-    const real = pullRequest({ 'src/feature.ts': 'export const feature = 1\n' })
-    await attempt(real)
-    expect((await attempt(real)).prompts).toEqual([])
-  }, 60_000)
+    // With a real key the same re-run is served from the cache: __tests__/pr-bot.test.ts.
+  })
 })
 
 describe('secrets', () => {
