@@ -97,8 +97,11 @@ export async function prepareRun(
   return { kind: 'ready', run: context, checkout: checkout === undefined ? 'pull-request' : 'base' }
 }
 
-/** The pull request's head now; undefined without a token or when it cannot be read. */
-async function headNow(
+/**
+ * The pull request's head now; undefined without a token or when it cannot be read (then nothing
+ * is withheld on its account).
+ */
+export async function headNow(
   github: GitHubPort | undefined,
   number: number
 ): Promise<string | undefined> {

@@ -10,6 +10,7 @@ import {
   replaceState,
   type CommentState
 } from '../publish/memory.js'
+import { headNow } from './context.js'
 import type { ActionIO } from './io.js'
 
 /**
@@ -41,7 +42,7 @@ export async function stickyComment(
   const number = run.pr.number
   const marker = commentMarker(checkName)
   const [current, fresh] = await Promise.all([
-    currentHead(github, run),
+    headNow(github, run.pr.number),
     ourCommentsNow(github, number, marker, memory.existing)
   ])
   const isCurrent = current === undefined || current === run.pr.headSha
@@ -116,7 +117,7 @@ async function removeDuplicates(
     return
   }
   if (after.length < 2) return
-  const head = (await currentHead(github, run)) ?? run.pr.headSha
+  const head = (await headNow(github, run.pr.number)) ?? run.pr.headSha
   const sorted = [...after].sort((a, b) => a.id - b.id)
   const states = sorted.map(c => readState(c.body))
   const current = sorted.filter((_, i) => states[i]?.history.at(-1)?.commit === head)
@@ -137,13 +138,4 @@ async function removeDuplicates(
   )
   if (!outcome.ok) io.warning(`Rubric Council: ${outcome.problem}`)
   else io.info(`Rubric Council: kept one comment of ${sorted.length} written at once`)
-}
-
-/** The pull request's head now, or undefined when it cannot be read (then nothing is withheld). */
-async function currentHead(github: GitHubPort, run: PullRequestRun): Promise<string | undefined> {
-  try {
-    return (await github.pullRequest(run.pr.number))?.headSha
-  } catch {
-    return undefined
-  }
 }
