@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -21,18 +21,32 @@ Object.defineProperty(process, 'version', { value: 'v20.20.2' })
 `
 )
 
-async function onNode20(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function onNode20(
+  args: string[],
+  cwd = ROOT
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await promisify(execFile)(
       process.execPath,
       ['--import', pretendNode20, ...args],
-      { cwd: ROOT, env: { PATH: process.env.PATH ?? '' } }
+      { cwd, env: { PATH: process.env.PATH ?? '' } }
     )
     return { code: 0, stdout, stderr }
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string }
     return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr }
   }
+}
+
+/** npm's own script: the one `npm test` runs under, else the `npm` on PATH. */
+function npmCli(): string {
+  const fromNpm = process.env.npm_execpath
+  if (fromNpm !== undefined && fromNpm.endsWith('npm-cli.js')) return fromNpm
+  for (const dir of (process.env.PATH ?? '').split(':')) {
+    const candidate = join(dir, 'npm')
+    if (existsSync(candidate)) return realpathSync(candidate)
+  }
+  throw new Error('npm is not on PATH: the test runs npm ci as a user would')
 }
 
 const NEEDS_24 =
@@ -51,6 +65,21 @@ describe('on Node 20', () => {
     expect(result).toMatchObject({ code: 2, stdout: '' })
     expect(result.stderr).toMatch(NEEDS_24)
     expect(result.stderr).toMatch(/^Rubric Council's test suite needs/)
+  })
+
+  it('npm ci stops at once with EBADENGINE, before it installs anything', async () => {
+    // npm's own CLI, run by the pretend Node 20 on a copy of the manifest, the lock and .npmrc.
+    const copy = mkdtempSync(join(tmpdir(), 'rc-npm-ci-'))
+    for (const file of ['package.json', 'package-lock.json', '.npmrc'])
+      copyFileSync(join(ROOT, file), join(copy, file))
+    const result = await onNode20([npmCli(), 'ci', '--dry-run', '--offline'], copy)
+    expect(result.code).not.toBe(0)
+    expect(result.stderr).toMatch(/^npm error code EBADENGINE$/m)
+    expect(result.stderr).toContain('Required: {"node":">=24"}')
+    // Without engine-strict npm would go on and print one warning per package.
+    expect(result.stderr).not.toContain('npm warn EBADENGINE')
+    expect(result.stdout).not.toMatch(/^add /m)
+    expect(existsSync(join(copy, 'node_modules'))).toBe(false)
   })
 
   it('on this Node, the CLI runs', async () => {

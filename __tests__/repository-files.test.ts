@@ -9,9 +9,9 @@ import { VERSION } from '../src/version.js'
 import { actionlint } from './helpers/actionlint.js'
 
 /**
- * What a well-kept action repository has beside its code: a security policy, contribution notes,
- * issue forms, a pull request template, code owners, dependabot, CodeQL, a release workflow and the
- * licences of what the bundles contain. Each exists, says something, and is what GitHub reads.
+ * What a well-kept action repository has beside its code: a security policy, a code of conduct,
+ * contribution notes, issue forms, a pull request template, code owners, dependabot, CodeQL, a
+ * release workflow and the licences of what the bundles contain. Each exists, says something, and is what GitHub reads.
  */
 
 const ROOT = join(import.meta.dirname, '..')
@@ -25,6 +25,7 @@ const FILES: Record<string, readonly string[]> = {
     'Supported versions',
     'PASS'
   ],
+  'CODE_OF_CONDUCT.md': ['Reporting', 'SECURITY.md', '@rubric-council/maintainers'],
   'CONTRIBUTING.md': [
     'Node 24',
     'npm run typecheck',
