@@ -4,7 +4,17 @@ import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
   // Fixtures are data: a pull request's files, linted by no one.
-  { ignores: ['dist/', 'gates/dist/', 'node_modules/', 'coverage/', '__tests__/fixtures/'] },
+  {
+    ignores: [
+      'dist/',
+      'gates/dist/',
+      'node_modules/',
+      'coverage/',
+      '__tests__/fixtures/',
+      // The base branch's action, checked out beside the pull request by rubric-council.yml.
+      '.rubric-council-action/'
+    ]
+  },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   ...tseslint.configs.stylisticTypeChecked,

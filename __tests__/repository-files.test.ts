@@ -126,9 +126,15 @@ describe('the repository files', () => {
   })
 })
 
+interface Step {
+  readonly uses?: string
+  readonly run?: string
+  readonly with?: Record<string, string | number | boolean>
+  readonly env?: Record<string, string>
+}
 interface Job {
   readonly permissions?: Record<string, string> | string
-  readonly steps: { readonly uses?: string }[]
+  readonly steps: Step[]
 }
 interface Workflow {
   readonly on: Record<string, unknown>
@@ -187,6 +193,70 @@ describe("the repository's workflows", () => {
       { 'security-events': 'write', contents: 'read', actions: 'read' }
     ])
     expect(read('.github/workflows/codeql.yml')).toContain('languages: javascript-typescript')
+  })
+})
+
+describe('the repository reviews its own pull requests', () => {
+  const w = workflow('rubric-council.yml')
+  const text = read('.github/workflows/rubric-council.yml')
+  const ACTION = '.rubric-council-action'
+  const BASE = '${{ github.event.pull_request.base.sha }}'
+  const jobOf = (id: string): Job => {
+    const job = w.jobs[id]
+    if (job === undefined) throw new Error(`rubric-council.yml has no job ${id}`)
+    return job
+  }
+  /** The step that checks the base branch's action out, and the steps before the action runs. */
+  const before = (job: Job, uses: string): Step[] => {
+    const at = job.steps.findIndex(s => s.uses === uses)
+    expect(at, uses).toBeGreaterThan(0)
+    return job.steps.slice(0, at)
+  }
+
+  it('on every pull_request, in the split layout against .github/rubric.md', () => {
+    expect(Object.keys(w.on)).toEqual(['pull_request'])
+    expect(Object.keys(w.jobs)).toEqual(['gates', 'council'])
+    expect(w.permissions).toEqual({})
+    expect(existsSync(join(ROOT, '.github/rubric.md'))).toBe(true)
+  })
+
+  it('with the action as the base branch has it: the pull request cannot change its judge', () => {
+    for (const [job, uses] of [
+      ['gates', `./${ACTION}/gates`],
+      ['council', `./${ACTION}`]
+    ] as const) {
+      const steps = before(jobOf(job), uses)
+      const at = steps.findIndex(s => s.with?.path === ACTION)
+      expect(steps[at], job).toMatchObject({
+        uses: 'actions/checkout@v7',
+        with: { ref: BASE, 'persist-credentials': false }
+      })
+      // Checked out after the pull request, so the pull request's files cannot stand in for it.
+      expect(at).toBeGreaterThan(
+        steps.findIndex(s => s.uses?.startsWith('actions/checkout@') === true && !s.with?.path)
+      )
+    }
+    // Nothing of the pull request's own copy of the action runs: no `uses: ./` of the workspace.
+    expect(text).not.toMatch(/uses: \.\/(gates)?\s*$/m)
+  })
+
+  it('the gates hold no secret; the council holds the keys and runs no code of the pull request', () => {
+    const gates = jobOf('gates')
+    const council = jobOf('council')
+    expect(gates.permissions).toEqual({ contents: 'read' })
+    expect(JSON.stringify(gates)).not.toContain('secrets.')
+    expect(gates.steps.at(-1)).toMatchObject({
+      uses: `./${ACTION}/gates`,
+      with: { setup: 'npm ci\n' }
+    })
+    expect(council.steps.filter(s => s.run !== undefined)).toEqual([])
+    expect(council.steps.at(-1)).toMatchObject({ uses: `./${ACTION}`, with: { gates: 'recorded' } })
+    expect(council.permissions).toMatchObject({ 'pull-requests': 'write', checks: 'write' })
+  })
+
+  it('the base checkout is ignored by git, ESLint and Prettier, so the gates do not lint it', () => {
+    expect(read('.gitignore').split('\n')).toContain(`/${ACTION}/`)
+    expect(read('eslint.config.js')).toContain(`'${ACTION}/'`)
   })
 })
 
