@@ -138,6 +138,36 @@ describe('the README', () => {
     }
   })
 
+  it('opens with usage: what it does, a workflow, inputs, outputs, permissions, examples', () => {
+    const prose = readme.replace(/^```[\s\S]*?^```/gm, '')
+    const sections = [...prose.matchAll(/^## (.+)$/gm)].map(m => m[1])
+    expect(sections.slice(0, 6)).toEqual([
+      'Usage',
+      'A rubric',
+      'Inputs',
+      'Outputs',
+      'Permissions',
+      'What it posts'
+    ])
+    expect(sections.indexOf('Examples')).toBeGreaterThan(sections.indexOf('Permissions'))
+    // What contributors need comes last, after everything a user of the action reads.
+    expect(sections.at(-1)).toBe('Development')
+  })
+
+  it('lists in Permissions every permission the workflows init writes grant', () => {
+    const section = /^## Permissions\n([\s\S]*?)^## /m.exec(readme)?.[1] ?? ''
+    const texts = [initSplit, ...Object.values(initForks), targetWorkflow(), initBot]
+    const granted = new Set<string>()
+    for (const text of texts) {
+      const w = parse(text) as { jobs: Record<string, { permissions?: Record<string, string> }> }
+      for (const job of Object.values(w.jobs))
+        for (const [scope, level] of Object.entries(job.permissions ?? {}))
+          granted.add(`${scope}: ${level}`)
+    }
+    expect(granted.size).toBeGreaterThan(3)
+    for (const permission of granted) expect(section).toContain(`\`${permission}\``)
+  })
+
   it('shows first the workflow init writes for a Node project: the split layout', () => {
     const blocks = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map(m => m[1])
     expect(blocks[0]).toBe(initSplit)
