@@ -3,6 +3,8 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { parseRubric } from '../rubric/parse.js'
 import { USAGE_ERROR } from './args.js'
+import { choosePin, type ActionPin } from './action-pin.js'
+import { readPinFacts } from './action-pin-facts.js'
 import type { CliIo } from './io.js'
 import { detectSetup, type ProjectSetup } from './init-setup.js'
 import {
@@ -88,7 +90,8 @@ export function targetRubricProblem(cwd: string): string | undefined {
 /** The files `init` writes into `cwd`, in the order it writes them. */
 export function initFiles(
   cwd: string,
-  options: { readonly forks: boolean; readonly target?: boolean }
+  options: { readonly forks: boolean; readonly target?: boolean },
+  pin: ActionPin
 ): { readonly files: { path: string; text: string }[]; readonly setup: ProjectSetup } {
   const setup = detectSetup(cwd)
   if (options.target === true) {
@@ -96,25 +99,25 @@ export function initFiles(
     const starter = existsSync(join(cwd, RUBRIC_FILE))
       ? []
       : [{ path: RUBRIC_FILE, text: starterRubric(undefined, { gates: false }) }]
-    return { files: [...starter, { path: WORKFLOW_FILE, text: targetWorkflow() }], setup }
+    return { files: [...starter, { path: WORKFLOW_FILE, text: targetWorkflow(pin) }], setup }
   }
   const rubric = { path: RUBRIC_FILE, text: starterRubric(detectTestCommand(cwd)) }
   if (!options.forks)
     return {
       files: [
         rubric,
-        { path: WORKFLOW_FILE, text: splitWorkflow(setup) },
-        { path: BOT_WORKFLOW_FILE, text: botWorkflow(basename(WORKFLOW_FILE)) }
+        { path: WORKFLOW_FILE, text: splitWorkflow(setup, pin) },
+        { path: BOT_WORKFLOW_FILE, text: botWorkflow(basename(WORKFLOW_FILE), pin) }
       ],
       setup
     }
-  const { gates, council } = forksWorkflows(setup)
+  const { gates, council } = forksWorkflows(setup, pin)
   return {
     files: [
       rubric,
       { path: GATES_WORKFLOW_FILE, text: gates },
       { path: WORKFLOW_FILE, text: council },
-      { path: BOT_WORKFLOW_FILE, text: botWorkflow(basename(GATES_WORKFLOW_FILE)) }
+      { path: BOT_WORKFLOW_FILE, text: botWorkflow(basename(GATES_WORKFLOW_FILE), pin) }
     ],
     setup
   }
@@ -138,7 +141,13 @@ export async function initCommand(
       return USAGE_ERROR
     }
   }
-  const { files, setup } = initFiles(io.cwd, options)
+  // The workflows pin the action to this CLI's own commit: no tag may exist yet.
+  const pin = choosePin(readPinFacts())
+  if (!pin.ok) {
+    io.stderr(`rubric-council: ${pin.problem}`)
+    return 1
+  }
+  const { files, setup } = initFiles(io.cwd, options, pin.value)
   const existing = files.filter(f => existsSync(join(io.cwd, f.path)))
   if (existing.length > 0 && !options.force) {
     for (const f of existing)
