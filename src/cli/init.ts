@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
+import { RUBRIC_SCHEMA_URL } from '../rubric/json-schema.js'
 import { parseRubric } from '../rubric/parse.js'
 import { USAGE_ERROR } from './args.js'
 import { choosePin, type ActionPin } from './action-pin.js'
@@ -45,6 +46,7 @@ export function starterRubric(
         ? `## Gates\n\n- \`${testCommand}\`\n\n`
         : '<!-- Add gates: commands that must succeed, e.g. - `make test` -->\n\n'
   return `---
+# yaml-language-server: $schema=${RUBRIC_SCHEMA_URL}
 # The rubric pull requests are graded against. Format: docs/rubric.md of Rubric Council.
 thresholds: { pass: 0.8, fail: 0.6, confidence: 0.7 }
 ---
