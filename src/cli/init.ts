@@ -4,7 +4,7 @@ import { basename, dirname, join } from 'node:path'
 import { RUBRIC_SCHEMA_URL } from '../rubric/json-schema.js'
 import { parseRubric } from '../rubric/parse.js'
 import { USAGE_ERROR } from './args.js'
-import { choosePin, type ActionPin } from './action-pin.js'
+import { choosePin, type ActionPin, type PinFacts } from './action-pin.js'
 import { readPinFacts } from './action-pin-facts.js'
 import type { CliIo } from './io.js'
 import { detectSetup, type ProjectSetup } from './init-setup.js'
@@ -132,7 +132,8 @@ export function initFiles(
  */
 export async function initCommand(
   options: { readonly force: boolean; readonly forks: boolean; readonly target?: boolean },
-  io: CliIo
+  io: CliIo,
+  pinFacts: () => PinFacts = readPinFacts
 ): Promise<number> {
   if (options.target === true) {
     const problem = options.forks
@@ -144,7 +145,7 @@ export async function initCommand(
     }
   }
   // The workflows pin the action to this CLI's own commit: no tag may exist yet.
-  const pin = choosePin(readPinFacts())
+  const pin = choosePin(pinFacts())
   if (!pin.ok) {
     io.stderr(`rubric-council: ${pin.problem}`)
     return 1
