@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -20,10 +21,23 @@ import {
   WORKFLOW_FILE
 } from '../src/cli/init-workflows.js'
 import { main } from '../src/cli.js'
+import { initCommand } from '../src/cli/init.js'
 import { actionlint } from './helpers/actionlint.js'
 import { parse } from './helpers/rubric.js'
 import { layoutViolations } from './helpers/workflow-layout.js'
 import { readSetupCommands } from '../src/gates/setup.js'
+import { VERSION } from '../src/version.js'
+
+/** The commit of this checkout: init, run from it, pins the action to it. */
+const HEAD = execFileSync('git', ['-C', join(import.meta.dirname, '..'), 'rev-parse', 'HEAD'], {
+  encoding: 'utf8'
+}).trim()
+const PIN = { commit: HEAD, version: VERSION }
+const ACTION = `rubric-council/rubric-council@${HEAD}`
+const GATES_ACTION = `rubric-council/rubric-council/gates@${HEAD}`
+/** The lines as written, with the version comment. */
+const ACTION_LINE = `${ACTION} # v${VERSION}`
+const GATES_LINE = `${GATES_ACTION} # v${VERSION}`
 async function cli(
   argv: string[],
   cwd: string
@@ -102,7 +116,7 @@ const PROJECTS = [
     kind: 'a Node project',
     files: { 'package.json': '{"scripts":{"test":"vitest"}}', 'package-lock.json': '{}' },
     gate: ['npm test'],
-    setup: ['uses: actions/setup-node@v5'],
+    setup: ['uses: actions/setup-node@v7'],
     commands: ['npm ci']
   },
   {
@@ -159,6 +173,19 @@ describe.each(PROJECTS)('rubric-council init, for $kind', ({ files, gate, setup,
       }
     })
 
+    it('pins the action to the commit of this CLI: its full SHA, the version in a comment', async () => {
+      expect(HEAD).toMatch(/^[0-9a-f]{40}$/)
+      const dir = project(files)
+      await cli([...argv], dir)
+      for (const file of workflows) {
+        const pins = [
+          ...read(dir, file).matchAll(/^ *- uses: rubric-council\/rubric-council(\/gates)?@(.*)$/gm)
+        ].map(m => m[2])
+        expect(pins.length, file).toBeGreaterThan(0)
+        for (const pin of pins) expect(pin, file).toBe(`${HEAD} # v${VERSION}`)
+      }
+    })
+
     it('runs the project’s code only in the job that holds no secret and a read-only token', async () => {
       const dir = project(files)
       await cli([...argv], dir)
@@ -171,20 +198,13 @@ describe.each(PROJECTS)('rubric-council init, for $kind', ({ files, gate, setup,
       // The toolchain's actions, then the gates action, which runs the install commands and the
       // gates and uploads their results: no run: step before it, and no step after it.
       const gates = stepList(jobs.gates)
-      expect(gates).toEqual([
-        'uses: actions/checkout@v5',
-        ...setup,
-        'uses: rubric-council/rubric-council/gates@v0'
-      ])
+      expect(gates).toEqual(['uses: actions/checkout@v7', ...setup, `uses: ${GATES_ACTION}`])
       const input = jobs.gates?.steps.at(-1)?.with?.setup
       expect(readSetupCommands(typeof input === 'string' ? input : '')).toEqual(commands)
       // The council only reads their results.
-      expect(stepList(jobs.council)).toEqual([
-        'uses: actions/checkout@v5',
-        'uses: rubric-council/rubric-council@v0'
-      ])
+      expect(stepList(jobs.council)).toEqual(['uses: actions/checkout@v7', `uses: ${ACTION}`])
       // The bot holds a write token and runs for anyone's comment: the action alone, no checkout.
-      expect(stepList(jobs.bot)).toEqual(['uses: rubric-council/rubric-council@v0'])
+      expect(stepList(jobs.bot)).toEqual([`uses: ${ACTION}`])
     })
 
     it('writes the bot: on a push that changes the rubric and on new comments, re-running the review', async () => {
@@ -211,7 +231,7 @@ describe.each(PROJECTS)('rubric-council init, for $kind', ({ files, gate, setup,
       expect(JSON.stringify(job)).not.toMatch(/secrets/)
       expect(job?.steps).toEqual([
         {
-          uses: 'rubric-council/rubric-council@v0',
+          uses: ACTION,
           with: { 'review-workflow': review.replace('.github/workflows/', '') }
         }
       ])
@@ -225,7 +245,7 @@ describe.each(PROJECTS)('rubric-council init, for $kind', ({ files, gate, setup,
       // code with the default branch's ref, cache scope and token.
       expect(Object.keys(w.on)).toEqual(['pull_request'])
       const checkouts = Object.values(w.jobs).flatMap(j =>
-        j.steps.filter(s => s.uses === 'actions/checkout@v5')
+        j.steps.filter(s => s.uses === 'actions/checkout@v7')
       )
       expect(checkouts.length).toBe(review === WORKFLOW_FILE ? 2 : 1)
       for (const step of checkouts) {
@@ -274,7 +294,7 @@ describe('rubric-council init', () => {
     const gates = w.jobs.gates
     expect(gates?.permissions).toEqual({ contents: 'read' })
     expect(gates?.steps[0]?.with).toEqual({ 'persist-credentials': false })
-    expect(gates?.steps.at(-1)?.uses).toBe('rubric-council/rubric-council/gates@v0')
+    expect(gates?.steps.at(-1)?.uses).toBe(GATES_ACTION)
     expect(Object.keys(gates?.steps.at(-1)?.with ?? {})).toEqual(['setup'])
 
     const council = w.jobs.council
@@ -298,14 +318,14 @@ describe('rubric-council init', () => {
   })
 
   it('says why in one comment each: two jobs, no secrets in gates, if: !cancelled(), actions: read', () => {
-    const text = splitWorkflow(detectSetup(project({ 'package.json': '{}' })))
+    const text = splitWorkflow(detectSetup(project({ 'package.json': '{}' })), PIN)
     expect(text.split('\n')[0]).toMatch(/^# Two jobs: `gates` runs the PR's code holding no secret/)
     expect(text).toMatch(/# No secrets and a read-only token: the gates run the PR's code/)
     expect(text).toMatch(/# Failed gates are a verdict to post, not a reason to skip the council/)
     expect(text).toMatch(/actions: read # the gates job's conclusion and artifact/)
     expect(text).toMatch(/# Only `uses:` steps: this job holds the keys and a write token/)
 
-    const bot = botWorkflow('rubric-council.yml')
+    const bot = botWorkflow('rubric-council.yml', PIN)
     expect(bot).toMatch(/# No concurrency group: a command must not cancel another, nor could/)
     expect(bot).toMatch(/# No checkout and no key: only the action/)
     expect(bot).toMatch(/actions: write # re-running a pull request's own review run/)
@@ -337,7 +357,7 @@ describe('rubric-council init', () => {
     expect(job?.needs).toBeUndefined()
     expect(job?.steps[1]?.with).toEqual({ gates: 'recorded' })
     // The same two jobs as the split layout, each in its own file.
-    const split = workflow(splitWorkflow(detectSetup(dir)))
+    const split = workflow(splitWorkflow(detectSetup(dir), PIN))
     expect(gates.jobs.gates).toEqual(split.jobs.gates)
     // On workflow_run, the action fetches the head commit itself: the checkout names no ref.
     expect(job?.steps[0]?.with).toEqual({ 'fetch-depth': 0, 'persist-credentials': false })
@@ -417,7 +437,7 @@ describe('rubric-council init', () => {
       expect(forced.code).toBe(0)
       expect(forced.out).toContain(`wrote ${BOT_WORKFLOW_FILE}`)
       expect(read(dir, BOT_WORKFLOW_FILE)).toBe(
-        botWorkflow(review.replace('.github/workflows/', ''))
+        botWorkflow(review.replace('.github/workflows/', ''), PIN)
       )
       expect(existsSync(join(dir, review))).toBe(true)
     }
@@ -433,7 +453,7 @@ describe('rubric-council init', () => {
   })
 
   it('the bot’s job starts on a push, and on pull request comments that start with /council', () => {
-    const condition = workflow(botWorkflow('rubric-council.yml')).jobs.bot?.if
+    const condition = workflow(botWorkflow('rubric-council.yml', PIN)).jobs.bot?.if
     const comment = (body: string, onPullRequest: boolean) => ({
       github: {
         event_name: 'issue_comment',
@@ -487,6 +507,30 @@ describe('rubric-council init', () => {
   })
 })
 
+describe('rubric-council init, when it cannot tell its own commit', () => {
+  it('writes nothing, and says how to pin the action by hand', async () => {
+    const dir = project({ 'package.json': '{}' })
+    const err: string[] = []
+    const io: CliIo = { stdout: () => undefined, stderr: l => err.push(l), env: {}, cwd: dir }
+    const code = await initCommand({ force: false, forks: false }, io, () => ({
+      version: VERSION,
+      packageRoot: '/opt/rubric-council',
+      checkoutHead: undefined,
+      packedCommit: undefined
+    }))
+    expect(code).toBe(1)
+    expect(err).toHaveLength(1)
+    expect(err[0]).toMatch(
+      /^rubric-council: cannot tell which commit of Rubric Council this CLI is/
+    )
+    expect(err[0]).toContain(
+      `git ls-remote https://github.com/rubric-council/rubric-council 'refs/tags/v${VERSION}^{}'`
+    )
+    expect(existsSync(join(dir, RUBRIC_FILE))).toBe(false)
+    expect(existsSync(join(dir, WORKFLOW_FILE))).toBe(false)
+  })
+})
+
 describe('the gates job’s setup', () => {
   /**
    * The set-up init writes for a project of these files: the steps between the checkout and the
@@ -497,7 +541,7 @@ describe('the gates job’s setup', () => {
     with: unknown[]
     commands: string[]
   } {
-    const text = splitWorkflow(detectSetup(project(files)))
+    const text = splitWorkflow(detectSetup(project(files)), PIN)
     const all = workflow(text).jobs.gates?.steps ?? []
     const steps = all.slice(1, -1)
     const setup = all.at(-1)?.with?.setup
@@ -509,49 +553,49 @@ describe('the gates job’s setup', () => {
     [
       'npm, with a lockfile and .nvmrc',
       { 'package.json': '{}', 'package-lock.json': '{}', '.nvmrc': '24\n' },
-      ['uses: actions/setup-node@v5'],
+      ['uses: actions/setup-node@v7'],
       [{ 'node-version-file': '.nvmrc', cache: 'npm' }],
       ['npm ci']
     ],
     [
       'npm, with .node-version',
       { 'package.json': '{}', 'package-lock.json': '{}', '.node-version': '24\n' },
-      ['uses: actions/setup-node@v5'],
+      ['uses: actions/setup-node@v7'],
       [{ 'node-version-file': '.node-version', cache: 'npm' }],
       ['npm ci']
     ],
     [
       'npm, without a lockfile',
       { 'package.json': '{}' },
-      ['uses: actions/setup-node@v5'],
+      ['uses: actions/setup-node@v7'],
       [{ 'node-version': 'lts/*' }],
       ['npm install']
     ],
     [
       'pnpm, its version unnamed in package.json',
       { 'package.json': '{}', 'pnpm-lock.yaml': '' },
-      ['uses: pnpm/action-setup@v4', 'uses: actions/setup-node@v5'],
+      ['uses: pnpm/action-setup@v4', 'uses: actions/setup-node@v7'],
       [{ version: 10 }, { 'node-version': 'lts/*', cache: 'pnpm' }],
       ['pnpm install --frozen-lockfile']
     ],
     [
       'pnpm, named in "packageManager"',
       { 'package.json': '{"packageManager":"pnpm@10.4.1"}', 'pnpm-lock.yaml': '' },
-      ['uses: pnpm/action-setup@v4', 'uses: actions/setup-node@v5'],
+      ['uses: pnpm/action-setup@v4', 'uses: actions/setup-node@v7'],
       [undefined, { 'node-version': 'lts/*', cache: 'pnpm' }],
       ['pnpm install --frozen-lockfile']
     ],
     [
       'Yarn 1',
       { 'package.json': '{}', 'yarn.lock': '' },
-      ['uses: actions/setup-node@v5'],
+      ['uses: actions/setup-node@v7'],
       [{ 'node-version': 'lts/*', cache: 'yarn' }],
       ['yarn install --frozen-lockfile']
     ],
     [
       'Yarn 2 or later',
       { 'package.json': '{}', 'yarn.lock': '', '.yarnrc.yml': '' },
-      ['uses: actions/setup-node@v5'],
+      ['uses: actions/setup-node@v7'],
       [{ 'node-version': 'lts/*' }],
       ['corepack enable', 'yarn install --immutable']
     ],
@@ -574,8 +618,8 @@ describe('the gates job’s setup', () => {
   ] as const)('%s', async (_, files, steps, withs, commands) => {
     expect(setupOf(files)).toEqual({ steps, with: withs, commands })
     const setup = detectSetup(project(files))
-    const { gates, council } = forksWorkflows(setup)
-    for (const text of [splitWorkflow(setup), gates, council]) {
+    const { gates, council } = forksWorkflows(setup, PIN)
+    for (const text of [splitWorkflow(setup, PIN), gates, council]) {
       expect(await actionlint(text)).toEqual([])
       expect(layoutViolations(text)).toEqual([])
     }
@@ -615,7 +659,7 @@ describe('rubric-council init --target', () => {
     expect(rubric.criteria.filter(c => c.required).length).toBe(3)
 
     const text = read(dir, WORKFLOW_FILE)
-    expect(text).toBe(targetWorkflow())
+    expect(text).toBe(targetWorkflow(PIN))
     const w = workflow(text)
     expect(w.on).toEqual({ pull_request_target: { types: TYPES } })
     expect(w.permissions).toEqual({})
@@ -627,10 +671,7 @@ describe('rubric-council init --target', () => {
       'pull-requests': 'write',
       checks: 'write'
     })
-    expect(stepList(job)).toEqual([
-      'uses: actions/checkout@v5',
-      'uses: rubric-council/rubric-council@v0'
-    ])
+    expect(stepList(job)).toEqual(['uses: actions/checkout@v7', `uses: ${ACTION}`])
     // The base, this event's default: no ref: of the pull request, no token left in .git/config.
     expect(job?.steps[0]?.with).toEqual({ 'persist-credentials': false })
     expect(job?.steps[1]?.with).toBeUndefined()
@@ -693,7 +734,7 @@ describe('rubric-council init --target', () => {
       `rubric-council: ${WORKFLOW_FILE} exists; not overwriting it (use --force)`
     ])
     expect((await cli(['init', '--target', '--force'], dir)).code).toBe(0)
-    expect(read(dir, WORKFLOW_FILE)).toBe(targetWorkflow())
+    expect(read(dir, WORKFLOW_FILE)).toBe(targetWorkflow(PIN))
   })
 
   it.each([
@@ -712,13 +753,13 @@ describe('rubric-council init --target', () => {
       'the gates run in the job',
       (t: string) =>
         t.replace(
-          '      - uses: rubric-council/rubric-council@v0\n',
-          '      - uses: rubric-council/rubric-council/gates@v0\n      - uses: rubric-council/rubric-council@v0\n'
+          `      - uses: ${ACTION_LINE}\n`,
+          `      - uses: ${GATES_LINE}\n      - uses: ${ACTION_LINE}\n`
         ),
       [
-        'job council (it reads secrets, pull-requests: write, checks: write) runs code: uses: rubric-council/rubric-council/gates@v0',
+        `job council (it reads secrets, pull-requests: write, checks: write) runs code: uses: ${GATES_ACTION}`,
         'job council (on pull_request_target) runs the gates',
-        'job council has a step after the gates action: uses: rubric-council/rubric-council@v0',
+        `job council has a step after the gates action: uses: ${ACTION}`,
         'job council runs the gates and reads secrets',
         'job council runs the gates with permissions {"contents":"read","pull-requests":"write","checks":"write"}, not { contents: read }'
       ]
@@ -727,8 +768,8 @@ describe('rubric-council init --target', () => {
       'a shell step',
       (t: string) =>
         t.replace(
-          '      - uses: rubric-council/rubric-council@v0\n',
-          '      - run: npm test\n      - uses: rubric-council/rubric-council@v0\n'
+          `      - uses: ${ACTION_LINE}\n`,
+          `      - run: npm test\n      - uses: ${ACTION_LINE}\n`
         ),
       [
         'job council (it reads secrets, pull-requests: write, checks: write) runs code: run: npm test',
@@ -736,7 +777,7 @@ describe('rubric-council init --target', () => {
       ]
     ]
   ] as const)('the structural check fails %s', (_, edit, problems) => {
-    const text = targetWorkflow()
+    const text = targetWorkflow(PIN)
     const broken = edit(text)
     expect(broken).not.toBe(text)
     expect(layoutViolations(broken).sort()).toEqual([...problems].sort())
@@ -745,7 +786,8 @@ describe('rubric-council init --target', () => {
 
 describe('the checks on a generated workflow', () => {
   const text = splitWorkflow(
-    detectSetup(project({ 'package.json': '{}', 'package-lock.json': '{}' }))
+    detectSetup(project({ 'package.json': '{}', 'package-lock.json': '{}' })),
+    PIN
   )
 
   it('actionlint fails a deliberately broken workflow', async () => {
@@ -765,8 +807,8 @@ describe('the checks on a generated workflow', () => {
       'a shell step in the council',
       (t: string) =>
         t.replace(
-          '      - uses: rubric-council/rubric-council@v0\n',
-          '      - run: npm test\n      - uses: rubric-council/rubric-council@v0\n'
+          `      - uses: ${ACTION_LINE}\n`,
+          `      - run: npm test\n      - uses: ${ACTION_LINE}\n`
         ),
       [
         'job council (it reads secrets, pull-requests: write, checks: write, actions: read) runs code: run: npm test',
@@ -777,23 +819,23 @@ describe('the checks on a generated workflow', () => {
       'the project set up in the council',
       (t: string) =>
         t.replace(
-          '      - uses: rubric-council/rubric-council@v0\n',
-          '      - uses: actions/setup-node@v5\n      - uses: rubric-council/rubric-council@v0\n'
+          `      - uses: ${ACTION_LINE}\n`,
+          `      - uses: actions/setup-node@v7\n      - uses: ${ACTION_LINE}\n`
         ),
       [
-        'job council (it reads secrets, pull-requests: write, checks: write, actions: read) runs code: uses: actions/setup-node@v5'
+        'job council (it reads secrets, pull-requests: write, checks: write, actions: read) runs code: uses: actions/setup-node@v7'
       ]
     ],
     [
       'a secret given to the gates',
       (t: string) =>
         t.replace(
-          '      - uses: rubric-council/rubric-council/gates@v0\n',
-          '      - uses: rubric-council/rubric-council/gates@v0\n        env:\n          NPM_TOKEN: ${{ secrets.NPM_TOKEN }}\n'
+          `      - uses: ${GATES_LINE}\n`,
+          `      - uses: ${GATES_LINE}\n        env:\n          NPM_TOKEN: \${{ secrets.NPM_TOKEN }}\n`
         ),
       [
-        'job gates (it reads secrets) runs code: uses: actions/setup-node@v5',
-        'job gates (it reads secrets) runs code: uses: rubric-council/rubric-council/gates@v0',
+        'job gates (it reads secrets) runs code: uses: actions/setup-node@v7',
+        `job gates (it reads secrets) runs code: uses: ${GATES_ACTION}`,
         'job gates runs the gates and reads secrets'
       ].sort()
     ],
@@ -801,12 +843,12 @@ describe('the checks on a generated workflow', () => {
       'every secret handed to the gates, without naming one',
       (t: string) =>
         t.replace(
-          '      - uses: rubric-council/rubric-council/gates@v0\n',
-          '      - uses: rubric-council/rubric-council/gates@v0\n        env:\n          ALL: ${{ toJSON(secrets) }}\n'
+          `      - uses: ${GATES_LINE}\n`,
+          `      - uses: ${GATES_LINE}\n        env:\n          ALL: \${{ toJSON(secrets) }}\n`
         ),
       [
-        'job gates (it reads secrets) runs code: uses: actions/setup-node@v5',
-        'job gates (it reads secrets) runs code: uses: rubric-council/rubric-council/gates@v0',
+        'job gates (it reads secrets) runs code: uses: actions/setup-node@v7',
+        `job gates (it reads secrets) runs code: uses: ${GATES_ACTION}`,
         'job gates runs the gates and reads secrets'
       ]
     ],
@@ -818,8 +860,8 @@ describe('the checks on a generated workflow', () => {
           '    permissions:\n      contents: write\n    # Only actions'
         ),
       [
-        'job gates (contents: write) runs code: uses: actions/setup-node@v5',
-        'job gates (contents: write) runs code: uses: rubric-council/rubric-council/gates@v0',
+        'job gates (contents: write) runs code: uses: actions/setup-node@v7',
+        `job gates (contents: write) runs code: uses: ${GATES_ACTION}`,
         'job gates runs the gates with permissions {"contents":"write"}, not { contents: read }'
       ].sort()
     ],
@@ -827,8 +869,8 @@ describe('the checks on a generated workflow', () => {
       'the install as a shell step before the gates action',
       (t: string) =>
         t.replace(
-          '      - uses: rubric-council/rubric-council/gates@v0\n',
-          '      - run: npm ci\n      - uses: rubric-council/rubric-council/gates@v0\n'
+          `      - uses: ${GATES_LINE}\n`,
+          `      - run: npm ci\n      - uses: ${GATES_LINE}\n`
         ),
       ['job gates runs code before the gates action: run: npm ci']
     ],
@@ -836,8 +878,8 @@ describe('the checks on a generated workflow', () => {
       'a local action before the gates action',
       (t: string) =>
         t.replace(
-          '      - uses: rubric-council/rubric-council/gates@v0\n',
-          '      - uses: ./.github/actions/install\n      - uses: rubric-council/rubric-council/gates@v0\n'
+          `      - uses: ${GATES_LINE}\n`,
+          `      - uses: ./.github/actions/install\n      - uses: ${GATES_LINE}\n`
         ),
       ['job gates runs code before the gates action: uses: ./.github/actions/install']
     ],
@@ -846,9 +888,9 @@ describe('the checks on a generated workflow', () => {
       (t: string) =>
         t.replace(
           '        # It uploads the results itself, as the artifact rubric-council-gates-<attempt>.\n',
-          '      - uses: actions/upload-artifact@v4\n        with:\n          name: rubric-council-gates\n          path: results.json\n'
+          '      - uses: actions/upload-artifact@v7\n        with:\n          name: rubric-council-gates\n          path: results.json\n'
         ),
-      ['job gates has a step after the gates action: uses: actions/upload-artifact@v4']
+      ['job gates has a step after the gates action: uses: actions/upload-artifact@v7']
     ],
     [
       'a token left in .git/config',
@@ -878,7 +920,7 @@ describe('the checks on a generated workflow', () => {
 })
 
 describe('the structural check on the bot’s workflow', () => {
-  const text = botWorkflow('rubric-council.yml')
+  const text = botWorkflow('rubric-council.yml', PIN)
   const privileged = 'job bot (pull-requests: write, checks: write, actions: write)'
 
   it('passes the bot as init writes it: a write token, but only the action, no checkout, no key', () => {
@@ -890,8 +932,8 @@ describe('the structural check on the bot’s workflow', () => {
       'a shell step',
       (t: string) =>
         t.replace(
-          '      - uses: rubric-council/rubric-council@v0\n',
-          '      - run: npm test\n      - uses: rubric-council/rubric-council@v0\n'
+          `      - uses: ${ACTION_LINE}\n`,
+          `      - run: npm test\n      - uses: ${ACTION_LINE}\n`
         ),
       [
         `${privileged} runs code: run: npm test`,
@@ -902,21 +944,21 @@ describe('the structural check on the bot’s workflow', () => {
       'a checkout of the pull request’s head',
       (t: string) =>
         t.replace(
-          '      - uses: rubric-council/rubric-council@v0\n',
-          '      - uses: actions/checkout@v5\n        with:\n          ref: refs/pull/${{ github.event.issue.number }}/head\n          persist-credentials: false\n      - uses: rubric-council/rubric-council@v0\n'
+          `      - uses: ${ACTION_LINE}\n`,
+          `      - uses: actions/checkout@v7\n        with:\n          ref: refs/pull/\${{ github.event.issue.number }}/head\n          persist-credentials: false\n      - uses: ${ACTION_LINE}\n`
         ),
-      ['job bot (on push, issue_comment) checks out code: uses: actions/checkout@v5']
+      ['job bot (on push, issue_comment) checks out code: uses: actions/checkout@v7']
     ],
     [
       'the checkout’s own action run from it',
       (t: string) =>
         t.replace(
-          '      - uses: rubric-council/rubric-council@v0\n',
-          '      - uses: actions/checkout@v5\n      - uses: ./\n'
+          `      - uses: ${ACTION_LINE}\n`,
+          '      - uses: actions/checkout@v7\n      - uses: ./\n'
         ),
       [
         `${privileged} runs code: uses: ./`,
-        'job bot (on push, issue_comment) checks out code: uses: actions/checkout@v5'
+        'job bot (on push, issue_comment) checks out code: uses: actions/checkout@v7'
       ]
     ],
     [

@@ -33,8 +33,9 @@ interface Step {
 
 /** Which of our actions a step uses, if any. */
 function ours(step: Step): typeof action | undefined {
-  if (step.uses === 'rubric-council/rubric-council@v0' || step.uses === './') return mainAction
-  if (step.uses === 'rubric-council/rubric-council/gates@v0') return gatesAction
+  if (step.uses?.startsWith('rubric-council/rubric-council@') === true || step.uses === './')
+    return mainAction
+  if (step.uses?.startsWith('rubric-council/rubric-council/gates@') === true) return gatesAction
   return undefined
 }
 
@@ -46,11 +47,13 @@ function jobsOf(workflow: unknown): { steps?: Step[] }[] {
 const PROJECT = { 'package.json': '{}', 'package-lock.json': '{}' }
 const nodeProject = mkdtempSync(join(tmpdir(), 'rc-docs-'))
 for (const [name, text] of Object.entries(PROJECT)) writeFileSync(join(nodeProject, name), text)
-const initSplit = splitWorkflow(detectSetup(nodeProject))
-const initForks = forksWorkflows(detectSetup(nodeProject))
-const initBot = botWorkflow('rubric-council.yml')
-const initForksBot = botWorkflow('rubric-council-gates.yml')
-const initTarget = targetWorkflow()
+/** What the examples show in place of a release's commit and version. */
+const PLACEHOLDER = { commit: '<commit-sha>', version: 'X.Y.Z' }
+const initSplit = splitWorkflow(detectSetup(nodeProject), PLACEHOLDER)
+const initForks = forksWorkflows(detectSetup(nodeProject), PLACEHOLDER)
+const initBot = botWorkflow('rubric-council.yml', PLACEHOLDER)
+const initForksBot = botWorkflow('rubric-council-gates.yml', PLACEHOLDER)
+const initTarget = targetWorkflow(PLACEHOLDER)
 
 const workflows = [
   ...readdirSync(join(ROOT, 'examples/workflows')).map(f => ({
@@ -156,7 +159,7 @@ describe('the README', () => {
 
   it('lists in Permissions every permission the workflows init writes grant', () => {
     const section = /^## Permissions\n([\s\S]*?)^## /m.exec(readme)?.[1] ?? ''
-    const texts = [initSplit, ...Object.values(initForks), targetWorkflow(), initBot]
+    const texts = [initSplit, ...Object.values(initForks), targetWorkflow(PLACEHOLDER), initBot]
     const granted = new Set<string>()
     for (const text of texts) {
       const w = parse(text) as { jobs: Record<string, { permissions?: Record<string, string> }> }

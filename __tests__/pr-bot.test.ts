@@ -51,8 +51,11 @@ const RUBRIC = '---\ndimensions: false\n---\n## Criteria\n- tested: The change i
 const WORKFLOW = 'rubric-council.yml'
 /** The review workflow as `init` writes it (the split layout): what the bot starts again. */
 const REVIEW_WORKFLOW = parseYaml(
-  initFiles(import.meta.dirname, { forks: false }).files.find(f => f.path === WORKFLOW_FILE)
-    ?.text ?? ''
+  initFiles(
+    import.meta.dirname,
+    { forks: false },
+    { commit: '0123456789abcdef0123456789abcdef01234567', version: '0.1.0' }
+  ).files.find(f => f.path === WORKFLOW_FILE)?.text ?? ''
 ) as {
   readonly on: Record<string, { readonly inputs?: Record<string, { required?: boolean }> } | null>
   readonly jobs: Record<string, WorkflowJob>

@@ -261,7 +261,6 @@ describe('the repository reviews its own pull requests', () => {
 })
 
 describe('the version users pin', () => {
-  const major = `v${VERSION.split('.')[0] ?? ''}`
   const pkg = JSON.parse(read('package.json')) as { version: string }
 
   it('package.json and src/version.ts name the same version, a semantic one', () => {
@@ -269,9 +268,11 @@ describe('the version users pin', () => {
     expect(VERSION).toMatch(/^\d+\.\d+\.\d+$/)
   })
 
-  it('the README, the docs, the examples and what init writes use the major tag', () => {
+  it('the README, the docs and the examples pin a commit SHA (placeholders), as init does with its own', () => {
+    const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim()
+    const pin = { commit: head, version: VERSION }
     const project = join(ROOT)
-    const texts: [string, string][] = [
+    const shown: [string, string][] = [
       ['README.md', read('README.md')],
       ...readdirSync(join(ROOT, 'docs'))
         .filter(f => f.endsWith('.md'))
@@ -279,21 +280,30 @@ describe('the version users pin', () => {
       ...readdirSync(join(ROOT, 'examples/workflows')).map((f): [string, string] => [
         `examples/workflows/${f}`,
         read(`examples/workflows/${f}`)
-      ]),
-      ['init: split', splitWorkflow(detectSetup(project))],
-      ['init: forks gates', forksWorkflows(detectSetup(project)).gates],
-      ['init: forks council', forksWorkflows(detectSetup(project)).council],
-      ['init: bot', botWorkflow('rubric-council.yml')]
+      ])
+    ]
+    const written: [string, string][] = [
+      ['init: split', splitWorkflow(detectSetup(project), pin)],
+      ['init: forks gates', forksWorkflows(detectSetup(project), pin).gates],
+      ['init: forks council', forksWorkflows(detectSetup(project), pin).council],
+      ['init: bot', botWorkflow('rubric-council.yml', pin)]
     ]
     let count = 0
-    for (const [name, text] of texts) {
-      for (const m of text.matchAll(/rubric-council\/rubric-council(\/gates)?@([\w.-]+)/g)) {
-        count++
-        expect(`${name}: ${m[0]}`).toBe(
-          `${name}: rubric-council/rubric-council${m[1] ?? ''}@${major}`
-        )
+    const check = (texts: [string, string][], ref: string): void => {
+      for (const [name, text] of texts) {
+        for (const m of text.matchAll(
+          /rubric-council\/rubric-council(\/gates)?@\S+( # v[\w.]+)?/g
+        )) {
+          count++
+          expect(`${name}: ${m[0]}`).toBe(
+            `${name}: rubric-council/rubric-council${m[1] ?? ''}@${ref}`
+          )
+        }
       }
     }
+    // A tag would stop the job before the first release ("unable to find version").
+    check(shown, '<commit-sha> # vX.Y.Z')
+    check(written, `${head} # v${VERSION}`)
     // The main action and the gates sub-action, in the README and in what init writes.
     expect(count).toBeGreaterThan(10)
   })

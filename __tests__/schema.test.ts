@@ -4,7 +4,9 @@ import { Ajv2020 } from 'ajv/dist/2020.js'
 import matter from 'gray-matter'
 import { parse as parseYaml } from 'yaml'
 import { describe, expect, it } from 'vitest'
-import { renderJsonSchema } from '../src/rubric/json-schema.js'
+import { starterRubric } from '../src/cli/init.js'
+import { RUBRIC_SCHEMA_URL, renderJsonSchema } from '../src/rubric/json-schema.js'
+import { parseRubric } from '../src/rubric/parse.js'
 
 const ROOT = join(import.meta.dirname, '..')
 const checkedIn = readFileSync(join(ROOT, 'schema/rubric.schema.json'), 'utf8')
@@ -56,5 +58,45 @@ describe('the JSON Schema of the rubric', () => {
     expect(
       validate({ focus: ['security'], dimensions: { accuracy: 2 }, council: { samples: 2 } })
     ).toBe(true)
+  })
+
+  it('has an $id: the address of this file on the default branch of this repository', () => {
+    const repository = (
+      JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+        repository: { url: string }
+      }
+    ).repository.url.replace(/^git\+https:\/\/github\.com\/|\.git$/g, '')
+    expect((JSON.parse(checkedIn) as { $id?: string }).$id).toBe(
+      `https://raw.githubusercontent.com/${repository}/main/schema/rubric.schema.json`
+    )
+    expect(RUBRIC_SCHEMA_URL).toBe((JSON.parse(checkedIn) as { $id?: string }).$id)
+  })
+
+  it('accepts the rubrics init writes, whose front matter names it first, and they parse', () => {
+    const rubrics = [
+      starterRubric('npm test'),
+      starterRubric(undefined),
+      starterRubric(undefined, { gates: false })
+    ]
+    for (const text of rubrics) {
+      expect(text.split('\n').slice(0, 2)).toEqual([
+        '---',
+        `# yaml-language-server: $schema=${RUBRIC_SCHEMA_URL}`
+      ])
+      const data = matter(text, {}).data
+      expect({ valid: validate(data), errors: validate.errors ?? [] }).toEqual({
+        valid: true,
+        errors: []
+      })
+      const parsed = parseRubric({ text, path: '.github/rubric.md' })
+      expect(parsed.ok && parsed.value.criteria.length).toBe(4)
+    }
+  })
+
+  it('a YAML rubric may name it on its first line, as editors read it, and still parses', () => {
+    const text = `# yaml-language-server: $schema=${RUBRIC_SCHEMA_URL}\ntitle: Gates only\ngates: [npm test]\n`
+    expect(validate(parseYaml(text))).toBe(true)
+    const parsed = parseRubric({ text, path: '.github/rubric.yml' })
+    expect(parsed.ok && parsed.value.gates.map(g => g.command)).toEqual(['npm test'])
   })
 })

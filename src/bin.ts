@@ -1,5 +1,6 @@
 import { main } from './cli.js'
 import { fileProblem } from './cli/io.js'
+import { intervalTicker } from './util/ticker.js'
 
 try {
   process.exitCode = await main(process.argv.slice(2), {
@@ -7,7 +8,8 @@ try {
     stderr: line => process.stderr.write(`${line}\n`),
     env: process.env,
     cwd: process.cwd(),
-    live: process.stderr.isTTY
+    live: process.stderr.isTTY,
+    ticker: intervalTicker
   })
 } catch (error) {
   const problem = fileProblem(error)

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url'
 import { runAction } from './action/action.js'
 import { coreIO } from './action/io.js'
 import { actionGitHub } from './github/port.js'
+import { intervalTicker } from './util/ticker.js'
 
 /**
  * The action's shell: the runner's environment, inputs and log, and GitHub through Octokit, handed
@@ -17,6 +18,7 @@ export async function run(): Promise<void> {
     getInput: name => core.getInput(name),
     io,
     github: token => actionGitHub(env, token, io.warning),
-    bundleDir: dirname(fileURLToPath(import.meta.url))
+    bundleDir: dirname(fileURLToPath(import.meta.url)),
+    ticker: intervalTicker
   })
 }

@@ -9,6 +9,9 @@ import {
   type PullRequest
 } from '../helpers/in-process.js'
 import { MemoryGitHub, REFUSED } from '../helpers/memory-github.js'
+import { wireAnswer } from '../helpers/judge-answers.js'
+import { startProviderStandIn } from '../helpers/provider-standin.js'
+import type { Ticker } from '../../src/util/ticker.js'
 
 /**
  * The action's flow in process (__tests__/helpers/in-process.ts): GitHub in memory, gates and git
@@ -295,5 +298,45 @@ describe('the rubric as a trust boundary', () => {
       'invalid_rubric'
     ])
     expect(result.summaryText).toContain('pull_request_target uses only the base branch’s rubric')
+  })
+})
+
+describe('the job log while a judge is slow to answer', () => {
+  it('says whom the council still waits for, and stops once every judge answered', async () => {
+    // gpt-4.1 answers 400 ms after gpt-5-mini; the interval of 15 s is played by one of 20 ms.
+    const providers = await startProviderStandIn(call =>
+      call.model === 'gpt-4.1'
+        ? { delayMs: 400, then: { json: wireAnswer(call.schema) } }
+        : { json: wireAnswer(call.schema) }
+    )
+    const running = new Set<NodeJS.Timeout>()
+    const ticker: Ticker = {
+      every: (_ms, tick) => {
+        const timer = setInterval(tick, 20)
+        running.add(timer)
+        return () => {
+          clearInterval(timer)
+          running.delete(timer)
+        }
+      }
+    }
+    try {
+      const pr = pullRequest({ '.github/rubric.md': NEEDS_JUDGES })
+      const result = await run(pr, {
+        inputs: { models: 'openai:gpt-5-mini, openai:gpt-4.1' },
+        providers: { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: providers.openaiBaseUrl },
+        ticker
+      })
+      expect(result.outputs.verdict).toBe('PASS')
+      const slowAnswered = result.log.findIndex(l => l.startsWith('✓ openai:gpt-4.1 #1'))
+      const waiting = result.log.slice(0, slowAnswered).filter(l => l.startsWith('Judges:'))
+      expect(waiting.at(-1)).toMatch(
+        /^Judges: 1 of 2 done; still waiting on openai:gpt-4\.1 \(\d+ s\)$/
+      )
+      expect(result.log.slice(slowAnswered).filter(l => l.startsWith('Judges:'))).toEqual([])
+      expect(running.size).toBe(0)
+    } finally {
+      await providers.close()
+    }
   })
 })

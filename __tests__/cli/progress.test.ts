@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest'
 import { terminalCouncilProgress } from '../../src/cli/progress.js'
 import type { CliIo } from '../../src/cli/io.js'
 import type { JudgeRun } from '../../src/council/types.js'
+import { councilProgress } from '../../src/action/log.js'
+import { recordingIO } from '../helpers/recording-io.js'
 
 const CALLS = [
   { judge: 'openai:gpt-5.4-mini', sample: 1 },
@@ -107,5 +109,26 @@ describe('a tie-break in the progress', () => {
     ])
     progress.finished({ ...answered, sample: 2, tieBreak: true })
     expect(err.at(-1)?.startsWith('\x1b[1A\r\x1b[2K  ✓ openai:gpt-5.4-mini #2: ACCEPT')).toBe(true)
+  })
+})
+
+describe('whom the council still waits for', () => {
+  const line = 'Judges: 1 of 2 done; still waiting on anthropic:claude-sonnet-4-6 (30 s)'
+
+  it('in a log, a line of its own on stderr, under the calls', () => {
+    const { io: cli, err } = io(false)
+    terminalCouncilProgress(cli).waiting?.(line)
+    expect(err).toEqual([`  ${line}`])
+  })
+
+  it('in a terminal, none: the live lines show each call’s time already', () => {
+    const { io: cli } = io(true)
+    expect(terminalCouncilProgress(cli).waiting).toBeUndefined()
+  })
+
+  it('in the job log, an info line', () => {
+    const log = recordingIO()
+    councilProgress(log).waiting?.(line)
+    expect(log.log).toEqual([line])
   })
 })

@@ -1,5 +1,6 @@
 import { join } from 'node:path'
 import { runAction } from '../../src/action/action.js'
+import type { Ticker } from '../../src/util/ticker.js'
 import { openPullRequest, prepareRunner, pullRequestEvent, type Repository } from './action-run.js'
 import { MemoryGitHub } from './memory-github.js'
 import { recordingIO, type RecordingIO } from './recording-io.js'
@@ -54,6 +55,8 @@ export async function runInProcess(
     readonly event?: string
     /** The provider keys and base URLs; an unreachable OpenAI by default. */
     readonly providers?: Record<string, string>
+    /** Ticks while judges are pending, as src/main.ts gives the real one; none by default. */
+    readonly ticker?: Ticker
   } = {}
 ): Promise<Ran> {
   const { env } = prepareRunner({
@@ -77,7 +80,8 @@ export async function runInProcess(
     getInput: name => (env[`INPUT_${name.toUpperCase()}`] ?? '').trim(),
     io,
     github: token => (token === '' ? undefined : pr.github),
-    bundleDir: join(ROOT, 'dist')
+    bundleDir: join(ROOT, 'dist'),
+    ...(options.ticker && { ticker: options.ticker })
   })
   return Object.assign(io, { code: io.failed?.exitCode ?? 0 })
 }

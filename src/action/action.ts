@@ -12,6 +12,7 @@ import { reviewPorts } from './ports.js'
 import { endEarly, internalError, runUrl } from './publish.js'
 import { reviewPullRequest } from './review.js'
 import { chooseRubric } from './rubric.js'
+import type { Ticker } from '../util/ticker.js'
 
 /** What the action is given by the runner: its environment, inputs, log and a way to GitHub. */
 export interface ActionShell {
@@ -22,6 +23,8 @@ export interface ActionShell {
   readonly github: (token: string) => GitHubPort | undefined
   /** Where the action's own files are (its bundle), which a pull request may not change. */
   readonly bundleDir: string
+  /** Ticks while judges are pending, for the log's waiting lines; none without it. */
+  readonly ticker?: Ticker
 }
 
 /**
@@ -88,7 +91,8 @@ export async function runAction(shell: ActionShell): Promise<void> {
       github,
       mask,
       bundleDir: shell.bundleDir,
-      io
+      io,
+      ...(shell.ticker && { ticker: shell.ticker })
     })
     await reviewPullRequest(
       { run, inputs, rubric, ports },

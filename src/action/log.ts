@@ -36,7 +36,10 @@ export function actionsGateLog(
   }
 }
 
-/** The council's progress in the job log: who is asked, then each judge as it answers. */
+/**
+ * The council's progress in the job log: who is asked, then each judge as it answers, and every
+ * 15 s whom it still waits for.
+ */
 export function councilProgress(io: ActionIO): CouncilProgress {
   return {
     started: calls => {
@@ -47,6 +50,9 @@ export function councilProgress(io: ActionIO): CouncilProgress {
     },
     tieBreak: (call, split) => {
       io.info(tieBreakLine(call.judge, split))
+    },
+    waiting: line => {
+      io.info(line)
     }
   }
 }

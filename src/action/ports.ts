@@ -15,6 +15,7 @@ import { guardedGates } from './gate-guard.js'
 import { actionsGateLog, councilProgress } from './log.js'
 import { machineryOf } from './machinery.js'
 import type { ReviewPorts } from './review.js'
+import type { Ticker } from '../util/ticker.js'
 
 /**
  * The gates of a run whose checkout is not the pull request: none. `gatesHereProblem` has refused
@@ -47,6 +48,8 @@ export function reviewPorts(options: {
   readonly mask: (text: string) => string
   readonly bundleDir: string
   readonly io: ActionIO
+  /** Ticks while judges are pending, for the log's waiting lines. */
+  readonly ticker?: Ticker
 }): ReviewPorts {
   const { env, inputs, dirs, run, mask, github } = options
   const diff = startDiff({
@@ -92,7 +95,8 @@ export function reviewPorts(options: {
       models: inputs.models,
       ...(inputs.samples !== undefined && { samples: inputs.samples }),
       mask,
-      progress: councilProgress(options.io)
+      progress: councilProgress(options.io),
+      ...(options.ticker && { ticker: options.ticker })
     }),
     machinery: machineryOf(dirs.workspace, options.bundleDir),
     ...(judgementKey && { judgementKey })

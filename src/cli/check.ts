@@ -115,7 +115,8 @@ export async function checkCommand(options: CheckOptions, io: CliIo): Promise<nu
         env: io.env,
         models,
         mask,
-        progress: terminalCouncilProgress(io)
+        progress: terminalCouncilProgress(io),
+        ...(io.ticker && { ticker: io.ticker })
       })
     }
   )

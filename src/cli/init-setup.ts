@@ -34,7 +34,7 @@ function nodeSetup(cwd: string): { steps: string; commands: string } {
   const versionFile = ['.nvmrc', '.node-version'].find(has)
   const version = versionFile ? `node-version-file: ${versionFile}` : 'node-version: lts/*'
   const setupNode = (cache: string | undefined): string =>
-    `      - uses: actions/setup-node@v5
+    `      - uses: actions/setup-node@v7
         with:
           ${version}
 ${cache ? `          cache: ${cache}\n` : ''}`

@@ -1,3 +1,4 @@
+import { usesPinned, type ActionPin } from './action-pin.js'
 import type { ProjectSetup } from './init-setup.js'
 
 export const RUBRIC_FILE = '.github/rubric.md'
@@ -32,7 +33,7 @@ const ON_PULL_REQUEST = `on:
 permissions: {}
 `
 
-function gatesJob(setup: ProjectSetup): string {
+function gatesJob(setup: ProjectSetup, pin: ActionPin): string {
   return `  gates:
     runs-on: ubuntu-latest
     timeout-minutes: 30
@@ -42,10 +43,10 @@ function gatesJob(setup: ProjectSetup): string {
     # Only actions before the gates step, and no step after it: the PR's code runs inside it, after
     # its own code is loaded, so it cannot rewrite it, nor a later step that would upload the results.
     steps:
-      - uses: actions/checkout@v5
+      - uses: actions/checkout@v7
         with:
           persist-credentials: false # no token in .git/config for the PR's code to find
-${setup.placeholder ? '' : '      # The toolchain the gates need.\n'}${setup.steps}      - uses: rubric-council/rubric-council/gates@v0
+${setup.placeholder ? '' : '      # The toolchain the gates need.\n'}${setup.steps}      - uses: ${usesPinned(pin, '/gates')}
         with:
           # Run by the gates action like gates (they run the PR's install scripts), before them.
           setup: |
@@ -53,7 +54,7 @@ ${setup.commands}        # It uploads the results itself, as the artifact rubric
 `
 }
 
-function councilJob(split: boolean): string {
+function councilJob(split: boolean, pin: ActionPin): string {
   const needs = split
     ? `    needs: gates
     # Failed gates are a verdict to post, not a reason to skip the council.
@@ -70,11 +71,11 @@ ${needs}    runs-on: ubuntu-latest
       actions: read # the gates job's conclusion and artifact, to check the recorded results
     # Only \`uses:\` steps: this job holds the keys and a write token, so it runs no code of the PR.
     steps:
-      - uses: actions/checkout@v5
+      - uses: actions/checkout@v7
         with:
           fetch-depth: 0 # the history to diff from the merge base: read as data, never run
           persist-credentials: false
-      - uses: rubric-council/rubric-council@v0
+      - uses: ${usesPinned(pin)}
         with:
           gates: recorded # the gates job's results; this job runs no gate
         env:
@@ -85,22 +86,25 @@ ${needs}    runs-on: ubuntu-latest
 }
 
 /** The split layout: one workflow, the gates in a job without secrets, the council in another. */
-export function splitWorkflow(setup: ProjectSetup): string {
+export function splitWorkflow(setup: ProjectSetup, pin: ActionPin): string {
   return `# Two jobs: \`gates\` runs the PR's code holding no secret; \`council\` holds them and runs none of it.
 name: Rubric Council
 
 ${ON_PULL_REQUEST}
 ${NO_CONCURRENCY_GROUP}
 jobs:
-${gatesJob(setup)}
-${councilJob(true)}`
+${gatesJob(setup, pin)}
+${councilJob(true, pin)}`
 }
 
 /**
  * The fork layout: the gates in a workflow on `pull_request` (a fork's pull request gets no secret
  * there), the council in one on `workflow_run`, which runs from the default branch with the secrets.
  */
-export function forksWorkflows(setup: ProjectSetup): { gates: string; council: string } {
+export function forksWorkflows(
+  setup: ProjectSetup,
+  pin: ActionPin
+): { gates: string; council: string } {
   return {
     gates: `# Fork layout, 1 of 2: the gates run the PR's code here, with no secret and a read-only token.
 # rubric-council.yml, on workflow_run, reads their results and posts the verdict.
@@ -113,7 +117,7 @@ ${ON_PULL_REQUEST}
 # other pull requests' gates.
 
 jobs:
-${gatesJob(setup)}`,
+${gatesJob(setup, pin)}`,
     council: `# Fork layout, 2 of 2: the council, with the keys, after rubric-council-gates.yml.
 # workflow_run runs this file as it is on the default branch: a pull request cannot edit it.
 name: Rubric Council
@@ -130,7 +134,7 @@ permissions: {}
 
 ${NO_CONCURRENCY_GROUP}
 jobs:
-${councilJob(false)}`
+${councilJob(false, pin)}`
   }
 }
 
@@ -139,7 +143,7 @@ ${councilJob(false)}`
  * action re-runs a pull request's latest run of `reviewWorkflow` (the split layout's workflow, or
  * the fork layout's gates).
  */
-export function botWorkflow(reviewWorkflow: string): string {
+export function botWorkflow(reviewWorkflow: string, pin: ActionPin): string {
   return `# The PR bot: reviews open pull requests again when the rubric changes, and runs /council
 # commands from pull request comments. It runs no code of the PR and asks no judge.
 name: ${BOT_WORKFLOW_NAME}
@@ -170,7 +174,7 @@ jobs:
       actions: write # re-running a pull request's own review run
     # No checkout and no key: only the action, which reads through the API and asks no judge.
     steps:
-      - uses: rubric-council/rubric-council@v0
+      - uses: ${usesPinned(pin)}
         with:
           # The workflow that runs on pull_request: its latest run for the PR is re-run, in the PR's scope.
           review-workflow: ${reviewWorkflow}
@@ -183,7 +187,7 @@ jobs:
  * checks out the base branch only (a repository for git to fetch the pull request's commits into,
  * as data) and runs no code of the pull request.
  */
-export function targetWorkflow(): string {
+export function targetWorkflow(pin: ActionPin): string {
   return `# One job, for a rubric without gates: it holds the keys and a write token, and runs no code of
 # the PR. Only the base branch is checked out; the action reads the PR's commits as git objects.
 name: Rubric Council
@@ -209,11 +213,11 @@ jobs:
     # Only \`uses:\` steps: this job holds the keys and a write token, so it runs no code of the PR.
     steps:
       # The base branch, this event's default: never give it a ref: of the pull request here.
-      - uses: actions/checkout@v5
+      - uses: actions/checkout@v7
         with:
           persist-credentials: false
       # A rubric with gates is refused here (UNCLEAR invalid_input): they would need the PR's code.
-      - uses: rubric-council/rubric-council@v0
+      - uses: ${usesPinned(pin)}
         env:
           # One judge per provider whose key is set.
           OPENAI_API_KEY: \${{ secrets.OPENAI_API_KEY }}

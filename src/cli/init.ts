@@ -1,8 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
+import { RUBRIC_SCHEMA_URL } from '../rubric/json-schema.js'
 import { parseRubric } from '../rubric/parse.js'
 import { USAGE_ERROR } from './args.js'
+import { choosePin, type ActionPin, type PinFacts } from './action-pin.js'
+import { readPinFacts } from './action-pin-facts.js'
 import type { CliIo } from './io.js'
 import { detectSetup, type ProjectSetup } from './init-setup.js'
 import {
@@ -43,6 +46,7 @@ export function starterRubric(
         ? `## Gates\n\n- \`${testCommand}\`\n\n`
         : '<!-- Add gates: commands that must succeed, e.g. - `make test` -->\n\n'
   return `---
+# yaml-language-server: $schema=${RUBRIC_SCHEMA_URL}
 # The rubric pull requests are graded against. Format: docs/rubric.md of Rubric Council.
 thresholds: { pass: 0.8, fail: 0.6, confidence: 0.7 }
 ---
@@ -88,7 +92,8 @@ export function targetRubricProblem(cwd: string): string | undefined {
 /** The files `init` writes into `cwd`, in the order it writes them. */
 export function initFiles(
   cwd: string,
-  options: { readonly forks: boolean; readonly target?: boolean }
+  options: { readonly forks: boolean; readonly target?: boolean },
+  pin: ActionPin
 ): { readonly files: { path: string; text: string }[]; readonly setup: ProjectSetup } {
   const setup = detectSetup(cwd)
   if (options.target === true) {
@@ -96,25 +101,25 @@ export function initFiles(
     const starter = existsSync(join(cwd, RUBRIC_FILE))
       ? []
       : [{ path: RUBRIC_FILE, text: starterRubric(undefined, { gates: false }) }]
-    return { files: [...starter, { path: WORKFLOW_FILE, text: targetWorkflow() }], setup }
+    return { files: [...starter, { path: WORKFLOW_FILE, text: targetWorkflow(pin) }], setup }
   }
   const rubric = { path: RUBRIC_FILE, text: starterRubric(detectTestCommand(cwd)) }
   if (!options.forks)
     return {
       files: [
         rubric,
-        { path: WORKFLOW_FILE, text: splitWorkflow(setup) },
-        { path: BOT_WORKFLOW_FILE, text: botWorkflow(basename(WORKFLOW_FILE)) }
+        { path: WORKFLOW_FILE, text: splitWorkflow(setup, pin) },
+        { path: BOT_WORKFLOW_FILE, text: botWorkflow(basename(WORKFLOW_FILE), pin) }
       ],
       setup
     }
-  const { gates, council } = forksWorkflows(setup)
+  const { gates, council } = forksWorkflows(setup, pin)
   return {
     files: [
       rubric,
       { path: GATES_WORKFLOW_FILE, text: gates },
       { path: WORKFLOW_FILE, text: council },
-      { path: BOT_WORKFLOW_FILE, text: botWorkflow(basename(GATES_WORKFLOW_FILE)) }
+      { path: BOT_WORKFLOW_FILE, text: botWorkflow(basename(GATES_WORKFLOW_FILE), pin) }
     ],
     setup
   }
@@ -127,7 +132,8 @@ export function initFiles(
  */
 export async function initCommand(
   options: { readonly force: boolean; readonly forks: boolean; readonly target?: boolean },
-  io: CliIo
+  io: CliIo,
+  pinFacts: () => PinFacts = readPinFacts
 ): Promise<number> {
   if (options.target === true) {
     const problem = options.forks
@@ -138,7 +144,13 @@ export async function initCommand(
       return USAGE_ERROR
     }
   }
-  const { files, setup } = initFiles(io.cwd, options)
+  // The workflows pin the action to this CLI's own commit: no tag may exist yet.
+  const pin = choosePin(pinFacts())
+  if (!pin.ok) {
+    io.stderr(`rubric-council: ${pin.problem}`)
+    return 1
+  }
+  const { files, setup } = initFiles(io.cwd, options, pin.value)
   const existing = files.filter(f => existsSync(join(io.cwd, f.path)))
   if (existing.length > 0 && !options.force) {
     for (const f of existing)

@@ -1,5 +1,6 @@
 import { accessSync, constants, statSync } from 'node:fs'
 import { dirname } from 'node:path'
+import type { Ticker } from '../util/ticker.js'
 
 /** What a CLI command may touch, injected so tests run commands in-process. */
 export interface CliIo {
@@ -9,6 +10,8 @@ export interface CliIo {
   readonly cwd: string
   /** stderr is a terminal: progress is drawn as live status lines, redrawn in place. */
   readonly live?: boolean
+  /** Ticks while judges are pending, for the waiting lines of a log (not live); none without it. */
+  readonly ticker?: Ticker
 }
 
 const FILE_PROBLEMS: Readonly<Record<string, string>> = {

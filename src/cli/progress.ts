@@ -9,7 +9,7 @@ const REDRAW_MS = 1000
 /**
  * The council's progress on stderr. In a terminal, one live status line per call, redrawn in
  * place as calls end (and each second, for the time elapsed); elsewhere (a log file, CI), one
- * line per call as it ends.
+ * line per call as it ends, and every 15 s whom the council still waits for.
  */
 export function terminalCouncilProgress(io: CliIo, now: () => number = Date.now): CouncilProgress {
   if (!io.live) {
@@ -22,6 +22,9 @@ export function terminalCouncilProgress(io: CliIo, now: () => number = Date.now)
       },
       tieBreak: (call, split) => {
         io.stderr(tieBreakLine(call.judge, split))
+      },
+      waiting: line => {
+        io.stderr(`  ${line}`)
       }
     }
   }

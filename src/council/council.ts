@@ -9,6 +9,8 @@ import { countTokens } from '../evidence/tokens.js'
 import type { Rubric } from '../rubric/types.js'
 import type { Council, CouncilOutcome, CouncilRequest, JudgeRun } from './types.js'
 import { proxiedFetch } from '../util/fetch.js'
+import type { Ticker } from '../util/ticker.js'
+import { watchCalls } from './waiting.js'
 
 /** Timing and retry defaults, in one place (documented in docs/council.md). */
 const COUNCIL_DEFAULTS = {
@@ -39,6 +41,13 @@ export interface CouncilOptions {
   readonly retryBaseMs?: number
   /** Told when the council starts and as each call ends, for the log. */
   readonly progress?: CouncilProgress
+  /**
+   * Ticks while calls are pending, for `progress.waiting`; given by the shell. Without one, the
+   * log says nothing between the calls' ends.
+   */
+  readonly ticker?: Ticker
+  /** Epoch ms, for the time the waiting lines show; Date.now by default. */
+  readonly now?: () => number
 }
 
 /** What the log shows while the judges work, which can take minutes. */
@@ -52,6 +61,11 @@ export interface CouncilProgress {
     call: { readonly judge: string; readonly sample: number },
     split: readonly string[]
   ) => void
+  /**
+   * Every 15 s while calls are pending (with a ticker): who is still being waited for, as
+   * `Judges: 2 of 3 done; still waiting on anthropic:claude-sonnet-4-6 (30 s)`.
+   */
+  readonly waiting?: (line: string) => void
 }
 
 /** Who sits on the council: the rubric's models, else the input's, else one per key present. */
@@ -120,12 +134,27 @@ export function createCouncil(options: CouncilOptions): Council {
       return withoutFence(run, fence)
     }
     return {
-      run: (tasks: readonly Task[]) =>
-        mapBounded(tasks, options.concurrency ?? COUNCIL_DEFAULTS.concurrency, async task => {
-          const run = await ask(task)
-          options.progress?.finished(run)
-          return run
-        })
+      run: async (tasks: readonly Task[]) => {
+        const waiting = options.progress?.waiting
+        const watch =
+          options.ticker && waiting
+            ? watchCalls(tasks, waiting, { ticker: options.ticker, now: options.now ?? Date.now })
+            : undefined
+        try {
+          return await mapBounded(
+            tasks,
+            options.concurrency ?? COUNCIL_DEFAULTS.concurrency,
+            async task => {
+              const run = await ask(task)
+              watch?.ended(task)
+              options.progress?.finished(run)
+              return run
+            }
+          )
+        } finally {
+          watch?.stop()
+        }
+      }
     }
   }
 

@@ -1,0 +1,58 @@
+import { failed, ok, type Result } from '../util/result.js'
+
+/** The action's repository on GitHub, as a workflow's `uses:` names it. */
+export const ACTION_REPOSITORY = 'rubric-council/rubric-council'
+
+/**
+ * The commit the workflows `init` writes pin the action to: the exact commit of the running CLI,
+ * as a full SHA, which GitHub resolves whether or not a tag exists yet, and which nobody can move
+ * (https://docs.github.com/en/actions/security-guides/security-hardening-for-github-actions#using-third-party-actions).
+ */
+export interface ActionPin {
+  /** 40 hexadecimal digits. */
+  readonly commit: string
+  /** The CLI's version, X.Y.Z, shown in the line's comment for people and for Dependabot. */
+  readonly version: string
+}
+
+/** What the CLI knows about where it came from; read by `readPinFacts` (action-pin-facts.ts). */
+export interface PinFacts {
+  /** The CLI's version, X.Y.Z. */
+  readonly version: string
+  /** Where the CLI's package is, for the messages. */
+  readonly packageRoot: string | undefined
+  /** HEAD, when the package folder is the top of a git checkout of Rubric Council. */
+  readonly checkoutHead: string | undefined
+  /** The commit the package was packed from: package.json's `gitHead`, or `commit.json`. */
+  readonly packedCommit: string | undefined
+}
+
+const FULL_SHA = /^[0-9a-f]{40}$/
+
+/**
+ * The pin, from the first commit known: the checkout's HEAD, else the commit the package was packed
+ * from. Without either there is no pin: a tag is never guessed from the version (before the first
+ * release there is none, and GitHub then stops the job), so the problem says how to pin by hand.
+ */
+export function choosePin(facts: PinFacts): Result<ActionPin> {
+  const commit = [facts.checkoutHead, facts.packedCommit]
+    .map(c => c?.trim().toLowerCase())
+    .find(c => c !== undefined && FULL_SHA.test(c))
+  if (commit !== undefined) return ok({ commit, version: facts.version })
+  const where = facts.packageRoot ?? 'its package folder'
+  return failed(
+    `cannot tell which commit of Rubric Council this CLI is (${where} is no git checkout of it and ` +
+      'records no commit), and the workflows must pin the action to one. Run init from a clone of ' +
+      `https://github.com/${ACTION_REPOSITORY}, or pin by hand: copy the workflows from its ` +
+      'examples/workflows/ and put in each `uses:` line the full commit SHA of a release, which ' +
+      `\`git ls-remote https://github.com/${ACTION_REPOSITORY} 'refs/tags/v${facts.version}^{}'\` prints`
+  )
+}
+
+/**
+ * The `uses:` value of the action (`path` '') or of its gates sub-action (`path` '/gates'), with
+ * the version as a comment: `rubric-council/rubric-council@<sha> # v0.1.0`.
+ */
+export function usesPinned(pin: ActionPin, path: '' | '/gates' = ''): string {
+  return `${ACTION_REPOSITORY}${path}@${pin.commit} # v${pin.version}`
+}

@@ -1,0 +1,22 @@
+/**
+ * A clock that ticks: `every(ms, tick)` calls `tick` every `ms` milliseconds until the function it
+ * returns is called. A port, so that code which reports while it waits holds no timer of its own
+ * and a test can tick it at will.
+ */
+export interface Ticker {
+  readonly every: (ms: number, tick: () => void) => () => void
+}
+
+/**
+ * The real one, given by the shells (src/main.ts, src/bin.ts): an interval that never keeps the
+ * process alive on its own.
+ */
+export const intervalTicker: Ticker = {
+  every: (ms, tick) => {
+    const timer = setInterval(tick, ms)
+    timer.unref()
+    return () => {
+      clearInterval(timer)
+    }
+  }
+}
