@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { CliIo } from '../src/cli/io.js'
+import { defaultModels, unknownModel } from '../src/council/providers.js'
 import { main } from '../src/cli.js'
 import { wireAnswer } from './helpers/judge-answers.js'
 import { startProviderStandIn, type StandIn } from './helpers/provider-standin.js'
@@ -221,5 +222,69 @@ describe('check with no change from the base', () => {
     expect(lines(run)[0]).toMatch(/^UNCLEAR \(exit 2\)/)
     expect(lines(run).join('\n')).toContain('incomplete_coverage: the judges were not asked')
     expect(run.err.join('\n')).not.toContain('no change from')
+  })
+})
+
+describe('validate: model ids', () => {
+  async function validate(cwd: string, ...files: string[]): Promise<Omit<Run, 'requests'>> {
+    const out: string[] = []
+    const err: string[] = []
+    const io: CliIo = { stdout: l => out.push(l), stderr: l => err.push(l), env: {}, cwd }
+    return { code: await main(['validate', ...files], io), out, err }
+  }
+
+  it('warns of a misspelt model with its file and line and the model meant, and exits 0', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rc-models-'))
+    writeFileSync(
+      join(dir, 'rubric.md'),
+      [
+        '---',
+        'council:',
+        '  models:',
+        '    - openai:gpt-5.4-mini',
+        '    - anthropic:claude-sonet-4-6',
+        '    - ollama:my-own-model',
+        '---',
+        '## Criteria',
+        '- tested: The change is tested',
+        ''
+      ].join('\n')
+    )
+    const result = await validate(dir, 'rubric.md')
+    expect(result.code).toBe(0)
+    expect(result.out).toEqual([expect.stringMatching(/^rubric\.md: ok \(/)])
+    expect(result.err).toEqual([
+      'rubric.md:5:7: warning: council.models: unknown model "anthropic:claude-sonet-4-6"; did you mean "anthropic:claude-sonnet-4-6"? (a model newer than this version of rubric-council is fine; a misspelt one fails when the judges are asked) [unknown-model]'
+    ])
+  })
+
+  it('warns of a model it cannot place without suggesting one, and of --models in check', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rc-models-'))
+    writeFileSync(
+      join(dir, 'rubric.yml'),
+      'council:\n  models: [openai:gpt-9-turbo]\ngates: [make]\n'
+    )
+    const result = await validate(dir, 'rubric.yml')
+    expect(result.code).toBe(0)
+    expect(result.err).toEqual([
+      'rubric.yml:2:12: warning: council.models: unknown model "openai:gpt-9-turbo" (a model newer than this version of rubric-council is fine; a misspelt one fails when the judges are asked) [unknown-model]'
+    ])
+    const run = await check(
+      repository(rubric([]).replace('  models: []\n', '  samples: 1\n')),
+      {
+        OPENAI_API_KEY: OPENAI_KEY
+      },
+      ['--models', 'openrouter:anthropic/claude-sonet-4.6,openai:gpt-5-mini']
+    )
+    expect(run.err[0]).toBe(
+      'rubric-council: warning: --models: unknown model "openrouter:anthropic/claude-sonet-4.6"; did you mean "openrouter:anthropic/claude-sonnet-4.6"? (a model newer than this version of rubric-council is fine; a misspelt one fails when the judges are asked)'
+    )
+  })
+
+  it('knows every model of the default councils', () => {
+    const all = { OPENAI_API_KEY: 'k', ANTHROPIC_API_KEY: 'k', GOOGLE_GENERATIVE_AI_API_KEY: 'k' }
+    const members = [...defaultModels(all), ...defaultModels({ OPENROUTER_API_KEY: 'k' })]
+    expect(members).toHaveLength(6)
+    expect(members.filter(m => unknownModel(m) !== undefined)).toEqual([])
   })
 })
