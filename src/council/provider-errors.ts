@@ -10,7 +10,10 @@ export interface Problem {
   readonly message: string
   readonly retryable: boolean
   readonly retryAfterMs?: number
-  /** A deterministic rejection of the request (400, 404, 422…) or its key (401, 403): re-running will not help. */
+  /**
+   * A deterministic rejection of the request (400, 404, 422…) or of its key (401, 403): re-running
+   * will not help.
+   */
   readonly rejected?: boolean
 }
 
