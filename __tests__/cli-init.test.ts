@@ -1,7 +1,8 @@
-import { execFileSync } from 'node:child_process'
+import { execFile, execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { promisify } from 'node:util'
 import { Evaluator, Lexer, Parser, data } from '@actions/expressions'
 import { truthy } from '@actions/expressions/result'
 import { parse as parseYaml } from 'yaml'
@@ -400,20 +401,50 @@ describe('rubric-council init', () => {
     }
   })
 
-  it('refuses to overwrite without --force, and writes nothing then', async () => {
+  it('refuses to overwrite a workflow without --force, writes nothing then, and keeps the rubric', async () => {
     const dir = project({})
     await cli(['init'], dir)
     writeFileSync(join(dir, RUBRIC_FILE), 'mine')
     const refused = await cli(['init'], dir)
     expect(refused.code).toBe(1)
     expect(refused.err).toEqual([
-      `rubric-council: ${RUBRIC_FILE} exists; not overwriting it (use --force)`,
       `rubric-council: ${WORKFLOW_FILE} exists; not overwriting it (use --force)`,
       `rubric-council: ${BOT_WORKFLOW_FILE} exists; not overwriting it (use --force)`
     ])
     expect(read(dir, RUBRIC_FILE)).toBe('mine')
-    expect((await cli(['init', '--force'], dir)).code).toBe(0)
-    expect(read(dir, RUBRIC_FILE)).not.toBe('mine')
+    const forced = await cli(['init', '--force'], dir)
+    expect(forced.code).toBe(0)
+    expect(forced.out[0]).toBe(`kept ${RUBRIC_FILE} as it is (init never overwrites a rubric)`)
+    expect(read(dir, RUBRIC_FILE)).toBe('mine')
+  })
+
+  it('init --forks --force switches the layout and keeps the edited rubric as it is', async () => {
+    const dir = project({ 'package.json': '{}' })
+    expect((await cli(['init'], dir)).code).toBe(0)
+    const edited = `${read(dir, RUBRIC_FILE)}\n- mine: The change keeps the public API stable\n`
+    writeFileSync(join(dir, RUBRIC_FILE), edited)
+    const split = read(dir, WORKFLOW_FILE)
+    const switched = await cli(['init', '--forks', '--force'], dir)
+    expect(switched.code).toBe(0)
+    expect(read(dir, RUBRIC_FILE)).toBe(edited)
+    expect(switched.out.slice(0, 4)).toEqual([
+      `kept ${RUBRIC_FILE} as it is (init never overwrites a rubric)`,
+      `wrote ${GATES_WORKFLOW_FILE}`,
+      `wrote ${WORKFLOW_FILE}`,
+      `wrote ${BOT_WORKFLOW_FILE}`
+    ])
+    expect(switched.out.join('\n')).not.toContain(`wrote ${RUBRIC_FILE}`)
+    // The fork layout's two workflows: gates on pull_request, the council on workflow_run.
+    expect(read(dir, WORKFLOW_FILE)).not.toBe(split)
+    expect(Object.keys(workflow(read(dir, GATES_WORKFLOW_FILE)).on)).toContain('pull_request')
+    expect(Object.keys(workflow(read(dir, WORKFLOW_FILE)).on)).toEqual(['workflow_run'])
+    // And back: the fork layout's gates workflow is left, and named, not deleted.
+    const back = await cli(['init', '--force'], dir)
+    expect(read(dir, RUBRIC_FILE)).toBe(edited)
+    expect(read(dir, WORKFLOW_FILE)).toBe(split)
+    expect(back.out).toContain(
+      `${GATES_WORKFLOW_FILE} is not part of this layout and still runs: delete it (git rm ${GATES_WORKFLOW_FILE}) if init wrote it`
+    )
   })
 
   it.each([
@@ -690,7 +721,10 @@ describe('rubric-council init --target', () => {
     writeFileSync(join(dir, RUBRIC_FILE), mine)
     const { code, out } = await cli(['init', '--target'], dir)
     expect(code).toBe(0)
-    expect(out[0]).toBe(`wrote ${WORKFLOW_FILE}`)
+    expect(out.slice(0, 2)).toEqual([
+      `kept ${RUBRIC_FILE} as it is (init never overwrites a rubric)`,
+      `wrote ${WORKFLOW_FILE}`
+    ])
     expect(out).not.toContain(`wrote ${RUBRIC_FILE}`)
     expect(read(dir, RUBRIC_FILE)).toBe(mine)
   })
@@ -991,5 +1025,35 @@ describe('rubric-council check --dry-run', () => {
     expect(body.split('\n')[0]).toBe('<!-- rubric-council:rubric-council -->')
     expect(body).toContain('### ✅ Rubric Council: PASS')
     expect(body.trimEnd()).toMatch(/<!-- rubric-council-state:[A-Za-z0-9+/=]+ -->$/)
+  })
+})
+
+describe('the documented actionlint command: npm run actionlint -- FILE...', () => {
+  const ROOT = join(import.meta.dirname, '..')
+  const lint = (files: readonly string[]) =>
+    promisify(execFile)('npm', ['run', '-s', 'actionlint', '--', ...files], { cwd: ROOT }).then(
+      ({ stdout }) => ({ code: 0, stdout }),
+      (error: unknown) => error as { code: number; stdout: string }
+    )
+
+  it('passes every workflow init writes, and fails a broken one naming file, line and kind', async () => {
+    const files: string[] = []
+    for (const argv of [['init'], ['init', '--forks'], ['init', '--target']]) {
+      const dir = project({ 'package.json': '{}' })
+      expect((await cli(argv, dir)).code).toBe(0)
+      for (const f of [WORKFLOW_FILE, GATES_WORKFLOW_FILE, BOT_WORKFLOW_FILE]) {
+        if (existsSync(join(dir, f))) files.push(join(dir, f))
+      }
+    }
+    expect(files).toHaveLength(6)
+    expect(await lint(files)).toEqual({ code: 0, stdout: '' })
+    const broken = join(tmpdir(), `broken-${process.pid}.yml`)
+    writeFileSync(
+      broken,
+      readFileSync(files[0] ?? '', 'utf8').replace(/permissions:\n/, 'permission:\n')
+    )
+    const failed = await lint([broken])
+    expect(failed.code).toBe(1)
+    expect(failed.stdout).toMatch(new RegExp(`^${broken}:\\d+:\\d+: .*\\[syntax-check\\]$`, 'm'))
   })
 })

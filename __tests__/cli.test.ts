@@ -84,9 +84,10 @@ describe('rubric-council check (bundled)', () => {
     const pass = await bundled(['check', '--checker', 'true'], repo)
     expect(pass.code).toBe(0)
     expect(pass.stdout.split('\n')[0]).toBe('PASS (exit 0) · gates 1/1')
-    expect(pass.stdout.trimEnd().split('\n').at(-1)).toBe(
-      'Full report: rubric-council check --markdown -'
-    )
+    // The full report is in the file the last line names, outside the repository.
+    const file = /^Full report: (.+)$/.exec(pass.stdout.trimEnd().split('\n').at(-1) ?? '')?.[1]
+    expect(file?.startsWith(repo)).toBe(false)
+    expect(readFileSync(file ?? '', 'utf8')).toMatch(/^### ✅ Rubric Council: PASS/)
     const fail = await bundled(['check', '--checker', 'false'], repo)
     expect(fail.code).toBe(1)
     expect(fail.stdout).toContain('gate_failed: 1 of 1 gate did not pass: "false" (exit 1)')

@@ -144,7 +144,9 @@ describe('evaluate', () => {
         valid: 0,
         asked: 1,
         quorum: 1,
-        failures: [{ judge: 'council', message: 'internal error: socket hang up' }],
+        failures: [
+          { judge: 'council', message: 'internal error: socket hang up', failure: 'provider_error' }
+        ],
         rejected: false
       }
     ])

@@ -5,8 +5,8 @@ const SHORTFALL: CouncilShortfall = {
   asked: 3,
   quorum: 2,
   failures: [
-    { judge: 'anthropic:b', message: 'no answer within 30 s' },
-    { judge: 'google:c', message: '429 Too Many Requests' }
+    { judge: 'anthropic:b', message: 'no answer within 30 s', failure: 'timeout' },
+    { judge: 'google:c', message: '429 Too Many Requests', failure: 'rate_limited' }
   ],
   rejected: false
 }

@@ -9,7 +9,7 @@ import {
   type Verdict,
   type VerdictKind
 } from '../../src/verdict/types.js'
-import { gateResult, SEARCH_RUBRIC } from '../helpers/evaluation.js'
+import { gateResult, judgeRun, SEARCH_RUBRIC } from '../helpers/evaluation.js'
 import { EXAMPLE_REASONS } from '../helpers/reasons.js'
 import { lines, parse } from '../helpers/rubric.js'
 
@@ -66,6 +66,10 @@ const FRESH_LOCAL =
   'read their reasons and run `rubric-council check` again for a fresh judgement; more judges or `samples` make this rarer.'
 
 /** The next step for each example reason, on a pull request (`action`) and in a `terminal`. */
+/** How a shortfall's next step starts, for the example's facts: who answered, and why the others did not. */
+const SHORT =
+  'Only 1 of 3 judges answered (the quorum is 2): timed out (anthropic:b); rate-limited (google:c).'
+
 const STEPS: Readonly<Record<ReasonCode, Readonly<Record<Audience, string>>>> = {
   invalid_rubric: {
     action:
@@ -83,29 +87,24 @@ const STEPS: Readonly<Record<ReasonCode, Readonly<Record<Audience, string>>>> = 
     terminal: `Fix the gates that failed (the report shows their output) ${AGAIN_LOCAL}`
   },
   missing_credentials: {
-    action:
-      "No judge had a provider key: a maintainer adds one as a repository secret (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, …), passes it in the workflow's `env`, then comments `/council rerun`. Pull requests from forks get no secrets on `pull_request`: use the fork layout (`rubric-council init --forks`).",
-    terminal:
-      'No judge had a provider key: set one in your environment (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, …) and run `rubric-council check` again.'
+    action: `${SHORT} A maintainer adds the missing keys as repository secrets and passes them in the workflow's \`env\` (or names only judges with a key), then comments \`/council rerun\`. Pull requests from forks get no secrets on \`pull_request\`: use the fork layout (\`rubric-council init --forks\`).`,
+    terminal: `${SHORT} Set the missing keys in your environment, or name only judges whose key you have (\`--models\` or the rubric’s \`council.models\`), and run \`rubric-council check\` again.`
   },
   rate_limited: {
-    action: `The providers rate-limited the judges; the pull request is not at fault: ${RERUN}`,
-    terminal:
-      'The providers rate-limited the judges; your change is not at fault: wait a little and run `rubric-council check` again, or lower `samples`.'
+    action: `${SHORT} The providers rate-limited the judges; the pull request is not at fault: ${RERUN}`,
+    terminal: `${SHORT} The providers rate-limited the judges; your change is not at fault: wait a little and run \`rubric-council check\` again, or lower \`samples\`.`
   },
   timeout: {
-    action: `The judges did not answer in time; the pull request is not at fault: ${RERUN}`,
-    terminal:
-      "The judges did not answer in time; your change is not at fault: run `rubric-council check` again, or raise the rubric's `council.timeout`."
+    action: `${SHORT} The judges did not answer in time; the pull request is not at fault: ${RERUN}`,
+    terminal: `${SHORT} The judges did not answer in time; your change is not at fault: run \`rubric-council check\` again, or raise the rubric's \`council.timeout\`.`
   },
   provider_error: {
-    action: `The providers failed, not the pull request: ${RERUN}`,
-    terminal: 'The providers failed, not your change: run `rubric-council check` again.'
+    action: `${SHORT} The providers failed, not the pull request: ${RERUN}`,
+    terminal: `${SHORT} The providers failed, not your change: run \`rubric-council check\` again.`
   },
   invalid_output: {
-    action: `The judges' answers did not fit the rubric's schema; the pull request is not at fault: ${RERUN.slice(0, -1)}. If it happens again, a maintainer picks a model with structured-output support.`,
-    terminal:
-      "The judges' answers did not fit the rubric's schema: run `rubric-council check` again; if it happens again, pick another model (`--models`)."
+    action: `${SHORT} The judges' answers did not fit the rubric's schema; the pull request is not at fault: ${RERUN.slice(0, -1)}. If it happens again, a maintainer picks a model with structured-output support.`,
+    terminal: `${SHORT} The judges' answers did not fit the rubric's schema: run \`rubric-council check\` again; if it happens again, pick another model (\`--models\`).`
   },
   criterion_failed: {
     action: `Fix the must-have criteria that failed (each shows the judges' reasons) ${AGAIN_PR}`,
@@ -117,11 +116,11 @@ const STEPS: Readonly<Record<ReasonCode, Readonly<Record<Audience, string>>>> = 
   },
   blocking_issue: {
     action: `Fix the critical and major findings (listed under Findings) ${AGAIN_PR}`,
-    terminal: `Fix the critical and major findings (\`--markdown -\` lists them) ${AGAIN_LOCAL}`
+    terminal: `Fix the critical and major findings (the full report lists them) ${AGAIN_LOCAL}`
   },
   terminate: {
     action: `The judges consider the approach fundamentally broken: read their findings, rework the change ${AGAIN_PR}`,
-    terminal: `The judges consider the approach fundamentally broken: read their findings (\`--markdown -\`), rework the change ${AGAIN_LOCAL}`
+    terminal: `The judges consider the approach fundamentally broken: read their findings (in the full report), rework the change ${AGAIN_LOCAL}`
   },
   workflow_modified: {
     action:
@@ -272,7 +271,9 @@ describe('the facts a sentence is made precise with', () => {
     const mixed = searchVerdict({
       council: { runs: [failed('openai:a', true), failed('openai:b', false)], quorum: 2 }
     })
-    expect(nextStep(mixed, 'action')).toBe(STEPS.provider_error.action)
+    expect(nextStep(mixed, 'action')).toBe(
+      `No judge answered: failed at the provider (openai:a and openai:b). ${STEPS.provider_error.action.split('. ').slice(1).join('. ')}`
+    )
   })
 
   it('says where a key is set when no judge could be formed', () => {
@@ -287,6 +288,55 @@ describe('the facts a sentence is made precise with', () => {
       'the council is unavailable: 0 valid answers of 0, quorum 1: no judge could be formed: no provider API key is set. ' +
         'Set OPENAI_API_KEY (or ANTHROPIC_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY, OPENROUTER_API_KEY) in your environment, or check that the key is valid.'
     )
+  })
+
+  it('names the real cause of a council short of quorum: no key, a refused key, judges not asked', () => {
+    const none = searchVerdict()
+    expect(nextStep(none, 'terminal')).toBe(
+      'No provider API key is set, so no judge could be asked: set one in your environment (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, …) and run `rubric-council check` again.'
+    )
+    const run = (judge: string, outcome: 'ok' | 'unset' | 'refused'): JudgeRun =>
+      outcome === 'ok'
+        ? judgeRun(SEARCH_RUBRIC, { judge })
+        : {
+            judge,
+            sample: 1,
+            latencyMs: 0,
+            status: 'failed',
+            failure: 'missing_credentials',
+            ...(outcome === 'refused'
+              ? {
+                  message:
+                    'the provider rejected the API key (401); check the key and its permissions',
+                  rejected: true as const
+                }
+              : { message: 'GOOGLE_GENERATIVE_AI_API_KEY is not set; this judge was not asked' })
+          }
+    const refused = searchVerdict({
+      council: { runs: [run('anthropic:claude-sonnet-4-6', 'refused')], quorum: 1 }
+    })
+    expect(nextStep(refused, 'terminal')).toBe(
+      'No judge answered: the provider refused the key in `ANTHROPIC_API_KEY` (anthropic:claude-sonnet-4-6). Check that `ANTHROPIC_API_KEY` holds a current key allowed to use the model, and run `rubric-council check` again.'
+    )
+    expect(nextStep(refused, 'action')).toBe(
+      'No judge answered: the provider refused the key in `ANTHROPIC_API_KEY` (anthropic:claude-sonnet-4-6). A maintainer replaces the repository secret `ANTHROPIC_API_KEY` with a current key allowed to use the model, then comments `/council rerun`.'
+    )
+    const short = searchVerdict({
+      council: {
+        runs: [
+          run('openai:gpt-5.4-mini', 'ok'),
+          run('google:gemini-3.5-flash', 'unset'),
+          run('anthropic:claude-sonnet-4-6', 'refused')
+        ],
+        quorum: 2
+      }
+    })
+    expect(nextStep(short, 'terminal')).toBe(
+      'Only 1 of 3 judges answered (the quorum is 2): not asked: GOOGLE_GENERATIVE_AI_API_KEY is not set (google:gemini-3.5-flash); the provider refused the key in `ANTHROPIC_API_KEY` (anthropic:claude-sonnet-4-6). Check that `ANTHROPIC_API_KEY` holds a current key allowed to use the model, and run `rubric-council check` again.'
+    )
+    for (const verdict of [none, refused, short]) {
+      expect(nextStep(verdict, 'terminal')).not.toContain('No judge had a provider key')
+    }
   })
 
   it('names ten changed files of the machinery, and counts the rest', () => {

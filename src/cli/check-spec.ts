@@ -35,7 +35,10 @@ export const CHECK_SPEC: CommandSpec = {
       name: 'markdown',
       type: 'string',
       value: 'FILE',
-      help: ['Also write the Markdown report to FILE; "-" prints it instead (default: none)']
+      help: [
+        'Write the full Markdown report to FILE; "-" prints it instead of the summary',
+        '(default: a new file in the temporary directory, named on the last line)'
+      ]
     },
     {
       name: 'models',
@@ -67,7 +70,8 @@ export const CHECK_SPEC: CommandSpec = {
     ['0', 'PASS'],
     ['1', 'FAIL'],
     ['2', 'UNCLEAR'],
-    ['2', 'a usage error or unmet precondition (nothing ran), or a report not written']
+    ['2', 'a usage error or unmet precondition (nothing ran), or a report not written'],
+    ['2', 'no change from the base: no gate ran and no judge was asked']
   ],
   docs: `${DOCS_URL}/rubric.md`
 }

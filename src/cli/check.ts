@@ -1,11 +1,13 @@
-import { writeFile } from 'node:fs/promises'
-import { resolve } from 'node:path'
+import { mkdtemp, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
 import { createCouncil } from '../council/council.js'
 import { parseModelList } from '../council/providers.js'
 import { evaluate } from '../engine/evaluate.js'
 import { DEFAULT_MAX_EVIDENCE_TOKENS } from '../evidence/build.js'
 import { localEvidence } from '../evidence/git-source.js'
-import { localBase } from '../evidence/git.js'
+import { localBase, localDiff } from '../evidence/git.js'
+import { EvidenceUnavailableError } from '../evidence/source.js'
 import { gateEnvironment } from '../gates/environment.js'
 import { gatesHere } from '../gates/run.js'
 import type { GateLog } from '../gates/types.js'
@@ -22,6 +24,7 @@ import { renderTerminal } from '../report/terminal.js'
 import { DEFAULT_CHECK_NAME, renderComment } from '../publish/memory.js'
 import { USAGE_ERROR } from './args.js'
 import { fileProblem, outputProblem, type CliIo } from './io.js'
+import { optionModelWarnings, rubricModelWarnings } from './model-check.js'
 import { terminalCouncilProgress } from './progress.js'
 
 export interface CheckOptions {
@@ -82,6 +85,10 @@ export async function checkCommand(options: CheckOptions, io: CliIo): Promise<nu
     return USAGE_ERROR
   }
   const parsed = rubric.ok ? parseRubric(rubric.value) : undefined
+  // The rubric's models win over --models: the warnings are about the judges that will be asked.
+  const named = parsed?.ok === true && parsed.value.council.models.length > 0
+  const warnings = named ? rubricModelWarnings(parsed.value) : optionModelWarnings(models)
+  for (const warning of warnings) io.stderr(warning)
   // The diff is read only for judges; a base the user named is checked all the same.
   let base = options.base
   if (options.base !== undefined || (parsed?.ok === true && needsCouncil(parsed.value))) {
@@ -91,6 +98,17 @@ export async function checkCommand(options: CheckOptions, io: CliIo): Promise<nu
       return USAGE_ERROR
     }
     base = found.value
+  }
+  // Nothing changed: nothing for the judges to read, and a PASS would vouch for nothing. Only a
+  // diff that was read and found empty counts; one that cannot be read is the verdict's to report.
+  if (base !== undefined && parsed?.ok === true && needsCouncil(parsed.value)) {
+    const unchanged = await unchangedFrom(io.cwd, base)
+    if (unchanged !== undefined) {
+      io.stderr(
+        `rubric-council: no change from ${base}: HEAD and the working tree are as at their merge base ${unchanged.slice(0, 12)} (a new file counts once it is added with git add); nothing was checked: no gate ran and no judge was asked`
+      )
+      return USAGE_ERROR
+    }
   }
 
   const secrets = secretValues(io.env)
@@ -120,15 +138,17 @@ export async function checkCommand(options: CheckOptions, io: CliIo): Promise<nu
       })
     }
   )
-  const markdown =
-    options.markdown === undefined
-      ? undefined
-      : renderMarkdown(evaluation, { budget: LOCAL_MARKDOWN_BUDGET, nextStep: 'terminal' })
+  const markdown = renderMarkdown(evaluation, {
+    budget: LOCAL_MARKDOWN_BUDGET,
+    nextStep: 'terminal'
+  })
   // The verdict first: a report that cannot be written must not hide it.
-  if (options.markdown === '-' && markdown !== undefined) io.stdout(markdown)
+  if (options.markdown === '-') io.stdout(markdown)
   if (options.dryRun) io.stdout(renderComment(evaluation, DEFAULT_CHECK_NAME))
   else if (options.markdown !== '-') {
-    const markdownFile = options.markdown
+    // Without --markdown the full report still goes to a file, so reading it never means
+    // running the gates and paying the judges again.
+    const markdownFile = options.markdown ?? (await writeOwnReport(markdown, io))
     io.stdout(
       renderTerminal(evaluation, markdownFile === undefined ? {} : { markdownFile }).trimEnd()
     )
@@ -139,7 +159,7 @@ export async function checkCommand(options: CheckOptions, io: CliIo): Promise<nu
       options.json,
       `${JSON.stringify(toJsonReport(evaluation, 'terminal'), null, 2)}\n`
     ],
-    ['Markdown report', options.markdown === '-' ? undefined : options.markdown, markdown ?? '']
+    ['Markdown report', options.markdown === '-' ? undefined : options.markdown, markdown]
   ] as const
   let failed = false
   for (const [what, file, text] of writes) {
@@ -154,6 +174,39 @@ export async function checkCommand(options: CheckOptions, io: CliIo): Promise<nu
     }
   }
   return failed ? USAGE_ERROR : evaluation.verdict.exitCode
+}
+
+/** The merge base with `base` when the diff from it to the working tree is empty. */
+async function unchangedFrom(cwd: string, base: string): Promise<string | undefined> {
+  try {
+    const { mergeBase, files } = await localDiff({ cwd, base })
+    return files.length === 0 ? mergeBase : undefined
+  } catch (error) {
+    if (error instanceof EvidenceUnavailableError) return undefined
+    throw error
+  }
+}
+
+/**
+ * The full report, written where `--markdown` was not asked to put it: a new folder of its own in
+ * the system's temporary directory (`mkdtemp`: a name nobody could have prepared, readable only by
+ * the user), never inside the repository, where it could be committed by accident. Its path, or
+ * undefined after one line on stderr saying why it could not be written (the verdict stands).
+ */
+async function writeOwnReport(markdown: string, io: CliIo): Promise<string | undefined> {
+  try {
+    const folder = await mkdtemp(join(tmpdir(), 'rubric-council-'))
+    const file = join(folder, 'report.md')
+    await writeFile(file, markdown, { mode: 0o600 })
+    return file
+  } catch (error) {
+    const problem = fileProblem(error)
+    if (problem === undefined) throw error
+    io.stderr(
+      `rubric-council: the full report was not written to ${tmpdir()}: ${problem}; pass --markdown FILE to write it elsewhere`
+    )
+    return undefined
+  }
 }
 
 /** Gate output goes to stderr, so stdout carries only the report. */

@@ -6,8 +6,9 @@ export const INIT_SPEC: CommandSpec = {
   summary: 'Write a starter rubric and the workflows that run it',
   usage: 'init [options]',
   description: [
-    'Writes a starter .github/rubric.md and .github/workflows/rubric-council.yml: a gates job',
-    'without secrets, then the council job; and the workflow of the pull request bot.'
+    'Writes a starter .github/rubric.md (an existing one is kept) and',
+    '.github/workflows/rubric-council.yml: a gates job without secrets, then the council job;',
+    'and the workflow of the pull request bot.'
   ],
   options: [
     {
@@ -27,13 +28,20 @@ export const INIT_SPEC: CommandSpec = {
         'existing rubric, and refuses one that has gates'
       ]
     },
-    { name: 'force', type: 'boolean', help: ['Overwrite files that exist (default: off)'] }
+    {
+      name: 'force',
+      type: 'boolean',
+      help: [
+        'Overwrite workflows that exist, to switch layouts (default: off). An existing rubric',
+        'is always kept'
+      ]
+    }
   ],
   positionals: false,
   example: 'rubric-council init --forks',
   exitCodes: [
     ['0', 'the files were written'],
-    ['1', 'a file exists (pass --force to overwrite it)'],
+    ['1', 'a workflow exists (pass --force to overwrite it)'],
     ['2', 'a usage error, or --target with a rubric that has gates']
   ],
   docs: `${DOCS_URL}/getting-started.md`

@@ -89,25 +89,36 @@ export function targetRubricProblem(cwd: string): string | undefined {
   return `--target is for a rubric without gates, and ${RUBRIC_FILE}:${first.line} has ${count} ("${first.command}"${gates.length > 1 ? ', …' : ''}), which would need the pull request's code to run: use init (or init --forks) for gates, or remove them`
 }
 
-/** The files `init` writes into `cwd`, in the order it writes them. */
+/**
+ * The files `init` writes into `cwd`, in the order it writes them: the starter rubric only when
+ * there is no rubric (one that exists is never overwritten, `--force` or not), then the layout's
+ * workflows.
+ */
 export function initFiles(
   cwd: string,
   options: { readonly forks: boolean; readonly target?: boolean },
   pin: ActionPin
 ): { readonly files: { path: string; text: string }[]; readonly setup: ProjectSetup } {
   const setup = detectSetup(cwd)
+  // An existing rubric is the one the workflows are for: kept, whatever the layout or --force.
+  const rubric = existsSync(join(cwd, RUBRIC_FILE))
+    ? []
+    : [
+        {
+          path: RUBRIC_FILE,
+          text:
+            options.target === true
+              ? starterRubric(undefined, { gates: false })
+              : starterRubric(detectTestCommand(cwd))
+        }
+      ]
   if (options.target === true) {
-    // An existing rubric is the one the workflow is for (targetRubricProblem checks it): kept.
-    const starter = existsSync(join(cwd, RUBRIC_FILE))
-      ? []
-      : [{ path: RUBRIC_FILE, text: starterRubric(undefined, { gates: false }) }]
-    return { files: [...starter, { path: WORKFLOW_FILE, text: targetWorkflow(pin) }], setup }
+    return { files: [...rubric, { path: WORKFLOW_FILE, text: targetWorkflow(pin) }], setup }
   }
-  const rubric = { path: RUBRIC_FILE, text: starterRubric(detectTestCommand(cwd)) }
   if (!options.forks)
     return {
       files: [
-        rubric,
+        ...rubric,
         { path: WORKFLOW_FILE, text: splitWorkflow(setup, pin) },
         { path: BOT_WORKFLOW_FILE, text: botWorkflow(basename(WORKFLOW_FILE), pin) }
       ],
@@ -116,7 +127,7 @@ export function initFiles(
   const { gates, council } = forksWorkflows(setup, pin)
   return {
     files: [
-      rubric,
+      ...rubric,
       { path: GATES_WORKFLOW_FILE, text: gates },
       { path: WORKFLOW_FILE, text: council },
       { path: BOT_WORKFLOW_FILE, text: botWorkflow(basename(GATES_WORKFLOW_FILE), pin) }
@@ -125,10 +136,13 @@ export function initFiles(
   }
 }
 
+/** Every workflow some layout of `init` writes. */
+const LAYOUT_WORKFLOWS = [WORKFLOW_FILE, GATES_WORKFLOW_FILE, BOT_WORKFLOW_FILE] as const
+
 /**
  * `rubric-council init`: a starter rubric and the split-layout workflow, or with `--forks` the
- * two workflows of the fork layout, and the bot's workflow. Refuses to overwrite any of them
- * without `--force`, and writes nothing unless it can write them all.
+ * two workflows of the fork layout, and the bot's workflow. Keeps a rubric that exists; refuses
+ * to overwrite a workflow without `--force`, and writes nothing unless it can write them all.
  */
 export async function initCommand(
   options: { readonly force: boolean; readonly forks: boolean; readonly target?: boolean },
@@ -157,14 +171,24 @@ export async function initCommand(
       io.stderr(`rubric-council: ${f.path} exists; not overwriting it (use --force)`)
     return 1
   }
+  const keptRubric = !files.some(f => f.path === RUBRIC_FILE)
+  if (keptRubric) io.stdout(`kept ${RUBRIC_FILE} as it is (init never overwrites a rubric)`)
   for (const f of files) {
     const full = join(io.cwd, f.path)
     await mkdir(dirname(full), { recursive: true })
     await writeFile(full, f.text)
     io.stdout(`wrote ${f.path}`)
   }
+  // A workflow of another layout still runs on every pull request: say so, and delete nothing.
+  for (const other of LAYOUT_WORKFLOWS) {
+    if (!files.some(f => f.path === other) && existsSync(join(io.cwd, other))) {
+      io.stdout(
+        `${other} is not part of this layout and still runs: delete it (git rm ${other}) if init wrote it`
+      )
+    }
+  }
   if (options.target === true) {
-    io.stdout(targetAdvice(files.some(f => f.path === RUBRIC_FILE)).join('\n'))
+    io.stdout(targetAdvice(!keptRubric).join('\n'))
     return 0
   }
   const gatesFile = options.forks ? GATES_WORKFLOW_FILE : WORKFLOW_FILE

@@ -10,7 +10,10 @@ export interface Problem {
   readonly message: string
   readonly retryable: boolean
   readonly retryAfterMs?: number
-  /** A deterministic rejection of the request (400, 404, 422…): re-running will not help. */
+  /**
+   * A deterministic rejection of the request (400, 404, 422…) or of its key (401, 403): re-running
+   * will not help.
+   */
   readonly rejected?: boolean
 }
 
@@ -30,7 +33,9 @@ export function classify(error: unknown): Problem {
       return {
         failure: 'missing_credentials',
         message: `the provider rejected the API key (${status})${detail}; check the key and its permissions`,
-        retryable: false
+        retryable: false,
+        // The same key will be refused again.
+        rejected: true
       }
     }
     if (status === 429) {

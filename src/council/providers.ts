@@ -6,6 +6,7 @@ import type { ProviderOptions } from '@ai-sdk/provider-utils'
 import type { LanguageModel } from 'ai'
 import { createOllama } from 'ollama-ai-provider-v2'
 import { parseModelId, type ModelId, type Provider } from '../rubric/model-id.js'
+import { closest } from '../rubric/similar.js'
 import { PROVIDER_SETTINGS } from './provider-settings.js'
 import { failed, ok, type Result } from '../util/result.js'
 
@@ -162,6 +163,43 @@ const CONTEXT_WINDOWS: Readonly<Record<string, number>> = {
   'claude-opus-4-5': 200_000,
   'gemini-3.5-flash': 1_048_576,
   'gemini-3.1-flash-lite': 1_048_576
+}
+
+/** Whose models a provider serves directly, by the prefix of their names in `CONTEXT_WINDOWS`. */
+const VENDOR_PREFIX: Partial<Readonly<Record<Provider, string>>> = {
+  openai: 'gpt-',
+  anthropic: 'claude-',
+  google: 'gemini-'
+}
+
+/**
+ * Whether this version knows a member's model (its window is in `CONTEXT_WINDOWS`), and if it does
+ * not, the known model it most likely meant, as a whole `provider:model`. Undefined for a known
+ * model, for a malformed id (the rubric's schema reports those) and for the models of Ollama and
+ * OpenAI-compatible endpoints, which are the user's own. New models appear before this table
+ * knows them: an unknown model is a warning, never an error.
+ */
+export function unknownModel(member: string): { readonly suggestion?: string } | undefined {
+  const parsed = parseModelId(member)
+  if (!parsed.ok) return undefined
+  const { provider, model } = parsed.value
+  if (provider === 'ollama' || provider === 'openai-compatible') return undefined
+  // OpenRouter: `vendor/name`, and Anthropic's versions dotted (`claude-sonnet-4.6`).
+  const slash = model.lastIndexOf('/')
+  const vendor = slash === -1 ? '' : model.slice(0, slash + 1)
+  const name = model.slice(slash + 1)
+  const prefix = VENDOR_PREFIX[provider] ?? VENDOR_PREFIX[vendor.slice(0, -1) as Provider] ?? ''
+  const written = (known: string): string =>
+    provider === 'openrouter' && known.startsWith('claude-')
+      ? known.replace(/(\d)-(\d)/g, '$1.$2')
+      : known
+  const known = Object.keys(CONTEXT_WINDOWS)
+    .filter(k => k.startsWith(prefix))
+    .map(written)
+  if (known.includes(name)) return undefined
+  const suggestion = closest(name, known)
+  if (suggestion === undefined) return {}
+  return { suggestion: `${provider}:${vendor}${suggestion}` }
 }
 
 /** What a prompt holds beside the evidence: instructions and rubric, and the answer's room. */

@@ -77,7 +77,10 @@ export type JudgeRun = {
       readonly status: 'failed'
       readonly failure: CouncilFailure
       readonly message: string
-      /** The provider rejected the request itself (400, 404, 422): re-running will not help. */
+      /**
+       * The provider rejected the request itself (400, 404, 422) or its key (401, 403): re-running
+       * will not help.
+       */
       readonly rejected?: boolean
     }
 )

@@ -158,6 +158,72 @@ function shortfall(code: CouncilFailure, facts: CouncilShortfall, audience: Audi
   return `the council is unavailable: ${valid} valid answer${valid === 1 ? '' : 's'} of ${asked}, quorum ${quorum}${detail}. ${advice}`
 }
 
+const FORK_SECRETS =
+  'Pull requests from forks get no secrets on `pull_request`: use the fork layout (`rubric-council init --forks`).'
+
+/** When no judge could be formed at all: no key for any provider reached the run. */
+const NO_JUDGE: Readonly<Record<Audience, string>> = {
+  action: `No provider API key reached the workflow, so no judge could be asked: a maintainer adds one as a repository secret (\`OPENAI_API_KEY\`, \`ANTHROPIC_API_KEY\`, …), passes it in the workflow's \`env\`, then comments \`/council rerun\`. ${FORK_SECRETS}`,
+  terminal:
+    'No provider API key is set, so no judge could be asked: set one in your environment (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, …) and run `rubric-council check` again.'
+}
+
+/** What kept a call from answering, after the judges it names. */
+const UNANSWERED: Readonly<Record<Exclude<CouncilFailure, 'missing_credentials'>, string>> = {
+  rate_limited: 'rate-limited',
+  timeout: 'timed out',
+  provider_error: 'failed at the provider',
+  invalid_output: 'answered outside the schema'
+}
+
+/** `a`, `a and b`, `a, b and c`. */
+function inProse(items: readonly string[]): string {
+  return items.length <= 1
+    ? (items[0] ?? '')
+    : `${items.slice(0, -1).join(', ')} and ${items.at(-1) ?? ''}`
+}
+
+/**
+ * Why the calls that gave no valid answer gave none, grouped by cause: a key the provider refused
+ * (naming its variable), a judge not asked (its own message says why: a key not set), or the
+ * failure's word.
+ */
+function whyUnanswered(failures: CouncilShortfall['failures']): string {
+  const groups = new Map<string, string[]>()
+  const add = (cause: string, judge: string): void => {
+    const judges = groups.get(cause) ?? []
+    if (!judges.includes(judge)) judges.push(judge)
+    groups.set(cause, judges)
+  }
+  for (const f of failures) {
+    if (f.keyRejected !== undefined)
+      add(`the provider refused the key in \`${f.keyRejected}\``, f.judge)
+    // Not asked: the council's message says why (`OPENAI_API_KEY is not set; this judge was not asked`).
+    else if (f.failure === 'missing_credentials')
+      add(`not asked: ${f.message.split(';')[0] ?? ''}`, f.judge)
+    else add(UNANSWERED[f.failure], f.judge)
+  }
+  return [...groups].map(([cause, judges]) => `${cause} (${inProse(judges)})`).join('; ')
+}
+
+/**
+ * A next step for a council short of its quorum: how many answered of how many and why the others
+ * did not, then what to do about the cause (`what`). When no judge could be formed at all, the
+ * only cause is that no provider key is set.
+ */
+function shortfallStep<C extends CouncilFailure>(what: Say<C>): Say<C> {
+  return (reason, audience) => {
+    const { valid, asked, quorum, failures } = reason
+    if (asked === 0) return NO_JUDGE[audience]
+    const lead =
+      valid === 0
+        ? `No judge answered`
+        : `Only ${valid} of ${asked} judges answered (the quorum is ${quorum})`
+    const why = failures.length > 0 ? `: ${whyUnanswered(failures)}` : ''
+    return `${lead}${why}. ${what(reason, audience)}`
+  }
+}
+
 /** Every reason code's sentences; a code without them does not typecheck. */
 const SENTENCES: { readonly [C in ReasonCode]: Sentences<C> } = {
   invalid_rubric: {
@@ -188,28 +254,38 @@ const SENTENCES: { readonly [C in ReasonCode]: Sentences<C> } = {
   },
   missing_credentials: {
     reason: (facts, audience) => shortfall('missing_credentials', facts, audience),
-    next: (_, audience) =>
-      audience === 'action'
-        ? "No judge had a provider key: a maintainer adds one as a repository secret (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, …), passes it in the workflow's `env`, then comments `/council rerun`. Pull requests from forks get no secrets on `pull_request`: use the fork layout (`rubric-council init --forks`)."
-        : 'No judge had a provider key: set one in your environment (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, …) and run `rubric-council check` again.'
+    next: shortfallStep((facts, audience) => {
+      const refused = [...new Set(facts.failures.flatMap(f => f.keyRejected ?? []))]
+      if (refused.length > 0) {
+        const keys = refused.map(k => `\`${k}\``).join(' and ')
+        return audience === 'action'
+          ? `A maintainer replaces the repository ${plural(refused.length, 'secret', 'secrets')} ${keys} with a current key allowed to use the model, then comments \`/council rerun\`.`
+          : `Check that ${keys} ${plural(refused.length, 'holds', 'hold')} a current key allowed to use the model, and run \`rubric-council check\` again.`
+      }
+      return audience === 'action'
+        ? `A maintainer adds the missing keys as repository secrets and passes them in the workflow's \`env\` (or names only judges with a key), then comments \`/council rerun\`. ${FORK_SECRETS}`
+        : 'Set the missing keys in your environment, or name only judges whose key you have (`--models` or the rubric’s `council.models`), and run `rubric-council check` again.'
+    })
   },
   rate_limited: {
     reason: (facts, audience) => shortfall('rate_limited', facts, audience),
-    next: (_, audience) =>
+    next: shortfallStep((_, audience) =>
       audience === 'action'
         ? `The providers rate-limited the judges; the pull request is not at fault: ${RERUN}.`
         : 'The providers rate-limited the judges; your change is not at fault: wait a little and run `rubric-council check` again, or lower `samples`.'
+    )
   },
   timeout: {
     reason: (facts, audience) => shortfall('timeout', facts, audience),
-    next: (_, audience) =>
+    next: shortfallStep((_, audience) =>
       audience === 'action'
         ? `The judges did not answer in time; the pull request is not at fault: ${RERUN}.`
         : "The judges did not answer in time; your change is not at fault: run `rubric-council check` again, or raise the rubric's `council.timeout`."
+    )
   },
   provider_error: {
     reason: (facts, audience) => shortfall('provider_error', facts, audience),
-    next: ({ rejected }, audience) =>
+    next: shortfallStep(({ rejected }, audience) =>
       rejected
         ? audience === 'action'
           ? 'The providers rejected the requests themselves, so asking again will not help: a maintainer checks the model names (`provider:model`) in the rubric or the workflow.'
@@ -217,13 +293,15 @@ const SENTENCES: { readonly [C in ReasonCode]: Sentences<C> } = {
         : audience === 'action'
           ? `The providers failed, not the pull request: ${RERUN}.`
           : 'The providers failed, not your change: run `rubric-council check` again.'
+    )
   },
   invalid_output: {
     reason: (facts, audience) => shortfall('invalid_output', facts, audience),
-    next: (_, audience) =>
+    next: shortfallStep((_, audience) =>
       audience === 'action'
         ? `The judges' answers did not fit the rubric's schema; the pull request is not at fault: ${RERUN}. If it happens again, a maintainer picks a model with structured-output support.`
         : "The judges' answers did not fit the rubric's schema: run `rubric-council check` again; if it happens again, pick another model (`--models`)."
+    )
   },
   criterion_failed: {
     reason: ({ criteria }) =>
@@ -245,7 +323,7 @@ const SENTENCES: { readonly [C in ReasonCode]: Sentences<C> } = {
       (rule === 'any' ? ' (the rubric fails on any)' : ''),
     next: work(
       (_, audience) =>
-        `Fix the critical and major findings (${audience === 'action' ? 'listed under Findings' : '`--markdown -` lists them'})`
+        `Fix the critical and major findings (${audience === 'action' ? 'listed under Findings' : 'the full report lists them'})`
     )
   },
   terminate: {
@@ -253,7 +331,7 @@ const SENTENCES: { readonly [C in ReasonCode]: Sentences<C> } = {
       `${judges} of ${of} judges recommend TERMINATE: the approach is fundamentally broken`,
     next: work(
       (_, audience) =>
-        `The judges consider the approach fundamentally broken: read their findings${audience === 'terminal' ? ' (`--markdown -`)' : ''}, rework the change`
+        `The judges consider the approach fundamentally broken: read their findings${audience === 'terminal' ? ' (in the full report)' : ''}, rework the change`
     )
   },
   workflow_modified: {

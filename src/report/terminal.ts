@@ -16,12 +16,12 @@ import { formatTokens } from './progress.js'
 import { summaryLine } from './summary.js'
 
 export interface TerminalOptions {
-  /** The file `--markdown` wrote the full report to, when it was given one (not `-`). */
+  /**
+   * The file the full (Markdown) report was written to, named on the last line: the one
+   * `--markdown` named, else the one `check` wrote of its own accord. No line without one.
+   */
   readonly markdownFile?: string
 }
-
-/** How `check` prints the full report, named on the last line when no file holds it. */
-export const FULL_REPORT_COMMAND = 'rubric-council check --markdown -'
 
 /** Each criterion status has its own mark; a SCORED criterion shows its median instead. */
 export const STATUS_MARK: Readonly<Record<Exclude<CriterionStatus, 'SCORED'>, string>> = {
@@ -43,8 +43,8 @@ const SEVERITY_RANK = { critical: 0, major: 1, minor: 2, info: 3 } as const
 /**
  * A compact rendering for a terminal, in the spirit of Scope's TUI: the verdict and summary line,
  * what to do next, the reasons, the gates and criteria (a group where everything passed on one
- * line), then the findings, dimensions, score and cost when there are any, and where the full
- * report is. Pure.
+ * line), then the findings, dimensions, score and cost when there are any, and the file the
+ * full report is in. Pure.
  */
 export function renderTerminal(evaluation: Evaluation, options: TerminalOptions = {}): string {
   const { verdict, gates, rubric } = evaluation
@@ -82,7 +82,7 @@ export function renderTerminal(evaluation: Evaluation, options: TerminalOptions 
   if (details.length > 0) lines.push('', ...details)
 
   lines.push('', `recommendation: ${verdict.recommendation}`)
-  lines.push(`Full report: ${options.markdownFile ?? FULL_REPORT_COMMAND}`)
+  if (options.markdownFile !== undefined) lines.push(`Full report: ${options.markdownFile}`)
   return `${lines.join('\n')}\n`
 }
 

@@ -1,4 +1,6 @@
 import type { CouncilFailure, CouncilOutcome } from '../council/types.js'
+import { PROVIDER_SETTINGS } from '../council/provider-settings.js'
+import { parseModelId } from '../rubric/model-id.js'
 import type { Reason } from './types.js'
 
 /** The order in which a failure is named when several kinds keep the council short of quorum. */
@@ -31,8 +33,23 @@ export function shortfallReason(
     valid,
     asked: council?.runs.length ?? 0,
     quorum,
-    failures: failed.map(r => ({ judge: r.judge, message: r.message })),
+    failures: failed.map(r => {
+      const keyRejected =
+        r.failure === 'missing_credentials' && r.rejected ? keyOf(r.judge) : undefined
+      return {
+        judge: r.judge,
+        message: r.message,
+        failure: r.failure,
+        ...(keyRejected !== undefined && { keyRejected })
+      }
+    }),
     // A request the providers rejected as such will be rejected again.
     rejected: providerErrors.length > 0 && providerErrors.every(r => r.rejected === true)
   }
+}
+
+/** The variable a judge's provider reads its key from (the provider table's). */
+function keyOf(judge: string): string | undefined {
+  const id = parseModelId(judge)
+  return id.ok ? PROVIDER_SETTINGS[id.value.provider].key : undefined
 }

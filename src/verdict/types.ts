@@ -40,12 +40,25 @@ export type ReasonCode = (typeof REASON_CODES)[number]
 /** A gate that did not pass, as a reason names it. */
 export type FailedGate = Pick<GateResult, 'command' | 'status' | 'exitCode' | 'detail'>
 
+/** A judge call that gave no valid answer, as the reasons and next steps name it. */
+export interface UnansweredCall {
+  readonly judge: string
+  readonly message: string
+  readonly failure: CouncilFailure
+  /**
+   * The variable holding the key the provider refused (401, 403), when it refused one; a key that
+   * was not set, or a judge that could not be formed, has none.
+   */
+  readonly keyRejected?: string
+}
+
 /** Why the council fell short of its quorum: how many answered, and what the others said. */
 export interface CouncilShortfall {
   readonly valid: number
   readonly asked: number
   readonly quorum: number
-  readonly failures: readonly { readonly judge: string; readonly message: string }[]
+  /** Each call without a valid answer: who, what it said, and why in a word. */
+  readonly failures: readonly UnansweredCall[]
   /** Every provider error was a rejection of the request itself: asking again will not help. */
   readonly rejected: boolean
 }
