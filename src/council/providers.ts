@@ -211,8 +211,11 @@ export function evidenceRoom(member: string): number | undefined {
   if (!parsed.ok) return undefined
   const id = parsed.value
   if (id.provider === 'ollama' || id.provider === 'openai-compatible') return undefined
-  const name = id.model.slice(id.model.lastIndexOf('/') + 1).replace(/(\d)\.(\d)/g, '$1-$2')
-  const window = Object.hasOwn(CONTEXT_WINDOWS, name) ? CONTEXT_WINDOWS[name] : undefined
+  const name = id.model.slice(id.model.lastIndexOf('/') + 1)
+  // As the table writes it (`gpt-5.4-mini`), or a Claude version dotted by OpenRouter (`4.6`).
+  const window = [name, name.replace(/(\d)\.(\d)/g, '$1-$2')]
+    .map(n => (Object.hasOwn(CONTEXT_WINDOWS, n) ? CONTEXT_WINDOWS[n] : undefined))
+    .find(w => w !== undefined)
   return window === undefined ? undefined : window - PROMPT_RESERVE_TOKENS
 }
 
