@@ -20,7 +20,7 @@ import { sampleEvaluations, type Sample } from './helpers/sample-evaluations.js'
 
 const ICON = { PASS: '✅', FAIL: '❌', UNCLEAR: '⚠️' } as const
 
-// The first start on a machine unpacks Chromium from its npm package: tens of seconds.
+// The first start on a machine unpacks Chromium from its npm package: seconds, more when busy.
 beforeAll(startBrowser, 180_000)
 afterAll(closeBrowser)
 

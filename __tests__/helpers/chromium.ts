@@ -22,8 +22,8 @@ export interface Chromium {
 const PACKAGE = '@sparticuz/chromium'
 
 /**
- * Unpacks the package once per installed version into `node_modules/.cache` (about 10 s and
- * 215 MB, which `npm ci` removes with the rest), into a folder of its own first and renamed into
+ * Unpacks the package once per installed version into `node_modules/.cache` (a few seconds and
+ * 204 MB, which `npm ci` removes with the rest), into a folder of its own first and renamed into
  * place whole, so that test processes unpacking at once, or a run stopped halfway, leave either no
  * browser or a complete one.
  */

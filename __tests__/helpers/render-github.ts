@@ -29,7 +29,7 @@ import { unpackedChromium } from './chromium.js'
  * - `hardbreaks`: in issue and PR comments (unlike README files) GitHub renders a single newline
  *   inside a paragraph as a line break (jgm/pandoc#3594 describes the two modes).
  */
-export const GITHUB_OPTIONS: Options = {
+const GITHUB_OPTIONS: Options = {
   extension: { table: true, strikethrough: true, autolink: true, tagfilter: true, tasklist: true },
   render: { unsafe: true, hardbreaks: true }
 }
@@ -282,8 +282,8 @@ async function launch(): Promise<Browser> {
 
 /**
  * Starts the shared browser if it is not running yet. The first start on a machine also unpacks
- * Chromium (./chromium.ts), which can take longer than a test: call this in `beforeAll` with a
- * long timeout.
+ * Chromium (./chromium.ts), which on a busy machine can take longer than a test may: call this in
+ * `beforeAll` with a long timeout.
  */
 export async function startBrowser(): Promise<void> {
   browser ??= launch()
