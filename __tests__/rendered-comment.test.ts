@@ -7,7 +7,8 @@ import {
   githubPage,
   openInBrowser,
   renderGfm,
-  sanitizeLikeGitHub
+  sanitizeLikeGitHub,
+  startBrowser
 } from './helpers/render-github.js'
 import { sampleEvaluations, type Sample } from './helpers/sample-evaluations.js'
 
@@ -19,6 +20,8 @@ import { sampleEvaluations, type Sample } from './helpers/sample-evaluations.js'
 
 const ICON = { PASS: '✅', FAIL: '❌', UNCLEAR: '⚠️' } as const
 
+// The first start on a machine unpacks Chromium from its npm package: seconds, more when busy.
+beforeAll(startBrowser, 180_000)
 afterAll(closeBrowser)
 
 /** Runs `look` on a fresh tab showing the sample's comment, closing the tab afterwards. */

@@ -188,8 +188,10 @@ spawn(process.execPath, ['-e', later, process.env.GITHUB_API_URL, process.env.HE
     expect(outcome(council)).toBe('FAIL criterion_failed')
     await sleep(2500)
     const stolen = readFileSync(join(pr.repo.dir, 'stolen.txt'), 'utf8')
-    expect(stolen).toContain('PATH')
-    for (const secret of [KEYS.OPENAI_API_KEY, WRITE]) expect(stolen).not.toContain(secret)
+    // Yes or no, never the text: a failure would print every ancestor's environment, CI's too.
+    expect(stolen.includes('PATH'), 'the gate read its environment').toBe(true)
+    for (const [name, secret] of Object.entries({ key: KEYS.OPENAI_API_KEY, 'write token': WRITE }))
+      expect(stolen.includes(secret), `the gate found the ${name}`).toBe(false)
     // It found the gates job's own token, which can read but not write.
     const posted = readFileSync(join(pr.repo.dir, 'posted.txt'), 'utf8').trim().split('\n')
     expect(posted).toEqual([`${GATES_TOKEN} 403`])

@@ -1,51 +1,42 @@
-import { spawn } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { markdownToHTML, type Options } from 'comrak'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import { unpackedChromium } from './chromium.js'
 
 /**
  * A PR comment as people see it: GitHub's Markdown renderer (cmark-gfm), what GitHub's sanitiser
- * keeps, a page styled like a comment, and a real browser to look at it with.
+ * keeps, a page styled like a comment, and a real browser to look at it with. Both come from npm
+ * packages (devDependencies), so `npm ci` is all the tests need.
  */
 
 /**
- * The flags GitHub renders comments with.
+ * cmark-gfm as the npm package `comrak` has it: comrak is a port of cmark-gfm to Rust, here
+ * compiled to WebAssembly, and it renders the report's comments byte for byte as cmark-gfm
+ * 0.29.0.gfm.6 does (CONTRIBUTING.md says what was compared).
+ *
+ * The options are the ones GitHub renders comments with, cmark-gfm's
+ * `--unsafe --hardbreaks -e table -e strikethrough -e autolink -e tagfilter -e tasklist`:
  *
  * - The five GFM extensions GitHub enables.
- * - `--unsafe`: cmark's default "safe" mode replaces every raw HTML tag with
+ * - `unsafe`: cmark's default "safe" mode replaces every raw HTML tag with
  *   `<!-- raw HTML omitted -->`, which would delete the report's `<details>`, `<summary>`, `<b>`,
  *   `<code>`, `<br>` and `<sub>`. GitHub instead lets raw HTML through and relies on `tagfilter`
  *   (which turns `<script>`, `<style>`, `<iframe>`, `<textarea>`, `<title>`, `<xmp>`,
  *   `<noembed>`, `<noframes>` and `<plaintext>` into literal text, GFM spec §6.11) and then on its
  *   HTML sanitiser, which `sanitizeLikeGitHub` stands in for.
- * - `--hardbreaks`: in issue and PR comments (unlike README files) GitHub renders a single newline
+ * - `hardbreaks`: in issue and PR comments (unlike README files) GitHub renders a single newline
  *   inside a paragraph as a line break (jgm/pandoc#3594 describes the two modes).
  */
-export const CMARK_GFM_ARGS: readonly string[] = [
-  '--unsafe',
-  '--hardbreaks',
-  ...['table', 'strikethrough', 'autolink', 'tagfilter', 'tasklist'].flatMap(e => ['-e', e])
-]
+const GITHUB_OPTIONS: Options = {
+  extension: { table: true, strikethrough: true, autolink: true, tagfilter: true, tasklist: true },
+  render: { unsafe: true, hardbreaks: true }
+}
 
 /** cmark-gfm's HTML for `markdown`, before sanitising. */
 export function cmarkGfm(markdown: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('cmark-gfm', CMARK_GFM_ARGS, { stdio: ['pipe', 'pipe', 'pipe'] })
-    const out: Buffer[] = []
-    const err: Buffer[] = []
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk))
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk))
-    child.on('error', reject)
-    child.on('close', status => {
-      if (status === 0) resolve(Buffer.concat(out).toString('utf8'))
-      else
-        reject(
-          new Error(`cmark-gfm exited with ${String(status)}: ${Buffer.concat(err).toString()}`)
-        )
-    })
-    child.stdin.end(markdown, 'utf8')
-  })
+  return Promise.resolve(markdownToHTML(markdown, GITHUB_OPTIONS))
 }
 
 /** Elements GitHub's sanitiser removes with their content (not all are covered by tagfilter). */
@@ -72,7 +63,7 @@ export function sanitizeLikeGitHub(html: string): string {
     )
 }
 
-/** `markdown` as GitHub renders it in a comment: cmark-gfm with GitHub's flags, then sanitised. */
+/** `markdown` as GitHub renders it in a comment: cmark-gfm with GitHub's options, then sanitised. */
 export async function renderGfm(markdown: string): Promise<string> {
   return sanitizeLikeGitHub(await cmarkGfm(markdown))
 }
@@ -253,11 +244,7 @@ ${markEmoji(html)}
 `
 }
 
-/**
- * Chromium as installed by Debian (browsers that download themselves cannot run here);
- * CHROMIUM_PATH points elsewhere, e.g. Google Chrome on GitHub's runners.
- */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+/** Flags for a headless Chromium on a machine with no network but the package registry's. */
 const CHROMIUM_ARGS = [
   '--no-sandbox',
   '--headless',
@@ -278,9 +265,11 @@ interface Browser {
 let browser: Promise<Browser> | undefined
 
 async function launch(): Promise<Browser> {
+  const { executablePath, env } = await unpackedChromium()
   const userDataDir = await mkdtemp(join(tmpdir(), 'rubric-council-chromium-'))
   const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
+    executablePath,
+    env,
     args: CHROMIUM_ARGS,
     viewport: { width: COMMENT_WIDTH, height: 800 },
     // Crisp screenshots; tests do not notice the difference.
@@ -289,6 +278,16 @@ async function launch(): Promise<Browser> {
     offline: true
   })
   return { context, userDataDir }
+}
+
+/**
+ * Starts the shared browser if it is not running yet. The first start on a machine also unpacks
+ * Chromium (./chromium.ts), which on a busy machine can take longer than a test may: call this in
+ * `beforeAll` with a long timeout.
+ */
+export async function startBrowser(): Promise<void> {
+  browser ??= launch()
+  await browser
 }
 
 /** Opens `html` in a new tab of the shared browser; `close()` closes the tab only. */
