@@ -7,7 +7,7 @@
 // writes one file per webpack chunk ([name].licenses.txt); they are merged into one here, since a
 // fixed file name would have each chunk overwrite the others.
 import { execFileSync } from 'node:child_process'
-import { copyFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 const ncc = [
@@ -74,8 +74,4 @@ for (const [, out] of builds) {
     const text = readFileSync(path, 'utf8')
     if (text.includes('\r\n')) writeFileSync(path, text.replaceAll('\r\n', '\n'))
   }
-}
-// The tokenizer's vocabulary is read from beside the bundle (src/evidence/tokens.ts).
-for (const dir of ['dist', 'dist/cli']) {
-  copyFileSync('src/evidence/o200k_base.bin', `${dir}/o200k_base.bin`)
 }
