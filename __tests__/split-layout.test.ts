@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
+import { isBuiltin } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -442,6 +443,14 @@ describe('the gates sub-action’s bundle', () => {
       ].map(([, path]) => join(dirname(file), path ?? ''))
     const reachable = new Set([entry])
     for (const file of reachable) for (const imported of importsOf(file)) reachable.add(imported)
+    // Nor from a node_modules folder above it (the pull request could put one there): an import
+    // names Node's own modules or a file of the bundle (scripts/bundle.mjs checks require() too).
+    for (const file of reachable) {
+      const bare = readFileSync(file, 'utf8').matchAll(
+        /(?:\bfrom\s*|\bimport\s*|\bimport\(\s*|\brequire\(\s*)"(@?[a-z][\w.@/-]*)"/g
+      )
+      for (const [, name] of bare) expect(isBuiltin(name ?? ''), `${file}: ${name}`).toBe(true)
+    }
     reachable.delete(entry)
     expect(reachable.size).toBeGreaterThan(0)
     for (const file of reachable) expect(existsSync(file), file).toBe(true)

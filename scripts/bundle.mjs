@@ -13,12 +13,37 @@
 // gates sub-action loads.
 import { build } from 'esbuild'
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { isBuiltin } from 'node:module'
 import { dirname, join } from 'node:path'
 
 const ENTRIES = {
   'dist/index': 'src/index.ts',
   'dist/cli/index': 'src/bin.ts',
   'gates/dist/index': 'src/gates-index.ts'
+}
+
+/**
+ * An optional dependency that is not installed (kerberos for Negotiate proxy authentication,
+ * supports-color for debug's colours) would be looked up at run time in the node_modules folders
+ * above the bundle, when first used: for the gates sub-action after the pull request's code ran,
+ * which could have put one there. It is bundled as a module that exports nothing instead, so that
+ * the bundles read nothing but themselves and Node's own modules.
+ */
+const absent = {
+  name: 'absent',
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, async args => {
+      if (args.pluginData === 'absent' || isBuiltin(args.path)) return undefined
+      const found = await build.resolve(args.path, {
+        kind: args.kind,
+        resolveDir: args.resolveDir,
+        importer: args.importer,
+        pluginData: 'absent'
+      })
+      return found.errors.length === 0 ? undefined : { path: args.path, namespace: 'absent' }
+    })
+    build.onLoad({ filter: /./, namespace: 'absent' }, () => ({ contents: '', loader: 'js' }))
+  }
 }
 
 rmSync('dist', { recursive: true, force: true })
@@ -37,6 +62,7 @@ const { metafile } = await build({
   legalComments: 'none',
   metafile: true,
   logLevel: 'warning',
+  plugins: [absent],
   // CommonJS dependencies call require() for Node's modules; an ES module has none of its own.
   banner: {
     js: "import{createRequire as __rcRequire}from'node:module';const require=__rcRequire(import.meta.url);"
@@ -80,6 +106,14 @@ function relativeTo(from, to) {
 // this check's own machinery): that module must be in dist/index.js, not in a shared chunk.
 if (!Object.keys(metafile.outputs['dist/index.js']?.inputs ?? {}).includes('src/main.ts')) {
   throw new Error('src/main.ts is not in dist/index.js: its import.meta.url would be a chunk')
+}
+
+for (const [file, output] of Object.entries(metafile.outputs)) {
+  for (const imported of output.imports) {
+    if (imported.external && !isBuiltin(imported.path)) {
+      throw new Error(`${file} would load ${imported.path} from disk at run time`)
+    }
+  }
 }
 
 loadChunksFirst('gates/dist/index.js')
