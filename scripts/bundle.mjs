@@ -61,6 +61,9 @@ const { metafile } = await build({
   // Licence comments are gathered into licenses.txt instead.
   legalComments: 'none',
   metafile: true,
+  // Chunk names hash the input paths: a node_modules that is a link (a git worktree's, say) is read
+  // by the path through it, as CI's installed one is, so that both build the same files.
+  preserveSymlinks: true,
   logLevel: 'warning',
   plugins: [absent],
   // CommonJS dependencies call require() for Node's modules; an ES module has none of its own.
