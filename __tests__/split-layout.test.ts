@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
+import { isBuiltin } from 'node:module'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { writeRecord } from '../src/gates/record.js'
@@ -311,6 +312,7 @@ describe('the setup commands run inside the gates sub-action', () => {
     const attack = readFileSync(join(pr.repo.dir, 'attack.txt'), 'utf8')
     // The attack did what it meant to: the bundle on disk is the forger's, its record is uploaded.
     expect(attack).toContain(`rewrote ${join(action, 'dist')}`)
+    expect(attack).toContain(`rewrote ${join(action, '../dist/chunks')}`)
     expect(attack).toContain('uploaded {"ok":true')
     expect(readFileSync(join(action, 'dist/index.js'), 'utf8')).toContain('process.exit(0)')
     // The running action was not changed: its own results, and its upload refused, fail the job.
@@ -432,17 +434,35 @@ describe('the fork layout', () => {
 })
 
 describe('the gates sub-action’s bundle', () => {
-  it('loads every chunk before it runs: nothing of it is read from disk after the pull request’s code', () => {
-    const dir = join(import.meta.dirname, '..', 'gates/dist')
-    const chunks = readdirSync(dir).filter(f => f.endsWith('.js') && f !== 'index.js')
-    const index = readFileSync(join(dir, 'index.js'), 'utf8')
-    // Static imports, evaluated before the action's code; a later import() of the same file gets
-    // the module already loaded (Node caches ES modules by URL).
-    expect(index.split('\n').slice(0, chunks.length).sort()).toEqual(
-      chunks.map(f => `import './${f}';`).sort()
+  it('loads every file it can ever load before it runs: nothing is read from disk after the pull request’s code', () => {
+    const entry = join(import.meta.dirname, '..', 'gates/dist/index.js')
+    /** The bundle files `file` imports, statically or by import(), as absolute paths. */
+    const importsOf = (file: string): string[] =>
+      [
+        ...readFileSync(file, 'utf8').matchAll(
+          /(?:\bfrom\s*|\bimport\s*|\bimport\(\s*)"(\.{1,2}\/[^"]+)"/g
+        )
+      ].map(([, path]) => join(dirname(file), path ?? ''))
+    const reachable = new Set([entry])
+    for (const file of reachable) for (const imported of importsOf(file)) reachable.add(imported)
+    // Nor from a node_modules folder above it (the pull request could put one there): an import
+    // names Node's own modules or a file of the bundle (scripts/bundle.mjs checks require() too).
+    for (const file of reachable) {
+      const bare = readFileSync(file, 'utf8').matchAll(
+        /(?:\bfrom\s*|\bimport\s*|\bimport\(\s*|\brequire\(\s*)"(@?[a-z][\w.@/-]*)"/g
+      )
+      for (const [, name] of bare) expect(isBuiltin(name ?? ''), `${file}: ${name}`).toBe(true)
+    }
+    reachable.delete(entry)
+    expect(reachable.size).toBeGreaterThan(0)
+    for (const file of reachable) expect(existsSync(file), file).toBe(true)
+    // Each of them is a static import at the top of the entry, evaluated before the action's code;
+    // a later import() of the same file gets the module already loaded (Node caches ES modules by
+    // URL).
+    const lines = readFileSync(entry, 'utf8').split('\n')
+    const first = lines.slice(0, reachable.size).map(line => /^import "([^"]+)";$/.exec(line)?.[1])
+    expect(first.map(path => join(dirname(entry), path ?? '')).sort()).toEqual(
+      [...reachable].sort()
     )
-    const lazy = [...index.matchAll(/__nccwpck_require__\.e\(\/\* import\(\) \*\/ (\d+)\)/g)]
-    expect(lazy.length).toBeGreaterThan(0)
-    for (const [, id] of lazy) expect(chunks).toContain(`${id ?? ''}.index.js`)
   })
 })

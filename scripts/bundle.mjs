@@ -1,81 +1,179 @@
-// Rebuilds dist/ from src/: the action (dist/index.js), the CLI (dist/cli/index.js) and the
-// gates sub-action (gates/dist/index.js).
-// dist/ is committed; CI runs this and fails if anything changed.
+// Rebuilds the bundles from src/: the action (dist/index.js), the CLI (dist/cli/index.js) and the
+// gates sub-action (gates/dist/index.js). They are committed; CI runs this and fails if anything
+// changed.
 //
-// Beside each bundle, licenses.txt names every third-party package compiled into it, with its
-// licence and licence text: the bundle is what users run and what a release ships. ncc's --license
-// writes one file per webpack chunk ([name].licenses.txt); they are merged into one here, since a
-// fixed file name would have each chunk overwrite the others.
-import { execFileSync } from 'node:child_process'
-import { copyFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+// One esbuild build with code splitting: what two or three of them use (most of the dependencies)
+// is one copy, in dist/chunks/, which each entry imports. The gates sub-action's entry stays in
+// gates/dist/ beside its action.yml and imports those chunks by relative path (../../dist/chunks/),
+// which stay within the repository the runner downloads. Minified, without source maps.
+//
+// Beside the bundles, licenses.txt names every third-party package compiled into them, with its
+// licence and licence text (from the metafile's inputs): the bundle is what users run and what a
+// release ships. dist/licenses.txt covers everything under dist/; gates/dist/licenses.txt what the
+// gates sub-action loads.
+import { build } from 'esbuild'
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { isBuiltin } from 'node:module'
+import { dirname, join } from 'node:path'
 
-const ncc = [
-  'node_modules/@vercel/ncc/dist/ncc/cli.js',
-  'build',
-  '--quiet',
-  '--no-source-map-register',
-  '--license',
-  '[name].licenses.txt'
-]
-
-/** Merges the per-chunk licence files of `dir` into `dir/licenses.txt`, the main chunk first. */
-function mergeLicenses(dir) {
-  const suffix = '.licenses.txt'
-  const files = readdirSync(dir)
-    .filter(f => f.endsWith(suffix))
-    .sort((a, b) => (a === `main${suffix}` ? -1 : b === `main${suffix}` ? 1 : a.localeCompare(b)))
-  if (files.length === 0) throw new Error(`ncc wrote no licence file in ${dir}`)
-  let merged = ''
-  for (const file of files) {
-    const text = readFileSync(join(dir, file), 'utf8').trim()
-    // A chunk split off the main one repeats entries the main chunk already lists.
-    if (text !== '' && !merged.includes(text)) merged += (merged === '' ? '' : '\n\n') + text
-    rmSync(join(dir, file))
-  }
-  writeFileSync(join(dir, 'licenses.txt'), `${merged}\n`)
+const ENTRIES = {
+  'dist/index': 'src/index.ts',
+  'dist/cli/index': 'src/bin.ts',
+  'gates/dist/index': 'src/gates-index.ts'
 }
 
 /**
- * The gates sub-action runs the pull request's code and then uploads its results: whatever it
- * runs after that must already be in memory, or the pull request could rewrite it in the runner's
- * actions folder first. webpack splits `import()` targets into chunks read from disk when first
- * used (in @azure/storage-blob: Arrow listings, Negotiate proxy auth); importing each statically
- * at the top of index.js loads them before anything runs, and a later `import()` of the same file
- * gets the module already loaded, never the file again (Node caches ES modules by URL).
+ * An optional dependency that is not installed (kerberos for Negotiate proxy authentication,
+ * supports-color for debug's colours) would be looked up at run time in the node_modules folders
+ * above the bundle, when first used: for the gates sub-action after the pull request's code ran,
+ * which could have put one there. It is bundled as a module that exports nothing instead, so that
+ * the bundles read nothing but themselves and Node's own modules.
  */
-function loadChunksFirst(dir) {
-  const chunks = readdirSync(dir)
-    .filter(f => /^\d+\.index\.js$/.test(f))
-    .sort()
-  const index = join(dir, 'index.js')
-  const imports = chunks.map(f => `import './${f}';\n`).join('')
-  writeFileSync(index, imports + readFileSync(index, 'utf8'))
+const absent = {
+  name: 'absent',
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, async args => {
+      if (args.pluginData === 'absent' || isBuiltin(args.path)) return undefined
+      const found = await build.resolve(args.path, {
+        kind: args.kind,
+        resolveDir: args.resolveDir,
+        importer: args.importer,
+        pluginData: 'absent'
+      })
+      return found.errors.length === 0 ? undefined : { path: args.path, namespace: 'absent' }
+    })
+    build.onLoad({ filter: /./, namespace: 'absent' }, () => ({ contents: '', loader: 'js' }))
+  }
 }
 
 rmSync('dist', { recursive: true, force: true })
 rmSync('gates/dist', { recursive: true, force: true })
-const builds = [
-  ['src/index.ts', 'dist'],
-  ['src/bin.ts', 'dist/cli'],
-  ['src/gates-index.ts', 'gates/dist']
-]
-for (const [entry, out] of builds) {
-  execFileSync(process.execPath, [...ncc, entry, '-o', out], { stdio: 'inherit' })
-  mergeLicenses(out)
+const { metafile } = await build({
+  entryPoints: ENTRIES,
+  outdir: '.',
+  chunkNames: 'dist/chunks/[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node24',
+  minify: true,
+  // Licence comments are gathered into licenses.txt instead.
+  legalComments: 'none',
+  metafile: true,
+  // Chunk names hash the input paths: a node_modules that is a link (a git worktree's, say) is read
+  // by the path through it, as CI's installed one is, so that both build the same files.
+  preserveSymlinks: true,
+  logLevel: 'warning',
+  plugins: [absent],
+  // CommonJS dependencies call require() for Node's modules; an ES module has none of its own.
+  banner: {
+    js: "import{createRequire as __rcRequire}from'node:module';const require=__rcRequire(import.meta.url);"
+  }
+})
+
+/** The outputs `from` loads, itself included, by static and by dynamic import, transitively. */
+function loaded(from) {
+  const seen = new Set([from])
+  for (const file of seen) {
+    for (const imported of metafile.outputs[file]?.imports ?? []) {
+      if (!imported.external) seen.add(imported.path)
+    }
+  }
+  return seen
 }
-loadChunksFirst('gates/dist')
-// Some packages ship CRLF line ends, which webpack keeps: git stores every file with LF
-// (.gitattributes), so a fresh clone's rebuild would differ from its checkout. In JavaScript a
-// CRLF and an LF are the same line end (template literals normalise CRLF to LF, raw strings too).
-for (const [, out] of builds) {
-  for (const file of readdirSync(out).filter(f => f.endsWith('.js'))) {
-    const path = join(out, file)
-    const text = readFileSync(path, 'utf8')
-    if (text.includes('\r\n')) writeFileSync(path, text.replaceAll('\r\n', '\n'))
+
+/**
+ * The gates sub-action runs the pull request's code and then uploads its results: whatever it runs
+ * after that must already be in memory, or the pull request could rewrite it in the runner's
+ * actions folder first. esbuild puts each `import()` target (in @azure/storage-blob: Arrow
+ * listings, Negotiate proxy auth) in a chunk read from disk when first used; importing every chunk
+ * the entry can reach statically, at the top of its file, loads them all before anything runs, and
+ * a later `import()` of the same file gets the module already loaded, never the file again (Node
+ * caches ES modules by URL).
+ */
+function loadChunksFirst(entry) {
+  const chunks = [...loaded(entry)].filter(file => file !== entry).sort()
+  const imports = chunks.map(file => `import ${JSON.stringify(relativeTo(entry, file))};\n`)
+  writeFileSync(entry, imports.join('') + readFileSync(entry, 'utf8'))
+}
+
+function relativeTo(from, to) {
+  const up = dirname(from)
+    .split('/')
+    .map(() => '..')
+  return [...up, to].join('/')
+}
+
+// The action's bundle folder is where import.meta.url in src/main.ts points (the files it counts as
+// this check's own machinery): that module must be in dist/index.js, not in a shared chunk.
+if (!Object.keys(metafile.outputs['dist/index.js']?.inputs ?? {}).includes('src/main.ts')) {
+  throw new Error('src/main.ts is not in dist/index.js: its import.meta.url would be a chunk')
+}
+
+for (const [file, output] of Object.entries(metafile.outputs)) {
+  for (const imported of output.imports) {
+    if (imported.external && !isBuiltin(imported.path)) {
+      throw new Error(`${file} would load ${imported.path} from disk at run time`)
+    }
   }
 }
-// The tokenizer's vocabulary is read from beside the bundle (src/evidence/tokens.ts).
-for (const dir of ['dist', 'dist/cli']) {
-  copyFileSync('src/evidence/o200k_base.bin', `${dir}/o200k_base.bin`)
+
+loadChunksFirst('gates/dist/index.js')
+
+// esbuild writes a chunk for every import() target it meets, also where tree shaking then drops
+// the code that imports it (@azure/storage-blob's Arrow listing parser): a file no entry can load
+// is left out.
+const reachable = new Set(Object.keys(ENTRIES).flatMap(entry => [...loaded(`${entry}.js`)]))
+const outputs = Object.keys(metafile.outputs).filter(file => reachable.has(file))
+for (const file of Object.keys(metafile.outputs)) if (!reachable.has(file)) rmSync(file)
+
+// Some packages ship CRLF line ends, which esbuild keeps in strings: git stores every file with LF
+// (.gitattributes), so a fresh clone's rebuild would differ from its checkout. In JavaScript a CRLF
+// and an LF are the same line end (template literals normalise CRLF to LF, raw strings too).
+for (const file of outputs) {
+  const text = readFileSync(file, 'utf8')
+  if (text.includes('\r\n')) writeFileSync(file, text.replaceAll('\r\n', '\n'))
 }
+for (const dir of ['dist', 'gates/dist']) {
+  writeFileSync(join(dir, 'package.json'), '{\n  "type": "module"\n}\n')
+}
+
+/** The package folder under node_modules that holds `input`, or undefined for our own source. */
+function packageOf(input) {
+  const at = input.lastIndexOf('node_modules/')
+  if (at < 0) return undefined
+  const rest = input.slice(at + 'node_modules/'.length).split('/')
+  const name = rest[0].startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]
+  return input.slice(0, at) + 'node_modules/' + name
+}
+
+function licenceOf(folder) {
+  const manifest = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8'))
+  const file = readdirSync(folder)
+    .filter(name => /^(licen[cs]e|copying)/i.test(name))
+    .sort()[0]
+  const text = file === undefined ? '' : readFileSync(join(folder, file), 'utf8').trim()
+  const licence = typeof manifest.license === 'string' ? manifest.license : ''
+  return `${manifest.name}\n${licence}\n${text.replaceAll('\r\n', '\n')}`
+}
+
+/** Writes `dir/licenses.txt` for the packages compiled into `outputs`, by name. */
+function writeLicenses(dir, outputs) {
+  const folders = new Set()
+  for (const output of outputs) {
+    for (const input of Object.keys(metafile.outputs[output]?.inputs ?? {})) {
+      const folder = packageOf(input)
+      if (folder !== undefined && existsSync(join(folder, 'package.json'))) folders.add(folder)
+    }
+  }
+  const entries = [...new Set([...folders].map(licenceOf))].sort()
+  if (entries.length === 0) throw new Error(`no package is compiled into ${dir}`)
+  writeFileSync(join(dir, 'licenses.txt'), `${entries.join('\n\n')}\n`)
+}
+
+writeLicenses(
+  'dist',
+  outputs.filter(file => file.startsWith('dist/'))
+)
+writeLicenses('gates/dist', loaded('gates/dist/index.js'))

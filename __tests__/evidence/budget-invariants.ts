@@ -1,6 +1,6 @@
-import { countTokens as referenceCount } from 'gpt-tokenizer/encoding/o200k_base'
 import { expect } from 'vitest'
 import type { EvidenceInput } from '../../src/evidence/build.js'
+import { countTokens } from '../../src/evidence/tokens.js'
 import type { Evidence, FileKind } from '../../src/evidence/types.js'
 
 /**
@@ -74,11 +74,11 @@ function expectWithinBudget(evidence: Evidence): void {
   for (const r of receipt.reviewed) {
     const patch = evidence.files.find(f => f.path === r.path)?.patch ?? ''
     // A reviewed file costs at least its patch as sent (and its redaction note, if any).
-    expect(r.tokens).toBeGreaterThanOrEqual(referenceCount(patch))
+    expect(r.tokens).toBeGreaterThanOrEqual(countTokens(patch))
     patches += r.tokens
   }
   expect(receipt.usedTokens).toBeGreaterThanOrEqual(
-    referenceCount(evidence.pr.title) + referenceCount(evidence.pr.body) + patches
+    countTokens(evidence.pr.title) + countTokens(evidence.pr.body) + patches
   )
 }
 

@@ -128,16 +128,16 @@ describe('buildEvidence: what is never sent', () => {
     expect(evidence.receipt.redacted).toEqual([
       { path: 'src/aws.ts', secrets: 1, kinds: ['AWS access key'] },
       {
-        path: 'certs/server.pem',
-        secrets: 1,
-        kinds: ['private key', 'random-looking value'],
-        secretFile: '*.pem'
-      },
-      {
         path: '.env',
         secrets: 2,
         kinds: ['password in URL', 'password-like value'],
         secretFile: '.env'
+      },
+      {
+        path: 'certs/server.pem',
+        secrets: 1,
+        kinds: ['private key', 'random-looking value'],
+        secretFile: '*.pem'
       },
       {
         path: 'docs/notes.txt',
@@ -152,8 +152,8 @@ describe('buildEvidence: what is never sent', () => {
     )
     expect(evidence.receipt.redacted.map(redactionLine)).toEqual([
       '- src/aws.ts: 1 secret replaced by [redacted: …] (looked like AWS access key)',
-      '- certs/server.pem: 1 secret replaced by [redacted: …] (looked like private key, random-looking value; a secret file (*.pem): every value that looked like a credential)',
       '- .env: 2 secrets replaced by [redacted: …] (looked like password in URL, password-like value; a secret file (.env): every value that looked like a credential)',
+      '- certs/server.pem: 1 secret replaced by [redacted: …] (looked like private key, random-looking value; a secret file (*.pem): every value that looked like a credential)',
       '- docs/notes.txt: 1 secret replaced by [redacted: …] (looked like private key, random-looking value; a secret file (*.key (as deploy.key)): every value that looked like a credential)'
     ])
   })

@@ -53,9 +53,10 @@ describe('stripHidden', () => {
 })
 
 describe('tokens', () => {
-  it('counts o200k_base tokens, and special-token text as plain text', () => {
+  it('estimates o200k_base tokens, and counts special-token text as plain text', () => {
     expect(countTokens('')).toBe(0)
-    expect(countTokens('hello world')).toBe(2)
+    // o200k_base's count is 2; the estimate is never below it on words.
+    expect(countTokens('hello world')).toBe(3)
     expect(countTokens('before <|endoftext|> after')).toBeGreaterThan(3)
   })
 

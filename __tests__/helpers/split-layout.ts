@@ -1,6 +1,6 @@
 import { cpSync, mkdirSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { gatesArtifact, GATES_FILE } from '../../src/gates/record.js'
 import { runAction, type ActionRun } from './action-run.js'
 import type { GitHubStandIn } from './github-standin.js'
@@ -39,7 +39,8 @@ export interface GatesJobOptions {
 
 /**
  * A copy of the gates sub-action where the runner keeps it: `_actions/<owner>/<repo>/<ref>/gates`,
- * downloaded before the job's first step and writable by every step of the job.
+ * downloaded before the job's first step and writable by every step of the job. The runner
+ * downloads the whole repository: the bundle's shared chunks are in `<ref>/dist/chunks`.
  */
 export function actionsFolder(): string {
   const dir = join(
@@ -49,6 +50,7 @@ export function actionsFolder(): string {
   mkdirSync(dir, { recursive: true })
   cpSync(join(ROOT, 'gates/action.yml'), join(dir, 'action.yml'))
   cpSync(join(ROOT, 'gates/dist'), join(dir, 'dist'), { recursive: true })
+  cpSync(join(ROOT, 'dist'), join(dirname(dir), 'dist'), { recursive: true })
   return dir
 }
 

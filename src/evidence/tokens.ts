@@ -1,21 +1,24 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array reads in the byte-pair loops stay within bounds by construction */
-import { readFileSync } from 'node:fs'
-import { hashBytes, readVocabulary, type Vocabulary } from './vocabulary.js'
-
 /**
- * Token counting under o200k_base, the encoding of GPT-4o, GPT-5 and the o-series models. Other
- * vendors' tokenizers differ by some percent; the budget is an estimate of the prompt's size, not
- * a bill.
+ * Token counts, estimated: what the evidence budget, the prompt's length and the PR text's cut are
+ * measured in. The estimate follows o200k_base, the encoding of GPT-4o, GPT-5 and the o-series
+ * models; other vendors' tokenizers differ from it by some percent anyway, so the budget is an
+ * estimate of the prompt's size, not a bill.
  *
- * This is byte-pair encoding as tiktoken defines it: the text is split into pieces by the
- * encoding's pattern, each piece's UTF-8 bytes start as one part per byte, and the adjacent pair
- * whose merged bytes have the lowest rank in the vocabulary is merged (the leftmost on a tie)
- * until no merged pair is in the vocabulary. The count is the number of parts left. A test holds
- * it to gpt-tokenizer's counts.
+ * The text is split into pieces by o200k_base's own pattern (a piece is at least one token), and
+ * each piece is priced by its characters: a lower-case word (capitalised or not) a token per four
+ * letters; other runs of letters a token per one and a half capitals and per three other letters
+ * (identifiers like `HTTPResponse`, and base64, which o200k cuts finely); up to three digits one
+ * token; punctuation a token per two characters; a run of white space a token per 64. Outside
+ * ASCII: half a token per two-byte character (Cyrillic, Greek, Arabic, Hebrew), a token per
+ * Chinese, Japanese or Korean character, one and a half per other character of three bytes, three
+ * per four-byte character (emoji); a control character one. Any piece costs at least one.
  *
- * It exists because loading gpt-tokenizer's vocabulary (a 2.4 MB JavaScript module) cost the
- * action ~150 ms on every run. The vocabulary here is a byte file with its hash table
- * (`o200k_base.bin`, see `vocabulary.ts`), read on first use.
+ * Measured against o200k_base (gpt-tokenizer; `__tests__/evidence/tokens.test.ts` holds the
+ * bounds, docs/council.md#evidence gives the figures): source code, diffs, Markdown, lockfiles and
+ * minified JavaScript count about 1.0 to 1.6 times their tokens, text in other scripts 1.3 to 4.5
+ * times, base64 at least 0.84 times, and random characters (no text a person writes) at least
+ * 0.55 times. It replaced an exact byte-pair encoder whose 3.7 MB vocabulary every copy of the
+ * bundle carried.
  *
  * Special tokens such as `<|endoftext|>` are ordinary text here, counted (and sent) as the
  * characters they are.
@@ -39,194 +42,113 @@ const PIECES = new RegExp(
   'gu'
 )
 
-/**
- * Beside this module in `src/evidence/`, and beside the bundle in `dist/` (copied there by
- * `scripts/bundle.mjs`). Named through a variable so that the bundler leaves it alone: its asset
- * handling reads the file as text and would corrupt it.
- */
-const VOCABULARY_FILE = 'o200k_base.bin'
+const isUpper = (code: number): boolean => code >= 65 && code <= 90
+const isLetter = (code: number): boolean => isUpper(code) || (code >= 97 && code <= 122)
+const isSpace = (code: number): boolean => code === 32 || (code >= 9 && code <= 13)
+const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff
 
-let vocabulary: Vocabulary | undefined
+/** Chinese, Japanese and Korean characters, which o200k mostly takes one to a token or two. */
+const isCommon = (code: number): boolean =>
+  (code >= 0x3040 && code <= 0x30ff) || // kana
+  (code >= 0x4e00 && code <= 0x9fff) || // CJK unified ideographs
+  (code >= 0xac00 && code <= 0xd7a3) || // Hangul syllables
+  (code >= 0x3000 && code <= 0x303f) || // CJK punctuation
+  (code >= 0xff00 && code <= 0xffef) // full-width forms
 
-function loadVocabulary(): Vocabulary {
-  return readVocabulary(readFileSync(new URL(VOCABULARY_FILE, import.meta.url)))
+/** One character (UTF-16 code unit) of a piece with a character outside printable ASCII. */
+function unitTokens(code: number): number {
+  if (code < 0x80) return code < 32 || code === 127 ? 1 : 0.3
+  if (code < 0x800) return 0.5
+  // Each half of a surrogate pair (a four-byte character) counts one and a half.
+  return isCommon(code) ? 1 : 1.5
 }
 
-/** The rank of the token whose bytes are `piece[from, to)`, or -1 when there is none. */
-function rankOf(words: Vocabulary, from: number, to: number): number {
-  const { bytes, start, slots, mask } = words
+function unicodeTokens(text: string, from: number, to: number): number {
+  let tokens = 0
+  for (let i = from; i < to; i++) tokens += unitTokens(text.charCodeAt(i))
+  return tokens
+}
+
+/** The estimated tokens of one of o200k_base's pieces of `text`, from `from` to `to`. */
+function pieceTokens(text: string, from: number, to: number): number {
   const length = to - from
-  let slot = hashBytes(piece, from, to) & mask
-  for (;;) {
-    const entry = slots[slot]!
-    if (entry === 0) return -1
-    const at = start[entry - 1]!
-    if (start[entry]! - at === length) {
-      let i = 0
-      while (i < length && bytes[at + i] === piece[from + i]) i++
-      if (i === length) return entry - 1
-    }
-    slot = (slot + 1) & mask
-  }
-}
-
-// Scratch space for one piece, grown as needed: its UTF-8 bytes, and the parts as a linked list
-// indexed by their first byte (`next`, `previous`, `end`), with the rank of each part merged with
-// the one after it (`pairRank`, -1 when not a token or when the part was merged away).
-let piece = new Uint8Array(256)
-let next = new Int32Array(256)
-let previous = new Int32Array(256)
-let end = new Int32Array(256)
-let pairRank = new Int32Array(256)
-/** Candidate merges as `rank · 2³² + first byte`, a binary min-heap: lowest rank, then leftmost. */
-let heap = new Float64Array(768)
-let heapSize = 0
-const PAIR = 2 ** 32
-
-const encoder = new TextEncoder()
-
-/** Writes the UTF-8 bytes of `text` to `piece`; returns how many. */
-function toBytes(text: string): number {
-  if (piece.length < text.length * 3) {
-    const size = text.length * 3
-    piece = new Uint8Array(size)
-    next = new Int32Array(size)
-    previous = new Int32Array(size)
-    end = new Int32Array(size)
-    pairRank = new Int32Array(size)
-    heap = new Float64Array(size * 3)
-  }
-  for (let i = 0; i < text.length; i++) {
+  const first = text.charCodeAt(from)
+  if (length === 1) return 1
+  let upper = 0
+  let laterUpper = false
+  let spaces = 0
+  for (let i = from; i < to; i++) {
     const code = text.charCodeAt(i)
-    if (code >= 0x80) return encoder.encodeInto(text, piece).written
-    piece[i] = code
+    if (code >= 0x80 || code < 9 || (code > 13 && code < 32) || code === 127)
+      return Math.max(1, unicodeTokens(text, from, to))
+    if (isUpper(code)) {
+      upper++
+      if (i > from + 1 || (i === from + 1 && isLetter(first))) laterUpper = true
+    }
+    if (isSpace(code)) spaces++
   }
-  return text.length
-}
-
-function push(key: number): void {
-  let i = heapSize++
-  while (i > 0) {
-    const parent = (i - 1) >> 1
-    if (heap[parent]! <= key) break
-    heap[i] = heap[parent]!
-    i = parent
+  if (spaces === length) return Math.ceil(length / 64)
+  const start = isLetter(first) ? from : from + 1
+  if (start < to && isLetter(text.charCodeAt(start))) {
+    const letters = to - start
+    if (!laterUpper) return Math.max(1, letters / 4)
+    return Math.max(1, upper / 1.5 + (letters - upper) / 3)
   }
-  heap[i] = key
+  if (first >= 48 && first <= 57) return 1
+  return Math.max(1, length / 2)
 }
 
-function pop(): number {
-  const top = heap[0]!
-  const last = heap[--heapSize]!
-  let i = 0
-  for (;;) {
-    const left = 2 * i + 1
-    if (left >= heapSize) break
-    const child = left + 1 < heapSize && heap[left + 1]! < heap[left]! ? left + 1 : left
-    if (heap[child]! >= last) break
-    heap[i] = heap[child]!
-    i = child
-  }
-  heap[i] = last
-  return top
-}
-
-function pair(words: Vocabulary, first: number): void {
-  const second = next[first]!
-  const rank = second < 0 ? -1 : rankOf(words, first, end[second]!)
-  pairRank[first] = rank
-  if (rank >= 0) push(rank * PAIR + first)
-}
-
-/**
- * Merges the `length` bytes in `piece` into tokens; returns how many. The tokens are left in
- * the linked list from byte 0: `next[i]` is where the token after the one at `i` starts.
- */
-function merge(words: Vocabulary, length: number): number {
-  for (let i = 0; i < length; i++) {
-    next[i] = i + 1 < length ? i + 1 : -1
-    previous[i] = i - 1
-    end[i] = i + 1
-  }
-  heapSize = 0
-  for (let i = 0; i < length; i++) pair(words, i)
-  let count = length
-  while (heapSize > 0) {
-    const key = pop()
-    const rank = Math.floor(key / PAIR)
-    const first = key - rank * PAIR
-    if (pairRank[first] !== rank) continue // superseded by an earlier merge
-    const second = next[first]!
-    end[first] = end[second]!
-    next[first] = next[second]!
-    if (next[second]! >= 0) previous[next[second]!] = first
-    pairRank[second] = -1
-    count--
-    pair(words, first)
-    if (previous[first]! >= 0) pair(words, previous[first]!)
-  }
-  return count
-}
-
-/** Counts of recent pieces: source code repeats its words. Cleared when full. */
-const counted = new Map<string, number>()
-const COUNTED_LIMIT = 100_000
-
-function pieceTokens(words: Vocabulary, text: string): number {
-  if (text.length === 1 && text.charCodeAt(0) < 0x80) return 1
-  const known = counted.get(text)
-  if (known !== undefined) return known
-  const length = toBytes(text)
-  const count = rankOf(words, 0, length) >= 0 ? 1 : merge(words, length)
-  if (counted.size >= COUNTED_LIMIT) counted.clear()
-  counted.set(text, count)
-  return count
-}
-
-/** Tokens in `text` under o200k_base. */
+/** Estimated tokens in `text`. */
 export function countTokens(text: string): number {
   return countTokensUpTo(text, Infinity)
 }
 
 /**
- * Tokens in `text` under o200k_base, counted only until they pass `limit`: the exact count when it
- * is at most `limit`, else a number above `limit` (the count so far), having tokenised little more
- * than `limit` tokens of the text. So `countTokensUpTo(text, n) <= n` exactly when
- * `countTokens(text) <= n`, at a cost bounded by `n` rather than by the text's length.
+ * Estimated tokens in `text`, counted only until they pass `limit`: the count when it is at most
+ * `limit`, else a number above `limit` (the count so far), having read little more than `limit`
+ * tokens of the text. So `countTokensUpTo(text, n) <= n` exactly when `countTokens(text) <= n`,
+ * at a cost bounded by `n` rather than by the text's length.
  */
 export function countTokensUpTo(text: string, limit: number): number {
-  if (text === '') return 0
-  const words = (vocabulary ??= loadVocabulary())
   let total = 0
-  for (const [match] of text.matchAll(PIECES)) {
-    total += pieceTokens(words, match)
-    if (total > limit) return total
+  for (const match of text.matchAll(PIECES)) {
+    total += pieceTokens(text, match.index, match.index + match[0].length)
+    if (total > limit) return Math.ceil(total)
   }
-  return total
+  return Math.ceil(total)
 }
 
 /**
- * The first `max` tokens of `text`. A cut through a multi-byte character leaves the character
- * out.
+ * The longest start of `text` whose estimate is at most `max` tokens. A piece is cut only when it
+ * alone is longer than what is left, never through a surrogate pair.
  */
 export function truncateToTokens(text: string, max: number): string {
-  const words = (vocabulary ??= loadVocabulary())
+  if (max <= 0) return ''
   let used = 0
   for (const match of text.matchAll(PIECES)) {
-    const tokens = pieceTokens(words, match[0])
+    const from = match.index
+    const to = from + match[0].length
+    const tokens = pieceTokens(text, from, to)
     if (used + tokens <= max) {
       used += tokens
       continue
     }
-    let cut = 0
-    if (max > used) {
-      const length = toBytes(match[0])
-      merge(words, length)
-      for (let kept = 0; kept < max - used; kept++) cut = next[cut]!
+    // The longest start of this piece that fits, by bisection: a piece's estimate grows with it.
+    let low = from
+    let high = to - 1
+    while (low < high) {
+      const middle = Math.ceil((low + high) / 2)
+      if (used + pieceTokens(text, from, middle) <= max) low = middle
+      else high = middle - 1
     }
-    // `stream` holds back the bytes of a character the cut went through.
-    const kept = new TextDecoder().decode(piece.subarray(0, cut), { stream: true })
-    return text.slice(0, match.index) + kept
+    if (low > from && isHighSurrogate(text.charCodeAt(low - 1))) low--
+    // The cut text's last piece may split differently from the whole text's: counted again.
+    let cut = text.slice(0, low)
+    while (countTokens(cut) > max) {
+      const end = cut.length - (isHighSurrogate(cut.charCodeAt(cut.length - 2)) ? 2 : 1)
+      cut = cut.slice(0, end)
+    }
+    return cut
   }
   return text
 }
