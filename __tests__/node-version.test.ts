@@ -41,7 +41,7 @@ async function onNode20(
 /** npm's own script: the one `npm test` runs under, else the `npm` on PATH. */
 function npmCli(): string {
   const fromNpm = process.env.npm_execpath
-  if (fromNpm !== undefined && fromNpm.endsWith('npm-cli.js')) return fromNpm
+  if (fromNpm?.endsWith('npm-cli.js') === true) return fromNpm
   for (const dir of (process.env.PATH ?? '').split(':')) {
     const candidate = join(dir, 'npm')
     if (existsSync(candidate)) return realpathSync(candidate)

@@ -102,6 +102,18 @@ describe('the repository files', () => {
     expect(read('scripts/bundle.mjs')).toContain("'licenses.txt'")
   })
 
+  it('CI and .ci/run fail when the archive a job downloads is over 3,000,000 bytes gzipped', () => {
+    for (const file of ['.github/workflows/ci.yml', '.ci/run']) {
+      expect(read(file), file).toContain('$(git archive HEAD | gzip | wc -c)')
+      expect(read(file), file).toMatch(/-gt 3000000 \]/)
+    }
+    const bytes = execFileSync('bash', ['-c', 'git archive HEAD | gzip | wc -c'], {
+      cwd: ROOT,
+      encoding: 'utf8'
+    })
+    expect(Number(bytes)).toBeLessThanOrEqual(3_000_000)
+  })
+
   it('dependabot updates npm and github-actions weekly, in groups', () => {
     const config = parse(read('.github/dependabot.yml')) as {
       version: number
