@@ -124,7 +124,7 @@ const PROJECTS = [
     kind: 'a Python project',
     files: { 'pyproject.toml': '[project]\nname = "demo"\n', 'requirements.txt': 'pytest\n' },
     gate: ['pytest'],
-    setup: ['uses: actions/setup-python@v5'],
+    setup: ['uses: actions/setup-python@v7'],
     commands: ['python -m pip install -r requirements.txt']
   },
   { kind: 'a project with neither', files: {}, gate: [], setup: [], commands: [] }
@@ -605,14 +605,14 @@ describe('the gates job’s setup', () => {
     [
       'pnpm, its version unnamed in package.json',
       { 'package.json': '{}', 'pnpm-lock.yaml': '' },
-      ['uses: pnpm/action-setup@v4', 'uses: actions/setup-node@v7'],
+      ['uses: pnpm/action-setup@v6', 'uses: actions/setup-node@v7'],
       [{ version: 10 }, { 'node-version': 'lts/*', cache: 'pnpm' }],
       ['pnpm install --frozen-lockfile']
     ],
     [
       'pnpm, named in "packageManager"',
       { 'package.json': '{"packageManager":"pnpm@10.4.1"}', 'pnpm-lock.yaml': '' },
-      ['uses: pnpm/action-setup@v4', 'uses: actions/setup-node@v7'],
+      ['uses: pnpm/action-setup@v6', 'uses: actions/setup-node@v7'],
       [undefined, { 'node-version': 'lts/*', cache: 'pnpm' }],
       ['pnpm install --frozen-lockfile']
     ],
@@ -633,14 +633,14 @@ describe('the gates job’s setup', () => {
     [
       'Python, with requirements.txt and .python-version',
       { 'requirements.txt': '', '.python-version': '3.13\n' },
-      ['uses: actions/setup-python@v5'],
+      ['uses: actions/setup-python@v7'],
       [{ 'python-version-file': '.python-version', cache: 'pip' }],
       ['python -m pip install -r requirements.txt']
     ],
     [
       'Python, a package without requirements.txt',
       { 'pyproject.toml': '' },
-      ['uses: actions/setup-python@v5'],
+      ['uses: actions/setup-python@v7'],
       [{ 'python-version': '3.x' }],
       ['python -m pip install -e .']
     ],
@@ -657,9 +657,9 @@ describe('the gates job’s setup', () => {
   })
 
   it('says what to put in the placeholder, for the toolchain it sees', () => {
-    expect(detectSetup(project({ 'go.mod': '' })).steps).toContain('actions/setup-go@v5')
+    expect(detectSetup(project({ 'go.mod': '' })).steps).toContain('actions/setup-go@v7')
     expect(detectSetup(project({ 'go.mod': '' })).steps).toContain('go-version-file: go.mod')
-    expect(detectSetup(project({ 'pom.xml': '' })).steps).toContain('actions/setup-java@v4')
+    expect(detectSetup(project({ 'pom.xml': '' })).steps).toContain('actions/setup-java@v6')
     expect(detectSetup(project({ Gemfile: '' })).steps).toContain('ruby/setup-ruby@v1')
     expect(detectSetup(project({ 'Cargo.toml': '' })).commands).toContain('# cargo fetch --locked')
     expect(detectSetup(project({ Gemfile: '' })).commands).toContain('# bundle install')

@@ -355,8 +355,17 @@ describe("this repository's CHANGELOG", () => {
   const changelog = readFileSync(join(ROOT, 'CHANGELOG.md'), 'utf8')
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
 
-  it('can be prepared for the version package.json names, and the notes are Unreleased', () => {
+  it('has a dated section with text for the version package.json names, or can prepare one from Unreleased', () => {
     const version = parseVersion(pkg.version)
+    const dated = new RegExp(
+      `^## \\[${pkg.version.replaceAll('.', '\\.')}\\] - \\d{4}-\\d{2}-\\d{2}$`,
+      'm'
+    )
+    if (dated.test(changelog)) {
+      // Prepared (npm run release:prepare): the section holds the notes the release will publish.
+      expect(changelogSection(changelog, version).trim()).not.toBe('')
+      return
+    }
     const unreleased = /^## Unreleased\n([\s\S]*?)(?=^## |^\[[^\]]+\]: |(?![\s\S]))/m.exec(
       changelog
     )?.[1]
@@ -416,16 +425,20 @@ describe('release notes', () => {
     )
   })
 
-  it("this repository's Unreleased section: no wrapped line is left on its own, no word lost", () => {
+  it("this repository's newest notes: no wrapped line is left on its own, no word lost", () => {
     const changelog = readFileSync(join(ROOT, 'CHANGELOG.md'), 'utf8')
-    const prepared = prepareChangelog(
-      changelog,
-      parseVersion('9.9.9'),
-      '2026-11-23',
-      REPO_URL,
-      undefined
-    )
-    const notes = releaseNotes(changelogSection(prepared, parseVersion('9.9.9')))
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
+    // The section of package.json's version once prepared, else what Unreleased would become.
+    const version = parseVersion(pkg.version)
+    const section = (() => {
+      try {
+        return changelogSection(changelog, version)
+      } catch {
+        const prepared = prepareChangelog(changelog, version, '2026-11-23', REPO_URL, undefined)
+        return changelogSection(prepared, version)
+      }
+    })()
+    const notes = releaseNotes(section)
     // A continuation line is indented text that starts no list item; outside code, none is left.
     let inFence = false
     for (const line of notes.split('\n')) {
@@ -434,6 +447,6 @@ describe('release notes', () => {
     }
     // Nothing is lost: the same words in the same order.
     const words = (text: string): string[] => text.split(/\s+/).filter(w => w !== '')
-    expect(words(notes)).toEqual(words(changelogSection(prepared, parseVersion('9.9.9'))))
+    expect(words(notes)).toEqual(words(section))
   })
 })

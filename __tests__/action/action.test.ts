@@ -11,7 +11,7 @@ import {
 import { MemoryGitHub, REFUSED } from '../helpers/memory-github.js'
 import { wireAnswer } from '../helpers/judge-answers.js'
 import { startProviderStandIn } from '../helpers/provider-standin.js'
-import type { Ticker } from '../../src/util/ticker.js'
+import { fastTicker } from '../helpers/fast-ticker.js'
 
 /**
  * The action's flow in process (__tests__/helpers/in-process.ts): GitHub in memory, gates and git
@@ -313,17 +313,7 @@ describe('the job log while a judge is slow to answer', () => {
         ? { delayMs: 400, then: { json: wireAnswer(call.schema) } }
         : { json: wireAnswer(call.schema) }
     )
-    const running = new Set<NodeJS.Timeout>()
-    const ticker: Ticker = {
-      every: (_ms, tick) => {
-        const timer = setInterval(tick, 20)
-        running.add(timer)
-        return () => {
-          clearInterval(timer)
-          running.delete(timer)
-        }
-      }
-    }
+    const ticker = fastTicker()
     try {
       const pr = pullRequest({ '.github/rubric.md': NEEDS_JUDGES })
       const result = await run(pr, {
@@ -338,7 +328,7 @@ describe('the job log while a judge is slow to answer', () => {
         /^Judges: 1 of 2 done; still waiting on openai:gpt-4\.1 \(\d+ s\)$/
       )
       expect(result.log.slice(slowAnswered).filter(l => l.startsWith('Judges:'))).toEqual([])
-      expect(running.size).toBe(0)
+      expect(ticker.running()).toBe(0)
     } finally {
       await providers.close()
     }

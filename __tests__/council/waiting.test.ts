@@ -3,6 +3,7 @@ import { createCouncil } from '../../src/council/council.js'
 import { judgeJsonSchema } from '../../src/council/judge-schema.js'
 import { WAITING_EVERY_MS, waitingLine, watchCalls } from '../../src/council/waiting.js'
 import type { Ticker } from '../../src/util/ticker.js'
+import { fastTicker } from '../helpers/fast-ticker.js'
 import { RANKING_EVIDENCE } from '../helpers/evidence.js'
 import { wireAnswer } from '../helpers/judge-answers.js'
 import { startProviderStandIn, type StandIn } from '../helpers/provider-standin.js'
@@ -79,17 +80,7 @@ describe('the council, while a judge is slow to answer', () => {
     standIn.setScript(call =>
       call.protocol.startsWith('anthropic') ? { delayMs: 400, then: { json } } : { json }
     )
-    const running = new Set<NodeJS.Timeout>()
-    const fast: Ticker = {
-      every: (_ms, tick) => {
-        const timer = setInterval(tick, 20)
-        running.add(timer)
-        return () => {
-          clearInterval(timer)
-          running.delete(timer)
-        }
-      }
-    }
+    const fast = fastTicker()
     const log: string[] = []
     const council = createCouncil({
       env: {
@@ -122,7 +113,7 @@ describe('the council, while a judge is slow to answer', () => {
     )
     // None after the last call ended, and no interval left to keep the process alive.
     expect(log.at(-1)).toBe('finished anthropic:claude-sonnet-4-5 ok')
-    expect(running.size).toBe(0)
+    expect(fast.running()).toBe(0)
     await new Promise(resolve => setTimeout(resolve, 100))
     expect(log.at(-1)).toBe('finished anthropic:claude-sonnet-4-5 ok')
   })

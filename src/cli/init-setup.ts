@@ -42,8 +42,8 @@ ${cache ? `          cache: ${cache}\n` : ''}`
   if (has('pnpm-lock.yaml')) {
     const pinned = typeof packageJson(cwd).packageManager === 'string'
     const pnpm = pinned
-      ? '      - uses: pnpm/action-setup@v4 # the version in package.json\'s "packageManager"\n'
-      : `      - uses: pnpm/action-setup@v4
+      ? '      - uses: pnpm/action-setup@v6 # the version in package.json\'s "packageManager"\n'
+      : `      - uses: pnpm/action-setup@v6
         with:
           version: 10 # or name it in package.json's "packageManager", and drop this
 `
@@ -80,7 +80,7 @@ function pythonSetup(cwd: string): { steps: string; commands: string } {
     : "python-version: '3.x'"
   const requirements = has('requirements.txt')
   return {
-    steps: `      - uses: actions/setup-python@v5
+    steps: `      - uses: actions/setup-python@v7
         with:
           ${version}
 ${requirements ? '          cache: pip\n' : ''}`,
@@ -98,7 +98,7 @@ const PLACEHOLDERS: readonly {
 }[] = [
   {
     files: ['go.mod'],
-    steps: `      #   - uses: actions/setup-go@v5
+    steps: `      #   - uses: actions/setup-go@v7
       #     with:
       #       go-version-file: go.mod`,
     commands: `${COMMAND}# go mod download`
@@ -110,7 +110,7 @@ const PLACEHOLDERS: readonly {
   },
   {
     files: ['pom.xml', 'build.gradle', 'build.gradle.kts'],
-    steps: `      #   - uses: actions/setup-java@v4
+    steps: `      #   - uses: actions/setup-java@v6
       #     with:
       #       distribution: temurin
       #       java-version: '21'`,
@@ -141,7 +141,7 @@ export function detectSetup(cwd: string): ProjectSetup {
     }
   const known = PLACEHOLDERS.find(p => p.files.some(has))
   const steps =
-    known?.steps ?? '      #   - uses: actions/setup-go@v5 (or setup-java, ruby/setup-ruby, ...)'
+    known?.steps ?? '      #   - uses: actions/setup-go@v7 (or setup-java, ruby/setup-ruby, ...)'
   return {
     kind: 'other',
     steps: `      # TODO: set up the toolchain your gates need, here; e.g.\n${steps}\n`,
