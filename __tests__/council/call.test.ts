@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import { APICallError } from 'ai'
-import { classify, retryAfter } from '../../src/council/provider-errors.js'
+import {
+  anthropicReset,
+  classify,
+  geminiRetryDelay,
+  retryAfter,
+  spokenWait
+} from '../../src/council/provider-errors.js'
 import { extractJson } from '../../src/council/extract-json.js'
 import { estimateCost } from '../../src/council/pricing.js'
 
@@ -14,6 +20,80 @@ describe('retry-after', () => {
     expect(fromDate).toBeLessThanOrEqual(5000)
     expect(retryAfter({ 'retry-after': 'soon' })).toEqual({})
     expect(retryAfter(undefined)).toEqual({})
+  })
+})
+
+describe('waits asked for outside retry-after', () => {
+  const gemini = (details: unknown[]): string =>
+    JSON.stringify({
+      error: { code: 429, message: 'Quota', status: 'RESOURCE_EXHAUSTED', details }
+    })
+  const retryInfo = (retryDelay: unknown) => ({
+    '@type': 'type.googleapis.com/google.rpc.RetryInfo',
+    retryDelay
+  })
+
+  it('reads Gemini’s RetryInfo.retryDelay from the error body, among other details', () => {
+    const quota = { '@type': 'type.googleapis.com/google.rpc.QuotaFailure', violations: [] }
+    expect(geminiRetryDelay(gemini([quota, retryInfo('38s')]))).toBe(38_000)
+    expect(geminiRetryDelay(gemini([retryInfo('1.5s')]))).toBe(1500)
+    expect(geminiRetryDelay(gemini([retryInfo('3600s')]))).toBe(3_600_000)
+    expect(geminiRetryDelay(gemini([retryInfo('0.000340s')]))).toBe(0)
+    for (const bad of ['38', '1h2m', '-2s', 38, '']) {
+      expect(geminiRetryDelay(gemini([retryInfo(bad)]))).toBeUndefined()
+    }
+    expect(geminiRetryDelay(gemini([{ ...retryInfo('2s'), '@type': 'other' }]))).toBeUndefined()
+    expect(geminiRetryDelay('not json')).toBeUndefined()
+    expect(geminiRetryDelay(undefined)).toBeUndefined()
+  })
+
+  it('a Gemini 429 carries the wait and who asked for it', () => {
+    const error = new APICallError({
+      message: 'Quota',
+      url: 'https://generativelanguage.googleapis.com/v1beta/models/x:generateContent',
+      requestBodyValues: {},
+      statusCode: 429,
+      responseHeaders: {},
+      responseBody: gemini([retryInfo('38s')]),
+      isRetryable: true
+    })
+    expect(classify(error)).toMatchObject({
+      failure: 'rate_limited',
+      retryAfterMs: 38_000,
+      askedBy: 'Gemini'
+    })
+  })
+
+  it('waits for the latest reset of an Anthropic limit that is spent', () => {
+    const at = (ms: number) => new Date(Date.now() + ms).toISOString()
+    const wait = anthropicReset({
+      'anthropic-ratelimit-requests-remaining': '0',
+      'anthropic-ratelimit-requests-reset': at(5000),
+      'anthropic-ratelimit-input-tokens-remaining': '0',
+      'anthropic-ratelimit-input-tokens-reset': at(9000),
+      'anthropic-ratelimit-tokens-remaining': '1200',
+      'anthropic-ratelimit-tokens-reset': at(60_000)
+    })
+    expect(wait).toBeGreaterThan(8000)
+    expect(wait).toBeLessThanOrEqual(9000)
+    expect(
+      anthropicReset({
+        'anthropic-ratelimit-requests-remaining': '3',
+        'anthropic-ratelimit-requests-reset': at(5000)
+      })
+    ).toBeUndefined()
+    expect(anthropicReset(undefined)).toBeUndefined()
+  })
+
+  it('says a wait as people do', () => {
+    expect([1500, 2000, 38_000, 720_000, 3_600_000, 36_845_000].map(spokenWait)).toEqual([
+      '1.5 s',
+      '2 s',
+      '38 s',
+      '12 min',
+      '1 h',
+      '10.2 h'
+    ])
   })
 })
 

@@ -11,6 +11,8 @@ import { gateResult } from '../helpers/evaluation.js'
 import { RANKING_EVIDENCE } from '../helpers/evidence.js'
 import { askedBy, wireAnswer } from '../helpers/judge-answers.js'
 import {
+  anthropicRateLimited,
+  geminiQuotaExhausted,
   startProviderStandIn,
   type RecordedCall,
   type Reply,
@@ -84,6 +86,7 @@ async function convene(
     evidence?: Evidence
     iteration?: number
     samples?: number
+    deadline?: number
   } = {}
 ): Promise<{ outcome: CouncilOutcome; calls: readonly RecordedCall[] }> {
   const before = standIn.calls.length
@@ -96,7 +99,8 @@ async function convene(
     models: options.models ?? JUDGES,
     ...(options.samples !== undefined && { samples: options.samples }),
     mask: text => maskSecrets(text, secrets),
-    retryBaseMs: 20
+    retryBaseMs: 20,
+    ...(options.deadline !== undefined && { deadline: options.deadline })
   })
   const outcome = await council.convene({
     rubric: options.rubric ?? RUBRIC,
@@ -241,6 +245,86 @@ describe('the council against real provider protocols', () => {
       }
     )
     expect(outcome.runs[0]?.status).toBe('ok')
+  })
+
+  describe('waits the provider asks for', () => {
+    const GEMINI = {
+      GOOGLE_GENERATIVE_AI_API_KEY: 'AIzaSy-test-0123456789abcdef',
+      GOOGLE_GENERATIVE_AI_BASE_URL: ''
+    }
+    const gemini = (): Record<string, string> =>
+      env({ ...GEMINI, GOOGLE_GENERATIVE_AI_BASE_URL: standIn.googleBaseUrl })
+    const gaps = (calls: readonly RecordedCall[]): number[] =>
+      calls.slice(1).map((call, i) => call.receivedAt - (calls[i]?.receivedAt ?? 0))
+    const failedMessage = (outcome: CouncilOutcome): string => {
+      const run = outcome.runs[0]
+      return run?.status === 'failed' ? `${run.failure}: ${run.message}` : String(run?.status)
+    }
+
+    it('Gemini 429 with retryDelay "2s" in the body: retried after 2 s, then succeeds', async () => {
+      const { outcome, calls } = await convene(
+        (call, index) =>
+          index === 0 ? geminiQuotaExhausted('2s', call.model) : { json: answer(RUBRIC) },
+        { models: ['google:gemini-3.5-flash'], env: gemini() }
+      )
+      expect(outcome.runs[0]?.status).toBe('ok')
+      expect(calls).toHaveLength(2)
+      expect(gaps(calls)[0]).toBeGreaterThanOrEqual(2000)
+      expect(gaps(calls)[0]).toBeLessThan(3000)
+    })
+
+    it('Gemini 429 asking for an hour: rate_limited at once, naming the wait', async () => {
+      const started = performance.now()
+      const { outcome, calls } = await convene(call => geminiQuotaExhausted('3600s', call.model), {
+        models: ['google:gemini-3.5-flash'],
+        env: gemini(),
+        deadline: Date.now() + 25_000
+      })
+      expect(performance.now() - started).toBeLessThan(1000)
+      expect(calls).toHaveLength(1)
+      expect(failedMessage(outcome)).toBe(
+        'rate_limited: rate limited (429): You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits; Gemini asked to wait 1 h, more than the 25 s left (after 1 try)'
+      )
+      expect(reasons(outcome)).toEqual(['rate_limited'])
+    })
+
+    it('Anthropic 429: waits until the spent limit’s anthropic-ratelimit-*-reset time', async () => {
+      const { outcome, calls } = await convene(
+        (_call, index) => (index === 0 ? anthropicRateLimited(2000) : { json: answer(RUBRIC) }),
+        { models: ['anthropic:claude-sonnet-4-5'] }
+      )
+      expect(outcome.runs[0]?.status).toBe('ok')
+      // The reset is a time to the second: between 1 s and 2 s away when it was sent.
+      expect(gaps(calls)[0]).toBeGreaterThanOrEqual(1000)
+      expect(gaps(calls)[0]).toBeLessThan(2500)
+    })
+
+    it('Anthropic 529 three times, then an answer: retried with a growing backoff', async () => {
+      const { outcome, calls } = await convene(
+        (_call, index) => (index < 3 ? { status: 529 } : { json: answer(RUBRIC) }),
+        { models: ['anthropic:claude-sonnet-4-5'] }
+      )
+      expect(outcome.runs[0]?.status).toBe('ok')
+      expect(calls).toHaveLength(4)
+      // Backoff from twice the base (20 ms here): at least 20, 40, 80 ms.
+      const waited = gaps(calls)
+      for (const [retry, gap] of waited.entries()) {
+        expect(gap).toBeGreaterThanOrEqual(20 * 2 ** retry - 1)
+      }
+    })
+
+    it('a retry-after longer than the time left ends the judge at once, naming the wait', async () => {
+      const started = performance.now()
+      const { outcome, calls } = await convene(
+        () => ({ status: 429, headers: { 'retry-after': '5' } }),
+        { models: ['openai:gpt-5-mini'], deadline: Date.now() + 3000 }
+      )
+      expect(performance.now() - started).toBeLessThan(1000)
+      expect(calls).toHaveLength(1)
+      expect(failedMessage(outcome)).toMatch(
+        /^rate_limited: rate limited \(429\): .*; the provider asked to wait 5 s, more than the 3 s left \(after 1 try\)$/
+      )
+    })
   })
 
   it('a judge that hangs times out; the others still answer', async () => {

@@ -819,6 +819,8 @@ const ANTHROPIC_ERRORS: Readonly<Record<number, readonly [type: string, message:
   429: ['rate_limit_error', 'Number of request tokens has exceeded your per-minute rate limit.'],
   500: ['api_error', 'Internal server error'],
   504: ['timeout_error', 'Request timed out'],
+  // The API is overloaded for everyone, not a limit of the account: the request may be retried.
+  // https://docs.anthropic.com/en/api/errors
   529: ['overloaded_error', 'Overloaded']
 }
 
@@ -838,6 +840,81 @@ const GOOGLE_ERRORS: Readonly<Record<number, readonly [status: string, message: 
   ],
   503: ['UNAVAILABLE', 'The model is overloaded. Please try again later.'],
   504: ['DEADLINE_EXCEEDED', 'The request timed out. Please try again.']
+}
+
+/**
+ * Gemini's 429 for a spent quota, as the API sends it: the wait is in the body, in a
+ * `google.rpc.RetryInfo` detail (`retryDelay`, a protobuf Duration: "38s"), beside the quota that
+ * ran out; no `retry-after` header. Per-minute quotas ask for seconds, daily ones for hours.
+ * https://ai.google.dev/gemini-api/docs/troubleshooting,
+ * https://cloud.google.com/java/docs/reference/proto-google-common-protos/latest/com.google.rpc.RetryInfo
+ */
+export function geminiQuotaExhausted(retryDelay: string, model = 'gemini-3.5-flash'): Reply {
+  const seconds = Number.parseFloat(retryDelay)
+  const daily = seconds >= 3600
+  const metric = 'generate_content_free_tier_requests'
+  return {
+    status: 429,
+    body: {
+      error: {
+        code: 429,
+        message:
+          'You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.\n' +
+          `* Quota exceeded for metric: generativelanguage.googleapis.com/${metric}, limit: ${daily ? 250 : 10}, model: ${model}\n` +
+          `Please retry in ${seconds}s.`,
+        status: 'RESOURCE_EXHAUSTED',
+        details: [
+          {
+            '@type': 'type.googleapis.com/google.rpc.QuotaFailure',
+            violations: [
+              {
+                quotaMetric: `generativelanguage.googleapis.com/${metric}`,
+                quotaId: daily
+                  ? 'GenerateRequestsPerDayPerProjectPerModel-FreeTier'
+                  : 'GenerateRequestsPerMinutePerProjectPerModel-FreeTier',
+                quotaDimensions: { location: 'global', model },
+                quotaValue: daily ? '250' : '10'
+              }
+            ]
+          },
+          {
+            '@type': 'type.googleapis.com/google.rpc.Help',
+            links: [
+              {
+                description: 'Learn more about Gemini API quotas',
+                url: 'https://ai.google.dev/gemini-api/docs/rate-limits'
+              }
+            ]
+          },
+          { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay }
+        ]
+      }
+    }
+  }
+}
+
+/**
+ * Anthropic's 429 with its rate-limit headers: `retry-after` (seconds) when `retryAfter` is
+ * given, and for each limit `anthropic-ratelimit-*-limit`, `-remaining` and `-reset` (an RFC 3339
+ * time); the requests limit is the one spent, replenished `resetInMs` from now. The body is the
+ * stock `rate_limit_error`. https://docs.anthropic.com/en/api/rate-limits#response-headers,
+ * https://docs.anthropic.com/en/api/errors
+ */
+export function anthropicRateLimited(resetInMs: number, retryAfter?: number): Reply {
+  const reset = new Date(Date.now() + resetInMs).toISOString().replace(/\.\d{3}Z$/, 'Z')
+  const soon = new Date(Date.now() + 1000).toISOString().replace(/\.\d{3}Z$/, 'Z')
+  return {
+    status: 429,
+    headers: {
+      ...(retryAfter !== undefined && { 'retry-after': String(retryAfter) }),
+      'anthropic-ratelimit-requests-limit': '50',
+      'anthropic-ratelimit-requests-remaining': '0',
+      'anthropic-ratelimit-requests-reset': reset,
+      'anthropic-ratelimit-tokens-limit': '50000',
+      'anthropic-ratelimit-tokens-remaining': '49000',
+      'anthropic-ratelimit-tokens-reset': soon
+    }
+  }
 }
 
 /**

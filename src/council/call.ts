@@ -14,7 +14,7 @@ import { estimateCost } from './pricing.js'
 import type { CallSettings } from './providers.js'
 import { formatCount } from '../util/format-count.js'
 import { promptText, type JudgePrompt } from './prompt.js'
-import { classify } from './provider-errors.js'
+import { classify, spokenWait } from './provider-errors.js'
 import { failed } from '../util/result.js'
 import type { CouncilFailure, JudgeRun, TokenUsage } from './types.js'
 
@@ -44,6 +44,10 @@ export interface CallPolicy {
   readonly retryBaseMs: number
   /** A `retry-after` longer than this (or past the deadline) is not waited for. */
   readonly maxRetryWaitMs: number
+  /** On an overloaded provider (Anthropic 529): the first backoff, doubled each retry. */
+  readonly overloadedRetryBaseMs: number
+  /** On an overloaded provider: how many retries. */
+  readonly overloadedMaxRetries: number
   /** Hides secrets in every message that leaves this module. */
   readonly mask: (text: string) => string
 }
@@ -233,15 +237,23 @@ async function requestWithRetries(
         }
       }
       const problem = classify(error)
-      const wait = problem.retryAfterMs ?? backoff(policy.retryBaseMs, retry)
-      const fits = wait <= policy.maxRetryWaitMs && Date.now() + wait < policy.deadline
-      if (!problem.retryable || retry >= policy.maxRetries || !fits) {
+      const retries = problem.overloaded ? policy.overloadedMaxRetries : policy.maxRetries
+      const base = problem.overloaded ? policy.overloadedRetryBaseMs : policy.retryBaseMs
+      const wait = problem.retryAfterMs ?? backoff(base, retry)
+      // A wait that does not fit ends the judge now: sleeping through it would change nothing.
+      const left = policy.deadline - Date.now()
+      const fits = wait <= policy.maxRetryWaitMs && wait < left
+      if (!problem.retryable || retry >= retries || !fits) {
         const tries = retry + 1
+        const asked =
+          fits || problem.askedBy === undefined
+            ? ''
+            : `; ${waitTooLong(problem.askedBy, wait, left, policy.maxRetryWaitMs)}`
         return {
           kind: 'failed',
           failure: problem.failure,
           message: problem.retryable
-            ? `${problem.message} (after ${tries} ${tries === 1 ? 'try' : 'tries'})`
+            ? `${problem.message}${asked} (after ${tries} ${tries === 1 ? 'try' : 'tries'})`
             : problem.message,
           rejected: problem.rejected ?? false
         }
@@ -282,6 +294,13 @@ function addUsage(usage: Usage, add: LanguageModelUsage | undefined): void {
   usage.cachedInput += add.inputTokenDetails.cacheReadTokens ?? 0
   usage.cacheWrite += add.inputTokenDetails.cacheWriteTokens ?? 0
   usage.output += add.outputTokens ?? 0
+}
+
+/** "Gemini asked to wait 38 s, more than the 25 s left". */
+function waitTooLong(who: string, wait: number, left: number, maxWait: number): string {
+  const bound =
+    maxWait < left ? `the ${spokenWait(maxWait)} a retry may wait` : `the ${spokenWait(left)} left`
+  return `${who} asked to wait ${spokenWait(wait)}, more than ${bound}`
 }
 
 function backoff(baseMs: number, retry: number): number {

@@ -25,7 +25,14 @@ const COUNCIL_DEFAULTS = {
   concurrency: 32,
   maxRetries: 2,
   retryBaseMs: 1000,
-  maxRetryWaitMs: 60_000
+  maxRetryWaitMs: 60_000,
+  /**
+   * Anthropic's 529 (overloaded for everyone) clears in seconds to minutes, not in the ~3 s the
+   * usual backoff gives up after: one more retry, each backoff twice as long (1–2 s, 2–4 s, 4–8 s:
+   * up to 14 s in all, instead of up to 3 s).
+   */
+  overloadedBackoffFactor: 2,
+  overloadedMaxRetries: 3
 } as const
 
 export interface CouncilOptions {
@@ -100,6 +107,10 @@ export function createCouncil(options: CouncilOptions): Council {
       maxRetries: COUNCIL_DEFAULTS.maxRetries,
       retryBaseMs: options.retryBaseMs ?? COUNCIL_DEFAULTS.retryBaseMs,
       maxRetryWaitMs: COUNCIL_DEFAULTS.maxRetryWaitMs,
+      overloadedRetryBaseMs:
+        (options.retryBaseMs ?? COUNCIL_DEFAULTS.retryBaseMs) *
+        COUNCIL_DEFAULTS.overloadedBackoffFactor,
+      overloadedMaxRetries: COUNCIL_DEFAULTS.overloadedMaxRetries,
       mask: options.mask
     }
     const schema = judgeJsonSchema(rubric)

@@ -9,7 +9,12 @@ export interface Problem {
   readonly failure: CouncilFailure
   readonly message: string
   readonly retryable: boolean
+  /** How long the provider asked us to wait before trying again. */
   readonly retryAfterMs?: number
+  /** Who asked for `retryAfterMs`, for the message when the wait does not fit: "Gemini". */
+  readonly askedBy?: string
+  /** The provider is overloaded for everyone (Anthropic 529): worth a longer, patient backoff. */
+  readonly overloaded?: boolean
   /**
    * A deterministic rejection of the request (400, 404, 422…) or of its key (401, 403): re-running
    * will not help.
@@ -43,7 +48,7 @@ export function classify(error: unknown): Problem {
         failure: 'rate_limited',
         message: `rate limited (429)${detail}`,
         retryable: true,
-        ...retryAfter(error.responseHeaders)
+        ...askedWait(error)
       }
     }
     if (status !== undefined && status >= 200 && status < 300) {
@@ -67,7 +72,10 @@ export function classify(error: unknown): Problem {
         failure: 'provider_error',
         message: `the provider failed (${status})${detail}`,
         retryable: true,
-        ...retryAfter(error.responseHeaders)
+        ...askedWait(error),
+        // Anthropic's 529 overloaded_error: the API is busy for everyone, and says so.
+        // https://docs.anthropic.com/en/api/errors
+        ...(status === 529 && { overloaded: true })
       }
     }
     const hint = status === 404 ? ': check the model name' : ''
@@ -115,6 +123,82 @@ function errorMessageIn(body: string | undefined): string | undefined {
     return `the upstream provider${name} says: ${upstream}`
   }
   return typeof error.message === 'string' && error.message !== '' ? error.message : undefined
+}
+
+/**
+ * The wait a provider asked for, wherever it says it: `retry-after-ms` / `retry-after` (OpenAI,
+ * Anthropic, any HTTP server), Anthropic's `anthropic-ratelimit-*-reset` times, Gemini's
+ * `RetryInfo.retryDelay` in the error body.
+ */
+function askedWait(error: APICallError): { retryAfterMs?: number; askedBy?: string } {
+  const header = retryAfter(error.responseHeaders)
+  if (header.retryAfterMs !== undefined) return { ...header, askedBy: 'the provider' }
+  const reset = anthropicReset(error.responseHeaders)
+  if (reset !== undefined) return { retryAfterMs: reset, askedBy: 'Anthropic' }
+  const delay = geminiRetryDelay(error.responseBody)
+  if (delay !== undefined) return { retryAfterMs: delay, askedBy: 'Gemini' }
+  return {}
+}
+
+/**
+ * Anthropic's rate-limit headers: `anthropic-ratelimit-{requests,tokens,input-tokens,
+ * output-tokens}-reset` are RFC 3339 times at which each limit is replenished, beside its
+ * `-remaining`. The wait is until the latest reset of a limit that has nothing left.
+ * https://docs.anthropic.com/en/api/rate-limits#response-headers (also
+ * https://docs.aws.amazon.com/claude-platform/latest/userguide/rate-limits.html)
+ */
+export function anthropicReset(
+  headers: Readonly<Record<string, string>> | undefined
+): number | undefined {
+  if (!headers) return undefined
+  const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]))
+  let latest: number | undefined
+  for (const [name, value] of Object.entries(lower)) {
+    const limit = /^anthropic-ratelimit-(.+)-reset$/.exec(name)?.[1]
+    if (limit === undefined || lower[`anthropic-ratelimit-${limit}-remaining`]?.trim() !== '0') {
+      continue
+    }
+    const at = Date.parse(value)
+    if (!Number.isNaN(at)) latest = Math.max(latest ?? 0, at)
+  }
+  return latest === undefined ? undefined : Math.max(0, latest - Date.now())
+}
+
+/**
+ * Gemini says how long to wait in the body of a 429, not in a header: `error.details[]` holds a
+ * `google.rpc.RetryInfo` whose `retryDelay` is a protobuf Duration in its JSON form, seconds
+ * with an `s` ("38s", "1.5s"; hours for a daily quota: "36845s").
+ * https://ai.google.dev/gemini-api/docs/troubleshooting,
+ * https://cloud.google.com/java/docs/reference/proto-google-common-protos/latest/com.google.rpc.RetryInfo,
+ * https://protobuf.dev/reference/protobuf/google.protobuf/#duration
+ */
+export function geminiRetryDelay(body: string | undefined): number | undefined {
+  if (!body) return undefined
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(body)
+  } catch {
+    return undefined
+  }
+  const error = isRecord(parsed) ? parsed.error : undefined
+  const details = isRecord(error) && Array.isArray(error.details) ? error.details : []
+  for (const detail of details) {
+    if (!isRecord(detail) || detail['@type'] !== 'type.googleapis.com/google.rpc.RetryInfo') {
+      continue
+    }
+    const match = /^(\d+(?:\.\d{1,9})?)s$/.exec(String(detail.retryDelay).trim())
+    if (match?.[1] !== undefined) return Math.round(Number(match[1]) * 1000)
+  }
+  return undefined
+}
+
+/** A wait as people say it: "1.5 s", "38 s", "12 min", "1 h", "10.2 h". */
+export function spokenWait(ms: number): string {
+  const seconds = ms / 1000
+  if (seconds < 10) return `${Math.round(seconds * 10) / 10} s`
+  if (seconds < 120) return `${Math.round(seconds)} s`
+  if (seconds < 3600) return `${Math.round(seconds / 60)} min`
+  return `${Math.round(seconds / 360) / 10} h`
 }
 
 /** `retry-after` in seconds or as an HTTP date, or OpenAI's `retry-after-ms`. */
