@@ -313,6 +313,26 @@ describe('the council against real provider protocols', () => {
       }
     })
 
+    it('a wait longer than the judge’s timeout is not made either', async () => {
+      const rubric = parse(
+        RUBRIC.text.replace(
+          'dimensions: { accuracy: 1 }',
+          'dimensions: { accuracy: 1 }\ncouncil: { timeout: 2 }'
+        )
+      )
+      const started = performance.now()
+      const { outcome, calls } = await convene(call => geminiQuotaExhausted('3s', call.model), {
+        models: ['google:gemini-3.5-flash'],
+        env: gemini(),
+        rubric
+      })
+      expect(performance.now() - started).toBeLessThan(1000)
+      expect(calls).toHaveLength(1)
+      expect(failedMessage(outcome)).toMatch(
+        /; Gemini asked to wait 3 s, more than the 2 s a retry waits at most \(after 1 try\)$/
+      )
+    })
+
     it('a retry-after longer than the time left ends the judge at once, naming the wait', async () => {
       const started = performance.now()
       const { outcome, calls } = await convene(

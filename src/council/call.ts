@@ -42,7 +42,7 @@ export interface CallPolicy {
   readonly maxRetries: number
   /** First backoff; doubled each retry, with jitter. */
   readonly retryBaseMs: number
-  /** A `retry-after` longer than this (or past the deadline) is not waited for. */
+  /** A wait longer than this or than `timeoutMs` (or past the deadline) is not made. */
   readonly maxRetryWaitMs: number
   /** On an overloaded provider (Anthropic 529): the first backoff, doubled each retry. */
   readonly overloadedRetryBaseMs: number
@@ -241,14 +241,16 @@ async function requestWithRetries(
       const base = problem.overloaded ? policy.overloadedRetryBaseMs : policy.retryBaseMs
       const wait = problem.retryAfterMs ?? backoff(base, retry)
       // A wait that does not fit ends the judge now: sleeping through it would change nothing.
+      // Bounded by the time left and by the judge's own timeout (and never more than a minute).
       const left = policy.deadline - Date.now()
-      const fits = wait <= policy.maxRetryWaitMs && wait < left
+      const maxWait = Math.min(policy.maxRetryWaitMs, policy.timeoutMs)
+      const fits = wait <= maxWait && wait < left
       if (!problem.retryable || retry >= retries || !fits) {
         const tries = retry + 1
         const asked =
           fits || problem.askedBy === undefined
             ? ''
-            : `; ${waitTooLong(problem.askedBy, wait, left, policy.maxRetryWaitMs)}`
+            : `; ${waitTooLong(problem.askedBy, wait, left, maxWait)}`
         return {
           kind: 'failed',
           failure: problem.failure,
@@ -299,7 +301,9 @@ function addUsage(usage: Usage, add: LanguageModelUsage | undefined): void {
 /** "Gemini asked to wait 38 s, more than the 25 s left". */
 function waitTooLong(who: string, wait: number, left: number, maxWait: number): string {
   const bound =
-    maxWait < left ? `the ${spokenWait(maxWait)} a retry may wait` : `the ${spokenWait(left)} left`
+    maxWait < left
+      ? `the ${spokenWait(maxWait)} a retry waits at most`
+      : `the ${spokenWait(left)} left`
   return `${who} asked to wait ${spokenWait(wait)}, more than ${bound}`
 }
 
