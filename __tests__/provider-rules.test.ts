@@ -290,6 +290,36 @@ describe('OpenAI strict structured outputs', () => {
     expect((result.warnings ?? []).map(w => w.type)).toContain('unsupported')
   })
 
+  it('with store: false, refuses an input item that refers to an earlier one; keeps what it is told', async () => {
+    const reference = { type: 'item_reference', id: 'msg_0123' }
+    expect(
+      await post(
+        '/v1/responses',
+        { model: 'gpt-5.4-mini', input: [reference], store: false },
+        headers
+      )
+    ).toEqual({
+      status: 400,
+      body: {
+        error: {
+          message:
+            "Item with id 'msg_0123' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input.",
+          type: 'invalid_request_error',
+          param: 'input',
+          code: null
+        }
+      }
+    })
+    // The response echoes `store`: true unless the request said false.
+    const kept = await post('/v1/responses', { model: 'gpt-5.4-mini', input: 'hi' }, headers)
+    const notKept = await post(
+      '/v1/responses',
+      { model: 'gpt-5.4-mini', input: 'hi', store: false },
+      headers
+    )
+    expect([kept.body, notKept.body]).toMatchObject([{ store: true }, { store: false }])
+  })
+
   it('answers 404 model_not_found for an unknown or retired model', async () => {
     const model = createOpenAI({ baseURL: standIn.openaiBaseUrl, apiKey: 'sk-test' })('gpt-4-turbo')
     const error = await rejection(generateText({ model, prompt: 'hi', maxRetries: 0 }))
@@ -471,6 +501,15 @@ describe('Ollama', () => {
       providerOptions: { ollama: { options: { num_ctx: 32_768 } } }
     })
     expect(standIn.calls.at(-1)?.text.length).toBeLessThan(long.length / 2)
+  })
+
+  it('counts only the prompt tokens its KV cache did not hold, as some builds do', async () => {
+    const model = createOllama({ baseURL: `${standIn.ollamaBaseUrl}/api` })('gpt-oss:20b')
+    const prompt = `Grade this.\n${'+const line = 1\n'.repeat(400)}`
+    const first = await generateText({ model, prompt, maxRetries: 0 })
+    const again = await generateText({ model, prompt: `${prompt}Once more.`, maxRetries: 0 })
+    expect(first.usage.inputTokens).toBe(Math.ceil(prompt.length / 4))
+    expect(again.usage.inputTokens).toBeLessThan(10)
   })
 
   it('answers 404 for a model not pulled', async () => {

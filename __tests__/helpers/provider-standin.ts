@@ -419,6 +419,7 @@ function cacheLookup(call: RecordedCall, cache: PromptCache): CacheLookup {
       return cache.breakpoints(call.model, anthropicPrefixes(call.body), minimum)
     }
     case 'ollama':
+      return cache.automatic(`ollama:${call.model}`, call.text, 1, 1)
     case 'compatible':
       return { use: { read: 0, written: 0 }, commit: () => undefined }
   }
@@ -656,6 +657,7 @@ function successBody(
   const created = Math.floor(Date.now() / 1000)
   const asText = said.kind === 'json' ? JSON.stringify(said.value) : said.text
   const outputTokens = tokensOf(asText)
+  const ollamaCount = Math.max(1, inputTokens - read)
   switch (call.protocol) {
     case 'openai-responses': {
       return {
@@ -678,7 +680,8 @@ function successBody(
         ],
         parallel_tool_calls: true,
         previous_response_id: null,
-        store: true,
+        // As the API echoes it: kept unless the request said `store: false`.
+        store: body.store !== false,
         text: body.text ?? { format: { type: 'text' } },
         tool_choice: 'auto',
         tools: [],
@@ -705,11 +708,12 @@ function successBody(
             finish_reason: 'stop'
           }
         ],
+        // Ollama's endpoint maps its prompt_eval_count here, and reports no cached tokens.
         usage: {
-          prompt_tokens: inputTokens,
+          prompt_tokens: call.service === 'ollama' ? ollamaCount : inputTokens,
           completion_tokens: outputTokens,
           total_tokens: inputTokens + outputTokens,
-          prompt_tokens_details: { cached_tokens: read },
+          prompt_tokens_details: { cached_tokens: call.service === 'ollama' ? 0 : read },
           completion_tokens_details: { reasoning_tokens: 0 },
           // OpenRouter reports what the call cost; the stand-in's price is nominal.
           ...(call.service === 'openrouter' && { cost: (inputTokens + outputTokens) / 1_000_000 })
@@ -726,7 +730,10 @@ function successBody(
         done_reason: 'stop',
         total_duration: 1_200_000_000,
         load_duration: 50_000_000,
-        prompt_eval_count: inputTokens,
+        // As the builds that count only what the KV cache did not hold (ollama/ollama#16428
+        // restored the full count for llama-server builds; older ones drop the field once all of
+        // the prompt was cached, #2068): a repeated prompt reads as a short one.
+        prompt_eval_count: ollamaCount,
         prompt_eval_duration: 400_000_000,
         eval_count: outputTokens,
         eval_duration: 700_000_000

@@ -124,8 +124,8 @@ export async function callJudge(call: JudgeCall, policy: CallPolicy): Promise<Ju
   for (;;) {
     const attempt = await requestWithRetries(call, messages, policy, usage)
     if (attempt.kind === 'failed') return finish({ status: 'failed', ...attempt })
-    if (attempt.kind === 'answer' && cutShort(attempt.seen, call.promptTokens)) {
-      // A grade of half the evidence is no grade: Ollama cuts what its window cannot hold.
+    if (attempt.kind === 'answer' && cutShort(call.provider, attempt.seen, call.promptTokens)) {
+      // A grade of half the evidence is no grade: a window too small cuts the prompt silently.
       return finish({
         status: 'failed',
         failure: 'provider_error',
@@ -285,8 +285,17 @@ function userMessage(call: JudgeCall): ModelMessage {
   }
 }
 
-/** Less than half of the prompt read: the provider cut it (tokenizers differ, never by 2×). */
-function cutShort(seen: number | undefined, sent: number): boolean {
+/**
+ * Less than half of the prompt read: the provider cut it (tokenizers differ, never by 2×). The
+ * hosted APIs count cached input among the input tokens. Ollama may not: some builds put only the
+ * tokens their prompt cache did not hold in `prompt_eval_count` (ollama/ollama#16428 restored the
+ * full count for llama-server builds), older ones leave it out once all is cached
+ * (ollama/ollama#2068), and no answer says which build it came from. So on Ollama a short count
+ * is no proof of a cut prompt, and a valid answer is not thrown away for it: the window is sized
+ * to the prompt instead (`num_ctx`, see `callSettings`).
+ */
+function cutShort(provider: Provider, seen: number | undefined, sent: number): boolean {
+  if (provider === 'ollama') return false
   return seen !== undefined && seen > 0 && seen < sent / 2
 }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import type { Rubric } from '../rubric/types.js'
 import type { CriterionGrade, JudgeAnswer, Severity } from './types.js'
+import { isRecord } from '../util/is-record.js'
 import { failed, ok, type Result } from '../util/result.js'
 
 /**
@@ -118,6 +119,43 @@ const WireAnswer = z.object({
   feedback: z.string().default('')
 })
 
+/**
+ * The answer with each enum value written in another case replaced by the one member it can only
+ * mean: a judge (Claude, seen in issue 24) may answer "pass" for "PASS", and a repair request for
+ * that costs a whole call. Only a difference of case is forgiven, and only where one member
+ * matches: a value two members match (criterion ids cannot differ only by case, but the rule does
+ * not rely on it), or that differs by anything else, is left as it is and refused by the
+ * validation that follows.
+ */
+export function withEnumCase(value: unknown, schema: unknown): unknown {
+  if (!isRecord(schema)) return value
+  if (typeof value === 'string' && Array.isArray(schema.enum)) {
+    const members = schema.enum.filter((m): m is string => typeof m === 'string')
+    if (members.includes(value)) return value
+    const matching = members.filter(m => sameButCase(m, value))
+    return matching.length === 1 ? matching[0] : value
+  }
+  if (Array.isArray(value)) return value.map(item => withEnumCase(item, schema.items))
+  if (isRecord(value) && isRecord(schema.properties)) {
+    const properties = schema.properties
+    return Object.fromEntries(
+      Object.entries(value).map(([key, field]) => [
+        key,
+        Object.hasOwn(properties, key) ? withEnumCase(field, properties[key]) : field
+      ])
+    )
+  }
+  return value
+}
+
+/**
+ * Equal but for case, both ways round: "ı" (dotless i) upper-cases to "I" but does not lower-case
+ * to "i", and the Kelvin sign lower-cases to "k" but does not upper-case to "K"; neither passes.
+ */
+function sameButCase(a: string, b: string): boolean {
+  return a.toLowerCase() === b.toLowerCase() && a.toUpperCase() === b.toUpperCase()
+}
+
 /** The answer as the verdict reads it, or every problem with it (said back to the judge). */
 export type Validation = Result<JudgeAnswer>
 
@@ -127,7 +165,7 @@ export type Validation = Result<JudgeAnswer>
  * The error text goes back to the judge in the repair request, so it names each problem.
  */
 export function validateAnswer(value: unknown, rubric: Rubric): Validation {
-  const parsed = WireAnswer.safeParse(value)
+  const parsed = WireAnswer.safeParse(withEnumCase(value, judgeJsonSchema(rubric)))
   if (!parsed.success) {
     const problems = parsed.error.issues.map(i => `${i.path.join('.') || '(root)'}: ${i.message}`)
     return failed(problems.slice(0, 20).join('; '))

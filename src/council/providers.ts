@@ -139,6 +139,9 @@ export function callSettings(provider: Provider, promptTokens: number): CallSett
       }
     }
     case 'openai':
+      // The Responses API keeps every response (prompt included) unless told not to: `store`
+      // defaults to true. Only OpenAI's own API takes it; OpenRouter and other endpoints do not.
+      return { providerOptions: { openai: { store: false } } }
     case 'google':
     case 'openai-compatible':
       return {}

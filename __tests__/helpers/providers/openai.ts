@@ -11,6 +11,11 @@ import { isRecord, list, nodes, ofType, present, record, type Json } from './sch
  * - Reasoning models' parameters:
  *   https://platform.openai.com/docs/guides/reasoning and
  *   https://platform.openai.com/docs/guides/latest-model#gpt-5-1-parameter-compatibility
+ * - `store` (Responses): whether the response is kept as application state, default true
+ *   (https://developers.openai.com/api/docs/guides/your-data); with `store: false` an
+ *   input item that refers to an earlier item by id is refused, since nothing was kept
+ *   ("Items are not persisted when `store` is set to false…", as met in anomalyco/opencode#7724
+ *   and #8987).
  * - Models and deprecations: https://platform.openai.com/docs/models,
  *   https://platform.openai.com/docs/deprecations
  * - Messages as others met them: mavam/pi-web-providers#14 (invalid_json_schema on
@@ -116,6 +121,16 @@ export function openaiRequestProblem(body: Json, endpoint: Endpoint): Rejection 
 }
 
 function responsesFormatProblem(body: Json): Rejection | undefined {
+  if (body.store === false) {
+    const reference = list(body.input)
+      .map(record)
+      .find(item => item?.type === 'item_reference' || typeof item?.id === 'string')
+    if (reference !== undefined)
+      return invalid(
+        `Item with id '${String(reference.id)}' not found. Items are not persisted when \`store\` is set to false. Try again with \`store\` set to true, or remove this item from your input.`,
+        'input'
+      )
+  }
   const format = record(record(body.text)?.format)
   if (format?.type !== 'json_schema') return undefined
   return jsonSchemaProblem('text.format', format)

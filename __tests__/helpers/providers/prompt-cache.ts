@@ -6,6 +6,8 @@
  *   cached, counted in steps of 128 tokens (https://platform.openai.com/docs/guides/prompt-caching).
  * - Gemini 2.5 and later: implicit caching of a repeated prefix of 1,024 tokens or more
  *   (https://ai.google.dev/gemini-api/docs/caching#implicit-caching).
+ * - Ollama: the runner keeps the evaluated prompt in its KV cache and evaluates only what follows
+ *   the longest prefix it already holds, of any length (ollama/ollama#2068, #8008).
  * - Anthropic: only up to a `cache_control` breakpoint; the first request writes the prefix,
  *   later ones read it; shorter than the model's minimum, nothing is cached
  *   (https://platform.claude.com/docs/en/build-with-claude/prompt-caching).
@@ -36,13 +38,13 @@ export class PromptCache {
   readonly #written = new Map<string, Set<string>>()
 
   /** OpenAI's and Gemini's caches: the longest prefix shared with a prompt answered before. */
-  automatic(model: string, prompt: string, step: number): CacheLookup {
+  automatic(model: string, prompt: string, step: number, minimum = 1024): CacheLookup {
     const seen = this.#prompts.get(model) ?? []
     this.#prompts.set(model, seen)
     let common = 0
     for (const earlier of seen) common = Math.max(common, commonPrefix(earlier, prompt))
     const tokens = Math.floor(common / 4)
-    const read = tokens < 1024 ? 0 : Math.floor(tokens / step) * step
+    const read = tokens < minimum ? 0 : Math.floor(tokens / step) * step
     return { use: { read, written: 0 }, commit: () => seen.push(prompt) }
   }
 
