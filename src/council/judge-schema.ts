@@ -121,7 +121,7 @@ const WireAnswer = z.object({
 
 /**
  * The answer with each enum value written in another case replaced by the one member it can only
- * mean: a judge (Claude, seen in issue 24) may answer "pass" for "PASS", and a repair request for
+ * mean: a judge (Claude, among others) may answer "pass" for "PASS", and a repair request for
  * that costs a whole call. Only a difference of case is forgiven, and only where one member
  * matches: a value two members match (criterion ids cannot differ only by case, but the rule does
  * not rely on it), or that differs by anything else, is left as it is and refused by the
