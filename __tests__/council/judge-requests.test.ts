@@ -16,7 +16,7 @@ import { record } from '../helpers/providers/schema.js'
 import { lines, parse } from '../helpers/rubric.js'
 
 /**
- * What the council's requests carry and how it reads the answers, per provider (issue 24): OpenAI
+ * What the council's requests carry and how it reads the answers, per provider: OpenAI
  * is told to keep nothing, an enum value in another case is read without a repair request, and an
  * Ollama count shortened by its prompt cache is not taken for a cut prompt.
  */

@@ -105,13 +105,7 @@ function providerMessage(error: APICallError): string {
  * error") carries the upstream provider's body in `metadata.raw`: its message is the one to show.
  */
 function errorMessageIn(body: string | undefined): string | undefined {
-  if (!body) return undefined
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(body)
-  } catch {
-    return undefined
-  }
+  const parsed = jsonBody(body)
   if (!isRecord(parsed)) return undefined
   const error = parsed.error
   if (typeof error === 'string') return error || undefined
@@ -173,13 +167,7 @@ export function anthropicReset(
  * https://protobuf.dev/reference/protobuf/google.protobuf/#duration
  */
 export function geminiRetryDelay(body: string | undefined): number | undefined {
-  if (!body) return undefined
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(body)
-  } catch {
-    return undefined
-  }
+  const parsed = jsonBody(body)
   const error = isRecord(parsed) ? parsed.error : undefined
   const details = isRecord(error) && Array.isArray(error.details) ? error.details : []
   for (const detail of details) {
@@ -219,4 +207,14 @@ export function retryAfter(headers: Readonly<Record<string, string>> | undefined
 
 function firstLine(text: string): string {
   return (text.split('\n')[0] ?? '').trim()
+}
+
+/** An error response's body as JSON; undefined when there is none or it is not JSON. */
+function jsonBody(body: string | undefined): unknown {
+  if (!body) return undefined
+  try {
+    return JSON.parse(body) as unknown
+  } catch {
+    return undefined
+  }
 }
