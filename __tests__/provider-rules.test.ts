@@ -413,7 +413,10 @@ describe('Gemini generateContent', () => {
 })
 
 describe('OpenRouter', () => {
-  const ask = (schema: Record<string, unknown>, requireParameters: boolean) =>
+  const ask = (
+    schema: Record<string, unknown>,
+    provider?: { require_parameters: boolean; only?: string[] }
+  ) =>
     generateText({
       model: createOpenAICompatible({
         name: 'openrouter',
@@ -424,13 +427,12 @@ describe('OpenRouter', () => {
       prompt: 'Grade this and answer in JSON.',
       output: Output.object({ schema: jsonSchema(schema) }),
       maxRetries: 0,
-      ...(requireParameters && {
-        providerOptions: { openrouter: { provider: { require_parameters: true } } }
-      })
+      ...(provider && { providerOptions: { openrouter: { provider } } })
     })
+  const ANTHROPIC_ONLY = { require_parameters: true, only: ['anthropic'] }
 
   it('without require_parameters, may route to a provider that ignores the schema: prose comes back', async () => {
-    const error = await ask(object({ ok: { type: 'boolean' } }), false).then(
+    const error = await ask(object({ ok: { type: 'boolean' } })).then(
       () => undefined,
       (e: unknown) => e
     )
@@ -438,10 +440,21 @@ describe('OpenRouter', () => {
     expect((error as NoObjectGeneratedError).text).toContain('```json')
   })
 
-  it('with require_parameters, the upstream provider’s rules apply, its error in metadata.raw', async () => {
-    expect((await ask(object({ ok: { type: 'boolean' } }), true)).output).toEqual({ ok: true })
+  it('with require_parameters alone, Claude may still come back in free-form JSON', async () => {
+    const error = await ask(object({ ok: { type: 'boolean' } }), { require_parameters: true }).then(
+      () => undefined,
+      (e: unknown) => e
+    )
+    expect(NoObjectGeneratedError.isInstance(error)).toBe(true)
+    expect((error as NoObjectGeneratedError).text).toContain('```json')
+  })
+
+  it('routed to Anthropic only, with require_parameters, Anthropic’s rules apply, its error in metadata.raw', async () => {
+    expect((await ask(object({ ok: { type: 'boolean' } }), ANTHROPIC_ONLY)).output).toEqual({
+      ok: true
+    })
     const error = await rejection(
-      ask(object({ score: { type: 'integer', minimum: 0, maximum: 10 } }), true)
+      ask(object({ score: { type: 'integer', minimum: 0, maximum: 10 } }), ANTHROPIC_ONLY)
     )
     expect(error).toMatchObject({ statusCode: 400, isRetryable: false })
     expect(JSON.parse(error.responseBody ?? '')).toEqual({

@@ -79,7 +79,7 @@ const CASES: readonly Case[] = [
     sendsSchema: true
   },
   {
-    name: 'openrouter (Chat Completions, require_parameters)',
+    name: 'openrouter (Chat Completions, Anthropic only, require_parameters)',
     protocol: 'openai-chat',
     modelId: 'anthropic/claude-sonnet-4.6',
     model: (s, apiKey) =>
@@ -90,7 +90,9 @@ const CASES: readonly Case[] = [
         supportsStructuredOutputs: true
       })('anthropic/claude-sonnet-4.6'),
     sendsSchema: true,
-    providerOptions: { openrouter: { provider: { require_parameters: true } } }
+    providerOptions: {
+      openrouter: { provider: { require_parameters: true, only: ['anthropic'] } }
+    }
   },
   {
     name: 'ollama (native /api/chat)',

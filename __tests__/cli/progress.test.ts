@@ -52,6 +52,19 @@ describe('the council’s progress on stderr', () => {
     ])
   })
 
+  it('says what a call wrote to the provider’s cache beside what it read', () => {
+    const { io: cli, err } = io(false)
+    const progress = terminalCouncilProgress(cli)
+    progress.finished({
+      ...answered,
+      judge: 'anthropic:claude-sonnet-4-6',
+      tokens: { input: 9_500, cachedInput: 0, cacheWrite: 2_804, output: 640 }
+    })
+    expect(err).toEqual([
+      '  ✓ anthropic:claude-sonnet-4-6 #1: ACCEPT in 12.3 s · 9,500 in (2,804 written to the cache) / 640 out · 1 request'
+    ])
+  })
+
   it('in a terminal: a live line per call, redrawn in place as calls end', () => {
     const { io: cli, err } = io(true)
     let now = 1_000_000

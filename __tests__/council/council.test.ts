@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createCouncil } from '../../src/council/council.js'
 import { judgeJsonSchema } from '../../src/council/judge-schema.js'
-import type { CouncilOutcome } from '../../src/council/types.js'
+import type { CouncilOutcome, JudgeRun, TokenUsage } from '../../src/council/types.js'
 import type { Evidence } from '../../src/evidence/types.js'
 import type { GateResult } from '../../src/gates/types.js'
 import type { Rubric } from '../../src/rubric/types.js'
@@ -18,6 +18,7 @@ import {
   type Reply,
   type StandIn
 } from '../helpers/provider-standin.js'
+import { list, record } from '../helpers/providers/schema.js'
 import { lines, parse } from '../helpers/rubric.js'
 
 const RUBRIC = parse(
@@ -536,6 +537,97 @@ describe('the council against real provider protocols', () => {
     const written = first.outcome.runs[1]?.tokens?.cacheWrite ?? 0
     expect(written).toBeGreaterThan(2000)
     expect(written).toBeLessThan(4000)
+  })
+
+  it('Claude: the first call writes the shared part once; the calls that go with it neither write nor mark it, and the next push reads it', async () => {
+    const rubric = parse(
+      lines(
+        '# Billing',
+        'Invoices must stay exact to the cent and never be sent twice. '.repeat(200),
+        '## Criteria',
+        '- tested: The change is tested',
+        '- safe: Errors are handled'
+      )
+    )
+    const models = ['anthropic:claude-sonnet-4-6']
+    const marked = (call: RecordedCall): boolean =>
+      JSON.stringify(call.body).includes('cache_control')
+    const first = await convene(() => ({ json: answer(rubric) }), { rubric, models, samples: 3 })
+    // All three go at once: only the first marks the shared part, so only one write is billed.
+    expect(first.calls).toHaveLength(3)
+    expect(first.calls.filter(marked)).toHaveLength(1)
+    const writes = first.outcome.runs.map(r => r.tokens?.cacheWrite ?? 0)
+    expect(writes.filter(w => w > 0)).toHaveLength(1)
+    expect(Math.max(...writes)).toBeGreaterThan(2000)
+    // The next push: its first call reads what the first push wrote, and writes nothing.
+    const next = await convene(() => ({ json: answer(rubric) }), {
+      rubric,
+      models,
+      samples: 3,
+      iteration: 2,
+      evidence: { ...EVIDENCE, diff: `${EVIDENCE.diff}\n+// and one more line` }
+    })
+    const read = next.outcome.runs.map(r => r.tokens?.cachedInput ?? 0)
+    expect(Math.max(...read)).toBe(Math.max(...writes))
+    expect(next.outcome.runs.map(r => r.tokens?.cacheWrite ?? 0)).toEqual([0, 0, 0])
+    const sum = (runs: readonly JudgeRun[], pick: (t: TokenUsage) => number): number =>
+      runs.reduce((total, r) => total + (r.tokens ? pick(r.tokens) : 0), 0)
+    const runs = [...first.outcome.runs, ...next.outcome.runs]
+    expect(sum(runs, t => t.cacheWrite)).toBeLessThanOrEqual(sum(runs, t => t.cachedInput))
+  })
+
+  it('a repair after the first answer reads the shared part the first call wrote', async () => {
+    const rubric = parse(
+      lines(
+        '# Payments',
+        'A refund is never larger than the payment it refunds. '.repeat(200),
+        '## Criteria',
+        '- tested: The change is tested',
+        '- safe: Errors are handled'
+      )
+    )
+    // The first answer is not JSON: the repair request goes after it was answered, and reads.
+    const { outcome, calls } = await convene(
+      (_call, i) => (i === 0 ? { text: 'I think it is fine.' } : { json: answer(rubric) }),
+      { rubric, models: ['anthropic:claude-sonnet-4-6'] }
+    )
+    expect(calls).toHaveLength(2)
+    expect(calls.map(c => JSON.stringify(c.body).includes('cache_control'))).toEqual([true, true])
+    const tokens = outcome.runs[0]?.tokens
+    expect(tokens?.cacheWrite).toBeGreaterThan(2000)
+    expect(tokens?.cachedInput).toBe(tokens?.cacheWrite)
+  })
+
+  it('Claude through OpenRouter: Anthropic only, the shared part marked, and the writes OpenRouter reports counted', async () => {
+    const rubric = parse(
+      lines(
+        '# Ledger',
+        'Every entry balances: debits equal credits in each transaction. '.repeat(200),
+        '## Criteria',
+        '- tested: The change is tested',
+        '- safe: Errors are handled'
+      )
+    )
+    const models = ['openrouter:anthropic/claude-sonnet-4.6']
+    const options = {
+      rubric,
+      models,
+      env: {
+        OPENROUTER_API_KEY: 'sk-or-test-123456',
+        OPENROUTER_BASE_URL: standIn.openrouterBaseUrl
+      }
+    }
+    const first = await convene(() => ({ json: answer(rubric) }), options)
+    const body = record(first.calls[0]?.body)
+    expect(body?.provider).toEqual({ require_parameters: true, only: ['anthropic'] })
+    const parts = list(record(list(body?.messages).at(-1))?.content)
+    expect(record(parts[0])?.cache_control).toEqual({ type: 'ephemeral' })
+    expect(parts.slice(1).some(p => record(p)?.cache_control !== undefined)).toBe(false)
+    const written = first.outcome.runs[0]?.tokens?.cacheWrite ?? 0
+    expect(written).toBeGreaterThan(2000)
+    const again = await convene(() => ({ json: answer(rubric) }), { ...options, iteration: 2 })
+    expect(again.outcome.runs[0]?.tokens).toMatchObject({ cachedInput: written, cacheWrite: 0 })
+    expect(again.outcome.runs[0]?.costUsd).toBeLessThan(first.outcome.runs[0]?.costUsd ?? 0)
   })
 
   it('records tokens, latency and estimated cost per judge', async () => {

@@ -199,24 +199,34 @@ describe('the judge contract', () => {
     expect(user).toContain('- modified src/search.ts +3 -1 [source]')
   })
 
-  it('shuffles the must-haves per judge, reproducibly', () => {
+  it('gives each judge its own order of grading, reproducibly', () => {
     const order = (seed: string): string[] =>
-      [...prompt(seed).judge.matchAll(/- id `(c\d)`/g)].map(m => m[1] ?? '')
+      [...(/this order: (.*)\.$/m.exec(prompt(seed).judge)?.[1] ?? '').matchAll(/`(c\d)`/g)].map(
+        m => m[1] ?? ''
+      )
     expect(order('openai:a#1')).toEqual(order('openai:a#1'))
     expect(order('openai:a#1')).not.toEqual(order('anthropic:b#1'))
     expect([...order('openai:a#1')].sort()).toEqual(Array.from({ length: 8 }, (_, i) => `c${i}`))
   })
 
-  it('puts what every call of a run shares first, and what varies per judge after it', () => {
+  it('puts everything a rubric fixes first, the same for every call and push, and the pull request after it', () => {
     const one = prompt('openai:a#1', 'DATA-aaaaaaaaaaaaaaaaaaaaaaaa')
     const other = prompt('anthropic:b#2', 'DATA-bbbbbbbbbbbbbbbbbbbbbbbb')
-    // Instructions and the rubric: one text for every call and every push while the rubric stays,
-    // with nothing from the pull request, so the providers' prompt caches serve it.
+    // Instructions, the rubric, its criteria and the answer's form: one text for every call and
+    // every push while the rubric stays, with nothing from the pull request, so the providers'
+    // prompt caches serve it.
     expect(other.system).toBe(one.system)
     expect(other.rubric).toBe(one.rubric)
     expect(one.rubric).toContain('Elasticsearch backs the search.')
+    expect(one.rubric).toContain('- id `c0`')
+    expect(one.rubric).toContain('# Your answer')
     expect(one.system + one.rubric).not.toContain('DATA-aaaa')
     expect(one.rubric).not.toContain('+export const search = () => []')
+    // The criteria in the rubric's order there: no judge's shuffle reaches the shared part.
+    const ids = [...one.rubric.matchAll(/- id `(\w+)`/g)].map(m => m[1])
+    expect(ids.filter(id => id?.startsWith('c'))).toEqual(
+      Array.from({ length: 8 }, (_, i) => `c${i}`)
+    )
     // The pull request next, fenced with each call's own token.
     expect(one.evidence).toContain('+export const search = () => []')
     expect(one.evidence).toContain('<DATA-aaaaaaaaaaaaaaaaaaaaaaaa name="diff">')
@@ -227,14 +237,25 @@ describe('the judge contract', () => {
     // The run's context (gates, iteration) next.
     expect(one.run).toContain('- `npm test`: fail (exit 1)')
     expect(one.run).toContain('This is iteration 2.')
-    // The criteria, in each judge's own order, and the answer's form come last.
-    expect(one.rubric + one.evidence + one.run).not.toContain('- id `c0`')
+    // Each judge's order of grading last.
     expect(one.judge).not.toBe(other.judge)
-    expect(one.judge).toContain('- id `c0`')
-    expect(one.judge).toContain('# Your answer')
-    expect(promptText(one).startsWith(`${one.rubric}\n\n${one.evidence}\n\n${one.run}\n\n`)).toBe(
-      true
-    )
+    expect(one.judge).toMatch(/^# Order of grading\nGrade the criteria in this order: `/)
+    expect(promptText(one)).toBe(`${one.rubric}\n\n${one.evidence}\n\n${one.run}\n\n${one.judge}`)
+  })
+
+  it('keeps the shared part byte for byte when the pull request changes', () => {
+    const before = prompt('openai:a#1', 'DATA-aaaaaaaaaaaaaaaaaaaaaaaa')
+    const after = buildPrompt({
+      rubric: RUBRIC,
+      gates: [],
+      evidence: { ...EVIDENCE, diff: `${EVIDENCE.diff}\n+// one more line` },
+      iteration: 3,
+      earlier: [],
+      seed: 'openai:a#1',
+      fence: 'DATA-cccccccccccccccccccccccc'
+    })
+    expect(after.system + after.rubric).toBe(before.system + before.rubric)
+    expect(after.evidence).not.toBe(before.evidence)
   })
 
   it('fences each call with a token of its own, random, and never publishes it', () => {
@@ -257,11 +278,11 @@ describe('the judge contract', () => {
       seed: 's',
       fence: 'DATA-0'
     })
-    expect(checklistOnly.judge).toContain('- criteria: every criterion graded PASS or FAIL')
-    expect(checklistOnly.judge).not.toContain('scored_criteria')
-    expect(checklistOnly.judge).not.toContain('- dimensions:')
-    expect(prompt().judge).toContain('- scored_criteria: every criterion with score bands')
-    expect(prompt().judge).toContain('- dimensions: every dimension above')
+    expect(checklistOnly.rubric).toContain('- criteria: every criterion graded PASS or FAIL')
+    expect(checklistOnly.rubric).not.toContain('scored_criteria')
+    expect(checklistOnly.rubric).not.toContain('- dimensions:')
+    expect(prompt().rubric).toContain('- scored_criteria: every criterion with score bands')
+    expect(prompt().rubric).toContain('- dimensions: every dimension above')
   })
 
   it('shuffle is a permutation for any seed', () => {

@@ -410,8 +410,16 @@ async function endless(res: ServerResponse, call: RecordedCall, gone: AbortSigna
 function cacheLookup(call: RecordedCall, cache: PromptCache): CacheLookup {
   switch (call.service) {
     case 'openai':
-    case 'openrouter':
       return cache.automatic(`${call.service}:${call.model}`, call.text, 128)
+    case 'openrouter': {
+      // Claude through OpenRouter caches as Anthropic does, at the parts' `cache_control`
+      // breakpoints (https://openrouter.ai/docs/features/prompt-caching); the others as their
+      // vendors do, on their own.
+      const minimum = ANTHROPIC_MODELS[anthropicId(call.model)]?.minCacheTokens
+      return minimum === undefined
+        ? cache.automatic(`${call.service}:${call.model}`, call.text, 128)
+        : cache.breakpoints(`openrouter:${call.model}`, anthropicPrefixes(call.body), minimum)
+    }
     case 'google':
       return cache.automatic(`google:${call.model}`, call.text, 1)
     case 'anthropic': {
@@ -423,6 +431,13 @@ function cacheLookup(call: RecordedCall, cache: PromptCache): CacheLookup {
     case 'compatible':
       return { use: { read: 0, written: 0 }, commit: () => undefined }
   }
+}
+
+/** `anthropic/claude-sonnet-4.6` as Anthropic names it, `claude-sonnet-4-6`. */
+function anthropicId(model: string): string {
+  return model.startsWith('anthropic/')
+    ? model.slice('anthropic/'.length).replace(/(\d)\.(\d)/g, '$1-$2')
+    : ''
 }
 
 /** The prompt text up to each `cache_control` breakpoint, in order (system, then messages). */
@@ -713,7 +728,11 @@ function successBody(
           prompt_tokens: call.service === 'ollama' ? ollamaCount : inputTokens,
           completion_tokens: outputTokens,
           total_tokens: inputTokens + outputTokens,
-          prompt_tokens_details: { cached_tokens: call.service === 'ollama' ? 0 : read },
+          prompt_tokens_details: {
+            cached_tokens: call.service === 'ollama' ? 0 : read,
+            // OpenRouter says what it wrote to the provider's cache (its usage-accounting page).
+            ...(call.service === 'openrouter' && { cache_write_tokens: written })
+          },
           completion_tokens_details: { reasoning_tokens: 0 },
           // OpenRouter reports what the call cost; the stand-in's price is nominal.
           ...(call.service === 'openrouter' && { cost: (inputTokens + outputTokens) / 1_000_000 })

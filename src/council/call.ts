@@ -16,6 +16,7 @@ import { formatCount } from '../util/format-count.js'
 import { promptText, type JudgePrompt } from './prompt.js'
 import { classify, spokenWait } from './provider-errors.js'
 import { failed } from '../util/result.js'
+import type { CacheTurn } from './cache-turns.js'
 import type { CouncilFailure, JudgeRun, TokenUsage } from './types.js'
 
 export interface JudgeCall {
@@ -31,6 +32,12 @@ export interface JudgeCall {
   readonly settings: CallSettings
   /** The prompt's size by our count, to tell when a model saw only part of it. */
   readonly promptTokens: number
+  /**
+   * For a provider that caches only at a breakpoint (Anthropic, also through OpenRouter): whether
+   * a request marks the prompt's shared part (see `cacheTurns`). Absent: the provider caches on
+   * its own (OpenAI, Gemini) or not at all.
+   */
+  readonly cacheTurn?: () => CacheTurn
 }
 
 export interface CallPolicy {
@@ -89,7 +96,7 @@ interface Usage {
 export async function callJudge(call: JudgeCall, policy: CallPolicy): Promise<JudgeRun> {
   const started = Date.now()
   const usage: Usage = { requests: 0, input: 0, cachedInput: 0, cacheWrite: 0, output: 0 }
-  const base: ModelMessage[] = [userMessage(call)]
+  const base: ModelMessage[] = [userMessage(call, false)]
   let messages = base
   let repairs = 0
   let reasks = 0
@@ -186,17 +193,19 @@ async function requestWithRetries(
     const timeoutMs = Math.min(policy.timeoutMs, remaining)
     const signal = AbortSignal.timeout(timeoutMs)
     usage.requests++
+    const turn = call.cacheTurn?.()
     try {
       const result = await generateText({
         model: call.model,
         instructions: call.prompt.system,
-        messages,
+        messages: turn?.marked ? [userMessage(call, true), ...messages.slice(1)] : messages,
         output: Output.object({ schema: jsonSchema(call.schema), name: 'judgement' }),
         ...call.settings,
         // Retries are ours: they honour retry-after and the council's deadline.
         maxRetries: 0,
         abortSignal: signal
       })
+      turn?.settle(true)
       addUsage(usage, result.usage)
       return {
         kind: 'answer',
@@ -205,6 +214,8 @@ async function requestWithRetries(
         ...(result.usage.inputTokens !== undefined && { seen: result.usage.inputTokens })
       }
     } catch (error) {
+      // Answered, in whatever form: the provider has read the prompt, and cached what was marked.
+      turn?.settle(NoObjectGeneratedError.isInstance(error))
       if (NoObjectGeneratedError.isInstance(error)) {
         addUsage(usage, error.usage)
         // A content filter stop is the model declining to judge, not a formatting slip.
@@ -266,21 +277,26 @@ async function requestWithRetries(
 }
 
 /**
- * The first message as the provider takes it: one text, or for Anthropic the same parts with a
- * cache breakpoint after the rubric, the one prefix that later calls share: what follows it is
- * fenced with each call's own token. A prefix shorter than the model's minimum is not cached, and
- * not billed as a write.
+ * The first message as the provider takes it: one text, or, for a provider that caches only at a
+ * breakpoint, the same parts with one after the shared part (instructions, rubric, criteria and
+ * the answer's form) when `marked`: what follows it is fenced with each call's own token, so no
+ * later call shares it. A prefix shorter than the model's minimum is not cached, and not billed
+ * as a write.
  */
-function userMessage(call: JudgeCall): ModelMessage {
-  if (call.provider !== 'anthropic') return { role: 'user', content: promptText(call.prompt) }
-  const cached = { anthropic: { cacheControl: { type: 'ephemeral' } } }
+function userMessage(call: JudgeCall, marked: boolean): ModelMessage {
+  if (call.cacheTurn === undefined) return { role: 'user', content: promptText(call.prompt) }
+  // Anthropic's own API, or OpenRouter's, which passes `cache_control` on a part to Anthropic.
+  const breakpoint = { type: 'ephemeral' }
+  const cached =
+    call.provider === 'anthropic'
+      ? { anthropic: { cacheControl: breakpoint } }
+      : { openaiCompatible: { cache_control: breakpoint } }
+  const { rubric, evidence, run, judge } = call.prompt
   return {
     role: 'user',
     content: [
-      { type: 'text', text: call.prompt.rubric, providerOptions: cached },
-      { type: 'text', text: call.prompt.evidence },
-      { type: 'text', text: call.prompt.run },
-      { type: 'text', text: call.prompt.judge }
+      { type: 'text', text: rubric, ...(marked && { providerOptions: cached }) },
+      ...[evidence, run, judge].filter(Boolean).map(text => ({ type: 'text' as const, text }))
     ]
   }
 }
@@ -303,8 +319,22 @@ function addUsage(usage: Usage, add: LanguageModelUsage | undefined): void {
   if (!add) return
   usage.input += add.inputTokens ?? 0
   usage.cachedInput += add.inputTokenDetails.cacheReadTokens ?? 0
-  usage.cacheWrite += add.inputTokenDetails.cacheWriteTokens ?? 0
+  usage.cacheWrite += add.inputTokenDetails.cacheWriteTokens ?? openRouterCacheWrites(add.raw)
   usage.output += add.outputTokens ?? 0
+}
+
+/**
+ * Tokens OpenRouter says it wrote to a provider's cache (`prompt_tokens_details.cache_write_tokens`,
+ * https://openrouter.ai/docs/use-cases/usage-accounting), which the AI SDK's OpenAI-compatible
+ * provider does not read.
+ */
+function openRouterCacheWrites(raw: LanguageModelUsage['raw']): number {
+  const details: unknown = raw?.prompt_tokens_details
+  const written =
+    typeof details === 'object' && details !== null && 'cache_write_tokens' in details
+      ? details.cache_write_tokens
+      : undefined
+  return typeof written === 'number' ? written : 0
 }
 
 /** "Gemini asked to wait 38 s, more than the 25 s left". */

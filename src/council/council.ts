@@ -1,4 +1,5 @@
 import { DEFAULT_SAMPLES } from '../rubric/defaults.js'
+import { cacheTurns, cachesAtBreakpoints } from './cache-turns.js'
 import { callJudge, type CallPolicy } from './call.js'
 import { judgeJsonSchema, validateAnswer } from './judge-schema.js'
 import { mapBounded } from '../util/pool.js'
@@ -96,6 +97,8 @@ export function createCouncil(options: CouncilOptions): Council {
   const membersOf = (rubric: Rubric): readonly string[] =>
     councilMembers(rubric.council.models, options.models, options.env)
   const fetch = proxiedFetch()
+  // For the whole run, tie-breaks included: a tie-break reads what the first calls wrote.
+  const turns = cacheTurns()
 
   /** What every call about one request shares: the schema, the fence, the prompt's size. */
   function session(request: CouncilRequest) {
@@ -137,8 +140,9 @@ export function createCouncil(options: CouncilOptions): Council {
           prompt,
           schema,
           validate: value => validateAnswer(value, rubric),
-          settings: callSettings(id.value.provider, promptTokens),
-          promptTokens
+          settings: callSettings(id.value, promptTokens),
+          promptTokens,
+          ...(cachesAtBreakpoints(id.value) && { cacheTurn: () => turns(task.judge) })
         },
         policy
       )

@@ -9,11 +9,12 @@ import type { Criterion, Rubric } from '../rubric/types.js'
 /**
  * A judge's prompt, laid out for the providers' prompt caches, which bill a prefix they have seen
  * at a fraction of the price. From the most to the least shared:
- * - `system` and `rubric`: the instructions and the rubric's shared parts, the same for every call
- *   and every push while the rubric stays; nothing from the pull request.
+ * - `system` and `rubric`: the instructions, the rubric, its criteria and what the answer holds;
+ *   byte for byte the same for every call, sample, judge and push while the rubric stays, and
+ *   nothing from the pull request.
  * - `evidence`: the pull request and its diff, fenced with this call's own token.
  * - `run`: this run's context: the gate results, the iteration and the earlier ones.
- * - `judge`: what varies per call: the criteria in this judge's order, and the answer's form.
+ * - `judge`: what varies per call: the order in which this judge grades the criteria.
  */
 export interface JudgePrompt {
   readonly system: string
@@ -25,7 +26,7 @@ export interface JudgePrompt {
 
 /** The user message as one text, for providers that take no content parts: shared parts first. */
 export function promptText(prompt: JudgePrompt): string {
-  return [prompt.rubric, prompt.evidence, prompt.run, prompt.judge].join('\n\n')
+  return [prompt.rubric, prompt.evidence, prompt.run, prompt.judge].filter(Boolean).join('\n\n')
 }
 
 export interface PromptInput extends CouncilRequest {
@@ -92,6 +93,22 @@ export function buildPrompt(input: PromptInput): JudgePrompt {
     )
   }
   if (rubric.notes) shared.push(`## Notes from the rubric\n${rubric.notes}`)
+  // The criteria in the rubric's order: each judge's own order is given after the evidence.
+  const must = rubric.criteria.filter(c => c.required)
+  const nice = rubric.criteria.filter(c => !c.required)
+  if (must.length > 0) {
+    shared.push(
+      '# Must-have criteria\nEach must hold for the pull request to pass.',
+      must.map(describeCriterion).join('\n')
+    )
+  }
+  if (nice.length > 0) {
+    shared.push(
+      '# Nice-to-have criteria\nAdvisory: grade them the same way; they do not block on their own.',
+      nice.map(describeCriterion).join('\n')
+    )
+  }
+  shared.push('# Your answer', answerInstructions(rubric))
 
   const pullRequest = [
     `# Pull request\nThe untrusted data of this request is fenced by <${fence} name="…"> and </${fence}>.`,
@@ -136,36 +153,22 @@ export function buildPrompt(input: PromptInput): JudgePrompt {
     )
   }
 
-  // This judge's part: the criteria in its own order, so no position favours one criterion.
-  const judge: string[] = []
-  const must = shuffle(
-    rubric.criteria.filter(c => c.required),
-    `${input.seed}:must`
-  )
-  const nice = shuffle(
-    rubric.criteria.filter(c => !c.required),
-    `${input.seed}:nice`
-  )
-  if (must.length > 0) {
-    judge.push(
-      '# Must-have criteria\nEach must hold for the pull request to pass.',
-      must.map(describeCriterion).join('\n')
-    )
-  }
-  if (nice.length > 0) {
-    judge.push(
-      '# Nice-to-have criteria\nAdvisory: grade them the same way; they do not block on their own.',
-      nice.map(describeCriterion).join('\n')
-    )
-  }
-  judge.push('# Your answer', answerInstructions(rubric))
+  // This judge's part: its own order of grading, so that no criterion is always graded first.
+  const order = [
+    ...shuffle(must, `${input.seed}:must`),
+    ...shuffle(nice, `${input.seed}:nice`)
+  ].map(c => `\`${c.id}\``)
+  const judge =
+    order.length === 0
+      ? ''
+      : `# Order of grading\nGrade the criteria in this order: ${order.join(', ')}.`
 
   return {
     system,
     rubric: shared.join('\n\n'),
     evidence: pullRequest.join('\n\n'),
     run: run.join('\n\n'),
-    judge: judge.join('\n\n')
+    judge
   }
 }
 

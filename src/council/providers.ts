@@ -124,13 +124,12 @@ const OLLAMA_ANSWER_TOKENS = 8192
 /** Our tokenizer is not the model's: the window gets a quarter more than we count. */
 const OLLAMA_TOKENIZER_MARGIN = 1.25
 
-export function callSettings(provider: Provider, promptTokens: number): CallSettings {
-  switch (provider) {
+export function callSettings(id: ModelId, promptTokens: number): CallSettings {
+  switch (id.provider) {
     case 'anthropic':
       return { maxOutputTokens: ANTHROPIC_MAX_OUTPUT_TOKENS }
     case 'openrouter':
-      // Without it, OpenRouter may route to a provider that ignores the schema (prose comes back).
-      return { providerOptions: { openrouter: { provider: { require_parameters: true } } } }
+      return { providerOptions: { openrouter: { provider: openRouterRouting(id.model) } } }
     case 'ollama': {
       // Ollama's default window (4,096 tokens) silently cuts a longer prompt; size it to ours.
       const needed = promptTokens * OLLAMA_TOKENIZER_MARGIN + OLLAMA_ANSWER_TOKENS
@@ -145,6 +144,21 @@ export function callSettings(provider: Provider, promptTokens: number): CallSett
     case 'google':
     case 'openai-compatible':
       return {}
+  }
+}
+
+/**
+ * Which of a model's providers OpenRouter may route to. `require_parameters` keeps to providers
+ * that take every parameter sent, the schema included; without it, one that ignores the schema may
+ * answer in prose (https://openrouter.ai/docs/features/structured-outputs). For Claude that is not
+ * enough: a provider that serves Claude and takes `response_format` has answered in free-form JSON
+ * all the same (one detailed report), so Claude goes to Anthropic's own API only, which enforces
+ * the schema (`only`, https://openrouter.ai/docs/features/provider-routing).
+ */
+function openRouterRouting(model: string): { require_parameters: true; only?: string[] } {
+  return {
+    require_parameters: true,
+    ...(model.startsWith('anthropic/') && { only: ['anthropic'] })
   }
 }
 

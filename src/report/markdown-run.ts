@@ -125,7 +125,9 @@ function totalsLine(runs: readonly JudgeRun[]): string {
     priced.length === 0
       ? ''
       : `; estimated cost $${priced.reduce((total, r) => total + (r.costUsd ?? 0), 0).toFixed(4)}${priced.length < runs.length ? ' for the models with a known price' : ''}`
-  return `In all: ${formatCount(input)} input tokens, ${formatCount(cached)} of them from the providers’ prompt caches${share}; ${formatCount(sum(t => t.output))} output tokens${cost}.\n\n`
+  const written = sum(t => t.cacheWrite)
+  const writes = written > 0 ? `, ${formatCount(written)} written to them` : ''
+  return `In all: ${formatCount(input)} input tokens, ${formatCount(cached)} of them from the providers’ prompt caches${share}${writes}; ${formatCount(sum(t => t.output))} output tokens${cost}.\n\n`
 }
 
 export function judgesSection(runs: readonly JudgeRun[], quorum: number): Section {

@@ -37,8 +37,15 @@ export function judgeLine(run: JudgeRun): string {
     : `✗ ${who}: ${run.failure} after ${time}${tokens}${requests}: ${escapeName(run.message)}`
 }
 
-/** `21,004 in (18,000 cached) / 812 out`: cached input is billed at the provider's cache price. */
+/**
+ * `21,004 in (18,000 cached, 2,800 written to the cache) / 812 out`: cached input is billed at the
+ * provider's cache price, input written to Anthropic's cache above the input price.
+ */
 export function formatTokens(tokens: TokenUsage): string {
-  const cached = tokens.cachedInput > 0 ? ` (${formatCount(tokens.cachedInput)} cached)` : ''
-  return `${formatCount(tokens.input)} in${cached} / ${formatCount(tokens.output)} out`
+  const cache = [
+    ...(tokens.cachedInput > 0 ? [`${formatCount(tokens.cachedInput)} cached`] : []),
+    ...(tokens.cacheWrite > 0 ? [`${formatCount(tokens.cacheWrite)} written to the cache`] : [])
+  ]
+  const detail = cache.length === 0 ? '' : ` (${cache.join(', ')})`
+  return `${formatCount(tokens.input)} in${detail} / ${formatCount(tokens.output)} out`
 }

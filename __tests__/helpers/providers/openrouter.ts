@@ -16,6 +16,11 @@ import { isRecord, record, type Json } from './schema.js'
  *   parameter or not).
  * - Errors: https://openrouter.ai/docs/api-reference/errors ("Provider returned error" with the
  *   upstream body in `metadata.raw`).
+ * - Provider routing's `only` (provider slugs to allow, e.g. `anthropic`): the same page. With
+ *   Claude, `require_parameters` alone still reached a provider that answered in free-form JSON
+ *   (a third-party report); the stand-in serves such a request schema-blind, the worst it may get.
+ * - Prompt caching: https://openrouter.ai/docs/features/prompt-caching (Claude at the parts'
+ *   `cache_control` breakpoints, the others automatic; `prompt_tokens_details.cache_write_tokens`).
  * - What happens without it: openstory-so/openstory#1410 (an Anthropic schema 400 made the router
  *   fall back to a provider that ignored the schema; the answer came back as fenced prose),
  *   prism-php/prism#1019.
@@ -59,9 +64,15 @@ export function openrouterRequest(body: Json): Rejection | Routing {
   const schema = record(format?.json_schema)?.schema
   if (format?.type !== 'json_schema' || !isRecord(schema)) return { kind: 'enforced' }
   // Without require_parameters the router may pick a provider that ignores response_format.
-  if (record(body.provider)?.require_parameters !== true) return { kind: 'schema ignored' }
-
+  const provider = record(body.provider)
+  if (provider?.require_parameters !== true) return { kind: 'schema ignored' }
   const vendor = body.model.slice(0, body.model.indexOf('/'))
+  // Claude: a provider that takes response_format has answered in free-form JSON even so; only
+  // Anthropic's own API is sure to enforce it.
+  const only = provider.only
+  if (vendor === 'anthropic' && !(Array.isArray(only) && only.every(slug => slug === 'anthropic')))
+    return { kind: 'schema ignored' }
+
   const upstream = upstreamProblem(vendor, schema)
   if (upstream === undefined) return { kind: 'enforced' }
   return {
