@@ -60,9 +60,21 @@ export interface ProviderTokens {
   readonly costUsd: number
 }
 
+/** One push's diff (base to head) against the earlier pushes' diffs. */
+export interface PushDiff {
+  readonly chars: number
+  /** Characters before the first one that differs from every earlier push's diff. */
+  readonly unchanged: number
+}
+
 export interface LifecycleRun {
   readonly bundle: string
   readonly label: string
+  /**
+   * Per push: how much of the diff's text is byte-identical to an earlier push's up to the first
+   * change. A prefix cache can serve no more of the evidence than this, whatever the layout.
+   */
+  readonly diffs: readonly PushDiff[]
   /** Per push, per provider. */
   readonly pushes: readonly (readonly ProviderTokens[])[]
   /** The five pushes together, per provider. */
@@ -89,6 +101,13 @@ function edited(text: string, push: number): string {
     lines[i] = `${lines[i] ?? ''} // revised in push ${String(push)}`
   }
   return lines.join('\n')
+}
+
+function commonPrefix(a: string, b: string): number {
+  const length = Math.min(a.length, b.length)
+  let i = 0
+  while (i < length && a.charCodeAt(i) === b.charCodeAt(i)) i++
+  return i
 }
 
 function sumTokens(rows: readonly ProviderTokens[]): ProviderTokens[] {
@@ -121,6 +140,8 @@ export async function lifecycleRun(bundle: string, label: string): Promise<Lifec
   const number = 1
   const inputs = { 'github-token': TOKEN, models: LIFECYCLE_JUDGES.join(', ') }
   const pushes: ProviderTokens[][] = []
+  const diffTexts: string[] = []
+  const diffs: PushDiff[] = []
   try {
     for (let push = 1; push <= LIFECYCLE_PUSHES; push++) {
       if (push > 1) {
@@ -131,6 +152,12 @@ export async function lifecycleRun(bundle: string, label: string): Promise<Lifec
           `Push ${String(push)}`
         )
       }
+      const diff = repo.git('diff', repo.baseSha, repo.headSha)
+      diffs.push({
+        chars: diff.length,
+        unchanged: Math.max(0, ...diffTexts.map(earlier => commonPrefix(earlier, diff)))
+      })
+      diffTexts.push(diff)
       world.github.setPullRequest(number, pullRequestJson(repo, number))
       const eventPath = pullRequestEvent(repo, {
         number,
@@ -181,7 +208,7 @@ export async function lifecycleRun(bundle: string, label: string): Promise<Lifec
         rmSync(join(eventPath, '..'), { recursive: true, force: true })
       }
     }
-    return { bundle, label, pushes, total: sumTokens(pushes.flat()) }
+    return { bundle, label, diffs, pushes, total: sumTokens(pushes.flat()) }
   } finally {
     await world.close()
     rmSync(repo.dir, { recursive: true, force: true })
@@ -275,17 +302,28 @@ export function lifecycleTables(runs: readonly LifecycleRun[]): string {
       dollars(sum(t => t.costUsd))
     ])
   }
-  const perPush = runs.flatMap(run =>
-    providers.map(provider => [
-      `${provider}, ${run.label}`,
-      ...run.pushes.map(push => {
-        const t = push.find(x => x.provider === provider)
-        if (t === undefined) return '–'
-        return provider === 'anthropic'
-          ? `r ${count(t.cached)} / w ${count(t.written)}`
-          : percent(t.cached, t.input)
-      })
-    ])
+  const diffs = runs[0]?.diffs ?? []
+  const diffChars = diffs.reduce((sum, d) => sum + d.chars, 0)
+  const unchangedChars = diffs.reduce((sum, d) => sum + d.unchanged, 0)
+  const perPush = [
+    [
+      `diff unchanged before the first change (a prefix cache's ceiling; all: ${percent(unchangedChars, diffChars)})`,
+      ...diffs.map(d => percent(d.unchanged, d.chars))
+    ]
+  ]
+  perPush.push(
+    ...runs.flatMap(run =>
+      providers.map(provider => [
+        `${provider}, ${run.label}`,
+        ...run.pushes.map(push => {
+          const t = push.find(x => x.provider === provider)
+          if (t === undefined) return '–'
+          return provider === 'anthropic'
+            ? `r ${count(t.cached)} / w ${count(t.written)}`
+            : percent(t.cached, t.input)
+        })
+      ])
+    )
   )
   return [
     table([

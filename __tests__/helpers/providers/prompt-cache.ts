@@ -4,6 +4,9 @@
  *
  * - OpenAI: automatic for prompts of 1,024 tokens or more; the longest prefix seen before is
  *   cached, counted in steps of 128 tokens (https://platform.openai.com/docs/guides/prompt-caching).
+ *   Writes are free before the GPT-5.6 family; from it on they cost 1.25× and are reported as
+ *   `cache_write_tokens` (https://developers.openai.com/api/docs/guides/prompt-caching): the
+ *   stand-in serves no such model, and would have to bill its writes if it did.
  * - Gemini 2.5 and later: implicit caching of a repeated prefix, from a minimum that depends on
  *   the model (`GEMINI_MIN_CACHE_TOKENS`; https://ai.google.dev/gemini-api/docs/caching#implicit-caching).
  * - Ollama: the runner keeps the evaluated prompt in its KV cache and evaluates only what follows
