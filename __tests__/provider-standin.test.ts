@@ -572,11 +572,15 @@ describe('prompt caching, billed as each provider bills it', () => {
       { model: 'gpt-5.4-mini', input: [{ role: 'user', content: prompt }] },
       { authorization: 'Bearer sk-test' }
     )
-  const claude = (system: readonly Record<string, unknown>[], user: string) =>
+  const claude = (
+    system: readonly Record<string, unknown>[],
+    user: string,
+    model = 'claude-sonnet-4-6'
+  ) =>
     send(
       '/v1/messages',
       {
-        model: 'claude-sonnet-4-6',
+        model,
         max_tokens: 100,
         system,
         messages: [{ role: 'user', content: user }]
@@ -666,5 +670,20 @@ describe('prompt caching, billed as each provider bills it', () => {
       'diff C'
     )
     expect(far.usage).toMatchObject({ cache_read_input_tokens: 0 })
+  })
+
+  it("Anthropic caches from each model's minimum: 512 tokens for Opus 5, 1,024 for Sonnet 5, 4,096 for Haiku 4.5", async () => {
+    const marked = (tokens: number, seed: string) => [
+      { type: 'text', text: text(tokens, seed), cache_control: { type: 'ephemeral' } }
+    ]
+    const written = async (model: string, tokens: number) =>
+      (await claude(marked(tokens, `minimum-${model}-${String(tokens)}`), 'diff', model)).usage
+        ?.cache_creation_input_tokens
+    expect(await written('claude-opus-5', 600)).toBeGreaterThanOrEqual(600)
+    expect(await written('claude-opus-5', 400)).toBe(0)
+    expect(await written('claude-sonnet-5', 1100)).toBeGreaterThanOrEqual(1100)
+    expect(await written('claude-sonnet-5', 900)).toBe(0)
+    expect(await written('claude-haiku-4-5', 3000)).toBe(0)
+    expect(await written('claude-haiku-4-5', 4200)).toBeGreaterThanOrEqual(4200)
   })
 })
