@@ -542,3 +542,150 @@ describe('the stand-in', () => {
     expect(response.status).toBe(404)
   })
 })
+
+describe('prompt caching, billed as each provider bills it', () => {
+  let own: StandIn
+  beforeEach(async () => {
+    own = await startProviderStandIn(() => ({ json: JUDGEMENT }))
+    return () => own.close()
+  })
+
+  async function send(path: string, body: unknown, headers: Record<string, string>) {
+    const response = await fetch(`${own.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body)
+    })
+    expect(response.status).toBe(200)
+    return (await response.json()) as { usage?: Record<string, unknown> } & Record<string, unknown>
+  }
+  /** About `count` tokens at four characters a token, distinct from other tests' prompts. */
+  const text = (count: number, seed: string): string => `${seed} `.padEnd(count * 4, 'abcd')
+
+  const gemini = (model: string, prompt: string) =>
+    send(
+      `/v1beta/models/${model}:generateContent`,
+      { contents: [{ role: 'user', parts: [{ text: prompt }] }] },
+      { 'x-goog-api-key': 'g-test' }
+    )
+  const openai = (prompt: string) =>
+    send(
+      '/v1/responses',
+      { model: 'gpt-5.4-mini', input: [{ role: 'user', content: prompt }] },
+      { authorization: 'Bearer sk-test' }
+    )
+  const claude = (
+    system: readonly Record<string, unknown>[],
+    user: string,
+    model = 'claude-sonnet-4-6'
+  ) =>
+    send(
+      '/v1/messages',
+      {
+        model,
+        max_tokens: 100,
+        system,
+        messages: [{ role: 'user', content: user }]
+      },
+      { 'x-api-key': 'sk-ant-test', 'anthropic-version': '2023-06-01' }
+    )
+
+  it('Gemini 3.5 Flash caches a repeated prefix from 4,096 tokens only; 3 Flash Preview from 1,024', async () => {
+    // Gemini's caching page: 3.5 Flash 4,096 tokens; 3 Flash Preview 1,024.
+    const middling = text(3000, 'gemini-middling')
+    await gemini('gemini-3.5-flash', `${middling} first`)
+    const short = await gemini('gemini-3.5-flash', `${middling} second`)
+    expect(short.usageMetadata).not.toHaveProperty('cachedContentTokenCount')
+
+    await gemini('gemini-3-flash-preview', `${middling} first`)
+    const preview = await gemini('gemini-3-flash-preview', `${middling} second`)
+    const previewUsage = preview.usageMetadata as Record<string, number>
+    expect(previewUsage.cachedContentTokenCount).toBeGreaterThanOrEqual(2900)
+
+    const long = text(5000, 'gemini-long')
+    await gemini('gemini-3.5-flash', `${long} first`)
+    const cached = await gemini('gemini-3.5-flash', `${long} second`)
+    const usage = cached.usageMetadata as Record<string, number>
+    // promptTokenCount includes the cached tokens (UsageMetadata: "includes the cached content").
+    expect(usage.cachedContentTokenCount).toBeGreaterThanOrEqual(4096)
+    expect(usage.cachedContentTokenCount).toBeLessThan(usage.promptTokenCount ?? 0)
+  })
+
+  it('OpenAI caches from 1,024 tokens in steps of 128, counted within input_tokens', async () => {
+    const small = text(900, 'openai-small')
+    await openai(`${small} first`)
+    expect((await openai(`${small} second`)).usage).toMatchObject({
+      input_tokens_details: { cached_tokens: 0 }
+    })
+    const large = text(3000, 'openai-large')
+    await openai(`${large} first`)
+    const usage = (await openai(`${large} second`)).usage as {
+      input_tokens: number
+      input_tokens_details: { cached_tokens: number }
+    }
+    const cached = usage.input_tokens_details.cached_tokens
+    expect(cached % 128).toBe(0)
+    expect(cached).toBeGreaterThanOrEqual(2944)
+    expect(cached).toBeLessThanOrEqual(usage.input_tokens)
+  })
+
+  it('Anthropic writes at a breakpoint, reads it only once that request is answered, and bills input_tokens apart', async () => {
+    const stable = {
+      type: 'text',
+      text: text(2000, 'claude-stable'),
+      cache_control: { type: 'ephemeral' }
+    }
+    own.setScript(() => ({ delayMs: 150, then: { json: JUDGEMENT } }))
+    const together = await Promise.all([claude([stable], 'diff A'), claude([stable], 'diff B')])
+    for (const answer of together) {
+      expect(answer.usage).toMatchObject({ cache_read_input_tokens: 0 })
+      expect(answer.usage?.cache_creation_input_tokens).toBeGreaterThanOrEqual(2000)
+    }
+    const later = await claude([stable], 'diff C')
+    expect(later.usage).toMatchObject({ cache_creation_input_tokens: 0 })
+    expect(later.usage?.cache_read_input_tokens).toBeGreaterThanOrEqual(2000)
+    // input_tokens count only what follows the last breakpoint read or written.
+    expect(later.usage?.input_tokens).toBeLessThan(20)
+  })
+
+  it('Anthropic reads an entry written at a block up to 20 before a breakpoint, not further', async () => {
+    const stable = { type: 'text', text: text(2000, 'claude-lookback') }
+    const marked = { ...stable, cache_control: { type: 'ephemeral' } }
+    const filler = (n: number, seed: string) =>
+      Array.from({ length: n }, (_, i) => ({ type: 'text', text: `${seed} block ${String(i)}` }))
+    await claude([marked, ...filler(1, 'first')], 'diff A')
+    const near = await claude(
+      [
+        stable,
+        ...filler(19, 'near'),
+        { type: 'text', text: 'tail', cache_control: { type: 'ephemeral' } }
+      ],
+      'diff B'
+    )
+    expect(near.usage?.cache_read_input_tokens).toBeGreaterThanOrEqual(2000)
+    const far = await claude(
+      [
+        stable,
+        ...filler(20, 'far'),
+        { type: 'text', text: 'tail', cache_control: { type: 'ephemeral' } }
+      ],
+      'diff C'
+    )
+    expect(far.usage).toMatchObject({ cache_read_input_tokens: 0 })
+  })
+
+  it("Anthropic caches from each model's minimum: 512 tokens for Opus 5, 1,024 for Sonnet 5, 4,096 for Haiku 4.5", async () => {
+    const marked = (tokens: number, seed: string) => [
+      { type: 'text', text: text(tokens, seed), cache_control: { type: 'ephemeral' } }
+    ]
+    const written = async (model: string, tokens: number) =>
+      (await claude(marked(tokens, `minimum-${model}-${String(tokens)}`), 'diff', model)).usage
+        ?.cache_creation_input_tokens
+    expect(await written('claude-opus-5', 600)).toBeGreaterThanOrEqual(600)
+    expect(await written('claude-opus-5', 400)).toBe(0)
+    expect(await written('claude-sonnet-5', 1100)).toBeGreaterThanOrEqual(1100)
+    expect(await written('claude-sonnet-5', 900)).toBe(0)
+    expect(await written('claude-haiku-4-5', 3000)).toBe(0)
+    expect(await written('claude-haiku-4-5', 4200)).toBeGreaterThanOrEqual(4200)
+  })
+})

@@ -4,6 +4,9 @@
  * the test suite, and prints what it measured; it also writes the figures to
  * docs/performance.json. A measurement, not a test: it exits 0 whether or not the targets are met,
  * and says which are not. What each figure means is in docs/performance.md.
+ *
+ * `npm run bench -- lifecycle` runs the lifecycle figure alone (a pull request's five pushes,
+ * before and after issue 24) and prints it, without writing docs/performance.json.
  */
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
@@ -46,6 +49,13 @@ import {
 import { count, median, mib, ms, repeat, table } from './bench/stats.js'
 import { bytesByPackage, profileByPackage, type ProfileShares } from './bench/profile.js'
 import { breakdown, type Breakdown } from './bench/timeline.js'
+import {
+  LIFECYCLE_TARGETS,
+  lifecycleFigure,
+  lifecycleShares,
+  lifecycleTables,
+  type LifecycleRun
+} from './bench/lifecycle.js'
 
 /** Timed runs per figure (plus one warm-up run, not counted, and one traced run). */
 const RUNS = 5
@@ -545,6 +555,60 @@ interface TargetRow {
 
 const mark = (met: boolean | undefined): string => (met === undefined ? '' : met ? '✓' : '✗')
 
+/**
+ * The lifecycle figure's done-when rows: the cached share of OpenAI's and Gemini's input over the
+ * five pushes, and Anthropic's cache writes against its reads. Targets on the last run ("after");
+ * the earlier one is shown for reference.
+ */
+function lifecycleTargets(runs: readonly LifecycleRun[]): TargetRow[] {
+  return runs.flatMap((run, i) => {
+    const judged = i === runs.length - 1
+    const shares = lifecycleShares(run)
+    const target = `≥ ${LIFECYCLE_TARGETS.cachedShare * 100}%`
+    return [
+      ...(['openai', 'google'] as const).map(provider => ({
+        figure: `6. lifecycle, ${run.label}: ${provider} input billed cached, 5 pushes`,
+        value: `${(shares[provider] * 100).toFixed(0)}%`,
+        target: judged ? target : '',
+        met: judged ? shares[provider] >= LIFECYCLE_TARGETS.cachedShare : undefined
+      })),
+      {
+        figure: `6. lifecycle, ${run.label}: anthropic cache writes / reads, 5 pushes`,
+        value: `${count(shares.anthropicWritten)} / ${count(shares.anthropicRead)}`,
+        target: judged ? 'writes ≤ reads' : '',
+        met: judged ? shares.anthropicWritten <= shares.anthropicRead : undefined
+      }
+    ]
+  })
+}
+
+/** `npm run bench -- lifecycle`: the lifecycle figure alone, printed; no JSON written. */
+async function lifecycleOnly(): Promise<void> {
+  const started = performance.now()
+  const bundle = await snapshotBundle()
+  try {
+    const runs = await lifecycleFigure(bundle.path, progress)
+    const targets = lifecycleTargets(runs)
+    console.log(
+      [
+        `Rubric Council benchmark, lifecycle figure · ${new Date().toISOString()} · Node ${process.version}`,
+        `after: dist/index.js ${bundle.sha256} at ${bundle.commit}${bundle.dirty === '' ? '' : ` (${bundle.dirty})`}`,
+        '',
+        lifecycleTables(runs),
+        '',
+        table([
+          ['figure', 'value', 'target', ''],
+          ...targets.map(t => [t.figure, t.value, t.target, mark(t.met)])
+        ]),
+        '',
+        `Bench took ${((performance.now() - started) / 1000).toFixed(0)} s.`
+      ].join('\n')
+    )
+  } finally {
+    bundle.dispose()
+  }
+}
+
 function phasesTable(name: string, traced: Breakdown | undefined): string {
   if (traced === undefined) return `${name}: no trace`
   const rows = traced.phases.map(p => [p.name, ms(p.ms)])
@@ -608,6 +672,8 @@ async function main(): Promise<void> {
     const uncached = diffRepository(world, SMALL, `${JUDGED_RUBRIC}\n<!-- caching figure -->\n`)
     repos.push(uncached)
     const caching = await cacheFigure(world, uncached)
+    // 6. A pull request's life: its own stand-ins, the bundle before issue 24 and this one.
+    const lifecycle = await lifecycleFigure(bundle.path, progress)
 
     // 3. GitHub requests
     const githubFigures: GitHubFigure[] = []
@@ -716,7 +782,8 @@ async function main(): Promise<void> {
         value: `${render.medianMs.toFixed(1)} ms`,
         target: '',
         met: undefined
-      }
+      },
+      ...lifecycleTargets(lifecycle)
     ]
 
     const loadAfter = loadavg()[0] ?? NaN
@@ -836,6 +903,7 @@ async function main(): Promise<void> {
       ]),
       ''
     )
+    out.push(lifecycleTables(lifecycle), '')
     const endpoints = [...new Set(githubFigures.flatMap(g => Object.keys(g.byEndpoint)))]
     out.push(
       table([
@@ -925,6 +993,7 @@ async function main(): Promise<void> {
       },
       council: councils,
       caching,
+      lifecycle,
       github: githubFigures,
       providers: { samples, evidence },
       render,
@@ -944,4 +1013,9 @@ async function main(): Promise<void> {
   }
 }
 
-await main()
+if (process.argv[2] === 'lifecycle') await lifecycleOnly()
+else if (process.argv[2] === undefined) await main()
+else {
+  process.stderr.write('usage: npm run bench [-- lifecycle]\n')
+  process.exit(2)
+}

@@ -21,7 +21,15 @@ import { googleRequestProblem } from './providers/google.js'
 import { contextWindow, notPulled, OLLAMA_MODELS, truncate } from './providers/ollama.js'
 import { openaiRequestProblem } from './providers/openai.js'
 import { openrouterRequest } from './providers/openrouter.js'
-import { PromptCache, tokensOf, type CacheLookup, type CacheUse } from './providers/prompt-cache.js'
+import {
+  GEMINI_DEFAULT_MIN_CACHE_TOKENS,
+  GEMINI_MIN_CACHE_TOKENS,
+  PromptCache,
+  tokensOf,
+  type BlockPrefix,
+  type CacheLookup,
+  type CacheUse
+} from './providers/prompt-cache.js'
 import { isRecord, list, record, type Json } from './providers/schema.js'
 
 export type Protocol =
@@ -418,13 +426,18 @@ function cacheLookup(call: RecordedCall, cache: PromptCache): CacheLookup {
       const minimum = ANTHROPIC_MODELS[anthropicId(call.model)]?.minCacheTokens
       return minimum === undefined
         ? cache.automatic(`${call.service}:${call.model}`, call.text, 128)
-        : cache.breakpoints(`openrouter:${call.model}`, anthropicPrefixes(call.body), minimum)
+        : cache.breakpoints(`openrouter:${call.model}`, anthropicBlocks(call.body), minimum)
     }
     case 'google':
-      return cache.automatic(`google:${call.model}`, call.text, 1)
+      return cache.automatic(
+        `google:${call.model}`,
+        call.text,
+        1,
+        GEMINI_MIN_CACHE_TOKENS[call.model] ?? GEMINI_DEFAULT_MIN_CACHE_TOKENS
+      )
     case 'anthropic': {
       const minimum = ANTHROPIC_MODELS[call.model]?.minCacheTokens ?? 1024
-      return cache.breakpoints(call.model, anthropicPrefixes(call.body), minimum)
+      return cache.breakpoints(call.model, anthropicBlocks(call.body), minimum)
     }
     case 'ollama':
       return cache.automatic(`ollama:${call.model}`, call.text, 1, 1)
@@ -440,8 +453,12 @@ function anthropicId(model: string): string {
     : ''
 }
 
-/** The prompt text up to each `cache_control` breakpoint, in order (system, then messages). */
-function anthropicPrefixes(body: unknown): string[] {
+/**
+ * The prompt text up to the end of each content block, in order (system, then messages), and
+ * whether the block carries a `cache_control` breakpoint (or is the last block of a request with a
+ * top-level `cache_control`: automatic caching, on the prompt-caching page).
+ */
+function anthropicBlocks(body: unknown): BlockPrefix[] {
   if (!isRecord(body)) return []
   const asBlocks = (content: unknown): readonly unknown[] =>
     typeof content === 'string' ? [{ text: content }] : list(content)
@@ -449,13 +466,14 @@ function anthropicPrefixes(body: unknown): string[] {
     ...asBlocks(body.system),
     ...list(body.messages).flatMap(m => asBlocks(record(m)?.content))
   ]
-  const prefixes: string[] = []
+  // Automatic caching: a top-level `cache_control` sets the breakpoint on the last block.
+  const automatic = body.cache_control !== undefined
   let text = ''
-  for (const block of blocks) {
+  return blocks.map((block, i) => {
     text += `${textsOf(block).join('\n')}\n`
-    if (isRecord(block) && block.cache_control !== undefined) prefixes.push(text)
-  }
-  return prefixes
+    const marked = isRecord(block) && block.cache_control !== undefined
+    return { text, breakpoint: marked || (automatic && i === blocks.length - 1) }
+  })
 }
 
 function routeOf(method: string, pathname: string): Route | undefined {

@@ -56,9 +56,13 @@ export const ANTHROPIC_MODELS: Readonly<Record<string, AnthropicModel>> = {
   'claude-sonnet-4-6': model('claude-sonnet-4-6', 64_000, 1024, 'one'),
   'claude-opus-4-6': model('claude-opus-4-6', 128_000, 4096, 'one'),
   'claude-opus-4-7': model('claude-opus-4-7', 128_000, 4096, 'strict'),
-  'claude-opus-4-8': model('claude-opus-4-8', 128_000, 4096, 'strict'),
-  'claude-sonnet-5': model('claude-sonnet-5', 128_000, 4096, 'strict'),
-  'claude-opus-5': model('claude-opus-5', 128_000, 4096, 'strict')
+  // Cache minimums of the newer models: 1,024 for Opus 4.8 and Sonnet 5, 512 for Opus 5, as the
+  // prompt-caching page's table is quoted by docs.litellm.ai/docs/completion/prompt_caching and
+  // dev.to/creeta/claudes-prompt-cache-fails-silently-below-1024-tokens-1ch1 (the page itself is
+  // not in reach here); Opus 4.7 stays at 4,096, where those quotes disagree.
+  'claude-opus-4-8': model('claude-opus-4-8', 128_000, 1024, 'strict'),
+  'claude-sonnet-5': model('claude-sonnet-5', 128_000, 1024, 'strict'),
+  'claude-opus-5': model('claude-opus-5', 128_000, 512, 'strict')
 }
 
 /** Retired: the API answers 404 `model: <id>` (model-deprecations page). */

@@ -4,13 +4,19 @@
  *
  * - OpenAI: automatic for prompts of 1,024 tokens or more; the longest prefix seen before is
  *   cached, counted in steps of 128 tokens (https://platform.openai.com/docs/guides/prompt-caching).
- * - Gemini 2.5 and later: implicit caching of a repeated prefix of 1,024 tokens or more
- *   (https://ai.google.dev/gemini-api/docs/caching#implicit-caching).
+ *   Writes are free before the GPT-5.6 family; from it on they cost 1.25× and are reported as
+ *   `cache_write_tokens` (https://developers.openai.com/api/docs/guides/prompt-caching): the
+ *   stand-in serves no such model, and would have to bill its writes if it did.
+ * - Gemini 2.5 and later: implicit caching of a repeated prefix, from a minimum that depends on
+ *   the model (`GEMINI_MIN_CACHE_TOKENS`; https://ai.google.dev/gemini-api/docs/caching#implicit-caching).
  * - Ollama: the runner keeps the evaluated prompt in its KV cache and evaluates only what follows
  *   the longest prefix it already holds, of any length (ollama/ollama#2068, #8008).
  * - Anthropic: only up to a `cache_control` breakpoint; the first request writes the prefix,
- *   later ones read it; shorter than the model's minimum, nothing is cached
- *   (https://platform.claude.com/docs/en/build-with-claude/prompt-caching).
+ *   later ones read it; shorter than the model's minimum, nothing is cached. To read, the API
+ *   looks for an entry at the breakpoint and at the content-block boundaries before it, up to 20
+ *   blocks back: an entry an earlier request wrote at a block where this request sets no
+ *   breakpoint is still read (https://platform.claude.com/docs/en/build-with-claude/prompt-caching,
+ *   "the system automatically checks for cache hits at all previous content block boundaries").
  * A prefix is readable only once the request that wrote it has been answered: requests that
  * arrive together all miss ("a cache entry only becomes available after the first response
  * begins", Anthropic's prompt-caching page; OpenAI's caches likewise fill after the prefill).
@@ -19,6 +25,37 @@
  */
 
 export const tokensOf = (text: string): number => Math.max(1, Math.ceil(text.length / 4))
+
+/**
+ * Gemini's implicit caching: the fewest input tokens it caches, per model. From the table on
+ * https://ai.google.dev/gemini-api/docs/caching#implicit-caching (versions of 2026-07-07 and
+ * 2026-10-13: Gemini 3.5 Flash and 3.1 Pro Preview 4,096; Gemini 2.5 Pro 2,048) and of 2026-05-07
+ * (Gemini 3 Flash Preview 1,024, a model the later tables no longer list). The Flash-Lite models
+ * are in no version of the table: the API enforces 2,048 for Gemini 2.5 Flash-Lite
+ * (discuss.ai.google.dev/t/178942, its own "min_total_token_count=2048"), and the Gemini 3
+ * Flash-Lite models are taken at 4,096, as every Gemini 3.1 and later model the table lists.
+ */
+export const GEMINI_MIN_CACHE_TOKENS: Readonly<Record<string, number>> = {
+  'gemini-3.5-flash': 4096,
+  'gemini-3.5-flash-lite': 4096,
+  'gemini-3.1-flash-lite': 4096,
+  'gemini-3.1-pro-preview': 4096,
+  'gemini-3-flash-preview': 1024,
+  'gemini-2.5-pro': 2048,
+  'gemini-2.5-flash': 2048,
+  'gemini-2.5-flash-lite': 2048
+}
+/** A model the table does not name: the highest minimum any Gemini model has. */
+export const GEMINI_DEFAULT_MIN_CACHE_TOKENS = 4096
+
+/** How far back from a breakpoint Anthropic looks for an entry, in content blocks. */
+export const ANTHROPIC_LOOKBACK_BLOCKS = 20
+
+/** A request's text up to the end of each content block, and whether that block is a breakpoint. */
+export interface BlockPrefix {
+  readonly text: string
+  readonly breakpoint: boolean
+}
 
 export interface CacheUse {
   readonly read: number
@@ -49,16 +86,25 @@ export class PromptCache {
   }
 
   /**
-   * Anthropic's cache: `prefixes` are the texts up to each breakpoint, shortest first. The
-   * longest one written before is read; what lies beyond it up to the last breakpoint is written,
-   * an entry at each breakpoint long enough to be cached.
+   * Anthropic's cache: `blocks` are the texts up to the end of each content block, in order. The
+   * longest entry written before at a breakpoint, or at a block up to 20 before a breakpoint, is
+   * read; what lies beyond it up to the last breakpoint is written, an entry at each breakpoint
+   * long enough to be cached.
    */
-  breakpoints(model: string, prefixes: readonly string[], minimum: number): CacheLookup {
+  breakpoints(model: string, blocks: readonly BlockPrefix[], minimum: number): CacheLookup {
     const written = this.#written.get(model) ?? new Set<string>()
     this.#written.set(model, written)
-    const hit = [...prefixes].reverse().find(prefix => written.has(prefix))
+    const readable = blocks.filter((_, i) =>
+      blocks.slice(i, i + ANTHROPIC_LOOKBACK_BLOCKS + 1).some(block => block.breakpoint)
+    )
+    const hit = readable
+      .map(block => block.text)
+      .reverse()
+      .find(prefix => written.has(prefix))
     const read = hit === undefined ? 0 : tokensOf(hit)
-    const cacheable = prefixes.filter(prefix => tokensOf(prefix) >= minimum)
+    const cacheable = blocks
+      .filter(block => block.breakpoint && tokensOf(block.text) >= minimum)
+      .map(block => block.text)
     const last = cacheable.at(-1)
     return {
       use: { read, written: last === undefined || last === hit ? 0 : tokensOf(last) - read },

@@ -1,0 +1,352 @@
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pullRequestEvent, pullRequestJson } from '../../__tests__/helpers/action-run.js'
+import { estimateCost } from '../../src/council/pricing.js'
+import { ROOT, runChecked } from './child.js'
+import {
+  diffRepository,
+  JUDGED_RUBRIC,
+  JUDGES,
+  startWorld,
+  TOKEN,
+  type DiffShape
+} from './fixtures.js'
+import { count, table } from './stats.js'
+
+/**
+ * The lifecycle figure: what a pull request's prompts cost over its life. One pull request, five
+ * pushes (the first opens it, the other four each change a few lines of one file, as
+ * `synchronize` events on the same number), three judges on three vendors; the action runs once
+ * per push. Each bundle ("before", "after") meets a provider stand-in of its own, so that neither
+ * reads what the other wrote to the prompt caches. Tokens are read from each run's JSON report
+ * and summed per provider; dollars are `estimateCost` on those sums, so that both bundles are
+ * priced alike.
+ */
+
+/** The commit before issue 24's work: its committed dist/ is the "before" bundle. */
+export const LIFECYCLE_BEFORE = '5507557'
+export const LIFECYCLE_PUSHES = 5
+/** A pull request the size of figure 1a: 1,000 added lines in 30 files. */
+export const LIFECYCLE_SHAPE: DiffShape = { files: 30, lines: 1_000 }
+/** One judge per vendor, as in figure 1a. */
+export const LIFECYCLE_JUDGES = JUDGES.slice(0, 3)
+/**
+ * The files pushes 2–5 change (indexes into the 30 added files), spread over the diff: where a
+ * change falls decides how much of the evidence before it is byte-identical to the last push.
+ */
+const CHANGED_FILES = [20, 5, 27, 12] as const
+/** Lines each later push changes. */
+const CHANGED_LINES = 3
+/** Prefill time: calls that arrive together all miss, as in figure 2b. */
+const JUDGE_DELAY_MS = 200
+
+export const LIFECYCLE_TARGETS = {
+  /** Of the input tokens over the five pushes, the share billed at a cached rate. */
+  cachedShare: 0.6
+} as const
+
+export interface ProviderTokens {
+  readonly provider: string
+  readonly model: string
+  readonly calls: number
+  /** All input tokens, as billed: full price, cached and written together. */
+  readonly input: number
+  readonly cached: number
+  readonly written: number
+  readonly output: number
+  /** `estimateCost` of the tokens above; NaN for an unpriced model. */
+  readonly costUsd: number
+}
+
+/** One push's diff (base to head) against the earlier pushes' diffs. */
+export interface PushDiff {
+  readonly chars: number
+  /** Characters before the first one that differs from every earlier push's diff. */
+  readonly unchanged: number
+}
+
+export interface LifecycleRun {
+  readonly bundle: string
+  readonly label: string
+  /**
+   * Per push: how much of the diff's text is byte-identical to an earlier push's up to the first
+   * change. A prefix cache can serve no more of the evidence than this, whatever the layout.
+   */
+  readonly diffs: readonly PushDiff[]
+  /** Per push, per provider. */
+  readonly pushes: readonly (readonly ProviderTokens[])[]
+  /** The five pushes together, per provider. */
+  readonly total: readonly ProviderTokens[]
+}
+
+export const fullPrice = (t: ProviderTokens): number => Math.max(0, t.input - t.cached - t.written)
+
+/** The committed dist/ of `commit`, unpacked in `into`; the path of its index.js. */
+export function bundleOf(commit: string, into: string): string {
+  const archive = join(into, 'dist.tar')
+  execFileSync('git', ['archive', '--format=tar', `--output=${archive}`, commit, 'dist'], {
+    cwd: ROOT
+  })
+  execFileSync('tar', ['-x', '-f', archive, '-C', into])
+  return join(into, 'dist', 'index.js')
+}
+
+/** `lines` of `text` from the middle on, changed as an edit would change them. */
+function edited(text: string, push: number): string {
+  const lines = text.split('\n')
+  const from = Math.floor(lines.length / 2)
+  for (let i = from; i < Math.min(lines.length - 1, from + CHANGED_LINES); i++) {
+    lines[i] = `${lines[i] ?? ''} // revised in push ${String(push)}`
+  }
+  return lines.join('\n')
+}
+
+function commonPrefix(a: string, b: string): number {
+  const length = Math.min(a.length, b.length)
+  let i = 0
+  while (i < length && a.charCodeAt(i) === b.charCodeAt(i)) i++
+  return i
+}
+
+function sumTokens(rows: readonly ProviderTokens[]): ProviderTokens[] {
+  const byProvider = new Map<string, ProviderTokens>()
+  for (const row of rows) {
+    const seen = byProvider.get(row.provider)
+    byProvider.set(
+      row.provider,
+      seen === undefined
+        ? row
+        : {
+            ...seen,
+            calls: seen.calls + row.calls,
+            input: seen.input + row.input,
+            cached: seen.cached + row.cached,
+            written: seen.written + row.written,
+            output: seen.output + row.output,
+            costUsd: seen.costUsd + row.costUsd
+          }
+    )
+  }
+  return [...byProvider.values()]
+}
+
+/** Five pushes of one pull request, run by `bundle` against a fresh GitHub and provider stand-in. */
+export async function lifecycleRun(bundle: string, label: string): Promise<LifecycleRun> {
+  const world = await startWorld()
+  world.setJudgeDelay(JUDGE_DELAY_MS)
+  const repo = diffRepository(world, LIFECYCLE_SHAPE, JUDGED_RUBRIC)
+  const number = 1
+  const inputs = { 'github-token': TOKEN, models: LIFECYCLE_JUDGES.join(', ') }
+  const pushes: ProviderTokens[][] = []
+  const diffTexts: string[] = []
+  const diffs: PushDiff[] = []
+  try {
+    for (let push = 1; push <= LIFECYCLE_PUSHES; push++) {
+      if (push > 1) {
+        const file = CHANGED_FILES[(push - 2) % CHANGED_FILES.length] ?? 0
+        const path = `src/m${String(Math.floor(file / 100))}/mod${String(file)}.ts`
+        repo.commit(
+          { [path]: edited(readFileSync(join(repo.dir, path), 'utf8'), push) },
+          `Push ${String(push)}`
+        )
+      }
+      const diff = repo.git('diff', repo.baseSha, repo.headSha)
+      diffs.push({
+        chars: diff.length,
+        unchanged: Math.max(0, ...diffTexts.map(earlier => commonPrefix(earlier, diff)))
+      })
+      diffTexts.push(diff)
+      world.github.setPullRequest(number, pullRequestJson(repo, number))
+      const eventPath = pullRequestEvent(repo, {
+        number,
+        action: push === 1 ? 'opened' : 'synchronize'
+      })
+      try {
+        const result = await runChecked(`lifecycle, ${label}, push ${String(push)}`, {
+          workspace: repo.dir,
+          eventName: 'pull_request',
+          eventPath,
+          apiUrl: world.github.url,
+          inputs,
+          env: world.providerEnv,
+          bundle
+        })
+        const judges = result.report?.judges ?? []
+        pushes.push(
+          sumTokens(
+            judges.map(judge => {
+              const colon = judge.judge.indexOf(':')
+              const model = judge.judge.slice(colon + 1)
+              const tokens = judge.tokens ?? {
+                input: 0,
+                cached_input: 0,
+                cache_write: 0,
+                output: 0
+              }
+              return {
+                provider: judge.judge.slice(0, colon),
+                model,
+                calls: 1,
+                input: tokens.input,
+                cached: tokens.cached_input,
+                written: tokens.cache_write,
+                output: tokens.output,
+                costUsd:
+                  estimateCost(model, {
+                    input: tokens.input,
+                    cachedInput: tokens.cached_input,
+                    cacheWrite: tokens.cache_write,
+                    output: tokens.output
+                  }) ?? NaN
+              }
+            })
+          )
+        )
+      } finally {
+        rmSync(join(eventPath, '..'), { recursive: true, force: true })
+      }
+    }
+    return { bundle, label, diffs, pushes, total: sumTokens(pushes.flat()) }
+  } finally {
+    await world.close()
+    rmSync(repo.dir, { recursive: true, force: true })
+  }
+}
+
+/** The figure: the commit before issue 24 against `afterBundle` (the working tree's dist/). */
+export async function lifecycleFigure(
+  afterBundle: string,
+  progress: (message: string) => void
+): Promise<readonly LifecycleRun[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'rc-bench-lifecycle-'))
+  try {
+    const before = bundleOf(LIFECYCLE_BEFORE, dir)
+    const runs: LifecycleRun[] = []
+    for (const [bundle, label] of [
+      [before, `before (${LIFECYCLE_BEFORE})`],
+      [afterBundle, 'after (dist/)']
+    ] as const) {
+      progress(
+        `lifecycle: ${label}, ${String(LIFECYCLE_PUSHES)} pushes of one pull request, 3 judges`
+      )
+      runs.push(await lifecycleRun(bundle, label))
+    }
+    return runs
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/** The done-when shares of one run: cached share per automatic-cache provider, Anthropic's balance. */
+export function lifecycleShares(run: LifecycleRun): {
+  readonly openai: number
+  readonly google: number
+  readonly anthropicWritten: number
+  readonly anthropicRead: number
+} {
+  const of = (provider: string): ProviderTokens | undefined =>
+    run.total.find(t => t.provider === provider)
+  const share = (t: ProviderTokens | undefined): number =>
+    t === undefined || t.input === 0 ? 0 : t.cached / t.input
+  return {
+    openai: share(of('openai')),
+    google: share(of('google')),
+    anthropicWritten: of('anthropic')?.written ?? 0,
+    anthropicRead: of('anthropic')?.cached ?? 0
+  }
+}
+
+const percent = (part: number, whole: number): string =>
+  whole === 0 ? '–' : `${((part / whole) * 100).toFixed(0)}%`
+const dollars = (usd: number): string => (Number.isNaN(usd) ? 'unpriced' : `$${usd.toFixed(4)}`)
+
+/** The tables: per provider, before and after side by side; then each push's cached share. */
+export function lifecycleTables(runs: readonly LifecycleRun[]): string {
+  const providers = [...new Set(runs.flatMap(r => r.total.map(t => t.provider)))]
+  const rows: string[][] = []
+  for (const provider of providers) {
+    for (const run of runs) {
+      const t = run.total.find(x => x.provider === provider)
+      if (t === undefined) continue
+      rows.push([
+        `${provider}:${t.model}`,
+        run.label,
+        count(t.calls),
+        count(t.input),
+        count(fullPrice(t)),
+        `${count(t.cached)} (${percent(t.cached, t.input)})`,
+        count(t.written),
+        count(t.output),
+        dollars(t.costUsd)
+      ])
+    }
+  }
+  for (const run of runs) {
+    const all = run.total
+    const sum = (pick: (t: ProviderTokens) => number): number =>
+      all.reduce((total, t) => total + pick(t), 0)
+    rows.push([
+      'all three',
+      run.label,
+      count(sum(t => t.calls)),
+      count(sum(t => t.input)),
+      count(sum(fullPrice)),
+      `${count(sum(t => t.cached))} (${percent(
+        sum(t => t.cached),
+        sum(t => t.input)
+      )})`,
+      count(sum(t => t.written)),
+      count(sum(t => t.output)),
+      dollars(sum(t => t.costUsd))
+    ])
+  }
+  const diffs = runs[0]?.diffs ?? []
+  const diffChars = diffs.reduce((sum, d) => sum + d.chars, 0)
+  const unchangedChars = diffs.reduce((sum, d) => sum + d.unchanged, 0)
+  const perPush = [
+    [
+      `diff unchanged before the first change (a prefix cache's ceiling; all: ${percent(unchangedChars, diffChars)})`,
+      ...diffs.map(d => percent(d.unchanged, d.chars))
+    ]
+  ]
+  perPush.push(
+    ...runs.flatMap(run =>
+      providers.map(provider => [
+        `${provider}, ${run.label}`,
+        ...run.pushes.map(push => {
+          const t = push.find(x => x.provider === provider)
+          if (t === undefined) return '–'
+          return provider === 'anthropic'
+            ? `r ${count(t.cached)} / w ${count(t.written)}`
+            : percent(t.cached, t.input)
+        })
+      ])
+    )
+  )
+  return [
+    table([
+      [
+        `lifecycle: ${String(LIFECYCLE_PUSHES)} pushes of one pull request (${count(LIFECYCLE_SHAPE.lines)} lines in ${count(LIFECYCLE_SHAPE.files)} files, then ${String(CHANGED_LINES)} lines a push)`,
+        'bundle',
+        'calls',
+        'input tokens',
+        'full price',
+        'cached',
+        'written',
+        'output',
+        'dollars'
+      ],
+      ...rows
+    ]),
+    '',
+    table([
+      [
+        'each push: cached share of input (Anthropic: cache reads / writes)',
+        ...Array.from({ length: LIFECYCLE_PUSHES }, (_, i) => `push ${String(i + 1)}`)
+      ],
+      ...perPush
+    ])
+  ].join('\n')
+}
