@@ -663,12 +663,10 @@ describe('untrusted data in the request', () => {
       { evidence, gates }
     )
     for (const call of calls) {
-      const fence = /<(DATA-[0-9a-f]{24}) name="description">/.exec(call.text)?.[1]
+      const fence = /<\/(DATA-[0-9a-f]{24})>/.exec(call.text)?.[1]
       expect(fence).toBeDefined()
       const fenced = [
-        ...call.text.matchAll(
-          new RegExp(`<${fence} name="[^"]+">\\n([\\s\\S]*?)\\n</${fence}>`, 'g')
-        )
+        ...call.text.matchAll(new RegExp(`<data name="[^"]+">\\n([\\s\\S]*?)\\n</${fence}>`, 'g'))
       ]
         .map(m => m[1])
         .join('\n')
@@ -677,12 +675,12 @@ describe('untrusted data in the request', () => {
       expect(fenced.split(injection).length - 1).toBe(2)
     }
     // A fence of its own for every call, never one derived from what the pull request controls.
-    const fences = calls.map(c => /<(DATA-[0-9a-f]{24}) /.exec(c.text)?.[1])
+    const fences = calls.map(c => /<\/(DATA-[0-9a-f]{24})>/.exec(c.text)?.[1])
     expect(new Set(fences).size).toBe(calls.length)
     expect(calls.length).toBeGreaterThan(1)
     const again = await convene(() => ({ json: answer(RUBRIC) }), { evidence, gates })
     for (const call of again.calls) {
-      expect(fences).not.toContain(/<(DATA-[0-9a-f]{24}) /.exec(call.text)?.[1])
+      expect(fences).not.toContain(/<\/(DATA-[0-9a-f]{24})>/.exec(call.text)?.[1])
     }
     expect(reasons(outcome)).toEqual(['blocking_issue'])
   })

@@ -83,7 +83,8 @@ function expectWithinBudget(evidence: Evidence): void {
 }
 
 /**
- * Shown tier by tier, fewest tokens first; within a tier, the files sent have smaller patches in
+ * Shown tier by tier, in the diff's order within a tier (so a file keeps its place when a push
+ * changes its size, and the prompt caches serve the diff up to it); within a tier, the files sent have smaller patches in
  * bytes (the diff's order breaking ties) than every listed file of that tier left out for the
  * budget, and at most one file of a tier was tried and did not fit.
  */
@@ -94,7 +95,8 @@ function expectTierOrder(input: EvidenceInput, evidence: Evidence): void {
     const b = reviewed[i]
     if (!a || !b) continue
     expect(TIER[a.kind]).toBeLessThanOrEqual(TIER[b.kind])
-    if (TIER[a.kind] === TIER[b.kind]) expect(a.tokens).toBeLessThanOrEqual(b.tokens)
+    const at = (path: string): number => input.files.findIndex(f => f.path === path)
+    if (TIER[a.kind] === TIER[b.kind]) expect(at(a.path)).toBeLessThan(at(b.path))
   }
   const position = (path: string): { tier: number; bytes: number; index: number } => {
     const index = input.files.findIndex(f => f.path === path)

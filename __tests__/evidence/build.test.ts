@@ -126,7 +126,6 @@ describe('buildEvidence: what is never sent', () => {
 
   it('redacts the secrets of the files it sends, and says so', () => {
     expect(evidence.receipt.redacted).toEqual([
-      { path: 'src/aws.ts', secrets: 1, kinds: ['AWS access key'] },
       {
         path: '.env',
         secrets: 2,
@@ -139,6 +138,7 @@ describe('buildEvidence: what is never sent', () => {
         kinds: ['private key', 'random-looking value'],
         secretFile: '*.pem'
       },
+      { path: 'src/aws.ts', secrets: 1, kinds: ['AWS access key'] },
       {
         path: 'docs/notes.txt',
         secrets: 1,
@@ -151,9 +151,9 @@ describe('buildEvidence: what is never sent', () => {
       '+const region = "eu-west-1"\n+const id = "[redacted: AWS access key]"\n'
     )
     expect(evidence.receipt.redacted.map(redactionLine)).toEqual([
-      '- src/aws.ts: 1 secret replaced by [redacted: …] (looked like AWS access key)',
       '- .env: 2 secrets replaced by [redacted: …] (looked like password in URL, password-like value; a secret file (.env): every value that looked like a credential)',
       '- certs/server.pem: 1 secret replaced by [redacted: …] (looked like private key, random-looking value; a secret file (*.pem): every value that looked like a credential)',
+      '- src/aws.ts: 1 secret replaced by [redacted: …] (looked like AWS access key)',
       '- docs/notes.txt: 1 secret replaced by [redacted: …] (looked like private key, random-looking value; a secret file (*.key (as deploy.key)): every value that looked like a credential)'
     ])
   })
@@ -453,11 +453,12 @@ describe('buildEvidence: the budget', () => {
       newFile('config.yml', codeLines('config', 5))
     ].join('')
     const evidence = buildEvidence(input(diff, { maxTokens: 8_000 }))
+    // Tier by tier, in the diff's order within a tier.
     expect(evidence.receipt.reviewed.map(r => [r.path, r.kind])).toEqual([
-      ['src/app.test.ts', 'test'],
       ['src/app.ts', 'source'],
-      ['config.yml', 'config'],
+      ['src/app.test.ts', 'test'],
       ['docs/guide.md', 'docs'],
+      ['config.yml', 'config'],
       ['dist/app.js', 'generated']
     ])
     expect(evidence.receipt.omitted).toEqual([

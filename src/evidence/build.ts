@@ -173,11 +173,12 @@ export function buildEvidence(input: EvidenceInput): Evidence {
     })
   }
 
-  // Shown in priority order with the exact counts now known: tier by tier, fewest tokens first.
+  // Shown tier by tier, in the diff's order within a tier: a file keeps its place when a push
+  // changes its size, so the providers' prompt caches serve the diff up to the first file that
+  // changed (the judges' prompt puts the diff first, see council/prompt.ts).
   const shown = [...included].sort(
     (a, b) =>
       TIER[a.candidate.file.kind] - TIER[b.candidate.file.kind] ||
-      a.tokens - b.tokens ||
       a.candidate.index - b.candidate.index
   )
   const sentPatches = new Map(shown.map(c => [c.candidate.index, c.patch]))
