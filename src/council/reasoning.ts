@@ -7,8 +7,8 @@ import type { ReasoningEffort } from '../rubric/types.js'
  * (docs/council.md). A judge weighs every criterion against a diff: some thought before the answer
  * pays, and `medium` is the level each hosted provider describes as the balance of quality and cost.
  * Left to the APIs, OpenAI's gpt-5.4 family does not reason at all (its effort defaults to `none`),
- * Claude does not think unless asked, and Gemini 3 thinks at `high`: three judges of one council
- * reasoning at three different depths. Ollama and other OpenAI-compatible servers run the user's
+ * Claude does not think unless asked, and each Gemini model thinks at a level of its own (`high`
+ * for the first Gemini 3 models): three judges of one council reasoning at three different depths. Ollama and other OpenAI-compatible servers run the user's
  * own models, which may not reason at all: they are sent nothing unless the rubric asks.
  */
 export const DEFAULT_REASONING: Readonly<Record<Provider, ReasoningEffort | undefined>> = {
