@@ -216,6 +216,26 @@ describe('reasoning effort', () => {
     })
   })
 
+  it('council.reasoning reaches the judges the rubric does not name (the models input, the defaults)', async () => {
+    const rubric = parse(
+      lines(
+        '---',
+        'dimensions: { accuracy: 1 }',
+        'council: { reasoning: low }',
+        '---',
+        '## Criteria',
+        '- tested: The change is tested'
+      )
+    )
+    const { calls } = await convene(['openai:gpt-5.4-mini', 'google:gemini-3.5-flash'], valid, {
+      rubric
+    })
+    expect(byModel(calls)).toEqual({
+      'gpt-5.4-mini': { reasoning: { effort: 'low' } },
+      'gemini-3.5-flash': { thinkingConfig: { thinkingLevel: 'low' } }
+    })
+  })
+
   it('asked of a model that cannot reason, fails that judge with the provider’s own refusal', async () => {
     const rubric = parse(
       lines(
