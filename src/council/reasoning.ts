@@ -85,16 +85,18 @@ export function reasoningOptions(id: ModelId, named: ReasoningEffort | undefined
       }
     case 'openrouter':
       // OpenRouter's own `reasoning.effort`, which it turns into each vendor's setting
-      // (https://openrouter.ai/docs/use-cases/reasoning-tokens). With `require_parameters` a
-      // model that does not reason has no endpoint for it (404 "No endpoints found that can
-      // handle the requested parameters."): the default goes only to the vendors' reasoning
-      // models; an effort the rubric names is sent as it is.
+      // (https://openrouter.ai/docs/guides/best-practices/reasoning-tokens). With
+      // `require_parameters` a model that does not reason has no endpoint for it (404 "No
+      // endpoints found that can handle the requested parameters.", as met in block/buzz#3018):
+      // the default goes only to the vendors' reasoning models; an effort the rubric names is
+      // sent as it is.
       return named !== undefined || openrouterReasons(id.model)
         ? { openrouter: { reasoning: { effort } } }
         : {}
     case 'ollama':
       // Ollama thinks or not (`think`); the SDK sends `think: false` unless told. A model that
-      // cannot think answers 400 "… does not support thinking" (https://docs.ollama.com/capabilities/thinking).
+      // cannot think answers 400 "… does not support thinking" (https://ollama.com/blog/thinking;
+      // as met in Gitlawb/openclaude#1371).
       return { ollama: { think: true } }
     case 'openai-compatible':
       // Chat Completions' `reasoning_effort`, which vLLM and LiteLLM pass on.
