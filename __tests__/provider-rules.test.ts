@@ -534,3 +534,201 @@ describe('Ollama', () => {
     })
   })
 })
+
+describe('reasoning parameters', () => {
+  describe('OpenAI', () => {
+    const headers = { authorization: 'Bearer sk-test' }
+    const ask = (model: string, reasoning: Record<string, unknown>) =>
+      post('/v1/responses', { model, input: 'hi', reasoning }, headers)
+    const refused = (message: string, param: string, code: string) => ({
+      status: 400,
+      body: { error: { message, type: 'invalid_request_error', param, code } }
+    })
+
+    it('refuses reasoning.effort on a model that does not reason', async () => {
+      expect(await ask('gpt-4.1', { effort: 'medium' })).toEqual(
+        refused(
+          "Unsupported parameter: 'reasoning.effort' is not supported with this model.",
+          'reasoning.effort',
+          'unsupported_parameter'
+        )
+      )
+    })
+
+    it('refuses an effort the model does not take, naming those it does', async () => {
+      expect(await ask('gpt-5.4-mini', { effort: 'minimal' })).toEqual(
+        refused(
+          "Unsupported value: 'reasoning.effort' does not support 'minimal' with this model. Supported values are: 'none', 'low', 'medium', 'high', and 'xhigh'.",
+          'reasoning.effort',
+          'unsupported_value'
+        )
+      )
+      expect(await ask('o3', { effort: 'xhigh' })).toEqual(
+        refused(
+          "Unsupported value: 'reasoning.effort' does not support 'xhigh' with this model. Supported values are: 'low', 'medium', and 'high'.",
+          'reasoning.effort',
+          'unsupported_value'
+        )
+      )
+      expect((await ask('gpt-5.4-mini', { effort: 'medium' })).status).toBe(200)
+    })
+
+    it('refuses reasoning.summary to an organization that is not verified', async () => {
+      expect(await ask('gpt-5.4-mini', { effort: 'low', summary: 'detailed' })).toEqual(
+        refused(
+          'Your organization must be verified to generate reasoning summaries. Please go to: https://platform.openai.com/settings/organization/general and click on Verify Organization. If you just verified, it can take up to 15 minutes for access to propagate.',
+          'reasoning.summary',
+          'unsupported_value'
+        )
+      )
+    })
+
+    it('refuses reasoning_effort on Chat Completions for a model that does not reason', async () => {
+      const body = {
+        model: 'gpt-4.1',
+        messages: [{ role: 'user', content: 'hi' }],
+        reasoning_effort: 'low'
+      }
+      expect(await post('/v1/chat/completions', body, headers)).toEqual(
+        refused(
+          "Unsupported parameter: 'reasoning_effort' is not supported with this model.",
+          'reasoning_effort',
+          'unsupported_parameter'
+        )
+      )
+    })
+  })
+
+  describe('Anthropic', () => {
+    const headers = { 'x-api-key': 'sk-ant-test', 'anthropic-version': '2023-06-01' }
+    const ask = (model: string, extra: Record<string, unknown>) =>
+      post(
+        '/v1/messages',
+        { model, max_tokens: 4096, messages: [{ role: 'user', content: 'hi' }], ...extra },
+        headers
+      )
+    const refused = (message: string) => ({
+      status: 400,
+      body: {
+        type: 'error',
+        error: { type: 'invalid_request_error', message },
+        request_id: expect.stringMatching(/^req_/) as unknown
+      }
+    })
+    const budget = (tokens: number) => ({ thinking: { type: 'enabled', budget_tokens: tokens } })
+
+    it('refuses a thinking budget below 1,024 or not below max_tokens', async () => {
+      expect(await ask('claude-sonnet-4-5', budget(512))).toEqual(
+        refused('thinking.enabled.budget_tokens: Input should be greater than or equal to 1024')
+      )
+      expect(await ask('claude-sonnet-4-5', budget(4096))).toEqual(
+        refused(
+          '`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size'
+        )
+      )
+      expect((await ask('claude-sonnet-4-5', budget(2048))).status).toBe(200)
+    })
+
+    it('refuses a budget from 4.7 on, and adaptive thinking and the effort before 4.6', async () => {
+      expect(await ask('claude-opus-4-7', budget(2048))).toEqual(
+        refused(
+          '"thinking.type.enabled" is not supported for this model. Use "thinking.type.adaptive" and "output_config.effort" to control thinking behavior.'
+        )
+      )
+      expect(await ask('claude-haiku-4-5', { thinking: { type: 'adaptive' } })).toEqual(
+        refused('adaptive thinking is not supported on this model')
+      )
+      expect(await ask('claude-haiku-4-5', { output_config: { effort: 'low' } })).toEqual(
+        refused('This model does not support the effort parameter')
+      )
+      // 4.6 takes both.
+      for (const extra of [
+        budget(2048),
+        { thinking: { type: 'adaptive' }, output_config: { effort: 'medium' } }
+      ])
+        expect((await ask('claude-sonnet-4-6', extra)).status).toBe(200)
+    })
+
+    it('refuses a temperature other than 1 with thinking', async () => {
+      expect(
+        await ask('claude-sonnet-4-6', { thinking: { type: 'adaptive' }, temperature: 0.2 })
+      ).toEqual(
+        refused('`temperature` may only be set to 1 when thinking is enabled or in adaptive mode')
+      )
+    })
+  })
+
+  describe('Gemini', () => {
+    const headers = { 'x-goog-api-key': 'g-test' }
+    const ask = (model: string, thinkingConfig: Record<string, unknown>) =>
+      post(
+        `/v1beta/models/${model}:generateContent`,
+        {
+          contents: [{ role: 'user', parts: [{ text: 'hi' }] }],
+          generationConfig: { thinkingConfig }
+        },
+        headers
+      )
+    const refused = (message: string) => ({
+      status: 400,
+      body: { error: { code: 400, message, status: 'INVALID_ARGUMENT' } }
+    })
+
+    it('refuses a thinking level on 2.5, and a level the model does not take', async () => {
+      expect(await ask('gemini-2.5-pro', { thinkingLevel: 'medium' })).toEqual(
+        refused('Thinking level is not supported for this model.')
+      )
+      expect(await ask('gemini-3.1-pro-preview', { thinkingLevel: 'minimal' })).toEqual(
+        refused('Thinking level MINIMAL is not supported for this model.')
+      )
+      expect((await ask('gemini-2.5-pro', { thinkingBudget: 8192 })).status).toBe(200)
+      expect((await ask('gemini-3.5-flash', { thinkingLevel: 'medium' })).status).toBe(200)
+    })
+  })
+
+  describe('OpenRouter', () => {
+    const ask = (model: string, requireParameters: boolean) =>
+      post(
+        '/openrouter/api/v1/chat/completions',
+        {
+          model,
+          messages: [{ role: 'user', content: 'hi' }],
+          reasoning: { effort: 'medium' },
+          ...(requireParameters && { provider: { require_parameters: true } })
+        },
+        { authorization: 'Bearer sk-or-test' }
+      )
+
+    it('with require_parameters, has no endpoint for reasoning on a model that does not reason', async () => {
+      expect(await ask('meta-llama/llama-4-maverick', true)).toEqual({
+        status: 404,
+        body: {
+          error: {
+            message: 'No endpoints found that can handle the requested parameters.',
+            code: 404
+          }
+        }
+      })
+      expect((await ask('meta-llama/llama-4-maverick', false)).status).toBe(200)
+      expect((await ask('openai/gpt-5.4-mini', true)).status).toBe(200)
+    })
+  })
+
+  describe('Ollama', () => {
+    const ask = (model: string, think: unknown) =>
+      post(
+        '/ollama/api/chat',
+        { model, messages: [{ role: 'user', content: 'hi' }], stream: false, think },
+        {}
+      )
+
+    it('refuses think for a model that cannot think; think: false is taken by all', async () => {
+      expect(await ask('llama3.1:8b', true)).toEqual({
+        status: 400,
+        body: { error: '"llama3.1:8b" does not support thinking' }
+      })
+      expect((await ask('llama3.1:8b', false)).status).toBe(200)
+      expect((await ask('qwen3:8b', true)).status).toBe(200)
+    })
+  })
+})

@@ -17,8 +17,9 @@ import { lines, parse } from '../helpers/rubric.js'
 
 /**
  * What the council's requests carry and how it reads the answers, per provider: OpenAI
- * is told to keep nothing, an enum value in another case is read without a repair request, and an
- * Ollama count shortened by its prompt cache is not taken for a cut prompt.
+ * is told to keep nothing, each judge its reasoning effort as its API takes it, an enum value in
+ * another case is read without a repair request, and an Ollama count shortened by its prompt cache
+ * is not taken for a cut prompt.
  */
 
 const RUBRIC = parse(
@@ -47,7 +48,11 @@ const ENV = (): Record<string, string> => ({
   ANTHROPIC_BASE_URL: standIn.anthropicBaseUrl,
   OPENROUTER_API_KEY: 'sk-or-test',
   OPENROUTER_BASE_URL: standIn.openrouterBaseUrl,
-  OLLAMA_BASE_URL: standIn.ollamaBaseUrl
+  OLLAMA_BASE_URL: standIn.ollamaBaseUrl,
+  GOOGLE_GENERATIVE_AI_API_KEY: 'g-test',
+  GOOGLE_GENERATIVE_AI_BASE_URL: standIn.googleBaseUrl,
+  OPENAI_COMPATIBLE_API_KEY: 'sk-local',
+  OPENAI_COMPATIBLE_BASE_URL: standIn.compatibleBaseUrl
 })
 
 async function convene(
@@ -109,6 +114,169 @@ describe('OpenAI keeps nothing: store: false', () => {
     expect(
       calls.map(c => record(c.body) !== undefined && 'store' in (record(c.body) ?? {}))
     ).toEqual([false])
+  })
+})
+
+describe('reasoning effort', () => {
+  /** What each request said about reasoning, by judge, in its provider's own words. */
+  const reasoningOf = (call: RecordedCall): unknown => {
+    const body = record(call.body) ?? {}
+    switch (call.protocol) {
+      case 'openai-responses':
+        return { reasoning: body.reasoning }
+      case 'anthropic-messages':
+        return {
+          thinking: body.thinking,
+          effort: record(body.output_config)?.effort,
+          max_tokens: body.max_tokens
+        }
+      case 'google-generate':
+        return { thinkingConfig: record(body.generationConfig)?.thinkingConfig }
+      case 'ollama-chat':
+        return { think: body.think }
+      case 'openai-chat':
+        return { reasoning: body.reasoning, reasoning_effort: body.reasoning_effort }
+    }
+  }
+  const byModel = (calls: readonly RecordedCall[]) =>
+    Object.fromEntries(calls.map(call => [call.model, reasoningOf(call)]))
+
+  it('is medium by default on the hosted providers, each in its own words; none to a model that does not reason', async () => {
+    const { outcome, calls } = await convene(
+      [
+        'openai:gpt-5.4-mini',
+        'openai:gpt-4.1',
+        'anthropic:claude-sonnet-4-6',
+        'anthropic:claude-sonnet-4-5',
+        'google:gemini-3.5-flash',
+        'google:gemini-2.5-pro',
+        'openrouter:openai/gpt-5.4-mini',
+        'openrouter:meta-llama/llama-4-maverick',
+        'ollama:llama3.1:8b',
+        'openai-compatible:local-model'
+      ],
+      valid
+    )
+    expect(outcome.runs.map(r => [r.judge, r.status])).toEqual(
+      outcome.runs.map(r => [r.judge, 'ok'])
+    )
+    expect(byModel(calls)).toEqual({
+      // No summary is asked for: an organization that is not verified is refused one.
+      'gpt-5.4-mini': { reasoning: { effort: 'medium' } },
+      'gpt-4.1': { reasoning: undefined },
+      // Adaptive thinking at an effort from 4.6 on; the answer's 32,000 tokens are left alone.
+      'claude-sonnet-4-6': {
+        thinking: { type: 'adaptive' },
+        effort: 'medium',
+        max_tokens: 32_000
+      },
+      // A budget before 4.6, added to the answer's room.
+      'claude-sonnet-4-5': {
+        thinking: { type: 'enabled', budget_tokens: 8192 },
+        effort: undefined,
+        max_tokens: 32_000 + 8192
+      },
+      'gemini-3.5-flash': { thinkingConfig: { thinkingLevel: 'medium' } },
+      'gemini-2.5-pro': { thinkingConfig: { thinkingBudget: 8192 } },
+      'openai/gpt-5.4-mini': { reasoning: { effort: 'medium' }, reasoning_effort: undefined },
+      'meta-llama/llama-4-maverick': { reasoning: undefined, reasoning_effort: undefined },
+      // The model's own default: the SDK says no thinking.
+      'llama3.1:8b': { think: false },
+      'local-model': { reasoning: undefined, reasoning_effort: undefined }
+    })
+  })
+
+  it('is the rubric’s: council.reasoning for every judge, a member’s own above it', async () => {
+    const rubric = parse(
+      lines(
+        '---',
+        'dimensions: { accuracy: 1 }',
+        'council:',
+        '  reasoning: high',
+        '  models:',
+        '    - openai:gpt-5.4-mini',
+        '    - { model: anthropic:claude-sonnet-4-6, reasoning: low }',
+        '    - { model: google:gemini-3.5-flash, reasoning: low }',
+        '    - { model: "ollama:gpt-oss:20b", reasoning: low }',
+        '    - openai-compatible:local-model',
+        '---',
+        '## Criteria',
+        '- tested: The change is tested'
+      )
+    )
+    const { outcome, calls } = await convene([], valid, { rubric })
+    expect(outcome.runs.map(r => r.status)).toEqual(['ok', 'ok', 'ok', 'ok', 'ok'])
+    expect(byModel(calls)).toEqual({
+      'gpt-5.4-mini': { reasoning: { effort: 'high' } },
+      'claude-sonnet-4-6': { thinking: { type: 'adaptive' }, effort: 'low', max_tokens: 32_000 },
+      'gemini-3.5-flash': { thinkingConfig: { thinkingLevel: 'low' } },
+      // Ollama thinks or not: any level turns it on.
+      'gpt-oss:20b': { think: true },
+      'local-model': { reasoning: undefined, reasoning_effort: 'high' }
+    })
+  })
+
+  it('council.reasoning reaches the judges the rubric does not name (the models input, the defaults)', async () => {
+    const rubric = parse(
+      lines(
+        '---',
+        'dimensions: { accuracy: 1 }',
+        'council: { reasoning: low }',
+        '---',
+        '## Criteria',
+        '- tested: The change is tested'
+      )
+    )
+    const { calls } = await convene(['openai:gpt-5.4-mini', 'google:gemini-3.5-flash'], valid, {
+      rubric
+    })
+    expect(byModel(calls)).toEqual({
+      'gpt-5.4-mini': { reasoning: { effort: 'low' } },
+      'gemini-3.5-flash': { thinkingConfig: { thinkingLevel: 'low' } }
+    })
+  })
+
+  it('asked of a model that cannot reason, fails that judge with the provider’s own refusal', async () => {
+    const rubric = parse(
+      lines(
+        '---',
+        'dimensions: { accuracy: 1 }',
+        'council:',
+        '  reasoning: low',
+        '  models: ["ollama:llama3.1:8b", openrouter:meta-llama/llama-4-maverick]',
+        '---',
+        '## Criteria',
+        '- tested: The change is tested'
+      )
+    )
+    const { outcome, calls } = await convene([], valid, { rubric })
+    // Refused, not retried: the same request would be refused again.
+    expect(calls).toHaveLength(2)
+    expect(outcome.runs.map(r => [r.judge, r.status, r.status === 'failed' && r.message])).toEqual([
+      ['ollama:llama3.1:8b', 'failed', expect.stringContaining('does not support thinking')],
+      [
+        'openrouter:meta-llama/llama-4-maverick',
+        'failed',
+        expect.stringContaining('No endpoints found that can handle the requested parameters')
+      ]
+    ])
+  })
+
+  it('is part of the council’s configuration: another effort is not served a cached judgement', () => {
+    const council = createCouncil({ env: ENV(), models: [], mask: text => text })
+    const withEffort = (effort: string) =>
+      parse(
+        lines(
+          '---',
+          `council: { models: [{ model: openai:gpt-5.4-mini, reasoning: ${effort} }] }`,
+          '---',
+          '## Criteria',
+          '- tested: The change is tested'
+        )
+      )
+    expect(council.configuration?.(withEffort('low'))).not.toBe(
+      council.configuration?.(withEffort('high'))
+    )
   })
 })
 

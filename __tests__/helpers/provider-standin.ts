@@ -18,7 +18,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { listenOnLoopback } from './listen.js'
 import { ANTHROPIC_MODELS, anthropicRequestProblem } from './providers/anthropic.js'
 import { googleRequestProblem } from './providers/google.js'
-import { contextWindow, notPulled, OLLAMA_MODELS, truncate } from './providers/ollama.js'
+import {
+  cannotThink,
+  contextWindow,
+  notPulled,
+  OLLAMA_MODELS,
+  OLLAMA_THINKING,
+  truncate
+} from './providers/ollama.js'
 import { openaiRequestProblem } from './providers/openai.js'
 import { openrouterRequest } from './providers/openrouter.js'
 import {
@@ -321,6 +328,13 @@ function checkRules(
       }
       if (call.protocol === 'ollama-chat' && body.stream !== false)
         return { status: 400, body: { error: 'provider stand-in: streaming is not supported' } }
+      if (
+        call.protocol === 'ollama-chat' &&
+        body.think !== undefined &&
+        body.think !== false &&
+        !OLLAMA_THINKING.includes(call.model)
+      )
+        return { status: 400, body: { error: cannotThink(call.model) } }
       return served
     }
     case 'compatible': {

@@ -128,6 +128,27 @@ describe('the semantic rubric diff', () => {
     ])
   })
 
+  it('names a changed reasoning effort, the council’s or a member’s, as no weakening', () => {
+    const withCouncil = (text: string) => BASE.replace('quorum: 1 }', `quorum: 1${text} }`)
+    const withMember = (effort: string) =>
+      BASE.replace(
+        'models: [openai:gpt-5-mini]',
+        `models: [{ model: openai:gpt-5-mini, reasoning: ${effort} }]`
+      )
+    const changes = (before: string, after: string) =>
+      diffRubrics(parse(before), parse(after)).changes.map(c => [c.text, c.weakens])
+    expect(changes(BASE, withCouncil(', reasoning: low'))).toEqual([
+      ['council.reasoning none → low', false]
+    ])
+    expect(changes(withMember('high'), withMember('low'))).toEqual([
+      ['council.models "openai:gpt-5-mini" reasoning high → low', false]
+    ])
+    // The same member in the other form: only its effort is new.
+    expect(changes(BASE, withMember('medium'))).toEqual([
+      ['council.models "openai:gpt-5-mini" reasoning none → medium', false]
+    ])
+  })
+
   it('says when only wording outside the rules changed', () => {
     expect(diff(BASE.replace('## Gates', '# Title\n\n## Gates')).changes).toEqual([
       { text: 'wording or notes changed; no rule changed', weakens: false }

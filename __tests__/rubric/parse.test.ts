@@ -361,6 +361,29 @@ describe('dimensions, focus, thresholds, council', () => {
       tieBreaks: 1
     })
   })
+
+  it('reads reasoning efforts: the council’s, and members’ own beside plain members', () => {
+    const rubric = parse(
+      lines(
+        'council:',
+        '  reasoning: low',
+        '  models:',
+        '    - openai:gpt-5.4-mini',
+        '    - model: anthropic:claude-sonnet-4-6',
+        '      reasoning: high',
+        '    - { model: google:gemini-3.5-flash }',
+        'criteria: [{ id: a, description: A }]'
+      ),
+      'rubric.yml'
+    )
+    // The members stay a list of provider:model, in order; the efforts stand beside them.
+    expect(rubric.council).toEqual({
+      models: ['openai:gpt-5.4-mini', 'anthropic:claude-sonnet-4-6', 'google:gemini-3.5-flash'],
+      reasoning: 'low',
+      memberReasoning: { 'anthropic:claude-sonnet-4-6': 'high' },
+      tieBreaks: 1
+    })
+  })
 })
 
 describe('YAML rubrics and file encodings', () => {

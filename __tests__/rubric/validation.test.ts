@@ -407,6 +407,60 @@ describe('dimensions and council', () => {
       'rubric.md:2:24: error: council.tie_breaks must be at most 5, got 6 [council]'
     ])
   })
+
+  it('checks reasoning efforts, the council’s and each member’s, and the members’ mappings', () => {
+    expect(
+      errorsOf(
+        lines(
+          '---',
+          'council:',
+          '  reasoning: hihg',
+          '  models:',
+          '    - openai:gpt-5.4',
+          '    - { model: anthropic:claude-sonnet-4-6, reasoning: extreme }',
+          '    - { model: acme:x }',
+          '    - { modle: openai:gpt-5 }',
+          '    - { model: openai:gpt-5.4, reasoning: low }',
+          '---',
+          ...CRITERIA
+        )
+      )
+    ).toEqual([
+      'rubric.md:3:14: error: council.reasoning must be "low", "medium" or "high", got "hihg"; did you mean "high"? [council]',
+      'rubric.md:6:56: error: council.models[1].reasoning must be "low", "medium" or "high", got "extreme" [council]',
+      'rubric.md:7:16: error: council.models[2].model: unknown provider "acme" in "acme:x" (known: openai, anthropic, google, openrouter, ollama, openai-compatible) [council]',
+      'rubric.md:8:7: error: council.models[3].model is required [type]',
+      'rubric.md:8:9: error: unknown key "modle" in council.models[3]; did you mean "model"? (known keys: model, reasoning) [unknown-key]'
+    ])
+    // A member named twice, once with settings of its own, is still named twice.
+    expect(
+      errorsOf(
+        lines(
+          'council:',
+          '  models:',
+          '    - openai:gpt-5.4',
+          '    - model: openai:gpt-5.4',
+          '      reasoning: max',
+          'criteria: [{ id: a, description: A }]'
+        ),
+        'rubric.yml'
+      )
+    ).toEqual([
+      'rubric.yml:5:18: error: council.models[1].reasoning must be "low", "medium" or "high", got "max" [council]'
+    ])
+    expect(
+      errorsOf(
+        lines(
+          '---',
+          'council: { models: [openai:gpt-5.4, { model: openai:gpt-5.4, reasoning: high }] }',
+          '---',
+          ...CRITERIA
+        )
+      )
+    ).toEqual([
+      'rubric.md:2:37: error: council.models lists "openai:gpt-5.4" twice; use council.samples to ask a judge more than once [council]'
+    ])
+  })
 })
 
 describe('the Markdown body', () => {

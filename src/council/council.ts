@@ -7,7 +7,7 @@ import { parseModelId } from '../rubric/model-id.js'
 import { buildPrompt, fenceToken, withoutFence } from './prompt.js'
 import { callSettings, defaultModels, evidenceRoom, languageModel } from './providers.js'
 import { countTokens } from '../evidence/tokens.js'
-import type { Rubric } from '../rubric/types.js'
+import type { ReasoningEffort, Rubric } from '../rubric/types.js'
 import type { Council, CouncilOutcome, CouncilRequest, JudgeRun } from './types.js'
 import { proxiedFetch } from '../util/fetch.js'
 import type { Ticker } from '../util/ticker.js'
@@ -140,7 +140,7 @@ export function createCouncil(options: CouncilOptions): Council {
           prompt,
           schema,
           validate: value => validateAnswer(value, rubric),
-          settings: callSettings(id.value, promptTokens),
+          settings: callSettings(id.value, promptTokens, effortOf(rubric, task.judge)),
           promptTokens,
           ...(cachesAtBreakpoints(id.value) && { cacheTurn: () => turns(task.judge) })
         },
@@ -177,7 +177,9 @@ export function createCouncil(options: CouncilOptions): Council {
     configuration: rubric =>
       JSON.stringify({
         members: membersOf(rubric),
-        samples: rubric.council.samples ?? options.samples ?? DEFAULT_SAMPLES
+        samples: rubric.council.samples ?? options.samples ?? DEFAULT_SAMPLES,
+        // Another effort is another judgement: a cached one does not stand for it.
+        reasoning: membersOf(rubric).map(member => effortOf(rubric, member) ?? null)
       }),
     contextLimit: rubric => {
       const rooms = membersOf(rubric).flatMap(member => {
@@ -217,6 +219,14 @@ export function createCouncil(options: CouncilOptions): Council {
       return run && { ...run, tieBreak: true }
     }
   }
+}
+
+/** The effort a member names in the rubric, else the rubric's `council.reasoning`, else none. */
+function effortOf(rubric: Rubric, member: string): ReasoningEffort | undefined {
+  const named = rubric.council.memberReasoning
+  return (
+    (named && Object.hasOwn(named, member) ? named[member] : undefined) ?? rubric.council.reasoning
+  )
 }
 
 interface Task {

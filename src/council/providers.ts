@@ -8,6 +8,8 @@ import { createOllama } from 'ollama-ai-provider-v2'
 import { parseModelId, type ModelId, type Provider } from '../rubric/model-id.js'
 import { closest } from '../rubric/similar.js'
 import { PROVIDER_SETTINGS } from './provider-settings.js'
+import { reasoningOptions } from './reasoning.js'
+import type { ReasoningEffort } from '../rubric/types.js'
 import { failed, ok, type Result } from '../util/result.js'
 
 type Environment = Readonly<Record<string, string | undefined>>
@@ -124,7 +126,29 @@ const OLLAMA_ANSWER_TOKENS = 8192
 /** Our tokenizer is not the model's: the window gets a quarter more than we count. */
 const OLLAMA_TOKENIZER_MARGIN = 1.25
 
-export function callSettings(id: ModelId, promptTokens: number): CallSettings {
+/**
+ * What one member's requests carry besides the prompt: the provider's own needs, and the member's
+ * reasoning effort as its API takes it (`reasoning`: the rubric's, else the provider's default;
+ * see `reasoningOptions`).
+ */
+export function callSettings(
+  id: ModelId,
+  promptTokens: number,
+  reasoning?: ReasoningEffort
+): CallSettings {
+  const base = providerSettings(id, promptTokens)
+  const effort = reasoningOptions(id, reasoning)
+  const providerOptions: ProviderOptions = { ...base.providerOptions }
+  for (const [key, options] of Object.entries(effort)) {
+    providerOptions[key] = { ...providerOptions[key], ...options }
+  }
+  return {
+    ...base,
+    ...(Object.keys(providerOptions).length > 0 && { providerOptions })
+  }
+}
+
+function providerSettings(id: ModelId, promptTokens: number): CallSettings {
   switch (id.provider) {
     case 'anthropic':
       return { maxOutputTokens: ANTHROPIC_MAX_OUTPUT_TOKENS }

@@ -83,7 +83,13 @@ export function buildRubric(input: BuildInput): { rubric: Rubric; issues: Rubric
     )
   }
 
-  const models = fm.council?.models ?? []
+  const members = fm.council?.models ?? []
+  const models = members.map(member => (typeof member === 'string' ? member : member.model))
+  const named = members.flatMap(member =>
+    typeof member === 'string' || member.reasoning === undefined
+      ? []
+      : [[member.model, member.reasoning] as const]
+  )
   const seenModels = new Set<string>()
   models.forEach((model, i) => {
     if (seenModels.has(model)) {
@@ -161,6 +167,8 @@ export function buildRubric(input: BuildInput): { rubric: Rubric; issues: Rubric
     thresholds,
     council: {
       models,
+      ...(fm.council?.reasoning !== undefined && { reasoning: fm.council.reasoning }),
+      ...(named.length > 0 && { memberReasoning: Object.fromEntries(named) }),
       ...(samples !== undefined && { samples }),
       ...(quorum !== undefined && { quorum }),
       ...(fm.council?.timeout !== undefined && { timeout: fm.council.timeout }),

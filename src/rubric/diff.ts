@@ -157,6 +157,15 @@ const THRESHOLDS: FieldTable<Thresholds> = {
 
 const COUNCIL: FieldTable<CouncilConfig> = {
   models: list('council.models', m => m),
+  // Another effort grades more or less carefully, in either direction: shown, not a weakening.
+  reasoning: value('council.reasoning'),
+  memberReasoning: (before = {}, after = {}) =>
+    [...new Set([...Object.keys(before), ...Object.keys(after)])].flatMap(member =>
+      value(`council.models "${member}" reasoning`)(
+        ownValue(before, member),
+        ownValue(after, member)
+      )
+    ),
   quorum: value('council.quorum', lowered),
   samples: value('council.samples'),
   timeout: value('council.timeout'),
@@ -224,6 +233,10 @@ export function diffRubrics(base: Rubric, head: Rubric): RubricDiff {
     changes.push({ text: 'wording or notes changed; no rule changed', weakens: false })
   }
   return { changes, weakened: changes.some(c => c.weakens) }
+}
+
+function ownValue<T>(record: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.hasOwn(record, key) ? record[key] : undefined
 }
 
 function kind(c: Criterion): string {

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { parseModelId, PROVIDERS } from './model-id.js'
+import type { ReasoningEffort } from './types.js'
 
 /**
  * The front matter of a Markdown rubric, and the whole of a YAML rubric (docs/rubric.md).
@@ -123,19 +124,47 @@ export const ThresholdsSchema = z
   })
   .describe('0–1 each; fail must not exceed pass')
 
+/** How much a judge reasons before it answers (docs/council.md says what each provider is sent). */
+export const REASONING_EFFORTS = [
+  'low',
+  'medium',
+  'high'
+] as const satisfies readonly ReasoningEffort[]
+
+const ReasoningSchema = z
+  .enum(REASONING_EFFORTS)
+  .describe(
+    'How much the judge reasons before it answers: low, medium or high; each provider is sent its own setting (docs/council.md)'
+  )
+
+const ModelIdSchema = z
+  .string()
+  .min(1)
+  .superRefine((text, ctx) => {
+    const parsed = parseModelId(text)
+    if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.problem })
+  })
+
+const CouncilMemberSchema = z.union([
+  ModelIdSchema.describe('A judge as provider:model'),
+  z
+    .strictObject({
+      model: ModelIdSchema.describe('provider:model'),
+      reasoning: ReasoningSchema.optional()
+    })
+    .describe('A judge with settings of its own')
+])
+
 export const CouncilSchema = z.strictObject({
   models: z
-    .array(
-      z
-        .string()
-        .min(1)
-        .superRefine((text, ctx) => {
-          const parsed = parseModelId(text)
-          if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.problem })
-        })
-    )
+    .array(CouncilMemberSchema)
     .optional()
-    .describe(`Judges as provider:model; providers: ${PROVIDERS.join(', ')}`),
+    .describe(
+      `Judges as provider:model, or {model, reasoning}; providers: ${PROVIDERS.join(', ')}`
+    ),
+  reasoning: ReasoningSchema.optional().describe(
+    'The reasoning effort of every judge that sets none of its own: low, medium or high (default: each provider’s, docs/council.md)'
+  ),
   samples: z.int().min(1).max(10).optional().describe('Answers asked of each judge (default 1)'),
   quorum: z
     .int()

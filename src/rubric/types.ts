@@ -72,9 +72,19 @@ export interface Thresholds {
   readonly confidence: number
 }
 
+/** How much a judge reasons before it answers; each provider is sent its own setting. */
+export type ReasoningEffort = 'low' | 'medium' | 'high'
+
 export interface CouncilConfig {
   /** Empty when the rubric leaves the choice to the action input or the keys present. */
   readonly models: readonly string[]
+  /** `council.reasoning`: the effort of every member that names none; undefined: each provider's. */
+  readonly reasoning?: ReasoningEffort
+  /**
+   * The efforts members name for themselves (`{ model, reasoning }` in `council.models`), by
+   * `provider:model` as written there; absent when none does.
+   */
+  readonly memberReasoning?: Readonly<Record<string, ReasoningEffort>>
   /** Undefined: the action input `samples`, else 1. */
   readonly samples?: number
   /** Undefined: a majority of members × samples. */

@@ -245,7 +245,7 @@ function ruleFor(path: Path, issue: Issue): RubricRule {
   if (keys.includes('score_ranges') && issue.code === 'too_small') return 'score-range-coverage'
   if (last === 'required_min_score') return 'min-score'
   if (last === 'id' && issue.code !== 'invalid_type') return 'invalid-id'
-  if (keys[0] === 'council' && issue.code === 'custom') return 'council'
+  if (keys[0] === 'council' && (issue.code === 'custom' || last === 'reasoning')) return 'council'
   if (issue.code === 'too_small' || issue.code === 'too_big') {
     if (last === 'weight' || keys[0] === 'score_weights') return 'weight'
     if (keys[0] === 'dimensions' && keys.length === 2) return 'weight'

@@ -13,6 +13,16 @@ import { isRecord, list, nodes, ofType, present, record, type Json } from './sch
  * - Retirements: https://platform.claude.com/docs/en/about-claude/model-deprecations
  * - Prompt caching (breakpoints, minimum lengths, usage fields):
  *   https://platform.claude.com/docs/en/build-with-claude/prompt-caching
+ * - Thinking: https://platform.claude.com/docs/en/build-with-claude/extended-thinking (a budget
+ *   of at least 1,024 and below `max_tokens`; temperature only 1; budgets deprecated on 4.6 and
+ *   refused from 4.7 on), https://platform.claude.com/docs/en/build-with-claude/adaptive-thinking
+ *   (4.6 and later), https://platform.claude.com/docs/en/build-with-claude/effort
+ *   (`output_config.effort`: Opus 4.5, and 4.6 and later). The messages as met in
+ *   danny-avila/LibreChat#8346 (a budget below 1,024) and liuw1535/antigravity2api-nodejs#149 (a
+ *   budget not below `max_tokens`); the extended-thinking page names the start of the refusal of
+ *   a budget ("thinking.type.enabled" is not supported); the refusals of adaptive thinking and of
+ *   the effort on Haiku 4.5, and of a temperature with thinking, as quoted by public clients that
+ *   probed the API (found by their text; the repositories are not named in the index).
  * - Messages as others met them: BerriAI/litellm#37881 and openstory-so/openstory#1410 (an enum
  *   beside a type array), home-assistant/core#173771 (empty enum), vercel/ai#17268 and
  *   CultivateLabs/raif#518 (minimum/maximum), ghostlobster/memorize-everything#93 (minItems),
@@ -31,18 +41,27 @@ export interface AnthropicModel {
    * top_k, top_p below 0.99); `one`: temperature and top_p may not both be given.
    */
   readonly sampling: 'strict' | 'one'
+  /**
+   * The thinking it takes: `budget` (`type: enabled`, before 4.6), `adaptive` (4.7 on: a budget
+   * is refused), or `both` (4.6).
+   */
+  readonly thinking: 'budget' | 'both' | 'adaptive'
+  /** Whether it takes `output_config.effort`. */
+  readonly effort: boolean
 }
 
 const model = (
   dated: string,
   maxOutput: number,
   minCacheTokens: number,
-  sampling: AnthropicModel['sampling']
-): AnthropicModel => ({ dated, maxOutput, minCacheTokens, sampling })
+  sampling: AnthropicModel['sampling'],
+  thinking: AnthropicModel['thinking'] = sampling === 'strict' ? 'adaptive' : 'both',
+  effort = true
+): AnthropicModel => ({ dated, maxOutput, minCacheTokens, sampling, thinking, effort })
 
-const HAIKU_4_5 = model('claude-haiku-4-5-20251001', 64_000, 4096, 'one')
-const SONNET_4_5 = model('claude-sonnet-4-5-20250929', 64_000, 1024, 'one')
-const OPUS_4_5 = model('claude-opus-4-5-20251101', 64_000, 4096, 'one')
+const HAIKU_4_5 = model('claude-haiku-4-5-20251001', 64_000, 4096, 'one', 'budget', false)
+const SONNET_4_5 = model('claude-sonnet-4-5-20250929', 64_000, 1024, 'one', 'budget', false)
+const OPUS_4_5 = model('claude-opus-4-5-20251101', 64_000, 4096, 'one', 'budget')
 
 /** Models the API serves (November 2026), by every id that reaches them. */
 export const ANTHROPIC_MODELS: Readonly<Record<string, AnthropicModel>> = {
@@ -114,6 +133,8 @@ export function anthropicRequestProblem(
   }
   const sampling = samplingProblem(body, served)
   if (sampling) return invalid(sampling)
+  const thinking = thinkingProblem(body, served)
+  if (thinking) return invalid(thinking)
 
   const breakpoints = cacheBreakpoints(body)
   if (breakpoints > 4)
@@ -144,6 +165,29 @@ function samplingProblem(body: Json, served: AnthropicModel): string | undefined
   return body.temperature !== undefined && body.top_p !== undefined
     ? '`temperature` and `top_p` cannot both be specified for this model. Please use only one.'
     : undefined
+}
+
+/** `thinking` and `output_config.effort`, as the model takes them. */
+function thinkingProblem(body: Json, served: AnthropicModel): string | undefined {
+  const thinking = record(body.thinking)
+  if (thinking?.type === 'enabled') {
+    if (served.thinking === 'adaptive')
+      return '"thinking.type.enabled" is not supported for this model. Use "thinking.type.adaptive" and "output_config.effort" to control thinking behavior.'
+    const budget = thinking.budget_tokens
+    if (typeof budget !== 'number') return 'thinking.enabled.budget_tokens: Field required'
+    if (budget < 1024)
+      return 'thinking.enabled.budget_tokens: Input should be greater than or equal to 1024'
+    if (typeof body.max_tokens === 'number' && budget >= body.max_tokens)
+      return '`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size'
+  }
+  if (thinking?.type === 'adaptive' && served.thinking === 'budget')
+    return 'adaptive thinking is not supported on this model'
+  const thinks = thinking?.type === 'enabled' || thinking?.type === 'adaptive'
+  if (thinks && body.temperature !== undefined && body.temperature !== 1)
+    return '`temperature` may only be set to 1 when thinking is enabled or in adaptive mode'
+  if (record(body.output_config)?.effort !== undefined && !served.effort)
+    return 'This model does not support the effort parameter'
+  return undefined
 }
 
 /** Blocks with `cache_control` in the system prompt, the messages and the tools. */

@@ -16,6 +16,10 @@ import { isRecord, nodes, record, type Json } from './schema.js'
  *   BrokkAi/bifrost#25 (a non-string enum), vercel/ai#21192 and googleapis/python-genai#2170 (the
  *   bare "invalid argument" for a schema it cannot compile), vercel/ai#20757 (`const` refused in
  *   responseJsonSchema), google/adk-docs#1840 (a retired model).
+ * - Thinking: https://ai.google.dev/gemini-api/docs/thinking (`thinkingConfig.thinkingLevel` for
+ *   Gemini 3 and later, each model its own levels; `thinkingBudget` for 2.5). The messages as met
+ *   in microsoft/vscode#334581 and RooCodeInc/Roo-Code#10700 (a level sent to 2.5) and
+ *   vellum-ai/vellum-assistant#32687 (a level the model does not take).
  */
 
 /** Models the API serves (November 2026). */
@@ -27,6 +31,16 @@ export const GOOGLE_MODELS: readonly string[] = [
   'gemini-3.1-pro-preview',
   'gemini-2.5-pro'
 ]
+
+/** The `thinkingLevel` values each model takes; none: the model takes a budget only. */
+export const GOOGLE_THINKING_LEVELS: Readonly<Record<string, readonly string[]>> = {
+  'gemini-3.5-flash': ['minimal', 'low', 'medium', 'high'],
+  'gemini-3.5-flash-lite': ['minimal', 'low', 'medium', 'high'],
+  'gemini-3.1-flash-lite': ['minimal', 'low', 'medium', 'high'],
+  'gemini-3-flash-preview': ['minimal', 'low', 'medium', 'high'],
+  'gemini-3.1-pro-preview': ['low', 'medium', 'high'],
+  'gemini-2.5-pro': []
+}
 
 /** Shut down: the API answers 404 "… is no longer available". */
 export const GOOGLE_RETIRED: readonly string[] = [
@@ -70,6 +84,15 @@ export function googleRequestProblem(model: string, body: Json): Rejection | und
       message: `models/${model} is not found for API version v1beta, or is not supported for generateContent. Call ListModels to see the list of available models and their supported methods.`
     }
   const config = record(body.generationConfig)
+  const level = record(config?.thinkingConfig)?.thinkingLevel
+  if (level !== undefined) {
+    const levels = GOOGLE_THINKING_LEVELS[model] ?? []
+    if (levels.length === 0) return invalid('Thinking level is not supported for this model.')
+    if (typeof level !== 'string' || !levels.includes(level.toLowerCase()))
+      return invalid(
+        `Thinking level ${JSON.stringify(level).replaceAll('"', '').toUpperCase()} is not supported for this model.`
+      )
+  }
   const jsonSchema = config?.responseJsonSchema
   const openApiSchema = config?.responseSchema
   if (jsonSchema !== undefined && openApiSchema !== undefined)

@@ -16,6 +16,10 @@ import { record, type Json } from './schema.js'
  * - Errors: https://docs.ollama.com/api/errors; a model not pulled is 404
  *   `{"error":"model \"x\" not found, try pulling it first"}` (server/routes.go); on /v1 the same
  *   message in OpenAI's shape with type `not_found_error` (middleware/openai.go).
+ * - Thinking: `think` (https://ollama.com/blog/thinking); a truthy `think` for a model that cannot
+ *   think is 400 `{"error":"\"llama3.1:8b\" does not support thinking"}` (the chat handler's
+ *   capability check, as met in Gitlawb/openclaude#1371 and CherryHQ/cherry-studio#18744);
+ *   `think: false` is taken by every model.
  */
 
 /** The context window when the request sets none. */
@@ -23,6 +27,13 @@ export const DEFAULT_NUM_CTX = 4096
 
 /** Models the stand-in has "pulled". */
 export const OLLAMA_MODELS: readonly string[] = ['llama3.1:8b', 'qwen3:8b', 'gpt-oss:20b']
+
+/** The pulled models that can think. */
+export const OLLAMA_THINKING: readonly string[] = ['qwen3:8b', 'gpt-oss:20b']
+
+export function cannotThink(model: string): string {
+  return `"${model}" does not support thinking`
+}
 
 export function notPulled(model: string): string {
   return `model "${model}" not found, try pulling it first`

@@ -11,6 +11,13 @@ import { isRecord, list, nodes, ofType, present, record, type Json } from './sch
  * - Reasoning models' parameters:
  *   https://platform.openai.com/docs/guides/reasoning and
  *   https://platform.openai.com/docs/guides/latest-model#gpt-5-1-parameter-compatibility
+ * - `reasoning.effort`: per model ("Supported values vary by model": gpt-5 minimal–high, gpt-5.1
+ *   adds none, gpt-5.2 on xhigh; o3 and o4-mini low–high), refused on a model that does not
+ *   reason (https://developers.openai.com/api/docs/guides/reasoning; the messages as met in
+ *   BoundaryML/baml#2708 and livekit/agents#3966).
+ * - `reasoning.summary`: refused to an organization that is not verified, which the stand-in
+ *   plays (https://help.openai.com/en/articles/10910291-api-organization-verification; the message
+ *   as met in continuedev/continue#9283 and OpenHands/software-agent-sdk#987).
  * - `store` (Responses): whether the response is kept as application state, default true
  *   (https://developers.openai.com/api/docs/guides/your-data); with `store: false` an
  *   input item that refers to an earlier item by id is refused, since nothing was kept
@@ -27,11 +34,17 @@ import { isRecord, list, nodes, ofType, present, record, type Json } from './sch
 export interface OpenAIModel {
   /** Reasoning models refuse `temperature` and `top_p` (from gpt-5.1 on, unless effort is none). */
   readonly reasoning: 'always' | 'unless-effort-none' | 'never'
+  /** The `reasoning.effort` values the model takes; none for a model that does not reason. */
+  readonly efforts: readonly string[]
 }
 
-const always: OpenAIModel = { reasoning: 'always' }
-const unlessNone: OpenAIModel = { reasoning: 'unless-effort-none' }
-const never: OpenAIModel = { reasoning: 'never' }
+const GPT_5_EFFORTS = ['minimal', 'low', 'medium', 'high']
+const GPT_5_2_EFFORTS = ['none', 'low', 'medium', 'high', 'xhigh']
+const O_EFFORTS = ['low', 'medium', 'high']
+
+const always = (efforts: readonly string[]): OpenAIModel => ({ reasoning: 'always', efforts })
+const unlessNone: OpenAIModel = { reasoning: 'unless-effort-none', efforts: GPT_5_2_EFFORTS }
+const never: OpenAIModel = { reasoning: 'never', efforts: [] }
 
 /** Models the API serves (November 2026). */
 export const OPENAI_MODELS: Readonly<Record<string, OpenAIModel>> = {
@@ -40,11 +53,11 @@ export const OPENAI_MODELS: Readonly<Record<string, OpenAIModel>> = {
   'gpt-5.4-mini': unlessNone,
   'gpt-5.4-nano': unlessNone,
   // The gpt-5 aliases: their dated snapshots shut down on 2026-12-11.
-  'gpt-5': always,
-  'gpt-5-mini': always,
-  'gpt-5-nano': always,
-  o3: always,
-  'o4-mini': always,
+  'gpt-5': always(GPT_5_EFFORTS),
+  'gpt-5-mini': always(GPT_5_EFFORTS),
+  'gpt-5-nano': always(GPT_5_EFFORTS),
+  o3: always(O_EFFORTS),
+  'o4-mini': always(O_EFFORTS),
   'gpt-4.1': never,
   'gpt-4.1-mini': never,
   'gpt-4.1-nano': never,
@@ -106,6 +119,8 @@ export function openaiRequestProblem(body: Json, endpoint: Endpoint): Rejection 
     }
   }
   const effort = record(body.reasoning)?.effort ?? body.reasoning_effort
+  const reasoning = reasoningProblem(body, endpoint, served)
+  if (reasoning) return reasoning
   const refusesSampling =
     served.reasoning === 'always' ||
     (served.reasoning === 'unless-effort-none' && effort !== 'none')
@@ -118,6 +133,40 @@ export function openaiRequestProblem(body: Json, endpoint: Endpoint): Rejection 
       )
   }
   return endpoint === 'responses' ? responsesFormatProblem(body) : chatFormatProblem(body)
+}
+
+/** `reasoning.effort` (Responses) or `reasoning_effort` (Chat), and `reasoning.summary`. */
+function reasoningProblem(
+  body: Json,
+  endpoint: Endpoint,
+  served: OpenAIModel
+): Rejection | undefined {
+  const param = endpoint === 'responses' ? 'reasoning.effort' : 'reasoning_effort'
+  const effort = endpoint === 'responses' ? record(body.reasoning)?.effort : body.reasoning_effort
+  if (effort !== undefined && effort !== null) {
+    if (served.efforts.length === 0)
+      return invalid(
+        `Unsupported parameter: '${param}' is not supported with this model.`,
+        param,
+        'unsupported_parameter'
+      )
+    if (typeof effort !== 'string' || !served.efforts.includes(effort)) {
+      const quoted = served.efforts.map(e => `'${e}'`)
+      return invalid(
+        `Unsupported value: '${param}' does not support ${JSON.stringify(effort).replaceAll('"', "'")} with this model. Supported values are: ${quoted.slice(0, -1).join(', ')}, and ${quoted.at(-1) ?? ''}.`,
+        param,
+        'unsupported_value'
+      )
+    }
+  }
+  const summary = record(body.reasoning)?.summary
+  if (endpoint === 'responses' && summary !== undefined && summary !== null)
+    return invalid(
+      'Your organization must be verified to generate reasoning summaries. Please go to: https://platform.openai.com/settings/organization/general and click on Verify Organization. If you just verified, it can take up to 15 minutes for access to propagate.',
+      'reasoning.summary',
+      'unsupported_value'
+    )
+  return undefined
 }
 
 function responsesFormatProblem(body: Json): Rejection | undefined {

@@ -26,6 +26,11 @@ import { isRecord, record, type Json } from './schema.js'
  *   prism-php/prism#1019.
  * - Usage: https://openrouter.ai/docs/use-cases/usage-accounting (`cost`,
  *   `prompt_tokens_details.cached_tokens`, always included).
+ * - Reasoning: `reasoning: { effort }`, turned into each vendor's setting
+ *   (https://openrouter.ai/docs/guides/best-practices/reasoning-tokens). With
+ *   `require_parameters`, a model none of whose endpoints takes a parameter of the request has no
+ *   route: 404 "No endpoints found that can handle the requested parameters." (as met in
+ *   block/buzz#3018 for `reasoning`, openstory-so/openstory#1317).
  */
 
 /** Models the stand-in routes (vendor/model, OpenRouter's dotted versions). */
@@ -39,6 +44,9 @@ export const OPENROUTER_MODELS: readonly string[] = [
   'google/gemini-3.1-flash-lite',
   'meta-llama/llama-4-maverick'
 ]
+
+/** Models whose endpoints do not take `reasoning`. */
+export const OPENROUTER_NOT_REASONING: readonly string[] = ['meta-llama/llama-4-maverick']
 
 export interface Rejection {
   readonly status: number
@@ -60,16 +68,26 @@ export function openrouterRequest(body: Json): Rejection | Routing {
       status: 400,
       body: { error: { code: 400, message: `${String(body.model)} is not a valid model ID` } }
     }
+  const required = record(body.provider)?.require_parameters === true
+  if (required && body.reasoning !== undefined && OPENROUTER_NOT_REASONING.includes(body.model))
+    return {
+      status: 404,
+      body: {
+        error: {
+          message: 'No endpoints found that can handle the requested parameters.',
+          code: 404
+        }
+      }
+    }
   const format = record(body.response_format)
   const schema = record(format?.json_schema)?.schema
   if (format?.type !== 'json_schema' || !isRecord(schema)) return { kind: 'enforced' }
   // Without require_parameters the router may pick a provider that ignores response_format.
-  const provider = record(body.provider)
-  if (provider?.require_parameters !== true) return { kind: 'schema ignored' }
+  if (!required) return { kind: 'schema ignored' }
   const vendor = body.model.slice(0, body.model.indexOf('/'))
   // Claude: a provider that takes response_format has answered in free-form JSON even so; only
   // Anthropic's own API is sure to enforce it.
-  const only = provider.only
+  const only = record(body.provider)?.only
   if (vendor === 'anthropic' && !(Array.isArray(only) && only.every(slug => slug === 'anthropic')))
     return { kind: 'schema ignored' }
 
