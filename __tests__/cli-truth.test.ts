@@ -123,7 +123,7 @@ function nextLine(run: Run): string | undefined {
 
 describe('check: the full report', () => {
   it('is in the file the last line names, written without running anything again', async () => {
-    const dir = repository(rubric(['openai:gpt-5-mini', 'anthropic:claude-sonnet-4-5']))
+    const dir = repository(rubric(['openai:gpt-5.4-nano', 'anthropic:claude-sonnet-4-6']))
     const run = await check(dir, { OPENAI_API_KEY: OPENAI_KEY, ANTHROPIC_API_KEY: ANTHROPIC_KEY })
     expect(run.code).toBe(2)
     const last = lines(run).at(-1) ?? ''
@@ -144,7 +144,7 @@ describe('check: the full report', () => {
   })
 
   it('is in the file --markdown names, when it names one', async () => {
-    const dir = repository(rubric(['openai:gpt-5-mini']))
+    const dir = repository(rubric(['openai:gpt-5.4-nano']))
     const run = await check(dir, { OPENAI_API_KEY: OPENAI_KEY }, ['--markdown', 'out.md'])
     expect(run.code).toBe(0)
     expect(lines(run).at(-1)).toBe('Full report: out.md')
@@ -154,24 +154,24 @@ describe('check: the full report', () => {
 
 describe('check: the next step names why the judges fell short', () => {
   it('a key the provider refused (401): which variable holds it', async () => {
-    const dir = repository(rubric(['openai:gpt-5-mini', 'anthropic:claude-sonnet-4-5']))
+    const dir = repository(rubric(['openai:gpt-5.4-nano', 'anthropic:claude-sonnet-4-6']))
     const run = await check(dir, { OPENAI_API_KEY: OPENAI_KEY, ANTHROPIC_API_KEY: ANTHROPIC_KEY })
     expect(run.code).toBe(2)
     expect(nextLine(run)).toBe(
-      'next: Only 1 of 2 judges answered (the quorum is 2): the provider refused the key in `ANTHROPIC_API_KEY` (anthropic:claude-sonnet-4-5). Check that `ANTHROPIC_API_KEY` holds a current key allowed to use the model, and run `rubric-council check` again.'
+      'next: Only 1 of 2 judges answered (the quorum is 2): the provider refused the key in `ANTHROPIC_API_KEY` (anthropic:claude-sonnet-4-6). Check that `ANTHROPIC_API_KEY` holds a current key allowed to use the model, and run `rubric-council check` again.'
     )
     expect(lines(run).join('\n')).not.toContain(ANTHROPIC_KEY)
   })
 
   it('1 of 3 judges answered: how many, and why the other two did not', async () => {
     const dir = repository(
-      rubric(['openai:gpt-5-mini', 'anthropic:claude-sonnet-4-5', 'google:gemini-3.5-flash'])
+      rubric(['openai:gpt-5.4-nano', 'anthropic:claude-sonnet-4-6', 'google:gemini-3.5-flash'])
     )
     const run = await check(dir, { OPENAI_API_KEY: OPENAI_KEY })
     expect(run.code).toBe(2)
     expect(run.requests).toBe(1)
     expect(nextLine(run)).toBe(
-      'next: Only 1 of 3 judges answered (the quorum is 2): not asked: ANTHROPIC_API_KEY is not set (anthropic:claude-sonnet-4-5); not asked: GOOGLE_GENERATIVE_AI_API_KEY is not set (google:gemini-3.5-flash). Set the missing keys in your environment, or name only judges whose key you have (`--models` or the rubric’s `council.models`), and run `rubric-council check` again.'
+      'next: Only 1 of 3 judges answered (the quorum is 2): not asked: ANTHROPIC_API_KEY is not set (anthropic:claude-sonnet-4-6); not asked: GOOGLE_GENERATIVE_AI_API_KEY is not set (google:gemini-3.5-flash). Set the missing keys in your environment, or name only judges whose key you have (`--models` or the rubric’s `council.models`), and run `rubric-council check` again.'
     )
   })
 
@@ -188,7 +188,7 @@ describe('check: the next step names why the judges fell short', () => {
 
 describe('check with no change from the base', () => {
   it('says so, runs no gate and asks no judge, and exits 2', async () => {
-    const dir = repository(rubric(['openai:gpt-5-mini']), false)
+    const dir = repository(rubric(['openai:gpt-5.4-nano']), false)
     const run = await check(dir, { OPENAI_API_KEY: OPENAI_KEY }, ['--json', 'report.json'])
     expect(run.requests).toBe(0)
     expect(run.code).toBe(2)
@@ -202,7 +202,7 @@ describe('check with no change from the base', () => {
   })
 
   it('an edit in the working tree is a change: it is judged', async () => {
-    const dir = repository(rubric(['openai:gpt-5-mini']), false)
+    const dir = repository(rubric(['openai:gpt-5.4-nano']), false)
     writeFileSync(join(dir, 'README.md'), '# Ranking\n')
     git(dir, 'add', 'README.md')
     const run = await check(dir, { OPENAI_API_KEY: OPENAI_KEY })
@@ -212,7 +212,7 @@ describe('check with no change from the base', () => {
 
   it('a diff that cannot be read is not taken for no change: UNCLEAR, and no judge asked', async () => {
     // A base with no common ancestor: git cannot say what changed, which is not "nothing".
-    const dir = repository(rubric(['openai:gpt-5-mini']))
+    const dir = repository(rubric(['openai:gpt-5.4-nano']))
     git(dir, 'checkout', '-q', '--orphan', 'elsewhere')
     git(dir, 'commit', '-q', '-m', 'unrelated')
     git(dir, 'checkout', '-q', 'feature')
@@ -274,7 +274,7 @@ describe('validate: model ids', () => {
       {
         OPENAI_API_KEY: OPENAI_KEY
       },
-      ['--models', 'openrouter:anthropic/claude-sonet-4.6,openai:gpt-5-mini']
+      ['--models', 'openrouter:anthropic/claude-sonet-4.6,openai:gpt-5.4-nano']
     )
     expect(run.err[0]).toBe(
       'rubric-council: warning: --models: unknown model "openrouter:anthropic/claude-sonet-4.6"; did you mean "openrouter:anthropic/claude-sonnet-4.6"? (a model newer than this version of rubric-council is fine; a misspelt one fails when the judges are asked)'

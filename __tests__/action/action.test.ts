@@ -307,9 +307,9 @@ describe('the rubric as a trust boundary', () => {
 
 describe('the job log while a judge is slow to answer', () => {
   it('says whom the council still waits for, and stops once every judge answered', async () => {
-    // gpt-4.1 answers 400 ms after gpt-5-mini; the interval of 15 s is played by one of 20 ms.
+    // gpt-5.5 answers 400 ms after gpt-5.4-nano; the interval of 15 s is played by one of 20 ms.
     const providers = await startProviderStandIn(call =>
-      call.model === 'gpt-4.1'
+      call.model === 'gpt-5.5'
         ? { delayMs: 400, then: { json: wireAnswer(call.schema) } }
         : { json: wireAnswer(call.schema) }
     )
@@ -317,12 +317,12 @@ describe('the job log while a judge is slow to answer', () => {
     try {
       const pr = pullRequest({ '.github/rubric.md': NEEDS_JUDGES })
       const result = await run(pr, {
-        inputs: { models: 'openai:gpt-5-mini, openai:gpt-4.1' },
+        inputs: { models: 'openai:gpt-5.4-nano, openai:gpt-5.5' },
         providers: { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: providers.openaiBaseUrl },
         ticker
       })
       expect(result.outputs.verdict).toBe('PASS')
-      const slowAnswered = result.log.findIndex(l => l.startsWith('✓ openai:gpt-4.1 #1'))
+      const slowAnswered = result.log.findIndex(l => l.startsWith('✓ openai:gpt-5.5 #1'))
       const waiting = result.log.slice(0, slowAnswered).filter(l => l.startsWith('Judges:'))
       expect(waiting.at(-1)).toMatch(
         /^Judges: 1 of 2 done; still waiting on openai:gpt-4\.1 \(\d+ s\)$/

@@ -84,7 +84,7 @@ describe('OpenAI keeps nothing: store: false', () => {
   it('is on every Responses request: first calls, the repair, the re-ask, every sample', async () => {
     let unusable = 3
     const { outcome, calls } = await convene(
-      ['openai:gpt-5.4-mini', 'openai:gpt-4.1'],
+      ['openai:gpt-5.4-mini', 'openai:gpt-5.5'],
       call => {
         // The first three gpt-5.4-mini answers are prose: both samples repair, one re-asks.
         if (call.model === 'gpt-5.4-mini' && unusable > 0) {
