@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createCouncil } from '../../src/council/council.js'
+import { createCouncil, type CouncilProgress } from '../../src/council/council.js'
 import { judgeJsonSchema } from '../../src/council/judge-schema.js'
 import type { CouncilOutcome } from '../../src/council/types.js'
 import type { Evidence } from '../../src/evidence/types.js'
 import type { GateResult } from '../../src/gates/types.js'
 import type { Rubric } from '../../src/rubric/types.js'
+import { nextStep } from '../../src/publish/sentences.js'
 import { maskSecrets, secretValues } from '../../src/util/secrets.js'
 import { decide } from '../../src/verdict/decide.js'
 import { gateResult } from '../helpers/evaluation.js'
@@ -87,6 +88,8 @@ async function convene(
     iteration?: number
     samples?: number
     deadline?: number
+    now?: () => number
+    progress?: CouncilProgress
   } = {}
 ): Promise<{ outcome: CouncilOutcome; calls: readonly RecordedCall[] }> {
   const before = standIn.calls.length
@@ -100,7 +103,9 @@ async function convene(
     ...(options.samples !== undefined && { samples: options.samples }),
     mask: text => maskSecrets(text, secrets),
     retryBaseMs: 20,
-    ...(options.deadline !== undefined && { deadline: options.deadline })
+    ...(options.deadline !== undefined && { deadline: options.deadline }),
+    ...(options.now && { now: options.now }),
+    ...(options.progress && { progress: options.progress })
   })
   const outcome = await council.convene({
     rubric: options.rubric ?? RUBRIC,
@@ -541,7 +546,11 @@ describe('the council against real provider protocols', () => {
   it('records tokens, latency and estimated cost per judge', async () => {
     const { outcome } = await convene(() => ({ json: answer(RUBRIC) }), {
       // Gemini 3.5 Flash-Lite has no price in the model table: its cost is unknown.
-      models: ['openai:gpt-5.4-nano', 'google:gemini-3.5-flash-lite']
+      models: ['openai:gpt-5.4-nano', 'google:gemini-3.5-flash-lite'],
+      env: env({
+        GOOGLE_GENERATIVE_AI_API_KEY: 'AIzaSy-test-0123456789abcdef',
+        GOOGLE_GENERATIVE_AI_BASE_URL: standIn.googleBaseUrl
+      })
     })
     const [priced, unpriced] = outcome.runs
     expect(priced?.tokens?.input).toBeGreaterThan(100)
@@ -594,5 +603,44 @@ describe('untrusted data in the request', () => {
       expect(fences).not.toContain(/<(DATA-[0-9a-f]{24}) /.exec(call.text)?.[1])
     }
     expect(reasons(outcome)).toEqual(['blocking_issue'])
+  })
+
+  it('does not ask a retired member, and says its date and what to use instead', async () => {
+    const { outcome, calls } = await convene(() => ({ json: answer(RUBRIC) }), {
+      models: ['openai:gpt-5.4-mini', 'anthropic:claude-sonnet-4-5'],
+      now: () => Date.parse('2026-12-01T09:00:00Z')
+    })
+    // No request spent on a certain 404.
+    expect(calls.map(c => c.model)).toEqual(['gpt-5.4-mini'])
+    expect(outcome.runs.find(r => r.judge === 'anthropic:claude-sonnet-4-5')).toMatchObject({
+      status: 'failed',
+      failure: 'provider_error',
+      rejected: true,
+      requests: 0,
+      message:
+        '"anthropic:claude-sonnet-4-5" retired on 2026-11-30; use "anthropic:claude-sonnet-4-6"; this judge was not asked'
+    })
+    // The next step says it too, not "failed at the provider".
+    expect(nextStep(verdictOf(outcome), 'action')).toContain(
+      'not asked: "anthropic:claude-sonnet-4-5" retired on 2026-11-30; use "anthropic:claude-sonnet-4-6" (anthropic:claude-sonnet-4-5)'
+    )
+  })
+
+  it('warns of a member that retires within 30 days, and still asks it', async () => {
+    const warned: string[] = []
+    const progress: CouncilProgress = {
+      started: () => undefined,
+      finished: () => undefined,
+      retiring: line => warned.push(line)
+    }
+    const { outcome } = await convene(() => ({ json: answer(RUBRIC) }), {
+      models: ['openai:gpt-5.4-mini', 'anthropic:claude-sonnet-4-5'],
+      now: () => Date.parse('2026-11-27T09:00:00Z'),
+      progress
+    })
+    expect(warned).toEqual([
+      '"anthropic:claude-sonnet-4-5" retires on 2026-11-30, in 3 days; use "anthropic:claude-sonnet-4-6" before then'
+    ])
+    expect(outcome.runs.map(r => r.status)).toEqual(['ok', 'ok'])
   })
 })
