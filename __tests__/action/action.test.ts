@@ -325,7 +325,7 @@ describe('the job log while a judge is slow to answer', () => {
       const slowAnswered = result.log.findIndex(l => l.startsWith('✓ openai:gpt-5.5 #1'))
       const waiting = result.log.slice(0, slowAnswered).filter(l => l.startsWith('Judges:'))
       expect(waiting.at(-1)).toMatch(
-        /^Judges: 1 of 2 done; still waiting on openai:gpt-4\.1 \(\d+ s\)$/
+        /^Judges: 1 of 2 done; still waiting on openai:gpt-5\.5 \(\d+ s\)$/
       )
       expect(result.log.slice(slowAnswered).filter(l => l.startsWith('Judges:'))).toEqual([])
       expect(ticker.running()).toBe(0)
