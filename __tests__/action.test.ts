@@ -365,7 +365,7 @@ describe('with judges', () => {
       // The log says who is asked, then how each judge fared, while the council works.
       expect(result.stdout).toContain('Asking 2 judges: openai:gpt-5.4-nano, openai:gpt-5.5\n')
       expect(result.stdout).toMatch(/^✓ openai:gpt-5.4-nano #1: ACCEPT in \d+\.\d s · [\d,]+ in/m)
-      expect(result.stdout).toMatch(/^✓ openai:gpt-4\.1 #1: ACCEPT in .* · 1 request$/m)
+      expect(result.stdout).toMatch(/^✓ openai:gpt-5\.5 #1: ACCEPT in .* · 1 request$/m)
       const shown =
         result.stdout.replace(/^::add-mask::.*$/gm, '') +
         result.summary +

@@ -5,6 +5,7 @@ import type { CouncilOutcome } from '../../src/council/types.js'
 import type { Evidence } from '../../src/evidence/types.js'
 import type { GateResult } from '../../src/gates/types.js'
 import type { Rubric } from '../../src/rubric/types.js'
+import { evidenceRoom } from '../../src/council/providers.js'
 import { nextStep } from '../../src/publish/sentences.js'
 import { maskSecrets, secretValues } from '../../src/util/secrets.js'
 import { decide } from '../../src/verdict/decide.js'
@@ -642,5 +643,19 @@ describe('untrusted data in the request', () => {
       '"anthropic:claude-sonnet-4-5" retires on 2026-11-30, in 3 days; use "anthropic:claude-sonnet-4-6" before then'
     ])
     expect(outcome.runs.map(r => r.status)).toEqual(['ok', 'ok'])
+  })
+
+  it('bounds the evidence by the windows of the members it asks, not by a retired one', () => {
+    const on = (date: string) =>
+      createCouncil({
+        env: {},
+        models: ['anthropic:claude-sonnet-4-5', 'google:gemini-3.5-flash'],
+        mask: text => text,
+        now: () => Date.parse(`${date}T12:00:00Z`)
+      })
+    expect(on('2026-11-29').contextLimit?.(RUBRIC)).toBe(
+      evidenceRoom('anthropic:claude-sonnet-4-5')
+    )
+    expect(on('2026-11-30').contextLimit?.(RUBRIC)).toBe(evidenceRoom('google:gemini-3.5-flash'))
   })
 })

@@ -191,7 +191,10 @@ export function createCouncil(options: CouncilOptions): Council {
         samples: rubric.council.samples ?? options.samples ?? DEFAULT_SAMPLES
       }),
     contextLimit: rubric => {
-      const rooms = membersOf(rubric).flatMap(member => {
+      const today = (options.now ?? Date.now)()
+      // A retired member is not asked: its window bounds nothing.
+      const asked = membersOf(rubric).filter(m => lifecycle(m, today).state !== 'retired')
+      const rooms = asked.flatMap(member => {
         const room = evidenceRoom(member)
         return room === undefined ? [] : [room]
       })
