@@ -334,3 +334,45 @@ describe('the job log while a judge is slow to answer', () => {
     }
   })
 })
+
+describe('a member whose model retires', () => {
+  const MEMBERS = 'openai:gpt-5.4-mini, anthropic:claude-sonnet-4-5'
+
+  async function on(date: string) {
+    const providers = await startProviderStandIn(call => ({ json: wireAnswer(call.schema) }))
+    try {
+      const pr = pullRequest({ '.github/rubric.md': NEEDS_JUDGES })
+      const result = await run(pr, {
+        inputs: { models: MEMBERS },
+        providers: {
+          OPENAI_API_KEY: KEY,
+          OPENAI_BASE_URL: providers.openaiBaseUrl,
+          ANTHROPIC_API_KEY: 'sk-ant-test-retiring-0123456789',
+          ANTHROPIC_BASE_URL: providers.anthropicBaseUrl
+        },
+        now: () => Date.parse(`${date}T12:00:00Z`)
+      })
+      return { result, models: providers.calls.map(c => c.model) }
+    } finally {
+      await providers.close()
+    }
+  }
+
+  it('within 30 days: a warning annotation with the date and the replacement; still asked', async () => {
+    const { result, models } = await on('2026-11-27')
+    expect(result.outputs.verdict).toBe('PASS')
+    expect(models.sort()).toEqual(['claude-sonnet-4-5', 'gpt-5.4-mini'])
+    expect(result.log).toContain(
+      'warning: Rubric Council: "anthropic:claude-sonnet-4-5" retires on 2026-11-30, in 3 days; use "anthropic:claude-sonnet-4-6" before then'
+    )
+  })
+
+  it('after its date: not asked, and the report says the date and the model to use', async () => {
+    const { result, models } = await on('2026-12-01')
+    expect(models).toEqual(['gpt-5.4-mini'])
+    expect(result.outputs.verdict).toBe('UNCLEAR')
+    expect(result.summaryText).toContain(
+      '"anthropic:claude-sonnet-4-5" retired on 2026-11-30; use "anthropic:claude-sonnet-4-6"'
+    )
+  })
+})
