@@ -351,7 +351,7 @@ describe('with judges', () => {
         OPENAI_API_KEY: 'sk-test-action-0123456789',
         OPENAI_BASE_URL: providers.openaiBaseUrl
       }
-      const inputs = { models: 'openai:gpt-5-mini, openai:gpt-4.1' }
+      const inputs = { models: 'openai:gpt-5.4-nano, openai:gpt-5.5' }
       await run(pr, { inputs, env: keys })
       push(pr, { 'more.ts': 'export const more = 3\n' })
       const result = await run(pr, { inputs, env: keys, action: 'synchronize' })
@@ -363,9 +363,9 @@ describe('with judges', () => {
       expect(latest).toMatch(/- Iteration 1 \([0-9a-f]{7}\): PASS — must 1\/1/)
       expect(comments(pr)[0]?.body).toContain('<b>Coverage</b> · 2 of 2 reviewable files (100%)')
       // The log says who is asked, then how each judge fared, while the council works.
-      expect(result.stdout).toContain('Asking 2 judges: openai:gpt-5-mini, openai:gpt-4.1\n')
-      expect(result.stdout).toMatch(/^✓ openai:gpt-5-mini #1: ACCEPT in \d+\.\d s · [\d,]+ in/m)
-      expect(result.stdout).toMatch(/^✓ openai:gpt-4\.1 #1: ACCEPT in .* · 1 request$/m)
+      expect(result.stdout).toContain('Asking 2 judges: openai:gpt-5.4-nano, openai:gpt-5.5\n')
+      expect(result.stdout).toMatch(/^✓ openai:gpt-5.4-nano #1: ACCEPT in \d+\.\d s · [\d,]+ in/m)
+      expect(result.stdout).toMatch(/^✓ openai:gpt-5\.5 #1: ACCEPT in .* · 1 request$/m)
       const shown =
         result.stdout.replace(/^::add-mask::.*$/gm, '') +
         result.summary +

@@ -43,7 +43,7 @@ const WRITE = 'ghs_writable_token_0001'
 const BOT = { login: 'github-actions[bot]', type: 'Bot' as const }
 const MARKER = '<!-- rubric-council:rubric-council -->'
 const KEYS = { OPENAI_API_KEY: 'sk-test-attacks-0123456789' }
-const MODELS = 'openai:gpt-5-mini, openai:gpt-4.1'
+const MODELS = 'openai:gpt-5.4-nano, openai:gpt-5.5'
 
 const RUBRIC = [
   '---',

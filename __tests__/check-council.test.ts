@@ -26,7 +26,7 @@ const PEM_SECRET = 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7'
 
 const RUBRIC = `---
 council:
-  models: [openai:gpt-5-mini, openai:gpt-4.1, anthropic:claude-sonnet-4-5]
+  models: [openai:gpt-5.4-nano, openai:gpt-5.5, anthropic:claude-sonnet-4-6]
 dimensions: false
 ---
 # Ranking
@@ -173,9 +173,9 @@ describe('rubric-council check with a council on two providers', () => {
     expect(progress[0]).toMatch(/^Asking 3 judges: /)
     expect(progress.slice(1).map(line => line.replace(/ in \d+\.\d s.*/, ''))).toEqual(
       expect.arrayContaining([
-        '  ✓ openai:gpt-5-mini #1: ACCEPT',
-        '  ✓ openai:gpt-4.1 #1: ACCEPT',
-        '  ✓ anthropic:claude-sonnet-4-5 #1: ACCEPT'
+        '  ✓ openai:gpt-5.4-nano #1: ACCEPT',
+        '  ✓ openai:gpt-5.5 #1: ACCEPT',
+        '  ✓ anthropic:claude-sonnet-4-6 #1: ACCEPT'
       ])
     )
     // The judges see the diff of the source file and the PR text from the commit.
@@ -224,7 +224,7 @@ describe('rubric-council check with a council on two providers', () => {
 
   it('FAIL: a must-have failed by two of three judges, exit 1', async () => {
     const run = await check(repository(FEATURE), call =>
-      answer(call, call.model === 'claude-sonnet-4-5' ? [] : ['errors'])
+      answer(call, call.model === 'claude-sonnet-4-6' ? [] : ['errors'])
     )
     expect(run.code).toBe(1)
     expect(run.report).toMatchObject({
@@ -240,39 +240,39 @@ describe('rubric-council check with a council on two providers', () => {
 
   it('two judges split on a must-have: the first is asked once more, and the report says so', async () => {
     const rubric = RUBRIC.replace(
-      'models: [openai:gpt-5-mini, openai:gpt-4.1, anthropic:claude-sonnet-4-5]',
-      'models: [openai:gpt-5-mini, anthropic:claude-sonnet-4-5]'
+      'models: [openai:gpt-5.4-nano, openai:gpt-5.5, anthropic:claude-sonnet-4-6]',
+      'models: [openai:gpt-5.4-nano, anthropic:claude-sonnet-4-6]'
     )
     let calls = 0
     const run = await check(repository(FEATURE, rubric), call => {
       calls++
       // The first round splits on errors; the tie-break (the third call) fails it.
-      const fail = calls === 3 || call.model === 'gpt-5-mini' ? ['errors'] : []
+      const fail = calls === 3 || call.model === 'gpt-5.4-nano' ? ['errors'] : []
       return answer(call, fail)
     })
     expect(run.calls.map(c => c.model)).toEqual(
-      expect.arrayContaining(['gpt-5-mini', 'claude-sonnet-4-5'])
+      expect.arrayContaining(['gpt-5.4-nano', 'claude-sonnet-4-6'])
     )
     expect(run.calls).toHaveLength(3)
-    expect(run.calls[2]?.model).toBe('gpt-5-mini')
+    expect(run.calls[2]?.model).toBe('gpt-5.4-nano')
     expect(run.code).toBe(1)
     const errors = (
       run.report.criteria as { id: string; tie_break: unknown; judges: unknown }[]
     ).find(c => c.id === 'errors')
     expect(errors).toMatchObject({
       judges: { pass: 1, fail: 1, abstain: 0 },
-      tie_break: { judge: 'openai:gpt-5-mini (tie-break)', verdict: 'FAIL' }
+      tie_break: { judge: 'openai:gpt-5.4-nano (tie-break)', verdict: 'FAIL' }
     })
     expect(run.stdout).toContain('errors')
     expect(run.stdout).toMatch(/FAIL 1\/2, tie-break FAIL/)
     expect(run.stderr).toContain(
-      'The judges split on errors: asking openai:gpt-5-mini once more to break the tie'
+      'The judges split on errors: asking openai:gpt-5.4-nano once more to break the tie'
     )
   })
 
   it('UNCLEAR: two providers failing loses the quorum, exit 2 with the cause', async () => {
     const run = await check(repository(FEATURE), call =>
-      call.model === 'gpt-5-mini'
+      call.model === 'gpt-5.4-nano'
         ? answer(call)
         : {
             status: 401,
@@ -364,7 +364,7 @@ criteria:
   }
   const councils: readonly (readonly [string, readonly string[]])[] = [
     ['mixed (one judge per key: OpenAI, Anthropic, Google)', []],
-    ['OpenAI', ['openai:gpt-5.4-mini', 'openai:gpt-5-mini', 'openai:gpt-4.1']],
+    ['OpenAI', ['openai:gpt-5.4-mini', 'openai:gpt-5.4-nano', 'openai:gpt-5.5']],
     [
       'Anthropic',
       ['anthropic:claude-sonnet-4-6', 'anthropic:claude-haiku-4-5', 'anthropic:claude-opus-4-5']

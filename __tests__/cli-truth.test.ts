@@ -80,7 +80,8 @@ interface Run {
 async function check(
   cwd: string,
   keys: Record<string, string>,
-  args: readonly string[] = []
+  args: readonly string[] = [],
+  now?: () => number
 ): Promise<Run> {
   const before = standIn.calls.length
   standIn.setScript(call =>
@@ -106,7 +107,8 @@ async function check(
       GOOGLE_GENERATIVE_AI_BASE_URL: standIn.googleBaseUrl,
       ...keys
     },
-    cwd
+    cwd,
+    ...(now && { now })
   }
   const code = await main(['check', '--base', 'main', ...args], io)
   return { code, out, err, requests: standIn.calls.length - before }
@@ -123,7 +125,7 @@ function nextLine(run: Run): string | undefined {
 
 describe('check: the full report', () => {
   it('is in the file the last line names, written without running anything again', async () => {
-    const dir = repository(rubric(['openai:gpt-5-mini', 'anthropic:claude-sonnet-4-5']))
+    const dir = repository(rubric(['openai:gpt-5.4-nano', 'anthropic:claude-sonnet-4-6']))
     const run = await check(dir, { OPENAI_API_KEY: OPENAI_KEY, ANTHROPIC_API_KEY: ANTHROPIC_KEY })
     expect(run.code).toBe(2)
     const last = lines(run).at(-1) ?? ''
@@ -144,7 +146,7 @@ describe('check: the full report', () => {
   })
 
   it('is in the file --markdown names, when it names one', async () => {
-    const dir = repository(rubric(['openai:gpt-5-mini']))
+    const dir = repository(rubric(['openai:gpt-5.4-nano']))
     const run = await check(dir, { OPENAI_API_KEY: OPENAI_KEY }, ['--markdown', 'out.md'])
     expect(run.code).toBe(0)
     expect(lines(run).at(-1)).toBe('Full report: out.md')
@@ -154,24 +156,56 @@ describe('check: the full report', () => {
 
 describe('check: the next step names why the judges fell short', () => {
   it('a key the provider refused (401): which variable holds it', async () => {
-    const dir = repository(rubric(['openai:gpt-5-mini', 'anthropic:claude-sonnet-4-5']))
+    const dir = repository(rubric(['openai:gpt-5.4-nano', 'anthropic:claude-sonnet-4-6']))
     const run = await check(dir, { OPENAI_API_KEY: OPENAI_KEY, ANTHROPIC_API_KEY: ANTHROPIC_KEY })
     expect(run.code).toBe(2)
     expect(nextLine(run)).toBe(
-      'next: Only 1 of 2 judges answered (the quorum is 2): the provider refused the key in `ANTHROPIC_API_KEY` (anthropic:claude-sonnet-4-5). Check that `ANTHROPIC_API_KEY` holds a current key allowed to use the model, and run `rubric-council check` again.'
+      'next: Only 1 of 2 judges answered (the quorum is 2): the provider refused the key in `ANTHROPIC_API_KEY` (anthropic:claude-sonnet-4-6). Check that `ANTHROPIC_API_KEY` holds a current key allowed to use the model, and run `rubric-council check` again.'
     )
     expect(lines(run).join('\n')).not.toContain(ANTHROPIC_KEY)
   })
 
+  it('a retired model: not asked, with its date and the model to use, before the run and after', async () => {
+    const dir = repository(rubric(['openai:gpt-5.4-nano', 'anthropic:claude-sonnet-4-5']))
+    const run = await check(
+      dir,
+      { OPENAI_API_KEY: OPENAI_KEY, ANTHROPIC_API_KEY: 'sk-ant-k' },
+      [],
+      () => Date.parse('2026-12-01T12:00:00Z')
+    )
+    expect(run.code).toBe(2)
+    expect(run.requests).toBe(1)
+    expect(run.err[0]).toBe(
+      '.github/rubric.md:3:33: error: council.models: "anthropic:claude-sonnet-4-5" retired on 2026-11-30; use "anthropic:claude-sonnet-4-6" [retired-model]'
+    )
+    expect(nextLine(run)).toBe(
+      'next: Only 1 of 2 judges answered (the quorum is 2): not asked: "anthropic:claude-sonnet-4-5" retired on 2026-11-30; use "anthropic:claude-sonnet-4-6" (anthropic:claude-sonnet-4-5). The providers rejected the requests themselves: check the model names (`provider:model`) in the rubric or `--models`, then run `rubric-council check` again.'
+    )
+  })
+
+  it('a retired model named with --models: said before the run, and not asked', async () => {
+    const dir = repository(rubric([]).replace('  models: []\n', '  samples: 1\n'))
+    const run = await check(
+      dir,
+      { OPENAI_API_KEY: OPENAI_KEY },
+      ['--models', 'openai:gpt-5-mini'],
+      () => Date.parse('2026-12-20T12:00:00Z')
+    )
+    expect(run.requests).toBe(0)
+    expect(run.err[0]).toBe(
+      'rubric-council: error: --models: "openai:gpt-5-mini" retired on 2026-12-11; use "openai:gpt-5.4-mini"'
+    )
+  })
+
   it('1 of 3 judges answered: how many, and why the other two did not', async () => {
     const dir = repository(
-      rubric(['openai:gpt-5-mini', 'anthropic:claude-sonnet-4-5', 'google:gemini-3.5-flash'])
+      rubric(['openai:gpt-5.4-nano', 'anthropic:claude-sonnet-4-6', 'google:gemini-3.5-flash'])
     )
     const run = await check(dir, { OPENAI_API_KEY: OPENAI_KEY })
     expect(run.code).toBe(2)
     expect(run.requests).toBe(1)
     expect(nextLine(run)).toBe(
-      'next: Only 1 of 3 judges answered (the quorum is 2): not asked: ANTHROPIC_API_KEY is not set (anthropic:claude-sonnet-4-5); not asked: GOOGLE_GENERATIVE_AI_API_KEY is not set (google:gemini-3.5-flash). Set the missing keys in your environment, or name only judges whose key you have (`--models` or the rubric’s `council.models`), and run `rubric-council check` again.'
+      'next: Only 1 of 3 judges answered (the quorum is 2): not asked: ANTHROPIC_API_KEY is not set (anthropic:claude-sonnet-4-6); not asked: GOOGLE_GENERATIVE_AI_API_KEY is not set (google:gemini-3.5-flash). Set the missing keys in your environment, or name only judges whose key you have (`--models` or the rubric’s `council.models`), and run `rubric-council check` again.'
     )
   })
 
@@ -188,7 +222,7 @@ describe('check: the next step names why the judges fell short', () => {
 
 describe('check with no change from the base', () => {
   it('says so, runs no gate and asks no judge, and exits 2', async () => {
-    const dir = repository(rubric(['openai:gpt-5-mini']), false)
+    const dir = repository(rubric(['openai:gpt-5.4-nano']), false)
     const run = await check(dir, { OPENAI_API_KEY: OPENAI_KEY }, ['--json', 'report.json'])
     expect(run.requests).toBe(0)
     expect(run.code).toBe(2)
@@ -202,7 +236,7 @@ describe('check with no change from the base', () => {
   })
 
   it('an edit in the working tree is a change: it is judged', async () => {
-    const dir = repository(rubric(['openai:gpt-5-mini']), false)
+    const dir = repository(rubric(['openai:gpt-5.4-nano']), false)
     writeFileSync(join(dir, 'README.md'), '# Ranking\n')
     git(dir, 'add', 'README.md')
     const run = await check(dir, { OPENAI_API_KEY: OPENAI_KEY })
@@ -212,7 +246,7 @@ describe('check with no change from the base', () => {
 
   it('a diff that cannot be read is not taken for no change: UNCLEAR, and no judge asked', async () => {
     // A base with no common ancestor: git cannot say what changed, which is not "nothing".
-    const dir = repository(rubric(['openai:gpt-5-mini']))
+    const dir = repository(rubric(['openai:gpt-5.4-nano']))
     git(dir, 'checkout', '-q', '--orphan', 'elsewhere')
     git(dir, 'commit', '-q', '-m', 'unrelated')
     git(dir, 'checkout', '-q', 'feature')
@@ -227,11 +261,66 @@ describe('check with no change from the base', () => {
 
 describe('validate: model ids', () => {
   async function validate(cwd: string, ...files: string[]): Promise<Omit<Run, 'requests'>> {
+    return validateOn(undefined, cwd, ...files)
+  }
+  async function validateOn(
+    today: string | undefined,
+    cwd: string,
+    ...files: string[]
+  ): Promise<Omit<Run, 'requests'>> {
     const out: string[] = []
     const err: string[] = []
-    const io: CliIo = { stdout: l => out.push(l), stderr: l => err.push(l), env: {}, cwd }
+    const io: CliIo = {
+      stdout: l => out.push(l),
+      stderr: l => err.push(l),
+      env: {},
+      cwd,
+      ...(today !== undefined && { now: () => Date.parse(`${today}T12:00:00Z`) })
+    }
     return { code: await main(['validate', ...files], io), out, err }
   }
+
+  /** A rubric naming Sonnet 4.5 directly and through OpenRouter, and a current model. */
+  function retiringRubric(): string {
+    const dir = mkdtempSync(join(tmpdir(), 'rc-retired-'))
+    writeFileSync(
+      join(dir, 'rubric.md'),
+      [
+        '---',
+        'council:',
+        '  models:',
+        '    - openai:gpt-5.4-mini',
+        '    - anthropic:claude-sonnet-4-5',
+        '    - openrouter:anthropic/claude-sonnet-4.5',
+        '---',
+        '## Criteria',
+        '- tested: The change is tested',
+        ''
+      ].join('\n')
+    )
+    return dir
+  }
+
+  it('fails on a retired model with its line, the retirement date and the model to use', async () => {
+    const result = await validateOn('2026-12-01', retiringRubric(), 'rubric.md')
+    expect(result.code).toBe(1)
+    expect(result.out).toEqual([])
+    expect(result.err).toEqual([
+      'rubric.md:5:7: error: council.models: "anthropic:claude-sonnet-4-5" retired on 2026-11-30; use "anthropic:claude-sonnet-4-6" [retired-model]',
+      'rubric.md:6:7: error: council.models: "openrouter:anthropic/claude-sonnet-4.5" retired on 2026-11-30; use "openrouter:anthropic/claude-sonnet-4.6" [retired-model]'
+    ])
+  })
+
+  it('warns of a model that retires within 30 days, and exits 0', async () => {
+    const soon = await validateOn('2026-11-27', retiringRubric(), 'rubric.md')
+    expect(soon.code).toBe(0)
+    expect(soon.out).toEqual([expect.stringMatching(/^rubric\.md: ok \(/)])
+    expect(soon.err[0]).toBe(
+      'rubric.md:5:7: warning: council.models: "anthropic:claude-sonnet-4-5" retires on 2026-11-30, in 3 days; use "anthropic:claude-sonnet-4-6" before then [retiring-model]'
+    )
+    const early = await validateOn('2026-10-30', retiringRubric(), 'rubric.md')
+    expect(early).toMatchObject({ code: 0, err: [] })
+  })
 
   it('warns of a misspelt model with its file and line and the model meant, and exits 0', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rc-models-'))
@@ -274,7 +363,7 @@ describe('validate: model ids', () => {
       {
         OPENAI_API_KEY: OPENAI_KEY
       },
-      ['--models', 'openrouter:anthropic/claude-sonet-4.6,openai:gpt-5-mini']
+      ['--models', 'openrouter:anthropic/claude-sonet-4.6,openai:gpt-5.4-nano']
     )
     expect(run.err[0]).toBe(
       'rubric-council: warning: --models: unknown model "openrouter:anthropic/claude-sonet-4.6"; did you mean "openrouter:anthropic/claude-sonnet-4.6"? (a model newer than this version of rubric-council is fine; a misspelt one fails when the judges are asked)'

@@ -57,9 +57,9 @@ const HANG_RUBRIC = RUBRIC.replace(
 )
 
 /** Three judges on two providers; quorum 2. */
-const COUNCIL = 'openai:gpt-5-mini, openai:gpt-4.1, anthropic:claude-sonnet-4-5'
+const COUNCIL = 'openai:gpt-5.4-nano, openai:gpt-5.5, anthropic:claude-sonnet-4-6'
 /** The judge that keeps working while the other two fail: alone it is short of the quorum. */
-const HEALTHY = 'gpt-5-mini'
+const HEALTHY = 'gpt-5.4-nano'
 
 /** Retries, backoffs and timeouts make some runs take seconds; the tests run side by side. */
 const SLOW = { timeout: 60_000 }
@@ -289,8 +289,8 @@ describe.concurrent('fault matrix: API keys', SLOW, () => {
         reasons: [],
         recovered: true
       })
-      expect(callsTo(w, 'claude-sonnet-4-5')).toHaveLength(0)
-      expect(judge(report, 'anthropic:claude-sonnet-4-5')).toMatchObject({
+      expect(callsTo(w, 'claude-sonnet-4-6')).toHaveLength(0)
+      expect(judge(report, 'anthropic:claude-sonnet-4-6')).toMatchObject({
         status: 'failed',
         failure: 'missing_credentials'
       })
@@ -308,7 +308,7 @@ describe.concurrent('fault matrix: API keys', SLOW, () => {
       const result = await run(w, pr, {
         env,
         inputs: {
-          models: 'openai:gpt-5-mini, anthropic:claude-sonnet-4-5, anthropic:claude-haiku-4-5'
+          models: 'openai:gpt-5.4-nano, anthropic:claude-sonnet-4-6, anthropic:claude-haiku-4-5'
         }
       })
       expectVerdict(expect, w, result, { verdict: 'UNCLEAR', reasons: ['missing_credentials'] })
@@ -328,8 +328,8 @@ describe.concurrent('fault matrix: API keys', SLOW, () => {
       expectVerdict(expect, w, result, { verdict: 'UNCLEAR', reasons: ['missing_credentials'] })
       expect(w.providers.calls).toHaveLength(0)
       expect(shown(result)).toContain('0 valid answers of 3, quorum 2')
-      expect(shown(result)).toContain('openai:gpt-5-mini: OPENAI_API_KEY is not set')
-      expect(shown(result)).toContain('anthropic:claude-sonnet-4-5: ANTHROPIC_API_KEY is not set')
+      expect(shown(result)).toContain('openai:gpt-5.4-nano: OPENAI_API_KEY is not set')
+      expect(shown(result)).toContain('anthropic:claude-sonnet-4-6: ANTHROPIC_API_KEY is not set')
     })
   })
 
@@ -373,8 +373,8 @@ describe.concurrent('fault matrix: provider HTTP errors', SLOW, () => {
           reasons: ['missing_credentials']
         })
         // A rejected key is not retried.
-        expect(callsTo(w, 'gpt-4.1')).toHaveLength(1)
-        expect(judge(report, 'openai:gpt-4.1')?.error).toContain(
+        expect(callsTo(w, 'gpt-5.5')).toHaveLength(1)
+        expect(judge(report, 'openai:gpt-5.5')?.error).toContain(
           'the provider rejected the API key (401)'
         )
         expect(shown(result)).toContain('check the key and its permissions')
@@ -392,9 +392,9 @@ describe.concurrent('fault matrix: provider HTTP errors', SLOW, () => {
         const pr = pullRequest(w, { '.github/rubric.md': RUBRIC })
         const result = await run(w, pr)
         expectVerdict(expect, w, result, { verdict: 'UNCLEAR', reasons: ['missing_credentials'] })
-        expect(callsTo(w, 'claude-sonnet-4-5')).toHaveLength(1)
+        expect(callsTo(w, 'claude-sonnet-4-6')).toHaveLength(1)
         expect(shown(result)).toContain(
-          'anthropic:claude-sonnet-4-5: the provider rejected the API key (403)'
+          'anthropic:claude-sonnet-4-6: the provider rejected the API key (403)'
         )
         expect(shown(result)).toContain('check the key and its permissions')
       }
@@ -408,7 +408,7 @@ describe.concurrent('fault matrix: provider HTTP errors', SLOW, () => {
     await inWorld(expect, pass, async w => {
       const pr = pullRequest(w, { '.github/rubric.md': RUBRIC })
       const result = await run(w, pr, {
-        inputs: { models: 'openai:gpt-5-mini, openai:gpt-5-mimi, anthropic:claude-sonet-4-5' }
+        inputs: { models: 'openai:gpt-5.4-nano, openai:gpt-5-mimi, anthropic:claude-sonet-4-5' }
       })
       expectVerdict(expect, w, result, { verdict: 'UNCLEAR', reasons: ['provider_error'] })
       expect(callsTo(w, 'gpt-5-mimi')).toHaveLength(1)
@@ -437,7 +437,7 @@ describe.concurrent('fault matrix: provider HTTP errors', SLOW, () => {
         const result = await run(w, pr)
         expectVerdict(expect, w, result, { verdict: 'PASS', reasons: [], recovered: true })
         expect(shown(result)).toContain('judges 3/3')
-        for (const model of ['gpt-5-mini', 'gpt-4.1', 'claude-sonnet-4-5']) {
+        for (const model of ['gpt-5.4-nano', 'gpt-5.5', 'claude-sonnet-4-6']) {
           const [first, second, ...more] = callsTo(w, model)
           expect(more).toEqual([])
           // The retry waited as long as retry-after said.
@@ -458,10 +458,10 @@ describe.concurrent('fault matrix: provider HTTP errors', SLOW, () => {
         const result = await run(w, pr)
         expectVerdict(expect, w, result, { verdict: 'UNCLEAR', reasons: ['rate_limited'] })
         // The first try and two retries, with backoff between them.
-        const tries = callsTo(w, 'gpt-4.1')
+        const tries = callsTo(w, 'gpt-5.5')
         expect(tries).toHaveLength(3)
         expect((tries[2]?.receivedAt ?? 0) - (tries[0]?.receivedAt ?? 0)).toBeGreaterThan(700)
-        expect(shown(result)).toContain('openai:gpt-4.1: rate limited (429)')
+        expect(shown(result)).toContain('openai:gpt-5.5: rate limited (429)')
         expect(shown(result)).toContain('(after 3 tries)')
         expect(shown(result)).toMatch(RUN_AGAIN)
       }
@@ -478,8 +478,8 @@ describe.concurrent('fault matrix: provider HTTP errors', SLOW, () => {
         const pr = pullRequest(w, { '.github/rubric.md': RUBRIC })
         const result = await run(w, pr)
         expectVerdict(expect, w, result, { verdict: 'UNCLEAR', reasons: ['provider_error'] })
-        expect(callsTo(w, 'claude-sonnet-4-5')).toHaveLength(3)
-        expect(shown(result)).toContain('openai:gpt-4.1: the provider failed (500)')
+        expect(callsTo(w, 'claude-sonnet-4-6')).toHaveLength(3)
+        expect(shown(result)).toContain('openai:gpt-5.5: the provider failed (500)')
         expect(shown(result)).toMatch(RUN_AGAIN)
       }
     )
@@ -495,7 +495,7 @@ describe.concurrent('fault matrix: provider HTTP errors', SLOW, () => {
         const pr = pullRequest(w, { '.github/rubric.md': RUBRIC })
         const result = await run(w, pr, {
           inputs: {
-            models: 'openai:gpt-5-mini, anthropic:claude-sonnet-4-5, anthropic:claude-haiku-4-5'
+            models: 'openai:gpt-5.4-nano, anthropic:claude-sonnet-4-6, anthropic:claude-haiku-4-5'
           }
         })
         expectVerdict(expect, w, result, { verdict: 'UNCLEAR', reasons: ['provider_error'] })
@@ -524,7 +524,7 @@ describe.concurrent('fault matrix: provider HTTP errors', SLOW, () => {
         const pr = pullRequest(w, { '.github/rubric.md': RUBRIC })
         const result = await run(w, pr)
         expectVerdict(expect, w, result, { verdict: 'PASS', reasons: [], recovered: true })
-        expect(callsTo(w, 'claude-sonnet-4-5')).toHaveLength(2)
+        expect(callsTo(w, 'claude-sonnet-4-6')).toHaveLength(2)
         expect(shown(result)).toContain('judges 3/3')
       }
     )
@@ -591,7 +591,7 @@ describe.concurrent('fault matrix: provider misbehaviour', SLOW, () => {
         const result = await run(w, pr)
         expect(Date.now() - started).toBeLessThan(20_000)
         expectVerdict(expect, w, result, { verdict: 'UNCLEAR', reasons: ['timeout'] })
-        expect(shown(result)).toContain('openai:gpt-4.1: no answer within 2 s')
+        expect(shown(result)).toContain('openai:gpt-5.5: no answer within 2 s')
         // What to change: the rubric's council.timeout, or run again.
         expect(shown(result)).toMatch(/council\.timeout|\b(?:re-?run|run (?:the job )?again)\b/i)
       }
@@ -603,7 +603,7 @@ describe.concurrent('fault matrix: provider misbehaviour', SLOW, () => {
   }) => {
     await inWorld(
       expect,
-      call => (call.model === 'gpt-4.1' ? { hang: true } : pass(call)),
+      call => (call.model === 'gpt-5.5' ? { hang: true } : pass(call)),
       async w => {
         const pr = pullRequest(w, { '.github/rubric.md': HANG_RUBRIC })
         const result = await run(w, pr)
@@ -612,9 +612,9 @@ describe.concurrent('fault matrix: provider misbehaviour', SLOW, () => {
           reasons: [],
           recovered: true
         })
-        expect(judge(report, 'openai:gpt-4.1')).toMatchObject({ failure: 'timeout' })
+        expect(judge(report, 'openai:gpt-5.5')).toMatchObject({ failure: 'timeout' })
         expect(shown(result)).toContain('judges 2/3')
-        expect(shown(result)).toContain('openai:gpt-4.1**: no answer within 2 s')
+        expect(shown(result)).toContain('openai:gpt-5.5**: no answer within 2 s')
       }
     )
   })
@@ -632,7 +632,7 @@ describe.concurrent('fault matrix: provider misbehaviour', SLOW, () => {
           verdict: 'UNCLEAR',
           reasons: ['provider_error']
         })
-        const error = judge(report, 'openai:gpt-4.1')?.error ?? ''
+        const error = judge(report, 'openai:gpt-5.5')?.error ?? ''
         // A 200 with a body cut short is not the provider refusing the request.
         expect.soft(error).not.toContain('refused the request (200)')
         expect
@@ -656,7 +656,7 @@ describe.concurrent('fault matrix: provider misbehaviour', SLOW, () => {
           verdict: 'UNCLEAR',
           reasons: ['provider_error']
         })
-        const error = judge(report, 'anthropic:claude-sonnet-4-5')?.error ?? ''
+        const error = judge(report, 'anthropic:claude-sonnet-4-6')?.error ?? ''
         expect.soft(error).not.toContain('refused the request (200)')
         expect.soft(error).toMatch(/empty|invalid|could not (?:be )?(?:read|parsed?)/i)
         expect(shown(result)).toMatch(RUN_AGAIN)
@@ -677,7 +677,7 @@ describe.concurrent('fault matrix: provider misbehaviour', SLOW, () => {
         const pr = pullRequest(w, { '.github/rubric.md': RUBRIC })
         const result = await run(w, pr)
         expectVerdict(expect, w, result, { verdict: 'PASS', reasons: [], recovered: true })
-        for (const model of ['gpt-5-mini', 'gpt-4.1', 'claude-sonnet-4-5']) {
+        for (const model of ['gpt-5.4-nano', 'gpt-5.5', 'claude-sonnet-4-6']) {
           const [first, repair, ...more] = callsTo(w, model)
           expect(more).toEqual([])
           expect(first?.text).not.toContain('Your answer cannot be used')
@@ -699,9 +699,9 @@ describe.concurrent('fault matrix: provider misbehaviour', SLOW, () => {
         const pr = pullRequest(w, { '.github/rubric.md': RUBRIC })
         const result = await run(w, pr)
         expectVerdict(expect, w, result, { verdict: 'UNCLEAR', reasons: ['invalid_output'] })
-        expect(callsTo(w, 'gpt-4.1')).toHaveLength(4)
+        expect(callsTo(w, 'gpt-5.5')).toHaveLength(4)
         expect(shown(result)).toContain(
-          'openai:gpt-4.1: no valid answer after 4 attempts (1 repair, 2 re-asks); last problem: the answer is not JSON'
+          'openai:gpt-5.5: no valid answer after 4 attempts (1 repair, 2 re-asks); last problem: the answer is not JSON'
         )
         expect(shown(result)).toMatch(RUN_AGAIN)
       }
@@ -733,8 +733,8 @@ describe.concurrent('fault matrix: provider misbehaviour', SLOW, () => {
           verdict: 'UNCLEAR',
           reasons: ['invalid_output']
         })
-        expect(callsTo(w, 'gpt-4.1')).toHaveLength(4)
-        expect(judge(report, 'openai:gpt-4.1')?.error).toMatch(/criteria\.\d\.verdict/)
+        expect(callsTo(w, 'gpt-5.5')).toHaveLength(4)
+        expect(judge(report, 'openai:gpt-5.5')?.error).toMatch(/criteria\.\d\.verdict/)
         expect(shown(result)).toMatch(RUN_AGAIN)
       }
     )
@@ -756,7 +756,7 @@ describe.concurrent('fault matrix: provider misbehaviour', SLOW, () => {
         expectVerdict(expect, w, result, { verdict: 'UNCLEAR', reasons: ['invalid_output'] })
         expect(shown(result)).toContain('last problem: checklist criterion "b" is missing')
         // The repair request told the judge.
-        expect(callsTo(w, 'gpt-4.1')[1]?.text).toContain('checklist criterion "b" is missing')
+        expect(callsTo(w, 'gpt-5.5')[1]?.text).toContain('checklist criterion "b" is missing')
         expect(shown(result)).toMatch(RUN_AGAIN)
       }
     )
@@ -814,7 +814,7 @@ criteria:
           verdict: 'UNCLEAR',
           reasons: ['invalid_output']
         })
-        expect(judge(report, 'openai:gpt-4.1')?.error).toContain(
+        expect(judge(report, 'openai:gpt-5.5')?.error).toContain(
           'criterion "b" has score 12: give an integer 0–10'
         )
         expect(shown(result)).toMatch(RUN_AGAIN)
@@ -841,8 +841,8 @@ criteria:
           reasons: ['invalid_output']
         })
         // The user must learn that the model declined, not that its JSON was malformed.
-        expect.soft(judge(report, 'anthropic:claude-sonnet-4-5')?.error).toMatch(/refus/i)
-        expect.soft(judge(report, 'openai:gpt-4.1')?.error).toMatch(/refus/i)
+        expect.soft(judge(report, 'anthropic:claude-sonnet-4-6')?.error).toMatch(/refus/i)
+        expect.soft(judge(report, 'openai:gpt-5.5')?.error).toMatch(/refus/i)
         expect(shown(result)).toMatch(RUN_AGAIN)
       }
     )

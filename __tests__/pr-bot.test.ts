@@ -153,7 +153,7 @@ function act(
     apiUrl: github.url,
     inputs: {
       'github-token': token,
-      models: 'openai:gpt-5-mini',
+      models: 'openai:gpt-5.4-nano',
       'allow-gates-with-secrets': 'true',
       ...inputs
     },
@@ -655,7 +655,7 @@ describe('the fork layout', () => {
           }
         }),
         apiUrl: github.url,
-        inputs: { 'github-token': TOKEN, models: 'openai:gpt-5-mini', gates: 'recorded' },
+        inputs: { 'github-token': TOKEN, models: 'openai:gpt-5.4-nano', gates: 'recorded' },
         env: { ...KEYS(), GITHUB_RUN_ID: '9999' }
       })
     }

@@ -14,7 +14,10 @@ import { startProviderStandIn, type StandIn } from './helpers/provider-standin.j
 let standIn: StandIn
 beforeAll(async () => {
   globalThis.AI_SDK_LOG_WARNINGS = false
-  standIn = await startProviderStandIn(() => ({ json: { ok: true } }))
+  // The calendar of the day these rules were read: models retiring later stay served here.
+  standIn = await startProviderStandIn(() => ({ json: { ok: true } }), {
+    today: () => '2026-11-27'
+  })
 })
 afterAll(async () => {
   globalThis.AI_SDK_LOG_WARNINGS = undefined
@@ -180,7 +183,7 @@ describe('Anthropic Messages', () => {
     expect(
       await post(
         '/v1/messages',
-        withModel('claude-sonnet-4-5', { temperature: 0.2, top_p: 0.9 }),
+        withModel('claude-sonnet-4-6', { temperature: 0.2, top_p: 0.9 }),
         headers
       )
     ).toEqual(
@@ -275,10 +278,12 @@ describe('OpenAI strict structured outputs', () => {
   })
 
   it('refuses temperature for a reasoning model', async () => {
-    const model = createOpenAI({ baseURL: standIn.openaiBaseUrl, apiKey: 'sk-test' })('o3')
+    const model = createOpenAI({ baseURL: standIn.openaiBaseUrl, apiKey: 'sk-test' })(
+      'gpt-5.4-mini'
+    )
     // The SDK drops temperature for models it knows reason; the raw request shows the rule.
     expect(
-      await post('/v1/responses', { model: 'gpt-5-mini', input: 'hi', temperature: 0.2 }, headers)
+      await post('/v1/responses', { model: 'gpt-5.4-mini', input: 'hi', temperature: 0.2 }, headers)
     ).toEqual(
       rejected(
         "Unsupported parameter: 'temperature' is not supported with this model.",
@@ -729,6 +734,77 @@ describe('reasoning parameters', () => {
       })
       expect((await ask('llama3.1:8b', false)).status).toBe(200)
       expect((await ask('qwen3:8b', true)).status).toBe(200)
+    })
+  })
+})
+
+describe('retired models, on the day they retire', () => {
+  /** A stand-in of its own, whose calendar shows `day`. */
+  async function on(
+    day: string,
+    path: string,
+    body: unknown,
+    headers: Record<string, string>
+  ): Promise<{ status: number; body: unknown }> {
+    const dated = await startProviderStandIn(() => ({ json: { ok: true } }), { today: () => day })
+    try {
+      const response = await fetch(`${dated.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body)
+      })
+      return { status: response.status, body: await response.json() }
+    } finally {
+      await dated.close()
+    }
+  }
+
+  it('Anthropic: Sonnet 4.5 answers until 2026-11-29, then 404 `model: <id>` like any retired model', async () => {
+    const headers = { 'x-api-key': 'sk-ant-test', 'anthropic-version': '2023-06-01' }
+    const body = {
+      model: 'claude-sonnet-4-5',
+      max_tokens: 100,
+      messages: [{ role: 'user', content: 'hi' }]
+    }
+    expect((await on('2026-11-29', '/v1/messages', body, headers)).status).toBe(200)
+    expect(await on('2026-11-30', '/v1/messages', body, headers)).toEqual({
+      status: 404,
+      body: {
+        type: 'error',
+        error: { type: 'not_found_error', message: 'model: claude-sonnet-4-5' },
+        request_id: expect.stringMatching(/^req_/) as unknown
+      }
+    })
+  })
+
+  it('OpenAI: gpt-5-mini answers until 2026-12-10, then 404 model_not_found', async () => {
+    const headers = { authorization: 'Bearer sk-test' }
+    const body = { model: 'gpt-5-mini', input: 'hi' }
+    expect((await on('2026-12-10', '/v1/responses', body, headers)).status).toBe(200)
+    expect(await on('2026-12-11', '/v1/responses', body, headers)).toEqual({
+      status: 404,
+      body: {
+        error: {
+          message: 'The model `gpt-5-mini` does not exist or you do not have access to it.',
+          type: 'invalid_request_error',
+          param: null,
+          code: 'model_not_found'
+        }
+      }
+    })
+  })
+
+  it('OpenRouter: a retired vendor model is an id the router no longer lists', async () => {
+    const headers = { authorization: 'Bearer sk-or-test' }
+    const body = {
+      model: 'anthropic/claude-sonnet-4.5',
+      messages: [{ role: 'user', content: 'hi' }]
+    }
+    const path = '/openrouter/api/v1/chat/completions'
+    expect((await on('2026-11-29', path, body, headers)).status).toBe(200)
+    expect(await on('2026-11-30', path, body, headers)).toEqual({
+      status: 400,
+      body: { error: { code: 400, message: 'anthropic/claude-sonnet-4.5 is not a valid model ID' } }
     })
   })
 })

@@ -51,8 +51,8 @@ const CASES: readonly Case[] = [
   {
     name: 'openai (default: Responses API)',
     protocol: 'openai-responses',
-    modelId: 'gpt-5-mini',
-    model: (s, apiKey) => createOpenAI({ baseURL: s.openaiBaseUrl, apiKey })('gpt-5-mini'),
+    modelId: 'gpt-5.4-nano',
+    model: (s, apiKey) => createOpenAI({ baseURL: s.openaiBaseUrl, apiKey })('gpt-5.4-nano'),
     sendsSchema: true
   },
   {
@@ -65,9 +65,9 @@ const CASES: readonly Case[] = [
   {
     name: 'anthropic (native output_config.format)',
     protocol: 'anthropic-messages',
-    modelId: 'claude-sonnet-4-5',
+    modelId: 'claude-haiku-4-5',
     model: (s, apiKey) =>
-      createAnthropic({ baseURL: s.anthropicBaseUrl, apiKey })('claude-sonnet-4-5'),
+      createAnthropic({ baseURL: s.anthropicBaseUrl, apiKey })('claude-haiku-4-5'),
     sendsSchema: true
   },
   {
@@ -136,7 +136,8 @@ let standIn: StandIn
 beforeAll(async () => {
   // The openai-compatible json_object case warns that the schema is dropped, on every call: known.
   globalThis.AI_SDK_LOG_WARNINGS = false
-  standIn = await startProviderStandIn()
+  // A fixed calendar: the models named here stay served (retirement is tested by date elsewhere).
+  standIn = await startProviderStandIn(undefined, { today: () => '2026-11-27' })
 })
 
 afterAll(async () => {
@@ -286,7 +287,7 @@ describe('anthropic specifics', () => {
 
   it('surfaces 529 overloaded_error as a retryable APICallError', async () => {
     standIn.setScript(() => ({ status: 529 }))
-    const error = await rejection(judge(model('claude-sonnet-4-5')))
+    const error = await rejection(judge(model('claude-haiku-4-5')))
 
     expect(APICallError.isInstance(error)).toBe(true)
     const apiError = error as APICallError
@@ -323,7 +324,7 @@ describe('anthropic specifics', () => {
 
   it('uses output_config.format, not a tool, for models with native structured output', async () => {
     standIn.setScript(() => ({ json: JUDGEMENT }))
-    await judge(model('claude-sonnet-4-5'))
+    await judge(model('claude-haiku-4-5'))
 
     const body = lastCall().body as Record<string, unknown>
     expect(body.output_config).toEqual({ format: { type: 'json_schema', schema: SCHEMA } })
@@ -377,7 +378,7 @@ describe('the stand-in', () => {
       body: { error: { type: 'invalid_request_error' } }
     })
     const noVersion = { 'x-api-key': anthropic['x-api-key'] }
-    const request = { model: 'claude-sonnet-4-5', max_tokens: 100, messages }
+    const request = { model: 'claude-haiku-4-5', max_tokens: 100, messages }
     expect(await post('/v1/messages', request, noVersion)).toMatchObject({
       status: 400,
       body: {
@@ -405,10 +406,10 @@ describe('the stand-in', () => {
 
   it('takes the Google key from ?key= as well as x-goog-api-key', async () => {
     const body = { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }
-    const answer = await post('/v1beta/models/gemini-2.5-pro:generateContent?key=g-query', body)
+    const answer = await post('/v1beta/models/gemini-3.5-flash:generateContent?key=g-query', body)
 
     expect(answer.status).toBe(200)
-    expect(lastCall()).toMatchObject({ model: 'gemini-2.5-pro', apiKey: 'g-query', text: 'hi' })
+    expect(lastCall()).toMatchObject({ model: 'gemini-3.5-flash', apiKey: 'g-query', text: 'hi' })
   })
 
   it('refuses json_object mode when no message mentions JSON, as OpenAI does', async () => {
@@ -432,7 +433,9 @@ describe('the stand-in', () => {
 
   it('rejects a strict OpenAI schema that leaves a property optional', async () => {
     const loose: JSONSchema7 = { ...SCHEMA, required: ['score', 'reason'] }
-    const model = createOpenAI({ baseURL: standIn.openaiBaseUrl, apiKey: 'sk-test' })('gpt-5-mini')
+    const model = createOpenAI({ baseURL: standIn.openaiBaseUrl, apiKey: 'sk-test' })(
+      'gpt-5.4-nano'
+    )
     const error = await rejection(
       generateText({
         model,
@@ -473,7 +476,7 @@ describe('the stand-in', () => {
 
   it('gives RetryError once the SDK runs out of retries', async () => {
     standIn.setScript(() => ({ status: 503, headers: { 'retry-after-ms': '1' } }))
-    const model = createOpenAI({ baseURL: standIn.openaiBaseUrl, apiKey: 'sk-test' })('gpt-5')
+    const model = createOpenAI({ baseURL: standIn.openaiBaseUrl, apiKey: 'sk-test' })('gpt-5.4')
     const error = await rejection(generateText({ model, prompt: PROMPT, maxRetries: 1 }))
 
     expect(RetryError.isInstance(error)).toBe(true)
@@ -524,7 +527,7 @@ describe('the stand-in', () => {
 
   it('closes at once with a request still hanging, and the client sees a retryable error', async () => {
     const own = await startProviderStandIn(() => ({ hang: true }))
-    const model = createOpenAI({ baseURL: own.openaiBaseUrl, apiKey: 'k' })('gpt-5-mini')
+    const model = createOpenAI({ baseURL: own.openaiBaseUrl, apiKey: 'k' })('gpt-5.4-nano')
     const pending = rejection(judge(model))
     while (own.calls.length === 0) await new Promise(resolve => setTimeout(resolve, 5))
 

@@ -35,7 +35,7 @@ import { uploadRecord } from './helpers/split-layout.js'
 const WRITE = 'ghs_target_write_0001'
 const BOT = { login: 'github-actions[bot]', type: 'Bot' as const }
 const KEYS = { OPENAI_API_KEY: 'sk-target-layout-0123456789' }
-const MODELS = 'openai:gpt-5-mini, openai:gpt-4.1'
+const MODELS = 'openai:gpt-5.4-nano, openai:gpt-5.5'
 
 const RUBRIC = [
   '---',

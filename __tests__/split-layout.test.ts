@@ -36,7 +36,7 @@ import { actionsFolder, GATES_TOKEN, gatesJob, uploadRecord } from './helpers/sp
 const WRITE = 'ghs_council_job_write_0001'
 const BOT = { login: 'github-actions[bot]', type: 'Bot' as const }
 const KEYS = { OPENAI_API_KEY: 'sk-split-layout-0123456789' }
-const MODELS = 'openai:gpt-5-mini, openai:gpt-4.1'
+const MODELS = 'openai:gpt-5.4-nano, openai:gpt-5.5'
 
 const RUBRIC = [
   '---',

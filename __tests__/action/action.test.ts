@@ -307,9 +307,9 @@ describe('the rubric as a trust boundary', () => {
 
 describe('the job log while a judge is slow to answer', () => {
   it('says whom the council still waits for, and stops once every judge answered', async () => {
-    // gpt-4.1 answers 400 ms after gpt-5-mini; the interval of 15 s is played by one of 20 ms.
+    // gpt-5.5 answers 400 ms after gpt-5.4-nano; the interval of 15 s is played by one of 20 ms.
     const providers = await startProviderStandIn(call =>
-      call.model === 'gpt-4.1'
+      call.model === 'gpt-5.5'
         ? { delayMs: 400, then: { json: wireAnswer(call.schema) } }
         : { json: wireAnswer(call.schema) }
     )
@@ -317,20 +317,65 @@ describe('the job log while a judge is slow to answer', () => {
     try {
       const pr = pullRequest({ '.github/rubric.md': NEEDS_JUDGES })
       const result = await run(pr, {
-        inputs: { models: 'openai:gpt-5-mini, openai:gpt-4.1' },
+        inputs: { models: 'openai:gpt-5.4-nano, openai:gpt-5.5' },
         providers: { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: providers.openaiBaseUrl },
         ticker
       })
       expect(result.outputs.verdict).toBe('PASS')
-      const slowAnswered = result.log.findIndex(l => l.startsWith('✓ openai:gpt-4.1 #1'))
+      const slowAnswered = result.log.findIndex(l => l.startsWith('✓ openai:gpt-5.5 #1'))
       const waiting = result.log.slice(0, slowAnswered).filter(l => l.startsWith('Judges:'))
       expect(waiting.at(-1)).toMatch(
-        /^Judges: 1 of 2 done; still waiting on openai:gpt-4\.1 \(\d+ s\)$/
+        /^Judges: 1 of 2 done; still waiting on openai:gpt-5\.5 \(\d+ s\)$/
       )
       expect(result.log.slice(slowAnswered).filter(l => l.startsWith('Judges:'))).toEqual([])
       expect(ticker.running()).toBe(0)
     } finally {
       await providers.close()
     }
+  })
+})
+
+describe('a member whose model retires', () => {
+  const MEMBERS = 'openai:gpt-5.4-mini, anthropic:claude-sonnet-4-5'
+
+  async function on(date: string) {
+    // The stand-ins keep the same calendar as the action.
+    const providers = await startProviderStandIn(call => ({ json: wireAnswer(call.schema) }), {
+      today: () => date
+    })
+    try {
+      const pr = pullRequest({ '.github/rubric.md': NEEDS_JUDGES })
+      const result = await run(pr, {
+        inputs: { models: MEMBERS },
+        providers: {
+          OPENAI_API_KEY: KEY,
+          OPENAI_BASE_URL: providers.openaiBaseUrl,
+          ANTHROPIC_API_KEY: 'sk-ant-test-retiring-0123456789',
+          ANTHROPIC_BASE_URL: providers.anthropicBaseUrl
+        },
+        now: () => Date.parse(`${date}T12:00:00Z`)
+      })
+      return { result, models: providers.calls.map(c => c.model) }
+    } finally {
+      await providers.close()
+    }
+  }
+
+  it('within 30 days: a warning annotation with the date and the replacement; still asked', async () => {
+    const { result, models } = await on('2026-11-27')
+    expect(result.outputs.verdict).toBe('PASS')
+    expect(models.sort()).toEqual(['claude-sonnet-4-5', 'gpt-5.4-mini'])
+    expect(result.log).toContain(
+      'warning: Rubric Council: "anthropic:claude-sonnet-4-5" retires on 2026-11-30, in 3 days; use "anthropic:claude-sonnet-4-6" before then'
+    )
+  })
+
+  it('after its date: not asked, and the report says the date and the model to use', async () => {
+    const { result, models } = await on('2026-12-01')
+    expect(models).toEqual(['gpt-5.4-mini'])
+    expect(result.outputs.verdict).toBe('UNCLEAR')
+    expect(result.summaryText).toContain(
+      '"anthropic:claude-sonnet-4-5" retired on 2026-11-30; use "anthropic:claude-sonnet-4-6"'
+    )
   })
 })

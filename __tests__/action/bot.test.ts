@@ -56,7 +56,7 @@ const keys = (): Record<string, string> => ({
   OPENAI_API_KEY: 'sk-bot-test-0123456789',
   OPENAI_BASE_URL: providers.openaiBaseUrl
 })
-const INPUTS = { models: 'openai:gpt-5-mini' }
+const INPUTS = { models: 'openai:gpt-5.4-nano' }
 
 function judged(github = new MemoryGitHub()): PullRequest {
   const pr = pullRequest({ '.github/rubric.md': RUBRIC }, {}, github)

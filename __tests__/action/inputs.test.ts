@@ -28,7 +28,7 @@ describe('readActionInputs', () => {
   it('reads lists, case-insensitive choices and numbers', () => {
     expect(
       read({
-        models: 'openai:gpt-5-mini, anthropic:claude-sonnet-4-6',
+        models: 'openai:gpt-5.4-nano, anthropic:claude-sonnet-4-6',
         exclude: 'dist/**\n*.snap, docs/*.png',
         'fail-on': 'FAIL',
         samples: '2',
@@ -36,7 +36,7 @@ describe('readActionInputs', () => {
         'github-token': 'ghs_x'
       })
     ).toMatchObject({
-      models: ['openai:gpt-5-mini', 'anthropic:claude-sonnet-4-6'],
+      models: ['openai:gpt-5.4-nano', 'anthropic:claude-sonnet-4-6'],
       exclude: ['dist/**', '*.snap', 'docs/*.png'],
       failOn: 'fail',
       samples: 2,

@@ -145,3 +145,19 @@ describe('whom the council still waits for', () => {
     expect(log.log).toEqual([line])
   })
 })
+
+describe('a member that retires within 30 days', () => {
+  const line =
+    '"anthropic:claude-sonnet-4-5" retires on 2026-11-30, in 3 days; use "anthropic:claude-sonnet-4-6" before then'
+
+  it('in the job log, a warning annotation', () => {
+    const log = recordingIO()
+    councilProgress(log).retiring?.(line)
+    expect(log.log).toEqual([`warning: Rubric Council: ${line}`])
+  })
+
+  it('in a terminal, nothing more: check said it before the run, with the rubric’s line', () => {
+    const { io: cli } = io(false)
+    expect(terminalCouncilProgress(cli).retiring).toBeUndefined()
+  })
+})

@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createCouncil } from '../../src/council/council.js'
+import { createCouncil, type CouncilProgress } from '../../src/council/council.js'
 import { judgeJsonSchema } from '../../src/council/judge-schema.js'
 import type { CouncilOutcome, JudgeRun, TokenUsage } from '../../src/council/types.js'
 import type { Evidence } from '../../src/evidence/types.js'
 import type { GateResult } from '../../src/gates/types.js'
 import type { Rubric } from '../../src/rubric/types.js'
+import { evidenceRoom } from '../../src/council/providers.js'
+import { nextStep } from '../../src/publish/sentences.js'
 import { maskSecrets, secretValues } from '../../src/util/secrets.js'
 import { decide } from '../../src/verdict/decide.js'
 import { gateResult } from '../helpers/evaluation.js'
@@ -37,7 +39,7 @@ const KEYS = {
   openai: 'sk-test-openai-0123456789abcdef',
   anthropic: 'sk-ant-test-0123456789abcdef'
 }
-const JUDGES = ['openai:gpt-5-mini', 'openai:gpt-4.1', 'anthropic:claude-sonnet-4-5']
+const JUDGES = ['openai:gpt-5.4-nano', 'openai:gpt-5.5', 'anthropic:claude-sonnet-4-6']
 
 const EVIDENCE = RANKING_EVIDENCE
 
@@ -61,7 +63,8 @@ function answer(rubric: Rubric, grades: Grades = {}): Record<string, unknown> {
 
 let standIn: StandIn
 beforeAll(async () => {
-  standIn = await startProviderStandIn()
+  // A fixed calendar: the models these tests name stay served; retirement is tested by date.
+  standIn = await startProviderStandIn(undefined, { today: () => '2026-11-27' })
 })
 afterAll(async () => {
   await standIn.close()
@@ -88,6 +91,8 @@ async function convene(
     iteration?: number
     samples?: number
     deadline?: number
+    now?: () => number
+    progress?: CouncilProgress
   } = {}
 ): Promise<{ outcome: CouncilOutcome; calls: readonly RecordedCall[] }> {
   const before = standIn.calls.length
@@ -101,7 +106,9 @@ async function convene(
     ...(options.samples !== undefined && { samples: options.samples }),
     mask: text => maskSecrets(text, secrets),
     retryBaseMs: 20,
-    ...(options.deadline !== undefined && { deadline: options.deadline })
+    ...(options.deadline !== undefined && { deadline: options.deadline }),
+    now: options.now ?? (() => Date.parse('2026-11-27T12:00:00Z')),
+    ...(options.progress && { progress: options.progress })
   })
   const outcome = await council.convene({
     rubric: options.rubric ?? RUBRIC,
@@ -121,9 +128,9 @@ describe('the council against real provider protocols', () => {
   it('unanimous pass: one request per judge, each grading everything at once', async () => {
     const { outcome, calls } = await convene(() => ({ json: answer(RUBRIC) }))
     expect(calls.map(c => [c.protocol, c.model]).sort()).toEqual([
-      ['anthropic-messages', 'claude-sonnet-4-5'],
-      ['openai-responses', 'gpt-4.1'],
-      ['openai-responses', 'gpt-5-mini']
+      ['anthropic-messages', 'claude-sonnet-4-6'],
+      ['openai-responses', 'gpt-5.4-nano'],
+      ['openai-responses', 'gpt-5.5']
     ])
     expect(verdictOf(outcome).verdict).toBe('PASS')
     expect(outcome.quorum).toBe(2)
@@ -146,16 +153,16 @@ describe('the council against real provider protocols', () => {
 
   it('a must-have failed by a majority fails the PR', async () => {
     const { outcome } = await convene(call => ({
-      json: answer(RUBRIC, { fail: call.model === 'claude-sonnet-4-5' ? [] : ['tested'] })
+      json: answer(RUBRIC, { fail: call.model === 'claude-sonnet-4-6' ? [] : ['tested'] })
     }))
     expect(reasons(outcome)).toEqual(['criterion_failed'])
   })
 
   it('a split must-have is UNCLEAR', async () => {
     const { outcome } = await convene(
-      call => ({ json: answer(RUBRIC, { fail: call.model === 'gpt-4.1' ? ['safe'] : [] }) }),
+      call => ({ json: answer(RUBRIC, { fail: call.model === 'gpt-5.5' ? ['safe'] : [] }) }),
       {
-        models: ['openai:gpt-4.1', 'anthropic:claude-sonnet-4-5']
+        models: ['openai:gpt-5.5', 'anthropic:claude-sonnet-4-6']
       }
     )
     expect(reasons(outcome)).toEqual(['judge_disagreement'])
@@ -164,7 +171,7 @@ describe('the council against real provider protocols', () => {
   it('a blocking finding reported by a majority fails the PR; severity words are normalised', async () => {
     const { outcome } = await convene(call => ({
       json: answer(RUBRIC, {
-        findings: call.model === 'gpt-4.1' ? [] : [{ severity: 'critical', title: 'SQL injection' }]
+        findings: call.model === 'gpt-5.5' ? [] : [{ severity: 'critical', title: 'SQL injection' }]
       })
     }))
     expect(reasons(outcome)).toEqual(['blocking_issue'])
@@ -172,7 +179,7 @@ describe('the council against real provider protocols', () => {
 
   it('score-range criteria: a median below required_min_score fails', async () => {
     const { outcome } = await convene(call => ({
-      json: answer(RUBRIC, { ranked: call.model === 'gpt-5-mini' ? 9 : 4 })
+      json: answer(RUBRIC, { ranked: call.model === 'gpt-5.4-nano' ? 9 : 4 })
     }))
     expect(reasons(outcome)).toEqual(['min_score'])
     expect(verdictOf(outcome).criteria.find(c => c.id === 'ranked')?.median).toBe(4)
@@ -182,7 +189,7 @@ describe('the council against real provider protocols', () => {
     const { outcome, calls } = await convene(
       (_call, index) =>
         index === 0 ? { text: 'Looks great to me, approve!' } : { json: answer(RUBRIC) },
-      { models: ['anthropic:claude-sonnet-4-5'] }
+      { models: ['anthropic:claude-sonnet-4-6'] }
     )
     expect(outcome.runs[0]?.status).toBe('ok')
     expect(calls).toHaveLength(2)
@@ -195,14 +202,14 @@ describe('the council against real provider protocols', () => {
     const fixed = await convene(
       (_call, index) => ({ json: answer(RUBRIC, index === 0 ? { drop: 'safe' } : {}) }),
       {
-        models: ['openai:gpt-5-mini']
+        models: ['openai:gpt-5.4-nano']
       }
     )
     expect(fixed.outcome.runs[0]?.status).toBe('ok')
     expect(fixed.calls[1]?.text).toContain('checklist criterion "safe" is missing')
 
     const broken = await convene(() => ({ json: answer(RUBRIC, { drop: 'safe' }) }), {
-      models: ['openai:gpt-5-mini']
+      models: ['openai:gpt-5.4-nano']
     })
     expect(broken.calls).toHaveLength(4)
     const run = broken.outcome.runs[0]
@@ -218,7 +225,7 @@ describe('the council against real provider protocols', () => {
     const { outcome, calls } = await convene(
       (_call, index) =>
         index === 0 ? { status: 429, headers: { 'retry-after': '1' } } : { json: answer(RUBRIC) },
-      { models: ['openai:gpt-5-mini'] }
+      { models: ['openai:gpt-5.4-nano'] }
     )
     expect(outcome.runs[0]?.status).toBe('ok')
     expect(calls).toHaveLength(2)
@@ -228,11 +235,11 @@ describe('the council against real provider protocols', () => {
 
   it('500s until the quorum is lost: UNCLEAR provider_error, after the retries', async () => {
     const { outcome, calls } = await convene(call =>
-      call.model === 'gpt-5-mini' ? { json: answer(RUBRIC) } : { status: 500 }
+      call.model === 'gpt-5.4-nano' ? { json: answer(RUBRIC) } : { status: 500 }
     )
-    expect(calls.filter(c => c.model === 'gpt-4.1')).toHaveLength(3)
+    expect(calls.filter(c => c.model === 'gpt-5.5')).toHaveLength(3)
     expect(reasons(outcome)).toEqual(['provider_error'])
-    const failed = outcome.runs.find(r => r.judge === 'openai:gpt-4.1')
+    const failed = outcome.runs.find(r => r.judge === 'openai:gpt-5.5')
     expect(failed?.status === 'failed' && failed.message).toMatch(
       /^the provider failed \(500\).* \(after 3 tries\)$/
     )
@@ -242,7 +249,7 @@ describe('the council against real provider protocols', () => {
     const { outcome } = await convene(
       (_call, index) => (index === 0 ? { status: 529 } : { json: answer(RUBRIC) }),
       {
-        models: ['anthropic:claude-sonnet-4-5']
+        models: ['anthropic:claude-sonnet-4-6']
       }
     )
     expect(outcome.runs[0]?.status).toBe('ok')
@@ -292,7 +299,7 @@ describe('the council against real provider protocols', () => {
     it('Anthropic 429: waits until the spent limit’s anthropic-ratelimit-*-reset time', async () => {
       const { outcome, calls } = await convene(
         (_call, index) => (index === 0 ? anthropicRateLimited(2000) : { json: answer(RUBRIC) }),
-        { models: ['anthropic:claude-sonnet-4-5'] }
+        { models: ['anthropic:claude-sonnet-4-6'] }
       )
       expect(outcome.runs[0]?.status).toBe('ok')
       // The reset is a time to the second: between 1 s and 2 s away when it was sent.
@@ -303,7 +310,7 @@ describe('the council against real provider protocols', () => {
     it('Anthropic 529 three times, then an answer: retried with a growing backoff', async () => {
       const { outcome, calls } = await convene(
         (_call, index) => (index < 3 ? { status: 529 } : { json: answer(RUBRIC) }),
-        { models: ['anthropic:claude-sonnet-4-5'] }
+        { models: ['anthropic:claude-sonnet-4-6'] }
       )
       expect(outcome.runs[0]?.status).toBe('ok')
       expect(calls).toHaveLength(4)
@@ -338,7 +345,7 @@ describe('the council against real provider protocols', () => {
       const started = performance.now()
       const { outcome, calls } = await convene(
         () => ({ status: 429, headers: { 'retry-after': '5' } }),
-        { models: ['openai:gpt-5-mini'], deadline: Date.now() + 3000 }
+        { models: ['openai:gpt-5.4-nano'], deadline: Date.now() + 3000 }
       )
       expect(performance.now() - started).toBeLessThan(1000)
       expect(calls).toHaveLength(1)
@@ -357,11 +364,11 @@ describe('the council against real provider protocols', () => {
     )
     const started = Date.now()
     const { outcome } = await convene(
-      call => (call.model === 'gpt-4.1' ? { hang: true } : { json: answer(rubric) }),
+      call => (call.model === 'gpt-5.5' ? { hang: true } : { json: answer(rubric) }),
       { rubric }
     )
     expect(Date.now() - started).toBeLessThan(3000)
-    const hung = outcome.runs.find(r => r.judge === 'openai:gpt-4.1')
+    const hung = outcome.runs.find(r => r.judge === 'openai:gpt-5.5')
     expect(hung?.status === 'failed' && [hung.failure, hung.message]).toEqual([
       'timeout',
       'no answer within 1 s'
@@ -392,16 +399,16 @@ describe('the council against real provider protocols', () => {
   it('accepts one JSON object in a code fence or in prose, validated as strictly as any', async () => {
     const json = JSON.stringify(answer(RUBRIC))
     const { outcome, calls } = await convene(call =>
-      call.model === 'gpt-5-mini'
+      call.model === 'gpt-5.4-nano'
         ? { text: `Here is my judgement:\n\n\`\`\`json\n${json}\n\`\`\`\n` }
-        : call.model === 'gpt-4.1'
+        : call.model === 'gpt-5.5'
           ? { text: `After reading the diff, my answer is ${json} — thanks.` }
           : { json: answer(RUBRIC) }
     )
     expect(outcome.runs.map(r => [r.judge, r.status, r.requests])).toEqual([
-      ['openai:gpt-5-mini', 'ok', 1],
-      ['openai:gpt-4.1', 'ok', 1],
-      ['anthropic:claude-sonnet-4-5', 'ok', 1]
+      ['openai:gpt-5.4-nano', 'ok', 1],
+      ['openai:gpt-5.5', 'ok', 1],
+      ['anthropic:claude-sonnet-4-6', 'ok', 1]
     ])
     expect(calls).toHaveLength(3)
 
@@ -410,7 +417,7 @@ describe('the council against real provider protocols', () => {
     const repaired = await convene(
       (_call, index) =>
         index === 0 ? { text: `\`\`\`json\n${partial}\n\`\`\`` } : { json: answer(RUBRIC) },
-      { models: ['openai:gpt-5-mini'] }
+      { models: ['openai:gpt-5.4-nano'] }
     )
     expect(repaired.calls[1]?.text).toContain('checklist criterion "safe" is missing')
   })
@@ -421,7 +428,7 @@ describe('the council against real provider protocols', () => {
     const { outcome, calls } = await convene(
       (_call, index) =>
         index === 0 ? { text: `Either ${pass} or ${fail}.` } : { json: answer(RUBRIC) },
-      { models: ['openai:gpt-5-mini'] }
+      { models: ['openai:gpt-5.4-nano'] }
     )
     expect(calls[1]?.text).toContain('the answer holds 2 different JSON objects; give exactly one')
     expect(outcome.runs[0]?.requests).toBe(2)
@@ -436,7 +443,7 @@ describe('the council against real provider protocols', () => {
     expect(reasons(outcome)).toEqual(['missing_credentials'])
     const named = await convene(() => ({ json: answer(RUBRIC) }), {
       env: {},
-      models: ['openai:gpt-5-mini']
+      models: ['openai:gpt-5.4-nano']
     })
     expect(named.calls).toHaveLength(0)
     const run = named.outcome.runs[0]
@@ -464,14 +471,14 @@ describe('the council against real provider protocols', () => {
 
   it('stops reading a response that never ends at 8 MiB, and names it', async () => {
     const { outcome, calls } = await convene(call =>
-      call.model === 'gpt-4.1' ? { endless: true } : { json: answer(RUBRIC) }
+      call.model === 'gpt-5.5' ? { endless: true } : { json: answer(RUBRIC) }
     )
-    const run = outcome.runs.find(r => r.judge === 'openai:gpt-4.1')
+    const run = outcome.runs.find(r => r.judge === 'openai:gpt-5.5')
     expect(run?.status === 'failed' && run.message).toMatch(
       /^the provider's response could not be read \(200\): the provider's response passed 8 MiB; reading stopped there \(after 3 tries\)$/
     )
     // What went out before the client hung up: the cap plus what the sockets buffered, per try.
-    const endless = calls.filter(c => c.model === 'gpt-4.1')
+    const endless = calls.filter(c => c.model === 'gpt-5.5')
     expect(endless).toHaveLength(3)
     for (const call of endless) expect(call.sent.bytes).toBeLessThan(16 * 1024 * 1024)
     expect(verdictOf(outcome).verdict).toBe('PASS')
@@ -482,7 +489,7 @@ describe('the council against real provider protocols', () => {
     url.username = 'judge'
     url.password = 'hunter2-in-the-url'
     const { outcome, calls } = await convene(() => ({ json: answer(RUBRIC) }), {
-      models: ['openai:gpt-5-mini'],
+      models: ['openai:gpt-5.4-nano'],
       env: { ...env(), OPENAI_BASE_URL: url.href }
     })
     expect(calls).toHaveLength(0)
@@ -632,13 +639,18 @@ describe('the council against real provider protocols', () => {
 
   it('records tokens, latency and estimated cost per judge', async () => {
     const { outcome } = await convene(() => ({ json: answer(RUBRIC) }), {
-      models: ['openai:gpt-5-mini', 'openai:gpt-4.1']
+      // Gemini 3.5 Flash-Lite has no price in the model table: its cost is unknown.
+      models: ['openai:gpt-5.4-nano', 'google:gemini-3.5-flash-lite'],
+      env: env({
+        GOOGLE_GENERATIVE_AI_API_KEY: 'AIzaSy-test-0123456789abcdef',
+        GOOGLE_GENERATIVE_AI_BASE_URL: standIn.googleBaseUrl
+      })
     })
     const [priced, unpriced] = outcome.runs
     expect(priced?.tokens?.input).toBeGreaterThan(100)
     expect(priced?.tokens?.output).toBeGreaterThan(10)
     expect(priced?.costUsd).toBeCloseTo(
-      ((priced?.tokens?.input ?? 0) * 0.25 + (priced?.tokens?.output ?? 0) * 2) / 1e6,
+      ((priced?.tokens?.input ?? 0) * 0.2 + (priced?.tokens?.output ?? 0) * 1.25) / 1e6,
       12
     )
     expect(unpriced?.costUsd).toBeUndefined()
@@ -683,5 +695,58 @@ describe('untrusted data in the request', () => {
       expect(fences).not.toContain(/<\/(DATA-[0-9a-f]{24})>/.exec(call.text)?.[1])
     }
     expect(reasons(outcome)).toEqual(['blocking_issue'])
+  })
+
+  it('does not ask a retired member, and says its date and what to use instead', async () => {
+    const { outcome, calls } = await convene(() => ({ json: answer(RUBRIC) }), {
+      models: ['openai:gpt-5.4-mini', 'anthropic:claude-sonnet-4-5'],
+      now: () => Date.parse('2026-12-01T09:00:00Z')
+    })
+    // No request spent on a certain 404.
+    expect(calls.map(c => c.model)).toEqual(['gpt-5.4-mini'])
+    expect(outcome.runs.find(r => r.judge === 'anthropic:claude-sonnet-4-5')).toMatchObject({
+      status: 'failed',
+      failure: 'provider_error',
+      rejected: true,
+      requests: 0,
+      message:
+        '"anthropic:claude-sonnet-4-5" retired on 2026-11-30; use "anthropic:claude-sonnet-4-6"; this judge was not asked'
+    })
+    // The next step says it too, not "failed at the provider".
+    expect(nextStep(verdictOf(outcome), 'action')).toContain(
+      'not asked: "anthropic:claude-sonnet-4-5" retired on 2026-11-30; use "anthropic:claude-sonnet-4-6" (anthropic:claude-sonnet-4-5)'
+    )
+  })
+
+  it('warns of a member that retires within 30 days, and still asks it', async () => {
+    const warned: string[] = []
+    const progress: CouncilProgress = {
+      started: () => undefined,
+      finished: () => undefined,
+      retiring: line => warned.push(line)
+    }
+    const { outcome } = await convene(() => ({ json: answer(RUBRIC) }), {
+      models: ['openai:gpt-5.4-mini', 'anthropic:claude-sonnet-4-5'],
+      now: () => Date.parse('2026-11-27T09:00:00Z'),
+      progress
+    })
+    expect(warned).toEqual([
+      '"anthropic:claude-sonnet-4-5" retires on 2026-11-30, in 3 days; use "anthropic:claude-sonnet-4-6" before then'
+    ])
+    expect(outcome.runs.map(r => r.status)).toEqual(['ok', 'ok'])
+  })
+
+  it('bounds the evidence by the windows of the members it asks, not by a retired one', () => {
+    const on = (date: string) =>
+      createCouncil({
+        env: {},
+        models: ['anthropic:claude-sonnet-4-5', 'google:gemini-3.5-flash'],
+        mask: text => text,
+        now: () => Date.parse(`${date}T12:00:00Z`)
+      })
+    expect(on('2026-11-29').contextLimit?.(RUBRIC)).toBe(
+      evidenceRoom('anthropic:claude-sonnet-4-5')
+    )
+    expect(on('2026-11-30').contextLimit?.(RUBRIC)).toBe(evidenceRoom('google:gemini-3.5-flash'))
   })
 })

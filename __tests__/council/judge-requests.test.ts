@@ -35,7 +35,8 @@ const RUBRIC = parse(
 
 let standIn: StandIn
 beforeAll(async () => {
-  standIn = await startProviderStandIn()
+  // A fixed calendar (the stand-ins' and the council's): the models named here stay served.
+  standIn = await startProviderStandIn(undefined, { today: () => '2026-11-27' })
 })
 afterAll(async () => {
   await standIn.close()
@@ -67,7 +68,8 @@ async function convene(
     models,
     ...(options.samples !== undefined && { samples: options.samples }),
     mask: text => text,
-    retryBaseMs: 20
+    retryBaseMs: 20,
+    now: () => Date.parse('2026-11-27T12:00:00Z')
   })
   const outcome = await council.convene({
     rubric: options.rubric ?? RUBRIC,
@@ -89,7 +91,7 @@ describe('OpenAI keeps nothing: store: false', () => {
   it('is on every Responses request: first calls, the repair, the re-ask, every sample', async () => {
     let unusable = 3
     const { outcome, calls } = await convene(
-      ['openai:gpt-5.4-mini', 'openai:gpt-4.1'],
+      ['openai:gpt-5.4-mini', 'openai:gpt-5.5'],
       call => {
         // The first three gpt-5.4-mini answers are prose: both samples repair, one re-asks.
         if (call.model === 'gpt-5.4-mini' && unusable > 0) {

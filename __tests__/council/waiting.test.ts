@@ -89,7 +89,7 @@ describe('the council, while a judge is slow to answer', () => {
         ANTHROPIC_API_KEY: 'sk-ant-test-0123456789abcdef',
         ANTHROPIC_BASE_URL: standIn.anthropicBaseUrl
       },
-      models: ['openai:gpt-5-mini', 'anthropic:claude-sonnet-4-5'],
+      models: ['openai:gpt-5.4-nano', 'anthropic:claude-sonnet-4-6'],
       mask: text => text,
       ticker: fast,
       progress: {
@@ -109,12 +109,12 @@ describe('the council, while a judge is slow to answer', () => {
     const waiting = log.filter(l => l.startsWith('Judges:'))
     expect(waiting.length).toBeGreaterThan(3)
     expect(waiting.at(-1)).toMatch(
-      /^Judges: 1 of 2 done; still waiting on anthropic:claude-sonnet-4-5 \(\d+ s\)$/
+      /^Judges: 1 of 2 done; still waiting on anthropic:claude-sonnet-4-6 \(\d+ s\)$/
     )
     // None after the last call ended, and no interval left to keep the process alive.
-    expect(log.at(-1)).toBe('finished anthropic:claude-sonnet-4-5 ok')
+    expect(log.at(-1)).toBe('finished anthropic:claude-sonnet-4-6 ok')
     expect(fast.running()).toBe(0)
     await new Promise(resolve => setTimeout(resolve, 100))
-    expect(log.at(-1)).toBe('finished anthropic:claude-sonnet-4-5 ok')
+    expect(log.at(-1)).toBe('finished anthropic:claude-sonnet-4-6 ok')
   })
 })

@@ -57,6 +57,8 @@ export async function runInProcess(
     readonly providers?: Record<string, string>
     /** Ticks while judges are pending, as src/main.ts gives the real one; none by default. */
     readonly ticker?: Ticker
+    /** Today, for the models' retirement dates; the real day by default. */
+    readonly now?: () => number
   } = {}
 ): Promise<Ran> {
   const { env } = prepareRunner({
@@ -81,7 +83,8 @@ export async function runInProcess(
     io,
     github: token => (token === '' ? undefined : pr.github),
     bundleDir: join(ROOT, 'dist'),
-    ...(options.ticker && { ticker: options.ticker })
+    ...(options.ticker && { ticker: options.ticker }),
+    ...(options.now && { now: options.now })
   })
   return Object.assign(io, { code: io.failed?.exitCode ?? 0 })
 }

@@ -117,13 +117,25 @@ const NO_SCRIPT: Script = () => {
   throw new Error('no script set: pass one to startProviderStandIn or call setScript')
 }
 
-export async function startProviderStandIn(script: Script = NO_SCRIPT): Promise<StandIn> {
+export interface StandInOptions {
+  /**
+   * Today, `YYYY-MM-DD` (UTC), for the models' retirement dates: the real day by default, as the
+   * services go by it; a test of a retirement fixes it.
+   */
+  readonly today?: () => string
+}
+
+export async function startProviderStandIn(
+  script: Script = NO_SCRIPT,
+  options: StandInOptions = {}
+): Promise<StandIn> {
   let current = script
+  const today = options.today ?? (() => new Date().toISOString().slice(0, 10))
   const calls: RecordedCall[] = []
   const cache = new PromptCache()
 
   const server = createServer((req, res) => {
-    handle(req, res, { calls, cache, script: () => current }).catch((error: unknown) => {
+    handle(req, res, { calls, cache, script: () => current, today }).catch((error: unknown) => {
       // A bug in the stand-in itself: answer rather than leave the client waiting.
       if (!res.headersSent && !res.destroyed) {
         sendJson(res, 500, {}, { error: { message: messageOf(error), type: 'server_error' } })
@@ -167,6 +179,7 @@ interface State {
   readonly calls: RecordedCall[]
   readonly cache: PromptCache
   readonly script: () => Script
+  readonly today: () => string
 }
 
 /** How the request is served once its rules are met. */
@@ -237,7 +250,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, state: State): 
     sendError(res, call, 400, {}, unparsableMessage(protocol))
     return
   }
-  const rules = checkRules(call, body, headers)
+  const rules = checkRules(call, body, headers, state.today())
   if ('status' in rules) {
     sendJson(res, rules.status, {}, rules.body)
     return
@@ -264,14 +277,16 @@ async function handle(req: IncomingMessage, res: ServerResponse, state: State): 
 function checkRules(
   call: RecordedCall,
   body: Json,
-  headers: Readonly<Record<string, string>>
+  headers: Readonly<Record<string, string>>,
+  today: string
 ): { readonly status: number; readonly body: unknown } | Omit<Serving, 'promptTokens'> {
   const served = { schemaIgnored: false }
   switch (call.service) {
     case 'openai': {
       const problem = openaiRequestProblem(
         body,
-        call.protocol === 'openai-responses' ? 'responses' : 'chat'
+        call.protocol === 'openai-responses' ? 'responses' : 'chat',
+        today
       )
       return problem
         ? {
@@ -288,7 +303,7 @@ function checkRules(
         : served
     }
     case 'anthropic': {
-      const problem = anthropicRequestProblem(body, headers)
+      const problem = anthropicRequestProblem(body, headers, today)
       return problem
         ? {
             status: problem.status,
@@ -312,7 +327,7 @@ function checkRules(
         : served
     }
     case 'openrouter': {
-      const routing = openrouterRequest(body)
+      const routing = openrouterRequest(body, today)
       return 'status' in routing ? routing : { schemaIgnored: routing.kind === 'schema ignored' }
     }
     case 'ollama': {

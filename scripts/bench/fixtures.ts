@@ -55,7 +55,7 @@ export const JUDGES = [
   'openai:gpt-5.4-mini',
   'anthropic:claude-sonnet-4-6',
   'google:gemini-3.5-flash',
-  'openai:gpt-4.1',
+  'openai:gpt-5.5',
   'anthropic:claude-haiku-4-5',
   'google:gemini-3.1-flash-lite',
   'openai:gpt-5.4-nano',

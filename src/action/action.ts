@@ -25,6 +25,8 @@ export interface ActionShell {
   readonly bundleDir: string
   /** Ticks while judges are pending, for the log's waiting lines; none without it. */
   readonly ticker?: Ticker
+  /** Epoch ms: today, for the models' retirement dates; Date.now without it. */
+  readonly now?: () => number
 }
 
 /**
@@ -92,7 +94,8 @@ export async function runAction(shell: ActionShell): Promise<void> {
       mask,
       bundleDir: shell.bundleDir,
       io,
-      ...(shell.ticker && { ticker: shell.ticker })
+      ...(shell.ticker && { ticker: shell.ticker }),
+      ...(shell.now && { now: shell.now })
     })
     await reviewPullRequest(
       { run, inputs, rubric, ports },

@@ -38,7 +38,7 @@ export function actionsGateLog(
 
 /**
  * The council's progress in the job log: who is asked, then each judge as it answers, and every
- * 15 s whom it still waits for.
+ * 15 s whom it still waits for. A member retiring within 30 days is a warning (an annotation).
  */
 export function councilProgress(io: ActionIO): CouncilProgress {
   return {
@@ -53,6 +53,9 @@ export function councilProgress(io: ActionIO): CouncilProgress {
     },
     waiting: line => {
       io.info(line)
+    },
+    retiring: line => {
+      io.warning(`Rubric Council: ${line}`)
     }
   }
 }

@@ -50,6 +50,8 @@ export function reviewPorts(options: {
   readonly io: ActionIO
   /** Ticks while judges are pending, for the log's waiting lines. */
   readonly ticker?: Ticker
+  /** Epoch ms: today, for the models' retirement dates; Date.now without it. */
+  readonly now?: () => number
 }): ReviewPorts {
   const { env, inputs, dirs, run, mask, github } = options
   const diff = startDiff({
@@ -96,7 +98,8 @@ export function reviewPorts(options: {
       ...(inputs.samples !== undefined && { samples: inputs.samples }),
       mask,
       progress: councilProgress(options.io),
-      ...(options.ticker && { ticker: options.ticker })
+      ...(options.ticker && { ticker: options.ticker }),
+      ...(options.now && { now: options.now })
     }),
     machinery: machineryOf(dirs.workspace, options.bundleDir),
     ...(judgementKey && { judgementKey })

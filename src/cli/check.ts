@@ -24,7 +24,7 @@ import { renderTerminal } from '../report/terminal.js'
 import { DEFAULT_CHECK_NAME, renderComment } from '../publish/memory.js'
 import { USAGE_ERROR } from './args.js'
 import { fileProblem, outputProblem, type CliIo } from './io.js'
-import { optionModelWarnings, rubricModelWarnings } from './model-check.js'
+import { optionModelLines, rubricModelLines } from './model-check.js'
 import { terminalCouncilProgress } from './progress.js'
 
 export interface CheckOptions {
@@ -85,10 +85,12 @@ export async function checkCommand(options: CheckOptions, io: CliIo): Promise<nu
     return USAGE_ERROR
   }
   const parsed = rubric.ok ? parseRubric(rubric.value) : undefined
-  // The rubric's models win over --models: the warnings are about the judges that will be asked.
+  // The rubric's models win over --models: the lines are about the judges that will be asked. A
+  // retired one is said here and not asked; the report says it again.
+  const now = io.now ?? Date.now
   const named = parsed?.ok === true && parsed.value.council.models.length > 0
-  const warnings = named ? rubricModelWarnings(parsed.value) : optionModelWarnings(models)
-  for (const warning of warnings) io.stderr(warning)
+  const modelLines = named ? rubricModelLines(parsed.value, now()) : optionModelLines(models, now())
+  for (const line of modelLines.lines) io.stderr(line)
   // The diff is read only for judges; a base the user named is checked all the same.
   let base = options.base
   if (options.base !== undefined || (parsed?.ok === true && needsCouncil(parsed.value))) {
@@ -134,6 +136,7 @@ export async function checkCommand(options: CheckOptions, io: CliIo): Promise<nu
         models,
         mask,
         progress: terminalCouncilProgress(io),
+        now,
         ...(io.ticker && { ticker: io.ticker })
       })
     }

@@ -12,6 +12,8 @@ export interface CliIo {
   readonly live?: boolean
   /** Ticks while judges are pending, for the waiting lines of a log (not live); none without it. */
   readonly ticker?: Ticker
+  /** Epoch ms: today, for the models' retirement dates; Date.now by default. */
+  readonly now?: () => number
 }
 
 const FILE_PROBLEMS: Readonly<Record<string, string>> = {

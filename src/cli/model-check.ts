@@ -1,3 +1,4 @@
+import { lifecycle, retirementNote } from '../council/models.js'
 import { unknownModel } from '../council/providers.js'
 import type { Rubric } from '../rubric/types.js'
 import { parseYaml, type Position } from '../rubric/yaml-source.js'
@@ -14,27 +15,69 @@ function unknownModelMessage(id: string): string | undefined {
   return `unknown model "${id}"${meant} (a model newer than this version of rubric-council is fine; a misspelt one fails when the judges are asked)`
 }
 
-/**
- * The warnings about the rubric's `council.models`, as `file:line:col: warning: message [rule]`
- * lines (the problem matcher reads them as annotations).
- */
-export function rubricModelWarnings(rubric: Rubric): string[] {
-  const locate = modelLocator(rubric)
-  return rubric.council.models.flatMap((id, i) => {
-    const message = unknownModelMessage(id)
-    if (message === undefined) return []
-    const at = locate(i)
-    const where = at === undefined ? '' : `:${at.line}:${at.column}`
-    return [`${rubric.source.path}${where}: warning: council.models: ${message} [unknown-model]`]
-  })
+/** One finding about a member: a retired model is an error, the rest warnings. */
+interface ModelFinding {
+  readonly severity: 'error' | 'warning'
+  readonly message: string
+  readonly rule: string
 }
 
-/** The warnings about the models `--models` names, one line each. */
-export function optionModelWarnings(models: readonly string[]): string[] {
-  return models.flatMap(id => {
-    const message = unknownModelMessage(id)
-    return message === undefined ? [] : [`rubric-council: warning: --models: ${message}`]
+/**
+ * What is worth saying about a member on `today` (epoch ms): retired (an error: the provider
+ * refuses it, and the judge is not asked), retiring within 30 days (a warning), or unknown to
+ * this version (a warning).
+ */
+function modelFinding(id: string, today: number): ModelFinding | undefined {
+  const note = retirementNote(id, today)
+  if (note !== undefined) {
+    return lifecycle(id, today).state === 'retired'
+      ? { severity: 'error', message: note, rule: 'retired-model' }
+      : { severity: 'warning', message: note, rule: 'retiring-model' }
+  }
+  const unknown = unknownModelMessage(id)
+  return unknown === undefined
+    ? undefined
+    : { severity: 'warning', message: unknown, rule: 'unknown-model' }
+}
+
+/** The lines to print about the members, and how many of them are errors (retired models). */
+export interface ModelLines {
+  readonly lines: readonly string[]
+  readonly errors: number
+}
+
+function collect(findings: readonly (string | undefined)[], errors: number): ModelLines {
+  return { lines: findings.flatMap(f => (f === undefined ? [] : [f])), errors }
+}
+
+/**
+ * The findings about the rubric's `council.models` on `today`, as `file:line:col: severity:
+ * message [rule]` lines (the problem matcher reads them as annotations).
+ */
+export function rubricModelLines(rubric: Rubric, today: number): ModelLines {
+  const locate = modelLocator(rubric)
+  let errors = 0
+  const lines = rubric.council.models.map((id, i) => {
+    const finding = modelFinding(id, today)
+    if (finding === undefined) return undefined
+    if (finding.severity === 'error') errors++
+    const at = locate(i)
+    const where = at === undefined ? '' : `:${at.line}:${at.column}`
+    return `${rubric.source.path}${where}: ${finding.severity}: council.models: ${finding.message} [${finding.rule}]`
   })
+  return collect(lines, errors)
+}
+
+/** The findings about the models `--models` names on `today`, one line each. */
+export function optionModelLines(models: readonly string[], today: number): ModelLines {
+  let errors = 0
+  const lines = models.map(id => {
+    const finding = modelFinding(id, today)
+    if (finding === undefined) return undefined
+    if (finding.severity === 'error') errors++
+    return `rubric-council: ${finding.severity}: --models: ${finding.message}`
+  })
+  return collect(lines, errors)
 }
 
 /**

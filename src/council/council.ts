@@ -5,6 +5,7 @@ import { judgeJsonSchema, validateAnswer } from './judge-schema.js'
 import { mapBounded } from '../util/pool.js'
 import { parseModelId } from '../rubric/model-id.js'
 import { buildPrompt, fenceToken, withoutFence } from './prompt.js'
+import { lifecycle, retirementNote } from './models.js'
 import { callSettings, defaultModels, evidenceRoom, languageModel } from './providers.js'
 import { countTokens } from '../evidence/tokens.js'
 import type { ReasoningEffort, Rubric } from '../rubric/types.js'
@@ -54,7 +55,10 @@ export interface CouncilOptions {
    * log says nothing between the calls' ends.
    */
   readonly ticker?: Ticker
-  /** Epoch ms, for the time the waiting lines show; Date.now by default. */
+  /**
+   * Epoch ms, for the time the waiting lines show and the day the models' retirement dates are
+   * compared with; Date.now by default.
+   */
   readonly now?: () => number
 }
 
@@ -74,6 +78,11 @@ export interface CouncilProgress {
    * `Judges: 2 of 3 done; still waiting on anthropic:claude-sonnet-4-6 (30 s)`.
    */
   readonly waiting?: (line: string) => void
+  /**
+   * Before the calls: a member that retires within 30 days (models.ts), as
+   * `"openai:gpt-5-mini" retires on 2026-12-11, in 14 days; use "openai:gpt-5.4-mini" before then`.
+   */
+  readonly retiring?: (line: string) => void
 }
 
 /** Who sits on the council: the rubric's models, else the input's, else one per key present. */
@@ -122,6 +131,12 @@ export function createCouncil(options: CouncilOptions): Council {
     const ask = async (task: Task): Promise<JudgeRun> => {
       const id = parseModelId(task.judge)
       if (!id.ok) return notAsked(task, id.problem)
+      // Past its retirement date the provider refuses the model (or answers with another): no
+      // request is spent on it, and the report says what to use instead.
+      const today = (options.now ?? Date.now)()
+      if (lifecycle(task.judge, today).state === 'retired') {
+        return notAsked(task, retirementNote(task.judge, today) ?? '', 'provider_error')
+      }
       const resolved = languageModel(id.value, options.env, fetch)
       if (!resolved.ok) return notAsked(task, resolved.problem)
       // A fence of its own for every call: the tokens are counted once, for they are as long.
@@ -182,7 +197,10 @@ export function createCouncil(options: CouncilOptions): Council {
         reasoning: membersOf(rubric).map(member => effortOf(rubric, member) ?? null)
       }),
     contextLimit: rubric => {
-      const rooms = membersOf(rubric).flatMap(member => {
+      const today = (options.now ?? Date.now)()
+      // A retired member is not asked: its window bounds nothing.
+      const asked = membersOf(rubric).filter(m => lifecycle(m, today).state !== 'retired')
+      const rooms = asked.flatMap(member => {
         const room = evidenceRoom(member)
         return room === undefined ? [] : [room]
       })
@@ -202,6 +220,12 @@ export function createCouncil(options: CouncilOptions): Council {
           seed: `${judge}#${i + 1}`
         }))
       )
+      const today = (options.now ?? Date.now)()
+      for (const member of members) {
+        if (lifecycle(member, today).state !== 'retiring') continue
+        const note = retirementNote(member, today)
+        if (note !== undefined) options.progress?.retiring?.(note)
+      }
       options.progress?.started(tasks)
       return { runs: await session(request).run(tasks), quorum }
     },
@@ -236,15 +260,24 @@ interface Task {
   readonly seed: string
 }
 
-/** A member that could not be formed (no key, no endpoint): failed, with why, and never asked. */
-function notAsked(task: Task, problem: string): JudgeRun {
+/**
+ * A member that could not be formed (no key, no endpoint: `missing_credentials`) or whose model is
+ * retired (a `provider_error` the provider would answer every time): failed, with why, and never
+ * asked.
+ */
+function notAsked(
+  task: Task,
+  problem: string,
+  failure: 'missing_credentials' | 'provider_error' = 'missing_credentials'
+): JudgeRun {
   return {
     judge: task.judge,
     sample: task.sample,
     latencyMs: 0,
     requests: 0,
     status: 'failed',
-    failure: 'missing_credentials',
-    message: `${problem}; this judge was not asked`
+    failure,
+    message: `${problem}; this judge was not asked`,
+    ...(failure === 'provider_error' && { rejected: true, notAsked: true })
   }
 }

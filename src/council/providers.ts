@@ -5,8 +5,9 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
 import type { ProviderOptions } from '@ai-sdk/provider-utils'
 import type { LanguageModel } from 'ai'
 import { createOllama } from 'ollama-ai-provider-v2'
-import { parseModelId, type ModelId, type Provider } from '../rubric/model-id.js'
+import { parseModelId, type ModelId } from '../rubric/model-id.js'
 import { closest } from '../rubric/similar.js'
+import { MODELS, modelRow } from './models.js'
 import { PROVIDER_SETTINGS } from './provider-settings.js'
 import { reasoningOptions } from './reasoning.js'
 import type { ReasoningEffort } from '../rubric/types.js'
@@ -187,34 +188,7 @@ function openRouterRouting(model: string): { require_parameters: true; only?: st
 }
 
 /**
- * Input tokens a model's context window takes, for the models whose windows are published
- * (November 2026). OpenRouter's dotted names (`claude-sonnet-4.6`) are looked up as the vendor's.
- * A local model's window is its own setting: Ollama's is sized to the prompt instead.
- */
-const CONTEXT_WINDOWS: Readonly<Record<string, number>> = {
-  'gpt-5.5': 272_000,
-  'gpt-5.4': 272_000,
-  'gpt-5.4-mini': 272_000,
-  'gpt-5.4-nano': 272_000,
-  'gpt-5-mini': 272_000,
-  'gpt-4.1': 1_047_576,
-  'claude-sonnet-4-6': 200_000,
-  'claude-sonnet-4-5': 200_000,
-  'claude-haiku-4-5': 200_000,
-  'claude-opus-4-5': 200_000,
-  'gemini-3.5-flash': 1_048_576,
-  'gemini-3.1-flash-lite': 1_048_576
-}
-
-/** Whose models a provider serves directly, by the prefix of their names in `CONTEXT_WINDOWS`. */
-const VENDOR_PREFIX: Partial<Readonly<Record<Provider, string>>> = {
-  openai: 'gpt-',
-  anthropic: 'claude-',
-  google: 'gemini-'
-}
-
-/**
- * Whether this version knows a member's model (its window is in `CONTEXT_WINDOWS`), and if it does
+ * Whether this version knows a member's model (it has a row in `MODELS`, models.ts), and if it does
  * not, the known model it most likely meant, as a whole `provider:model`. Undefined for a known
  * model, for a malformed id (the rubric's schema reports those) and for the models of Ollama and
  * OpenAI-compatible endpoints, which are the user's own. New models appear before this table
@@ -229,14 +203,17 @@ export function unknownModel(member: string): { readonly suggestion?: string } |
   const slash = model.lastIndexOf('/')
   const vendor = slash === -1 ? '' : model.slice(0, slash + 1)
   const name = model.slice(slash + 1)
-  const prefix = VENDOR_PREFIX[provider] ?? VENDOR_PREFIX[vendor.slice(0, -1) as Provider] ?? ''
+  const whose = provider === 'openrouter' ? vendor.slice(0, -1) : provider
   const written = (known: string): string =>
     provider === 'openrouter' && known.startsWith('claude-')
       ? known.replace(/(\d)-(\d)/g, '$1.$2')
       : known
-  const known = Object.keys(CONTEXT_WINDOWS)
-    .filter(k => k.startsWith(prefix))
-    .map(written)
+  const rows = Object.entries(MODELS)
+  // A vendor the table does not list (OpenRouter's `meta-llama/…`): any known model may be meant.
+  const ofVendor = rows.some(([, row]) => row.vendor === whose)
+    ? rows.filter(([, row]) => row.vendor === whose)
+    : rows
+  const known = ofVendor.map(([id]) => written(id))
   if (known.includes(name)) return undefined
   const suggestion = closest(name, known)
   if (suggestion === undefined) return {}
@@ -252,11 +229,8 @@ export function evidenceRoom(member: string): number | undefined {
   if (!parsed.ok) return undefined
   const id = parsed.value
   if (id.provider === 'ollama' || id.provider === 'openai-compatible') return undefined
-  const name = id.model.slice(id.model.lastIndexOf('/') + 1)
   // As the table writes it (`gpt-5.4-mini`), or a Claude version dotted by OpenRouter (`4.6`).
-  const window = [name, name.replace(/(\d)\.(\d)/g, '$1-$2')]
-    .map(n => (Object.hasOwn(CONTEXT_WINDOWS, n) ? CONTEXT_WINDOWS[n] : undefined))
-    .find(w => w !== undefined)
+  const window = modelRow(id.model)?.contextWindow
   return window === undefined ? undefined : window - PROMPT_RESERVE_TOKENS
 }
 

@@ -82,6 +82,8 @@ export type JudgeRun = {
        * will not help.
        */
       readonly rejected?: boolean
+      /** No request was made: the member's model is retired (models.ts). */
+      readonly notAsked?: true
     }
 )
 

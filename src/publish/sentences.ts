@@ -201,6 +201,9 @@ function whyUnanswered(failures: CouncilShortfall['failures']): string {
     // Not asked: the council's message says why (`OPENAI_API_KEY is not set; this judge was not asked`).
     else if (f.failure === 'missing_credentials')
       add(`not asked: ${f.message.split(';')[0] ?? ''}`, f.judge)
+    // A retired model: the message names its date and what to use instead.
+    else if (f.notAsked)
+      add(`not asked: ${f.message.replace(/; this judge was not asked$/, '')}`, f.judge)
     else add(UNANSWERED[f.failure], f.judge)
   }
   return [...groups].map(([cause, judges]) => `${cause} (${inProse(judges)})`).join('; ')

@@ -40,7 +40,8 @@ export function shortfallReason(
         judge: r.judge,
         message: r.message,
         failure: r.failure,
-        ...(keyRejected !== undefined && { keyRejected })
+        ...(keyRejected !== undefined && { keyRejected }),
+        ...(r.notAsked && { notAsked: true as const })
       }
     }),
     // A request the providers rejected as such will be rejected again.

@@ -50,6 +50,8 @@ export interface UnansweredCall {
    * was not set, or a judge that could not be formed, has none.
    */
   readonly keyRejected?: string
+  /** No request was made (a retired model): the message says why and what to use instead. */
+  readonly notAsked?: true
 }
 
 /** Why the council fell short of its quorum: how many answered, and what the others said. */

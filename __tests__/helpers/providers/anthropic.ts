@@ -97,6 +97,15 @@ export const ANTHROPIC_RETIRED: readonly string[] = [
   'claude-opus-4-20250514'
 ]
 
+/**
+ * Served until the day they retire (model-deprecations page: Sonnet 4.5 retires 2026-11-30, its
+ * replacement Sonnet 4.6); from that day the API answers 404 `model: <id>` like any retired model.
+ */
+export const ANTHROPIC_RETIRING: Readonly<Record<string, string>> = {
+  'claude-sonnet-4-5': '2026-11-30',
+  'claude-sonnet-4-5-20250929': '2026-11-30'
+}
+
 export interface Rejection {
   readonly status: number
   readonly type: string
@@ -112,7 +121,8 @@ const invalid = (message: string): Rejection => ({
 /** The first rule the request breaks, in the order the API checks them; undefined if none. */
 export function anthropicRequestProblem(
   body: Json,
-  headers: Readonly<Record<string, string>>
+  headers: Readonly<Record<string, string>>,
+  today: string
 ): Rejection | undefined {
   if (headers['anthropic-version'] === undefined)
     return invalid('anthropic-version: header is required')
@@ -121,9 +131,13 @@ export function anthropicRequestProblem(
   if (!Array.isArray(body.messages)) return invalid('messages: Field required')
   if (body.stream === true) return invalid('provider stand-in: streaming is not supported')
 
-  const served = Object.hasOwn(ANTHROPIC_MODELS, body.model)
-    ? ANTHROPIC_MODELS[body.model]
+  const retires = Object.hasOwn(ANTHROPIC_RETIRING, body.model)
+    ? ANTHROPIC_RETIRING[body.model]
     : undefined
+  const served =
+    Object.hasOwn(ANTHROPIC_MODELS, body.model) && (retires === undefined || today < retires)
+      ? ANTHROPIC_MODELS[body.model]
+      : undefined
   if (served === undefined)
     return { status: 404, type: 'not_found_error', message: `model: ${body.model}` }
   if (body.max_tokens > served.maxOutput) {

@@ -65,6 +65,24 @@ export const OPENAI_MODELS: Readonly<Record<string, OpenAIModel>> = {
   'gpt-4o-mini': never
 }
 
+/**
+ * Served until their shutdown date (the deprecations page, and each model's `shutdown_date` in
+ * GET /v1/models): gpt-5, gpt-5-mini, gpt-5-nano and o3 on 2026-12-11; gpt-4.1, gpt-4.1-mini, gpt-4o
+ * and gpt-4o-mini on 2027-01-14. From that day a request is answered as for any model the key
+ * cannot reach: 404 `model_not_found` (the page names no other error; Aider-AI/aider#2030 shows
+ * the message).
+ */
+export const OPENAI_SHUTDOWNS: Readonly<Record<string, string>> = {
+  'gpt-5': '2026-12-11',
+  'gpt-5-mini': '2026-12-11',
+  'gpt-5-nano': '2026-12-11',
+  o3: '2026-12-11',
+  'gpt-4.1': '2027-01-14',
+  'gpt-4.1-mini': '2027-01-14',
+  'gpt-4o': '2027-01-14',
+  'gpt-4o-mini': '2027-01-14'
+}
+
 export interface Rejection {
   readonly status: number
   readonly type: string
@@ -82,7 +100,11 @@ const invalid = (
 export type Endpoint = 'responses' | 'chat'
 
 /** The first rule the request breaks; undefined if none. */
-export function openaiRequestProblem(body: Json, endpoint: Endpoint): Rejection | undefined {
+export function openaiRequestProblem(
+  body: Json,
+  endpoint: Endpoint,
+  today: string
+): Rejection | undefined {
   if (typeof body.model !== 'string')
     return endpoint === 'chat'
       ? invalid('you must provide a model parameter')
@@ -108,7 +130,13 @@ export function openaiRequestProblem(body: Json, endpoint: Endpoint): Rejection 
         'empty_array'
       )
   }
-  const served = Object.hasOwn(OPENAI_MODELS, body.model) ? OPENAI_MODELS[body.model] : undefined
+  const shutdown = Object.hasOwn(OPENAI_SHUTDOWNS, body.model)
+    ? OPENAI_SHUTDOWNS[body.model]
+    : undefined
+  const served =
+    Object.hasOwn(OPENAI_MODELS, body.model) && (shutdown === undefined || today < shutdown)
+      ? OPENAI_MODELS[body.model]
+      : undefined
   if (served === undefined) {
     return {
       status: 404,

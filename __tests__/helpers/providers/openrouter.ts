@@ -48,6 +48,17 @@ export const OPENROUTER_MODELS: readonly string[] = [
 /** Models whose endpoints do not take `reasoning`. */
 export const OPENROUTER_NOT_REASONING: readonly string[] = ['meta-llama/llama-4-maverick']
 
+/**
+ * Routed until the vendor retires them (the vendors' deprecation pages: Anthropic's Sonnet 4.5 on
+ * 2026-11-30, OpenAI's gpt-5-mini on 2026-12-11). OpenRouter's documents name no error of their
+ * own for a retired model; the stand-in answers as for an id the router does not list (the errors
+ * page's 400).
+ */
+export const OPENROUTER_RETIRING: Readonly<Record<string, string>> = {
+  'openai/gpt-5-mini': '2026-12-11',
+  'anthropic/claude-sonnet-4.5': '2026-11-30'
+}
+
 export interface Rejection {
   readonly status: number
   readonly body: unknown
@@ -62,8 +73,16 @@ const UPSTREAM: Readonly<Record<string, string>> = {
   google: 'Google AI Studio'
 }
 
-export function openrouterRequest(body: Json): Rejection | Routing {
-  if (typeof body.model !== 'string' || !OPENROUTER_MODELS.includes(body.model))
+export function openrouterRequest(body: Json, today: string): Rejection | Routing {
+  const retires =
+    typeof body.model === 'string' && Object.hasOwn(OPENROUTER_RETIRING, body.model)
+      ? OPENROUTER_RETIRING[body.model]
+      : undefined
+  if (
+    typeof body.model !== 'string' ||
+    !OPENROUTER_MODELS.includes(body.model) ||
+    (retires !== undefined && today >= retires)
+  )
     return {
       status: 400,
       body: { error: { code: 400, message: `${String(body.model)} is not a valid model ID` } }

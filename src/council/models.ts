@@ -1,0 +1,299 @@
+import { parseModelId } from '../rubric/model-id.js'
+
+/**
+ * The models this version knows: whose they are, their context window, their price and, once the
+ * provider has announced it, the day they retire and what to use instead. One row per model id as
+ * the provider writes it; OpenRouter's `vendor/model` names (with Claude's versions dotted,
+ * `claude-sonnet-4.6`) are looked up as the vendor's. Each row names the page its facts come from
+ * and the day it was read; docs/council.md says how to update a row.
+ */
+
+/** US dollars per million tokens (standard, non-batch). */
+export interface Price {
+  readonly input: number
+  /** Input read from the provider's prompt cache. */
+  readonly cachedInput: number
+  /** Input written to the cache, where the provider bills it apart (Anthropic); else `input`. */
+  readonly cacheWrite?: number
+  readonly output: number
+}
+
+/** The vendors whose models the table lists (OpenRouter serves them under `vendor/`). */
+export type Vendor = 'openai' | 'anthropic' | 'google'
+
+export interface KnownModel {
+  readonly vendor: Vendor
+  /** Input tokens the model's context window takes; absent where no page gives it. */
+  readonly contextWindow?: number
+  /** Absent where no price page could be found: the report shows tokens, not dollars. */
+  readonly price?: Price
+  /** `YYYY-MM-DD`: the first day the provider refuses (or reroutes) requests to the model. */
+  readonly retires?: string
+  /** The model (same vendor, a row of this table) to use instead, once `retires` is set. */
+  readonly replacement?: string
+  /** The pages the row's facts come from, and the day they were read. */
+  readonly source: string
+  readonly read: string
+}
+
+const ANTHROPIC_MODELS_PAGE = 'https://platform.claude.com/docs/en/about-claude/models/overview'
+const ANTHROPIC_PRICING = 'https://platform.claude.com/docs/en/about-claude/pricing'
+const ANTHROPIC_DEPRECATIONS = 'https://platform.claude.com/docs/en/about-claude/model-deprecations'
+const OPENAI_PRICING = 'https://developers.openai.com/api/docs/pricing'
+const OPENAI_DEPRECATIONS = 'https://developers.openai.com/api/docs/deprecations'
+const GEMINI_PRICING = 'https://ai.google.dev/gemini-api/docs/pricing'
+const GEMINI_MODELS_PAGE = 'https://ai.google.dev/gemini-api/docs/models'
+const GEMINI_DEPRECATIONS = 'https://ai.google.dev/gemini-api/docs/deprecations'
+
+/** Anthropic bills 5-minute cache writes at 1.25× the input price and reads at 0.1×. */
+const SONNET_4: Price = { input: 3, cachedInput: 0.3, cacheWrite: 3.75, output: 15 }
+const HAIKU_4_5: Price = { input: 1, cachedInput: 0.1, cacheWrite: 1.25, output: 5 }
+/** Claude Sonnet 5's model page: $2 input, $2.50 5-minute cache write, $0.20 cache read, $10 output. */
+const SONNET_5: Price = { input: 2, cachedInput: 0.2, cacheWrite: 2.5, output: 10 }
+
+const GPT_WINDOW = 272_000
+const GPT_4_1_WINDOW = 1_047_576
+const GEMINI_WINDOW = 1_048_576
+
+const openai = (row: Omit<KnownModel, 'vendor'>): KnownModel => ({ vendor: 'openai', ...row })
+const anthropic = (row: Omit<KnownModel, 'vendor'>): KnownModel => ({ vendor: 'anthropic', ...row })
+const google = (row: Omit<KnownModel, 'vendor'>): KnownModel => ({ vendor: 'google', ...row })
+
+/**
+ * The table. Retirement dates are the providers' deprecation pages' (as of late November 2026);
+ * a replacement is the page's recommendation where this table knows that model, else the nearest
+ * current model of the same vendor that it does know (said so in the row's comment).
+ */
+export const MODELS: Readonly<Record<string, KnownModel>> = {
+  // OpenAI: prices from the pricing page (cached input a tenth of input); gpt-5.5 and gpt-5.4 as
+  // quoted from it by tokenmix.ai/blog/openai-api-cost-2026-gpt-5-5-5-4-nano-batch.
+  'gpt-5.5': openai({
+    contextWindow: GPT_WINDOW,
+    price: { input: 5, cachedInput: 0.5, output: 30 },
+    source: OPENAI_PRICING,
+    read: '2026-11-27'
+  }),
+  'gpt-5.4': openai({
+    contextWindow: GPT_WINDOW,
+    price: { input: 2.5, cachedInput: 0.25, output: 15 },
+    source: OPENAI_PRICING,
+    read: '2026-11-27'
+  }),
+  'gpt-5.4-mini': openai({
+    contextWindow: GPT_WINDOW,
+    price: { input: 0.75, cachedInput: 0.075, output: 4.5 },
+    source: OPENAI_PRICING,
+    read: '2026-11-27'
+  }),
+  'gpt-5.4-nano': openai({
+    contextWindow: GPT_WINDOW,
+    price: { input: 0.2, cachedInput: 0.02, output: 1.25 },
+    source: OPENAI_PRICING,
+    read: '2026-11-27'
+  }),
+  // Shut down 2026-12-11 (OpenAI's deprecations, "GPT-5 and o3 model deprecations", announced
+  // 2026-06-11). The page recommends models of a later family this table does not know yet; the
+  // replacements named here are the nearest current ones it does.
+  'gpt-5': openai({
+    contextWindow: GPT_WINDOW,
+    retires: '2026-12-11',
+    replacement: 'gpt-5.5',
+    source: OPENAI_DEPRECATIONS,
+    read: '2026-11-27'
+  }),
+  'gpt-5-mini': openai({
+    contextWindow: GPT_WINDOW,
+    price: { input: 0.25, cachedInput: 0.025, output: 2 },
+    retires: '2026-12-11',
+    replacement: 'gpt-5.4-mini',
+    source: `${OPENAI_DEPRECATIONS}, ${OPENAI_PRICING}`,
+    read: '2026-11-27'
+  }),
+  'gpt-5-nano': openai({
+    contextWindow: GPT_WINDOW,
+    retires: '2026-12-11',
+    replacement: 'gpt-5.4-nano',
+    source: OPENAI_DEPRECATIONS,
+    read: '2026-11-27'
+  }),
+  // Shut down 2027-01-14 with GPT-4o (OpenAI's deprecations); replacements as for gpt-5 above.
+  'gpt-4.1': openai({
+    contextWindow: GPT_4_1_WINDOW,
+    retires: '2027-01-14',
+    replacement: 'gpt-5.4',
+    source: OPENAI_DEPRECATIONS,
+    read: '2026-11-27'
+  }),
+  'gpt-4.1-mini': openai({
+    contextWindow: GPT_4_1_WINDOW,
+    retires: '2027-01-14',
+    replacement: 'gpt-5.4-mini',
+    source: OPENAI_DEPRECATIONS,
+    read: '2026-11-27'
+  }),
+
+  // Anthropic: windows from the models overview, prices from the pricing page and model pages.
+  'claude-sonnet-5': anthropic({
+    contextWindow: 1_000_000,
+    price: SONNET_5,
+    source: 'https://platform.claude.com/docs/en/models/sonnet-5/overview',
+    read: '2026-11-27'
+  }),
+  'claude-sonnet-4-6': anthropic({
+    contextWindow: 200_000,
+    price: SONNET_4,
+    source: `${ANTHROPIC_MODELS_PAGE}, ${ANTHROPIC_PRICING}`,
+    read: '2026-11-27'
+  }),
+  // Retires 2026-11-30; the deprecations page recommends Sonnet 4.6.
+  'claude-sonnet-4-5': anthropic({
+    contextWindow: 200_000,
+    price: SONNET_4,
+    retires: '2026-11-30',
+    replacement: 'claude-sonnet-4-6',
+    source: `${ANTHROPIC_DEPRECATIONS}, ${ANTHROPIC_PRICING}`,
+    read: '2026-11-27'
+  }),
+  'claude-sonnet-4-5-20250929': anthropic({
+    contextWindow: 200_000,
+    price: SONNET_4,
+    retires: '2026-11-30',
+    replacement: 'claude-sonnet-4-6',
+    source: `${ANTHROPIC_DEPRECATIONS}, ${ANTHROPIC_PRICING}`,
+    read: '2026-11-27'
+  }),
+  // Retired 2026-06-15 (Anthropic's release notes; recommended upgrade Sonnet 4.6).
+  'claude-sonnet-4-0': anthropic({
+    retires: '2026-06-15',
+    replacement: 'claude-sonnet-4-6',
+    source: ANTHROPIC_DEPRECATIONS,
+    read: '2026-11-27'
+  }),
+  'claude-sonnet-4-20250514': anthropic({
+    retires: '2026-06-15',
+    replacement: 'claude-sonnet-4-6',
+    source: ANTHROPIC_DEPRECATIONS,
+    read: '2026-11-27'
+  }),
+  'claude-haiku-4-5': anthropic({
+    contextWindow: 200_000,
+    price: HAIKU_4_5,
+    source: `${ANTHROPIC_MODELS_PAGE}, ${ANTHROPIC_PRICING}`,
+    read: '2026-11-27'
+  }),
+  'claude-opus-4-5': anthropic({
+    contextWindow: 200_000,
+    source: ANTHROPIC_MODELS_PAGE,
+    read: '2026-11-27'
+  }),
+
+  // Gemini: prices from the pricing page (cached input a tenth of input).
+  'gemini-3.5-flash': google({
+    contextWindow: GEMINI_WINDOW,
+    price: { input: 1.5, cachedInput: 0.15, output: 9 },
+    source: `${GEMINI_MODELS_PAGE}, ${GEMINI_PRICING}`,
+    read: '2026-11-27'
+  }),
+  'gemini-3.5-flash-lite': google({
+    source: GEMINI_MODELS_PAGE,
+    read: '2026-11-27'
+  }),
+  'gemini-3.1-flash-lite': google({
+    contextWindow: GEMINI_WINDOW,
+    price: { input: 0.25, cachedInput: 0.025, output: 1.5 },
+    source: `${GEMINI_MODELS_PAGE}, ${GEMINI_PRICING}`,
+    read: '2026-11-27'
+  }),
+  // From 2026-12-01 requests to Gemini 2.5 are answered by another model (the deprecations page,
+  // as reported by aideprecations.com): no longer the judge the rubric names. Replacements are
+  // the page's for 2.5 Flash; for 2.5 Pro (its model is not in this table) the default Flash.
+  'gemini-2.5-flash': google({
+    contextWindow: GEMINI_WINDOW,
+    retires: '2026-12-01',
+    replacement: 'gemini-3.5-flash-lite',
+    source: GEMINI_DEPRECATIONS,
+    read: '2026-11-27'
+  }),
+  'gemini-2.5-pro': google({
+    contextWindow: GEMINI_WINDOW,
+    retires: '2026-12-01',
+    replacement: 'gemini-3.5-flash',
+    source: GEMINI_DEPRECATIONS,
+    read: '2026-11-27'
+  })
+}
+
+/**
+ * The row of a provider-side model name: as the table writes it (`gpt-5.4-mini`), or OpenRouter's
+ * `vendor/name` with Claude's versions dotted (`anthropic/claude-sonnet-4.6`).
+ */
+export function modelRow(name: string): KnownModel | undefined {
+  const bare = name.slice(name.lastIndexOf('/') + 1)
+  for (const candidate of [bare, bare.replace(/(\d)\.(\d)/g, '$1-$2')]) {
+    if (Object.hasOwn(MODELS, candidate)) return MODELS[candidate]
+  }
+  return undefined
+}
+
+/** How far a member is from its retirement, on a given day. */
+export type Lifecycle =
+  | { readonly state: 'retired' | 'retiring'; readonly date: string; readonly replacement?: string }
+  | { readonly state: 'current' }
+
+/** A member is warned about this many days before it retires. */
+export const RETIREMENT_WARNING_DAYS = 30
+
+const DAY_MS = 86_400_000
+
+/**
+ * Where a member (`provider:model`) stands on `today` (epoch ms; its UTC day counts): retired on
+ * and after its date, retiring within `RETIREMENT_WARNING_DAYS` before it, else current (also for
+ * a model the table does not know, and the models of Ollama and OpenAI-compatible endpoints).
+ * The replacement is written as the member was: `provider:model`, OpenRouter's way for OpenRouter.
+ */
+export function lifecycle(member: string, today: number): Lifecycle {
+  const parsed = parseModelId(member)
+  if (!parsed.ok) return { state: 'current' }
+  const { provider, model } = parsed.value
+  if (provider === 'ollama' || provider === 'openai-compatible') return { state: 'current' }
+  const row = modelRow(model)
+  if (row?.retires === undefined) return { state: 'current' }
+  const day = Math.floor(today / DAY_MS)
+  const retiresDay = Math.floor(Date.parse(`${row.retires}T00:00:00Z`) / DAY_MS)
+  const left = retiresDay - day
+  if (left > RETIREMENT_WARNING_DAYS) return { state: 'current' }
+  const replacement =
+    row.replacement === undefined ? undefined : memberNamed(provider, model, row.replacement)
+  return {
+    state: left <= 0 ? 'retired' : 'retiring',
+    date: row.retires,
+    ...(replacement !== undefined && { replacement })
+  }
+}
+
+/** `name` (a row of the table) written as `member` writes its model. */
+function memberNamed(provider: string, model: string, name: string): string {
+  const slash = model.lastIndexOf('/')
+  if (slash === -1) return `${provider}:${name}`
+  const vendor = model.slice(0, slash + 1)
+  const dotted = name.startsWith('claude-') ? name.replace(/(\d)-(\d)/g, '$1.$2') : name
+  return `${provider}:${vendor}${dotted}`
+}
+
+/**
+ * What a member's retirement means, in one sentence (for `validate`, `check`, the job log and the
+ * report): `"anthropic:claude-sonnet-4-5" retired on 2026-11-30; use "anthropic:claude-sonnet-4-6"`,
+ * or `… retires on 2026-11-30, in 3 days; use … before then`. Undefined for a current member.
+ */
+export function retirementNote(member: string, today: number): string | undefined {
+  const stage = lifecycle(member, today)
+  if (stage.state === 'current') return undefined
+  const use = stage.replacement === undefined ? '' : `; use "${stage.replacement}"`
+  if (stage.state === 'retired') return `"${member}" retired on ${stage.date}${use}`
+  const days = Math.round((Date.parse(`${stage.date}T00:00:00Z`) - startOfDay(today)) / DAY_MS)
+  return `"${member}" retires on ${stage.date}, in ${days} ${days === 1 ? 'day' : 'days'}${use} before then`
+}
+
+function startOfDay(epochMs: number): number {
+  return Math.floor(epochMs / DAY_MS) * DAY_MS
+}
