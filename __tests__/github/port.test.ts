@@ -138,6 +138,9 @@ describe('the pull request', () => {
       title: 'Add search',
       body: null,
       state: 'closed',
+      draft: true,
+      user: { login: 'dependabot[bot]', type: 'Bot' },
+      labels: [{ name: 'dependencies' }, { name: 'no-council' }],
       base: { ref: 'main', sha: 'b'.repeat(40), repo: { default_branch: 'trunk' } },
       head: { ref: 'feature', sha: SHA }
     })
@@ -149,7 +152,10 @@ describe('the pull request', () => {
       baseRef: 'main',
       defaultBranch: 'trunk',
       headSha: SHA,
-      state: 'closed'
+      state: 'closed',
+      draft: true,
+      author: { login: 'dependabot[bot]', bot: true },
+      labels: ['dependencies', 'no-council']
     })
   })
 })

@@ -213,17 +213,23 @@ export function pullRequestEvent(
     readonly number?: number
     readonly title?: string
     readonly body?: string
+    /** Fields of `pull_request` to set (`draft`, `user`, `labels`, …). */
+    readonly pullRequest?: Record<string, unknown>
+    /** Fields of the payload to set (`sender`, `label`, …). */
+    readonly payload?: Record<string, unknown>
   } = {}
 ): string {
   const example = webhookExample('pull_request', options.action ?? 'opened')
   const number = options.number ?? 1
   return writeEvent({
     ...example,
+    ...options.payload,
     number,
     pull_request: {
       ...pointedAt(example.pull_request ?? {}, repo, number),
       ...(options.title !== undefined && { title: options.title }),
-      ...(options.body !== undefined && { body: options.body })
+      ...(options.body !== undefined && { body: options.body }),
+      ...options.pullRequest
     },
     repository: { ...example.repository, name: REPO, full_name: `${OWNER}/${REPO}` }
   })

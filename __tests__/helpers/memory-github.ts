@@ -69,6 +69,9 @@ interface PullRequestJson {
     readonly repo?: { readonly default_branch?: string }
   }
   readonly head?: { readonly sha?: string }
+  readonly draft?: boolean
+  readonly user?: { readonly login?: string; readonly type?: string }
+  readonly labels?: readonly { readonly name?: string }[]
 }
 
 /** A failed request as Octokit throws it. */
@@ -206,7 +209,12 @@ export class MemoryGitHub implements GitHubPort {
       baseRef: pr.base?.ref ?? '',
       defaultBranch: pr.base?.repo?.default_branch ?? '',
       headSha: pr.head?.sha ?? '',
-      state: pr.state === 'closed' ? 'closed' : 'open'
+      state: pr.state === 'closed' ? 'closed' : 'open',
+      draft: pr.draft === true,
+      ...(pr.user?.login !== undefined && {
+        author: { login: pr.user.login, bot: pr.user.type === 'Bot' }
+      }),
+      labels: (pr.labels ?? []).flatMap(label => (label.name === undefined ? [] : [label.name]))
     })
   }
 

@@ -1,5 +1,5 @@
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join, relative, resolve, sep } from 'node:path'
 import type { GitHubPort } from '../github/port.js'
 import { maskSecrets, secretValues } from '../util/secrets.js'
 import type { FailOn } from '../publish/outcome.js'
@@ -9,9 +9,12 @@ import { gatesHereProblem, prepareRun } from './context.js'
 import { InputError, readActionInputs, type GetInput } from './inputs.js'
 import type { ActionIO } from './io.js'
 import { reviewPorts } from './ports.js'
-import { endEarly, internalError, runUrl } from './publish.js'
+import { endEarly, internalError, publishSkipped, runUrl } from './publish.js'
 import { reviewPullRequest } from './review.js'
 import { chooseRubric } from './rubric.js'
+import { skipOf } from './skip.js'
+import { checkRunName } from '../publish/check-name.js'
+import { CHECK_RUN_MARK } from '../publish/plan.js'
 import type { Ticker } from '../util/ticker.js'
 
 /** What the action is given by the runner: its environment, inputs, log and a way to GitHub. */
@@ -97,6 +100,34 @@ export async function runAction(shell: ActionShell): Promise<void> {
       ...(shell.ticker && { ticker: shell.ticker }),
       ...(shell.now && { now: shell.now })
     })
+    const skipped = await skipOf(
+      run,
+      inputs.skip,
+      {
+        workspace,
+        rubricPath:
+          inputs.checker === undefined
+            ? relative(workspace, resolve(where.cwd, inputs.rubric)).split(sep).join('/')
+            : undefined,
+        changedPaths: ports.changedPaths,
+        machinery: ports.machinery,
+        workflowRef: env.GITHUB_WORKFLOW_REF
+      },
+      message => {
+        io.warning(message)
+      }
+    )
+    if (skipped !== undefined) {
+      const detailsUrl = runUrl(env)
+      const place = {
+        headSha: run.pr.headSha,
+        name: checkRunName(inputs.checkName, run.pr),
+        externalId: CHECK_RUN_MARK,
+        ...(detailsUrl !== undefined && { detailsUrl })
+      }
+      await publishSkipped(skipped, place, github, inputs.dryRun, io)
+      return
+    }
     await reviewPullRequest(
       { run, inputs, rubric, ports },
       { ...where, detailsUrl: runUrl(env) },

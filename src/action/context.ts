@@ -2,7 +2,7 @@ import { lstat } from 'node:fs/promises'
 import { isAbsolute, relative, resolve } from 'node:path'
 import { checkoutProblem } from '../evidence/git.js'
 import { readRecord } from '../gates/record.js'
-import { readRunContext, type PullRequestRun } from '../github/event.js'
+import { LABEL_ACTIONS, readRunContext, type PullRequestRun } from '../github/event.js'
 import type { GitHubPort } from '../github/port.js'
 import { parseRubric } from '../rubric/parse.js'
 import { InputError, type ActionInputs } from './inputs.js'
@@ -61,6 +61,15 @@ export async function prepareRun(
   })
   if (context.kind === 'skip') return context
   if (context.kind === 'unsupported') return { kind: 'invalid', message: context.message }
+  if ((LABEL_ACTIONS as readonly string[]).includes(context.action)) {
+    const label = context.label ?? ''
+    if (inputs.skip.label === '' || label !== inputs.skip.label) {
+      return {
+        kind: 'skip',
+        message: `nothing to review for ${context.event}.${context.action} of "${label}": only the skip-label input's label (${inputs.skip.label === '' ? 'none is set' : `"${inputs.skip.label}"`}) starts a run`
+      }
+    }
+  }
   const head = context.trigger === undefined ? await headNow(github, context.pr.number) : undefined
   if (head !== undefined && head !== context.pr.headSha) {
     // No concurrency group cancels a superseded review (a pull request's own workflow could join

@@ -3,6 +3,7 @@ import { DEFAULT_MAX_EVIDENCE_TOKENS } from '../evidence/build.js'
 import { DEFAULT_CHECK_NAME } from '../publish/memory.js'
 import { DEFAULT_RUBRIC_PATH } from '../rubric/defaults.js'
 import { FAIL_ON, type FailOn } from '../publish/outcome.js'
+import type { SkipRules } from '../engine/skip.js'
 
 /** A bad action input; the message quotes the value and says what would be accepted. */
 export class InputError extends Error {
@@ -53,6 +54,8 @@ export interface ActionInputs {
   readonly allowGatesWithSecrets: boolean
   /** The job that ran the gates sub-action, whose conclusion the recorded results must agree with. */
   readonly gatesJob: string
+  /** When the check is skipped (concluding `success`, "skipped: …") instead of run: see skip.ts. */
+  readonly skip: SkipRules
 }
 
 /** `getInput` returns '' for an input that is not set, as `@actions/core` does. */
@@ -91,20 +94,39 @@ export function readActionInputs(getInput: GetInput): ActionInputs {
     githubToken: token(getInput('github-token')),
     pullRequest: getInput('pull-request').trim(),
     reviewWorkflow: workflowFile(getInput('review-workflow')),
-    dryRun: oneOf('dry-run', getInput('dry-run').trim() || 'false', ['true', 'false']) === 'true',
+    dryRun: flag(getInput, 'dry-run'),
     gates: oneOf('gates', getInput('gates').trim() || 'run', GATE_MODES),
-    allowGatesWithSecrets:
-      oneOf('allow-gates-with-secrets', getInput('allow-gates-with-secrets').trim() || 'false', [
-        'true',
-        'false'
-      ]) === 'true',
+    allowGatesWithSecrets: flag(getInput, 'allow-gates-with-secrets'),
     gatesJob: jobName(getInput('gates-job')),
-    exclude: getInput('exclude')
-      .split(/[\n,]/)
-      .map(g => g.trim())
-      .filter(g => g !== ''),
+    exclude: globList(getInput('exclude')),
+    skip: {
+      drafts: flag(getInput, 'skip-drafts'),
+      bots: flag(getInput, 'skip-bots'),
+      label: labelName(getInput('skip-label')),
+      paths: globList(getInput('skip-paths'))
+    },
     ...(checker.trim() !== '' && { checker })
   }
+}
+
+/** Globs, one per line or comma-separated. */
+function globList(raw: string): string[] {
+  return raw
+    .split(/[\n,]/)
+    .map(g => g.trim())
+    .filter(g => g !== '')
+}
+
+/** `true` or `false`, `false` when not set. */
+function flag(getInput: GetInput, name: string): boolean {
+  return oneOf(name, getInput(name).trim() || 'false', ['true', 'false']) === 'true'
+}
+
+/** A label's name, on one line; '' when not set. */
+function labelName(raw: string): string {
+  const name = raw.trim()
+  if (/[\r\n]/.test(name)) throw new InputError('skip-label', raw, "one label's name, on one line")
+  return name
 }
 
 /**

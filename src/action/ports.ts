@@ -52,7 +52,7 @@ export function reviewPorts(options: {
   readonly ticker?: Ticker
   /** Epoch ms: today, for the models' retirement dates; Date.now without it. */
   readonly now?: () => number
-}): ReviewPorts {
+}): ReviewPorts & { readonly changedPaths: () => Promise<readonly string[]> } {
   const { env, inputs, dirs, run, mask, github } = options
   const diff = startDiff({
     cwd: dirs.workspace,
@@ -102,6 +102,11 @@ export function reviewPorts(options: {
       ...(options.now && { now: options.now })
     }),
     machinery: machineryOf(dirs.workspace, options.bundleDir),
-    ...(judgementKey && { judgementKey })
+    ...(judgementKey && { judgementKey }),
+    // Renamed files by both names: a file moved out of a path is changed there too.
+    changedPaths: async () =>
+      (await diff).files.flatMap(f =>
+        f.previousPath === undefined ? [f.path] : [f.path, f.previousPath]
+      )
   }
 }

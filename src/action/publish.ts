@@ -6,6 +6,10 @@ import { toJsonReport } from '../report/json.js'
 import type { FailOn } from '../publish/outcome.js'
 import { planPublication, type Publication } from '../publish/plan.js'
 import { invalidVerdict } from '../verdict/decide.js'
+import type { SkipReason } from '../engine/skip.js'
+import type { CheckRunPlace } from '../github/check-run.js'
+import type { GitHubPort } from '../github/port.js'
+import { skipNext, skipTitle } from '../publish/sentences.js'
 
 export interface PublishContext {
   readonly failOn: FailOn
@@ -87,6 +91,32 @@ export async function endEarly(
     { headSha: '', reportPath: reportPathIn(context.tempDir) }
   )
   await publish(evaluation, plan, context, io)
+}
+
+/**
+ * A run a `skip-*` rule skipped: the check run concludes `success` and says why and what runs it
+ * for real; the outputs say SKIPPED. Nothing is judged, and the sticky comment stays as it was.
+ */
+export async function publishSkipped(
+  reason: SkipReason,
+  place: CheckRunPlace,
+  writer: GitHubPort | undefined,
+  dryRun: boolean,
+  io: ActionIO
+): Promise<void> {
+  const text = { title: skipTitle(reason), summary: skipNext(reason) }
+  if (dryRun)
+    io.info(`Dry run: the check run "${place.name}" would conclude success: ${text.title}`)
+  else if (writer) {
+    const written = await writer.completeCheckRun(place, 'success', text)
+    if (!written.ok) io.warning(`Rubric Council: ${written.problem}`)
+  }
+  await io.summary(`**Rubric Council: ${text.title}**\n\n${text.summary}\n`)
+  io.setOutput('verdict', 'SKIPPED')
+  io.setOutput('exit-code', '0')
+  io.setOutput('reasons', 'skipped')
+  io.setOutput('comment-url', '')
+  io.notice(`Rubric Council: ${text.title}`)
 }
 
 /** An evaluation that stopped on an unusable input or event, before any rubric was read. */

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { isRecord } from '../util/is-record.js'
-import { pullRequestOf, type PullRequest } from './pull-request.js'
+import { actorOf, pullRequestOf, type Actor, type PullRequest } from './pull-request.js'
 
 /** What the evaluation needs from a pull request. */
 export type PullRequestContext = Omit<PullRequest, 'state'>
@@ -18,8 +18,21 @@ export type RunContext =
        * never used.
        */
       readonly baseRubricOnly: boolean
-      /** On workflow_run: the run that triggered this one, whose recorded gate results count. */
-      readonly trigger?: { readonly runId: number; readonly attempt: number }
+      /**
+       * On workflow_run: the run that triggered this one, whose recorded gate results count, and
+       * its workflow's file (`.github/workflows/gates.yml`), whose triggers are the pull request's.
+       */
+      readonly trigger?: {
+        readonly runId: number
+        readonly attempt: number
+        readonly path?: string
+      }
+      /** The event's action (`opened`, `labeled`, …); '' where the event has none. */
+      readonly action: string
+      /** On `labeled` and `unlabeled`: the label's name. */
+      readonly label?: string
+      /** Who caused the event (the payload's `sender`), when it says. */
+      readonly sender?: Actor
     }
   /** A pull request event with nothing to review (e.g. closed): end quietly, saying so. */
   | { readonly kind: 'skip'; readonly message: string }
@@ -30,6 +43,11 @@ export type RunContext =
 export type PullRequestRun = Extract<RunContext, { kind: 'pull_request' }>
 
 export const REVIEWED_ACTIONS = ['opened', 'synchronize', 'reopened', 'ready_for_review'] as const
+/**
+ * Reviewed only when the label is the `skip-label` input's: putting it on skips the check,
+ * taking it off runs it for real (the action decides, knowing its inputs).
+ */
+export const LABEL_ACTIONS = ['labeled', 'unlabeled'] as const
 
 export interface ContextSources {
   readonly eventName: string | undefined
@@ -67,7 +85,7 @@ export async function readRunContext(sources: ContextSources): Promise<RunContex
 
   if (event === 'pull_request' || event === 'pull_request_target') {
     const action = isRecord(payload) && typeof payload.action === 'string' ? payload.action : ''
-    if (!(REVIEWED_ACTIONS as readonly string[]).includes(action)) {
+    if (![...REVIEWED_ACTIONS, ...LABEL_ACTIONS].some(a => a === action)) {
       return {
         kind: 'skip',
         message: `nothing to review for ${event}.${action || '(no action)'}; the check runs on ${REVIEWED_ACTIONS.join(', ')}`
@@ -79,13 +97,20 @@ export async function readRunContext(sources: ContextSources): Promise<RunContex
         kind: 'unsupported',
         message: `the ${event} event payload has no readable pull_request`
       }
+    const label =
+      isRecord(payload) && isRecord(payload.label) && typeof payload.label.name === 'string'
+        ? payload.label.name
+        : undefined
     return {
       kind: 'pull_request',
       event,
       owner,
       repo,
       pr,
-      baseRubricOnly: event === 'pull_request_target'
+      baseRubricOnly: event === 'pull_request_target',
+      action,
+      ...(label !== undefined && { label }),
+      ...senderOf(payload)
     }
   }
 
@@ -108,7 +133,16 @@ export async function readRunContext(sources: ContextSources): Promise<RunContex
     }
     const pr = await sources.getPullRequest(owner, repo, number)
     if (!pr) return { kind: 'unsupported', message: `pull request #${number} could not be read` }
-    return { kind: 'pull_request', event, owner, repo, pr, baseRubricOnly: false }
+    return {
+      kind: 'pull_request',
+      event,
+      owner,
+      repo,
+      pr,
+      baseRubricOnly: false,
+      action: '',
+      ...senderOf(payload)
+    }
   }
 
   if (event === 'workflow_run') return workflowRunContext(sources, payload, owner, repo)
@@ -180,8 +214,15 @@ async function workflowRunContext(
     repo,
     pr,
     baseRubricOnly: true,
-    trigger: { runId, attempt }
+    trigger: { runId, attempt, ...(typeof run.path === 'string' && { path: run.path }) },
+    action: 'completed',
+    ...senderOf(payload)
   }
+}
+
+function senderOf(payload: unknown): { readonly sender?: Actor } {
+  const sender = isRecord(payload) ? actorOf(payload.sender) : undefined
+  return sender === undefined ? {} : { sender }
 }
 
 /** The event's payload as the runner wrote it; undefined when there is none or it is unreadable. */

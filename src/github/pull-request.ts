@@ -13,6 +13,24 @@ export interface PullRequest {
   readonly headSha: string
   /** 'open' unless GitHub says otherwise. */
   readonly state: 'open' | 'closed'
+  /** A draft, which GitHub does not let anyone merge until it is marked ready for review. */
+  readonly draft: boolean
+  /** Who opened it; undefined when the payload does not say. */
+  readonly author?: Actor
+  /** The names of its labels. */
+  readonly labels: readonly string[]
+}
+
+/** A GitHub account, as a payload names it: `bot` for a GitHub App's account (`type: "Bot"`). */
+export interface Actor {
+  readonly login: string
+  readonly bot: boolean
+}
+
+/** An account from a payload's `user` or `sender`; undefined when it has no login. */
+export function actorOf(user: unknown): Actor | undefined {
+  if (!isRecord(user) || typeof user.login !== 'string') return undefined
+  return { login: user.login, bot: user.type === 'Bot' }
 }
 
 /**
@@ -28,6 +46,7 @@ export function pullRequestOf(pr: unknown): PullRequest | undefined {
   const defaultBranch =
     typeof repository.default_branch === 'string' ? repository.default_branch : ''
   const head = isRecord(pr.head) ? pr.head.sha : undefined
+  const author = actorOf(pr.user)
   if (typeof base !== 'string' || typeof head !== 'string' || typeof pr.number !== 'number')
     return undefined
   return {
@@ -38,6 +57,13 @@ export function pullRequestOf(pr: unknown): PullRequest | undefined {
     baseRef,
     defaultBranch,
     headSha: head,
-    state: pr.state === 'closed' ? 'closed' : 'open'
+    state: pr.state === 'closed' ? 'closed' : 'open',
+    draft: pr.draft === true,
+    ...(author && { author }),
+    labels: Array.isArray(pr.labels)
+      ? pr.labels.flatMap(label =>
+          isRecord(label) && typeof label.name === 'string' ? [label.name] : []
+        )
+      : []
   }
 }

@@ -1,4 +1,5 @@
 import type { CouncilFailure } from '../council/types.js'
+import type { SkipReason } from '../engine/skip.js'
 import {
   REASON_CODES,
   type CouncilShortfall,
@@ -51,6 +52,46 @@ export function nextStep(verdict: Verdict, audience: Audience): string | undefin
 /** The table's entry for a reason's code, typed for that reason. */
 function sentencesOf<C extends ReasonCode>(reason: ReasonOf<C>): Sentences<C> {
   return SENTENCES[reason.code]
+}
+
+/** A skipped run's check-run title: `skipped: …`, what held. Pure. */
+export function skipTitle(reason: SkipReason): string {
+  switch (reason.rule) {
+    case 'draft':
+      return 'skipped: a draft pull request'
+    case 'bot':
+      return `skipped: opened by the bot @${reason.login}`
+    case 'label':
+      return `skipped: labelled "${reason.label}"`
+    case 'paths': {
+      const files =
+        reason.files === 1 ? 'the changed file matches' : `all ${reason.files} changed files match`
+      return `skipped: ${files} skip-paths`
+    }
+  }
+}
+
+const SKIP_INPUT = {
+  draft: 'skip-drafts',
+  bot: 'skip-bots',
+  label: 'skip-label',
+  paths: 'skip-paths'
+} as const
+
+/** A skip rule held, but the run is a review all the same, for `problem`. Pure. */
+export function skipRefused(reason: SkipReason, problem: string): string {
+  return `Rubric Council: ${SKIP_INPUT[reason.rule]} would skip this pull request, but it is reviewed: ${problem}`
+}
+
+/** What makes a skipped check run for real, for its summary. Pure. */
+export function skipNext(reason: SkipReason): string {
+  const until = {
+    draft: 'It runs when the pull request is marked ready for review.',
+    bot: 'It runs on the next push by anyone who is not a bot.',
+    label: `It runs when the label is removed.`,
+    paths: 'It runs on the next push that changes a file outside those paths.'
+  }
+  return `The workflow's \`${SKIP_INPUT[reason.rule]}\` input skips Rubric Council here: nothing was judged. ${until[reason.rule]}`
 }
 
 /** `1 PASS, 1 FAIL`, and the abstentions, of the judges' votes on a checklist criterion. */

@@ -1,0 +1,86 @@
+import { readFile } from 'node:fs/promises'
+import { isAbsolute, relative, resolve } from 'node:path'
+import {
+  ENDED_BY,
+  skipReason,
+  workflowTypes,
+  type SkipReason,
+  type SkipRules
+} from '../engine/skip.js'
+import type { PullRequestRun } from '../github/event.js'
+import { skipRefused } from '../publish/sentences.js'
+
+/**
+ * The events a skip rule applies on: those a pull request's own activity starts. A run someone
+ * starts by hand (workflow_dispatch) reviews for real.
+ */
+const SKIPPABLE_EVENTS = ['pull_request', 'pull_request_target', 'workflow_run']
+
+/**
+ * Whether this run is skipped, and why. Never when no rule is set, on an event a person started,
+ * when the changed files cannot be listed, when the pull request changes this check's machinery
+ * or its rubric, or when the workflow would not run again once the reason goes away (then with a
+ * warning that says so).
+ */
+export async function skipOf(
+  run: PullRequestRun,
+  rules: SkipRules,
+  where: {
+    readonly workspace: string
+    /** The rubric's path in the repository; undefined for a `checker` rubric. */
+    readonly rubricPath: string | undefined
+    readonly changedPaths: () => Promise<readonly string[]>
+    readonly machinery: (path: string) => boolean
+    /** GITHUB_WORKFLOW_REF */
+    readonly workflowRef: string | undefined
+  },
+  warn: (message: string) => void
+): Promise<SkipReason | undefined> {
+  const set = rules.drafts || rules.bots || rules.label !== '' || rules.paths.length > 0
+  if (!set || !SKIPPABLE_EVENTS.includes(run.event)) return undefined
+  const changed = await where.changedPaths().catch(() => undefined)
+  if (changed === undefined) return undefined
+  const guarded = (path: string): boolean => where.machinery(path) || path === where.rubricPath
+  const reason = skipReason(rules, run, changed, guarded)
+  if (reason === undefined) return undefined
+  const problem = await unseenEnd(reason, run, where.workspace, where.workflowRef)
+  if (problem === undefined) return reason
+  warn(skipRefused(reason, problem))
+  return undefined
+}
+
+/**
+ * Why `reason` may not skip this run, or undefined: the activity that ends it is not among the
+ * types of the workflow the pull request's events start (this one's, or on workflow_run the
+ * triggering one's), or that workflow cannot be read from the workspace.
+ */
+export async function unseenEnd(
+  reason: SkipReason,
+  run: Pick<PullRequestRun, 'event' | 'trigger'>,
+  workspace: string,
+  workflowRef: string | undefined
+): Promise<string | undefined> {
+  const needed = ENDED_BY[reason.rule]
+  if (needed === undefined) return undefined
+  const path = run.trigger?.path ?? workflowPath(workflowRef)
+  if (path === undefined) return 'the workflow that runs it is not in this repository'
+  const full = resolve(workspace, path)
+  const inside = relative(workspace, full)
+  if (inside.startsWith('..') || isAbsolute(inside)) return `${path} is not in the workspace`
+  const text = await readFile(full, 'utf8').catch(() => undefined)
+  if (text === undefined) return `${path} could not be read from the workspace`
+  const event = run.event === 'workflow_run' ? 'pull_request' : run.event
+  const types = workflowTypes(text, event)
+  return types?.includes(needed) === true
+    ? undefined
+    : `${path} does not run on ${event} ${needed}, so the check would not run again once the reason goes away`
+}
+
+/**
+ * The workflow file of `GITHUB_WORKFLOW_REF` (`owner/repo/.github/workflows/x.yml@ref`) when it is
+ * in this repository's `.github/workflows`; undefined otherwise.
+ */
+function workflowPath(ref: string | undefined): string | undefined {
+  const match = /^[^/]+\/[^/]+\/(\.github\/workflows\/[^@]+)@/.exec(ref ?? '')
+  return match?.[1]
+}

@@ -1,0 +1,88 @@
+import { parse } from 'yaml'
+import { excludedBy } from '../evidence/denylist.js'
+import type { Actor, PullRequest } from '../github/pull-request.js'
+import { isRecord } from '../util/is-record.js'
+
+/** The `skip-*` inputs: all off by default. */
+export interface SkipRules {
+  readonly drafts: boolean
+  readonly bots: boolean
+  /** A label's name; '' for none. */
+  readonly label: string
+  /** Globs (as `exclude`'s): skipped when every changed file matches one. */
+  readonly paths: readonly string[]
+}
+
+/** Why a run is skipped: the first of the `skip-*` rules that holds. */
+export type SkipReason =
+  | { readonly rule: 'draft' }
+  | { readonly rule: 'bot'; readonly login: string }
+  | { readonly rule: 'label'; readonly label: string }
+  | { readonly rule: 'paths'; readonly files: number }
+
+/**
+ * The pull request activity after which each rule no longer holds, and which the workflow must
+ * therefore run on: a check skipped for a reason that goes away unseen would stay green.
+ * (`synchronize`, which ends the bot and paths rules, is among the default types.)
+ */
+export const ENDED_BY: Readonly<Record<SkipReason['rule'], string | undefined>> = {
+  draft: 'ready_for_review',
+  label: 'unlabeled',
+  bot: undefined,
+  paths: undefined
+}
+
+/** GitHub's default `types` for pull_request and pull_request_target. */
+const DEFAULT_TYPES = ['opened', 'synchronize', 'reopened']
+
+/**
+ * The rule that skips this pull request, if any. Pure. `changed` is every path the pull request
+ * touches (renames by both names); `guarded` says which of them no skip may pass over (this
+ * check's machinery and its rubric): a pull request that changes them is always reviewed.
+ */
+export function skipReason(
+  rules: SkipRules,
+  run: {
+    readonly pr: Pick<PullRequest, 'draft' | 'author' | 'labels'>
+    readonly sender?: Actor
+  },
+  changed: readonly string[],
+  guarded: (path: string) => boolean
+): SkipReason | undefined {
+  if (changed.some(guarded)) return undefined
+  const { pr, sender } = run
+  if (rules.drafts && pr.draft) return { rule: 'draft' }
+  // The event's sender too: a person who pushes to a bot's branch is reviewed.
+  if (rules.bots && pr.author?.bot === true && sender?.bot === true) {
+    return { rule: 'bot', login: pr.author.login }
+  }
+  if (rules.label !== '' && pr.labels.includes(rules.label)) {
+    return { rule: 'label', label: rules.label }
+  }
+  if (
+    rules.paths.length > 0 &&
+    changed.length > 0 &&
+    changed.every(path => excludedBy(path, rules.paths) !== undefined)
+  ) {
+    return { rule: 'paths', files: changed.length }
+  }
+  return undefined
+}
+
+/** The workflow's `types` for `event`, from its text; undefined when it does not run on it. */
+export function workflowTypes(text: string, event: string): readonly string[] | undefined {
+  let workflow: unknown
+  try {
+    workflow = parse(text)
+  } catch {
+    return undefined
+  }
+  const on = isRecord(workflow) ? workflow.on : undefined
+  if (typeof on === 'string') return on === event ? DEFAULT_TYPES : undefined
+  if (Array.isArray(on)) return on.includes(event) ? DEFAULT_TYPES : undefined
+  if (!isRecord(on) || !Object.hasOwn(on, event)) return undefined
+  const types = isRecord(on[event]) ? on[event].types : undefined
+  if (types === undefined) return DEFAULT_TYPES
+  if (typeof types === 'string') return [types]
+  return Array.isArray(types) ? types.filter(t => typeof t === 'string') : []
+}
