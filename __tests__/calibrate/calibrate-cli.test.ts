@@ -418,3 +418,97 @@ describe('rubric-council calibrate, stopped with Ctrl-C', () => {
     )
   }, 60_000)
 })
+
+describe('rubric-council calibrate --propose', () => {
+  /** main with three merged pull requests (two merge commits, one squash), the first reverted. */
+  function history(): { dir: string; sha: Record<string, string> } {
+    const { dir } = repository(0)
+    const sha: Record<string, string> = {}
+    const topic = (name: string, file: string): void => {
+      git(dir, 'checkout', '-q', '-b', name, 'main')
+      writeFileSync(join(dir, file), `${name}\n`)
+      git(dir, 'add', file)
+      git(dir, 'commit', '-q', '-m', `Work on ${name}`)
+      sha[`${name}-head`] = git(dir, 'rev-parse', 'HEAD')
+      git(dir, 'checkout', '-q', 'main')
+      sha[`${name}-base`] = git(dir, 'rev-parse', 'HEAD')
+    }
+    topic('one', 'one.txt')
+    git(
+      dir,
+      'merge',
+      '-q',
+      '--no-ff',
+      '-m',
+      'Merge pull request #1 from me/one',
+      '-m',
+      'Add one',
+      'one'
+    )
+    sha.one = git(dir, 'rev-parse', 'HEAD')
+    topic('two', 'two.txt')
+    git(
+      dir,
+      'merge',
+      '-q',
+      '--no-ff',
+      '-m',
+      'Merge pull request #2 from me/two',
+      '-m',
+      'Add two',
+      'two'
+    )
+    writeFileSync(join(dir, 'three.txt'), 'three\n')
+    git(dir, 'add', 'three.txt')
+    sha['three-base'] = git(dir, 'rev-parse', 'HEAD')
+    git(dir, 'commit', '-q', '-m', 'Add three (#3)')
+    sha.three = git(dir, 'rev-parse', 'HEAD')
+    git(dir, 'revert', '--no-edit', '-m', '1', sha.one ?? '')
+    return { dir, sha }
+  }
+
+  it('writes the last merged pull requests as cases, the reverted one expected to FAIL', async () => {
+    const { dir, sha } = history()
+    const result = await calibrate(dir, ['--propose', '10'])
+    expect(result.err).toEqual([])
+    expect(result.code).toBe(0)
+    expect(result.out).toEqual([
+      'wrote .github/rubric-calibration.yml: 3 merged pull requests, 2 expect PASS and 1 FAIL (reverted later). Review each case, then run rubric-council calibrate.'
+    ])
+    const { parse } = await import('yaml')
+    const written = parse(readFileSync(join(dir, '.github/rubric-calibration.yml'), 'utf8')) as {
+      cases: { name: string; base: string; head: string; expect: string }[]
+    }
+    expect(
+      written.cases.map(c => [
+        c.name.replace(/ \(reverted by \w+\)$/, ''),
+        c.base,
+        c.head,
+        c.expect
+      ])
+    ).toEqual([
+      ['#3 Add three (#3)', sha['three-base'], sha.three, 'PASS'],
+      ['#2 Add two', sha['two-base'], sha['two-head'], 'PASS'],
+      ['#1 Add one', sha['one-base'], sha['one-head'], 'FAIL']
+    ])
+    // The set it wrote is one calibrate reads.
+    standIn.setScript(call => ({ json: wireAnswer(call.schema) }))
+    const run = await calibrate(dir, ['--repeat', '1', '--json', 'calibration.json'])
+    expect(run.code).toBe(0)
+    expect(readReport(dir).cases.map(c => c.verdicts)).toEqual([['PASS'], ['PASS'], ['PASS']])
+
+    // Never over a set that exists, unless told; the last N only.
+    const again = await calibrate(dir, ['--propose', '1'])
+    expect(again).toMatchObject({
+      code: 1,
+      err: [
+        'rubric-council: .github/rubric-calibration.yml exists; not overwriting it (use --force)'
+      ]
+    })
+    expect(await calibrate(dir, ['--propose', '1', '--force'])).toMatchObject({ code: 0 })
+    expect(readFileSync(join(dir, '.github/rubric-calibration.yml'), 'utf8')).toContain(
+      'name: "#3 Add three (#3)"'
+    )
+    expect(readFileSync(join(dir, '.github/rubric-calibration.yml'), 'utf8')).not.toContain('#2')
+  })
+})

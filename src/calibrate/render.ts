@@ -1,11 +1,7 @@
 import { escapeCell, escapeHtml } from '../report/escape.js'
 import { table } from '../report/markdown-pieces.js'
 import type { CalibrationReport, CriterionCalibration } from './measure.js'
-
-/** A share as a whole percentage; "not measured" is never a number. */
-export function percent(value: number | null): string {
-  return value === null ? 'n/a' : `${Math.round(value * 100)}%`
-}
+import { percent } from './sentences.js'
 
 /** Cells of a bar: one block character per 5%. */
 const BAR_CELLS = 20

@@ -1,5 +1,3 @@
-import { formatNumber } from '../publish/sentences.js'
-
 /** Why a criterion may not block yet, or why it may: the facts, no words. */
 export type RecommendationFact =
   | { readonly code: 'no_fail_labelled' }
@@ -21,7 +19,10 @@ export type RecommendationFact =
       readonly fail: number
     }
 
-const percent = (share: number): string => `${formatNumber(share * 100)}%`
+/** A share as a whole percentage; "not measured" is never a number. */
+export function percent(value: number | null): string {
+  return value === null ? 'n/a' : `${Math.round(value * 100)}%`
+}
 
 /** The words of each fact: the reason a calibration report gives for its recommendation. */
 export function recommendationSentence(fact: RecommendationFact): string {

@@ -9,7 +9,8 @@ import {
   type CalibrationThresholds
 } from '../calibrate/measure.js'
 import { proposeCases, proposedSetText, readHistory } from '../calibrate/propose.js'
-import { renderCalibrationHtml, renderCalibrationMarkdown, percent } from '../calibrate/render.js'
+import { renderCalibrationHtml, renderCalibrationMarkdown } from '../calibrate/render.js'
+import { percent } from '../calibrate/sentences.js'
 import {
   DEFAULT_SET_PATH,
   parseCalibrationSet,
