@@ -463,7 +463,7 @@ describe('rubric-council calibrate --propose', () => {
     sha['three-base'] = git(dir, 'rev-parse', 'HEAD')
     git(dir, 'commit', '-q', '-m', 'Add three (#3)')
     sha.three = git(dir, 'rev-parse', 'HEAD')
-    git(dir, 'revert', '--no-edit', '-m', '1', sha.one ?? '')
+    git(dir, 'revert', '--no-edit', '-m', '1', sha.one)
     return { dir, sha }
   }
 
