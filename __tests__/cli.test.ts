@@ -242,7 +242,9 @@ describe('rubric-council validate', () => {
 
 describe('rubric-council', () => {
   it('prints help and version, and exits 2 on a usage error', async () => {
-    expect((await cli(['--help'])).out.join('\n')).toContain('validate   Check rubric files')
+    const help = (await cli(['--help'])).out.join('\n')
+    expect(help).toContain('validate    Check rubric files')
+    expect(help).toContain('calibrate   Measure how far the council’s verdicts can be trusted')
     expect(await cli(['--version'])).toEqual({ code: 0, out: [VERSION], err: [] })
     const unknown = await cli(['frobnicate'])
     expect(unknown.code).toBe(2)

@@ -2,6 +2,18 @@ import { main } from './cli.js'
 import { fileProblem } from './cli/io.js'
 import { intervalTicker } from './util/ticker.js'
 
+const signals = { interrupted: false }
+/** A command that keeps what it has done on Ctrl-C (calibrate) asks for it; a second one ends. */
+const onInterrupt = (stop: () => void): (() => void) => {
+  const listener = (): void => {
+    if (signals.interrupted) process.exit(130)
+    signals.interrupted = true
+    stop()
+  }
+  process.on('SIGINT', listener)
+  return () => process.off('SIGINT', listener)
+}
+
 try {
   process.exitCode = await main(process.argv.slice(2), {
     stdout: line => process.stdout.write(`${line}\n`),
@@ -9,8 +21,11 @@ try {
     env: process.env,
     cwd: process.cwd(),
     live: process.stderr.isTTY,
-    ticker: intervalTicker
+    ticker: intervalTicker,
+    onInterrupt
   })
+  // Calls still in flight when Ctrl-C stopped the command would keep the process waiting.
+  if (signals.interrupted) process.exit()
 } catch (error) {
   const problem = fileProblem(error)
   const path = (error as { path?: unknown }).path

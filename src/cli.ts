@@ -7,6 +7,8 @@ import {
   USAGE_ERROR,
   type CommandSpec
 } from './cli/args.js'
+import { CALIBRATE_VALUES, calibrateCommand } from './cli/calibrate.js'
+import { CALIBRATE_SPEC } from './cli/calibrate-spec.js'
 import { checkCommand } from './cli/check.js'
 import { CHECK_SPEC } from './cli/check-spec.js'
 import { INIT_SPEC } from './cli/init-spec.js'
@@ -15,7 +17,7 @@ import { initCommand } from './cli/init.js'
 import { validateCommand } from './cli/validate.js'
 import { VERSION } from './version.js'
 
-const COMMANDS: readonly CommandSpec[] = [CHECK_SPEC, VALIDATE_SPEC, INIT_SPEC]
+const COMMANDS: readonly CommandSpec[] = [CHECK_SPEC, VALIDATE_SPEC, INIT_SPEC, CALIBRATE_SPEC]
 
 /** The CLI's composition root: parses arguments and hands over to a command. Returns the exit code. */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
@@ -84,12 +86,25 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         io
       )
     }
+    case CALIBRATE_SPEC: {
+      const values = Object.fromEntries(
+        CALIBRATE_VALUES.flatMap(name => {
+          const v = value(name)
+          return v === undefined ? [] : [[name, v] as const]
+        })
+      )
+      return calibrateCommand(
+        { ...values, gates: parsed.values.gates === true, force: parsed.values.force === true },
+        io
+      )
+    }
     case INIT_SPEC:
       return initCommand(
         {
           force: parsed.values.force === true,
           forks: parsed.values.forks === true,
-          target: parsed.values.target === true
+          target: parsed.values.target === true,
+          calibrate: parsed.values.calibrate === true
         },
         io
       )

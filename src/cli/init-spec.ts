@@ -29,6 +29,14 @@ export const INIT_SPEC: CommandSpec = {
       ]
     },
     {
+      name: 'calibrate',
+      type: 'boolean',
+      help: [
+        'Write only .github/workflows/rubric-council-calibrate.yml: rubric-council calibrate on',
+        'workflow_dispatch, its reports uploaded as an artifact (default: off)'
+      ]
+    },
+    {
       name: 'force',
       type: 'boolean',
       help: [

@@ -1,4 +1,4 @@
-import { usesPinned, type ActionPin } from './action-pin.js'
+import { ACTION_REPOSITORY, usesPinned, type ActionPin } from './action-pin.js'
 import type { ProjectSetup } from './init-setup.js'
 
 export const RUBRIC_FILE = '.github/rubric.md'
@@ -222,5 +222,72 @@ jobs:
           # One judge per provider whose key is set.
           OPENAI_API_KEY: \${{ secrets.OPENAI_API_KEY }}
           ANTHROPIC_API_KEY: \${{ secrets.ANTHROPIC_API_KEY }}
+`
+}
+
+/** `init --calibrate`: the workflow that runs `rubric-council calibrate` when someone asks for it. */
+export const CALIBRATE_WORKFLOW_FILE = '.github/workflows/rubric-council-calibrate.yml'
+
+/**
+ * `rubric-council calibrate` on `workflow_dispatch`: the CLI from the action's own repository at
+ * the pinned commit (its committed dist/ runs without an install), the set and the rubric as the
+ * dispatched branch has them, and the reports uploaded as an artifact, an interrupted run's too.
+ */
+export function calibrateWorkflow(pin: ActionPin): string {
+  return `# Measures the rubric's council on the calibration set (.github/rubric-calibration.yml) before
+# it blocks merges: Actions → Rubric Council calibration → Run workflow. Reports: the run's artifact.
+name: Rubric Council calibration
+
+on:
+  # Only by hand, by someone with write access: every case costs judge calls, --repeat times.
+  workflow_dispatch:
+    inputs:
+      repeat:
+        description: Judge each case this many times (flip needs at least 2)
+        # A string: calibrate checks it is a whole number, and the script gets it as a variable.
+        type: string
+        default: '3'
+
+# Nothing by default: the job asks for what it needs.
+permissions: {}
+
+jobs:
+  calibrate:
+    runs-on: ubuntu-latest
+    timeout-minutes: 120
+    permissions:
+      contents: read # the history the cases name, the set and the rubric
+    # No gates (no --gates): no code of any case runs here, only git reads its commits as data.
+    steps:
+      - uses: actions/checkout@v7
+        with:
+          fetch-depth: 0 # every commit the set names
+          persist-credentials: false
+      - name: The Rubric Council CLI, at the commit the action is pinned to
+        uses: actions/checkout@v7
+        with:
+          repository: ${ACTION_REPOSITORY}
+          ref: ${pin.commit} # v${pin.version}
+          path: .rubric-council
+          persist-credentials: false
+      - name: Calibrate
+        env:
+          REPEAT: \${{ inputs.repeat }}
+          REPORTS: \${{ runner.temp }}/calibration
+          OPENAI_API_KEY: \${{ secrets.OPENAI_API_KEY }}
+          ANTHROPIC_API_KEY: \${{ secrets.ANTHROPIC_API_KEY }}
+        run: |
+          mkdir -p "$REPORTS"
+          node .rubric-council/bin/rubric-council.js calibrate --repeat "$REPEAT" \\
+            --json "$REPORTS/calibration.json" --markdown "$REPORTS/calibration.md" \\
+            --html "$REPORTS/calibration.html"
+          cat "$REPORTS/calibration.md" >> "$GITHUB_STEP_SUMMARY"
+      - uses: actions/upload-artifact@v7
+        # A run stopped part-way still wrote what it measured.
+        if: \${{ !cancelled() }}
+        with:
+          name: rubric-council-calibration
+          path: \${{ runner.temp }}/calibration/
+          if-no-files-found: error
 `
 }

@@ -11,6 +11,8 @@ import { detectSetup, type ProjectSetup } from './init-setup.js'
 import {
   BOT_WORKFLOW_FILE,
   botWorkflow,
+  CALIBRATE_WORKFLOW_FILE,
+  calibrateWorkflow,
   forksWorkflows,
   GATES_WORKFLOW_FILE,
   RUBRIC_FILE,
@@ -145,10 +147,21 @@ const LAYOUT_WORKFLOWS = [WORKFLOW_FILE, GATES_WORKFLOW_FILE, BOT_WORKFLOW_FILE]
  * to overwrite a workflow without `--force`, and writes nothing unless it can write them all.
  */
 export async function initCommand(
-  options: { readonly force: boolean; readonly forks: boolean; readonly target?: boolean },
+  options: {
+    readonly force: boolean
+    readonly forks: boolean
+    readonly target?: boolean
+    readonly calibrate?: boolean
+  },
   io: CliIo,
   pinFacts: () => PinFacts = readPinFacts
 ): Promise<number> {
+  if (options.calibrate === true && (options.forks || options.target === true)) {
+    io.stderr(
+      'rubric-council: --calibrate writes only the calibration workflow: run it apart from --forks and --target (see rubric-council init --help)'
+    )
+    return USAGE_ERROR
+  }
   if (options.target === true) {
     const problem = options.forks
       ? '--target and --forks are two layouts: choose one'
@@ -164,6 +177,7 @@ export async function initCommand(
     io.stderr(`rubric-council: ${pin.problem}`)
     return 1
   }
+  if (options.calibrate === true) return writeCalibrateWorkflow(io, pin.value, options.force)
   const { files, setup } = initFiles(io.cwd, options, pin.value)
   const existing = files.filter(f => existsSync(join(io.cwd, f.path)))
   if (existing.length > 0 && !options.force) {
@@ -255,4 +269,27 @@ function targetAdvice(wroteRubric: boolean): string[] {
     ...requireWorkflow(WORKFLOW_FILE),
     `  Check the rubric any time: rubric-council validate ${RUBRIC_FILE}`
   ]
+}
+
+/** `init --calibrate`: the calibration workflow alone, never over one that exists without --force. */
+async function writeCalibrateWorkflow(io: CliIo, pin: ActionPin, force: boolean): Promise<number> {
+  const full = join(io.cwd, CALIBRATE_WORKFLOW_FILE)
+  if (existsSync(full) && !force) {
+    io.stderr(`rubric-council: ${CALIBRATE_WORKFLOW_FILE} exists; not overwriting it (use --force)`)
+    return 1
+  }
+  await mkdir(dirname(full), { recursive: true })
+  await writeFile(full, calibrateWorkflow(pin))
+  io.stdout(`wrote ${CALIBRATE_WORKFLOW_FILE}`)
+  io.stdout(
+    [
+      '',
+      'Next:',
+      '  1. Write the calibration set, .github/rubric-calibration.yml: rubric-council calibrate --propose 20',
+      '     proposes one from this history; review each case (docs/calibration.md).',
+      '  2. Commit both; run it from Actions → Rubric Council calibration → Run workflow. The reports',
+      '     are the run’s artifact, rubric-council-calibration, and the Markdown one its summary.'
+    ].join('\n')
+  )
+  return 0
 }

@@ -14,6 +14,11 @@ export interface CliIo {
   readonly ticker?: Ticker
   /** Epoch ms: today, for the models' retirement dates; Date.now by default. */
   readonly now?: () => number
+  /**
+   * Ctrl-C calls `stop` instead of ending the process, until the returned function is called; a
+   * second Ctrl-C ends it. Absent: Ctrl-C ends the process as usual.
+   */
+  readonly onInterrupt?: (stop: () => void) => () => void
 }
 
 const FILE_PROBLEMS: Readonly<Record<string, string>> = {

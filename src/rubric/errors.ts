@@ -48,8 +48,11 @@ export function rubricProblems(issues: readonly RubricIssue[]): RubricResult {
   return failed(issues)
 }
 
-/** `file:line:col: error: message [rule]`, the form compilers use and the problem matcher reads. */
-export function formatIssue(issue: RubricIssue): string {
+/**
+ * `file:line:col: error: message [rule]`, the form compilers use and the problem matcher reads; for
+ * any file of ours located by line (a rubric, a calibration set).
+ */
+export function formatIssue(issue: Omit<RubricIssue, 'rule'> & { readonly rule: string }): string {
   let where = issue.file
   if (issue.line !== undefined) {
     where += `:${issue.line}`

@@ -1,0 +1,114 @@
+import { DOCS_URL, type CommandSpec } from './args.js'
+
+/** `rubric-council calibrate`: its options, help and exit codes. */
+export const CALIBRATE_SPEC: CommandSpec = {
+  name: 'calibrate',
+  summary: 'Measure how far the council’s verdicts can be trusted, on known pull requests',
+  usage: 'calibrate [options]',
+  description: [
+    'Judges each case of the calibration set (commits of this repository with the verdict they',
+    'should get) --repeat times with the rubric’s council, and reports precision, recall and flip',
+    'per criterion, and whether it can block. Gates are not run unless --gates is given.'
+  ],
+  options: [
+    {
+      name: 'set',
+      type: 'string',
+      value: 'FILE',
+      help: ['The calibration set (default: .github/rubric-calibration.yml)']
+    },
+    {
+      name: 'rubric',
+      type: 'string',
+      value: 'FILE',
+      help: ['The rubric, read from the working tree (default: .github/rubric.md)']
+    },
+    {
+      name: 'repeat',
+      type: 'string',
+      value: 'N',
+      help: ['Judge each case N times, to measure flip (default: 3)']
+    },
+    {
+      name: 'models',
+      type: 'string',
+      value: 'LIST',
+      help: [
+        'Judges as provider:model, comma-separated (default: the rubric’s, else one per',
+        'provider whose API key is set)'
+      ]
+    },
+    {
+      name: 'json',
+      type: 'string',
+      value: 'FILE',
+      help: ['Write the JSON report to FILE (default: none)']
+    },
+    {
+      name: 'markdown',
+      type: 'string',
+      value: 'FILE',
+      help: [
+        'Write the Markdown report to FILE; "-" prints it instead of the summary (default: none)'
+      ]
+    },
+    {
+      name: 'html',
+      type: 'string',
+      value: 'FILE',
+      help: ['Write a self-contained HTML report to FILE (default: none)']
+    },
+    {
+      name: 'gates',
+      type: 'boolean',
+      help: [
+        'Also run the rubric’s gates, in a temporary checkout of each case’s head: its code',
+        'runs on this machine (default: off; calibration measures the judges)'
+      ]
+    },
+    {
+      name: 'min-precision',
+      type: 'string',
+      value: 'SHARE',
+      help: ['Precision of FAIL a criterion needs to block (default: 0.9)']
+    },
+    {
+      name: 'max-flip',
+      type: 'string',
+      value: 'SHARE',
+      help: ['Flip a criterion may have to block (default: 0.1)']
+    },
+    {
+      name: 'min-labelled',
+      type: 'string',
+      value: 'N',
+      help: ['Cases labelled PASS, and labelled FAIL, a criterion needs to block (default: 5)']
+    },
+    {
+      name: 'propose',
+      type: 'string',
+      value: 'N',
+      help: [
+        'Instead of calibrating, write a starting set to --set from the last N merged pull',
+        'requests of this history (reverted ones expect FAIL); runs no judge'
+      ]
+    },
+    {
+      name: 'force',
+      type: 'boolean',
+      help: ['With --propose, overwrite a set that exists (default: off)']
+    }
+  ],
+  positionals: false,
+  example: 'rubric-council calibrate --repeat 3 --html calibration.html',
+  exitCodes: [
+    ['0', 'the calibration ran (or --propose wrote the set)'],
+    ['1', '--propose found no merged pull request, or the set exists (pass --force)'],
+    [
+      '2',
+      'a usage error, an invalid set or rubric, a ref that does not resolve, or a report not written'
+    ],
+    ['130', 'interrupted (Ctrl-C): the reports hold the runs that completed']
+  ],
+  docs: `${DOCS_URL}/calibration.md`
+}
