@@ -289,6 +289,32 @@ describe('rubric-council calibrate, attacked by a case', () => {
   }, 60_000)
 })
 
+describe('rubric-council calibrate --gates', () => {
+  it('runs the rubric’s gates on each case’s head, apart from the working tree, and only when asked', async () => {
+    // Case 1's head adds the file the gate looks for; case 0's has none.
+    const { dir, commits } = repository(2, i => (i === 1 ? { 'ready.txt': 'yes\n' } : {}))
+    writeFileSync(
+      join(dir, '.github/rubric.md'),
+      RUBRIC.replace('# Calibrated\n', '# Calibrated\n\n## Gates\n- `test -f ready.txt`\n')
+    )
+    writeFileSync(
+      join(dir, '.github/rubric-calibration.yml'),
+      setText(commits, [{ sound: 'PASS' }, { sound: 'PASS' }])
+    )
+    standIn.setScript(call => ({ json: wireAnswer(call.schema, { fail: [] }) }))
+    const ungated = await calibrate(dir, ['--json', 'calibration.json', '--repeat', '1'])
+    expect(ungated.code).toBe(0)
+    expect(readReport(dir).cases.map(c => c.verdicts)).toEqual([['PASS'], ['PASS']])
+
+    const gated = await calibrate(dir, ['--json', 'calibration.json', '--repeat', '1', '--gates'])
+    expect(gated.code).toBe(0)
+    expect(readReport(dir).cases.map(c => c.verdicts)).toEqual([['FAIL'], ['PASS']])
+    // Case 0 failed though the working tree (at case 1's head) has ready.txt: its gate ran in a
+    // checkout of case 0's head, and that checkout is gone.
+    expect(git(dir, 'worktree', 'list').split('\n')).toHaveLength(1)
+  }, 60_000)
+})
+
 describe('rubric-council calibrate, its set', () => {
   it('names every problem of the set with its line, unknown criteria and unresolved refs included', async () => {
     const { dir, commits } = repository(1)
