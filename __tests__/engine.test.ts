@@ -373,6 +373,16 @@ describe('extra votes', () => {
     ])
   })
 
+  it('asks nobody when a gate failed: the verdict is FAIL whatever the votes', async () => {
+    const judges = council(
+      { 'openai:a': 'PASS', 'anthropic:b': 'FAIL' },
+      { reserves: ['openai:r1'], extra: { 'openai:r1': 'FAIL' } }
+    )
+    const evaluation = await run(RUBRIC.replace('test -f rubric.md', 'false'), judges)
+    expect(judges.asked).toEqual([])
+    expect(evaluation.verdict.reasons.map(r => r.code)).toEqual(['gate_failed'])
+  })
+
   it('asks nobody when the members are unanimous', async () => {
     const judges = council(
       { 'openai:a': 'PASS', 'anthropic:b': 'PASS' },

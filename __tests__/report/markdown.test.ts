@@ -429,6 +429,8 @@ describe('a must-have that took extra votes', () => {
     expect(markdown).toContain(
       '- **openai:gpt-5.4 (reserve)** · FAIL: An empty query still raises KeyError.'
     )
+    // The Judges table names the extra call and the must-have it was asked for.
+    expect(markdown).toMatch(/\| openai:gpt-5\.4 \(reserve on edge-cases\) \| 1 \| ✅ ACCEPT \|/)
     expect(renderTerminal(evaluation)).toMatch(/edge-cases +FAIL 1\/3, extra vote FAIL/)
     const json = toJsonReport(evaluation)
     expect(json.criteria.find(c => c.id === 'edge-cases')).toMatchObject({

@@ -158,7 +158,9 @@ export async function conveneCouncil(
     let outcome = await council.convene(request)
     const { rubric } = request
     const reserves = council.reserves?.(rubric) ?? []
-    for (let round = 1; round <= rubric.council.maxExtraVotes; round++) {
+    // A failed gate decides the verdict (row 2) whatever the votes: no extra call is worth its cost.
+    const budget = request.gates.every(g => g.status === 'pass') ? rubric.council.maxExtraVotes : 0
+    for (let round = 1; round <= budget; round++) {
       const criteria = mustHavesInDoubt(rubric, outcome)
       if (criteria.length === 0 || council.extraVote === undefined) break
       const voter = nextVoter(outcome, reserves)
