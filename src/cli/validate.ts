@@ -11,7 +11,8 @@ import { withProblemMatcher } from './problem-matcher.js'
 /**
  * `rubric-council validate [FILE...]`: 0 when every file is a valid rubric, 1 otherwise. A model
  * this version does not know is a warning, with the known one it most likely meant: exit 0; so is
- * a model that retires within 30 days, and a key under its old name (`council.tie_breaks`). A model past its retirement date is an error: exit 1.
+ * a model that retires within 30 days, and a key under its old name (`council.tie_breaks`). A
+ * model past its retirement date is an error: exit 1.
  */
 export async function validateCommand(files: readonly string[], io: CliIo): Promise<number> {
   const targets = files.length > 0 ? files : [DEFAULT_RUBRIC_PATH]

@@ -147,7 +147,7 @@ export async function evaluate(
  * The council's answers, and while the judges are not agreed on a must-have, extra votes: one call
  * at a time, each to a voter that has not voted yet (a reserve, or a member whose call failed), for
  * the must-haves without a lead of two votes, up to the rubric's `council.max_extra_votes`
- * (docs/verdict.md#extra-votes). A council that throws has a bug; it still ends as a named failure,
+ * (docs/verdict.md#the-numbers). A council that throws has a bug; it still ends as a named failure,
  * never as a crash or a PASS.
  */
 export async function conveneCouncil(

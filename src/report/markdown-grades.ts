@@ -83,9 +83,7 @@ export function extraVotesSentence(c: CriterionResult): string {
   }
   const said = extra.map(v => `${escapeMarkdown(v.judge)} said ${v.verdict ?? '—'}`).join(' and ')
   const outcome =
-    c.status === 'SPLIT'
-      ? `still split, ${describeTally(t)}, with no independent judge left to ask`
-      : `${c.status} by ${describeTally(t)}`
+    c.status === 'SPLIT' ? `still split, ${describeTally(t)}` : `${c.status} by ${describeTally(t)}`
   return (
     `**${escapeMarkdown(c.id)}** took extra votes: the judges voted ${describeTally(members)}; ` +
     `then ${said}: ${outcome}.`

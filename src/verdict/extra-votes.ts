@@ -5,7 +5,7 @@ import { panelOf } from './panel.js'
 import type { Tally } from './types.js'
 
 /**
- * Extra votes (docs/verdict.md#extra-votes): when the judges are not agreed on a must-have, one
+ * Extra votes (docs/verdict.md#the-numbers): when the judges are not agreed on a must-have, one
  * more independent vote at a time, until each such must-have has a lead of two votes. The rules
  * are here, as functions of the council's runs; the engine makes the calls.
  */
