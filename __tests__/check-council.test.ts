@@ -238,35 +238,28 @@ describe('rubric-council check with a council on two providers', () => {
     expectNothingLeaked(run)
   })
 
-  it('two judges split on a must-have: the first is asked once more, and the report says so', async () => {
+  it('two judges split on a must-have: the reserve casts an extra vote, and the report says so', async () => {
     const rubric = RUBRIC.replace(
       'models: [openai:gpt-5.4-nano, openai:gpt-5.5, anthropic:claude-sonnet-4-6]',
-      'models: [openai:gpt-5.4-nano, anthropic:claude-sonnet-4-6]'
+      'models: [openai:gpt-5.4-nano, anthropic:claude-sonnet-4-6]\n  reserve: [openai:gpt-5.5]'
     )
-    let calls = 0
-    const run = await check(repository(FEATURE, rubric), call => {
-      calls++
-      // The first round splits on errors; the tie-break (the third call) fails it.
-      const fail = calls === 3 || call.model === 'gpt-5.4-nano' ? ['errors'] : []
-      return answer(call, fail)
-    })
-    expect(run.calls.map(c => c.model)).toEqual(
-      expect.arrayContaining(['gpt-5.4-nano', 'claude-sonnet-4-6'])
+    const run = await check(repository(FEATURE, rubric), call =>
+      // The members split on errors; the reserve fails it.
+      answer(call, call.model === 'claude-sonnet-4-6' ? [] : ['errors'])
     )
     expect(run.calls).toHaveLength(3)
-    expect(run.calls[2]?.model).toBe('gpt-5.4-nano')
+    expect(run.calls[2]?.model).toBe('gpt-5.5')
     expect(run.code).toBe(1)
     const errors = (
-      run.report.criteria as { id: string; tie_break: unknown; judges: unknown }[]
+      run.report.criteria as { id: string; extra_votes: unknown; judges: unknown }[]
     ).find(c => c.id === 'errors')
     expect(errors).toMatchObject({
-      judges: { pass: 1, fail: 1, abstain: 0 },
-      tie_break: { judge: 'openai:gpt-5.4-nano (tie-break)', verdict: 'FAIL' }
+      judges: { pass: 1, fail: 2, abstain: 0 },
+      extra_votes: [{ judge: 'openai:gpt-5.5 (reserve)', verdict: 'FAIL' }]
     })
-    expect(run.stdout).toContain('errors')
-    expect(run.stdout).toMatch(/FAIL 1\/2, tie-break FAIL/)
+    expect(run.stdout).toMatch(/errors +FAIL 1\/3, extra vote FAIL/)
     expect(run.stderr).toContain(
-      'The judges split on errors: asking openai:gpt-5.4-nano once more to break the tie'
+      'The judges are not agreed on errors: asking openai:gpt-5.5 (reserve) for an extra vote'
     )
   })
 

@@ -278,6 +278,9 @@ describe('rubric-council init', () => {
       'tested',
       'safe'
     ])
+    // The workflow's two keys make a council of two: a reserve of another model settles a split.
+    expect(rubric.council).toMatchObject({ models: [], reserve: ['openai:gpt-5.4'] })
+    expect((await cli(['validate', RUBRIC_FILE], dir)).code).toBe(0)
   })
 
   it('writes one workflow with two jobs: the gates without secrets, then the council', async () => {

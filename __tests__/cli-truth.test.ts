@@ -311,6 +311,31 @@ describe('validate: model ids', () => {
     ])
   })
 
+  it('fails on a retired reserve, and warns of the deprecated council.tie_breaks, each with its line', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rc-reserve-'))
+    writeFileSync(
+      join(dir, 'rubric.md'),
+      [
+        '---',
+        'council:',
+        '  models: [openai:gpt-5.4-mini]',
+        '  reserve:',
+        '    - anthropic:claude-sonnet-4-5',
+        '  tie_breaks: 2',
+        '---',
+        '## Criteria',
+        '- tested: The change is tested',
+        ''
+      ].join('\n')
+    )
+    const result = await validateOn('2026-12-01', dir, 'rubric.md')
+    expect(result.code).toBe(1)
+    expect(result.err).toEqual([
+      'rubric.md:5:7: error: council.reserve: "anthropic:claude-sonnet-4-5" retired on 2026-11-30; use "anthropic:claude-sonnet-4-6" [retired-model]',
+      'rubric.md:6:3: warning: council.tie_breaks is deprecated; write council.max_extra_votes: 2 (extra votes come only from a member or reserve that has not voted yet: docs/verdict.md) [deprecated-key]'
+    ])
+  })
+
   it('warns of a model that retires within 30 days, and exits 0', async () => {
     const soon = await validateOn('2026-11-27', retiringRubric(), 'rubric.md')
     expect(soon.code).toBe(0)

@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import type { Council, CouncilRequest } from '../src/council/types.js'
+import type { Council, CouncilRequest, JudgeRun } from '../src/council/types.js'
+import type { Rubric } from '../src/rubric/types.js'
 import { evaluate, type EnginePorts, type EvaluationRequest } from '../src/engine/evaluate.js'
 import { EvidenceUnavailableError, type EvidenceSource } from '../src/evidence/source.js'
 import type { Evidence } from '../src/evidence/types.js'
@@ -233,87 +234,162 @@ describe('evaluate', () => {
   })
 })
 
-describe('tie-breaks', () => {
-  /** Two judges that split on `tested`; tie-break calls answer with `tieBreaks` in turn. */
-  function splitCouncil(
-    tieBreaks: readonly ('PASS' | 'FAIL' | 'broken')[]
-  ): Council & { asked: { round: number; split: readonly string[] }[] } {
-    const asked: { round: number; split: readonly string[] }[] = []
+describe('extra votes', () => {
+  type Answer = 'PASS' | 'FAIL' | 'broken' | 'unreadable'
+  /**
+   * Members that answer `members` on `tested` (a failed call for `broken` or `unreadable`), and
+   * reserves that answer `extra` when asked for an extra vote; every extra call is recorded.
+   */
+  function council(
+    members: Readonly<Record<string, Answer>>,
+    options: {
+      readonly reserves?: readonly string[]
+      readonly extra?: Readonly<Record<string, Answer>>
+    } = {}
+  ): Council & { asked: { judge: string; round: number; criteria: readonly string[] }[] } {
+    const asked: { judge: string; round: number; criteria: readonly string[] }[] = []
+    const answer = (rubric: Rubric, judge: string, said: Answer | undefined): JudgeRun =>
+      said === 'broken' || said === 'unreadable'
+        ? {
+            judge,
+            sample: 1,
+            latencyMs: 1,
+            status: 'failed',
+            failure: said === 'broken' ? 'timeout' : 'invalid_output',
+            message: 'no answer'
+          }
+        : judgeRun(rubric, { judge, ...(said === 'FAIL' && { fail: ['tested'] }) })
     return {
       asked,
       convene: request =>
         Promise.resolve({
-          runs: [
-            judgeRun(request.rubric, { judge: 'openai:a', fail: ['tested'] }),
-            judgeRun(request.rubric, { judge: 'anthropic:b' })
-          ],
-          quorum: 2
+          runs: Object.entries(members).map(([judge, said]) => answer(request.rubric, judge, said)),
+          quorum: 1
         }),
-      tieBreak: (request, round, split) => {
-        asked.push({ round, split })
-        const answer = tieBreaks[round - 1]
-        if (answer === undefined) return Promise.resolve(undefined)
-        if (answer === 'broken')
-          return Promise.resolve({
-            judge: 'openai:a',
-            sample: 1 + round,
-            latencyMs: 1,
-            status: 'failed',
-            failure: 'timeout',
-            message: 'no answer'
-          })
-        return Promise.resolve({
-          ...judgeRun(request.rubric, {
-            judge: 'openai:a',
-            ...(answer === 'FAIL' && { fail: ['tested'] })
-          }),
-          sample: 1 + round
-        })
+      reserves: () => options.reserves ?? [],
+      extraVote: (request, call) => {
+        asked.push(call)
+        return Promise.resolve(answer(request.rubric, call.judge, options.extra?.[call.judge]))
       }
     }
   }
-  const withTieBreaks = (n: number): string =>
-    lines('---', `council: { tie_breaks: ${n} }`, '---', RUBRIC)
+  const withCouncil = (council: string): string =>
+    lines('---', `council: { ${council} }`, '---', RUBRIC)
+  const run = async (rubric: string, judges: Council) => {
+    const cwd = workspace(rubric)
+    return evaluate(rubricAt(cwd), ports(cwd, judges))
+  }
 
-  it('a split must-have is settled by one more call, and the verdict says it rests on it', async () => {
-    const cwd = workspace(RUBRIC)
-    const council = splitCouncil(['FAIL'])
-    const evaluation = await evaluate(rubricAt(cwd), ports(cwd, council))
-    expect(council.asked).toEqual([{ round: 1, split: ['tested'] }])
-    expect(evaluation.verdict.reasons.map(r => r.code)).toEqual(['criterion_failed'])
-    expect(evaluation.verdict.criteria[0]).toMatchObject({
-      status: 'FAIL',
-      tieBreak: { judge: 'openai:a (tie-break)', verdict: 'FAIL' }
+  it('two members, the first fooled into PASS and the second FAIL: never PASS, and never a repeat of either', async () => {
+    const split = { 'openai:fooled': 'PASS', 'anthropic:sound': 'FAIL' } as const
+    // The council would answer PASS again for the fooled member: it is never asked.
+    const alone = council(split, { extra: { 'openai:fooled': 'PASS', 'anthropic:sound': 'PASS' } })
+    const unclear = await run(withCouncil('max_extra_votes: 5'), alone)
+    expect(alone.asked).toEqual([])
+    expect(unclear.verdict.verdict).toBe('UNCLEAR')
+    expect(unclear.verdict.reasons.map(r => r.code)).toEqual(['judge_disagreement'])
+
+    // With a reserve, its vote decides: FAIL here, and the report shows it as the reserve's.
+    const reserved = council(split, {
+      reserves: ['google:reserve'],
+      extra: { 'google:reserve': 'FAIL' }
     })
-    expect(evaluation.council?.runs.at(-1)).toMatchObject({ tieBreak: true, sample: 2 })
+    const failed = await run(RUBRIC, reserved)
+    expect(reserved.asked).toEqual([{ judge: 'google:reserve', round: 1, criteria: ['tested'] }])
+    expect(failed.verdict.verdict).toBe('FAIL')
+    expect(failed.verdict.criteria[0]).toMatchObject({
+      status: 'FAIL',
+      tally: { pass: 1, fail: 2, abstain: 0 },
+      extraVotes: [{ judge: 'google:reserve (reserve)', verdict: 'FAIL' }]
+    })
+    expect(failed.council?.runs.at(-1)).toMatchObject({
+      judge: 'google:reserve',
+      extra: { criteria: ['tested'], reserve: true }
+    })
   })
 
-  it('a tie-break that fails is followed by the next, up to council.tie_breaks', async () => {
-    const cwd = workspace(withTieBreaks(2))
-    const council = splitCouncil(['broken', 'PASS'])
-    const evaluation = await evaluate(rubricAt(cwd), ports(cwd, council))
-    expect(council.asked.map(a => a.round)).toEqual([1, 2])
+  it('asks one voter at a time until a must-have leads by two: 2–1 then 3–1 stops', async () => {
+    const judges = council(
+      { 'openai:a': 'PASS', 'anthropic:b': 'PASS', 'google:c': 'FAIL' },
+      { reserves: ['openai:r1', 'anthropic:r2'], extra: { 'openai:r1': 'PASS' } }
+    )
+    const evaluation = await run(RUBRIC, judges)
+    expect(judges.asked.map(a => a.judge)).toEqual(['openai:r1'])
     expect(evaluation.verdict.verdict).toBe('PASS')
   })
 
-  it('with tie_breaks: 0, or none left, a split must-have stays UNCLEAR judge_disagreement', async () => {
-    for (const [rubric, tieBreaks] of [
-      [withTieBreaks(0), ['PASS']],
-      [RUBRIC, ['broken', 'PASS']]
-    ] as const) {
-      const cwd = workspace(rubric)
-      const evaluation = await evaluate(rubricAt(cwd), ports(cwd, splitCouncil(tieBreaks)))
-      expect(evaluation.verdict.reasons.map(r => r.code)).toEqual(['judge_disagreement'])
-    }
+  it('a lead of one that the next vote overturns to a tie asks the next reserve, which decides', async () => {
+    const judges = council(
+      { 'openai:a': 'PASS', 'anthropic:b': 'PASS', 'google:c': 'FAIL' },
+      {
+        reserves: ['openai:r1', 'anthropic:r2'],
+        extra: { 'openai:r1': 'FAIL', 'anthropic:r2': 'FAIL' }
+      }
+    )
+    const evaluation = await run(RUBRIC, judges)
+    expect(judges.asked.map(a => a.judge)).toEqual(['openai:r1', 'anthropic:r2'])
+    expect(evaluation.verdict.criteria[0]).toMatchObject({
+      status: 'FAIL',
+      tally: { pass: 2, fail: 3, abstain: 0 }
+    })
   })
 
-  it('asks no tie-break when nothing is split', async () => {
-    const cwd = workspace(RUBRIC)
-    const council = {
-      ...judges({ judge: 'a' }, { judge: 'b' }, { judge: 'c' }),
-      tieBreak: () => Promise.reject(new Error('not expected'))
+  it('stops at council.max_extra_votes: a tie left there is UNCLEAR; 0 asks nobody', async () => {
+    const members = { 'openai:a': 'PASS', 'anthropic:b': 'PASS', 'google:c': 'FAIL' } as const
+    const reserves = {
+      reserves: ['openai:r1', 'anthropic:r2'],
+      extra: { 'openai:r1': 'FAIL' as const }
     }
-    const evaluation = await evaluate(rubricAt(cwd), ports(cwd, council))
+    const one = council(members, reserves)
+    const tied = await run(withCouncil('max_extra_votes: 1'), one)
+    expect(one.asked.map(a => a.judge)).toEqual(['openai:r1'])
+    expect(tied.verdict.reasons.map(r => r.code)).toEqual(['judge_disagreement'])
+
+    const none = council(members, reserves)
+    const majority = await run(withCouncil('max_extra_votes: 0'), none)
+    expect(none.asked).toEqual([])
+    expect(majority.verdict.verdict).toBe('PASS')
+  })
+
+  it('a reserve whose call fails is followed by the next; a member whose output was unreadable after them; a timed-out one never', async () => {
+    const judges = council(
+      {
+        'openai:a': 'PASS',
+        'anthropic:b': 'FAIL',
+        'google:slow': 'broken',
+        'google:garbled': 'unreadable'
+      },
+      {
+        reserves: ['openai:r1'],
+        extra: { 'openai:r1': 'broken', 'google:garbled': 'FAIL', 'google:slow': 'PASS' }
+      }
+    )
+    const evaluation = await run(withCouncil('max_extra_votes: 5'), judges)
+    expect(judges.asked.map(a => a.judge)).toEqual(['openai:r1', 'google:garbled'])
+    // 1–2, a lead of one, with no independent voter left: the majority decides.
+    expect(evaluation.verdict.verdict).toBe('FAIL')
+    expect(evaluation.verdict.criteria[0]?.extraVotes).toEqual([
+      expect.objectContaining({ judge: 'google:garbled (extra vote)', verdict: 'FAIL' })
+    ])
+  })
+
+  it('asks nobody when a gate failed: the verdict is FAIL whatever the votes', async () => {
+    const judges = council(
+      { 'openai:a': 'PASS', 'anthropic:b': 'FAIL' },
+      { reserves: ['openai:r1'], extra: { 'openai:r1': 'FAIL' } }
+    )
+    const evaluation = await run(RUBRIC.replace('test -f rubric.md', 'false'), judges)
+    expect(judges.asked).toEqual([])
+    expect(evaluation.verdict.reasons.map(r => r.code)).toEqual(['gate_failed'])
+  })
+
+  it('asks nobody when the members are unanimous', async () => {
+    const judges = council(
+      { 'openai:a': 'PASS', 'anthropic:b': 'PASS' },
+      { reserves: ['openai:r1'], extra: { 'openai:r1': 'FAIL' } }
+    )
+    const evaluation = await run(RUBRIC, judges)
+    expect(judges.asked).toEqual([])
     expect(evaluation.verdict.verdict).toBe('PASS')
   })
 })

@@ -9,7 +9,7 @@ import type {
 import type { GateResult, GateStatus } from '../src/gates/types.js'
 import type { Rubric } from '../src/rubric/types.js'
 import { reasonSentence } from '../src/publish/sentences.js'
-import { decide, invalidVerdict, splitMustHaves } from '../src/verdict/decide.js'
+import { decide, invalidVerdict, mustHavesInDoubt } from '../src/verdict/decide.js'
 import { medianOf } from '../src/verdict/score.js'
 import type { Verdict } from '../src/verdict/types.js'
 import { lines, parse } from './helpers/rubric.js'
@@ -737,47 +737,64 @@ describe('samples, then judges: the votes of docs/verdict.md', () => {
     ])
   })
 
-  it('one judge × 2 samples that disagree on a must-have is SPLIT, until a tie-break settles it', () => {
+  const extra = (run: JudgeRun, criteria: string[], reserve = true): JudgeRun => ({
+    ...run,
+    extra: { criteria, reserve }
+  })
+
+  it('one judge × 2 samples that disagree on a must-have is SPLIT: another sample of it never settles it, a reserve’s vote counts', () => {
     const runs = [sample('openai:j1', 1, { grades: { a: 'FAIL' } }), sample('openai:j1', 2)]
     const split = decide({ rubric: RUBRIC, gates: [], council: council(runs, 2) })
     expect([split.verdict, codes(split)]).toEqual(['UNCLEAR', ['judge_disagreement']])
-    expect(splitMustHaves(RUBRIC, council(runs, 2))).toEqual(['a'])
+    expect(mustHavesInDoubt(RUBRIC, council(runs, 2))).toEqual(['a'])
 
-    const tieBreak: JudgeRun = { ...sample('openai:j1', 3), tieBreak: true }
-    const settled = decide({ rubric: RUBRIC, gates: [], council: council([...runs, tieBreak], 2) })
+    // A third sample of the same judge, even marked as an extra vote, repeats a voter: not counted.
+    const repeat = extra(sample('openai:j1', 3), ['a'], false)
+    const still = decide({ rubric: RUBRIC, gates: [], council: council([...runs, repeat], 2) })
+    expect([still.verdict, codes(still)]).toEqual(['UNCLEAR', ['judge_disagreement']])
+    expect(still.criteria.find(c => c.id === 'a')?.extraVotes).toBeUndefined()
+
+    const reserve = extra(ok('anthropic:r'), ['a'])
+    const settled = decide({ rubric: RUBRIC, gates: [], council: council([...runs, reserve], 2) })
     expect(settled.verdict).toBe('PASS')
     expect(settled.criteria.find(c => c.id === 'a')).toMatchObject({
       status: 'PASS',
       score: 1,
-      tieBreak: { judge: 'openai:j1 (tie-break)', verdict: 'PASS' }
+      tally: { pass: 1, fail: 0, abstain: 1 },
+      extraVotes: [{ judge: 'anthropic:r (reserve)', verdict: 'PASS' }]
     })
-    expect(splitMustHaves(RUBRIC, council([...runs, tieBreak], 2))).toEqual([])
+    // One vote to none, with an abstention: not unanimous, no lead of two; another is wanted.
+    expect(mustHavesInDoubt(RUBRIC, council([...runs, reserve], 2))).toEqual(['a'])
   })
 
-  it('a tie-break counts only on the must-haves that were split', () => {
+  it('an extra vote counts only on the must-haves it was asked for, and once per judge', () => {
     const runs = [
       ok('openai:j1', { grades: { a: 'FAIL', n: 'FAIL' } }),
       ok('anthropic:j2'),
-      {
-        ...ok('google:j3', { grades: { a: 'PASS', b: 'FAIL', n: 'PASS' } }),
-        tieBreak: true as const
-      }
+      extra(ok('google:j3', { grades: { a: 'PASS', b: 'FAIL', n: 'PASS' } }), ['a']),
+      // The same reserve again: its second answer is no second vote.
+      extra(ok('google:j3', { grades: { a: 'FAIL' } }), ['a'])
     ]
     const verdict = decide({ rubric: RUBRIC, gates: [], council: council(runs, 2) })
-    // a was split and the tie-break settles it; b was not split, so its FAIL there does not count;
-    // n is a nice-to-have: it stays SPLIT.
+    // a was asked for and the reserve's PASS settles it; b was not, so its FAIL there does not
+    // count; n is a nice-to-have: it stays SPLIT.
     expect(Object.fromEntries(verdict.criteria.map(c => [c.id, c.status]))).toEqual({
       a: 'PASS',
       b: 'PASS',
       n: 'SPLIT',
       ranked: 'PASS'
     })
+    expect(verdict.criteria.find(c => c.id === 'a')?.tally).toEqual({
+      pass: 2,
+      fail: 1,
+      abstain: 0
+    })
     expect(verdict.verdict).toBe('PASS')
   })
 
-  it('a tie-break that fails leaves the criterion SPLIT', () => {
+  it('an extra vote that fails leaves the criterion SPLIT', () => {
     const runs = [ok('openai:j1', { grades: { a: 'FAIL' } }), ok('anthropic:j2')]
-    const broken: JudgeRun = { ...failed('openai:j1', 'timeout'), tieBreak: true }
+    const broken = extra(failed('google:r', 'timeout'), ['a'])
     const verdict = decide({ rubric: RUBRIC, gates: [], council: council([...runs, broken], 2) })
     expect([verdict.verdict, codes(verdict)]).toEqual(['UNCLEAR', ['judge_disagreement']])
   })

@@ -95,16 +95,20 @@ describe('the council’s progress on stderr', () => {
   })
 })
 
-describe('a tie-break in the progress', () => {
-  it('says which must-haves split and who is asked once more, then how it answered', () => {
+describe('an extra vote in the progress', () => {
+  it('says which must-haves the judges are not agreed on and which reserve is asked, then how it answered', () => {
     const { io: cli, err } = io(false)
     const progress = terminalCouncilProgress(cli)
     progress.started(CALLS)
-    progress.tieBreak?.({ judge: 'openai:gpt-5.4-mini', sample: 2 }, ['edge-cases'])
-    progress.finished({ ...answered, sample: 2, tieBreak: true })
+    progress.extraVote?.({ judge: 'openai:gpt-5.4', sample: 1, reserve: true }, ['edge-cases'])
+    progress.finished({
+      ...answered,
+      judge: 'openai:gpt-5.4',
+      extra: { criteria: ['edge-cases'], reserve: true }
+    })
     expect(err.slice(1)).toEqual([
-      'The judges split on edge-cases: asking openai:gpt-5.4-mini once more to break the tie',
-      '  ✓ openai:gpt-5.4-mini #2: ACCEPT in 12.3 s · 21,004 in (18,000 cached) / 812 out · 1 request'
+      'The judges are not agreed on edge-cases: asking openai:gpt-5.4 (reserve) for an extra vote',
+      '  ✓ openai:gpt-5.4 #1: ACCEPT in 12.3 s · 21,004 in (18,000 cached) / 812 out · 1 request'
     ])
   })
 
@@ -115,13 +119,17 @@ describe('a tie-break in the progress', () => {
     progress.finished(answered)
     progress.finished(failed)
     const before = err.length
-    progress.tieBreak?.({ judge: 'openai:gpt-5.4-mini', sample: 2 }, ['edge-cases'])
+    progress.extraVote?.({ judge: 'openai:gpt-5.4', sample: 1, reserve: true }, ['edge-cases'])
     expect(err.slice(before)).toEqual([
-      'The judges split on edge-cases: asking openai:gpt-5.4-mini once more to break the tie',
-      '\r\x1b[2K  ⋯ openai:gpt-5.4-mini #2: asking (0 s)'
+      'The judges are not agreed on edge-cases: asking openai:gpt-5.4 (reserve) for an extra vote',
+      '\r\x1b[2K  ⋯ openai:gpt-5.4 #1: asking (0 s)'
     ])
-    progress.finished({ ...answered, sample: 2, tieBreak: true })
-    expect(err.at(-1)?.startsWith('\x1b[1A\r\x1b[2K  ✓ openai:gpt-5.4-mini #2: ACCEPT')).toBe(true)
+    progress.finished({
+      ...answered,
+      judge: 'openai:gpt-5.4',
+      extra: { criteria: ['edge-cases'], reserve: true }
+    })
+    expect(err.at(-1)?.startsWith('\x1b[1A\r\x1b[2K  ✓ openai:gpt-5.4 #1: ACCEPT')).toBe(true)
   })
 })
 

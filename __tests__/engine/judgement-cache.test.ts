@@ -23,18 +23,19 @@ const REQUEST: CouncilRequest = {
   earlier: []
 }
 
-/** Judges that count their calls, answering `runs`; tie-breaks answer `tie`. */
-function counted(runs: JudgeRun[], tie?: JudgeRun): Council & { calls: number } {
+/** Judges that count their calls, answering `runs`; the reserve `r` answers `extra`. */
+function counted(runs: JudgeRun[], extra?: JudgeRun): Council & { calls: number } {
   const council = {
     calls: 0,
-    configuration: () => 'members: a, b',
+    configuration: () => 'members: a, b; reserve: r',
     convene: () => {
       council.calls++
       return Promise.resolve({ runs, quorum: 2 })
     },
-    tieBreak: () => {
+    reserves: () => ['r'],
+    extraVote: () => {
       council.calls++
-      return Promise.resolve(tie)
+      return Promise.resolve(extra)
     }
   }
   return council
@@ -71,10 +72,7 @@ describe('cachingCouncil', () => {
     judgeRun(SEARCH_RUBRIC, { judge: 'a' }),
     judgeRun(SEARCH_RUBRIC, { judge: 'b', fail: ['edge-cases'] })
   ]
-  const tie: JudgeRun = {
-    ...judgeRun(SEARCH_RUBRIC, { judge: 'a', fail: ['edge-cases'] }),
-    sample: 2
-  }
+  const tie = judgeRun(SEARCH_RUBRIC, { judge: 'r', fail: ['edge-cases'] })
 
   async function judgeOnce(council: Council): Promise<SealedJudgement> {
     const first = cachingCouncil(council, { key: KEY, iteration: 1 })
@@ -84,18 +82,19 @@ describe('cachingCouncil', () => {
     return sealed
   }
 
-  it('replays the same outcome, tie-breaks included, with no call and nothing spent', async () => {
+  it('replays the same outcome, extra votes included, with no call and nothing spent', async () => {
     const council = counted(runs, tie)
     const sealed = await judgeOnce(council)
-    // Two judges split on a must-have: one tie-break.
+    // Two judges split on a must-have: one extra vote, the reserve's; then 1–2 and no one left.
     expect(council.calls).toBe(2)
     const fresh = await conveneCouncil(counted(runs, tie), REQUEST)
     const again = cachingCouncil(council, { key: KEY, previous: sealed, iteration: 2 })
     const replayed = await conveneCouncil(again, REQUEST)
     expect(council.calls).toBe(2)
-    expect(replayed.runs.map(r => [r.judge, r.status, r.tieBreak])).toEqual(
-      fresh.runs.map(r => [r.judge, r.status, r.tieBreak])
+    expect(replayed.runs.map(r => [r.judge, r.status, r.extra])).toEqual(
+      fresh.runs.map(r => [r.judge, r.status, r.extra])
     )
+    expect(replayed.runs.at(-1)?.extra).toEqual({ criteria: ['edge-cases'], reserve: true })
     expect(replayed.runs.every(r => r.requests === 0 && r.costUsd === undefined)).toBe(true)
     expect(again.result()).toEqual({ reusedFrom: 1, sealed })
   })

@@ -403,39 +403,42 @@ describe('the length budget', () => {
   })
 })
 
-describe('a verdict that rests on a tie-break', () => {
-  it('says which criterion the tie-break settled, how the judges voted and what it said', () => {
-    const tieBreak: JudgeRun = {
+describe('a must-have that took extra votes', () => {
+  it('says how the judges voted, who cast each extra vote and what it said, and lists every vote', () => {
+    const reserve: JudgeRun = {
       ...judgeRun(SEARCH_RUBRIC, {
-        judge: 'openai:gpt-5.4-mini',
+        judge: 'openai:gpt-5.4',
         fail: ['edge-cases'],
         reasoning: () => 'An empty query still raises KeyError.'
       }),
-      sample: 2,
-      tieBreak: true
+      extra: { criteria: ['edge-cases'], reserve: true }
     }
     const evaluation = evaluationOf(SEARCH_RUBRIC, PASSING_GATES, {
       runs: [
         judgeRun(SEARCH_RUBRIC, { judge: 'openai:gpt-5.4-mini', fail: ['edge-cases'] }),
         judgeRun(SEARCH_RUBRIC, { judge: 'anthropic:claude-sonnet-4-6' }),
-        tieBreak
+        reserve
       ],
       quorum: 2
     })
     const markdown = renderMarkdown(evaluation, { budget: COMMENT_LIMIT })
     expect(markdown).toContain(
-      '⚖️ **edge-cases** was settled by a tie-break: the judges voted 1 PASS, 1 FAIL; openai:gpt-5.4-mini (tie-break) said FAIL.'
+      '⚖️ **edge-cases** took extra votes: the judges voted 1 PASS, 1 FAIL; then openai:gpt-5.4 (reserve) said FAIL: FAIL by 1 PASS, 2 FAIL.'
     )
-    expect(markdown).toContain('<b>edge-cases</b> · FAIL (1/2 PASS, tie-break FAIL)')
+    expect(markdown).toContain('<b>edge-cases</b> · FAIL (1/3 PASS, extra vote FAIL)')
     expect(markdown).toContain(
-      '- **openai:gpt-5.4-mini (tie-break)** · FAIL: An empty query still raises KeyError.'
+      '- **openai:gpt-5.4 (reserve)** · FAIL: An empty query still raises KeyError.'
     )
-    expect(renderTerminal(evaluation)).toMatch(/edge-cases +FAIL 1\/2, tie-break FAIL/)
+    // The Judges table names the extra call and the must-have it was asked for.
+    expect(markdown).toMatch(/\| openai:gpt-5\.4 \(reserve on edge-cases\) \| 1 \| ✅ ACCEPT \|/)
+    expect(renderTerminal(evaluation)).toMatch(/edge-cases +FAIL 1\/3, extra vote FAIL/)
     const json = toJsonReport(evaluation)
     expect(json.criteria.find(c => c.id === 'edge-cases')).toMatchObject({
-      judges: { pass: 1, fail: 1, abstain: 0 },
-      tie_break: { judge: 'openai:gpt-5.4-mini (tie-break)', verdict: 'FAIL' }
+      judges: { pass: 1, fail: 2, abstain: 0 },
+      extra_votes: [{ judge: 'openai:gpt-5.4 (reserve)', verdict: 'FAIL' }]
     })
+    // Where the extra vote did not count (it was not asked for), it is not listed.
+    expect(json.criteria.find(c => c.id !== 'edge-cases')?.extra_votes).toEqual([])
     assertWellFormed(markdown)
   })
 })

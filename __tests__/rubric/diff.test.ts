@@ -89,7 +89,7 @@ describe('the semantic rubric diff', () => {
     ])
   })
 
-  it('names a change of gate options, council timeout, tie-breaks or score weights, and flags the loosening ones', () => {
+  it('names a change of gate options, council timeout, reserves, extra votes or score weights, and flags the loosening ones', () => {
     const change = (from: string, to: string) =>
       diffRubrics(
         parse(BASE.replace('---\n', `---\n${from}\n`)),
@@ -119,12 +119,21 @@ describe('the semantic rubric diff', () => {
     expect(councilChange(', timeout: 120', ', timeout: 60')).toEqual([
       ['council.timeout 120 → 60', false]
     ])
-    // With a tie-break, one judge settles a must-have the others split on: easier to pass.
-    expect(councilChange(', tie_breaks: 0', ', tie_breaks: 2')).toEqual([
-      ['council.tie_breaks 0 → 2', true]
+    // Fewer extra votes leave a lead of one unconfirmed; more can settle a tie either way.
+    expect(councilChange(', max_extra_votes: 2', ', max_extra_votes: 1')).toEqual([
+      ['council.max_extra_votes 2 → 1', true]
     ])
-    expect(councilChange(', tie_breaks: 2', ', tie_breaks: 1')).toEqual([
-      ['council.tie_breaks 2 → 1', false]
+    expect(councilChange(', max_extra_votes: 0', ', max_extra_votes: 2')).toEqual([
+      ['council.max_extra_votes 0 → 2', true]
+    ])
+    // The deprecated name is the same setting: the default is 2.
+    expect(councilChange('', ', tie_breaks: 0')).toEqual([['council.max_extra_votes 2 → 0', true]])
+    // Another reserve casts the deciding votes: a pull request's author may pick a gullible one.
+    expect(councilChange('', ', reserve: [openai:gpt-5.4]')).toEqual([
+      ['council.reserve none → openai:gpt-5.4', true]
+    ])
+    expect(councilChange(', reserve: [openai:gpt-5.4]', '')).toEqual([
+      ['council.reserve openai:gpt-5.4 → none', true]
     ])
   })
 

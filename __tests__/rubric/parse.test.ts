@@ -338,7 +338,7 @@ describe('dimensions, focus, thresholds, council', () => {
   it('fills thresholds, council and scoring defaults', () => {
     const rubric = parse(lines('---', 'thresholds: { pass: 0.9 }', '---', '## Criteria', '- a: A'))
     expect(rubric.thresholds).toEqual({ pass: 0.9, fail: 0.6, confidence: 0.7 })
-    expect(rubric.council).toEqual({ models: [], tieBreaks: 1 })
+    expect(rubric.council).toEqual({ models: [], reserve: [], maxExtraVotes: 2 })
     expect(rubric.blocking).toBe('majority')
     expect(rubric.scoreWeights).toEqual({ dimensions: 1, criteria: 1 })
     expect(rubric.minCoverage).toBe(1)
@@ -358,7 +358,8 @@ describe('dimensions, focus, thresholds, council', () => {
       models: ['openai:gpt-5-mini', 'anthropic:claude-sonnet-4-5'],
       samples: 2,
       quorum: 3,
-      tieBreaks: 1
+      reserve: [],
+      maxExtraVotes: 2
     })
   })
 
@@ -381,8 +382,35 @@ describe('dimensions, focus, thresholds, council', () => {
       models: ['openai:gpt-5.4-mini', 'anthropic:claude-sonnet-4-6', 'google:gemini-3.5-flash'],
       reasoning: 'low',
       memberReasoning: { 'anthropic:claude-sonnet-4-6': 'high' },
-      tieBreaks: 1
+      reserve: [],
+      maxExtraVotes: 2
     })
+  })
+
+  it('reads reserves, with their own efforts, and the budget of extra votes', () => {
+    const rubric = parse(
+      lines(
+        'council:',
+        '  models: [openai:gpt-5.4-mini, anthropic:claude-sonnet-4-6]',
+        '  reserve:',
+        '    - google:gemini-3.5-flash',
+        '    - { model: openai:gpt-5.4, reasoning: high }',
+        '  max_extra_votes: 3',
+        'criteria: [{ id: a, description: A }]'
+      ),
+      'rubric.yml'
+    )
+    expect(rubric.council).toEqual({
+      models: ['openai:gpt-5.4-mini', 'anthropic:claude-sonnet-4-6'],
+      memberReasoning: { 'openai:gpt-5.4': 'high' },
+      reserve: ['google:gemini-3.5-flash', 'openai:gpt-5.4'],
+      maxExtraVotes: 3
+    })
+  })
+
+  it('reads the deprecated council.tie_breaks as max_extra_votes', () => {
+    const rubric = parse(lines('---', 'council: { tie_breaks: 0 }', '---', '## Criteria', '- a: A'))
+    expect(rubric.council.maxExtraVotes).toBe(0)
   })
 })
 

@@ -408,6 +408,48 @@ describe('dimensions and council', () => {
     ])
   })
 
+  it('checks the reserves and the budget of extra votes, each error at its line', () => {
+    const council = (...reserve: string[]) =>
+      lines(
+        'council:',
+        '  models: [openai:gpt-5.4-mini, anthropic:claude-sonnet-4-6]',
+        '  reserve:',
+        ...reserve.map(r => `    - ${r}`),
+        'criteria: [{ id: a, description: A }]'
+      )
+    expect(
+      errorsOf(
+        council(
+          'anthropic:claude-sonnet-4-6',
+          'google:gemini-3.5-flash',
+          'google:gemini-3.5-flash'
+        ),
+        'rubric.yml'
+      )
+    ).toEqual([
+      'rubric.yml:4:7: error: council.reserve names "anthropic:claude-sonnet-4-6", a member of council.models; a reserve must be another model, whose vote is independent of the members\' [council]',
+      'rubric.yml:6:7: error: council.reserve lists "google:gemini-3.5-flash" twice [council]'
+    ])
+    expect(
+      errorsOf(
+        council('gpt-5.4', '{ model: openai:gpt-5.4, reasoning: extreme }').replace(
+          'criteria:',
+          '  max_extra_votes: 9\ncriteria:'
+        ),
+        'rubric.yml'
+      )
+    ).toEqual([
+      'rubric.yml:4:7: error: council.reserve[0]: "gpt-5.4" is not of the form provider:model (e.g. openai:gpt-5.4-mini) [council]',
+      'rubric.yml:5:43: error: council.reserve[1].reasoning must be "low", "medium" or "high", got "extreme" [council]',
+      'rubric.yml:6:20: error: council.max_extra_votes must be at most 5, got 9 [council]'
+    ])
+    expect(
+      errorsOf(lines('---', 'council: { tie_breaks: 1, max_extra_votes: 2 }', '---', ...CRITERIA))
+    ).toEqual([
+      'rubric.md:2:12: error: council.tie_breaks is the old name of council.max_extra_votes; give only max_extra_votes (got tie_breaks: 1 and max_extra_votes: 2) [council]'
+    ])
+  })
+
   it('checks reasoning efforts, the council’s and each member’s, and the members’ mappings', () => {
     expect(
       errorsOf(

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto'
 import type { CouncilProgress } from '../council/council.js'
 import type { GateLog } from '../gates/types.js'
 import type { ActionIO } from './io.js'
-import { councilStartLine, judgeLine, tieBreakLine } from '../report/progress.js'
+import { councilStartLine, judgeLine, extraVoteLine } from '../report/progress.js'
 
 /**
  * Gate output in the job log: one collapsible group per gate. The output is the pull request's
@@ -48,8 +48,8 @@ export function councilProgress(io: ActionIO): CouncilProgress {
     finished: run => {
       io.info(judgeLine(run))
     },
-    tieBreak: (call, split) => {
-      io.info(tieBreakLine(call.judge, split))
+    extraVote: (call, criteria) => {
+      io.info(extraVoteLine(call, criteria))
     },
     waiting: line => {
       io.info(line)

@@ -34,6 +34,15 @@ export function detectTestCommand(cwd: string): string | undefined {
 }
 
 /**
+ * The reserve of the starter rubric. The workflows `init` writes pass two keys, OpenAI's and
+ * Anthropic's: a council of two members, one per key (providers.ts), which can split 1–1 on a
+ * must-have. The reserve casts the deciding extra vote then; with no third vendor's key, it is a
+ * second model of one of the two vendors, another than its member. A reserve whose key is not set
+ * is skipped (the split stays UNCLEAR).
+ */
+export const STARTER_RESERVE = 'openai:gpt-5.4'
+
+/**
  * The starter rubric: with the project's test command as its gate, if there is one. For the
  * `--target` layout (`gates: false`) it has none, and says why.
  */
@@ -51,6 +60,10 @@ export function starterRubric(
 # yaml-language-server: $schema=${RUBRIC_SCHEMA_URL}
 # The rubric pull requests are graded against. Format: docs/rubric.md of Rubric Council.
 thresholds: { pass: 0.8, fail: 0.6, confidence: 0.7 }
+# The judges are one model per provider key the workflow passes. When they are not agreed on a
+# must-have, the reserve casts an extra vote (docs/verdict.md of Rubric Council).
+council:
+  reserve: [${STARTER_RESERVE}]
 ---
 
 # Pull request rubric

@@ -1,7 +1,8 @@
 import { lifecycle, retirementNote } from '../council/models.js'
 import { unknownModel } from '../council/providers.js'
 import type { Rubric } from '../rubric/types.js'
-import { parseYaml, type Position } from '../rubric/yaml-source.js'
+import { isRecord } from '../util/is-record.js'
+import { parseYaml, type Position, type YamlSource } from '../rubric/yaml-source.js'
 
 /**
  * Why a model id is worth a second look: the model is not one this version knows, and the known
@@ -51,21 +52,41 @@ function collect(findings: readonly (string | undefined)[], errors: number): Mod
 }
 
 /**
- * The findings about the rubric's `council.models` on `today`, as `file:line:col: severity:
- * message [rule]` lines (the problem matcher reads them as annotations).
+ * The findings about the rubric's `council.models` and `council.reserve` on `today`, as
+ * `file:line:col: severity: council.models: message [rule]` lines (the problem matcher reads them
+ * as annotations).
  */
 export function rubricModelLines(rubric: Rubric, today: number): ModelLines {
-  const locate = modelLocator(rubric)
+  const yaml = rubricYaml(rubric)
   let errors = 0
-  const lines = rubric.council.models.map((id, i) => {
-    const finding = modelFinding(id, today)
-    if (finding === undefined) return undefined
-    if (finding.severity === 'error') errors++
-    const at = locate(i)
-    const where = at === undefined ? '' : `:${at.line}:${at.column}`
-    return `${rubric.source.path}${where}: ${finding.severity}: council.models: ${finding.message} [${finding.rule}]`
-  })
+  const lines = (['models', 'reserve'] as const).flatMap(key =>
+    rubric.council[key].map((id, i) => {
+      const finding = modelFinding(id, today)
+      if (finding === undefined) return undefined
+      if (finding.severity === 'error') errors++
+      return `${where(rubric, yaml?.locate(['council', key, i], 'value'))}: ${finding.severity}: council.${key}: ${finding.message} [${finding.rule}]`
+    })
+  )
   return collect(lines, errors)
+}
+
+/**
+ * Warnings about keys a rubric still may use under an old name: `council.tie_breaks`, read as
+ * `council.max_extra_votes`.
+ */
+export function rubricDeprecationLines(rubric: Rubric): readonly string[] {
+  const yaml = rubricYaml(rubric)
+  const council = isRecord(yaml?.data) ? yaml.data.council : undefined
+  const value = isRecord(council) ? council.tie_breaks : undefined
+  if (typeof value !== 'number') return []
+  const at = yaml?.locate(['council', 'tie_breaks'], 'key')
+  return [
+    `${where(rubric, at)}: warning: council.tie_breaks is deprecated; write council.max_extra_votes: ${value} (extra votes come only from a member or reserve that has not voted yet: docs/verdict.md) [deprecated-key]`
+  ]
+}
+
+function where(rubric: Rubric, at: Position | undefined): string {
+  return at === undefined ? rubric.source.path : `${rubric.source.path}:${at.line}:${at.column}`
 }
 
 /** The findings about the models `--models` names on `today`, one line each. */
@@ -81,21 +102,20 @@ export function optionModelLines(models: readonly string[], today: number): Mode
 }
 
 /**
- * Where `council.models[i]` stands in the rubric's file: its YAML (a `.yml` rubric) or front
- * matter, whose lines are the file's (the front matter starts on line 1, after `---`).
+ * The rubric's YAML (a `.yml` rubric) or front matter, whose lines are the file's (the front
+ * matter starts on line 1, after `---`); none for a rubric that is no file.
  */
-function modelLocator(rubric: Rubric): (index: number) => Position | undefined {
-  if (rubric.source.kind !== 'file') return () => undefined
+function rubricYaml(rubric: Rubric): YamlSource | undefined {
+  if (rubric.source.kind !== 'file') return undefined
   const text = rubric.text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n')
   let yaml = text
   if (!/\.ya?ml$/i.test(rubric.source.path)) {
     const open = /^---[^\n]*/.exec(text)
-    if (open === null) return () => undefined
+    if (open === null) return undefined
     const close = /\n---[ \t]*(?:\n|$)/g
     close.lastIndex = open[0].length
     const closing = close.exec(text)
     yaml = text.slice(open[0].length, closing?.index ?? text.length)
   }
-  const { locate } = parseYaml(yaml)
-  return index => locate(['council', 'models', index], 'value')
+  return parseYaml(yaml)
 }

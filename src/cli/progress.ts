@@ -1,6 +1,6 @@
 import type { CouncilProgress } from '../council/council.js'
 import type { JudgeRun } from '../council/types.js'
-import { councilStartLine, judgeLine, tieBreakLine } from '../report/progress.js'
+import { councilStartLine, judgeLine, extraVoteLine } from '../report/progress.js'
 import type { CliIo } from './io.js'
 
 /** How often the live status lines are redrawn, for their elapsed times. */
@@ -20,8 +20,8 @@ export function terminalCouncilProgress(io: CliIo, now: () => number = Date.now)
       finished: run => {
         io.stderr(`  ${judgeLine(run)}`)
       },
-      tieBreak: (call, split) => {
-        io.stderr(tieBreakLine(call.judge, split))
+      extraVote: (call, criteria) => {
+        io.stderr(extraVoteLine(call, criteria))
       },
       waiting: line => {
         io.stderr(`  ${line}`)
@@ -62,8 +62,8 @@ export function terminalCouncilProgress(io: CliIo, now: () => number = Date.now)
     started: list => {
       begin(councilStartLine(list), list)
     },
-    tieBreak: (call, split) => {
-      begin(tieBreakLine(call.judge, split), [call])
+    extraVote: (call, criteria) => {
+      begin(extraVoteLine(call, criteria), [call])
     },
     finished: run => {
       done.set(key(run.judge, run.sample), run)

@@ -5,13 +5,14 @@ import { formatIssue } from '../rubric/errors.js'
 import { loadRubric } from '../rubric/load.js'
 import { describeRubric } from '../rubric/describe.js'
 import type { CliIo } from './io.js'
-import { rubricModelLines } from './model-check.js'
+import { rubricDeprecationLines, rubricModelLines } from './model-check.js'
 import { withProblemMatcher } from './problem-matcher.js'
 
 /**
  * `rubric-council validate [FILE...]`: 0 when every file is a valid rubric, 1 otherwise. A model
  * this version does not know is a warning, with the known one it most likely meant: exit 0; so is
- * a model that retires within 30 days. A model past its retirement date is an error: exit 1.
+ * a model that retires within 30 days, and a key under its old name (`council.tie_breaks`). A
+ * model past its retirement date is an error: exit 1.
  */
 export async function validateCommand(files: readonly string[], io: CliIo): Promise<number> {
   const targets = files.length > 0 ? files : [DEFAULT_RUBRIC_PATH]
@@ -30,7 +31,8 @@ export async function validateCommand(files: readonly string[], io: CliIo): Prom
         const models = rubricModelLines(result.value, (io.now ?? Date.now)())
         if (models.errors > 0) invalid++
         else io.stdout(`${file}: ok (${describeRubric(result.value)})`)
-        for (const line of models.lines) io.stderr(line)
+        for (const line of [...models.lines, ...rubricDeprecationLines(result.value)])
+          io.stderr(line)
       } else {
         invalid++
         for (const issue of result.problem) io.stderr(formatIssue(issue))

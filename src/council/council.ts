@@ -68,10 +68,13 @@ export interface CouncilProgress {
   readonly started: (calls: readonly { readonly judge: string; readonly sample: number }[]) => void
   /** One call ended, with its answer or its failure. */
   readonly finished: (run: JudgeRun) => void
-  /** The judges split on the must-haves `split`: one more call is made to settle them. */
-  readonly tieBreak?: (
-    call: { readonly judge: string; readonly sample: number },
-    split: readonly string[]
+  /**
+   * The judges are not agreed on the must-haves `criteria`: one more call, to `call.judge` (a
+   * reserve, or a member whose call failed), for an extra vote on them.
+   */
+  readonly extraVote?: (
+    call: { readonly judge: string; readonly sample: number; readonly reserve: boolean },
+    criteria: readonly string[]
   ) => void
   /**
    * Every 15 s while calls are pending (with a ticker): who is still being waited for, as
@@ -98,15 +101,15 @@ function councilMembers(
 
 /**
  * The LLM council (docs/council.md): every member asked `samples` times, one call each grading every
- * criterion and dimension at once, all at once within a bound; and, when the judges split on a
- * must-have, one more call to a member in turn. Failures come back as runs with their typed
- * reason; the verdict decides what they mean.
+ * criterion and dimension at once, all at once within a bound; and, when the judges are not agreed
+ * on a must-have, extra calls to the voters the engine chooses (a reserve, or a member whose call
+ * failed). Failures come back as runs with their typed reason; the verdict decides what they mean.
  */
 export function createCouncil(options: CouncilOptions): Council {
   const membersOf = (rubric: Rubric): readonly string[] =>
     councilMembers(rubric.council.models, options.models, options.env)
   const fetch = proxiedFetch()
-  // For the whole run, tie-breaks included: a tie-break reads what the first calls wrote.
+  // For the whole run, extra votes included: an extra call reads what the first calls wrote.
   const turns = cacheTurns()
 
   /** What every call about one request shares: the schema, the fence, the prompt's size. */
@@ -194,12 +197,28 @@ export function createCouncil(options: CouncilOptions): Council {
         members: membersOf(rubric),
         samples: rubric.council.samples ?? options.samples ?? DEFAULT_SAMPLES,
         // Another effort is another judgement: a cached one does not stand for it.
-        reasoning: membersOf(rubric).map(member => effortOf(rubric, member) ?? null)
+        reasoning: membersOf(rubric).map(member => effortOf(rubric, member) ?? null),
+        // Who may cast extra votes, and how many: a judgement replays its extra votes.
+        reserve: rubric.council.reserve.map(judge => [judge, effortOf(rubric, judge) ?? null]),
+        maxExtraVotes: rubric.council.maxExtraVotes
       }),
+    reserves: rubric => {
+      const members = new Set(membersOf(rubric))
+      const today = (options.now ?? Date.now)()
+      // A reserve that could not be formed (no key) or is retired would cast no vote: not offered.
+      return rubric.council.reserve.filter(judge => {
+        if (members.has(judge) || lifecycle(judge, today).state === 'retired') return false
+        const id = parseModelId(judge)
+        return id.ok && languageModel(id.value, options.env, fetch).ok
+      })
+    },
     contextLimit: rubric => {
       const today = (options.now ?? Date.now)()
-      // A retired member is not asked: its window bounds nothing.
-      const asked = membersOf(rubric).filter(m => lifecycle(m, today).state !== 'retired')
+      // A retired member is not asked: its window bounds nothing. A reserve may be asked with the
+      // same evidence: its window bounds it too.
+      const asked = [...membersOf(rubric), ...rubric.council.reserve].filter(
+        m => lifecycle(m, today).state !== 'retired'
+      )
       const rooms = asked.flatMap(member => {
         const room = evidenceRoom(member)
         return room === undefined ? [] : [room]
@@ -229,18 +248,14 @@ export function createCouncil(options: CouncilOptions): Council {
       options.progress?.started(tasks)
       return { runs: await session(request).run(tasks), quorum }
     },
-    tieBreak: async (request, round, split) => {
-      const members = membersOf(request.rubric)
-      // The members in turn: the first tie-break asks the first member, the next the second, …
-      const judge = members[(round - 1) % members.length]
-      if (judge === undefined) return undefined
+    extraVote: async (request, { judge, round, criteria }) => {
       const samples = request.rubric.council.samples ?? options.samples ?? DEFAULT_SAMPLES
-      const sample = samples + round
-      options.progress?.tieBreak?.({ judge, sample }, split)
-      const [run] = await session(request).run([
-        { judge, sample, seed: `${judge}#tie-break-${round}` }
-      ])
-      return run && { ...run, tieBreak: true }
+      // A member whose calls failed is asked as one more sample; a reserve answers its first.
+      const member = membersOf(request.rubric).includes(judge)
+      const sample = member ? samples + 1 : 1
+      options.progress?.extraVote?.({ judge, sample, reserve: !member }, criteria)
+      const [run] = await session(request).run([{ judge, sample, seed: `${judge}#extra-${round}` }])
+      return run
     }
   }
 }

@@ -57,14 +57,25 @@ export interface TokenUsage {
   readonly output: number
 }
 
+/** What an extra call was for, and who made it. */
+export interface ExtraVote {
+  /** The must-haves it was asked for: its vote counts on these only. */
+  readonly criteria: readonly string[]
+  /** A reserve of the rubric (`council.reserve`), not a member whose first call failed. */
+  readonly reserve: boolean
+}
+
 /** One call of one member: its answer, or the typed reason it has none. */
 export type JudgeRun = {
   /** `provider:model` */
   readonly judge: string
   /** 1-based sample number. */
   readonly sample: number
-  /** A call made to settle a must-have the judges split on; its vote counts only there. */
-  readonly tieBreak?: true
+  /**
+   * An extra vote: a call made for one more vote on must-haves the judges were not agreed on; its
+   * vote counts only on `criteria`, and only where its judge has not voted otherwise.
+   */
+  readonly extra?: ExtraVote
   readonly latencyMs: number
   /** HTTP requests made: the first, then retries, repairs and re-asks. */
   readonly requests?: number
@@ -118,13 +129,18 @@ interface EarlierRun {
 export interface Council {
   readonly convene: (request: CouncilRequest) => Promise<CouncilOutcome>
   /**
-   * One more call, to settle the must-haves in `split` the judges split on: round 1 asks the
-   * first member, round 2 the second, and so on. Undefined when there is no member to ask.
+   * The reserves that can be asked for an extra vote on this rubric, in order: the rubric's
+   * `council.reserve` less any member, retired model or model without credentials.
    */
-  readonly tieBreak?: (
+  readonly reserves?: (rubric: Rubric) => readonly string[]
+  /**
+   * One extra call to `judge` (a reserve, or a member whose first call failed) for one more vote on
+   * the must-haves in `criteria`; `round` counts the extra calls, from 1. Undefined when the council
+   * cannot ask.
+   */
+  readonly extraVote?: (
     request: CouncilRequest,
-    round: number,
-    split: readonly string[]
+    call: { readonly judge: string; readonly round: number; readonly criteria: readonly string[] }
   ) => Promise<JudgeRun | undefined>
   /**
    * The most evidence tokens every member's context window can take beside the instructions, the

@@ -6,7 +6,13 @@ import type { GateSource } from '../gates/types.js'
 import { parseRubric } from '../rubric/parse.js'
 import type { RubricTextResult } from '../rubric/text.js'
 import type { Rubric } from '../rubric/types.js'
-import { decide, invalidVerdict, needsCouncil, splitMustHaves } from '../verdict/decide.js'
+import {
+  decide,
+  invalidVerdict,
+  mustHavesInDoubt,
+  needsCouncil,
+  nextVoter
+} from '../verdict/decide.js'
 import type { Evaluation, RubricInfo, RubricReview } from './evaluation.js'
 import { nextIteration, type HistoryEntry } from './history.js'
 
@@ -138,9 +144,11 @@ export async function evaluate(
 }
 
 /**
- * The council's answers, and while the judges are split on a must-have, up to the rubric's
- * `council.tie_breaks` more calls, one member at a time, to settle it (docs/verdict.md). A council
- * that throws has a bug; it still ends as a named failure, never as a crash or a PASS.
+ * The council's answers, and while the judges are not agreed on a must-have, extra votes: one call
+ * at a time, each to a voter that has not voted yet (a reserve, or a member whose call failed), for
+ * the must-haves without a lead of two votes, up to the rubric's `council.max_extra_votes`
+ * (docs/verdict.md#the-numbers). A council that throws has a bug; it still ends as a named failure,
+ * never as a crash or a PASS.
  */
 export async function conveneCouncil(
   council: Council,
@@ -148,12 +156,19 @@ export async function conveneCouncil(
 ): Promise<CouncilOutcome> {
   try {
     let outcome = await council.convene(request)
-    for (let round = 1; round <= request.rubric.council.tieBreaks; round++) {
-      const split = splitMustHaves(request.rubric, outcome)
-      if (split.length === 0 || council.tieBreak === undefined) break
-      const run = await council.tieBreak(request, round, split)
+    const { rubric } = request
+    const reserves = council.reserves?.(rubric) ?? []
+    // A failed gate decides the verdict (row 2) whatever the votes: no extra call is worth its cost.
+    const budget = request.gates.every(g => g.status === 'pass') ? rubric.council.maxExtraVotes : 0
+    for (let round = 1; round <= budget; round++) {
+      const criteria = mustHavesInDoubt(rubric, outcome)
+      if (criteria.length === 0 || council.extraVote === undefined) break
+      const voter = nextVoter(outcome, reserves)
+      if (voter === undefined) break
+      const run = await council.extraVote(request, { judge: voter.judge, round, criteria })
       if (run === undefined) break
-      outcome = { ...outcome, runs: [...outcome.runs, { ...run, tieBreak: true }] }
+      const extra = { criteria, reserve: voter.reserve }
+      outcome = { ...outcome, runs: [...outcome.runs, { ...run, extra }] }
     }
     return outcome
   } catch (error) {

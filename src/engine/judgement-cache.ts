@@ -17,7 +17,7 @@ export interface SealedJudgement {
   readonly iteration: number
   /** What the judges were asked about: see `judgementDigest`. */
   readonly digest: string
-  /** The runs (the council's, then its tie-breaks), as deflated JSON in base64. */
+  /** The runs (the council's, then its extra votes), as deflated JSON in base64. */
   readonly runs: string
   readonly quorum: number
   /** HMAC-SHA256 of the fields above. */
@@ -108,7 +108,7 @@ export interface CacheResult {
 
 /**
  * The council, remembering: when the previous judgement was about the same digest and its seal
- * holds, its runs are replayed (the council's answers, then its tie-breaks in order) with no
+ * holds, its runs are replayed (the council's answers, then its extra votes in order) with no
  * provider asked; otherwise the council is asked and its runs are sealed for the next run.
  * Without a key (no provider key) nothing is reused or kept.
  */
@@ -126,7 +126,6 @@ export function cachingCouncil(
   let digest: string | undefined
   const asked: JudgeRun[] = []
   let quorum = 1
-  let tieBreaks = 0
 
   const replayed = (run: JudgeRun): JudgeRun => {
     // Nothing was spent on it this time.
@@ -147,7 +146,7 @@ export function cachingCouncil(
           : unseal(key, options.previous, digest)
       if (previous && options.previous) {
         reused = { ...previous, from: options.previous.iteration }
-        const main = previous.runs.filter(r => r.tieBreak !== true)
+        const main = previous.runs.filter(r => r.extra === undefined)
         return { runs: main.map(replayed), quorum: previous.quorum }
       }
       const outcome: CouncilOutcome = await council.convene(request)
@@ -155,14 +154,17 @@ export function cachingCouncil(
       quorum = outcome.quorum
       return outcome
     },
-    ...(council.tieBreak && {
-      tieBreak: async (request, round, split) => {
+    ...(council.reserves && { reserves: council.reserves }),
+    ...(council.extraVote && {
+      extraVote: async (request, call) => {
         if (reused) {
-          const run = reused.runs.filter(r => r.tieBreak === true)[tieBreaks++]
+          // Each voter casts one extra vote at most: its stored one, if it was asked then.
+          const run = reused.runs.find(r => r.extra !== undefined && r.judge === call.judge)
           return run && replayed(run)
         }
-        const run = await council.tieBreak?.(request, round, split)
-        if (run) asked.push({ ...run, tieBreak: true })
+        const run = await council.extraVote?.(request, call)
+        const reserve = council.reserves?.(request.rubric).includes(call.judge) ?? false
+        if (run) asked.push({ ...run, extra: { criteria: call.criteria, reserve } })
         return run
       }
     }),

@@ -66,12 +66,14 @@ export interface JsonReport {
       readonly score: number | null
       readonly reasoning: string
     }[]
+    /** The votes counted, the judges' and the extra votes'. */
     readonly judges: Tally | null
-    readonly tie_break: {
+    /** The extra votes that counted on a must-have the judges were not agreed on, in order. */
+    readonly extra_votes: readonly {
       readonly judge: string
       readonly verdict: ChecklistVerdict | null
       readonly reasoning: string
-    } | null
+    }[]
   })[]
   readonly dimensions: readonly {
     readonly name: string
@@ -201,13 +203,11 @@ export function toJsonReport(evaluation: Evaluation, audience: Audience = 'actio
         reasoning: v.reasoning
       })),
       judges: c.tally ?? null,
-      tie_break: c.tieBreak
-        ? {
-            judge: c.tieBreak.judge,
-            verdict: c.tieBreak.verdict ?? null,
-            reasoning: c.tieBreak.reasoning
-          }
-        : null
+      extra_votes: (c.extraVotes ?? []).map(v => ({
+        judge: v.judge,
+        verdict: v.verdict ?? null,
+        reasoning: v.reasoning
+      }))
     })),
     dimensions: verdict.dimensions.map(d => ({
       name: d.name,

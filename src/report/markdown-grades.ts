@@ -5,7 +5,7 @@ import type { CriterionResult, DimensionResult, JudgedFinding } from '../verdict
 import type { Block, Piece, Section } from './budget.js'
 import { abbreviate, code, escapeCell, escapeHtml, escapeMarkdown } from './escape.js'
 import { details, prose, table } from './markdown-pieces.js'
-import { anyGraded, isMet } from './summary.js'
+import { anyGraded, extraVotesNote, isMet } from './summary.js'
 
 // The Markdown report's parts about the judges' grades: criteria, dimensions and findings.
 
@@ -45,7 +45,7 @@ function criterionBlock(c: CriterionResult, priority: number): Block {
     body.push(`${weight.charAt(0).toUpperCase()}${weight.slice(1)}\n\n`)
   }
   if (c.votes.length === 0) body.push('*No judge graded this criterion.*\n')
-  for (const vote of [...c.votes, ...(c.tieBreak ? [c.tieBreak] : [])]) {
+  for (const vote of [...c.votes, ...(c.extraVotes ?? [])]) {
     const grade = vote.verdict ?? (vote.score === undefined ? '—' : `${vote.score}/10`)
     body.push(`- **${escapeMarkdown(vote.judge)}** · ${grade}: `, prose(vote.reasoning), '\n')
   }
@@ -59,22 +59,34 @@ const SUMMARY_DESCRIPTION = 90
 
 const STATUS_ICON = { PASS: '✅', FAIL: '❌', SPLIT: '⚠️', SCORED: '🔢', UNGRADED: '➖' } as const
 
-/** `(2/3 PASS)`: the judges' votes (each the majority of its samples), and a tie-break's. */
+/** `(2/3 PASS)`: the votes counted (each judge's the majority of its samples), and the extra votes'. */
 function tally(c: CriterionResult): string {
   if (c.kind === 'score') return c.median === undefined ? '' : `(median ${formatNumber(c.median)})`
   const t = c.tally
   if (!t) return ''
   const judges = t.pass + t.fail + t.abstain
   if (judges === 0) return ''
-  const tie = c.tieBreak?.verdict ? `, tie-break ${c.tieBreak.verdict}` : ''
-  return `(${t.pass}/${judges} PASS${tie})`
+  return `(${t.pass}/${judges} PASS${extraVotesNote(c)})`
 }
 
-/** `a was settled by a tie-break: the judges voted 1 PASS, 1 FAIL; X (tie-break) said FAIL.` */
-export function tieBreakSentence(c: CriterionResult): string {
+/**
+ * `a took extra votes: the judges voted 2 PASS, 1 FAIL; then X (reserve) said FAIL and Y (reserve)
+ * said FAIL: FAIL by 2 PASS, 3 FAIL.`
+ */
+export function extraVotesSentence(c: CriterionResult): string {
+  const extra = c.extraVotes ?? []
+  const t = c.tally ?? { pass: 0, fail: 0, abstain: 0 }
+  const members = {
+    pass: t.pass - extra.filter(v => v.verdict === 'PASS').length,
+    fail: t.fail - extra.filter(v => v.verdict === 'FAIL').length,
+    abstain: t.abstain
+  }
+  const said = extra.map(v => `${escapeMarkdown(v.judge)} said ${v.verdict ?? '—'}`).join(' and ')
+  const outcome =
+    c.status === 'SPLIT' ? `still split, ${describeTally(t)}` : `${c.status} by ${describeTally(t)}`
   return (
-    `**${escapeMarkdown(c.id)}** was settled by a tie-break: the judges voted ${c.tally ? describeTally(c.tally) : ''}; ` +
-    `${escapeMarkdown(c.tieBreak?.judge ?? '')} said ${c.tieBreak?.verdict ?? ''}.`
+    `**${escapeMarkdown(c.id)}** took extra votes: the judges voted ${describeTally(members)}; ` +
+    `then ${said}: ${outcome}.`
   )
 }
 

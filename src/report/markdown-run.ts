@@ -135,8 +135,12 @@ export function judgesSection(runs: readonly JudgeRun[], quorum: number): Sectio
   const rows = runs.map(run => {
     const status = run.status === 'ok' ? `✅ ${run.answer.verdict}` : `❌ ${run.failure}`
     const cost = run.costUsd === undefined ? '—' : `$${run.costUsd.toFixed(4)}`
+    // An extra call says whose it was and the must-haves its vote was asked for.
+    const extra = run.extra
+      ? ` (${run.extra.reserve ? 'reserve' : 'extra vote'} on ${run.extra.criteria.join(', ')})`
+      : ''
     return [
-      escapeCell(run.judge),
+      escapeCell(`${run.judge}${extra}`),
       String(run.sample),
       status,
       seconds(run.latencyMs),

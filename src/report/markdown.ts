@@ -7,7 +7,7 @@ import {
   criteriaSection,
   dimensionsSection,
   findingsSection,
-  tieBreakSentence
+  extraVotesSentence
 } from './markdown-grades.js'
 import { ICON, prose, REASON_FLOOR } from './markdown-pieces.js'
 import { historySection, rubricAlerts, rubricSection } from './markdown-rubric.js'
@@ -58,9 +58,9 @@ function buildDoc(evaluation: Evaluation, step: Audience | undefined): Doc {
     head.push(`- **${reason.code}**: `, prose(sentence, REASON_FLOOR), '\n')
   }
   if (verdict.reasons.length > 0) head.push('\n')
-  // A verdict that rests on a tie-break says so, with the votes, so a person can weigh it.
-  const settled = verdict.criteria.filter(c => c.tieBreak)
-  for (const c of settled) head.push(`⚖️ ${tieBreakSentence(c)}\n\n`)
+  // A must-have that took extra votes says so, with every vote, so a person can weigh it.
+  const confirmed = verdict.criteria.filter(c => c.extraVotes !== undefined)
+  for (const c of confirmed) head.push(`⚖️ ${extraVotesSentence(c)}\n\n`)
   head.push(`Recommendation: **${verdict.recommendation}**\n\n`)
   if (evaluation.reusedFrom !== undefined) {
     head.push(

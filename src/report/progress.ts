@@ -15,9 +15,16 @@ export function councilStartLine(calls: readonly { readonly judge: string }[]): 
   return `Asking ${judges.length} judge${judges.length === 1 ? '' : 's'}${each}: ${judges.join(', ')}`
 }
 
-/** `The judges split on a, b: asking openai:gpt-5.4-mini once more to break the tie` */
-export function tieBreakLine(judge: string, split: readonly string[]): string {
-  return `The judges split on ${split.join(', ')}: asking ${judge} once more to break the tie`
+/**
+ * `The judges are not agreed on a, b: asking anthropic:claude-haiku-4-5 (reserve) for an extra
+ * vote`; a member whose call failed is `asking openai:gpt-5.4-mini, whose call failed, for …`.
+ */
+export function extraVoteLine(
+  call: { readonly judge: string; readonly reserve: boolean },
+  criteria: readonly string[]
+): string {
+  const who = call.reserve ? `${call.judge} (reserve)` : `${call.judge}, whose call failed,`
+  return `The judges are not agreed on ${criteria.join(', ')}: asking ${who} for an extra vote`
 }
 
 /**

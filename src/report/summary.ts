@@ -40,3 +40,10 @@ export function summaryLine(evaluation: Evaluation): string {
   }
   return parts.join(' · ')
 }
+
+/** `, extra vote FAIL` or `, extra votes FAIL, PASS`; nothing without extra votes. */
+export function extraVotesNote(c: CriterionResult): string {
+  const extra = c.extraVotes ?? []
+  if (extra.length === 0) return ''
+  return `, extra vote${extra.length === 1 ? '' : 's'} ${extra.map(v => v.verdict ?? '—').join(', ')}`
+}

@@ -13,7 +13,7 @@ import type {
 } from '../verdict/types.js'
 import type { Evaluation } from '../engine/evaluation.js'
 import { formatTokens } from './progress.js'
-import { summaryLine } from './summary.js'
+import { extraVotesNote, summaryLine } from './summary.js'
 
 export interface TerminalOptions {
   /**
@@ -157,9 +157,9 @@ function tallyOf(c: CriterionResult): string {
   const t = c.tally
   if (!t || t.pass + t.fail + t.abstain === 0) return ''
   const tied = t.abstain > 0 ? `, ${t.abstain} tied` : ''
-  if (c.status === 'SPLIT') return `${t.pass}–${t.fail} (PASS–FAIL${tied})`
-  const tie = c.tieBreak?.verdict ? `, tie-break ${c.tieBreak.verdict}` : ''
-  return `${t.pass}/${t.pass + t.fail + t.abstain}${tied}${tie}`
+  const extra = extraVotesNote(c)
+  if (c.status === 'SPLIT') return `${t.pass}–${t.fail} (PASS–FAIL${tied}${extra})`
+  return `${t.pass}/${t.pass + t.fail + t.abstain}${tied}${extra}`
 }
 
 /** A failing vote of a checklist criterion; the lowest score of a score-range one. */

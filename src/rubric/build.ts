@@ -2,10 +2,10 @@ import { buildCriteria } from './build-criteria.js'
 import { buildDimensions } from './build-dimensions.js'
 import { buildGateOptions, buildGates } from './build-gates.js'
 import {
+  DEFAULT_MAX_EXTRA_VOTES,
   DEFAULT_MIN_COVERAGE,
   DEFAULT_SAMPLES,
   DEFAULT_THRESHOLDS,
-  DEFAULT_TIE_BREAKS,
   FOCUS_TEXT
 } from './defaults.js'
 import type { Locate, RubricIssue, RubricRule } from './errors.js'
@@ -84,8 +84,12 @@ export function buildRubric(input: BuildInput): { rubric: Rubric; issues: Rubric
   }
 
   const members = fm.council?.models ?? []
-  const models = members.map(member => (typeof member === 'string' ? member : member.model))
-  const named = members.flatMap(member =>
+  const reserves = fm.council?.reserve ?? []
+  const modelOf = (member: (typeof members)[number]): string =>
+    typeof member === 'string' ? member : member.model
+  const models = members.map(modelOf)
+  const reserve = reserves.map(modelOf)
+  const named = [...members, ...reserves].flatMap(member =>
     typeof member === 'string' || member.reasoning === undefined
       ? []
       : [[member.model, member.reasoning] as const]
@@ -101,6 +105,30 @@ export function buildRubric(input: BuildInput): { rubric: Rubric; issues: Rubric
     }
     seenModels.add(model)
   })
+  const seenReserves = new Set<string>()
+  reserve.forEach((model, i) => {
+    // A reserve's vote counts only where it has not voted: a member, or a reserve named twice,
+    // would vote twice on one must-have.
+    if (seenModels.has(model)) {
+      atPath(
+        ['council', 'reserve', i],
+        'council',
+        `council.reserve names "${model}", a member of council.models; a reserve must be another model, whose vote is independent of the members'`
+      )
+    } else if (seenReserves.has(model)) {
+      atPath(['council', 'reserve', i], 'council', `council.reserve lists "${model}" twice`)
+    }
+    seenReserves.add(model)
+  })
+  const tieBreaks = fm.council?.tie_breaks
+  if (tieBreaks !== undefined && fm.council?.max_extra_votes !== undefined) {
+    atPath(
+      ['council', 'tie_breaks'],
+      'council',
+      `council.tie_breaks is the old name of council.max_extra_votes; give only max_extra_votes (got tie_breaks: ${tieBreaks} and max_extra_votes: ${fm.council.max_extra_votes})`,
+      'key'
+    )
+  }
   const samples = fm.council?.samples
   const quorum = fm.council?.quorum
   const perModel = samples ?? DEFAULT_SAMPLES
@@ -172,7 +200,8 @@ export function buildRubric(input: BuildInput): { rubric: Rubric; issues: Rubric
       ...(samples !== undefined && { samples }),
       ...(quorum !== undefined && { quorum }),
       ...(fm.council?.timeout !== undefined && { timeout: fm.council.timeout }),
-      tieBreaks: fm.council?.tie_breaks ?? DEFAULT_TIE_BREAKS
+      reserve,
+      maxExtraVotes: fm.council?.max_extra_votes ?? tieBreaks ?? DEFAULT_MAX_EXTRA_VOTES
     },
     blocking: fm.blocking ?? 'majority',
     scoreWeights,

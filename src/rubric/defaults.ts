@@ -17,8 +17,15 @@ export const PARALLEL_GATES_WHEN_TRUE = 4
 
 export const DEFAULT_SAMPLES = 1
 
-/** Extra judge calls that may settle a split must-have (docs/verdict.md). */
-export const DEFAULT_TIE_BREAKS = 1
+/**
+ * Extra judge calls that may confirm a must-have the judges are not agreed on (docs/verdict.md):
+ * two, so that with two reserves a 2–1 must-have of three members is confirmed or overturned
+ * (a lead of two), or decided 3–2; `npm run simulate` measures the rates and calls.
+ */
+export const DEFAULT_MAX_EXTRA_VOTES = 2
+
+/** The most extra calls a rubric may allow. */
+export const MAX_EXTRA_VOTES = 5
 
 export const DEFAULT_MIN_COVERAGE = 1
 

@@ -169,8 +169,15 @@ const COUNCIL: FieldTable<CouncilConfig> = {
   quorum: value('council.quorum', lowered),
   samples: value('council.samples'),
   timeout: value('council.timeout'),
-  // A split must-have is UNCLEAR without a tie-break; with one, a single judge can settle it.
-  tieBreaks: value('council.tie_breaks', (before, after) => after > before)
+  // Who casts the extra votes, and how many may be cast, decide a must-have the members are not
+  // agreed on: fewer leave a lead of one vote unconfirmed, more (or other reserves) can settle a
+  // tie either way. Any change can let a pull request pass that would not have.
+  reserve: list(
+    'council.reserve',
+    m => m,
+    () => true
+  ),
+  maxExtraVotes: value('council.max_extra_votes', () => true)
 }
 
 /**

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { parseModelId, PROVIDERS } from './model-id.js'
+import { DEFAULT_MAX_EXTRA_VOTES, MAX_EXTRA_VOTES } from './defaults.js'
 import type { ReasoningEffort } from './types.js'
 
 /**
@@ -177,12 +178,27 @@ export const CouncilSchema = z.strictObject({
     .max(3600)
     .optional()
     .describe('Seconds one judge request may take (default 180)'),
+  reserve: z
+    .array(CouncilMemberSchema)
+    .optional()
+    .describe(
+      'Judges asked only for an extra vote on a must-have the members are not agreed on, each at most once; provider:model, or {model, reasoning}'
+    ),
+  max_extra_votes: z
+    .int()
+    .min(0)
+    .max(MAX_EXTRA_VOTES)
+    .optional()
+    .describe(
+      `Extra judge calls, one at a time, to confirm a must-have the judges are not agreed on (default ${DEFAULT_MAX_EXTRA_VOTES})`
+    ),
   tie_breaks: z
     .int()
     .min(0)
-    .max(5)
+    .max(MAX_EXTRA_VOTES)
     .optional()
-    .describe('Extra judge calls to settle a must-have the judges split on (default 1)')
+    .meta({ deprecated: true })
+    .describe('Deprecated: the old name of max_extra_votes')
 })
 
 const FocusSchema = z.enum(FOCUS_AREAS)

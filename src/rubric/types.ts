@@ -81,7 +81,8 @@ export interface CouncilConfig {
   /** `council.reasoning`: the effort of every member that names none; undefined: each provider's. */
   readonly reasoning?: ReasoningEffort
   /**
-   * The efforts members name for themselves (`{ model, reasoning }` in `council.models`), by
+   * The efforts members and reserves name for themselves (`{ model, reasoning }` in
+   * `council.models` or `council.reserve`), by
    * `provider:model` as written there; absent when none does.
    */
   readonly memberReasoning?: Readonly<Record<string, ReasoningEffort>>
@@ -91,8 +92,16 @@ export interface CouncilConfig {
   readonly quorum?: number
   /** Seconds one judge request may take; undefined: the default. */
   readonly timeout?: number
-  /** Extra calls, one member at a time, that settle a must-have the judges split on. */
-  readonly tieBreaks: number
+  /**
+   * `council.reserve`: judges asked only for an extra vote, in order, each at most once; by
+   * `provider:model` as written there.
+   */
+  readonly reserve: readonly string[]
+  /**
+   * `council.max_extra_votes`: extra calls, one at a time, each to a voter that has not voted on the
+   * must-haves it is asked about, until each has a lead of two votes (docs/verdict.md).
+   */
+  readonly maxExtraVotes: number
 }
 
 export interface Rubric {

@@ -17,7 +17,7 @@ import type {
   VerdictKind
 } from './types.js'
 
-export { splitMustHaves } from './grade.js'
+export { mustHavesInDoubt, nextVoter } from './extra-votes.js'
 
 export interface VerdictInput {
   readonly rubric: Rubric

@@ -1,11 +1,13 @@
-import type { CouncilOutcome } from '../council/types.js'
-import type { Criterion, Dimension, Rubric } from '../rubric/types.js'
-import { majority, panelOf, voteOf, type Labelled, type Panel } from './panel.js'
+import type { Criterion, Dimension } from '../rubric/types.js'
+import { extraVotesOn, majority, voteOf, type Labelled, type Panel } from './panel.js'
 import { medianOf, spreadOf } from './score.js'
 import type { CriterionResult, DimensionResult, Tally, Vote } from './types.js'
 
-/** A checklist criterion's status from each judge's vote (the majority of its samples). */
-function tallyOf(criterion: Criterion, panel: Panel): Tally {
+/**
+ * A checklist criterion's votes: each judge's (the majority of its samples; a judge whose samples
+ * tie abstains), then each extra vote that counts on it.
+ */
+function tallyOf(criterion: Criterion, panel: Panel, extra: readonly Vote[]): Tally {
   const tally = { pass: 0, fail: 0, abstain: 0 }
   for (const judge of panel.judges) {
     const verdicts = judge.samples.flatMap(s => {
@@ -17,6 +19,10 @@ function tallyOf(criterion: Criterion, panel: Panel): Tally {
     if (vote === true) tally.pass++
     else if (vote === false) tally.fail++
     else tally.abstain++
+  }
+  for (const vote of extra) {
+    if (vote.verdict === 'PASS') tally.pass++
+    else tally.fail++
   }
   return tally
 }
@@ -53,20 +59,14 @@ export function gradeCriterion(criterion: Criterion, panel: Panel): CriterionRes
     return { ...base, kind: 'score', status, score: median / 10, median, spread }
   }
 
-  const tally = tallyOf(criterion, panel)
+  // Extra votes were asked for must-haves only; they count nowhere else.
+  const extraVotes = criterion.required ? extraVotesOn(criterion, panel) : []
+  const tally = tallyOf(criterion, panel, extraVotes)
   if (tally.pass + tally.fail + tally.abstain === 0)
     return { ...base, kind: 'checklist', status: 'UNGRADED', score: null, tally }
   const cast = tally.pass + tally.fail
-  let status: 'PASS' | 'FAIL' | 'SPLIT' =
+  const status: 'PASS' | 'FAIL' | 'SPLIT' =
     tally.pass * 2 > cast ? 'PASS' : tally.fail * 2 > cast ? 'FAIL' : 'SPLIT'
-  let tieBreak: Vote | undefined
-  if (status === 'SPLIT' && criterion.required) {
-    // A must-have the judges split on is settled by the first tie-break call that graded it.
-    tieBreak = panel.tieBreaks
-      .map(t => voteOf(criterion, t))
-      .find(vote => vote?.verdict !== undefined)
-    if (tieBreak?.verdict) status = tieBreak.verdict
-  }
   // Disagreement enters the confidence, never the score.
   const score = status === 'PASS' ? 1 : status === 'FAIL' ? 0 : 0.5
   return {
@@ -75,7 +75,7 @@ export function gradeCriterion(criterion: Criterion, panel: Panel): CriterionRes
     status,
     score,
     tally,
-    ...(tieBreak && { tieBreak })
+    ...(extraVotes.length > 0 && { extraVotes })
   }
 }
 
@@ -92,20 +92,6 @@ export function withoutGrade(c: CriterionResult): CriterionResult {
     ...(c.requiredMinScore !== undefined && { requiredMinScore: c.requiredMinScore }),
     votes: c.votes
   }
-}
-
-/**
- * The must-have checklist criteria the judges are split on, tie-breaks so far counted: what one
- * more call may settle. None while the council is short of its quorum.
- */
-export function splitMustHaves(rubric: Rubric, council: CouncilOutcome): string[] {
-  const panel = panelOf(council)
-  if (panel.answers < Math.max(1, council.quorum)) return []
-  return rubric.criteria
-    .filter(c => c.required && !c.scoreRanges)
-    .map(c => gradeCriterion(c, panel))
-    .filter(c => c.status === 'SPLIT')
-    .map(c => c.id)
 }
 
 export function gradeDimension(dimension: Dimension, panel: Panel): DimensionResult {

@@ -14,22 +14,33 @@ export interface Judge {
   readonly samples: readonly Labelled[]
 }
 
-/** The valid answers, by judge; tie-break answers apart; and how many regular answers count. */
+/** An extra vote's answer: who gave it, and the must-haves it counts on. */
+export interface ExtraAnswer extends Labelled {
+  readonly judge: string
+  readonly criteria: readonly string[]
+}
+
+/** The valid answers, by judge; extra votes apart; and how many regular answers count. */
 export interface Panel {
   readonly judges: readonly Judge[]
-  readonly tieBreaks: readonly Labelled[]
+  readonly extras: readonly ExtraAnswer[]
   readonly answers: number
 }
 
 export function panelOf(council: CouncilOutcome | undefined): Panel {
   const runs = council?.runs ?? []
-  const sampled = runs.some(r => r.sample > 1 && r.tieBreak !== true)
+  const sampled = runs.some(r => r.sample > 1 && r.extra === undefined)
   const judges = new Map<string, Labelled[]>()
-  const tieBreaks: Labelled[] = []
+  const extras: ExtraAnswer[] = []
   for (const run of runs) {
     if (run.status !== 'ok') continue
-    if (run.tieBreak === true) {
-      tieBreaks.push({ label: `${run.judge} (tie-break)`, answer: run.answer })
+    if (run.extra !== undefined) {
+      extras.push({
+        label: `${run.judge} (${run.extra.reserve ? 'reserve' : 'extra vote'})`,
+        judge: run.judge,
+        criteria: run.extra.criteria,
+        answer: run.answer
+      })
       continue
     }
     const samples = judges.get(run.judge) ?? []
@@ -38,7 +49,7 @@ export function panelOf(council: CouncilOutcome | undefined): Panel {
   }
   return {
     judges: [...judges].map(([judge, samples]) => ({ judge, samples })),
-    tieBreaks,
+    extras,
     answers: [...judges.values()].reduce((sum, samples) => sum + samples.length, 0)
   }
 }
@@ -61,7 +72,7 @@ export interface PanelVotes {
 }
 
 export function panelVotes(panel: Panel): PanelVotes {
-  const labelled = [...panel.judges.flatMap(j => j.samples), ...panel.tieBreaks]
+  const labelled = [...panel.judges.flatMap(j => j.samples), ...panel.extras]
   return {
     blocking: panel.judges.map(j => majority(j.samples.map(s => blocks(s.answer)))),
     terminating: panel.judges.filter(
@@ -71,6 +82,22 @@ export function panelVotes(panel: Panel): PanelVotes {
       answer.findings.map(f => ({ ...f, judge: label }))
     )
   }
+}
+
+/**
+ * The extra votes that count on `criterion`, in the order they were cast: each from an answer asked
+ * for it, by a judge that has not voted on it otherwise (no member, no earlier extra vote of the
+ * same judge). A vote that repeats a voter never counts, whatever the runs say.
+ */
+export function extraVotesOn(criterion: Criterion, panel: Panel): Vote[] {
+  const voted = new Set(panel.judges.map(j => j.judge))
+  return panel.extras.flatMap(extra => {
+    if (!extra.criteria.includes(criterion.id) || voted.has(extra.judge)) return []
+    const vote = voteOf(criterion, extra)
+    if (vote?.verdict === undefined) return []
+    voted.add(extra.judge)
+    return [vote]
+  })
 }
 
 function blocks(answer: JudgeAnswer): boolean {

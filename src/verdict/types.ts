@@ -144,7 +144,10 @@ export interface Vote {
   readonly reasoning: string
 }
 
-/** How the judges voted on a checklist criterion, each with the majority of its own samples. */
+/**
+ * How the judges voted on a checklist criterion, each with the majority of its own samples, and
+ * the extra votes that counted on it (one each).
+ */
 export interface Tally {
   readonly pass: number
   readonly fail: number
@@ -171,10 +174,13 @@ export interface CriterionResult {
   readonly requiredMinScore?: number
   /** Every answer's vote, sample by sample. */
   readonly votes: readonly Vote[]
-  /** Checklist criteria: the judges' votes. */
+  /** Checklist criteria: the votes counted, the judges' and the extra votes'. */
   readonly tally?: Tally
-  /** The casting vote of a tie-break call that settled a split must-have. */
-  readonly tieBreak?: Vote
+  /**
+   * Must-haves the judges were not agreed on: the extra votes that counted on it, in the order
+   * they were cast (also counted in `tally`, not listed in `votes`).
+   */
+  readonly extraVotes?: readonly Vote[]
 }
 
 export interface DimensionResult {
