@@ -37,7 +37,7 @@ import { needsCouncil } from '../verdict/decide.js'
 import { maskSecrets, secretValues } from '../util/secrets.js'
 import { failed, ok, type Result } from '../util/result.js'
 import { USAGE_ERROR } from './args.js'
-import { fileProblem, outputProblem, type CliIo } from './io.js'
+import { fileProblem, reportsProblem, writeReports, type CliIo } from './io.js'
 import { optionModelLines, rubricModelLines } from './model-check.js'
 
 /** The options of `calibrate` that take a value, by their names on the command line. */
@@ -90,12 +90,10 @@ export async function calibrateCommand(options: CalibrateOptions, io: CliIo): Pr
     ['Markdown report', options.markdown === '-' ? undefined : options.markdown],
     ['HTML report', options.html]
   ] as const
-  for (const [what, file] of outputs) {
-    const problem = file === undefined ? undefined : outputProblem(resolve(io.cwd, file), file)
-    if (problem !== undefined) {
-      io.stderr(`rubric-council: cannot write the ${what} to ${problem}`)
-      return USAGE_ERROR
-    }
+  const unwritable = reportsProblem(io, outputs)
+  if (unwritable !== undefined) {
+    io.stderr(`rubric-council: ${unwritable}`)
+    return USAGE_ERROR
   }
 
   const rubricPath = options.rubric ?? DEFAULT_RUBRIC_PATH
@@ -219,19 +217,8 @@ export async function calibrateCommand(options: CalibrateOptions, io: CliIo): Pr
     ['Markdown report', options.markdown === '-' ? undefined : options.markdown, markdown],
     ['HTML report', options.html, renderCalibrationHtml(report)]
   ] as const
-  let unwritten = false
-  for (const [what, file, text] of writes) {
-    if (file === undefined) continue
-    try {
-      await writeFile(resolve(io.cwd, file), text)
-    } catch (error) {
-      const problem = fileProblem(error)
-      if (problem === undefined) throw error
-      io.stderr(`rubric-council: cannot write the ${what} to ${file}: ${problem}`)
-      unwritten = true
-    }
-  }
-  return state.interrupted ? INTERRUPTED : unwritten ? USAGE_ERROR : 0
+  const written = await writeReports(io, writes)
+  return state.interrupted ? INTERRUPTED : written ? 0 : USAGE_ERROR
 }
 
 /** The terminal's summary: how much ran, and each criterion's recommendation with its figures. */

@@ -23,7 +23,7 @@ import { renderMarkdown } from '../report/markdown.js'
 import { renderTerminal } from '../report/terminal.js'
 import { DEFAULT_CHECK_NAME, renderComment } from '../publish/memory.js'
 import { USAGE_ERROR } from './args.js'
-import { fileProblem, outputProblem, type CliIo } from './io.js'
+import { fileProblem, reportsProblem, writeReports, type CliIo } from './io.js'
 import { optionModelLines, rubricModelLines } from './model-check.js'
 import { terminalCouncilProgress } from './progress.js'
 
@@ -60,12 +60,10 @@ export async function checkCommand(options: CheckOptions, io: CliIo): Promise<nu
     ['JSON report', options.json],
     ['Markdown report', options.markdown === '-' ? undefined : options.markdown]
   ] as const
-  for (const [what, file] of outputs) {
-    const problem = file === undefined ? undefined : outputProblem(resolve(io.cwd, file), file)
-    if (problem !== undefined) {
-      io.stderr(`rubric-council: cannot write the ${what} to ${problem}`)
-      return USAGE_ERROR
-    }
+  const unwritable = reportsProblem(io, outputs)
+  if (unwritable !== undefined) {
+    io.stderr(`rubric-council: ${unwritable}`)
+    return USAGE_ERROR
   }
   const path = options.rubric ?? DEFAULT_RUBRIC_PATH
   const rubric =
@@ -164,19 +162,7 @@ export async function checkCommand(options: CheckOptions, io: CliIo): Promise<nu
     ],
     ['Markdown report', options.markdown === '-' ? undefined : options.markdown, markdown]
   ] as const
-  let failed = false
-  for (const [what, file, text] of writes) {
-    if (file === undefined) continue
-    try {
-      await writeFile(resolve(io.cwd, file), text)
-    } catch (error) {
-      const problem = fileProblem(error)
-      if (problem === undefined) throw error
-      io.stderr(`rubric-council: cannot write the ${what} to ${file}: ${problem}`)
-      failed = true
-    }
-  }
-  return failed ? USAGE_ERROR : evaluation.verdict.exitCode
+  return (await writeReports(io, writes)) ? evaluation.verdict.exitCode : USAGE_ERROR
 }
 
 /** The merge base with `base` when the diff from it to the working tree is empty. */

@@ -1,5 +1,6 @@
 import { accessSync, constants, statSync } from 'node:fs'
-import { dirname } from 'node:path'
+import { writeFile } from 'node:fs/promises'
+import { dirname, resolve } from 'node:path'
 import type { Ticker } from '../util/ticker.js'
 
 /** What a CLI command may touch, injected so tests run commands in-process. */
@@ -63,4 +64,42 @@ export function outputProblem(path: string, shown: string): string | undefined {
     return `${shown}: the folder ${folder} is not writable`
   }
   return undefined
+}
+
+/** A report a command writes: what it is, the file it goes to (none: not asked for), its text. */
+export type ReportFile = readonly [what: string, file: string | undefined, text: string]
+
+/**
+ * Why one of the report files asked for cannot be written, in the words stderr shows, checked
+ * before anything runs; undefined when all can be.
+ */
+export function reportsProblem(
+  io: Pick<CliIo, 'cwd'>,
+  files: readonly (readonly [what: string, file: string | undefined])[]
+): string | undefined {
+  for (const [what, file] of files) {
+    const problem = file === undefined ? undefined : outputProblem(resolve(io.cwd, file), file)
+    if (problem !== undefined) return `cannot write the ${what} to ${problem}`
+  }
+  return undefined
+}
+
+/** Writes every report asked for, saying on stderr which could not be; true when all were. */
+export async function writeReports(
+  io: Pick<CliIo, 'cwd' | 'stderr'>,
+  reports: readonly ReportFile[]
+): Promise<boolean> {
+  let written = true
+  for (const [what, file, text] of reports) {
+    if (file === undefined) continue
+    try {
+      await writeFile(resolve(io.cwd, file), text)
+    } catch (error) {
+      const problem = fileProblem(error)
+      if (problem === undefined) throw error
+      io.stderr(`rubric-council: cannot write the ${what} to ${file}: ${problem}`)
+      written = false
+    }
+  }
+  return written
 }
