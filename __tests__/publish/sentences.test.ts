@@ -62,6 +62,8 @@ const RERUN =
   'comment `/council rerun` to ask the judges again (anyone with write access to the repository may).'
 const FRESH =
   'comment `/council rerun` for a fresh judgement (anyone with write access to the repository may), or a maintainer who has read the report may comment `/council accept <reason>`.'
+const RESERVE =
+  "A model in the rubric's `council.reserve` casts the deciding vote on such a split (docs/verdict.md)."
 const FRESH_LOCAL =
   'read their reasons and run `rubric-council check` again for a fresh judgement; more judges or `samples` make this rarer.'
 
@@ -135,8 +137,8 @@ const STEPS: Readonly<Record<ReasonCode, Readonly<Record<Audience, string>>>> = 
       'The judges saw too little of the change: exclude generated files or lower `min_coverage` in the rubric, or check a smaller change; then run `rubric-council check` again.'
   },
   judge_disagreement: {
-    action: `The judges are split on a must-have: ${FRESH}`,
-    terminal: `The judges are split on a must-have: ${FRESH_LOCAL}`
+    action: `The judges are split on a must-have: ${FRESH} ${RESERVE}`,
+    terminal: `The judges are split on a must-have: read their reasons and run \`rubric-council check\` again for a fresh judgement. ${RESERVE}`
   },
   low_agreement: {
     action: `The judges disagree too much to decide: ${FRESH}`,

@@ -114,6 +114,8 @@ const AGAIN: Readonly<Record<Audience, string>> = {
 const WRITE_ACCESS = '(anyone with write access to the repository may)'
 const RERUN = `comment \`/council rerun\` to ask the judges again ${WRITE_ACCESS}`
 const FRESH = `comment \`/council rerun\` for a fresh judgement ${WRITE_ACCESS}`
+const RESERVE =
+  "A model in the rubric's `council.reserve` casts the deciding vote on such a split (docs/verdict.md)."
 const ACCEPT = 'a maintainer who has read the report may comment `/council accept <reason>`'
 
 /** Work on the change (`what` starts with the verb), then push, or run the check again. */
@@ -424,7 +426,10 @@ const SENTENCES: { readonly [C in ReasonCode]: Sentences<C> } = {
               `no judge graded must-have ${plural(ungraded.length, 'criterion', 'criteria')}: ${ungraded.join(', ')}`
             ])
       ].join('; '),
-    next: unsettled('The judges are split on a must-have')
+    next: (_, audience) =>
+      audience === 'action'
+        ? `The judges are split on a must-have: ${FRESH}, or ${ACCEPT}. ${RESERVE}`
+        : `The judges are split on a must-have: read their reasons and run \`rubric-council check\` again for a fresh judgement. ${RESERVE}`
   },
   low_agreement: {
     reason: ({ confidence, threshold }) =>
