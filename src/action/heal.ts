@@ -205,7 +205,7 @@ async function heal(
   if (!written.ok) {
     // Without the count, re-runs could repeat without end: none is started.
     return failed({
-      message: `the count of re-runs could not be kept in the comment (${written.problem}); give the bot's job "pull-requests: write"`,
+      message: `the count of re-runs could not be kept in the comment (${written.problem}); give the heal job "pull-requests: write"`,
       shared: true
     })
   }

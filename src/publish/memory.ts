@@ -25,8 +25,7 @@ export {
   STATE_BUDGET,
   writeState,
   type CommentState,
-  type StoredAcceptance,
-  type StoredHeal
+  type StoredAcceptance
 } from './memory-state.js'
 
 /** The check's name, and so its comment's marker, unless `check-name` says otherwise. */
@@ -110,7 +109,7 @@ export function historyEntryNoted(
 }
 
 /** The history's note for a review the bot re-ran because the provider answers again. */
-export const HEAL_NOTE = 're-verified after a provider outage'
+const HEAL_NOTE = 're-verified after a provider outage'
 
 /**
  * Why this iteration ran when it is not a new push: a rerun asked for, a re-run after a provider
