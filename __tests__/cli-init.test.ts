@@ -92,14 +92,22 @@ function workflow(text: string): Workflow {
  */
 function evaluated(
   value: string | undefined,
-  contexts: { github: Record<string, unknown>; inputs?: Record<string, string> },
+  contexts: {
+    github: Record<string, unknown>
+    inputs?: Record<string, string>
+    secrets?: Record<string, string>
+  },
   options: { readonly condition?: boolean } = {}
 ): unknown {
   const run = (expression: string): data.ExpressionData => {
     const { tokens } = new Lexer(expression).lex()
-    const tree = new Parser(tokens, ['github', 'inputs'], []).parse()
+    const tree = new Parser(tokens, ['github', 'inputs', 'secrets'], []).parse()
     const dictionary = JSON.parse(
-      JSON.stringify({ github: contexts.github, inputs: contexts.inputs ?? {} }),
+      JSON.stringify({
+        github: contexts.github,
+        inputs: contexts.inputs ?? {},
+        secrets: contexts.secrets ?? {}
+      }),
       data.reviver
     ) as data.Dictionary
     return new Evaluator(tree, dictionary, new Map()).evaluate()
@@ -195,7 +203,7 @@ describe.each(PROJECTS)('rubric-council init, for $kind', ({ files, gate, setup,
         string,
         Job
       >
-      expect(Object.keys(jobs).sort()).toEqual(['bot', 'council', 'gates'])
+      expect(Object.keys(jobs).sort()).toEqual(['bot', 'council', 'gates', 'heal'])
       // The toolchain's actions, then the gates action, which runs the install commands and the
       // gates and uploads their results: no run: step before it, and no step after it.
       const gates = stepList(jobs.gates)
@@ -206,21 +214,24 @@ describe.each(PROJECTS)('rubric-council init, for $kind', ({ files, gate, setup,
       expect(stepList(jobs.council)).toEqual(['uses: actions/checkout@v7', `uses: ${ACTION}`])
       // The bot holds a write token and runs for anyone's comment: the action alone, no checkout.
       expect(stepList(jobs.bot)).toEqual([`uses: ${ACTION}`])
+      // Its heal job holds the keys too, on the schedule alone: the action alone, no checkout.
+      expect(stepList(jobs.heal)).toEqual([`uses: ${ACTION}`])
     })
 
-    it('writes the bot: on a push that changes the rubric and on new comments, re-running the review', async () => {
+    it('writes the bot: on a push that changes the rubric, on new comments and every half hour, re-running the review', async () => {
       const dir = project(files)
       await cli([...argv], dir)
       const bot = workflow(read(dir, BOT_WORKFLOW_FILE))
       expect(bot.name).toBe(BOT_WORKFLOW_NAME)
       expect(bot.on).toEqual({
         push: { paths: [RUBRIC_FILE] },
-        issue_comment: { types: ['created'] }
+        issue_comment: { types: ['created'] },
+        schedule: [{ cron: '17,47 * * * *' }]
       })
       expect(bot.permissions).toEqual({})
       // A command must not cancel another.
       expect(bot.concurrency).toBeUndefined()
-      expect(Object.keys(bot.jobs)).toEqual(['bot'])
+      expect(Object.keys(bot.jobs)).toEqual(['bot', 'heal'])
       const job = bot.jobs.bot
       expect(job?.permissions).toEqual({
         contents: 'read',
@@ -230,10 +241,30 @@ describe.each(PROJECTS)('rubric-council init, for $kind', ({ files, gate, setup,
       })
       // It never asks the judges: no provider key, and nothing else from secrets.
       expect(JSON.stringify(job)).not.toMatch(/secrets/)
-      expect(job?.steps).toEqual([
+      const steps = [
         {
           uses: ACTION,
           with: { 'review-workflow': review.replace('.github/workflows/', '') }
+        }
+      ]
+      expect(job?.steps).toEqual(steps)
+      // Healing: a job of its own, which only the schedule starts, the one with the provider keys
+      // (one probe per provider); it writes no check, and runs only the action.
+      const heal = bot.jobs.heal
+      expect(heal?.if).toBe("github.event_name == 'schedule'")
+      expect(heal?.permissions).toEqual({
+        contents: 'read',
+        'pull-requests': 'write',
+        checks: 'read',
+        actions: 'write'
+      })
+      expect(heal?.steps).toEqual([
+        {
+          ...steps[0],
+          env: {
+            OPENAI_API_KEY: '${{ secrets.OPENAI_API_KEY }}',
+            ANTHROPIC_API_KEY: '${{ secrets.ANTHROPIC_API_KEY }}'
+          }
         }
       ])
     })
@@ -332,6 +363,11 @@ describe('rubric-council init', () => {
     const bot = botWorkflow('rubric-council.yml', PIN)
     expect(bot).toMatch(/# No concurrency group: a command must not cancel another, nor could/)
     expect(bot).toMatch(/# No checkout and no key: only the action/)
+    expect(bot).toMatch(/# Healing: a check left UNCLEAR by a rate limit/)
+    expect(bot).toMatch(
+      /# The schedule only: no comment or push starts this job, the one that holds/
+    )
+    expect(bot).toMatch(/checks: read # each pull request's latest check/)
     expect(bot).toMatch(/actions: write # re-running a pull request's own review run/)
     expect(bot).toMatch(/checks: write # the pending check/)
     expect(bot).toMatch(/pull-requests: write # .*reaction and reply/)
@@ -486,7 +522,7 @@ describe('rubric-council init', () => {
     expect(advice).toContain('GitHub runs it for comments only from the default branch')
   })
 
-  it('the bot’s job starts on a push, and on pull request comments that start with /council', () => {
+  it('the bot’s job starts on a push and on pull request comments that start with /council; its heal job on the schedule alone', () => {
     const condition = workflow(botWorkflow('rubric-council.yml', PIN)).jobs.bot?.if
     const comment = (body: string, onPullRequest: boolean) => ({
       github: {
@@ -500,12 +536,22 @@ describe('rubric-council init', () => {
     const starts = (contexts: { github: Record<string, unknown> }) =>
       evaluated(condition, contexts, { condition: true })
     expect(starts({ github: { event_name: 'push', event: {} } })).toBe(true)
+    const schedule = { github: { event_name: 'schedule', event: { schedule: '17,47 * * * *' } } }
+    expect(starts(schedule)).toBe(false)
     expect(starts(comment('/council rerun', true))).toBe(true)
     expect(starts(comment('/council accept flaky network test', true))).toBe(true)
     // Comments on issues, and comments that are not commands, start nothing.
     expect(starts(comment('/council rerun', false))).toBe(false)
     expect(starts(comment('LGTM, thanks', true))).toBe(false)
     expect(starts(comment('please /council rerun', true))).toBe(false)
+    // The job with the keys: the schedule alone starts it.
+    const heals = (contexts: { github: Record<string, unknown> }) =>
+      evaluated(workflow(botWorkflow('rubric-council.yml', PIN)).jobs.heal?.if, contexts, {
+        condition: true
+      })
+    expect(heals(schedule)).toBe(true)
+    expect(heals({ github: { event_name: 'push', event: {} } })).toBe(false)
+    expect(heals(comment('/council rerun', true))).toBe(false)
   })
 
   it('with --forks, refuses when either workflow exists, names it, and writes nothing', async () => {
@@ -1006,6 +1052,24 @@ describe('the structural check on the bot’s workflow', () => {
           '          review-workflow: rubric-council.yml\n        env:\n          OPENAI_API_KEY: ${{ secrets.OPENAI_API_KEY }}\n'
         ),
       ['job bot (on push, issue_comment) reads secrets']
+    ],
+    [
+      'a checkout in its heal job',
+      (t: string) =>
+        t.replace(
+          `    steps:\n      - uses: ${ACTION_LINE}\n        env:`,
+          `    steps:\n      - uses: actions/checkout@v7\n      - uses: ${ACTION_LINE}\n        env:`
+        ),
+      ['job heal (on schedule) checks out code: uses: actions/checkout@v7']
+    ],
+    [
+      'a checkout in its heal job',
+      (t: string) =>
+        t.replace(
+          `    steps:\n      - uses: ${ACTION_LINE}\n        env:`,
+          `    steps:\n      - uses: actions/checkout@v7\n      - uses: ${ACTION_LINE}\n        env:`
+        ),
+      ['job heal (on schedule) checks out code: uses: actions/checkout@v7']
     ],
     [
       'the default permissions',

@@ -21,7 +21,8 @@ describe('readActionInputs', () => {
       reviewWorkflow: 'rubric-council.yml',
       dryRun: false,
       gates: 'run',
-      gatesJob: 'gates'
+      gatesJob: 'gates',
+      healLimit: 10
     })
   })
 
@@ -33,7 +34,8 @@ describe('readActionInputs', () => {
         'fail-on': 'FAIL',
         samples: '2',
         'review-workflow': 'review.yaml',
-        'github-token': 'ghs_x'
+        'github-token': 'ghs_x',
+        'heal-limit': '0'
       })
     ).toMatchObject({
       models: ['openai:gpt-5.4-nano', 'anthropic:claude-sonnet-4-6'],
@@ -41,7 +43,8 @@ describe('readActionInputs', () => {
       failOn: 'fail',
       samples: 2,
       reviewWorkflow: 'review.yaml',
-      githubToken: 'ghs_x'
+      githubToken: 'ghs_x',
+      healLimit: 0
     })
   })
 
@@ -76,7 +79,9 @@ describe('readActionInputs', () => {
       { 'check-name': 'a\nb' },
       'input "check-name" is "a\\nb"; expected one line of at most 100 characters'
     ],
-    [{ 'dry-run': 'yes' }, 'input "dry-run" is "yes"; expected one of true, false']
+    [{ 'dry-run': 'yes' }, 'input "dry-run" is "yes"; expected one of true, false'],
+    [{ 'heal-limit': '2.5' }, 'input "heal-limit" is "2.5"; expected a whole number from 0 to 100'],
+    [{ 'heal-limit': '-1' }, 'input "heal-limit" is "-1"; expected a whole number from 0 to 100']
   ])('refuses %j, quoting the value: %s', (given, message) => {
     expect(() => read(given)).toThrow(message)
   })

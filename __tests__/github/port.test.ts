@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { CheckRunAnnotation } from '../../src/github/check-run.js'
 import { octokitPort } from '../../src/github/port.js'
-import { OWNER, REPO } from '../helpers/action-run.js'
+import { baseBranch, OWNER, pullRequestJson, REPO } from '../helpers/action-run.js'
 import { startGitHubStandIn, type GitHubStandIn } from '../helpers/github-standin.js'
 
 /**
@@ -82,7 +82,10 @@ describe('the check run', () => {
       id: started.value,
       appSlug: 'github-actions',
       htmlUrl: `https://github.com/${OWNER}/${REPO}/runs/${started.value}`,
-      externalId: 'rubric-council'
+      externalId: 'rubric-council',
+      status: 'completed',
+      conclusion: 'action_required',
+      title: 'UNCLEAR: judges disagree'
     })
   })
 
@@ -157,5 +160,26 @@ describe('the pull request', () => {
       author: { login: 'dependabot[bot]', bot: true },
       labels: ['dependencies', 'no-council']
     })
+  })
+
+  it('the open ones are listed with their bases, of one base or of every base', async () => {
+    const json = (number: number, base: string, head: string) => {
+      const pr = pullRequestJson({ baseSha: 'b'.repeat(40), headSha: head }, number)
+      return { ...pr, base: { ...(pr.base as object), ref: base } }
+    }
+    github.setPullRequest(61, json(61, 'main-port', 'c'.repeat(40)))
+    github.setPullRequest(62, json(62, 'release-port', 'd'.repeat(40)))
+    github.setPullRequest(63, { ...json(63, 'main-port', 'e'.repeat(40)), state: 'closed' })
+    const ours = (list: { number: number }[]) => list.filter(pr => pr.number > 60 && pr.number < 64)
+    const defaultBranch = baseBranch({ baseSha: 'b'.repeat(40) })
+    expect(ours(await port().openPullRequests('main-port'))).toEqual([
+      { number: 61, headSha: 'c'.repeat(40), baseRef: 'main-port', defaultBranch }
+    ])
+    expect(ours(await port().openPullRequests()).sort((a, b) => a.number - b.number)).toEqual([
+      { number: 61, headSha: 'c'.repeat(40), baseRef: 'main-port', defaultBranch },
+      { number: 62, headSha: 'd'.repeat(40), baseRef: 'release-port', defaultBranch }
+    ])
+    const listed = github.requests.filter(r => r.path.endsWith('/pulls'))
+    expect(listed.map(r => r.query.base)).toEqual(['main-port', undefined])
   })
 })

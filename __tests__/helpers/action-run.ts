@@ -272,6 +272,23 @@ export function pushEvent(options: {
 }
 
 /**
+ * A `schedule` payload. @octokit/webhooks-examples has none (GitHub sends no webhook for it): this
+ * is the event GitHub Actions writes for a scheduled run, `github.event.schedule` being the cron
+ * line that fired ("Events that trigger workflows" → schedule,
+ * https://docs.github.com/en/actions/reference/workflows-and-actions/events-that-trigger-workflows#schedule),
+ * beside the workflow's path and the repository, as the push example gives it.
+ */
+export function scheduleEvent(cron: string, workflow: string): string {
+  const example = webhookExample('push', undefined, e => String(e.ref).startsWith('refs/heads/'))
+  return writeEvent({
+    schedule: cron,
+    workflow,
+    repository: pointedRepository(example.repository),
+    sender: example.sender
+  })
+}
+
+/**
  * A real `issue_comment.created` payload from @octokit/webhooks-examples, pointed at this
  * repository: comment `commentId` by `user` on issue `number`. On a pull request (the default) the
  * `issue` carries a `pull_request` key, as GitHub sends it; on a plain issue it has none.

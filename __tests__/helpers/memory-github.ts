@@ -10,7 +10,7 @@ import type {
 } from '../../src/github/check-run.js'
 import type { CommentWritten, IssueComment } from '../../src/github/comment.js'
 import type { WorkflowRunListed } from '../../src/github/actions-runs.js'
-import type { CommentByUser, GitHubPort } from '../../src/github/port.js'
+import type { CommentByUser, GitHubPort, OpenPullRequest } from '../../src/github/port.js'
 import type { PullRequest } from '../../src/github/pull-request.js'
 import { failed, ok, type Result } from '../../src/util/result.js'
 import { OWNER, REPO } from './action-run.js'
@@ -329,7 +329,10 @@ export class MemoryGitHub implements GitHubPort {
           id: c.id,
           appSlug: c.app,
           externalId: c.externalId,
-          htmlUrl: `https://github.com/${OWNER}/${REPO}/runs/${c.id}`
+          htmlUrl: `https://github.com/${OWNER}/${REPO}/runs/${c.id}`,
+          status: c.status,
+          conclusion: c.status === 'completed' ? (c.conclusion ?? null) : null,
+          title: c.title
         }))
     )
 
@@ -341,12 +344,20 @@ export class MemoryGitHub implements GitHubPort {
   permission = (login: string): Promise<'admin' | 'write' | 'read' | 'none'> =>
     Promise.resolve(this.permissions.get(login) ?? 'none')
 
-  openPullRequests = (branch: string): Promise<{ number: number; headSha: string }[]> =>
+  /** Every base's when `branch` is not given, as GitHub lists them without `base`. */
+  openPullRequests = (branch?: string): Promise<OpenPullRequest[]> =>
     Promise.resolve(
       [...this.pulls.entries()].flatMap(([number, pr]) => {
         const { base, head, state } = pr
-        return base?.ref === branch && (state ?? 'open') === 'open'
-          ? [{ number, headSha: head?.sha ?? '' }]
+        return (branch === undefined || base?.ref === branch) && (state ?? 'open') === 'open'
+          ? [
+              {
+                number,
+                headSha: head?.sha ?? '',
+                baseRef: base?.ref ?? '',
+                defaultBranch: base?.repo?.default_branch ?? ''
+              }
+            ]
           : []
       })
     )

@@ -29,6 +29,13 @@ import {
 import { openaiRequestProblem } from './providers/openai.js'
 import { openrouterRequest } from './providers/openrouter.js'
 import {
+  probeAnswer,
+  probeKeyOf,
+  probeRefusal,
+  probeRouteOf,
+  type ProbeService
+} from './providers/probes.js'
+import {
   GEMINI_DEFAULT_MIN_CACHE_TOKENS,
   GEMINI_MIN_CACHE_TOKENS,
   PromptCache,
@@ -89,6 +96,23 @@ export type Reply =
   /** A 200 whose body never ends: chunks are written until the client goes away. */
   | { readonly endless: true }
 
+/** A GET of the cheap endpoint the bot's healing probe asks (./providers/probes.ts). */
+export interface RecordedProbe {
+  readonly service: ProbeService
+  /** The path and query, as sent. */
+  readonly path: string
+  readonly apiKey: string | undefined
+  /** Lower-cased names. */
+  readonly headers: Readonly<Record<string, string>>
+}
+
+/** What a probe is answered: the service's 200, or an error of this status in its own shape. */
+export type ProbeReply =
+  'answer' | { readonly status: number; readonly headers?: Readonly<Record<string, string>> }
+
+/** Probes are answered 200 unless the test says otherwise. */
+export type ProbeScript = (probe: RecordedProbe) => ProbeReply
+
 /** `index` is this call's position in `calls` (rejected requests count too). */
 export type Script = (call: RecordedCall, index: number) => Reply | Promise<Reply>
 
@@ -108,7 +132,10 @@ export interface StandIn {
   /** For `createOpenAICompatible({ baseURL })`: a self-hosted endpoint (vLLM, LiteLLM). */
   readonly compatibleBaseUrl: string
   readonly calls: readonly RecordedCall[]
+  /** The probes, apart from `calls`: they ask no model. */
+  readonly probes: readonly RecordedProbe[]
   setScript(script: Script): void
+  setProbeScript(script: ProbeScript): void
   close(): Promise<void>
 }
 
@@ -132,9 +159,30 @@ export async function startProviderStandIn(
   let current = script
   const today = options.today ?? (() => new Date().toISOString().slice(0, 10))
   const calls: RecordedCall[] = []
+  const probes: RecordedProbe[] = []
+  let probeScript: ProbeScript = () => 'answer'
   const cache = new PromptCache()
 
   const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://stand-in')
+    const headers = headersOf(req)
+    const probe = req.method === 'GET' ? probeRouteOf(url.pathname, headers) : undefined
+    if (probe !== undefined) {
+      const apiKey = probeKeyOf(probe.service, headers, url)
+      const recorded = {
+        service: probe.service,
+        path: `${url.pathname}${url.search}`,
+        apiKey,
+        headers
+      }
+      probes.push(recorded)
+      // The service's own rules first: a request it refuses never reaches the script.
+      const reply = probeRefusal(probe.service, apiKey, headers) ?? probeScript(recorded)
+      if (reply === 'answer') sendJson(res, 200, {}, probeAnswer(probe.service))
+      else if ('message' in reply) sendError(res, probe, reply.status, {}, reply.message)
+      else sendError(res, probe, reply.status, reply.headers ?? {})
+      return
+    }
     handle(req, res, { calls, cache, script: () => current, today }).catch((error: unknown) => {
       // A bug in the stand-in itself: answer rather than leave the client waiting.
       if (!res.headersSent && !res.destroyed) {
@@ -153,8 +201,12 @@ export async function startProviderStandIn(
     ollamaBaseUrl: `${url}/ollama`,
     compatibleBaseUrl: `${url}/compatible/v1`,
     calls,
+    probes,
     setScript: next => {
       current = next
+    },
+    setProbeScript: next => {
+      probeScript = next
     },
     close
   }
@@ -994,7 +1046,11 @@ export function anthropicRateLimited(resetInMs: number, retryAfter?: number): Re
  * The provider's error body for `status`. A `message` of the stand-in's own (validation, missing
  * key) replaces the stock one, and then OpenAI's `code` is null, as it is for those errors.
  */
-function errorBody(call: RecordedCall, status: number, message?: string): unknown {
+function errorBody(
+  call: Pick<RecordedCall, 'protocol' | 'service'>,
+  status: number,
+  message?: string
+): unknown {
   const fallback = status >= 500 ? 500 : 400
   if (call.service === 'openrouter') {
     const [, , stock] = OPENAI_ERRORS[status] ?? OPENAI_ERRORS[fallback] ?? UNKNOWN_OPENAI
@@ -1033,7 +1089,7 @@ function errorBody(call: RecordedCall, status: number, message?: string): unknow
 
 function sendError(
   res: ServerResponse,
-  call: RecordedCall,
+  call: Pick<RecordedCall, 'protocol' | 'service'> & { readonly sent?: RecordedCall['sent'] },
   status: number,
   headers: Readonly<Record<string, string>>,
   message?: string
@@ -1049,7 +1105,7 @@ function sendJson(
   status: number,
   headers: Readonly<Record<string, string>>,
   body: unknown,
-  call?: RecordedCall
+  call?: { readonly sent?: RecordedCall['sent'] }
 ): void {
   send(res, status, { 'content-type': 'application/json', ...headers }, JSON.stringify(body), call)
 }
@@ -1059,12 +1115,12 @@ function send(
   status: number,
   headers: Readonly<Record<string, string>>,
   text: string,
-  call?: RecordedCall
+  call?: { readonly sent?: RecordedCall['sent'] }
 ): void {
   if (res.destroyed || res.writableEnded) return
   res.writeHead(status, headers)
   res.end(text)
-  if (call) call.sent.bytes += Buffer.byteLength(text)
+  if (call?.sent) call.sent.bytes += Buffer.byteLength(text)
 }
 
 async function sleep(ms: number, signal: AbortSignal): Promise<void> {

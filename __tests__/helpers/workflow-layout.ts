@@ -1,4 +1,5 @@
 import { parse } from 'yaml'
+import { jobRunsOn } from './workflow-runner.js'
 
 /**
  * What the split layout promises, checked on a workflow's text (docs/security.md, "Where the gates
@@ -7,7 +8,9 @@ import { parse } from 'yaml'
  * each; none when the workflow keeps them. For the fork layout, check each of its two files.
  *
  * The bot's workflow (on `issue_comment` and `push`) holds a write token and starts for anyone's
- * comment: its job runs only the action, checks out nothing, and reads no secret.
+ * comment: its job runs only the action, checks out nothing, and reads no secret. Its healing job,
+ * which only the schedule starts, holds the provider keys: it too runs only the action and checks
+ * out nothing.
  *
  * On `pull_request_target` (the `--target` layout) a job runs with the base's secrets for anyone's
  * pull request: it checks out only the base (no `ref:`), and runs no gates (docs/security.md).
@@ -20,6 +23,7 @@ interface Step {
 }
 
 interface Job {
+  readonly if?: string | boolean
   readonly permissions?: unknown
   readonly secrets?: unknown
   readonly steps?: readonly Step[]
@@ -140,6 +144,18 @@ export function layoutViolations(text: string): string[] {
     const runsCouncil = steps.some(
       s => typeof s.uses === 'string' && s.uses.startsWith(COUNCIL_ACTION)
     )
+    // Started by the schedule alone (its `if:` says so): no commenter or pusher starts it.
+    const runsOn = (event: string): boolean =>
+      jobRunsOn({ steps: [], ...(job.if !== undefined && { if: job.if }) }, event)
+    const scheduleOnly =
+      runsOn('schedule') && eventsOf(workflow).every(e => e === 'schedule' || !runsOn(e))
+    if (scheduleOnly && runsCouncil) {
+      for (const step of steps.filter(s => s.uses === undefined))
+        problems.push(`job ${id} (on schedule) has a step that is not uses: ${stepName(step)}`)
+      for (const step of checkouts(job))
+        problems.push(`job ${id} (on schedule) checks out code: ${stepName(step)}`)
+      continue
+    }
     const bot = botEvents.length > 0 && (id === 'bot' || runsCouncil)
     if (bot) {
       const on = botEvents.join(', ')

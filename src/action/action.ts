@@ -68,7 +68,8 @@ export async function runAction(shell: ActionShell): Promise<void> {
         github,
         inputs,
         io,
-        payload: await readPayload(env.GITHUB_EVENT_PATH)
+        payload: await readPayload(env.GITHUB_EVENT_PATH),
+        env
       })
       return
     }

@@ -19,6 +19,7 @@ import { isRecord } from '../util/is-record.js'
 import { COMMANDS_HELP, mayCommand, parseCommand } from './commands.js'
 import type { ActionInputs } from './inputs.js'
 import type { ActionIO } from './io.js'
+import { healOutages } from './heal.js'
 import { reverify, SHARED_PROBLEMS } from './reverify.js'
 
 /** How many pull requests are re-verified at once when the base rubric changes. */
@@ -34,12 +35,15 @@ interface BotContext {
   readonly io: ActionIO
   /** The event's payload, as the runner wrote it. */
   readonly payload: unknown
+  /** The job's environment: on `schedule`, the provider keys and endpoints the probes use. */
+  readonly env: Readonly<Record<string, string | undefined>>
 }
 
 /** The bot's events, and what it does on each: not a review, but something about pull requests. */
 export const BOT_HANDLERS: Readonly<Record<string, (context: BotContext) => Promise<void>>> = {
   push: context => rubricPushed(context),
-  issue_comment: context => commandGiven(context)
+  issue_comment: context => commandGiven(context),
+  schedule: context => healOutages(context)
 }
 
 /**
@@ -189,6 +193,7 @@ export async function commandGiven(context: BotContext): Promise<void> {
         replaceState(ours.body, {
           history: state.history,
           ...(state.accepted && { accepted: state.accepted }),
+          ...(state.heal && { heal: state.heal }),
           rerun: { commit: head, by: login }
         }),
         [ours]

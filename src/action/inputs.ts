@@ -56,7 +56,12 @@ export interface ActionInputs {
   readonly gatesJob: string
   /** When the check is skipped (concluding `success`, "skipped: …") instead of run: see skip.ts. */
   readonly skip: SkipRules
+  /** On `schedule`, the most pull requests the bot re-verifies after a provider outage. */
+  readonly healLimit: number
 }
+
+/** `heal-limit` when not set. */
+export const DEFAULT_HEAL_LIMIT = 10
 
 /** `getInput` returns '' for an input that is not set, as `@actions/core` does. */
 export type GetInput = (name: string) => string
@@ -105,6 +110,7 @@ export function readActionInputs(getInput: GetInput): ActionInputs {
       label: labelName(getInput('skip-label')),
       paths: globList(getInput('skip-paths'))
     },
+    healLimit: optionalInteger(getInput, 'heal-limit', 0, 100) ?? DEFAULT_HEAL_LIMIT,
     ...(checker.trim() !== '' && { checker })
   }
 }

@@ -82,6 +82,8 @@ export async function reviewPullRequest(
     const state: CommentState = existing[0] ? readState(existing[0].body) : { history: [] }
     const prior = state.history
     const rerun = state.rerun?.commit === run.pr.headSha ? state.rerun : undefined
+    // The bot's re-runs after a provider outage of this head: counted while the head stays.
+    const heal = state.heal?.commit === run.pr.headSha ? state.heal : undefined
     const acceptance = await verifiedAcceptance(ports.github, state.accepted, run.pr.headSha, io)
     const council = cachingCouncil(ports.council, {
       key: ports.judgementKey,
@@ -102,7 +104,7 @@ export async function reviewPullRequest(
       prior,
       run.pr.headSha,
       evaluated.rubric.hash,
-      rerun,
+      { ...(rerun && { rerun }), healed: heal?.due === true },
       cache.reusedFrom
     )
     const evaluation: Evaluation = {
@@ -113,7 +115,8 @@ export async function reviewPullRequest(
     }
     const kept = {
       ...(cache.sealed && { judgement: cache.sealed }),
-      ...(acceptance && state.accepted && { accepted: state.accepted })
+      ...(acceptance && state.accepted && { accepted: state.accepted }),
+      ...(heal && { heal: { ...heal, due: false } })
     }
     const settings = {
       checkName: inputs.checkName,

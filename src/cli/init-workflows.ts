@@ -141,11 +141,17 @@ ${councilJob(false, pin)}`
 /**
  * The PR bot: on a push that changes the rubric, and on `/council` comments on pull requests, the
  * action re-runs a pull request's latest run of `reviewWorkflow` (the split layout's workflow, or
- * the fork layout's gates).
+ * the fork layout's gates); on `schedule`, a job of its own, the only one with the provider keys,
+ * re-runs those left UNCLEAR by a provider outage once the provider answers again
+ * (docs/pr-bot.md#healing).
  */
 export function botWorkflow(reviewWorkflow: string, pin: ActionPin): string {
-  return `# The PR bot: reviews open pull requests again when the rubric changes, and runs /council
-# commands from pull request comments. It runs no code of the PR and asks no judge.
+  const action = `      - uses: ${usesPinned(pin)}`
+  const review = `          # The workflow that runs on pull_request: its latest run for the PR is re-run, in the PR's scope.
+          review-workflow: ${reviewWorkflow}`
+  return `# The PR bot: reviews open pull requests again when the rubric changes or a provider outage left
+# them UNCLEAR, and runs /council commands from pull request comments. It runs no code of the PR
+# and asks no judge.
 name: ${BOT_WORKFLOW_NAME}
 
 on:
@@ -155,8 +161,13 @@ on:
   # Commands: /council rerun, /council accept <reason>; the action checks the commenter may write.
   issue_comment:
     types: [created]
+  # Healing: a check left UNCLEAR by a rate limit, a provider error or a timeout is reviewed again
+  # once the provider answers. Rate limits reset within the minute or the hour, so every half hour
+  # heals most within one; off the hour, when GitHub delays scheduled runs the most.
+  schedule:
+    - cron: '17,47 * * * *'
 
-# Nothing by default: the job asks for what it needs.
+# Nothing by default: each job asks for what it needs.
 permissions: {}
 
 # No concurrency group: a command must not cancel another, nor could a pull request's workflow.
@@ -174,10 +185,29 @@ jobs:
       actions: write # re-running a pull request's own review run
     # No checkout and no key: only the action, which reads through the API and asks no judge.
     steps:
-      - uses: ${usesPinned(pin)}
+${action}
         with:
-          # The workflow that runs on pull_request: its latest run for the PR is re-run, in the PR's scope.
-          review-workflow: ${reviewWorkflow}
+${review}
+
+  heal:
+    # The schedule only: no comment or push starts this job, the one that holds the keys.
+    if: github.event_name == 'schedule'
+    runs-on: ubuntu-latest
+    timeout-minutes: 10
+    permissions:
+      contents: read # the rubric's council.models, read through the API
+      pull-requests: write # the open pull requests, and the count of re-runs in each one's comment
+      checks: read # each pull request's latest check
+      actions: write # re-running a pull request's own review run
+    # No checkout: only the action. Each provider is asked one request (its model list) to see that
+    # it answers again; no judge is asked here.
+    steps:
+${action}
+        env:
+          OPENAI_API_KEY: \${{ secrets.OPENAI_API_KEY }}
+          ANTHROPIC_API_KEY: \${{ secrets.ANTHROPIC_API_KEY }}
+        with:
+${review}
 `
 }
 

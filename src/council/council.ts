@@ -89,7 +89,7 @@ export interface CouncilProgress {
 }
 
 /** Who sits on the council: the rubric's models, else the input's, else one per key present. */
-function councilMembers(
+export function councilMembers(
   rubricModels: readonly string[],
   inputModels: readonly string[],
   env: CouncilOptions['env']

@@ -106,7 +106,7 @@ export function languageModel(
  * Ollama's address without the API's path: `OLLAMA_BASE_URL` was documented with `/v1` (the
  * OpenAI-compatible API), and people write `/api` too; both mean the same server.
  */
-function ollamaServer(url: string): string {
+export function ollamaServer(url: string): string {
   return url.replace(/\/+$/, '').replace(/\/(v1|api)$/, '')
 }
 
@@ -268,7 +268,7 @@ export function parseModelList(text: string): { models: string[]; problems: stri
 }
 
 /** Whether a URL carries `user:password@` (a secret that must never be shown). */
-function hasCredentials(url: string): boolean {
+export function hasCredentials(url: string): boolean {
   try {
     const parsed = new URL(url)
     return parsed.username !== '' || parsed.password !== ''
@@ -281,6 +281,7 @@ function isSet(value: string | undefined): boolean {
   return nonEmpty(value) !== undefined
 }
 
-function nonEmpty(value: string | undefined): string | undefined {
+/** A variable's value, trimmed; undefined when it is not set or blank. */
+export function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim()
 }

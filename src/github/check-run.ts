@@ -56,6 +56,11 @@ export interface ListedCheckRun {
   readonly htmlUrl: string
   /** What its creator gave as `external_id`; '' for none (a workflow job's own check run). */
   readonly externalId: string
+  readonly status: string
+  /** Null until it completes. */
+  readonly conclusion: string | null
+  /** Its output's title; '' when it has none. */
+  readonly title: string
 }
 
 const cut = (text: CheckRunText): CheckRunText => ({
@@ -159,6 +164,9 @@ export async function checkRunsNamed(
     id: run.id,
     appSlug: run.app?.slug ?? '',
     htmlUrl: run.html_url ?? '',
-    externalId: run.external_id ?? ''
+    externalId: run.external_id ?? '',
+    status: run.status,
+    conclusion: run.conclusion,
+    title: run.output.title ?? ''
   }))
 }

@@ -72,10 +72,8 @@ export interface GitHubPort {
   readonly issueComment: (id: number) => Promise<CommentByUser | undefined>
   /** A user's permission on the repository, as GitHub sums it up (maintain is write). */
   readonly permission: (login: string) => Promise<'admin' | 'write' | 'read' | 'none'>
-  /** The open pull requests whose base is `branch`, every page of them. */
-  readonly openPullRequests: (
-    branch: string
-  ) => Promise<{ readonly number: number; readonly headSha: string }[]>
+  /** The open pull requests whose base is `branch` (any base without it), every page of them. */
+  readonly openPullRequests: (branch?: string) => Promise<OpenPullRequest[]>
   /** The runs of a workflow file on a commit, newest first. */
   readonly workflowRunsAt: (file: string, headSha: string) => Promise<WorkflowRunListed[]>
   /** A run's every job again, as its next attempt, in the run's own context. */
@@ -94,6 +92,15 @@ export interface GitHubPort {
    * probed without writing anything; those GitHub did not confirm either way are named as such.
    */
   readonly writablePermissions: (headSha: string) => Promise<string[]>
+}
+
+/** An open pull request as the list of them gives it. */
+export interface OpenPullRequest {
+  readonly number: number
+  readonly headSha: string
+  /** Its base branch, and the repository's default one: the check run's name (`checkRunName`). */
+  readonly baseRef: string
+  readonly defaultBranch: string
 }
 
 /** A comment with who wrote it. */
@@ -173,10 +180,15 @@ export function octokitPort(
         await api().paginate(api().rest.pulls.list, {
           ...repo,
           state: 'open',
-          base: branch,
+          ...(branch !== undefined && { base: branch }),
           per_page: 100
         })
-      ).map(pr => ({ number: pr.number, headSha: pr.head.sha })),
+      ).map(pr => ({
+        number: pr.number,
+        headSha: pr.head.sha,
+        baseRef: pr.base.ref,
+        defaultBranch: pr.base.repo.default_branch
+      })),
     workflowRunsAt: (file, headSha) => workflowRunsAt(api(), { ...repo, workflow: file, headSha }),
     rerunWorkflowRun: runId => rerunWorkflowRun(api(), { ...repo, runId }),
     react: async (commentId, content) => {

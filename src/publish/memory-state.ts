@@ -29,14 +29,19 @@ const State = z.object({
     })
     .optional()
     .catch(undefined),
-  rerun: z.object({ commit: Commit, by: Login }).optional().catch(undefined)
+  rerun: z.object({ commit: Commit, by: Login }).optional().catch(undefined),
+  heal: z
+    .object({ commit: Commit, count: z.int().min(1).max(100), due: z.boolean() })
+    .optional()
+    .catch(undefined)
 })
 
 /**
  * What the sticky comment remembers between runs. Everything in it can be edited by a person with
  * write access, so it is only ever a hint: the history is shown as untrusted text, a judgement is
  * reused only when its seal holds, an acceptance counts only once the command comment it names is
- * checked through the API, and a rerun request can only make the judges be asked again.
+ * checked through the API, and a rerun request or a healing count can only cause or prevent a
+ * review being run again (docs/pr-bot.md#healing).
  */
 export interface CommentState {
   readonly history: readonly HistoryEntry[]
@@ -46,6 +51,17 @@ export interface CommentState {
   readonly accepted?: StoredAcceptance
   /** `/council rerun` was asked for `commit`: the next run asks the judges again. */
   readonly rerun?: { readonly commit: string; readonly by: string }
+  /**
+   * The bot re-ran the review of `commit` after a provider outage (`schedule`), `count` times so
+   * far; `due` until the review it started has run (and noted why it ran).
+   */
+  readonly heal?: StoredHeal
+}
+
+export interface StoredHeal {
+  readonly commit: string
+  readonly count: number
+  readonly due: boolean
 }
 
 export interface StoredAcceptance {
@@ -87,12 +103,13 @@ export function readState(body: string): CommentState {
     )
     const parsed = State.safeParse(json)
     if (!parsed.success) return { history: [] }
-    const { history, judgement, accepted, rerun } = parsed.data
+    const { history, judgement, accepted, rerun, heal } = parsed.data
     return {
       history,
       ...(judgement && { judgement }),
       ...(accepted && { accepted }),
-      ...(rerun && { rerun })
+      ...(rerun && { rerun }),
+      ...(heal && { heal })
     }
   } catch {
     return { history: [] }
@@ -168,19 +185,20 @@ function encode(state: CommentState): string {
 }
 
 function json(state: CommentState): string {
-  const { history, judgement, accepted, rerun } = state
+  const { history, judgement, accepted, rerun, heal } = state
   return JSON.stringify({
     v: 1,
     history,
     ...(judgement && { judgement }),
     ...(accepted && { accepted }),
-    ...(rerun && { rerun })
+    ...(rerun && { rerun }),
+    ...(heal && { heal })
   })
 }
 
 function withoutJudgement(state: CommentState): CommentState {
-  const { history, accepted, rerun } = state
-  return { history, ...(accepted && { accepted }), ...(rerun && { rerun }) }
+  const { history, accepted, rerun, heal } = state
+  return { history, ...(accepted && { accepted }), ...(rerun && { rerun }), ...(heal && { heal }) }
 }
 
 /**

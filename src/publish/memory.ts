@@ -108,18 +108,22 @@ export function historyEntryNoted(
   return { ...previous, iteration, note: note.slice(0, 500) }
 }
 
+/** The history's note for a review the bot re-ran because the provider answers again. */
+const HEAL_NOTE = 're-verified after a provider outage'
+
 /**
- * Why this iteration ran when it is not a new push: a rerun asked for, the base branch's rubric
- * changed, or the same commit judged again.
+ * Why this iteration ran when it is not a new push: a rerun asked for, a re-run after a provider
+ * outage, the base branch's rubric changed, or the same commit judged again.
  */
 export function iterationNote(
   prior: readonly HistoryEntry[],
   head: string,
   rubricHash: string | undefined,
-  rerun: CommentState['rerun'],
+  asked: { readonly rerun?: CommentState['rerun']; readonly healed?: boolean },
   reusedFrom: number | undefined
 ): string | undefined {
-  if (rerun) return `/council rerun by @${rerun.by}`
+  if (asked.rerun) return `/council rerun by @${asked.rerun.by}`
+  if (asked.healed === true) return HEAL_NOTE
   const last = prior.at(-1)
   if (last?.commit !== head) return undefined
   if (rubricHash !== undefined && last.rubricHash !== '' && last.rubricHash !== rubricHash) {
@@ -189,8 +193,8 @@ export function withAcceptance(
 /**
  * The state to write when the comment changed since this run read it (`read`): another review
  * wrote `fresh` meanwhile. Both runs stay in the history; the judges' answers are those of the
- * report shown (`ours` when this run is the current head's); an acceptance or a rerun request
- * recorded meanwhile is kept.
+ * report shown (`ours` when this run is the current head's); an acceptance, a rerun request or a
+ * re-run after an outage recorded meanwhile is kept.
  */
 export function mergeStates(
   states: {
@@ -205,11 +209,13 @@ export function mergeStates(
   const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
   const accepted = same(fresh.accepted, read.accepted) ? ours.accepted : fresh.accepted
   const rerun = same(fresh.rerun, read.rerun) ? ours.rerun : fresh.rerun
+  const heal = same(fresh.heal, read.heal) ? ours.heal : fresh.heal
   const judgement = oursIsCurrent ? ours.judgement : fresh.judgement
   return {
     history: mergeHistories(fresh.history, ours.history, head),
     ...(judgement && { judgement }),
     ...(accepted && { accepted }),
-    ...(rerun && { rerun })
+    ...(rerun && { rerun }),
+    ...(heal && { heal })
   }
 }

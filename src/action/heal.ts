@@ -1,0 +1,240 @@
+import { posix } from 'node:path'
+import { councilMembers } from '../council/council.js'
+import { probeProvider, type ProbeFailure } from '../council/probe.js'
+import { healDecision, isUnclear, type NotHealed, type ToHeal } from '../engine/heal.js'
+import type { IssueComment } from '../github/comment.js'
+import type { GitHubPort, OpenPullRequest } from '../github/port.js'
+import { checkRunName } from '../publish/check-name.js'
+import { commentMarker, readState, replaceState, type CommentState } from '../publish/memory.js'
+import { CHECK_RUN_MARK } from '../publish/plan.js'
+import { parseModelId, type Provider } from '../rubric/model-id.js'
+import { parseRubric } from '../rubric/parse.js'
+import { proxiedFetch } from '../util/fetch.js'
+import { isRecord } from '../util/is-record.js'
+import { mapBounded } from '../util/pool.js'
+import { failed, ok, type Result } from '../util/result.js'
+import type { ActionInputs } from './inputs.js'
+import type { ActionIO } from './io.js'
+import { reverify, SHARED_PROBLEMS } from './reverify.js'
+
+/** How many pull requests are looked at at once. */
+const LOOK_WIDTH = 4
+/** Pull requests named one by one in each line of the summary. */
+const LISTED = 10
+/** A provider's probe answers far below this: the response is not read. */
+const PROBE_RESPONSE_BYTES = 1024 * 1024
+
+export interface HealContext {
+  readonly github: GitHubPort
+  readonly inputs: ActionInputs
+  readonly io: ActionIO
+  readonly payload: unknown
+  /** The job's environment: the provider keys and endpoints the probes use, as the judges would. */
+  readonly env: Readonly<Record<string, string | undefined>>
+}
+
+/** A pull request with an UNCLEAR check of ours on its head, and what is known of it. */
+interface Looked {
+  readonly pr: OpenPullRequest
+  readonly decision: ReturnType<typeof healDecision>
+  readonly comment?: IssueComment
+  readonly state?: CommentState
+}
+
+/**
+ * `schedule` (docs/pr-bot.md#healing): the open pull requests whose latest check of ours is
+ * UNCLEAR because a provider did not answer are reviewed again, by re-running their own latest
+ * review run (`reverify`, as `/council rerun` does), once every provider their council asks
+ * answers one cheap request again; at most `heal-limit` per run and 3 per head commit. The log
+ * says what was re-run and what was left alone, and why.
+ */
+export async function healOutages(context: HealContext): Promise<void> {
+  const { github, inputs, io, payload, env } = context
+  const cron = isRecord(payload) && typeof payload.schedule === 'string' ? payload.schedule : ''
+  const pulls = await github.openPullRequests()
+  const looked = await mapBounded(pulls, LOOK_WIDTH, pr => look(github, inputs.checkName, pr))
+  const candidates = looked.filter(l => l.decision.heal).sort((a, b) => a.pr.number - b.pr.number)
+  const fetch = proxiedFetch(PROBE_RESPONSE_BYTES)
+  const probes = new Map<Provider, Promise<Result<void, ProbeFailure>>>()
+  const probe = (provider: Provider) => {
+    let answer = probes.get(provider)
+    if (answer === undefined) {
+      answer = probeProvider(provider, env, fetch)
+      probes.set(provider, answer)
+    }
+    return answer
+  }
+  const members = membersOf(github, inputs, env)
+  const healed: string[] = []
+  const leftAlone: string[] = looked.flatMap(l =>
+    l.decision.heal || l.decision.why.kind === 'not-unclear'
+      ? []
+      : [`#${l.pr.number} (${notHealed(l.decision.why)})`]
+  )
+  let stopped: string | undefined
+  for (const candidate of candidates) {
+    if (!candidate.decision.heal || !candidate.comment || !candidate.state) continue
+    const { pr } = candidate
+    if (stopped !== undefined) {
+      leftAlone.push(`#${pr.number} (${stopped})`)
+      continue
+    }
+    if (healed.length >= inputs.healLimit) {
+      leftAlone.push(`#${pr.number} (over heal-limit: ${inputs.healLimit} a run)`)
+      continue
+    }
+    const providers = providersOf(await members(pr.baseRef))
+    if (!providers.ok) {
+      leftAlone.push(`#${pr.number} (${providers.problem})`)
+      continue
+    }
+    const failing: string[] = []
+    for (const provider of providers.value) {
+      const answer = await probe(provider)
+      if (!answer.ok) failing.push(`${provider} still failing: ${answer.problem.message}`)
+    }
+    if (failing.length > 0) {
+      leftAlone.push(`#${pr.number} (${failing.join('; ')})`)
+      continue
+    }
+    const outcome = await heal(github, inputs, pr, candidate.decision.value, {
+      comment: candidate.comment,
+      state: candidate.state
+    })
+    if (!outcome.ok) {
+      if (outcome.problem.shared) stopped = outcome.problem.message
+      leftAlone.push(`#${pr.number} (${outcome.problem.message})`)
+      continue
+    }
+    healed.push(
+      `#${pr.number} (${candidate.decision.value.reasons.join(', ')}; re-run ${candidate.decision.value.count} of 3 for ${pr.headSha.slice(0, 7)}: ${outcome.value})`
+    )
+  }
+  const unclear = looked.filter(l => l.decision.heal || l.decision.why.kind !== 'not-unclear')
+  io.info(
+    [
+      `Rubric Council: healing${cron === '' ? '' : ` (schedule "${cron}")`}: ${pulls.length} open pull request${pulls.length === 1 ? '' : 's'}, ${unclear.length} with an UNCLEAR check; re-verified ${healed.length}, left ${leftAlone.length} alone`,
+      ...listed('re-verified after a provider outage', healed),
+      ...listed('left alone', leftAlone)
+    ].join('\n')
+  )
+  if (stopped !== undefined) {
+    io.warning(`Rubric Council: ${stopped}; no pull request was re-verified after it`)
+  }
+}
+
+/** Our latest check run on the pull request's head, and the comment's memory when it is UNCLEAR. */
+async function look(github: GitHubPort, checkName: string, pr: OpenPullRequest): Promise<Looked> {
+  const runs = await github.checkRunsNamed(pr.headSha, checkRunName(checkName, pr))
+  const latest = runs
+    .filter(r => r.externalId === CHECK_RUN_MARK)
+    .reduce<(typeof runs)[number] | undefined>(
+      (a, r) => (a === undefined || r.id > a.id ? r : a),
+      undefined
+    )
+  if (!isUnclear(latest)) return { pr, decision: { heal: false, why: { kind: 'not-unclear' } } }
+  const [comment] = await github.comments(pr.number, commentMarker(checkName))
+  const state = comment ? readState(comment.body) : { history: [] }
+  return {
+    pr,
+    decision: healDecision(pr.headSha, latest, state.history, state.heal),
+    ...(comment && { comment }),
+    state
+  }
+}
+
+/**
+ * The members a pull request's council asks, as the review would form it: the base branch's
+ * rubric's `council.models`, else the `models` input, else one per provider key set here. Each
+ * base branch's rubric is read once.
+ */
+function membersOf(
+  github: GitHubPort,
+  inputs: ActionInputs,
+  env: HealContext['env']
+): (baseRef: string) => Promise<readonly string[]> {
+  const path = posix.normalize(posix.join(inputs.workingDirectory, inputs.rubric))
+  const read = new Map<string, Promise<readonly string[]>>()
+  return baseRef => {
+    let members = read.get(baseRef)
+    if (members === undefined) {
+      members = (async () => {
+        const text = inputs.checker === undefined ? await github.fileAt(path, baseRef) : undefined
+        const rubric = text === undefined ? undefined : parseRubric({ text, path })
+        const models = rubric?.ok === true ? rubric.value.council.models : []
+        return councilMembers(models, inputs.models, env)
+      })()
+      read.set(baseRef, members)
+    }
+    return members
+  }
+}
+
+/** The providers of `members`, each once; a council with none cannot be probed. */
+function providersOf(members: readonly string[]): Result<Provider[]> {
+  const providers = new Set<Provider>()
+  for (const member of members) {
+    const id = parseModelId(member)
+    if (id.ok) providers.add(id.value.provider)
+  }
+  return providers.size > 0
+    ? ok([...providers])
+    : failed(
+        'no judge to ask: the rubric and the models input name none, and no provider key is set in the bot job'
+      )
+}
+
+/**
+ * The re-run: the comment records it first (the review it starts notes why it ran, and the count
+ * holds even if the bot stops here), then the pull request's own latest review run is re-run. When
+ * that fails, the comment is put back as it was.
+ */
+async function heal(
+  github: GitHubPort,
+  inputs: ActionInputs,
+  pr: OpenPullRequest,
+  toHeal: ToHeal,
+  memory: { readonly comment: IssueComment; readonly state: CommentState }
+): Promise<Result<string, { readonly message: string; readonly shared: boolean }>> {
+  const { comment, state } = memory
+  const marked = replaceState(comment.body, {
+    ...state,
+    heal: { commit: pr.headSha, count: toHeal.count, due: true }
+  })
+  const written = await github.upsertComment(pr.number, marked, [comment])
+  if (!written.ok) {
+    // Without the count, re-runs could repeat without end: none is started.
+    return failed({
+      message: `the count of re-runs could not be kept in the comment (${written.problem}); give the heal job "pull-requests: write"`,
+      shared: true
+    })
+  }
+  const outcome = await reverify(github, inputs.reviewWorkflow, pr)
+  if (outcome.ok) return ok(outcome.value.runUrl)
+  await github.upsertComment(pr.number, comment.body, [{ ...comment, body: marked }])
+  return failed({
+    message: outcome.problem.message,
+    shared: SHARED_PROBLEMS.has(outcome.problem.kind)
+  })
+}
+
+function notHealed(why: NotHealed): string {
+  switch (why.kind) {
+    case 'not-unclear':
+      return 'no UNCLEAR verdict'
+    case 'no-record':
+      return 'the comment records no UNCLEAR verdict on its head commit'
+    case 'not-transient':
+      return `${why.reasons.join(', ') || 'no reason'}: not a provider outage`
+    case 'lasting':
+      return `${why.reasons.join(', ')}: a re-run would give ${why.lasting.join(', ')} again`
+    case 'enough':
+      return `re-run ${why.count} times after an outage already for this head commit; push or comment /council rerun`
+  }
+}
+
+function listed(title: string, items: readonly string[]): string[] {
+  if (items.length === 0) return []
+  const more = items.length - LISTED
+  return [`- ${title}: ${items.slice(0, LISTED).join(', ')}${more > 0 ? `, and ${more} more` : ''}`]
+}
