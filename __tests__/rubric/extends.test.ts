@@ -121,6 +121,26 @@ describe('extends: a rubric of another repository merged in', () => {
     ).toEqual([`${ORG}:2:21: error: thresholds.pass must be at most 1, got 2 [threshold]`])
   })
 
+  it('refuses extends more than 3 levels deep', () => {
+    const level = (n: number): string => `octo-org/r${n}/rubric.md@v1`
+    const chain = Object.fromEntries(
+      [1, 2, 3].map(n => [level(n), lines('---', `extends: ${level(n + 1)}`, '---')])
+    )
+    expect(
+      problems(lines('---', `extends: ${level(1)}`, '---'), {
+        ...chain,
+        [level(4)]: UPSTREAM
+      })
+    ).toEqual([
+      `${level(3)}:2:10: error: extends "${level(4)}" is more than 3 levels deep (${level(1)} → ${level(2)} → ${level(3)} → ${level(4)}); extend a rubric that extends less [extends]`
+    ])
+    // Three levels are fine.
+    expect(
+      merged(lines('---', `extends: ${level(2)}`, '---'), { ...chain, [level(4)]: UPSTREAM })
+        .criteria
+    ).toHaveLength(3)
+  })
+
   it('refuses what is not owner/repo/path@ref', () => {
     const [problem] = problems(lines('---', 'extends: octo-org/policy@main', '---'))
     expect(problem).toContain('.github/rubric.md:2:10: error:')

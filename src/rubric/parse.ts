@@ -97,11 +97,11 @@ function parseAt(input: RubricInput, mode: ParseMode, chain: readonly string[]):
   const merged = mergeRubrics(inherited, rubric, set)
   const { thresholds } = merged
   if (thresholds.fail > thresholds.pass) {
-    const first = rubric.extends[0]
+    const named = rubric.extends[0]
     return rubricProblems([
       {
         file: input.path,
-        line: first?.line ?? 1,
+        line: named?.line ?? 1,
         rule: 'threshold',
         message: `with the rubrics it extends, thresholds.fail (${thresholds.fail}) exceeds thresholds.pass (${thresholds.pass})`
       }
