@@ -151,6 +151,8 @@ export interface TokenAccess {
    * https://docs.github.com/actions/reference/workflows-and-actions/workflow-syntax#permissions
    */
   readonly permissions?: Readonly<Partial<Record<Permission, PermissionLevel>>>
+  /** Private repositories besides the stand-in's own it can read (`owner/name`); none by default. */
+  readonly repositories?: readonly string[]
 }
 
 /** A workflow run, as a test sets it up: the rest of GitHub's object is made up around it. */
@@ -278,6 +280,12 @@ export interface GitHubStandIn {
   /** A branch whose tip is `sha`: the contents API reads the branch as that commit's files. */
   setBranch(name: string, sha: string): void
   /**
+   * Another repository (`owner/name`) on the same GitHub, whose files the contents API serves. A
+   * token reads a public one; a private one only when its `repositories` name it (else 404, as
+   * GitHub answers for what the token cannot see).
+   */
+  addRepository(fullName: string, options?: { readonly private?: boolean }): OtherRepository
+  /**
    * The JSON `GET /pulls/{n}` returns, e.g. a webhook payload's `pull_request`. `GET /pulls` lists
    * it too, filtered by its `state` ('open' when absent), `base.ref` and `head.label`.
    */
@@ -324,6 +332,14 @@ export interface GitHubStandIn {
 export interface RequestMatch {
   readonly method: string
   readonly path: RegExp
+}
+
+/** A repository besides the stand-in's own: only its contents are served. */
+export interface OtherRepository {
+  /** Its content at `ref` (a commit, or a tag's name). */
+  setFile(ref: string, path: string, content: string): void
+  /** A branch whose tip is `sha` (read by its name, never as `refs/tags/<name>`). */
+  setBranch(name: string, sha: string): void
 }
 
 export interface GitHubStandInOptions {
@@ -373,6 +389,7 @@ export async function startGitHubStandIn(
     userIds: new Map(),
     files: new Map(),
     branches: new Map(),
+    others: new Map(),
     pulls: new Map(),
     pullFiles: new Map(),
     runs: new Map(),
@@ -440,6 +457,27 @@ export async function startGitHubStandIn(
     },
     setBranch: (name, sha) => {
       state.branches.set(refName(name), refName(sha))
+    },
+    addRepository: (fullName, repositoryOptions = {}) => {
+      const [owner = '', repo = ''] = fullName.split('/')
+      const other: Other = {
+        owner,
+        repo,
+        private: repositoryOptions.private === true,
+        files: new Map(),
+        branches: new Map()
+      }
+      state.others.set(fullName.toLowerCase(), other)
+      return {
+        setFile: (ref, path, content) => {
+          const tree = other.files.get(ref) ?? new Map<string, Buffer>()
+          tree.set(cleanPath(path), Buffer.from(content))
+          other.files.set(ref, tree)
+        },
+        setBranch: (name, sha) => {
+          other.branches.set(name, sha)
+        }
+      }
     },
     setPullRequest: (number, pr) => {
       state.pulls.set(number, pr)
@@ -539,6 +577,8 @@ interface State {
   readonly files: Map<string, Map<string, Buffer>>
   /** Branch name → the commit at its tip. */
   readonly branches: Map<string, string>
+  /** Other repositories by `owner/name`, lower-cased: their files are served read-only. */
+  readonly others: Map<string, Other>
   readonly pulls: Map<number, unknown>
   readonly pullFiles: Map<number, readonly unknown[]>
   readonly runs: Map<number, WorkflowRunSpec>
@@ -747,6 +787,11 @@ function respond(state: State, incoming: Incoming, checked: Checked | undefined)
   const operation = checked?.operation
   if (checked === undefined || operation === undefined) return errorReply(404, 'Not Found', DOCS)
   const { params } = checked
+  const other =
+    params.owner === undefined || params.repo === undefined
+      ? undefined
+      : state.others.get(`${params.owner}/${params.repo}`.toLowerCase())
+  if (other !== undefined) return otherRepositoryReply(state, other, incoming, checked, access)
   const inRepo = params.owner === undefined || sameName(params.owner, state.owner)
   if (!inRepo || (params.repo !== undefined && !sameName(params.repo, state.repo))) {
     return errorReply(404, 'Not Found', operation.docs)
@@ -787,6 +832,61 @@ function respond(state: State, incoming: Incoming, checked: Checked | undefined)
       : routed
   }
   return withHeaders(handler(state, call), accepted)
+}
+
+interface Other {
+  readonly owner: string
+  readonly repo: string
+  readonly private: boolean
+  /** ref → path → content */
+  readonly files: Map<string, Map<string, Buffer>>
+  readonly branches: Map<string, string>
+}
+
+/**
+ * Another repository: its contents, read-only. A private one the token does not name is GitHub's
+ * 404 (it does not say the repository exists); a token without `contents: read` gets the 403.
+ */
+function otherRepositoryReply(
+  state: State,
+  other: Other,
+  incoming: Incoming,
+  checked: Checked,
+  access: TokenAccess
+): Reply {
+  const operation = checked.operation
+  if (operation === undefined) return errorReply(404, 'Not Found', DOCS)
+  const fullName = `${other.owner}/${other.repo}`.toLowerCase()
+  const visible =
+    !other.private || (access.repositories ?? []).some(r => r.toLowerCase() === fullName)
+  if (!visible) return errorReply(404, 'Not Found', operation.docs)
+  if (`${operation.method} ${operation.template}` !== 'GET /repos/{owner}/{repo}/contents/{path}') {
+    return errorReply(404, 'Not Found', operation.docs)
+  }
+  if (other.private && !holds(access, 'contents', 'read')) {
+    return forbidden(access, operation.docs)
+  }
+  const ref = incoming.url.searchParams.get('ref') ?? ''
+  // A tag is read as `refs/tags/<name>`: a branch of that name is not one.
+  const tag = /^refs\/tags\/(.+)$/.exec(ref)?.[1]
+  if (tag !== undefined && other.branches.has(tag)) {
+    return errorReply(404, `No commit found for the ref ${ref}`, DOCS_CONTENTS)
+  }
+  const view: State = {
+    ...state,
+    owner: other.owner,
+    repo: other.repo,
+    files: other.files,
+    branches: other.branches
+  }
+  return getContent(view, {
+    params: checked.params,
+    query: incoming.url.searchParams,
+    body: incoming.body,
+    access,
+    accept: incoming.accept,
+    linkPath: incoming.url.pathname
+  })
 }
 
 function withHeaders(reply: Reply, headers: Readonly<Record<string, string>>): Reply {

@@ -12,6 +12,7 @@ import type { CommentWritten, IssueComment } from '../../src/github/comment.js'
 import type { WorkflowRunListed } from '../../src/github/actions-runs.js'
 import type { CommentByUser, GitHubPort, OpenPullRequest } from '../../src/github/port.js'
 import type { PullRequest } from '../../src/github/pull-request.js'
+import type { UnreadFile, UpstreamFile } from '../../src/rubric/read-extends.js'
 import { failed, ok, type Result } from '../../src/util/result.js'
 import { OWNER, REPO } from './action-run.js'
 
@@ -220,6 +221,22 @@ export class MemoryGitHub implements GitHubPort {
 
   fileAt = (path: string, ref: string): Promise<string | undefined> =>
     Promise.resolve(this.files.get(`${this.branches.get(ref) ?? ref}:${path}`))
+
+  /** A file of another repository (`owner/repo`) at a ref as the port is asked for it. */
+  setUpstreamFile(repository: string, ref: string, path: string, content: string): void {
+    this.files.set(`${repository}@${ref}:${path}`, content)
+  }
+
+  /** Every read of another repository's file, as `owner/repo/path@ref`, in order. */
+  readonly upstreamReads: string[] = []
+
+  upstreamFile = (file: UpstreamFile): Promise<Result<string, UnreadFile>> => {
+    this.upstreamReads.push(`${file.owner}/${file.repo}/${file.path}@${file.ref}`)
+    const text = this.files.get(`${file.owner}/${file.repo}@${file.ref}:${file.path}`)
+    return Promise.resolve(
+      text === undefined ? failed({ status: 404, message: 'Not Found' }) : ok(text)
+    )
+  }
 
   comments = (issue: number, marker: string): Promise<IssueComment[]> =>
     this.access.commentsFail !== undefined

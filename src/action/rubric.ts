@@ -6,6 +6,7 @@ import type { GitHubPort } from '../github/port.js'
 import { diffRubrics } from '../rubric/diff.js'
 import { readRubricFile } from '../rubric/load.js'
 import { parseRubric } from '../rubric/parse.js'
+import { readExtends } from '../rubric/read-extends.js'
 import { checkerRubric } from '../rubric/sugar.js'
 import type { RubricText, RubricTextResult } from '../rubric/text.js'
 import type { ActionDirs, Checkout } from './context.js'
@@ -61,11 +62,16 @@ export async function chooseRubric(
   const diff = changes(base, head.ok ? head.value : undefined)
 
   if (inputs.rubricSource === 'head' && !run.baseRubricOnly) {
-    return { rubric: head, trusted: false, review: { source: 'head', ...(diff && { diff }) } }
+    return {
+      rubric: unreadExtends(head),
+      trusted: false,
+      review: { source: 'head', ...(diff && { diff }) }
+    }
   }
   if (base !== undefined) {
     return {
-      rubric: ok(base),
+      // What it extends is read at the refs the base names, through the API: never the PR's.
+      rubric: await readExtends(base, github?.upstreamFile),
       trusted: true,
       review: { source: 'base', ...(diff && { diff }) }
     }
@@ -76,7 +82,7 @@ export async function chooseRubric(
       : `${repoPath} on the base branch ${run.pr.baseRef}`
   if (!github && !run.baseRubricOnly) {
     return {
-      rubric: head,
+      rubric: unreadExtends(head),
       trusted: false,
       review: {
         source: 'head',
@@ -98,7 +104,7 @@ export async function chooseRubric(
     }
   }
   return {
-    rubric: head,
+    rubric: unreadExtends(head),
     trusted: false,
     review: {
       source: 'head',
@@ -107,11 +113,36 @@ export async function chooseRubric(
   }
 }
 
-/** The semantic difference when both versions parse and differ; undefined otherwise. */
+/**
+ * The pull request's own rubric, which grades only when asked (or when the base has none): what
+ * its `extends` names is never read, since a pull request could then make the job's token read
+ * any repository the token can, and show it in the report.
+ */
+function unreadExtends(rubric: RubricTextResult): RubricTextResult {
+  if (!rubric.ok) return rubric
+  const parsed = parseRubric(rubric.value, 'as written')
+  if (!parsed.ok || parsed.value.extends.length === 0) return rubric
+  return failed({
+    source: rubric.value,
+    issues: parsed.value.extends.map(named => ({
+      file: rubric.value.path,
+      line: named.line,
+      ...(named.column !== undefined && { column: named.column }),
+      rule: 'extends' as const,
+      message: `extends "${named.spec}" is not read from a pull request's own rubric: a pull request could make the job's token read another repository; merge the rubric so that it is read from the base branch`
+    }))
+  })
+}
+
+/**
+ * What the pull request changed in the rubric file, when both versions parse and differ:
+ * undefined otherwise. Each is compared as written, so another `extends` shows as a change and
+ * what it names is never read.
+ */
 function changes(base: RubricText | undefined, head: RubricText | undefined): RubricReview['diff'] {
   if (base === undefined || head === undefined || base.text === head.text) return undefined
-  const before = parseRubric(base)
-  const after = parseRubric(head)
+  const before = parseRubric(base, 'as written')
+  const after = parseRubric(head, 'as written')
   return before.ok && after.ok ? diffRubrics(before.value, after.value) : undefined
 }
 

@@ -33,6 +33,8 @@ import { DEFAULT_RUBRIC_PATH } from '../rubric/defaults.js'
 import { formatIssue } from '../rubric/errors.js'
 import { readRubricFile } from '../rubric/load.js'
 import { parseRubric } from '../rubric/parse.js'
+import { readExtends } from '../rubric/read-extends.js'
+import { cliUpstreamReader } from './upstream.js'
 import { needsCouncil } from '../verdict/decide.js'
 import { maskSecrets, secretValues } from '../util/secrets.js'
 import { failed, ok, type Result } from '../util/result.js'
@@ -97,7 +99,15 @@ export async function calibrateCommand(options: CalibrateOptions, io: CliIo): Pr
   }
 
   const rubricPath = options.rubric ?? DEFAULT_RUBRIC_PATH
-  const rubricText = await readRubricFile(resolve(io.cwd, rubricPath), rubricPath)
+  const rubricFile = await readRubricFile(resolve(io.cwd, rubricPath), rubricPath)
+  const rubricText = rubricFile.ok
+    ? await readExtends(
+        rubricFile.value,
+        cliUpstreamReader(io.env, line => {
+          io.stderr(line)
+        })
+      )
+    : rubricFile
   const rubric = rubricText.ok ? parseRubric(rubricText.value) : failed(rubricText.problem.issues)
   if (!rubricText.ok || !rubric.ok) {
     for (const issue of rubric.ok ? [] : rubric.problem) io.stderr(formatIssue(issue))

@@ -14,6 +14,8 @@ import type { GateLog } from '../gates/types.js'
 import { DEFAULT_RUBRIC_PATH } from '../rubric/defaults.js'
 import { readRubricFile } from '../rubric/load.js'
 import { parseRubric } from '../rubric/parse.js'
+import { readExtends } from '../rubric/read-extends.js'
+import { cliUpstreamReader } from './upstream.js'
 import { formatIssue } from '../rubric/errors.js'
 import { needsCouncil } from '../verdict/decide.js'
 import { checkerRubric } from '../rubric/sugar.js'
@@ -66,10 +68,18 @@ export async function checkCommand(options: CheckOptions, io: CliIo): Promise<nu
     return USAGE_ERROR
   }
   const path = options.rubric ?? DEFAULT_RUBRIC_PATH
-  const rubric =
+  const file =
     options.checker !== undefined
       ? checkerRubric(options.checker)
       : await readRubricFile(resolve(io.cwd, path), path)
+  const rubric = file.ok
+    ? await readExtends(
+        file.value,
+        cliUpstreamReader(io.env, line => {
+          io.stderr(line)
+        })
+      )
+    : file
   // A rubric file that cannot be read is the user's path, not a rubric to grade: one line.
   const unreadable = rubric.ok
     ? []

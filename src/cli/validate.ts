@@ -7,6 +7,7 @@ import { describeRubric } from '../rubric/describe.js'
 import type { CliIo } from './io.js'
 import { rubricDeprecationLines, rubricModelLines } from './model-check.js'
 import { withProblemMatcher } from './problem-matcher.js'
+import { cliUpstreamReader } from './upstream.js'
 
 /**
  * `rubric-council validate [FILE...]`: 0 when every file is a valid rubric, 1 otherwise. A model
@@ -19,6 +20,9 @@ export async function validateCommand(files: readonly string[], io: CliIo): Prom
   return withProblemMatcher(io, async () => {
     let invalid = 0
     let checked = 0
+    const upstream = cliUpstreamReader(io.env, line => {
+      io.stderr(line)
+    })
     for (const file of targets) {
       // `validate examples/*` also meets folders (example workflows): say so, and go on.
       if (isDirectory(resolve(io.cwd, file))) {
@@ -26,7 +30,7 @@ export async function validateCommand(files: readonly string[], io: CliIo): Prom
         continue
       }
       checked++
-      const result = await loadRubric(resolve(io.cwd, file), file)
+      const result = await loadRubric(resolve(io.cwd, file), file, upstream)
       if (result.ok) {
         const models = rubricModelLines(result.value, (io.now ?? Date.now)())
         if (models.errors > 0) invalid++

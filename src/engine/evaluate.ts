@@ -197,6 +197,7 @@ export function describe(rubric: Rubric): RubricInfo {
     hash: rubric.hash,
     ...(rubric.title !== undefined && { title: rubric.title }),
     ...(rubric.source.kind === 'checker' && { materialised: rubric.text }),
+    ...(rubric.inherited && { inherited: rubric.inherited }),
     problems: [],
     counts: { gates: rubric.gates.length, must, nice: rubric.criteria.length - must },
     thresholds: rubric.thresholds

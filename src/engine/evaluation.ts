@@ -4,7 +4,7 @@ import type { RubricDiff } from '../rubric/diff.js'
 import type { HistoryEntry } from './history.js'
 import type { GateResult } from '../gates/types.js'
 import type { RubricIssue } from '../rubric/errors.js'
-import type { RubricSourceKind, Thresholds } from '../rubric/types.js'
+import type { Inheritance, RubricSourceKind, Thresholds } from '../rubric/types.js'
 import type { Verdict } from '../verdict/types.js'
 
 /** What the report says about the rubric; `hash` and `text` are absent when it could not be read. */
@@ -15,6 +15,8 @@ export interface RubricInfo {
   readonly title?: string
   /** The materialised rubric of checker sugar, shown so it can be copied into the repository. */
   readonly materialised?: string
+  /** What it extends, and each inherited rule it overrides (a changed must-have weakens). */
+  readonly inherited?: Inheritance
   /** Why the rubric is invalid; empty when it is valid. */
   readonly problems: readonly RubricIssue[]
   readonly counts: { readonly gates: number; readonly must: number; readonly nice: number }

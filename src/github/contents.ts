@@ -1,6 +1,8 @@
 import type { GitHub } from './client.js'
 import { statusOf } from './client.js'
 import type { Repo } from './comment.js'
+import type { UnreadFile } from '../rubric/read-extends.js'
+import { failed, ok, type Result } from '../util/result.js'
 
 /**
  * A file's text at a commit, through the API (the checkout holds the PR's version, not the
@@ -24,5 +26,23 @@ export async function fileAt(
   } catch (error) {
     if (statusOf(error) === 404) return undefined
     throw error
+  }
+}
+
+/**
+ * A file of any repository the token can read, at a ref: its text, or the status GitHub refused
+ * it with (404 also when the token cannot see the repository).
+ */
+export async function fileInRepository(
+  github: GitHub,
+  where: Repo & { readonly path: string; readonly ref: string }
+): Promise<Result<string, UnreadFile>> {
+  try {
+    const text = await fileAt(github, where)
+    return text === undefined ? failed({ status: 404, message: 'not a file' }) : ok(text)
+  } catch (error) {
+    const status = statusOf(error)
+    const message = error instanceof Error ? error.message : String(error)
+    return failed({ ...(status !== undefined && { status }), message })
   }
 }

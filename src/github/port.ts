@@ -20,7 +20,8 @@ import {
   type IssueComment,
   type Repo
 } from './comment.js'
-import { fileAt } from './contents.js'
+import { fileAt, fileInRepository } from './contents.js'
+import type { ReadUpstream } from '../rubric/read-extends.js'
 import {
   rerunWorkflowRun,
   runJobs,
@@ -44,6 +45,8 @@ export interface GitHubPort {
   readonly pullRequest: (number: number) => Promise<PullRequest | undefined>
   /** A file's text at a ref (a branch or a commit); undefined when it does not exist there. */
   readonly fileAt: (path: string, ref: string) => Promise<string | undefined>
+  /** A rubric another repository's file names in `extends`, read with this token. */
+  readonly upstreamFile: ReadUpstream
   /** Our comments on an issue or pull request carrying `marker`, oldest first. */
   readonly comments: (issue: number, marker: string) => Promise<IssueComment[]>
   readonly upsertComment: (
@@ -140,6 +143,7 @@ export function octokitPort(
     pullRequest: async number =>
       pullRequestOf((await api().rest.pulls.get({ ...repo, pull_number: number })).data),
     fileAt: (path, ref) => fileAt(api(), { ...repo, path, ref }),
+    upstreamFile: file => fileInRepository(api(), file),
     comments: (issue, marker) => findComments(api(), { ...repo, issue, marker }),
     upsertComment: (issue, body, existing) =>
       upsertComment(api(), { ...repo, issue }, body, existing),

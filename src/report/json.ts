@@ -38,6 +38,12 @@ export interface JsonReport {
     readonly title: string | null
     readonly problems: readonly string[]
     readonly materialised: string | null
+    /** The rubrics it extends, and each inherited rule it overrides; null when it extends none. */
+    readonly inherited: {
+      readonly from: readonly string[]
+      readonly overrides: readonly RubricChange[]
+      readonly weakened: boolean
+    } | null
   }
   /** Where the gate results come from when another job ran the gates; null when run here. */
   readonly gates_provenance: string | null
@@ -170,7 +176,8 @@ export function toJsonReport(evaluation: Evaluation, audience: Audience = 'actio
       hash: rubric.hash ?? null,
       title: rubric.title ?? null,
       problems: rubric.problems.map(formatIssue),
-      materialised: rubric.materialised ?? null
+      materialised: rubric.materialised ?? null,
+      inherited: rubric.inherited ?? null
     },
     gates_provenance: evaluation.gatesProvenance ?? null,
     gates: gates.map(g => ({

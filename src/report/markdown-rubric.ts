@@ -10,8 +10,22 @@ import { codeBlock, ICON, prose, REASON_FLOOR } from './markdown-pieces.js'
 /** Said before anything else: a rubric the PR weakens, or read from somewhere unexpected. */
 export function rubricAlerts(evaluation: Evaluation): Piece[] {
   const review = evaluation.rubricReview
-  if (!review) return []
   const out: Piece[] = []
+  const inherited = evaluation.rubric.inherited
+  if (inherited?.weakened) {
+    out.push(
+      '> [!WARNING]\n> This rubric **weakens the rubric it extends**. Weakened: ',
+      prose(
+        inherited.overrides
+          .filter(c => c.weakens)
+          .map(c => c.text)
+          .join('; '),
+        REASON_FLOOR
+      ),
+      '\n\n'
+    )
+  }
+  if (!review) return out
   if (review.diff?.weakened) {
     const weakening = review.diff.changes.filter(c => c.weakens).map(c => c.text)
     out.push(
@@ -38,6 +52,26 @@ export function rubricSection(evaluation: Evaluation): Section {
     blocks.push({
       pieces: ['Problems:\n\n', codeBlock(rubric.problems.map(formatIssue).join('\n'))],
       priority: 95
+    })
+  }
+  const inherited = rubric.inherited
+  if (inherited) {
+    blocks.push({
+      pieces: [
+        `Extends ${inherited.from.map(code).join(', ')}`,
+        ...(inherited.overrides.length === 0
+          ? ['; overrides none of its rules.\n\n']
+          : [
+              '; this rubric overrides:\n\n',
+              ...inherited.overrides.flatMap(c => [
+                `- ${c.weakens ? '⚠️ **weakens:** ' : ''}`,
+                prose(c.text),
+                '\n'
+              ]),
+              '\n'
+            ])
+      ],
+      priority: 86
     })
   }
   const review = evaluation.rubricReview

@@ -56,6 +56,11 @@ export function renderTerminal(evaluation: Evaluation, options: TerminalOptions 
   for (const reason of verdict.reasons)
     lines.push(`  ${reason.code}: ${reasonSentence(reason, 'terminal')}`)
   for (const issue of rubric.problems) lines.push(`  ${formatIssue(issue)}`)
+  if (rubric.inherited) {
+    lines.push(`rubric extends ${rubric.inherited.from.join(', ')}`)
+    for (const change of rubric.inherited.overrides)
+      lines.push(`  overrides: ${change.weakens ? 'WEAKENS ' : ''}${change.text}`)
+  }
 
   const must = verdict.criteria.filter(c => c.required)
   const nice = verdict.criteria.filter(c => !c.required)

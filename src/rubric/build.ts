@@ -11,7 +11,7 @@ import {
 import type { Locate, RubricIssue, RubricRule } from './errors.js'
 import type { CheckedFrontMatter } from './front-matter.js'
 import { SECTION_HEADINGS, type LineProblem, type ParsedBody } from './markdown.js'
-import type { Rubric, RubricSource } from './types.js'
+import type { Rubric, RubricSource, Upstream } from './types.js'
 import type { Path } from './zod-issues.js'
 
 export interface BuildInput {
@@ -160,10 +160,13 @@ export function buildRubric(input: BuildInput): { rubric: Rubric; issues: Rubric
     atPath(['score_weights'], 'weight', 'score_weights must not all be 0')
   }
 
+  const upstream = extendsOf(fm.extends, input.locate)
+  // A rubric that extends another may only add to it, or only name it.
   if (
     gates.length === 0 &&
     criteria.length === 0 &&
     dimensions.length === 0 &&
+    upstream.length === 0 &&
     issues.length === 0
   ) {
     atLine(
@@ -206,7 +209,15 @@ export function buildRubric(input: BuildInput): { rubric: Rubric; issues: Rubric
     blocking: fm.blocking ?? 'majority',
     scoreWeights,
     minCoverage: fm.min_coverage ?? DEFAULT_MIN_COVERAGE,
-    exclude: fm.exclude ?? []
+    exclude: fm.exclude ?? [],
+    extends: upstream
   }
   return { rubric, issues }
+}
+
+/** The rubrics `extends` names, each with where it is written. */
+function extendsOf(raw: string | readonly string[] | undefined, locate: Locate): Upstream[] {
+  if (raw === undefined) return []
+  if (typeof raw === 'string') return [{ spec: raw, ...locate(['extends'], 'value') }]
+  return raw.map((spec, i) => ({ spec, ...locate(['extends', i], 'value') }))
 }

@@ -119,11 +119,16 @@ const criteria: Compare<readonly Criterion[]> = (base, head) => {
     ...head.flatMap(c => {
       const old = before.get(c.id)
       if (old === undefined) return [{ text: `${kind(c)} "${c.id}" added`, weakens: false }]
-      return Object.values(CRITERION).flatMap(compare =>
-        compare === 'not a rule' ? [] : compare(old, c)
-      )
+      return criterionChanges(old, c)
     })
   ]
+}
+
+/** What changed in one criterion, field by field. */
+export function criterionChanges(old: Criterion, c: Criterion): RubricChange[] {
+  return Object.values(CRITERION).flatMap(compare =>
+    compare === 'not a rule' ? [] : compare(old, c)
+  )
 }
 
 /** Gates by command: added, removed (weakening), or given another timeout. */
@@ -222,6 +227,13 @@ const RUBRIC: FieldTable<Rubric> = {
     g => g,
     (before, after) => after.some(g => !before.includes(g))
   ),
+  // A rubric no longer named takes its rules with it; what another names is not read here.
+  extends: list(
+    'extends',
+    u => u.spec,
+    (before, after) => before.some(b => !after.some(a => a.spec === b.spec))
+  ),
+  inherited: 'not a rule', // the rules it brought are compared with the rubric's own
   source: 'not a rule',
   hash: 'not a rule',
   text: 'not a rule',

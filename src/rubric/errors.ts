@@ -25,6 +25,7 @@ export type RubricRule =
   | 'dimension'
   | 'council'
   | 'checker'
+  | 'extends'
 
 export interface RubricIssue {
   readonly file: string

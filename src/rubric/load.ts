@@ -2,11 +2,20 @@ import { failed, ok } from '../util/result.js'
 import { readFile } from 'node:fs/promises'
 import { rubricProblems, type RubricResult } from './errors.js'
 import { parseRubric } from './parse.js'
+import { readExtends, type ReadUpstream } from './read-extends.js'
 import type { RubricTextResult } from './text.js'
 
-/** Reads and parses a rubric file (`readRubricFile`, then `parseRubric`). */
-export async function loadRubric(path: string, displayPath = path): Promise<RubricResult> {
-  const read = await readRubricFile(path, displayPath)
+/**
+ * Reads and parses a rubric file (`readRubricFile`, what it extends through `upstream`, then
+ * `parseRubric`).
+ */
+export async function loadRubric(
+  path: string,
+  displayPath = path,
+  upstream?: ReadUpstream
+): Promise<RubricResult> {
+  const file = await readRubricFile(path, displayPath)
+  const read = file.ok ? await readExtends(file.value, upstream) : file
   return read.ok ? parseRubric(read.value) : rubricProblems(read.problem.issues)
 }
 

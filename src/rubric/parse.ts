@@ -1,9 +1,12 @@
 import { buildRubric } from './build.js'
-import { compareIssues, rubricProblems, type RubricResult } from './errors.js'
+import { compareIssues, rubricProblems, type RubricIssue, type RubricResult } from './errors.js'
 import { checkFrontMatter } from './front-matter.js'
 import { rubricHash } from './hash.js'
 import { parseBody, type ParsedBody } from './markdown.js'
-import type { RubricSourceKind } from './types.js'
+import { mergeRubrics, overridesOf, type SetKeys } from './merge.js'
+import { own } from './own.js'
+import { MAX_EXTENDS_DEPTH } from './schema.js'
+import type { Rubric, RubricSourceKind } from './types.js'
 import { parseYaml, type YamlSource } from './yaml-source.js'
 import { failed, ok, type Result } from '../util/result.js'
 
@@ -13,10 +16,22 @@ export interface RubricInput {
   /** The path shown in messages and reports. */
   readonly path: string
   readonly kind?: RubricSourceKind
+  /**
+   * The text of every rubric its `extends` names, at any depth, by `owner/repo/path@ref`, as
+   * `readExtends` read them through the API.
+   */
+  readonly upstream?: Readonly<Record<string, string>>
 }
 
+/**
+ * `merged`: the rubric with every rubric it extends merged in (each must be in `upstream`);
+ * `as written`: this file alone, its `extends` named but not read (to compare two versions).
+ */
+export type ParseMode = 'merged' | 'as written'
+
+/** A path, or `owner/repo/path@ref` for a rubric read from another repository. */
 function isYamlPath(path: string): boolean {
-  return /\.ya?ml$/i.test(path)
+  return /\.ya?ml(?:@[^@]+)?$/i.test(path)
 }
 
 /**
@@ -24,11 +39,97 @@ function isYamlPath(path: string): boolean {
  * YAML file. Returns the rubric, or every problem of the file. Nothing is thrown: an exception
  * from here is a bug.
  */
-export function parseRubric(input: RubricInput): RubricResult {
+export function parseRubric(input: RubricInput, mode: ParseMode = 'merged'): RubricResult {
+  return parseAt(input, mode, [])
+}
+
+/** `chain`: the rubrics that extend this one, outermost first (a cycle returns to one of them). */
+function parseAt(input: RubricInput, mode: ParseMode, chain: readonly string[]): RubricResult {
+  const file = parseFile(input)
+  if (!file.ok) return file
+  const { rubric, set } = file.value
+  if (mode === 'as written' || rubric.extends.length === 0) return ok(rubric)
+
+  const issues: RubricIssue[] = []
+  const parents: { readonly spec: string; readonly rubric: Rubric }[] = []
+  for (const upstream of rubric.extends) {
+    const at = (message: string): void => {
+      issues.push({
+        file: input.path,
+        line: upstream.line,
+        ...(upstream.column !== undefined && { column: upstream.column }),
+        rule: 'extends',
+        message
+      })
+    }
+    const { spec } = upstream
+    if (chain.includes(spec)) {
+      at(`extends "${spec}" makes a cycle: ${[...chain, spec].join(' → ')}`)
+      continue
+    }
+    if (chain.length >= MAX_EXTENDS_DEPTH) {
+      at(
+        `extends "${spec}" is more than ${MAX_EXTENDS_DEPTH} levels deep (${[...chain, spec].join(' → ')}); extend a rubric that extends less`
+      )
+      continue
+    }
+    const text = input.upstream === undefined ? undefined : own(input.upstream, spec)
+    if (text === undefined) {
+      at(
+        `extends "${spec}", which was not read (rubrics in other repositories are read through the GitHub API, with a token)`
+      )
+      continue
+    }
+    const parent = parseAt(
+      { text, path: spec, kind: 'file', ...(input.upstream && { upstream: input.upstream }) },
+      'merged',
+      [...chain, spec]
+    )
+    if (parent.ok) parents.push({ spec, rubric: parent.value })
+    else issues.push(...parent.problem)
+  }
+  const first = parents[0]
+  if (issues.length > 0 || first === undefined) return rubricProblems(issues)
+
+  const inherited = parents
+    .slice(1)
+    .reduce((sum, parent) => mergeRubrics(sum, parent.rubric, {}), first.rubric)
+  const merged = mergeRubrics(inherited, rubric, set)
+  const { thresholds } = merged
+  if (thresholds.fail > thresholds.pass) {
+    const named = rubric.extends[0]
+    return rubricProblems([
+      {
+        file: input.path,
+        line: named?.line ?? 1,
+        rule: 'threshold',
+        message: `with the rubrics it extends, thresholds.fail (${thresholds.fail}) exceeds thresholds.pass (${thresholds.pass})`
+      }
+    ])
+  }
+  const overrides = overridesOf(inherited, merged)
+  return ok({
+    ...merged,
+    // The rubric is all of them: a change upstream is a change of rubric.
+    hash: rubricHash(
+      [input.text, ...parents.map(p => `extends ${p.spec} ${p.rubric.hash}`)].join('\n')
+    ),
+    inherited: {
+      from: [...new Set(parents.flatMap(p => [p.spec, ...(p.rubric.inherited?.from ?? [])]))],
+      overrides,
+      weakened: overrides.some(o => o.weakens)
+    }
+  })
+}
+
+/** One file on its own, with the front matter keys it sets. */
+function parseFile(
+  input: RubricInput
+): Result<{ rubric: Rubric; set: SetKeys }, readonly RubricIssue[]> {
   const { path } = input
   const text = input.text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n')
   if (text.trim() === '') {
-    return rubricProblems([
+    return failed([
       {
         file: path,
         line: 1,
@@ -46,7 +147,7 @@ export function parseRubric(input: RubricInput): RubricResult {
   } else {
     const split = splitFrontMatter(text)
     if (!split.ok) {
-      return rubricProblems([
+      return failed([
         { file: path, line: 1, column: 1, rule: 'yaml-syntax', message: split.problem }
       ])
     }
@@ -68,7 +169,9 @@ export function parseRubric(input: RubricInput): RubricResult {
     lineProblems: yaml.problems,
     locate: yaml.locate
   })
-  return buildIssues.length > 0 ? rubricProblems(buildIssues.sort(compareIssues)) : ok(rubric)
+  return buildIssues.length > 0
+    ? failed(buildIssues.sort(compareIssues))
+    : ok({ rubric, set: frontMatter.values })
 }
 
 interface Split {

@@ -15,6 +15,10 @@ import type { ReasoningEffort } from './types.js'
 /** Letters (any script), digits, `-` and `_`. */
 export const ID_PATTERN = /^[\p{L}\p{N}_-]+$/u
 
+/** At most this many rubrics named by one `extends`, and this many levels of `extends` in all. */
+export const MAX_EXTENDS = 5
+export const MAX_EXTENDS_DEPTH = 3
+
 const FOCUS_AREAS = ['security', 'performance', 'accessibility'] as const
 
 const ScoreRangeItemSchema = z.strictObject({
@@ -203,6 +207,17 @@ export const CouncilSchema = z.strictObject({
 
 const FocusSchema = z.enum(FOCUS_AREAS)
 
+/** `owner/repo/path@ref`: a rubric in another repository, at a tag or a full commit SHA. */
+export const EXTENDS_PATTERN =
+  /^([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))\/([A-Za-z0-9._-]{1,100})\/((?:[^@\s/]+\/)*[^@\s/]+\.(?:md|ya?ml))@([^@\s]+)$/
+
+const ExtendsSchema = z
+  .string()
+  .regex(EXTENDS_PATTERN)
+  .describe(
+    'owner/repo/path@ref: a rubric in another repository, read through the API at a tag or a full commit SHA'
+  )
+
 /** Every top-level key, each validated on its own so one bad key does not hide the others' errors. */
 export const FRONT_MATTER_SHAPE = {
   $schema: z.string().optional().describe('Where editors find this schema; ignored'),
@@ -240,6 +255,12 @@ export const FRONT_MATTER_SHAPE = {
     .optional()
     .describe(
       'Globs of files never sent to the judges (secret files are sent with their credentials redacted)'
+    ),
+  extends: z
+    .union([ExtendsSchema, z.array(ExtendsSchema).min(1).max(MAX_EXTENDS)])
+    .optional()
+    .describe(
+      'Rubrics this one adds to (docs/rubric.md#extends): their gates, criteria and settings apply too; an item with the same id here overrides the inherited one'
     )
 } as const
 

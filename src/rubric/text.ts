@@ -6,6 +6,8 @@ import type { RubricSource } from './types.js'
 export interface RubricText extends RubricSource {
   /** Exactly as read: it is hashed as is. */
   readonly text: string
+  /** The rubrics its `extends` names, read through the API (`readExtends`), by spec. */
+  readonly upstream?: Readonly<Record<string, string>>
 }
 
 /** A rubric's text, or why there is none (the file is missing or unreadable, the checker empty). */

@@ -1,5 +1,7 @@
 /** The validated, normalised rubric every later stage works from. */
 
+import type { RubricChange } from './diff.js'
+
 export type RubricSourceKind = 'file' | 'checker'
 
 export interface RubricSource {
@@ -126,4 +128,23 @@ export interface Rubric {
   readonly scoreWeights: { readonly dimensions: number; readonly criteria: number }
   readonly minCoverage: number
   readonly exclude: readonly string[]
+  /** The rubrics this file's `extends` names, as written, in order. */
+  readonly extends: readonly Upstream[]
+  /** Set when the rubrics it extends were read and merged in: what came from them. */
+  readonly inherited?: Inheritance
+}
+
+/** A rubric named by `extends`: `owner/repo/path@ref`, and where the file names it. */
+export interface Upstream {
+  readonly spec: string
+  readonly line: number
+  readonly column?: number
+}
+
+export interface Inheritance {
+  /** Every rubric merged in, nearest first (`extends` of `extends` too). */
+  readonly from: readonly string[]
+  /** Each inherited rule this file overrides, in the diff's words; a must-have changed weakens. */
+  readonly overrides: readonly RubricChange[]
+  readonly weakened: boolean
 }

@@ -129,7 +129,9 @@ function describeIssue(
           root,
           path.at(-1) === 'id'
             ? `may contain only letters, digits, - and _, got ${show(input)}`
-            : `has the wrong format, got ${show(input)}`,
+            : path[0] === 'extends'
+              ? `must be owner/repo/path@ref with a tag or a full commit SHA, e.g. octo-org/.github/rubrics/base.md@v1, got ${show(input)}`
+              : `has the wrong format, got ${show(input)}`,
           ruleFor(path, issue)
         )
       ]
