@@ -50,7 +50,9 @@ function pullRequest(): { number: number; repo: Repository } {
     github,
     number,
     { '.github/rubric.md': RUBRIC },
-    { 'feature.ts': 'export const feature = 1\n' }
+    // A content of its own: two pull requests made in the same second would otherwise have the
+    // same head commit, and one's check runs would be counted on the other's.
+    { 'feature.ts': `export const feature = ${String(number)}\n` }
   )
   return { number, repo }
 }
