@@ -309,14 +309,14 @@ describe('events', () => {
 
   it('fails on an event that has no pull request', async () => {
     const pr = pullRequest({ '.github/rubric.md': gates(['true']) })
-    const result = await run(pr, { eventName: 'schedule' })
+    const result = await run(pr, { eventName: 'release' })
     expect([result.code, result.outputs.verdict, result.outputs.reasons]).toEqual([
       2,
       'UNCLEAR',
       'invalid_input'
     ])
     expect(result.summary).toContain(
-      'this action reviews pull requests; the "schedule" event has none'
+      'this action reviews pull requests; the "release" event has none'
     )
   })
 

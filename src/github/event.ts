@@ -149,7 +149,7 @@ export async function readRunContext(sources: ContextSources): Promise<RunContex
 
   return {
     kind: 'unsupported',
-    message: `this action reviews pull requests; the "${event || 'unknown'}" event has none. Run it on pull_request, pull_request_target, workflow_dispatch with a pull-request number, or workflow_run after the gates workflow; on push and issue_comment it is the PR bot (docs/pr-bot.md)`
+    message: `this action reviews pull requests; the "${event || 'unknown'}" event has none. Run it on pull_request, pull_request_target, workflow_dispatch with a pull-request number, or workflow_run after the gates workflow; on push, issue_comment and schedule it is the PR bot (docs/pr-bot.md)`
   }
 }
 
