@@ -105,4 +105,22 @@ describe('a workflow required by an organisation ruleset', () => {
       'warning: Rubric Council: skip-drafts would skip this pull request, but it is reviewed: the workflow that runs it is not in this repository'
     )
   })
+
+  it('attack: in a repository with no rubric yet, a pull request cannot bring the one that grades it', async () => {
+    const pr = pullRequest(
+      { 'feature.ts': 'export const feature = 1\n' },
+      { 'feature.ts': 'export const feature = 2\n', '.github/rubric.md': RUBRIC }
+    )
+    const central = await run(pr, CENTRAL)
+    expect([central.outputs.verdict, central.outputs.reasons]).toEqual([
+      'UNCLEAR',
+      'invalid_rubric'
+    ])
+    expect(central.log.join('\n')).toMatch(
+      /\.github\/rubric\.md on the base branch \S+ does not exist; a workflow required from another repository uses only the base branch’s rubric/
+    )
+    // Under the repository's own workflow the owner chose to run it: the pull request's rubric
+    // is used until the base has one, as before.
+    expect((await run(pr, own(pr))).outputs.verdict).toBe('PASS')
+  })
 })

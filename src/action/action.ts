@@ -81,7 +81,9 @@ export async function runAction(shell: ActionShell): Promise<void> {
       return
     }
     const { run, checkout } = prepared
-    const rubric = chooseRubric(github, run, inputs, where, checkout)
+    const workflow = runningWorkflow(env.GITHUB_WORKFLOW_REF, env.GITHUB_REPOSITORY)
+    if (workflow?.central === true) io.info(centralWorkflowLine(workflow))
+    const rubric = chooseRubric(github, run, inputs, where, checkout, workflow?.central)
     if (checkout === 'base') {
       // Before anything is fetched or started: whether gates would run on the base is known now.
       const problem = gatesHereProblem(run, checkout, await rubric, inputs)
@@ -90,8 +92,6 @@ export async function runAction(shell: ActionShell): Promise<void> {
         return
       }
     }
-    const workflow = runningWorkflow(env.GITHUB_WORKFLOW_REF, env.GITHUB_REPOSITORY)
-    if (workflow?.central === true) io.info(centralWorkflowLine(workflow))
     const ports = reviewPorts({
       env,
       inputs,

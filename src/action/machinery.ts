@@ -52,7 +52,7 @@ export function runningWorkflow(
  * Under a central workflow (`workflow.central`) the repository's `.github/workflows/` are not the
  * machinery: GitHub reads that workflow from the central repository, and a local reusable workflow
  * it calls (`uses: ./.github/workflows/…`) comes "from the same commit as the caller workflow"
- * (https://docs.github.com/en/actions/how-tos/reuse-automations/reuse-workflows), so again from
+ * (https://github.blog/changelog/2022-01-25-github-actions-reusable-workflows-can-be-referenced-locally), so again from
  * the central repository. What still counts, because it is read from the checkout of the pull
  * request: `.github/actions/` (a `uses: ./.github/actions/…` step resolves against the workspace,
  * which is the pull request's code) and the action's own files when run with `uses: ./`.
