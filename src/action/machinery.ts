@@ -34,12 +34,12 @@ export function runningWorkflow(
 ): RunningWorkflow | undefined {
   const match = /^([^/@]+\/[^/@]+)\/([^@]+)@(.+)$/.exec(workflowRef ?? '')
   if (!match) return undefined
-  const [, owner = '', path = '', ref = ''] = match
+  const [, holder = '', path = '', ref = ''] = match
   const central =
     repository !== undefined &&
     repository !== '' &&
-    owner.toLowerCase() !== repository.toLowerCase()
-  return { repository: owner, path, ref, central }
+    holder.toLowerCase() !== repository.toLowerCase()
+  return { repository: holder, path, ref, central }
 }
 
 /**
