@@ -116,7 +116,8 @@ describe('the example workflows', () => {
       'forks-gates.yml',
       'forks-council.yml',
       'forks-bot.yml',
-      'target.yml'
+      'target.yml',
+      'org-required.yml'
     ]
     for (const name of readdirSync(join(ROOT, 'examples/workflows'))) {
       const text = readFileSync(join(ROOT, 'examples/workflows', name), 'utf8')

@@ -13,6 +13,8 @@ import { endEarly, internalError, publishSkipped, runUrl } from './publish.js'
 import { reviewPullRequest } from './review.js'
 import { chooseRubric } from './rubric.js'
 import { skipOf } from './skip.js'
+import { runningWorkflow } from './machinery.js'
+import { centralWorkflowLine } from './log.js'
 import { checkRunName } from '../publish/check-name.js'
 import { CHECK_RUN_MARK } from '../publish/plan.js'
 import type { Ticker } from '../util/ticker.js'
@@ -79,7 +81,9 @@ export async function runAction(shell: ActionShell): Promise<void> {
       return
     }
     const { run, checkout } = prepared
-    const rubric = chooseRubric(github, run, inputs, where, checkout)
+    const workflow = runningWorkflow(env.GITHUB_WORKFLOW_REF, env.GITHUB_REPOSITORY)
+    if (workflow?.central === true) io.info(centralWorkflowLine(workflow))
+    const rubric = chooseRubric(github, run, inputs, where, checkout, workflow?.central)
     if (checkout === 'base') {
       // Before anything is fetched or started: whether gates would run on the base is known now.
       const problem = gatesHereProblem(run, checkout, await rubric, inputs)
@@ -97,6 +101,7 @@ export async function runAction(shell: ActionShell): Promise<void> {
       github,
       mask,
       bundleDir: shell.bundleDir,
+      workflow,
       io,
       ...(shell.ticker && { ticker: shell.ticker }),
       ...(shell.now && { now: shell.now })
@@ -112,7 +117,7 @@ export async function runAction(shell: ActionShell): Promise<void> {
             : undefined,
         changedPaths: ports.changedPaths,
         machinery: ports.machinery,
-        workflowRef: env.GITHUB_WORKFLOW_REF
+        workflow
       },
       message => {
         io.warning(message)

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto'
 import type { CouncilProgress } from '../council/council.js'
 import type { GateLog } from '../gates/types.js'
 import type { ActionIO } from './io.js'
+import type { RunningWorkflow } from './machinery.js'
 import { councilStartLine, judgeLine, extraVoteLine } from '../report/progress.js'
 
 /**
@@ -58,4 +59,12 @@ export function councilProgress(io: ActionIO): CouncilProgress {
       io.warning(`Rubric Council: ${line}`)
     }
   }
+}
+
+/**
+ * The log line of a run by a workflow of another repository (an organisation ruleset's required
+ * workflow): which one, and what that changes for the machinery check.
+ */
+export function centralWorkflowLine(workflow: RunningWorkflow): string {
+  return `Rubric Council: run by ${workflow.repository}/${workflow.path}@${workflow.ref}, a workflow of another repository (required by a ruleset), which this pull request cannot change: its changes to .github/workflows/ are judged like any other file.`
 }

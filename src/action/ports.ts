@@ -13,7 +13,7 @@ import type { ActionInputs } from './inputs.js'
 import type { ActionIO } from './io.js'
 import { guardedGates } from './gate-guard.js'
 import { actionsGateLog, councilProgress } from './log.js'
-import { machineryOf } from './machinery.js'
+import { machineryOf, type RunningWorkflow } from './machinery.js'
 import type { ReviewPorts } from './review.js'
 import type { Ticker } from '../util/ticker.js'
 
@@ -47,6 +47,8 @@ export function reviewPorts(options: {
   readonly github: GitHubPort | undefined
   readonly mask: (text: string) => string
   readonly bundleDir: string
+  /** The running workflow (GITHUB_WORKFLOW_REF): a central one is not the pull request's. */
+  readonly workflow: RunningWorkflow | undefined
   readonly io: ActionIO
   /** Ticks while judges are pending, for the log's waiting lines. */
   readonly ticker?: Ticker
@@ -101,7 +103,7 @@ export function reviewPorts(options: {
       ...(options.ticker && { ticker: options.ticker }),
       ...(options.now && { now: options.now })
     }),
-    machinery: machineryOf(dirs.workspace, options.bundleDir),
+    machinery: machineryOf(dirs.workspace, options.bundleDir, options.workflow),
     ...(judgementKey && { judgementKey }),
     // Renamed files by both names: a file moved out of a path is changed there too.
     changedPaths: async () =>

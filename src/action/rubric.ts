@@ -23,15 +23,19 @@ export interface RubricChoice {
 /**
  * The rubric as a trust boundary (docs/security.md): read at the tip of the base branch, so a
  * pull request cannot weaken the gate that grades it; the PR's own only when asked, or when the
- * base has none yet (never under pull_request_target). When the PR changes the rubric, the review
- * says how.
+ * base has none yet (never under pull_request_target, nor under a workflow of another repository:
+ * an organisation ruleset runs that on repositories which may have no rubric yet, and a pull
+ * request must not bring the one that grades it). When the PR changes the rubric, the review says
+ * how.
  */
 export async function chooseRubric(
   github: GitHubPort | undefined,
   run: PullRequestRun,
   inputs: ActionInputs,
   dirs: ActionDirs,
-  checkout: Checkout = 'pull-request'
+  checkout: Checkout = 'pull-request',
+  /** The running workflow is another repository's (`RunningWorkflow.central`). */
+  central = false
 ): Promise<RubricChoice> {
   // The checker input is part of the workflow, which is the repository owner's (a pull request
   // that edits it is workflow_modified).
@@ -80,7 +84,7 @@ export async function chooseRubric(
     run.pr.baseRef === ''
       ? `${repoPath} at the base commit ${run.pr.baseSha.slice(0, 7)}`
       : `${repoPath} on the base branch ${run.pr.baseRef}`
-  if (!github && !run.baseRubricOnly) {
+  if (!github && !run.baseRubricOnly && !central) {
     return {
       rubric: unreadExtends(head),
       trusted: false,
@@ -90,10 +94,20 @@ export async function chooseRubric(
       }
     }
   }
-  if (run.baseRubricOnly || baseProblem !== undefined) {
+  if (run.baseRubricOnly || central || baseProblem !== undefined) {
     // Without the base's rubric there is nothing trusted to grade by.
-    const why = baseProblem === undefined ? 'does not exist' : `could not be read (${baseProblem})`
-    const message = `${at} ${why}; ${run.baseRubricOnly ? 'pull_request_target uses only the base branch’s rubric' : 'the base branch’s rubric is required with rubric-source: base'}`
+    const why =
+      baseProblem !== undefined
+        ? `could not be read (${baseProblem})`
+        : github
+          ? 'does not exist'
+          : 'could not be read without a github-token'
+    const rule = run.baseRubricOnly
+      ? 'pull_request_target uses only the base branch’s rubric'
+      : central
+        ? 'a workflow required from another repository uses only the base branch’s rubric, so that a pull request cannot bring the rubric that grades it'
+        : 'the base branch’s rubric is required with rubric-source: base'
+    const message = `${at} ${why}; ${rule}`
     return {
       rubric: failed({
         source: { path: inputs.rubric, kind: 'file' },

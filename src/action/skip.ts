@@ -9,6 +9,7 @@ import {
 } from '../engine/skip.js'
 import type { PullRequestRun } from '../github/event.js'
 import { skipRefused } from '../publish/sentences.js'
+import type { RunningWorkflow } from './machinery.js'
 
 /**
  * The events a skip rule applies on: those a pull request's own activity starts. A run someone
@@ -31,8 +32,8 @@ export async function skipOf(
     readonly rubricPath: string | undefined
     readonly changedPaths: () => Promise<readonly string[]>
     readonly machinery: (path: string) => boolean
-    /** GITHUB_WORKFLOW_REF */
-    readonly workflowRef: string | undefined
+    /** The running workflow (GITHUB_WORKFLOW_REF). */
+    readonly workflow: RunningWorkflow | undefined
   },
   warn: (message: string) => void
 ): Promise<SkipReason | undefined> {
@@ -43,7 +44,7 @@ export async function skipOf(
   const guarded = (path: string): boolean => where.machinery(path) || path === where.rubricPath
   const reason = skipReason(rules, run, changed, guarded)
   if (reason === undefined) return undefined
-  const problem = await unseenEnd(reason, run, where.workspace, where.workflowRef)
+  const problem = await unseenEnd(reason, run, where.workspace, where.workflow)
   if (problem === undefined) return reason
   warn(skipRefused(reason, problem))
   return undefined
@@ -52,17 +53,19 @@ export async function skipOf(
 /**
  * Why `reason` may not skip this run, or undefined: the activity that ends it is not among the
  * types of the workflow the pull request's events start (this one's, or on workflow_run the
- * triggering one's), or that workflow cannot be read from the workspace.
+ * triggering one's), or that workflow cannot be read from the workspace. A central workflow (an
+ * organisation ruleset's) is not in the workspace: a file at its path there is the pull request's,
+ * which could claim any activity types, so it is never read.
  */
 export async function unseenEnd(
   reason: SkipReason,
   run: Pick<PullRequestRun, 'event' | 'trigger'>,
   workspace: string,
-  workflowRef: string | undefined
+  workflow: RunningWorkflow | undefined
 ): Promise<string | undefined> {
   const needed = ENDED_BY[reason.rule]
   if (needed === undefined) return undefined
-  const path = run.trigger?.path ?? workflowPath(workflowRef)
+  const path = run.trigger?.path ?? ownWorkflowPath(workflow)
   if (path === undefined) return 'the workflow that runs it is not in this repository'
   const full = resolve(workspace, path)
   const inside = relative(workspace, full)
@@ -76,11 +79,11 @@ export async function unseenEnd(
     : `${path} does not run on ${event} ${needed}, so the check would not run again once the reason goes away`
 }
 
-/**
- * The workflow file of `GITHUB_WORKFLOW_REF` (`owner/repo/.github/workflows/x.yml@ref`) when it is
- * in this repository's `.github/workflows`; undefined otherwise.
- */
-function workflowPath(ref: string | undefined): string | undefined {
-  const match = /^[^/]+\/[^/]+\/(\.github\/workflows\/[^@]+)@/.exec(ref ?? '')
-  return match?.[1]
+/** The running workflow's file when it is in this repository's `.github/workflows`. */
+function ownWorkflowPath(workflow: RunningWorkflow | undefined): string | undefined {
+  return workflow !== undefined &&
+    !workflow.central &&
+    workflow.path.startsWith('.github/workflows/')
+    ? workflow.path
+    : undefined
 }
