@@ -10,9 +10,12 @@ const Entry = z.object({
   summary: z.string().max(500),
   rubricHash: z.string().max(64),
   reasons: z.array(z.string().max(64)).max(20),
+  waivable: z.array(z.string().max(100)).max(50).optional(),
   note: z.string().max(500).optional(),
   at: z.iso.datetime().optional()
 })
+/** The most waivers kept: those of the newest head commit. */
+const MAX_WAIVERS = 50
 const Login = z.string().regex(/^[A-Za-z0-9-]{1,39}(\[bot\])?$/)
 const Commit = z.string().regex(/^[0-9a-f]{40,64}$/)
 /** Each part is read on its own: one that does not check is dropped, the others kept. */
@@ -30,6 +33,19 @@ const State = z.object({
     .optional()
     .catch(undefined),
   rerun: z.object({ commit: Commit, by: Login }).optional().catch(undefined),
+  waivers: z
+    .array(
+      z.object({
+        commit: Commit,
+        criterion: z.string().min(1).max(100),
+        by: Login,
+        reason: z.string().max(500),
+        commentId: z.int().positive()
+      })
+    )
+    .max(MAX_WAIVERS)
+    .optional()
+    .catch(undefined),
   heal: z
     .object({ commit: Commit, count: z.int().min(1).max(100), due: z.boolean() })
     .optional()
@@ -56,6 +72,17 @@ export interface CommentState {
    * far; `due` until the review it started has run (and noted why it ran).
    */
   readonly heal?: StoredHeal
+  /** `/council accept <criterion-id> <reason>`: each for its `commit` only. */
+  readonly waivers?: readonly StoredWaiver[]
+}
+
+export interface StoredWaiver {
+  readonly commit: string
+  readonly criterion: string
+  readonly by: string
+  readonly reason: string
+  /** The command comment, read again through the API before the waiver counts. */
+  readonly commentId: number
 }
 
 export interface StoredHeal {
@@ -103,13 +130,14 @@ export function readState(body: string): CommentState {
     )
     const parsed = State.safeParse(json)
     if (!parsed.success) return { history: [] }
-    const { history, judgement, accepted, rerun, heal } = parsed.data
+    const { history, judgement, accepted, rerun, heal, waivers } = parsed.data
     return {
       history,
       ...(judgement && { judgement }),
       ...(accepted && { accepted }),
       ...(rerun && { rerun }),
-      ...(heal && { heal })
+      ...(heal && { heal }),
+      ...(waivers && waivers.length > 0 && { waivers })
     }
   } catch {
     return { history: [] }
@@ -185,20 +213,27 @@ function encode(state: CommentState): string {
 }
 
 function json(state: CommentState): string {
-  const { history, judgement, accepted, rerun, heal } = state
+  const { history, judgement, accepted, rerun, heal, waivers } = state
   return JSON.stringify({
     v: 1,
     history,
     ...(judgement && { judgement }),
     ...(accepted && { accepted }),
     ...(rerun && { rerun }),
-    ...(heal && { heal })
+    ...(heal && { heal }),
+    ...(waivers && waivers.length > 0 && { waivers: waivers.slice(-MAX_WAIVERS) })
   })
 }
 
 function withoutJudgement(state: CommentState): CommentState {
-  const { history, accepted, rerun, heal } = state
-  return { history, ...(accepted && { accepted }), ...(rerun && { rerun }), ...(heal && { heal }) }
+  const { history, accepted, rerun, heal, waivers } = state
+  return {
+    history,
+    ...(accepted && { accepted }),
+    ...(rerun && { rerun }),
+    ...(heal && { heal }),
+    ...(waivers && { waivers })
+  }
 }
 
 /**
