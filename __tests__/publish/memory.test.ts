@@ -3,6 +3,7 @@ import type { HistoryEntry } from '../../src/engine/history.js'
 import {
   commentMarker,
   MAX_HISTORY,
+  MAX_WAIVERS,
   mergeHistories,
   readState,
   renderComment,
@@ -160,7 +161,7 @@ const maximal = (iteration: number): HistoryEntry => ({
   note: costly(500),
   at: new Date(Date.UTC(2026, 0, 1, 0, 0, iteration)).toISOString()
 })
-/** The largest judgement the verdict cache keeps, and the longest acceptance. */
+/** The largest judgement the verdict cache keeps, the longest acceptance, and the most waivers. */
 const KEPT: Omit<CommentState, 'history'> = {
   judgement: {
     iteration: 1,
@@ -174,7 +175,13 @@ const KEPT: Omit<CommentState, 'history'> = {
     by: `${'m'.repeat(39)}[bot]`,
     reason: costly(500),
     commentId: 2 ** 31
-  }
+  },
+  waivers: Array.from({ length: MAX_WAIVERS }, (_, i) => ({
+    commit: 'c'.repeat(64),
+    criterion: `${i}`.padEnd(64, 'w'),
+    by: `${'w'.repeat(39)}[bot]`,
+    commentId: 2 ** 31 + i
+  }))
 }
 /** GitHub counts a comment's length in Unicode code points. */
 const codePoints = (text: string): number => Array.from(text).length

@@ -8,6 +8,7 @@ import {
   historyEntryNoted,
   readState,
   refusalMarker,
+  MAX_WAIVERS,
   replaceState,
   type CommentState,
   type StoredWaiver,
@@ -252,7 +253,8 @@ export async function commandGiven(context: BotContext): Promise<void> {
       ours,
       state,
       last: verdict.value,
-      waiver: { commit: head, criterion: form.criterion, by: login, reason: form.reason, commentId }
+      waiver: { commit: head, criterion: form.criterion, by: login, commentId },
+      reason: form.reason
     })
     return
   }
@@ -328,10 +330,11 @@ async function waiverGiven(
     readonly state: CommentState
     readonly last: HistoryEntry
     readonly waiver: StoredWaiver
+    readonly reason: string
   }
 ): Promise<void> {
   const { github, inputs, io } = context
-  const { number, head, ours, state, last, waiver } = given
+  const { number, head, ours, state, last, waiver, reason } = given
   const who = `@${waiver.by}`
   const short = head.slice(0, 7)
   if (!(last.waivable ?? []).includes(waiver.criterion)) {
@@ -344,16 +347,23 @@ async function waiverGiven(
     )
     return
   }
-  const note = `waived ${waiver.criterion} by ${who}: ${waiver.reason}`
+  const others = (state.waivers ?? []).filter(
+    w => w.commit === head && w.criterion !== waiver.criterion
+  )
+  if (others.length >= MAX_WAIVERS) {
+    await github.reply(
+      number,
+      `${who} ${short} already has ${MAX_WAIVERS} waivers, the most one commit can have; nothing more was waived. Accept the whole check instead: \`/council accept <reason>\`.`
+    )
+    return
+  }
+  const note = `waived ${waiver.criterion} by ${who}: ${reason}`
   const written = await github.upsertComment(
     number,
     replaceState(ours.body, {
       ...state,
       history: [...state.history, historyEntryNoted(last, nextIteration(state.history), note)],
-      waivers: [
-        ...(state.waivers ?? []).filter(w => w.commit === head && w.criterion !== waiver.criterion),
-        waiver
-      ]
+      waivers: [...others, waiver]
     }),
     [ours]
   )

@@ -14,8 +14,12 @@ const Entry = z.object({
   note: z.string().max(500).optional(),
   at: z.iso.datetime().optional()
 })
-/** The most waivers kept: those of the newest head commit. */
-const MAX_WAIVERS = 50
+/**
+ * The most waivers kept, all of one head commit. Each takes up to about 330 characters of the
+ * state's budget; with 3, the largest judgement still fits beside the longest acceptance and a
+ * history of 20 (__tests__/publish/memory.test.ts). More must-haves to waive: accept the check.
+ */
+export const MAX_WAIVERS = 3
 const Login = z.string().regex(/^[A-Za-z0-9-]{1,39}(\[bot\])?$/)
 const Commit = z.string().regex(/^[0-9a-f]{40,64}$/)
 /** Each part is read on its own: one that does not check is dropped, the others kept. */
@@ -37,9 +41,8 @@ const State = z.object({
     .array(
       z.object({
         commit: Commit,
-        criterion: z.string().min(1).max(100),
+        criterion: z.string().min(1).max(64),
         by: Login,
-        reason: z.string().max(500),
         commentId: z.int().positive()
       })
     )
@@ -76,11 +79,14 @@ export interface CommentState {
   readonly waivers?: readonly StoredWaiver[]
 }
 
+/**
+ * No reason: the one shown is always the command comment's, read again through the API (the history
+ * note records it as it was given).
+ */
 export interface StoredWaiver {
   readonly commit: string
   readonly criterion: string
   readonly by: string
-  readonly reason: string
   /** The command comment, read again through the API before the waiver counts. */
   readonly commentId: number
 }

@@ -24,6 +24,7 @@ export {
   replaceState,
   STATE_BUDGET,
   writeState,
+  MAX_WAIVERS,
   type CommentState,
   type StoredAcceptance,
   type StoredWaiver
