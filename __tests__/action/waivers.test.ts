@@ -161,6 +161,27 @@ describe('/council accept <criterion-id> <reason>', () => {
     }
   })
 
+  it('attack: a waiver command edited into the state as an acceptance of the whole check does not count', async () => {
+    const pr = await judged(['tested', 'documented'])
+    await commented(pr, `/council accept tested ${REASON}`, MAINTAINER)
+    const command = pr.github.commentsOn(pr.number).find(c => c.body.startsWith('/council'))
+    const state = readState(ours(pr))
+    const body = replaceState(ours(pr), {
+      ...state,
+      accepted: {
+        commit: pr.repo.headSha,
+        by: MAINTAINER.login,
+        reason: `tested ${REASON}`,
+        commentId: command?.id ?? 0
+      }
+    })
+    await pr.github.upsertComment(pr.number, body, pr.github.commentsOn(pr.number).slice(0, 1))
+    const result = await review(pr)
+    expect([result.outputs.verdict, checkOnHead(pr)?.conclusion]).toEqual(['FAIL', 'failure'])
+    expect(result.log.some(l => l.includes('does not match a /council accept comment'))).toBe(true)
+    expect(ours(pr)).not.toContain('Accepted by')
+  })
+
   it('attack: the author without write permission waiving their own failed must-have is refused, nothing recorded', async () => {
     const pr = await judged(['tested'])
     await commented(pr, `/council accept tested ${REASON}`, READER)
