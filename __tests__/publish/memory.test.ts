@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest'
 import type { HistoryEntry } from '../../src/engine/history.js'
 import {
   commentMarker,
+  historyEntry,
   MAX_HISTORY,
+  MAX_WAIVER_ID,
   MAX_WAIVERS,
   mergeHistories,
   readState,
@@ -337,5 +339,29 @@ describe('what /council accept accepts', () => {
   ] as const)('%s', (_, history, commandAt, expected) => {
     const result = verdictToAccept(history, head, commandAt)
     expect(result.ok ? true : result.problem).toBe(expected)
+  })
+})
+
+describe('what a waiver may name', () => {
+  it('records the failed and split must-haves a waiver may name, never breaking the history over a long id', () => {
+    const long = 'x'.repeat(MAX_WAIVER_ID + 1)
+    const rubric = parse(
+      [
+        '---',
+        'dimensions: false',
+        '---',
+        '## Criteria',
+        '- a: First',
+        `- ${long}: Long`,
+        '- c: Third'
+      ].join('\n')
+    )
+    const runs = ['openai:a', 'openai:b'].map(judge =>
+      judgeRun(rubric, { judge, fail: ['a', long] })
+    )
+    const evaluation = evaluationOf(rubric, [], { runs, quorum: 2 })
+    const entry = historyEntry(evaluation, 'f'.repeat(40), undefined, new Date(0))
+    expect(entry.waivable).toEqual(['a'])
+    expect(readState(writeState({ history: [entry] })).history).toEqual([entry])
   })
 })

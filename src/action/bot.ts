@@ -8,6 +8,7 @@ import {
   historyEntryNoted,
   readState,
   refusalMarker,
+  MAX_WAIVER_ID,
   MAX_WAIVERS,
   replaceState,
   type CommentState,
@@ -337,6 +338,13 @@ async function waiverGiven(
   const { number, head, ours, state, last, waiver, reason } = given
   const who = `@${waiver.by}`
   const short = head.slice(0, 7)
+  if (waiver.criterion.length > MAX_WAIVER_ID) {
+    await github.reply(
+      number,
+      `${who} a criterion id longer than ${MAX_WAIVER_ID} characters cannot be waived; nothing was waived. Accept the whole check instead: \`/council accept <reason>\`.`
+    )
+    return
+  }
   if (!(last.waivable ?? []).includes(waiver.criterion)) {
     await github.reply(
       number,

@@ -3,6 +3,16 @@ import type { HistoryEntry } from '../engine/history.js'
 import { SealedJudgementSchema, type SealedJudgement } from '../engine/judgement-cache.js'
 import { COMMENT_LIMIT } from '../report/markdown.js'
 
+/** The longest criterion id a waiver can name (rubric ids have no limit; the state has). */
+export const MAX_WAIVER_ID = 64
+/** The most must-haves a history entry names as waivable. */
+export const MAX_WAIVABLE = 20
+/**
+ * The most waivers kept, all of one head commit. Each takes up to about 330 characters of the
+ * state's budget; with 3, the largest judgement still fits beside the longest acceptance and a
+ * history of 20 (__tests__/publish/memory.test.ts). More must-haves to waive: accept the check.
+ */
+export const MAX_WAIVERS = 3
 const Entry = z.object({
   iteration: z.int().positive(),
   commit: z.string().regex(/^[0-9a-f]{7,64}$/),
@@ -10,16 +20,10 @@ const Entry = z.object({
   summary: z.string().max(500),
   rubricHash: z.string().max(64),
   reasons: z.array(z.string().max(64)).max(20),
-  waivable: z.array(z.string().max(100)).max(50).optional(),
+  waivable: z.array(z.string().max(MAX_WAIVER_ID)).max(MAX_WAIVABLE).optional(),
   note: z.string().max(500).optional(),
   at: z.iso.datetime().optional()
 })
-/**
- * The most waivers kept, all of one head commit. Each takes up to about 330 characters of the
- * state's budget; with 3, the largest judgement still fits beside the longest acceptance and a
- * history of 20 (__tests__/publish/memory.test.ts). More must-haves to waive: accept the check.
- */
-export const MAX_WAIVERS = 3
 const Login = z.string().regex(/^[A-Za-z0-9-]{1,39}(\[bot\])?$/)
 const Commit = z.string().regex(/^[0-9a-f]{40,64}$/)
 /** Each part is read on its own: one that does not check is dropped, the others kept. */
@@ -41,7 +45,7 @@ const State = z.object({
     .array(
       z.object({
         commit: Commit,
-        criterion: z.string().min(1).max(64),
+        criterion: z.string().min(1).max(MAX_WAIVER_ID),
         by: Login,
         commentId: z.int().positive()
       })

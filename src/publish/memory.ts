@@ -4,6 +4,8 @@ import { acceptanceNote, COMMENT_LIMIT, renderMarkdown } from '../report/markdow
 import { summaryLine } from '../report/summary.js'
 import { failed, ok, type Result } from '../util/result.js'
 import {
+  MAX_WAIVABLE,
+  MAX_WAIVER_ID,
   mergeHistories,
   replaceState,
   STATE_BUDGET,
@@ -24,6 +26,7 @@ export {
   replaceState,
   STATE_BUDGET,
   writeState,
+  MAX_WAIVER_ID,
   MAX_WAIVERS,
   type CommentState,
   type StoredAcceptance,
@@ -89,6 +92,8 @@ export function historyEntry(
   const waivable = evaluation.verdict.criteria
     .filter(c => c.required && ['FAIL', 'SPLIT', 'WAIVED'].includes(c.status))
     .map(c => c.id)
+    .filter(id => id.length <= MAX_WAIVER_ID)
+    .slice(0, MAX_WAIVABLE)
   return {
     iteration: evaluation.iteration,
     commit,
