@@ -841,3 +841,81 @@ describe('samples, then judges: the votes of docs/verdict.md', () => {
     expect(codes(verdict)).not.toContain('blocking_issue')
   })
 })
+
+describe('waivers: a maintainer waives one must-have for one commit', () => {
+  const by = { by: 'octocat', reason: 'tracked in #12' }
+  const failsA = three([{ grades: { a: 'FAIL' } }, { grades: { a: 'FAIL' } }, {}])
+
+  it('a waived must-have that FAILED is WAIVED, keeps its votes, and no longer fails the verdict', () => {
+    const verdict = decide({
+      rubric: RUBRIC,
+      gates: [],
+      council: failsA,
+      waived: [{ criterion: 'a', ...by }]
+    })
+    expect([verdict.verdict, codes(verdict)]).toEqual(['PASS', []])
+    const a = verdict.criteria.find(c => c.id === 'a')
+    expect(a).toMatchObject({ status: 'WAIVED', waived: by, tally: { pass: 1, fail: 2 } })
+    expect(a?.votes).toHaveLength(3)
+    // Left out of the criteria score: b passed (weight 1), ranked scored 8/10 (weight 2), the
+    // nice-to-have weighs 0; with a counted as FAIL it would be (0 + 1 + 1.6) / 4.
+    expect(verdict.criteriaScore).toBeCloseTo((1 + 2 * 0.8) / 3)
+  })
+
+  it('a SPLIT must-have waived is no longer judge_disagreement', () => {
+    const split = council([ok('j1', { grades: { b: 'FAIL' } }), ok('j2')], 2)
+    expect(codes(decide({ rubric: RUBRIC, gates: [], council: split }))).toEqual([
+      'judge_disagreement'
+    ])
+    const verdict = decide({
+      rubric: RUBRIC,
+      gates: [],
+      council: split,
+      waived: [{ criterion: 'b', ...by }]
+    })
+    expect(verdict.criteria.find(c => c.id === 'b')?.status).toBe('WAIVED')
+    expect(verdict.verdict).toBe('PASS')
+  })
+
+  it('waiving one must-have does not pass a pull request that fails another', () => {
+    const verdict = decide({
+      rubric: RUBRIC,
+      gates: [],
+      council: three([
+        { grades: { a: 'FAIL', b: 'FAIL' } },
+        { grades: { a: 'FAIL', b: 'FAIL' } },
+        {}
+      ]),
+      waived: [{ criterion: 'a', ...by }]
+    })
+    expect([verdict.verdict, verdict.reasons[0]]).toEqual([
+      'FAIL',
+      { code: 'criterion_failed', criteria: ['b'] }
+    ])
+  })
+
+  it('a waiver never passes a failed gate, and a passed must-have or a nice-to-have is left as it is', () => {
+    const gated = decide({
+      rubric: RUBRIC,
+      gates: [gate('fail')],
+      council: failsA,
+      waived: [{ criterion: 'a', ...by }]
+    })
+    expect(codes(gated)).toEqual(['gate_failed'])
+    const others = decide({
+      rubric: RUBRIC,
+      gates: [],
+      council: three([{ grades: { n: 'FAIL' } }, { grades: { n: 'FAIL' } }, {}]),
+      waived: [
+        { criterion: 'b', ...by },
+        { criterion: 'n', ...by }
+      ]
+    })
+    expect(others.criteria.map(c => [c.id, c.status])).toEqual([
+      ['ranked', 'PASS'],
+      ['a', 'PASS'],
+      ['b', 'PASS'],
+      ['n', 'FAIL']
+    ])
+  })
+})

@@ -11,6 +11,7 @@ import {
   webhookExample,
   writeEvent
 } from '../helpers/action-run.js'
+import { commented, delivered, written } from '../helpers/comment-event.js'
 import { pullRequest, runInProcess, type PullRequest } from '../helpers/in-process.js'
 import { wireAnswer } from '../helpers/judge-answers.js'
 import { MemoryGitHub } from '../helpers/memory-github.js'
@@ -67,32 +68,6 @@ function judged(github = new MemoryGitHub()): PullRequest {
 
 /** A review on the pull request event: a push, or the re-run of one (the same payload). */
 const review = (pr: PullRequest) => runInProcess(pr, { inputs: INPUTS, providers: keys() })
-
-/** A new comment on the pull request, as the issue_comment event delivers it. */
-function commented(pr: PullRequest, body: string, user: { login: string; type: string }) {
-  return delivered(pr, written(pr, body, user))
-}
-
-/** A comment written now; the bot hears of it when its event is `delivered`. */
-function written(pr: PullRequest, body: string, user: { login: string; type: string }) {
-  const id = pr.github.addComment(pr.number, body, user)
-  const example = webhookExample('issue_comment', 'created')
-  const issue = example.issue as Record<string, unknown>
-  return writeEvent({
-    ...example,
-    issue: { ...issue, number: pr.number, pull_request: { url: 'https://api.github.com/x' } },
-    comment: {
-      ...(example.comment as Record<string, unknown>),
-      id,
-      body,
-      user,
-      created_at: new Date().toISOString()
-    }
-  })
-}
-
-const delivered = (pr: PullRequest, event: string) =>
-  runInProcess(pr, { eventName: 'issue_comment', event, providers: {} })
 
 const ours = (pr: PullRequest): string => pr.github.commentsOn(pr.number)[0]?.body ?? ''
 const checksOnHead = (pr: PullRequest) =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parseCommand } from '../../src/action/commands.js'
+import { acceptForm, parseCommand } from '../../src/action/commands.js'
 
 describe('parseCommand', () => {
   it.each([
@@ -28,5 +28,24 @@ describe('parseCommand', () => {
   it('keeps at most 300 characters of a reason', () => {
     const command = parseCommand(`/council accept ${'x'.repeat(1000)}`)
     expect(command?.kind === 'accept' && command.reason.length).toBe(300)
+  })
+})
+
+describe('acceptForm: a waiver or the whole check, by the rubric', () => {
+  const criteria = new Map([
+    ['tested', true],
+    ['tidy', false]
+  ])
+  it.each([
+    [
+      'tested flaky harness, #12',
+      { kind: 'waiver', criterion: 'tested', reason: 'flaky harness, #12' }
+    ],
+    ['tested', { kind: 'waiver', criterion: 'tested', reason: '' }],
+    ['tidy not needed', { kind: 'nice-to-have', criterion: 'tidy' }],
+    ['tested-ish and fine', { kind: 'check', reason: 'tested-ish and fine' }],
+    ['the judges misread it', { kind: 'check', reason: 'the judges misread it' }]
+  ])('%j → %j', (reason, form) => {
+    expect(acceptForm(reason, criteria)).toEqual(form)
   })
 })

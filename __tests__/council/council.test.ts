@@ -351,7 +351,9 @@ describe('the council against real provider protocols', () => {
       expect(performance.now() - started).toBeLessThan(1000)
       expect(calls).toHaveLength(1)
       expect(failedMessage(outcome)).toMatch(
-        /^rate_limited: rate limited \(429\): .*; the provider asked to wait 5 s, more than the 3 s left \(after 1 try\)$/
+        // The time left is what remains of the 3 s when the answer comes: 3 s, or 2.9 s on a busy
+        // machine.
+        /^rate_limited: rate limited \(429\): .*; the provider asked to wait 5 s, more than the (?:3|2\.\d) s left \(after 1 try\)$/
       )
     })
   })

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest'
 import type { HistoryEntry } from '../../src/engine/history.js'
 import {
   commentMarker,
+  historyEntry,
   MAX_HISTORY,
+  MAX_WAIVER_ID,
+  MAX_WAIVERS,
   mergeHistories,
   readState,
   renderComment,
@@ -160,7 +163,7 @@ const maximal = (iteration: number): HistoryEntry => ({
   note: costly(500),
   at: new Date(Date.UTC(2026, 0, 1, 0, 0, iteration)).toISOString()
 })
-/** The largest judgement the verdict cache keeps, and the longest acceptance. */
+/** The largest judgement the verdict cache keeps, the longest acceptance, and the most waivers. */
 const KEPT: Omit<CommentState, 'history'> = {
   judgement: {
     iteration: 1,
@@ -174,7 +177,13 @@ const KEPT: Omit<CommentState, 'history'> = {
     by: `${'m'.repeat(39)}[bot]`,
     reason: costly(500),
     commentId: 2 ** 31
-  }
+  },
+  waivers: Array.from({ length: MAX_WAIVERS }, (_, i) => ({
+    commit: 'c'.repeat(64),
+    criterion: `${i}`.padEnd(64, 'w'),
+    by: `${'w'.repeat(39)}[bot]`,
+    commentId: 2 ** 31 + i
+  }))
 }
 /** GitHub counts a comment's length in Unicode code points. */
 const codePoints = (text: string): number => Array.from(text).length
@@ -330,5 +339,29 @@ describe('what /council accept accepts', () => {
   ] as const)('%s', (_, history, commandAt, expected) => {
     const result = verdictToAccept(history, head, commandAt)
     expect(result.ok ? true : result.problem).toBe(expected)
+  })
+})
+
+describe('what a waiver may name', () => {
+  it('records the failed and split must-haves a waiver may name, never breaking the history over a long id', () => {
+    const long = 'x'.repeat(MAX_WAIVER_ID + 1)
+    const rubric = parse(
+      [
+        '---',
+        'dimensions: false',
+        '---',
+        '## Criteria',
+        '- a: First',
+        `- ${long}: Long`,
+        '- c: Third'
+      ].join('\n')
+    )
+    const runs = ['openai:a', 'openai:b'].map(judge =>
+      judgeRun(rubric, { judge, fail: ['a', long] })
+    )
+    const evaluation = evaluationOf(rubric, [], { runs, quorum: 2 })
+    const entry = historyEntry(evaluation, 'f'.repeat(40), undefined, new Date(0))
+    expect(entry.waivable).toEqual(['a'])
+    expect(readState(writeState({ history: [entry] })).history).toEqual([entry])
   })
 })

@@ -60,7 +60,9 @@ function rowOf(text: string, id: string): string {
   return (
     text
       .split('\n')
-      .find(l => new RegExp(`^ +\\S+ ${id} +(PASS|FAIL|SPLIT|SCORED|UNGRADED)\\b`).test(l)) ?? ''
+      .find(l =>
+        new RegExp(`^ +\\S+ ${id} +(PASS|FAIL|SPLIT|SCORED|UNGRADED|WAIVED)\\b`).test(l)
+      ) ?? ''
   )
 }
 
@@ -79,7 +81,11 @@ describe('the terminal view: criterion marks', () => {
           { judge: 'j1', score: 7, reasoning: 'Ranks by intent.' }
         ]
       },
-      { ...checklist('ungraded', 'UNGRADED', 0, 0), tally: { pass: 0, fail: 0, abstain: 0 } }
+      { ...checklist('ungraded', 'UNGRADED', 0, 0), tally: { pass: 0, fail: 0, abstain: 0 } },
+      {
+        ...checklist('waived', 'WAIVED', 1, 2),
+        waived: { by: 'octocat', reason: 'the harness is broken upstream, #12' }
+      }
     ])
   )
 
@@ -93,6 +99,10 @@ describe('the terminal view: criterion marks', () => {
     )
     expect(rowOf(text, 'scored')).toMatch(/^ +6\.5 scored +SCORED median 6\.5\/10$/)
     expect(rowOf(text, 'ungraded')).toMatch(/^ +– ungraded +UNGRADED$/)
+    // Who waived it and why, in place of the judges' objection.
+    expect(rowOf(text, 'waived')).toMatch(
+      /^ +⚑ waived +WAIVED 1\/3 - waived by @octocat: the harness is broken upstream, #12$/
+    )
   })
 
   it('lines the names up when a score is wider than a mark', () => {

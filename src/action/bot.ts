@@ -8,7 +8,11 @@ import {
   historyEntryNoted,
   readState,
   refusalMarker,
+  MAX_WAIVER_ID,
+  MAX_WAIVERS,
   replaceState,
+  type CommentState,
+  type StoredWaiver,
   verdictToAccept,
   withAcceptance
 } from '../publish/memory.js'
@@ -16,7 +20,10 @@ import { code, escapeMarkdown } from '../report/escape.js'
 import { rubricHash } from '../rubric/hash.js'
 import { mapBounded } from '../util/pool.js'
 import { isRecord } from '../util/is-record.js'
-import { COMMANDS_HELP, mayCommand, parseCommand } from './commands.js'
+import { acceptForm, COMMANDS_HELP, mayCommand, parseCommand } from './commands.js'
+import { baseCriteria } from './rubric.js'
+import type { HistoryEntry } from '../engine/history.js'
+import type { IssueComment } from '../github/comment.js'
 import type { ActionInputs } from './inputs.js'
 import type { ActionIO } from './io.js'
 import { healOutages } from './heal.js'
@@ -67,7 +74,7 @@ export async function rubricPushed(context: BotContext): Promise<void> {
   const defaultBranch =
     typeof repository.default_branch === 'string' ? repository.default_branch : ''
   const name = checkRunName(inputs.checkName, { baseRef: branch, defaultBranch })
-  const path = posix.normalize(posix.join(inputs.workingDirectory, inputs.rubric))
+  const path = rubricPath(inputs)
   const [old, now] = await Promise.all([github.fileAt(path, before), github.fileAt(path, after)])
   if (old === now) {
     io.info(`Rubric Council: ${path} did not change on ${branch}; nothing to re-verify`)
@@ -126,8 +133,14 @@ export async function rubricPushed(context: BotContext): Promise<void> {
   )
 }
 
+/** The rubric's path in the repository, as the review reads it. */
+function rubricPath(inputs: ActionInputs): string {
+  return posix.normalize(posix.join(inputs.workingDirectory, inputs.rubric))
+}
+
 /**
- * A comment on a pull request: `/council rerun` or `/council accept <reason>` from a user with
+ * A comment on a pull request: `/council rerun`, `/council accept <reason>` or `/council accept
+ * <criterion-id> <reason>` (a waiver, see `waiverGiven`) from a user with
  * write permission; anything else starting with `/council` gets a short reply, at most one per
  * pull request to someone without write permission. Bots, the action's own comments and comments
  * on issues are left alone.
@@ -177,9 +190,27 @@ export async function commandGiven(context: BotContext): Promise<void> {
     await github.reply(number, `${who} say why: \`/council accept <reason>\`.`)
     return
   }
+  const pr = await github.pullRequest(number)
+  const form =
+    command.kind === 'accept' && pr
+      ? acceptForm(
+          command.reason,
+          (await baseCriteria(github, rubricPath(inputs), pr.baseRef)) ?? new Map()
+        )
+      : undefined
+  if (form?.kind === 'nice-to-have') {
+    await github.reply(
+      number,
+      `${who} ${code(form.criterion)} is a nice-to-have: it never fails the check, so there is nothing to waive. Nothing was waived.`
+    )
+    return
+  }
+  if (form?.kind === 'waiver' && form.reason === '') {
+    await github.reply(number, `${who} say why: \`/council accept ${form.criterion} <reason>\`.`)
+    return
+  }
   await github.react(commentId, 'eyes')
 
-  const pr = await github.pullRequest(number)
   const head = pr?.headSha ?? ''
   const [ours] = await github.comments(number, commentMarker(inputs.checkName))
   const state = ours ? readState(ours.body) : { history: [] }
@@ -194,6 +225,7 @@ export async function commandGiven(context: BotContext): Promise<void> {
           history: state.history,
           ...(state.accepted && { accepted: state.accepted }),
           ...(state.heal && { heal: state.heal }),
+          ...(state.waivers && { waivers: state.waivers }),
           rerun: { commit: head, by: login }
         }),
         [ours]
@@ -215,6 +247,18 @@ export async function commandGiven(context: BotContext): Promise<void> {
   }
 
   const verdict = verdictToAccept(state.history, head, writtenAt)
+  if (ours && verdict.ok && form?.kind === 'waiver') {
+    await waiverGiven(context, {
+      number,
+      head,
+      ours,
+      state,
+      last: verdict.value,
+      waiver: { commit: head, criterion: form.criterion, by: login, commentId },
+      reason: form.reason
+    })
+    return
+  }
   if (!ours || !verdict.ok) {
     const short = head.slice(0, 7)
     await github.reply(
@@ -268,6 +312,84 @@ export async function commandGiven(context: BotContext): Promise<void> {
     [ours]
   )
   io.info(`Rubric Council: ${accepted} (${head.slice(0, 7)})`)
+}
+
+/**
+ * `/council accept <criterion-id> <reason>`, once the verdict on the head is known: the waiver is
+ * kept in the comment's state (for the head commit only) and the pull request reviewed again by
+ * re-running its latest review run. That review checks the waiver's command comment through the
+ * API (review.ts `verifiedWaivers`) and computes the verdict with the must-have WAIVED; the
+ * judges' answers are reused, so no provider is asked again. A must-have that did not fail or
+ * split on the head is not waived.
+ */
+async function waiverGiven(
+  context: BotContext,
+  given: {
+    readonly number: number
+    readonly head: string
+    readonly ours: IssueComment
+    readonly state: CommentState
+    readonly last: HistoryEntry
+    readonly waiver: StoredWaiver
+    readonly reason: string
+  }
+): Promise<void> {
+  const { github, inputs, io } = context
+  const { number, head, ours, state, last, waiver, reason } = given
+  const who = `@${waiver.by}`
+  const short = head.slice(0, 7)
+  if (waiver.criterion.length > MAX_WAIVER_ID) {
+    await github.reply(
+      number,
+      `${who} a criterion id longer than ${MAX_WAIVER_ID} characters cannot be waived; nothing was waived. Accept the whole check instead: \`/council accept <reason>\`.`
+    )
+    return
+  }
+  if (!(last.waivable ?? []).includes(waiver.criterion)) {
+    await github.reply(
+      number,
+      `${who} ${code(waiver.criterion)} did not fail or split on the head commit ${short}: there is nothing to waive, and nothing was waived.`
+    )
+    io.notice(
+      `Rubric Council: /council accept ${waiver.criterion} by ${who} not taken: it did not fail on ${short}`
+    )
+    return
+  }
+  const others = (state.waivers ?? []).filter(
+    w => w.commit === head && w.criterion !== waiver.criterion
+  )
+  if (others.length >= MAX_WAIVERS) {
+    await github.reply(
+      number,
+      `${who} ${short} already has ${MAX_WAIVERS} waivers, the most one commit can have; nothing more was waived. Accept the whole check instead: \`/council accept <reason>\`.`
+    )
+    return
+  }
+  const note = `waived ${waiver.criterion} by ${who}: ${reason}`
+  const written = await github.upsertComment(
+    number,
+    replaceState(ours.body, {
+      ...state,
+      history: [...state.history, historyEntryNoted(last, nextIteration(state.history), note)],
+      waivers: [...others, waiver]
+    }),
+    [ours]
+  )
+  if (!written.ok) {
+    io.warning(`Rubric Council: ${written.problem}`)
+    await github.reply(number, `${who} I could not record the waiver: ${written.problem}.`)
+    return
+  }
+  const outcome = await reverify(github, inputs.reviewWorkflow, { number, headSha: head })
+  if (!outcome.ok) {
+    io.warning(`Rubric Council: ${outcome.problem.message}`)
+    await github.reply(
+      number,
+      `${who} the waiver is recorded, but I could not start the review again: ${outcome.problem.message}`
+    )
+    return
+  }
+  io.info(`Rubric Council: ${note} (${short}); re-running ${outcome.value.runUrl} for #${number}`)
 }
 
 /**

@@ -5,7 +5,8 @@ import type { Acceptance, Evaluation } from '../engine/evaluation.js'
 import { nextIteration } from '../engine/history.js'
 import { cachingCouncil } from '../engine/judgement-cache.js'
 import type { CheckRunPlace } from '../github/check-run.js'
-import { mayCommand, parseCommand } from './commands.js'
+import { acceptForm, mayCommand, parseCommand } from './commands.js'
+import type { Waiver } from '../verdict/types.js'
 import type { EvidenceSource } from '../evidence/source.js'
 import type { GateSource } from '../gates/types.js'
 import type { IssueComment } from '../github/comment.js'
@@ -23,7 +24,8 @@ import {
   iterationNote,
   readState,
   type CommentState,
-  type StoredAcceptance
+  type StoredAcceptance,
+  type StoredWaiver
 } from '../publish/memory.js'
 import { checkRunName } from '../publish/check-name.js'
 import type { ActionInputs } from './inputs.js'
@@ -84,7 +86,8 @@ export async function reviewPullRequest(
     const rerun = state.rerun?.commit === run.pr.headSha ? state.rerun : undefined
     // The bot's re-runs after a provider outage of this head: counted while the head stays.
     const heal = state.heal?.commit === run.pr.headSha ? state.heal : undefined
-    const acceptance = await verifiedAcceptance(ports.github, state.accepted, run.pr.headSha, io)
+    const waivers = (state.waivers ?? []).filter(w => w.commit === run.pr.headSha)
+    const waived = await verifiedWaivers(ports.github, waivers, io)
     const council = cachingCouncil(ports.council, {
       key: ports.judgementKey,
       ...(rerun === undefined && state.judgement && { previous: state.judgement }),
@@ -95,9 +98,18 @@ export async function reviewPullRequest(
         rubric: choice.rubric,
         trusted: choice.trusted,
         ...(choice.review && { review: choice.review }),
-        history: prior
+        history: prior,
+        ...(waived.length > 0 && { waived })
       },
       { ...ports, council }
+    )
+    // A waiver's command names a must-have; it never stands for an acceptance of the whole check.
+    const mustHaves = new Set(evaluated.verdict.criteria.filter(c => c.required).map(c => c.id))
+    const acceptance = await verifiedAcceptance(
+      ports.github,
+      state.accepted,
+      { head: run.pr.headSha, mustHaves },
+      io
     )
     const cache = council.result()
     const note = iterationNote(
@@ -116,7 +128,8 @@ export async function reviewPullRequest(
     const kept = {
       ...(cache.sealed && { judgement: cache.sealed }),
       ...(acceptance && state.accepted && { accepted: state.accepted }),
-      ...(heal && { heal: { ...heal, due: false } })
+      ...(heal && { heal: { ...heal, due: false } }),
+      ...(waivers.length > 0 && { waivers })
     }
     const settings = {
       checkName: inputs.checkName,
@@ -168,9 +181,10 @@ export async function reviewPullRequest(
 async function verifiedAcceptance(
   github: GitHubPort | undefined,
   stored: StoredAcceptance | undefined,
-  head: string,
+  of: { readonly head: string; readonly mustHaves: ReadonlySet<string> },
   io: ActionIO
 ): Promise<Acceptance | undefined> {
+  const { head, mustHaves } = of
   if (!github || stored?.commit !== head) return undefined
   try {
     const comment = await github.issueComment(stored.commentId)
@@ -179,6 +193,7 @@ async function verifiedAcceptance(
       comment?.login === stored.by &&
       command?.kind === 'accept' &&
       command.reason !== '' &&
+      !mustHaves.has(command.reason.split(' ', 1)[0] ?? '') &&
       (await mayCommand(github, stored.by))
     ) {
       return { by: stored.by, reason: command.reason, commit: head }
@@ -193,6 +208,49 @@ async function verifiedAcceptance(
     `Rubric Council: the acceptance recorded for ${head.slice(0, 7)} does not match a /council accept comment by a user with write permission; it does not count`
   )
   return undefined
+}
+
+/**
+ * The waivers the comment records for this head commit (`stored`, already of this head), each
+ * checked as an acceptance is: its `/council accept <criterion-id> <reason>` comment read again
+ * through the API, written by the same user, naming the same criterion with a reason, and its
+ * author still with write permission. The reason is the comment's, not the state's. Any other
+ * counts as none, with a warning; the verdict decides whether the criterion failed at all.
+ */
+async function verifiedWaivers(
+  github: GitHubPort | undefined,
+  stored: readonly StoredWaiver[],
+  io: ActionIO
+): Promise<Waiver[]> {
+  if (!github) return []
+  const verified: Waiver[] = []
+  for (const waiver of stored) {
+    try {
+      const comment = await github.issueComment(waiver.commentId)
+      const command = comment === undefined ? undefined : parseCommand(comment.body)
+      const form =
+        command?.kind === 'accept'
+          ? acceptForm(command.reason, new Map([[waiver.criterion, true]]))
+          : undefined
+      if (
+        comment?.login === waiver.by &&
+        form?.kind === 'waiver' &&
+        form.reason !== '' &&
+        (await mayCommand(github, waiver.by))
+      ) {
+        verified.push({ criterion: form.criterion, by: waiver.by, reason: form.reason })
+        continue
+      }
+      io.warning(
+        `Rubric Council: the waiver of ${waiver.criterion} recorded for ${waiver.commit.slice(0, 7)} does not match a /council accept ${waiver.criterion} comment by a user with write permission; it does not count`
+      )
+    } catch (error) {
+      io.warning(
+        `Rubric Council: the waiver of ${waiver.criterion} by @${waiver.by} could not be checked, so it does not count: ${error instanceof Error ? error.message : String(error)}`
+      )
+    }
+  }
+  return verified
 }
 
 /** Our earlier comments on the pull request; none, with a warning, when they cannot be read. */

@@ -181,3 +181,20 @@ async function rubricAtHead(
       })
     : ok({ text, path, kind: 'file' })
 }
+
+/**
+ * The criteria of the base branch's rubric, id → whether it is a must-have: read through the API
+ * at `ref` (never from the pull request), with what it extends. Undefined when there is none or
+ * it is not valid.
+ */
+export async function baseCriteria(
+  github: GitHubPort,
+  path: string,
+  ref: string
+): Promise<ReadonlyMap<string, boolean> | undefined> {
+  const text = await github.fileAt(path, ref)
+  if (text === undefined) return undefined
+  const read = await readExtends({ text, path, kind: 'file' }, github.upstreamFile)
+  const parsed = read.ok ? parseRubric(read.value) : read
+  return parsed.ok ? new Map(parsed.value.criteria.map(c => [c.id, c.required])) : undefined
+}

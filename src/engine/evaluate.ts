@@ -6,6 +6,7 @@ import type { GateSource } from '../gates/types.js'
 import { parseRubric } from '../rubric/parse.js'
 import type { RubricTextResult } from '../rubric/text.js'
 import type { Rubric } from '../rubric/types.js'
+import type { Waiver } from '../verdict/types.js'
 import {
   decide,
   invalidVerdict,
@@ -29,6 +30,8 @@ export interface EvaluationRequest {
   readonly review?: RubricReview
   /** The runs of the check on this pull request so far, oldest first; none outside a pull request. */
   readonly history?: readonly HistoryEntry[]
+  /** Must-haves a maintainer waived for this commit, already checked by the shell. */
+  readonly waived?: readonly Waiver[]
 }
 
 /** The engine's ports: where gate results, evidence and judgement come from. */
@@ -130,7 +133,8 @@ export async function evaluate(
     ...(evidence && { coverage: evidence.receipt.ratio }),
     ...(evidenceProblem !== undefined && { evidenceProblem }),
     ...(machineryChanged !== undefined && { machineryChanged }),
-    machineryChecked: machinery !== undefined
+    machineryChecked: machinery !== undefined,
+    ...(request.waived && { waived: request.waived })
   })
   return {
     verdict,

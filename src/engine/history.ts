@@ -14,6 +14,11 @@ export interface HistoryEntry {
   readonly rubricHash: string
   readonly reasons: readonly string[]
   /**
+   * The must-haves that FAILED, SPLIT or were WAIVED in that run: those `/council accept <id>`
+   * may waive (the review checks again against its own verdict).
+   */
+  readonly waivable?: readonly string[] | undefined
+  /**
    * Why this iteration ran, or what it recorded, when it is not a new push: "base rubric changed
    * (a1b2c3 → d4e5f6)", "/council rerun by @octocat", "accepted by @octocat: flaky judge".
    */

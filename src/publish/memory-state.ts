@@ -3,6 +3,16 @@ import type { HistoryEntry } from '../engine/history.js'
 import { SealedJudgementSchema, type SealedJudgement } from '../engine/judgement-cache.js'
 import { COMMENT_LIMIT } from '../report/markdown.js'
 
+/** The longest criterion id a waiver can name (rubric ids have no limit; the state has). */
+export const MAX_WAIVER_ID = 64
+/** The most must-haves a history entry names as waivable. */
+export const MAX_WAIVABLE = 20
+/**
+ * The most waivers kept, all of one head commit. Each takes up to about 330 characters of the
+ * state's budget; with 3, the largest judgement still fits beside the longest acceptance and a
+ * history of 20 (__tests__/publish/memory.test.ts). More must-haves to waive: accept the check.
+ */
+export const MAX_WAIVERS = 3
 const Entry = z.object({
   iteration: z.int().positive(),
   commit: z.string().regex(/^[0-9a-f]{7,64}$/),
@@ -10,6 +20,7 @@ const Entry = z.object({
   summary: z.string().max(500),
   rubricHash: z.string().max(64),
   reasons: z.array(z.string().max(64)).max(20),
+  waivable: z.array(z.string().max(MAX_WAIVER_ID)).max(MAX_WAIVABLE).optional(),
   note: z.string().max(500).optional(),
   at: z.iso.datetime().optional()
 })
@@ -30,6 +41,18 @@ const State = z.object({
     .optional()
     .catch(undefined),
   rerun: z.object({ commit: Commit, by: Login }).optional().catch(undefined),
+  waivers: z
+    .array(
+      z.object({
+        commit: Commit,
+        criterion: z.string().min(1).max(MAX_WAIVER_ID),
+        by: Login,
+        commentId: z.int().positive()
+      })
+    )
+    .max(MAX_WAIVERS)
+    .optional()
+    .catch(undefined),
   heal: z
     .object({ commit: Commit, count: z.int().min(1).max(100), due: z.boolean() })
     .optional()
@@ -56,6 +79,20 @@ export interface CommentState {
    * far; `due` until the review it started has run (and noted why it ran).
    */
   readonly heal?: StoredHeal
+  /** `/council accept <criterion-id> <reason>`: each for its `commit` only. */
+  readonly waivers?: readonly StoredWaiver[]
+}
+
+/**
+ * No reason: the one shown is always the command comment's, read again through the API (the history
+ * note records it as it was given).
+ */
+export interface StoredWaiver {
+  readonly commit: string
+  readonly criterion: string
+  readonly by: string
+  /** The command comment, read again through the API before the waiver counts. */
+  readonly commentId: number
 }
 
 export interface StoredHeal {
@@ -103,13 +140,14 @@ export function readState(body: string): CommentState {
     )
     const parsed = State.safeParse(json)
     if (!parsed.success) return { history: [] }
-    const { history, judgement, accepted, rerun, heal } = parsed.data
+    const { history, judgement, accepted, rerun, heal, waivers } = parsed.data
     return {
       history,
       ...(judgement && { judgement }),
       ...(accepted && { accepted }),
       ...(rerun && { rerun }),
-      ...(heal && { heal })
+      ...(heal && { heal }),
+      ...(waivers && waivers.length > 0 && { waivers })
     }
   } catch {
     return { history: [] }
@@ -185,20 +223,27 @@ function encode(state: CommentState): string {
 }
 
 function json(state: CommentState): string {
-  const { history, judgement, accepted, rerun, heal } = state
+  const { history, judgement, accepted, rerun, heal, waivers } = state
   return JSON.stringify({
     v: 1,
     history,
     ...(judgement && { judgement }),
     ...(accepted && { accepted }),
     ...(rerun && { rerun }),
-    ...(heal && { heal })
+    ...(heal && { heal }),
+    ...(waivers && waivers.length > 0 && { waivers: waivers.slice(-MAX_WAIVERS) })
   })
 }
 
 function withoutJudgement(state: CommentState): CommentState {
-  const { history, accepted, rerun, heal } = state
-  return { history, ...(accepted && { accepted }), ...(rerun && { rerun }), ...(heal && { heal }) }
+  const { history, accepted, rerun, heal, waivers } = state
+  return {
+    history,
+    ...(accepted && { accepted }),
+    ...(rerun && { rerun }),
+    ...(heal && { heal }),
+    ...(waivers && { waivers })
+  }
 }
 
 /**

@@ -4,6 +4,8 @@ import { acceptanceNote, COMMENT_LIMIT, renderMarkdown } from '../report/markdow
 import { summaryLine } from '../report/summary.js'
 import { failed, ok, type Result } from '../util/result.js'
 import {
+  MAX_WAIVABLE,
+  MAX_WAIVER_ID,
   mergeHistories,
   replaceState,
   STATE_BUDGET,
@@ -24,8 +26,11 @@ export {
   replaceState,
   STATE_BUDGET,
   writeState,
+  MAX_WAIVER_ID,
+  MAX_WAIVERS,
   type CommentState,
-  type StoredAcceptance
+  type StoredAcceptance,
+  type StoredWaiver
 } from './memory-state.js'
 
 /** The check's name, and so its comment's marker, unless `check-name` says otherwise. */
@@ -84,6 +89,11 @@ export function historyEntry(
   note: string | undefined,
   at: Date
 ): HistoryEntry {
+  const waivable = evaluation.verdict.criteria
+    .filter(c => c.required && ['FAIL', 'SPLIT', 'WAIVED'].includes(c.status))
+    .map(c => c.id)
+    .filter(id => id.length <= MAX_WAIVER_ID)
+    .slice(0, MAX_WAIVABLE)
   return {
     iteration: evaluation.iteration,
     commit,
@@ -91,6 +101,7 @@ export function historyEntry(
     summary: summaryLine(evaluation),
     rubricHash: evaluation.rubric.hash ?? '',
     reasons: evaluation.verdict.reasons.map(r => r.code),
+    ...(waivable.length > 0 && { waivable }),
     ...(note !== undefined && { note }),
     at: at.toISOString()
   }
@@ -194,7 +205,7 @@ export function withAcceptance(
  * The state to write when the comment changed since this run read it (`read`): another review
  * wrote `fresh` meanwhile. Both runs stay in the history; the judges' answers are those of the
  * report shown (`ours` when this run is the current head's); an acceptance, a rerun request or a
- * re-run after an outage recorded meanwhile is kept.
+ * re-run after an outage or a waiver recorded meanwhile is kept.
  */
 export function mergeStates(
   states: {
@@ -210,12 +221,14 @@ export function mergeStates(
   const accepted = same(fresh.accepted, read.accepted) ? ours.accepted : fresh.accepted
   const rerun = same(fresh.rerun, read.rerun) ? ours.rerun : fresh.rerun
   const heal = same(fresh.heal, read.heal) ? ours.heal : fresh.heal
+  const waivers = same(fresh.waivers, read.waivers) ? ours.waivers : fresh.waivers
   const judgement = oursIsCurrent ? ours.judgement : fresh.judgement
   return {
     history: mergeHistories(fresh.history, ours.history, head),
     ...(judgement && { judgement }),
     ...(accepted && { accepted }),
     ...(rerun && { rerun }),
-    ...(heal && { heal })
+    ...(heal && { heal }),
+    ...(waivers && { waivers })
   }
 }

@@ -80,6 +80,8 @@ export interface JsonReport {
       readonly verdict: ChecklistVerdict | null
       readonly reasoning: string
     }[]
+    /** A must-have a maintainer waived for this commit (status WAIVED): who, and why. */
+    readonly waived: { readonly by: string; readonly reason: string } | null
   })[]
   readonly dimensions: readonly {
     readonly name: string
@@ -214,7 +216,8 @@ export function toJsonReport(evaluation: Evaluation, audience: Audience = 'actio
         judge: v.judge,
         verdict: v.verdict ?? null,
         reasoning: v.reasoning
-      }))
+      })),
+      waived: c.waived ?? null
     })),
     dimensions: verdict.dimensions.map(d => ({
       name: d.name,

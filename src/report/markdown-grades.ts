@@ -28,7 +28,7 @@ export function criteriaSection(
 function criterionBlock(c: CriterionResult, priority: number): Block {
   const icon = STATUS_ICON[c.status]
   const summary =
-    `${icon} <b>${escapeHtml(c.id)}</b> · ${[c.status, tally(c)].filter(Boolean).map(escapeHtml).join(' ')} — ` +
+    `${icon} <b>${escapeHtml(c.id)}</b> · ${[c.status, c.waived ? `by @${c.waived.by}` : '', tally(c)].filter(Boolean).map(escapeHtml).join(' ')} — ` +
     escapeHtml(abbreviate(c.description, SUMMARY_DESCRIPTION))
   // The summary line already shows the description unless it had to be shortened there.
   const shortened =
@@ -44,20 +44,34 @@ function criterionBlock(c: CriterionResult, priority: number): Block {
   } else {
     body.push(`${weight.charAt(0).toUpperCase()}${weight.slice(1)}\n\n`)
   }
+  if (c.waived) {
+    body.push(
+      `**Waived by @${escapeMarkdown(c.waived.by)}** for this commit: `,
+      prose(c.waived.reason),
+      '\n\n'
+    )
+  }
   if (c.votes.length === 0) body.push('*No judge graded this criterion.*\n')
   for (const vote of [...c.votes, ...(c.extraVotes ?? [])]) {
     const grade = vote.verdict ?? (vote.score === undefined ? '—' : `${vote.score}/10`)
     body.push(`- **${escapeMarkdown(vote.judge)}** · ${grade}: `, prose(vote.reasoning), '\n')
   }
   // Failing and split criteria are what the author needs most; they are kept longest.
-  const urgency = c.status === 'FAIL' ? 40 : c.status === 'SPLIT' ? 30 : 0
+  const urgency = c.status === 'FAIL' ? 40 : c.status === 'SPLIT' || c.waived ? 30 : 0
   return details(summary, body, priority + urgency)
 }
 
 /** Characters of a criterion's description shown on its summary line. */
 const SUMMARY_DESCRIPTION = 90
 
-const STATUS_ICON = { PASS: '✅', FAIL: '❌', SPLIT: '⚠️', SCORED: '🔢', UNGRADED: '➖' } as const
+const STATUS_ICON = {
+  PASS: '✅',
+  FAIL: '❌',
+  SPLIT: '⚠️',
+  SCORED: '🔢',
+  UNGRADED: '➖',
+  WAIVED: '🏳️'
+} as const
 
 /** `(2/3 PASS)`: the votes counted (each judge's the majority of its samples), and the extra votes'. */
 function tally(c: CriterionResult): string {

@@ -19,7 +19,8 @@ function metOf(criteria: readonly CriterionResult[], total: number): string {
 
 /**
  * The one-line summary of Scope's TUI:
- * `gates 1/2 · must 2/3 · nice 1/2 · score 0.74 · confidence 0.82 · judges 3/3`.
+ * `gates 1/2 · must 2/3 · nice 1/2 · score 0.74 · confidence 0.82 · judges 3/3`; waived
+ * must-haves are not met, and counted: `must 1/2 (1 waived)`.
  * Parts that do not apply to the rubric are left out.
  */
 export function summaryLine(evaluation: Evaluation): string {
@@ -30,7 +31,10 @@ export function summaryLine(evaluation: Evaluation): string {
   }
   const must = verdict.criteria.filter(c => c.required)
   const nice = verdict.criteria.filter(c => !c.required)
-  if (rubric.counts.must > 0) parts.push(`must ${metOf(must, rubric.counts.must)}`)
+  const waived = must.filter(c => c.status === 'WAIVED').length
+  if (rubric.counts.must > 0) {
+    parts.push(`must ${metOf(must, rubric.counts.must)}${waived > 0 ? ` (${waived} waived)` : ''}`)
+  }
   if (rubric.counts.nice > 0) parts.push(`nice ${metOf(nice, rubric.counts.nice)}`)
   if (verdict.score !== null) parts.push(`score ${formatNumber(verdict.score)}`)
   if (verdict.confidence !== null) parts.push(`confidence ${formatNumber(verdict.confidence)}`)

@@ -28,7 +28,8 @@ export const STATUS_MARK: Readonly<Record<Exclude<CriterionStatus, 'SCORED'>, st
   PASS: '✓',
   FAIL: '✗',
   SPLIT: '±',
-  UNGRADED: '–'
+  UNGRADED: '–',
+  WAIVED: '⚑'
 }
 
 /** Characters of a judge's reasoning shown next to a criterion, and of a finding's title. */
@@ -145,7 +146,11 @@ function criterionRow(c: CriterionResult): Row {
       : STATUS_MARK[c.status]
   // The objection is what an author wants to read next to a failed or split criterion.
   const objection = c.status === 'FAIL' || c.status === 'SPLIT' ? objectionOf(c) : undefined
-  const why = objection ? ` - ${shorten(oneLine(objection.reasoning), REASON_WIDTH)}` : ''
+  const why = c.waived
+    ? ` - waived by @${c.waived.by}: ${shorten(oneLine(c.waived.reason), REASON_WIDTH)}`
+    : objection
+      ? ` - ${shorten(oneLine(objection.reasoning), REASON_WIDTH)}`
+      : ''
   return { mark, name: c.id, result: `${[c.status, tallyOf(c)].filter(Boolean).join(' ')}${why}` }
 }
 

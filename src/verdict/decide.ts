@@ -14,7 +14,8 @@ import type {
   Reason,
   ReasonOf,
   Verdict,
-  VerdictKind
+  VerdictKind,
+  Waiver
 } from './types.js'
 
 export { mustHavesInDoubt, nextVoter } from './extra-votes.js'
@@ -34,6 +35,12 @@ export interface VerdictInput {
    */
   readonly machineryChecked?: boolean
   readonly machineryChanged?: readonly string[]
+  /**
+   * Must-haves a maintainer waived for this commit (checked through the API by the shell). Each
+   * applies only to a must-have that FAILED or SPLIT: it is WAIVED and no longer fails the verdict.
+   * Gates, the other criteria, coverage and the machinery still bind.
+   */
+  readonly waived?: readonly Waiver[]
 }
 
 /** A rubric with criteria or dimensions needs judges; a gates-only rubric does not. */
@@ -49,7 +56,7 @@ export function needsCouncil(rubric: Rubric): boolean {
 export function decide(input: VerdictInput): Verdict {
   const { rubric, gates, council } = input
   const panel = panelOf(council)
-  const graded = gradePanel(rubric, panel)
+  const graded = gradePanel(rubric, panel, input.waived ?? [])
   const result = (verdict: VerdictKind, reasons: Reason[]): Verdict =>
     verdictOf(verdict, reasons, graded)
 
@@ -129,12 +136,12 @@ interface Graded {
   readonly confidence: number | null
 }
 
-function gradePanel(rubric: Rubric, panel: Panel): Graded {
-  const criteria = rubric.criteria.map(c => gradeCriterion(c, panel))
+function gradePanel(rubric: Rubric, panel: Panel, waivers: readonly Waiver[]): Graded {
+  const criteria = rubric.criteria.map(c => waived(gradeCriterion(c, panel), waivers))
   const dimensions = rubric.dimensions.map(d => gradeDimension(d, panel))
   const votes = panelVotes(panel)
   const dimensionsScore = weightedDimensions(dimensions)
-  const criteriaScore = weightedCriteria(criteria)
+  const criteriaScore = weightedCriteria(criteria.filter(c => c.status !== 'WAIVED'))
   const { score, ceilingApplied } = overallScore(rubric, dimensionsScore, criteriaScore, dimensions)
   const judges = panel.judges.length
   return {
@@ -148,8 +155,31 @@ function gradePanel(rubric: Rubric, panel: Panel): Graded {
     criteriaScore,
     score,
     ceilingApplied,
-    confidence: judges >= 2 ? agreement(criteria, dimensions, votes.blocking) : null
+    confidence:
+      judges >= 2
+        ? agreement(
+            criteria.filter(c => c.status !== 'WAIVED'),
+            dimensions,
+            votes.blocking
+          )
+        : null
   }
+}
+
+/**
+ * A must-have that FAILED or SPLIT, as WAIVED when a maintainer waived it; any other criterion (a
+ * nice-to-have, one that passed or was not graded) as it is: a waiver can only excuse a failure.
+ */
+function waived(criterion: CriterionResult, waivers: readonly Waiver[]): CriterionResult {
+  const waiver = waivers.find(w => w.criterion === criterion.id)
+  if (
+    waiver === undefined ||
+    !criterion.required ||
+    (criterion.status !== 'FAIL' && criterion.status !== 'SPLIT')
+  ) {
+    return criterion
+  }
+  return { ...criterion, status: 'WAIVED', waived: { by: waiver.by, reason: waiver.reason } }
 }
 
 function verdictOf(verdict: VerdictKind, reasons: Reason[], graded: Graded): Verdict {
@@ -212,8 +242,8 @@ function hardFailures(rubric: Rubric, graded: Graded): Reason[] {
   if (failedMust.length > 0) {
     hard.push({ code: 'criterion_failed', criteria: failedMust.map(c => c.id) })
   }
-  const belowMin = graded.criteria.flatMap(({ id, median, requiredMinScore: minimum }) =>
-    minimum !== undefined && median !== undefined && median < minimum
+  const belowMin = graded.criteria.flatMap(({ id, status, median, requiredMinScore: minimum }) =>
+    status !== 'WAIVED' && minimum !== undefined && median !== undefined && median < minimum
       ? [{ id, median, minimum }]
       : []
   )

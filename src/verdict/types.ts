@@ -132,9 +132,18 @@ export type Reason = { [C in ReasonCode]: ReasonOf<C> }[ReasonCode]
 /**
  * PASS/FAIL/SPLIT for checklist criteria; score-range criteria PASS/FAIL against their minimum,
  * else SCORED; UNGRADED when no valid answer graded it, or too few answers came to grade anything
- * (the council fell short of its quorum; the votes are still listed).
+ * (the council fell short of its quorum; the votes are still listed); WAIVED for a must-have that
+ * FAILED or SPLIT and that a maintainer waived for this commit (`/council accept <id> <reason>`).
  */
-export type CriterionStatus = 'PASS' | 'FAIL' | 'SPLIT' | 'SCORED' | 'UNGRADED'
+export type CriterionStatus = 'PASS' | 'FAIL' | 'SPLIT' | 'SCORED' | 'UNGRADED' | 'WAIVED'
+
+/** A maintainer's waiver of one must-have for one commit, checked through the API. */
+export interface Waiver {
+  readonly criterion: string
+  /** The login of the maintainer, whose write permission was checked. */
+  readonly by: string
+  readonly reason: string
+}
 
 export interface Vote {
   /** `provider:model#sample` */
@@ -181,6 +190,11 @@ export interface CriterionResult {
    * they were cast (also counted in `tally`, not listed in `votes`).
    */
   readonly extraVotes?: readonly Vote[]
+  /**
+   * Status WAIVED: who waived it and why. Its votes stay listed; it no longer fails the verdict
+   * and is left out of the criteria score.
+   */
+  readonly waived?: { readonly by: string; readonly reason: string }
 }
 
 export interface DimensionResult {
