@@ -322,6 +322,33 @@ describe('the council against real provider protocols', () => {
       }
     })
 
+    it('Gemini 503 (overloaded) three times, then an answer: as patient as for a 529', async () => {
+      const { outcome, calls } = await convene(
+        (_call, index) =>
+          index < 3
+            ? {
+                status: 503,
+                json: {
+                  error: {
+                    code: 503,
+                    message: 'The model is overloaded. Please try again later.',
+                    status: 'UNAVAILABLE'
+                  }
+                }
+              }
+            : { json: answer(RUBRIC) },
+        { models: ['google:gemini-3.5-flash'], env: gemini() }
+      )
+      // A third retry, which only an overloaded provider gets; backoff from twice the base (20 ms
+      // here), as for a 529: at least 20, 40, 80 ms.
+      expect(outcome.runs[0]?.status).toBe('ok')
+      expect(calls).toHaveLength(4)
+      const waited = gaps(calls)
+      for (const [retry, gap] of waited.entries()) {
+        expect(gap).toBeGreaterThanOrEqual(20 * 2 ** retry - 1)
+      }
+    })
+
     it('a wait longer than the judge’s timeout is not made either', async () => {
       const rubric = parse(
         RUBRIC.text.replace(

@@ -51,7 +51,7 @@ export interface CallPolicy {
   readonly retryBaseMs: number
   /** A wait longer than this or than `timeoutMs` (or past the deadline) is not made. */
   readonly maxRetryWaitMs: number
-  /** On an overloaded provider (Anthropic 529): the first backoff, doubled each retry. */
+  /** On an overloaded provider (529, 503): the first backoff, doubled each retry. */
   readonly overloadedRetryBaseMs: number
   /** On an overloaded provider: how many retries. */
   readonly overloadedMaxRetries: number

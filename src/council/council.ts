@@ -29,7 +29,8 @@ const COUNCIL_DEFAULTS = {
   retryBaseMs: 1000,
   maxRetryWaitMs: 60_000,
   /**
-   * Anthropic's 529 (overloaded for everyone) clears in seconds to minutes, not in the ~3 s the
+   * An overloaded provider (Anthropic's 529, a 503: busy for everyone) clears in seconds to
+   * minutes, not in the ~3 s the
    * usual backoff gives up after: one more retry, each backoff twice as long (1–2 s, 2–4 s, 4–8 s:
    * up to 14 s in all, instead of up to 3 s).
    */

@@ -13,7 +13,7 @@ export interface Problem {
   readonly retryAfterMs?: number
   /** Who asked for `retryAfterMs`, for the message when the wait does not fit: "Gemini". */
   readonly askedBy?: string
-  /** The provider is overloaded for everyone (Anthropic 529): worth a longer, patient backoff. */
+  /** The provider is overloaded for everyone (529, 503): worth a longer, patient backoff. */
   readonly overloaded?: boolean
   /**
    * A deterministic rejection of the request (400, 404, 422…) or of its key (401, 403): re-running
@@ -73,9 +73,11 @@ export function classify(error: unknown): Problem {
         message: `the provider failed (${status})${detail}`,
         retryable: true,
         ...askedWait(error),
-        // Anthropic's 529 overloaded_error: the API is busy for everyone, and says so.
-        // https://docs.anthropic.com/en/api/errors
-        ...(status === 529 && { overloaded: true })
+        // Busy for everyone, as the provider says: Anthropic's 529 overloaded_error
+        // (https://docs.anthropic.com/en/api/errors), Gemini's 503 UNAVAILABLE ("the service may be
+        // temporarily overloaded or down", https://ai.google.dev/gemini-api/docs/troubleshooting),
+        // and a 503 elsewhere, which means the same.
+        ...((status === 529 || status === 503) && { overloaded: true })
       }
     }
     const hint = status === 404 ? ': check the model name' : ''
