@@ -158,6 +158,27 @@ describe('a schedule run', () => {
     expect(providers.probes.slice(probes).map(p => p.service)).toEqual(['openai'])
   })
 
+  it('probes the providers of the council the base rubric inherits, not every key the job holds', async () => {
+    const github = new MemoryGitHub()
+    // The local rubric names no judge: the organisation's, which it extends, names OpenAI's.
+    github.setUpstreamFile('octo-org/policy', 'refs/tags/v1', 'rubric.md', SPLIT_RUBRIC)
+    const { pr } = opened(github, '---\nextends: octo-org/policy/rubric.md@v1\n---\n')
+    judges = 'limited'
+    expect(await review(pr)).toBe('UNCLEAR rate_limited')
+    const probes = providers.probes.length
+    await runInProcess(pr, {
+      eventName: 'schedule',
+      event: scheduleEvent(CRON, BOT_WORKFLOW_FILE),
+      providers: {
+        ...keys(),
+        ANTHROPIC_API_KEY: KEY,
+        ANTHROPIC_BASE_URL: providers.anthropicBaseUrl
+      }
+    })
+    expect(providers.probes.slice(probes).map(p => p.service)).toEqual(['openai'])
+    expect(github.reruns).toHaveLength(1)
+  })
+
   it('re-runs at most heal-limit pull requests a run, the oldest first', async () => {
     const github = new MemoryGitHub()
     const [first, second, third] = [opened(github), opened(github), opened(github)]

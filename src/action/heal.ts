@@ -8,7 +8,6 @@ import { checkRunName } from '../publish/check-name.js'
 import { commentMarker, readState, replaceState, type CommentState } from '../publish/memory.js'
 import { CHECK_RUN_MARK } from '../publish/plan.js'
 import { parseModelId, type Provider } from '../rubric/model-id.js'
-import { parseRubric } from '../rubric/parse.js'
 import { proxiedFetch } from '../util/fetch.js'
 import { isRecord } from '../util/is-record.js'
 import { mapBounded } from '../util/pool.js'
@@ -16,6 +15,7 @@ import { failed, ok, type Result } from '../util/result.js'
 import type { ActionInputs } from './inputs.js'
 import type { ActionIO } from './io.js'
 import { reverify, SHARED_PROBLEMS } from './reverify.js'
+import { baseRubric } from './rubric.js'
 
 /** How many pull requests are looked at at once. */
 const LOOK_WIDTH = 4
@@ -159,9 +159,10 @@ function membersOf(
     let members = read.get(baseRef)
     if (members === undefined) {
       members = (async () => {
-        const text = inputs.checker === undefined ? await github.fileAt(path, baseRef) : undefined
-        const rubric = text === undefined ? undefined : parseRubric({ text, path })
-        const models = rubric?.ok === true ? rubric.value.council.models : []
+        // With what it extends: an organisation's rubric may name the council.
+        const rubric =
+          inputs.checker === undefined ? await baseRubric(github, path, baseRef) : undefined
+        const models = rubric?.council.models ?? []
         return councilMembers(models, inputs.models, env)
       })()
       read.set(baseRef, members)

@@ -9,6 +9,7 @@ import { parseRubric } from '../rubric/parse.js'
 import { readExtends } from '../rubric/read-extends.js'
 import { checkerRubric } from '../rubric/sugar.js'
 import type { RubricText, RubricTextResult } from '../rubric/text.js'
+import type { Rubric } from '../rubric/types.js'
 import type { ActionDirs, Checkout } from './context.js'
 import type { ActionInputs } from './inputs.js'
 
@@ -183,18 +184,27 @@ async function rubricAtHead(
 }
 
 /**
- * The criteria of the base branch's rubric, id → whether it is a must-have: read through the API
- * at `ref` (never from the pull request), with what it extends. Undefined when there is none or
- * it is not valid.
+ * The base branch's rubric: read through the API at `ref` (never from the pull request), with
+ * what it extends. Undefined when there is none or it is not valid.
  */
+export async function baseRubric(
+  github: GitHubPort,
+  path: string,
+  ref: string
+): Promise<Rubric | undefined> {
+  const text = await github.fileAt(path, ref)
+  if (text === undefined) return undefined
+  const read = await readExtends({ text, path, kind: 'file' }, github.upstreamFile)
+  const parsed = read.ok ? parseRubric(read.value) : read
+  return parsed.ok ? parsed.value : undefined
+}
+
+/** The criteria of the base branch's rubric (`baseRubric`), id → whether it is a must-have. */
 export async function baseCriteria(
   github: GitHubPort,
   path: string,
   ref: string
 ): Promise<ReadonlyMap<string, boolean> | undefined> {
-  const text = await github.fileAt(path, ref)
-  if (text === undefined) return undefined
-  const read = await readExtends({ text, path, kind: 'file' }, github.upstreamFile)
-  const parsed = read.ok ? parseRubric(read.value) : read
-  return parsed.ok ? new Map(parsed.value.criteria.map(c => [c.id, c.required])) : undefined
+  const rubric = await baseRubric(github, path, ref)
+  return rubric && new Map(rubric.criteria.map(c => [c.id, c.required]))
 }
