@@ -1,5 +1,5 @@
 import { tmpdir } from 'node:os'
-import { join, relative, resolve, sep } from 'node:path'
+import { join, resolve } from 'node:path'
 import type { GitHubPort } from '../github/port.js'
 import { maskSecrets, secretValues } from '../util/secrets.js'
 import type { FailOn } from '../publish/outcome.js'
@@ -11,7 +11,7 @@ import type { ActionIO } from './io.js'
 import { reviewPorts } from './ports.js'
 import { endEarly, internalError, publishSkipped, runUrl } from './publish.js'
 import { reviewPullRequest } from './review.js'
-import { chooseRubric } from './rubric.js'
+import { chooseRubric, repositoryRubricPath } from './rubric.js'
 import { skipOf } from './skip.js'
 import { runningWorkflow } from './machinery.js'
 import { centralWorkflowLine } from './log.js'
@@ -111,10 +111,7 @@ export async function runAction(shell: ActionShell): Promise<void> {
       inputs.skip,
       {
         workspace,
-        rubricPath:
-          inputs.checker === undefined
-            ? relative(workspace, resolve(where.cwd, inputs.rubric)).split(sep).join('/')
-            : undefined,
+        rubricPath: inputs.checker === undefined ? repositoryRubricPath(inputs) : undefined,
         changedPaths: ports.changedPaths,
         machinery: ports.machinery,
         workflow

@@ -1,4 +1,3 @@
-import { posix } from 'node:path'
 import type { GitHubPort } from '../github/port.js'
 import { checkRunName } from '../publish/check-name.js'
 import { CHECK_RUN_MARK } from '../publish/plan.js'
@@ -21,7 +20,7 @@ import { rubricHash } from '../rubric/hash.js'
 import { mapBounded } from '../util/pool.js'
 import { isRecord } from '../util/is-record.js'
 import { acceptForm, COMMANDS_HELP, mayCommand, parseCommand } from './commands.js'
-import { baseCriteria } from './rubric.js'
+import { baseCriteria, repositoryRubricPath } from './rubric.js'
 import type { HistoryEntry } from '../engine/history.js'
 import type { IssueComment } from '../github/comment.js'
 import type { ActionInputs } from './inputs.js'
@@ -74,7 +73,7 @@ export async function rubricPushed(context: BotContext): Promise<void> {
   const defaultBranch =
     typeof repository.default_branch === 'string' ? repository.default_branch : ''
   const name = checkRunName(inputs.checkName, { baseRef: branch, defaultBranch })
-  const path = rubricPath(inputs)
+  const path = repositoryRubricPath(inputs)
   const [old, now] = await Promise.all([github.fileAt(path, before), github.fileAt(path, after)])
   if (old === now) {
     io.info(`Rubric Council: ${path} did not change on ${branch}; nothing to re-verify`)
@@ -131,11 +130,6 @@ export async function rubricPushed(context: BotContext): Promise<void> {
   io.info(
     `Rubric Council: re-ran the review (${inputs.reviewWorkflow}) of ${rerun} of ${pulls.length} pull request${pulls.length === 1 ? '' : 's'}`
   )
-}
-
-/** The rubric's path in the repository, as the review reads it. */
-function rubricPath(inputs: ActionInputs): string {
-  return posix.normalize(posix.join(inputs.workingDirectory, inputs.rubric))
 }
 
 /**
@@ -195,7 +189,7 @@ export async function commandGiven(context: BotContext): Promise<void> {
     command.kind === 'accept' && pr
       ? acceptForm(
           command.reason,
-          (await baseCriteria(github, rubricPath(inputs), pr.baseRef)) ?? new Map()
+          (await baseCriteria(github, repositoryRubricPath(inputs), pr.baseRef)) ?? new Map()
         )
       : undefined
   if (form?.kind === 'nice-to-have') {

@@ -1,4 +1,3 @@
-import { posix } from 'node:path'
 import { councilMembers } from '../council/council.js'
 import { probeProvider, type ProbeFailure } from '../council/probe.js'
 import { healDecision, isUnclear, type NotHealed, type ToHeal } from '../engine/heal.js'
@@ -15,7 +14,7 @@ import { failed, ok, type Result } from '../util/result.js'
 import type { ActionInputs } from './inputs.js'
 import type { ActionIO } from './io.js'
 import { reverify, SHARED_PROBLEMS } from './reverify.js'
-import { baseRubric } from './rubric.js'
+import { baseRubric, repositoryRubricPath } from './rubric.js'
 
 /** How many pull requests are looked at at once. */
 const LOOK_WIDTH = 4
@@ -153,7 +152,7 @@ function membersOf(
   inputs: ActionInputs,
   env: HealContext['env']
 ): (baseRef: string) => Promise<readonly string[]> {
-  const path = posix.normalize(posix.join(inputs.workingDirectory, inputs.rubric))
+  const path = repositoryRubricPath(inputs)
   const read = new Map<string, Promise<readonly string[]>>()
   return baseRef => {
     let members = read.get(baseRef)

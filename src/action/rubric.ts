@@ -1,5 +1,5 @@
 import { failed, ok } from '../util/result.js'
-import { relative, resolve, sep } from 'node:path'
+import { posix, relative, resolve, sep } from 'node:path'
 import type { RubricReview } from '../engine/evaluation.js'
 import type { PullRequestRun } from '../github/event.js'
 import type { GitHubPort } from '../github/port.js'
@@ -181,6 +181,13 @@ async function rubricAtHead(
         ]
       })
     : ok({ text, path, kind: 'file' })
+}
+
+/** The rubric's path in the repository, as the review reads it (`working-directory`/`rubric`). */
+export function repositoryRubricPath(
+  inputs: Pick<ActionInputs, 'workingDirectory' | 'rubric'>
+): string {
+  return posix.normalize(posix.join(inputs.workingDirectory, inputs.rubric))
 }
 
 /**

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { dirname, resolve } from 'node:path'
+import { caseEvidence, headGates, resolveCase } from '../calibrate/cases.js'
 import {
   DEFAULT_THRESHOLDS,
   measureCalibration,
@@ -21,20 +21,12 @@ import { createCouncil } from '../council/council.js'
 import { parseModelList } from '../council/providers.js'
 import { evaluate } from '../engine/evaluate.js'
 import type { Evaluation } from '../engine/evaluation.js'
-import { DEFAULT_MAX_EVIDENCE_TOKENS } from '../evidence/build.js'
-import { runGit, type Run } from '../evidence/git-process.js'
-import { pullRequestEvidence, startDiff } from '../evidence/git-source.js'
-import { defaultBase } from '../evidence/git.js'
-import { EvidenceUnavailableError } from '../evidence/source.js'
-import { gateEnvironment } from '../gates/environment.js'
-import { gatesHere } from '../gates/run.js'
-import type { GateSource } from '../gates/types.js'
+import { runGit } from '../evidence/git-process.js'
 import { DEFAULT_RUBRIC_PATH } from '../rubric/defaults.js'
 import { formatIssue } from '../rubric/errors.js'
 import { readRubricFile } from '../rubric/load.js'
 import { parseRubric } from '../rubric/parse.js'
-import { readExtends } from '../rubric/read-extends.js'
-import { cliUpstreamReader } from './upstream.js'
+import { withUpstreams } from './upstream.js'
 import { needsCouncil } from '../verdict/decide.js'
 import { maskSecrets, secretValues } from '../util/secrets.js'
 import { failed, ok, type Result } from '../util/result.js'
@@ -100,14 +92,7 @@ export async function calibrateCommand(options: CalibrateOptions, io: CliIo): Pr
 
   const rubricPath = options.rubric ?? DEFAULT_RUBRIC_PATH
   const rubricFile = await readRubricFile(resolve(io.cwd, rubricPath), rubricPath)
-  const rubricText = rubricFile.ok
-    ? await readExtends(
-        rubricFile.value,
-        cliUpstreamReader(io.env, line => {
-          io.stderr(line)
-        })
-      )
-    : rubricFile
+  const rubricText = await withUpstreams(io, rubricFile)
   const rubric = rubricText.ok ? parseRubric(rubricText.value) : failed(rubricText.problem.issues)
   if (!rubricText.ok || !rubric.ok) {
     for (const issue of rubric.ok ? [] : rubric.problem) io.stderr(formatIssue(issue))
@@ -313,111 +298,6 @@ async function readSet(
   }
   const set = parseCalibrationSet(text, path, criterionIds)
   return set.ok ? ok(set.value.cases) : set
-}
-
-/** A ref as the commit it names, or undefined when it names none here. */
-async function commitOf(cwd: string, ref: string, run: Run): Promise<string | undefined> {
-  const found = await run(
-    ['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`],
-    cwd
-  )
-  return found.exitCode === 0 ? found.stdout.trim() : undefined
-}
-
-/**
- * A case's base and head commits. A pull request's head is `refs/pull/N/head`; its base is the
- * first parent of the merge commit that merged it into the default base, or, while it is open,
- * its merge base with the default base.
- */
-async function resolveCase(
-  cwd: string,
-  c: CalibrationCase,
-  run: Run
-): Promise<Result<{ base: string; head: string }>> {
-  if (c.refs.kind === 'range') {
-    const [base, head] = [
-      await commitOf(cwd, c.refs.base, run),
-      await commitOf(cwd, c.refs.head, run)
-    ]
-    const missing = [
-      ...(base === undefined ? [`base "${c.refs.base}"`] : []),
-      ...(head === undefined ? [`head "${c.refs.head}"`] : [])
-    ]
-    if (base === undefined || head === undefined) {
-      return failed(
-        `${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} no commit of this repository (fetch ${missing.length > 1 ? 'them' : 'it'} first)`
-      )
-    }
-    return ok({ base, head })
-  }
-  const number = c.refs.number
-  const head = await commitOf(cwd, `refs/pull/${number}/head`, run)
-  if (head === undefined) {
-    return failed(
-      `pull request ${number} is not fetched: git fetch origin pull/${number}/head:refs/pull/${number}/head`
-    )
-  }
-  let target: string
-  try {
-    target = await defaultBase(cwd, run)
-  } catch (error) {
-    if (error instanceof EvidenceUnavailableError) return failed(error.message)
-    throw error
-  }
-  const merges = await run(['rev-list', '--first-parent', '--merges', '--parents', target], cwd)
-  const merged = merges.stdout
-    .split('\n')
-    .map(line => line.split(' '))
-    .find(([, , second]) => second === head)
-  if (merged?.[1] !== undefined) return ok({ base: merged[1], head })
-  const mergeBase = await run(['merge-base', target, head], cwd)
-  const base = mergeBase.stdout.trim()
-  if (mergeBase.exitCode !== 0 || base === head) {
-    return failed(
-      `pull request ${number}: no merge commit of it on ${target}, and no change of its own from ${target}: give its base and head instead`
-    )
-  }
-  return ok({ base, head })
-}
-
-/** The case's diff from the merge base of its base and head, as a pull request's is read. */
-async function caseEvidence(cwd: string, c: { base: string; head: string }) {
-  const log = await runGit(['log', '-1', '--format=%s%n%b', c.head, '--'], cwd)
-  const [title = '', ...body] = log.exitCode === 0 ? log.stdout.split('\n') : []
-  return pullRequestEvidence({
-    diff: startDiff({ cwd, baseSha: c.base, headSha: c.head }),
-    title,
-    body: body.join('\n').trim(),
-    maxTokens: DEFAULT_MAX_EVIDENCE_TOKENS,
-    exclude: []
-  })
-}
-
-/**
- * `--gates`: the gates in a temporary checkout of the case's head (a git worktree, removed after
- * the run), never in the working tree the set and rubric are read from. Their output is not shown.
- */
-async function headGates(
-  io: CliIo,
-  head: string,
-  mask: (text: string) => string
-): Promise<{ source: GateSource; remove: () => Promise<void> }> {
-  const folder = await mkdtemp(join(tmpdir(), 'rubric-council-calibrate-'))
-  const checkout = join(folder, 'head')
-  const added = await runGit(['worktree', 'add', '--detach', checkout, head], io.cwd)
-  const remove = async (): Promise<void> => {
-    await runGit(['worktree', 'remove', '--force', checkout], io.cwd)
-    await rm(folder, { recursive: true, force: true })
-  }
-  if (added.exitCode !== 0) {
-    await remove()
-    throw new Error(`git worktree add failed: ${added.stderr.trim()}`)
-  }
-  const quiet = { startGroup: () => undefined, write: () => undefined, endGroup: () => undefined }
-  return {
-    source: gatesHere({ cwd: checkout, env: gateEnvironment(io.env), log: quiet, mask }),
-    remove
-  }
 }
 
 /** What the calibration keeps of an evaluation. */

@@ -14,8 +14,7 @@ import type { GateLog } from '../gates/types.js'
 import { DEFAULT_RUBRIC_PATH } from '../rubric/defaults.js'
 import { readRubricFile } from '../rubric/load.js'
 import { parseRubric } from '../rubric/parse.js'
-import { readExtends } from '../rubric/read-extends.js'
-import { cliUpstreamReader } from './upstream.js'
+import { withUpstreams } from './upstream.js'
 import { formatIssue } from '../rubric/errors.js'
 import { needsCouncil } from '../verdict/decide.js'
 import { checkerRubric } from '../rubric/sugar.js'
@@ -72,14 +71,7 @@ export async function checkCommand(options: CheckOptions, io: CliIo): Promise<nu
     options.checker !== undefined
       ? checkerRubric(options.checker)
       : await readRubricFile(resolve(io.cwd, path), path)
-  const rubric = file.ok
-    ? await readExtends(
-        file.value,
-        cliUpstreamReader(io.env, line => {
-          io.stderr(line)
-        })
-      )
-    : file
+  const rubric = await withUpstreams(io, file)
   // A rubric file that cannot be read is the user's path, not a rubric to grade: one line.
   const unreadable = rubric.ok
     ? []

@@ -1,6 +1,8 @@
 import { createGitHub, type GitHub } from '../github/client.js'
 import { fileInRepository } from '../github/contents.js'
-import type { ReadUpstream } from '../rubric/read-extends.js'
+import { readExtends, type ReadUpstream } from '../rubric/read-extends.js'
+import type { RubricTextResult } from '../rubric/text.js'
+import type { CliIo } from './io.js'
 
 /**
  * How the CLI reads the rubrics `extends` names: through the API at GITHUB_API_URL (GitHub
@@ -19,4 +21,18 @@ export function cliUpstreamReader(
       (github ??= createGitHub(token, env.GITHUB_API_URL ?? 'https://api.github.com', warn)),
       file
     )
+}
+
+/** A rubric's text with what it extends, read through the API as `cliUpstreamReader` says. */
+export async function withUpstreams(
+  io: Pick<CliIo, 'env' | 'stderr'>,
+  rubric: RubricTextResult
+): Promise<RubricTextResult> {
+  if (!rubric.ok) return rubric
+  return readExtends(
+    rubric.value,
+    cliUpstreamReader(io.env, line => {
+      io.stderr(line)
+    })
+  )
 }
