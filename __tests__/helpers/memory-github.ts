@@ -222,6 +222,16 @@ export class MemoryGitHub implements GitHubPort {
   fileAt = (path: string, ref: string): Promise<string | undefined> =>
     Promise.resolve(this.files.get(`${this.branches.get(ref) ?? ref}:${path}`))
 
+  filesAt = (folder: string, ref: string): Promise<string[]> => {
+    const prefix = `${this.branches.get(ref) ?? ref}:${folder}/`
+    return Promise.resolve(
+      [...this.files.keys()]
+        .filter(key => key.startsWith(prefix) && !key.slice(prefix.length).includes('/'))
+        .map(key => key.slice(key.indexOf(':') + 1))
+        .sort()
+    )
+  }
+
   /** A file of another repository (`owner/repo`) at a ref as the port is asked for it. */
   setUpstreamFile(repository: string, ref: string, path: string, content: string): void {
     this.files.set(`${repository}@${ref}:${path}`, content)

@@ -11,7 +11,15 @@ import type { ActionIO } from './io.js'
 import { reviewPorts } from './ports.js'
 import { endEarly, internalError, publishSkipped, runUrl } from './publish.js'
 import { reviewPullRequest } from './review.js'
-import { chooseRubric, repositoryRubricPath } from './rubric.js'
+import {
+  chooseRubric,
+  repositoryRubricPath,
+  severalRubrics,
+  validRubric,
+  type RubricChoice
+} from './rubric.js'
+import { reviewRubrics } from './review-rubrics.js'
+import { planRubrics } from '../engine/rubric-set.js'
 import { skipOf } from './skip.js'
 import { runningWorkflow } from './machinery.js'
 import { centralWorkflowLine } from './log.js'
@@ -83,13 +91,20 @@ export async function runAction(shell: ActionShell): Promise<void> {
     const { run, checkout } = prepared
     const workflow = runningWorkflow(env.GITHUB_WORKFLOW_REF, env.GITHUB_REPOSITORY)
     if (workflow?.central === true) io.info(centralWorkflowLine(workflow))
-    const rubric = chooseRubric(github, run, inputs, where, checkout, workflow?.central)
+    const several = await severalRubrics(github, run, inputs, where)
+    const choose = (path: string): Promise<RubricChoice> =>
+      chooseRubric(github, run, { ...inputs, rubric: path }, where, checkout, workflow?.central)
+    const reads = (several ?? []).map(file => ({ ...file, choice: choose(file.path) }))
+    const single = several ? undefined : choose(inputs.rubric)
+    const choices = single ? [single] : reads.map(read => read.choice)
     if (checkout === 'base') {
       // Before anything is fetched or started: whether gates would run on the base is known now.
-      const problem = gatesHereProblem(run, checkout, await rubric, inputs)
-      if (problem !== undefined) {
-        await endEarly({ kind: 'invalid', message: problem }, where, io)
-        return
+      for (const choice of choices) {
+        const problem = gatesHereProblem(run, checkout, await choice, inputs)
+        if (problem !== undefined) {
+          await endEarly({ kind: 'invalid', message: problem }, where, io)
+          return
+        }
       }
     }
     const ports = reviewPorts({
@@ -122,17 +137,38 @@ export async function runAction(shell: ActionShell): Promise<void> {
     )
     if (skipped !== undefined) {
       const detailsUrl = runUrl(env)
-      const place = {
+      // Every rubric's check run says so: a required one must not wait.
+      const names = single
+        ? [inputs.checkName]
+        : planRubrics(
+            await Promise.all(
+              reads.map(async read => ({ ...read, rubric: validRubric(await read.choice) }))
+            ),
+            undefined,
+            inputs.checkName
+          ).map(plan => plan.checkName)
+      const places = names.map(name => ({
         headSha: run.pr.headSha,
-        name: checkRunName(inputs.checkName, run.pr),
+        name: checkRunName(name, run.pr),
         externalId: CHECK_RUN_MARK,
         ...(detailsUrl !== undefined && { detailsUrl })
-      }
-      await publishSkipped(skipped, place, github, inputs.dryRun, io)
+      }))
+      await publishSkipped(skipped, places, github, inputs.dryRun, io)
+      return
+    }
+    if (single === undefined) {
+      const rubrics = await Promise.all(
+        reads.map(async read => ({ ...read, choice: await read.choice }))
+      )
+      await reviewRubrics(
+        { run, inputs, rubrics, ports },
+        { ...where, detailsUrl: runUrl(env) },
+        io
+      )
       return
     }
     await reviewPullRequest(
-      { run, inputs, rubric, ports },
+      { run, inputs, rubric: single, ports },
       { ...where, detailsUrl: runUrl(env) },
       io
     )

@@ -94,22 +94,24 @@ export async function endEarly(
 }
 
 /**
- * A run a `skip-*` rule skipped: the check run concludes `success` and says why and what runs it
+ * A run a `skip-*` rule skipped: the check run (each rubric's) concludes `success` and says why and what runs it
  * for real; the outputs say SKIPPED. Nothing is judged, and the sticky comment stays as it was.
  */
 export async function publishSkipped(
   reason: SkipReason,
-  place: CheckRunPlace,
+  places: readonly CheckRunPlace[],
   writer: GitHubPort | undefined,
   dryRun: boolean,
   io: ActionIO
 ): Promise<void> {
   const text = { title: skipTitle(reason), summary: skipNext(reason) }
-  if (dryRun)
-    io.info(`Dry run: the check run "${place.name}" would conclude success: ${text.title}`)
-  else if (writer) {
-    const written = await writer.completeCheckRun(place, 'success', text)
-    if (!written.ok) io.warning(`Rubric Council: ${written.problem}`)
+  for (const place of places) {
+    if (dryRun)
+      io.info(`Dry run: the check run "${place.name}" would conclude success: ${text.title}`)
+    else if (writer) {
+      const written = await writer.completeCheckRun(place, 'success', text)
+      if (!written.ok) io.warning(`Rubric Council: ${written.problem}`)
+    }
   }
   await io.summary(`**Rubric Council: ${text.title}**\n\n${text.summary}\n`)
   io.setOutput('verdict', 'SKIPPED')

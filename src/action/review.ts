@@ -254,7 +254,7 @@ async function verifiedWaivers(
 }
 
 /** Our earlier comments on the pull request; none, with a warning, when they cannot be read. */
-async function ourComments(
+export async function ourComments(
   github: GitHubPort | undefined,
   run: PullRequestRun,
   checkName: string,
@@ -275,7 +275,7 @@ async function ourComments(
  * The check runs of the check's name on the head commit, for the plan to name those Rubric Council
  * did not write. None, with a warning, when they cannot be listed.
  */
-async function checkRunsNamed(
+export async function checkRunsNamed(
   github: GitHubPort,
   place: CheckRunPlace,
   io: ActionIO

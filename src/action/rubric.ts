@@ -1,4 +1,6 @@
 import { failed, ok } from '../util/result.js'
+import { readdir } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
 import { posix, relative, resolve, sep } from 'node:path'
 import type { RubricReview } from '../engine/evaluation.js'
 import type { PullRequestRun } from '../github/event.js'
@@ -214,4 +216,67 @@ export async function baseCriteria(
 ): Promise<ReadonlyMap<string, boolean> | undefined> {
   const rubric = await baseRubric(github, path, ref)
   return rubric && new Map(rubric.criteria.map(c => [c.id, c.required]))
+}
+
+/** The folder of several rubrics: `rubrics/` beside the rubric file (`.github/rubrics`). */
+export function rubricsFolder(rubricPath: string): string {
+  return posix.join(posix.dirname(rubricPath), 'rubrics')
+}
+
+const RUBRIC_FILE = /\.(?:md|ya?ml)$/
+
+/** A rubric file of the repository: where it is, and whether it is the `rubric` input's. */
+export interface RubricFileAt {
+  /** Relative to the working directory, as the `rubric` input is. */
+  readonly path: string
+  /** Relative to the repository's root. */
+  readonly repoPath: string
+  readonly main: boolean
+}
+
+/**
+ * The repository's rubrics when it has several (docs/rubric.md#several-rubrics): the `rubric`
+ * input's file when it exists, then every `*.md`, `*.yml` and `*.yaml` file in the `rubrics/`
+ * folder beside it. Undefined when that folder has none (one rubric, as before) or the workflow
+ * gives a checker. Listed at the base branch through the API, like the rubric itself, so a pull
+ * request cannot add, remove or rename the rubrics that grade it (one it adds is judged once
+ * merged); without a token, from the checkout.
+ */
+export async function severalRubrics(
+  github: GitHubPort | undefined,
+  run: PullRequestRun,
+  inputs: ActionInputs,
+  dirs: ActionDirs
+): Promise<RubricFileAt[] | undefined> {
+  if (inputs.checker !== undefined) return undefined
+  const mainRepo = repositoryRubricPath(inputs)
+  const folder = rubricsFolder(mainRepo)
+  const ref = run.pr.baseRef === '' ? run.pr.baseSha : run.pr.baseRef
+  const listed = github
+    ? await github.filesAt(folder, ref)
+    : await readdir(resolve(dirs.workspace, folder)).then(
+        names => names.map(name => posix.join(folder, name)).sort(),
+        () => []
+      )
+  const files = listed.filter(path => RUBRIC_FILE.test(path))
+  if (files.length === 0) return undefined
+  const mainExists = github
+    ? (await github.fileAt(mainRepo, ref)) !== undefined
+    : existsSync(resolve(dirs.cwd, inputs.rubric))
+  const localFolder = rubricsFolder(inputs.rubric)
+  return [
+    ...(mainExists ? [{ path: inputs.rubric, repoPath: mainRepo, main: true }] : []),
+    ...files.map(repoPath => ({
+      path: posix.join(localFolder, posix.basename(repoPath)),
+      repoPath,
+      main: false
+    }))
+  ]
+}
+
+/** The rubric a choice reads, parsed; undefined when it is not a valid one. */
+export function validRubric(choice: RubricChoice): Rubric | undefined {
+  if (!choice.rubric.ok) return undefined
+  const parsed = parseRubric(choice.rubric.value)
+  return parsed.ok ? parsed.value : undefined
 }

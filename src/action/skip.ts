@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises'
+import { rubricsFolder } from './rubric.js'
 import { isAbsolute, relative, resolve } from 'node:path'
 import {
   ENDED_BY,
@@ -41,7 +42,12 @@ export async function skipOf(
   if (!set || !SKIPPABLE_EVENTS.includes(run.event)) return undefined
   const changed = await where.changedPaths().catch(() => undefined)
   if (changed === undefined) return undefined
-  const guarded = (path: string): boolean => where.machinery(path) || path === where.rubricPath
+  // The rubric, and the folder of several rubrics beside it.
+  const folder = where.rubricPath === undefined ? undefined : `${rubricsFolder(where.rubricPath)}/`
+  const guarded = (path: string): boolean =>
+    where.machinery(path) ||
+    path === where.rubricPath ||
+    (folder !== undefined && path.startsWith(folder))
   const reason = skipReason(rules, run, changed, guarded)
   if (reason === undefined) return undefined
   const problem = await unseenEnd(reason, run, where.workspace, where.workflow)

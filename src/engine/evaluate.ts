@@ -1,7 +1,7 @@
 import { failed } from '../util/result.js'
 import type { Council, CouncilOutcome, CouncilRequest } from '../council/types.js'
 import { EvidenceUnavailableError, type EvidenceSource } from '../evidence/source.js'
-import type { Evidence } from '../evidence/types.js'
+import type { Evidence, EvidenceScope } from '../evidence/types.js'
 import type { GateSource } from '../gates/types.js'
 import { parseRubric } from '../rubric/parse.js'
 import type { RubricTextResult } from '../rubric/text.js'
@@ -32,6 +32,8 @@ export interface EvaluationRequest {
   readonly history?: readonly HistoryEntry[]
   /** Must-haves a maintainer waived for this commit, already checked by the shell. */
   readonly waived?: readonly Waiver[]
+  /** A rubric among several: which changed files its judges see (docs/rubric.md#several-rubrics). */
+  readonly scope?: EvidenceScope
 }
 
 /** The engine's ports: where gate results, evidence and judgement come from. */
@@ -102,7 +104,8 @@ export async function evaluate(
       evidence = await ports.evidence.collect({
         rubric,
         trusted: request.trusted,
-        ...(limit !== undefined && { limit })
+        ...(limit !== undefined && { limit }),
+        ...(request.scope && { scope: request.scope })
       })
     } catch (error) {
       if (!(error instanceof EvidenceUnavailableError)) throw error

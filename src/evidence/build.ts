@@ -9,7 +9,14 @@ import {
 import { listedFile, redactFile, ruledOut, type Exclusions, type ListedFile } from './sent-file.js'
 import { countTokens, countTokensUpTo } from './tokens.js'
 import { formatCount } from '../util/format-count.js'
-import type { ChangedFile, Evidence, FileKind, Omission, Redaction } from './types.js'
+import type {
+  ChangedFile,
+  Evidence,
+  EvidenceScope,
+  FileKind,
+  Omission,
+  Redaction
+} from './types.js'
 
 export const DEFAULT_MAX_EVIDENCE_TOKENS = 60_000
 /** The share of the budget the PR description may take: the change is what is being judged. */
@@ -27,6 +34,8 @@ export interface EvidenceInput {
    */
   readonly media?: ReadonlyMap<string, string>
   readonly maxTokens: number
+  /** A rubric among several: the files outside its paths are listed by name only. */
+  readonly scope?: EvidenceScope
 }
 
 /**
@@ -104,7 +113,7 @@ export function buildEvidence(input: EvidenceInput): Evidence {
   const omitted: { index: number; omission: Omission }[] = []
   const candidates: Candidate[] = []
   listed.forEach((file, index) => {
-    const omission = ruledOut(file, input.exclude, media)
+    const omission = ruledOut(file, input.exclude, media, input.scope)
     if (omission !== undefined) {
       omitted.push({ index, omission })
       return
@@ -119,11 +128,12 @@ export function buildEvidence(input: EvidenceInput): Evidence {
   const byImportance = [...candidates.map(c => c.index), ...omitted.map(o => o.index)]
   const listBudget = Math.floor(budget * LIST_SHARE)
   const inList = new Set<number>()
+  const longest = input.scope === undefined ? LONGEST_REASON : 'out-of-scope'
   let listTokens = 0
   for (const index of byImportance) {
     const file = listed[index]
     if (!file) continue
-    const cost = countTokensUpTo(fileListLine(file, LONGEST_REASON), listBudget - listTokens)
+    const cost = countTokensUpTo(fileListLine(file, longest), listBudget - listTokens)
     if (listTokens + cost > listBudget) break
     inList.add(index)
     listTokens += cost

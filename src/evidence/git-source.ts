@@ -109,6 +109,7 @@ export function pullRequestEvidence(
         media,
         pr: { title: options.title, body: options.body },
         exclude: exclusions(request, options.exclude),
+        ...(request.scope && { scope: request.scope }),
         maxTokens: Math.min(options.maxTokens, request.limit ?? Infinity)
       })
     }
@@ -140,6 +141,7 @@ export function localEvidence(
         media,
         pr: { title, body: body.join('\n').trim() },
         exclude: exclusions(request, options.exclude),
+        ...(request.scope && { scope: request.scope }),
         maxTokens: Math.min(options.maxTokens, request.limit ?? Infinity)
       })
     }

@@ -2,7 +2,7 @@ import { classify } from './classify.js'
 import { escapeName, showControls, textPastFirstLine } from './content.js'
 import { denylistRule, excludedBy } from './denylist.js'
 import { redactPatch } from './redact.js'
-import type { ChangedFile, FileKind, Omission, Redaction } from './types.js'
+import type { ChangedFile, EvidenceScope, FileKind, Omission, Redaction } from './types.js'
 
 /** A changed file as the file list shows it: with its kind. */
 export type ListedFile = ChangedFile & { readonly kind: FileKind }
@@ -75,11 +75,25 @@ export function listedFile(file: ChangedFile, media: ReadonlyMap<string, string>
 export function ruledOut(
   file: ListedFile,
   exclude: Exclusions,
-  media: ReadonlyMap<string, string>
+  media: ReadonlyMap<string, string>,
+  scope?: EvidenceScope
 ): Omission | undefined {
   const { path } = file
   const waived = excludedBy(path, exclude.waived)
   if (waived !== undefined) return { path, reason: 'excluded', detail: waived, counts: false }
+  // A file moved into or out of the rubric's paths is changed there too: by both names.
+  const names = file.previousPath === undefined ? [path] : [path, file.previousPath]
+  if (scope !== undefined && !names.some(scope.inScope)) {
+    const seen = names.some(scope.elsewhere)
+    return {
+      path,
+      reason: 'out-of-scope',
+      detail: seen
+        ? "outside this rubric's paths; the judges of another rubric that applies see it"
+        : "outside this rubric's paths, and no other rubric that applies matches it: it counts against coverage",
+      counts: !seen
+    }
+  }
   const hidden = excludedBy(path, exclude.unwaived)
   if (hidden !== undefined) {
     return {

@@ -1,5 +1,5 @@
 import type { Rubric } from '../rubric/types.js'
-import type { Evidence } from './types.js'
+import type { Evidence, EvidenceScope } from './types.js'
 
 export interface EvidenceRequest {
   readonly rubric: Rubric
@@ -10,6 +10,8 @@ export interface EvidenceRequest {
   readonly trusted: boolean
   /** The judges' context windows hold at most this many evidence tokens. */
   readonly limit?: number
+  /** A rubric among several: its judges see the files it matches, the others by name. */
+  readonly scope?: EvidenceScope
 }
 
 /**

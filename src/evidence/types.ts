@@ -23,7 +23,18 @@ export interface ChangedFile {
   readonly binary: boolean
 }
 
-export type OmissionReason = 'denylisted' | 'excluded' | 'media' | 'binary' | 'budget'
+export type OmissionReason =
+  'denylisted' | 'excluded' | 'media' | 'binary' | 'budget' | 'out-of-scope'
+
+/**
+ * Which changed files a rubric among several is about (its `paths`), and which the judges of
+ * another rubric that applies see: a file outside the first and the second counts against
+ * coverage, for no judge sees it (docs/rubric.md#several-rubrics).
+ */
+export interface EvidenceScope {
+  readonly inScope: (path: string) => boolean
+  readonly elsewhere: (path: string) => boolean
+}
 
 export interface Omission {
   readonly path: string

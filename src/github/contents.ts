@@ -30,6 +30,32 @@ export async function fileAt(
 }
 
 /**
+ * The paths of the files (not the folders) right in a folder at a ref, through the API, sorted;
+ * none when the folder does not exist there.
+ */
+export async function filesIn(
+  github: GitHub,
+  where: Repo & { readonly path: string; readonly ref: string }
+): Promise<string[]> {
+  try {
+    const { data } = await github.rest.repos.getContent({
+      owner: where.owner,
+      repo: where.repo,
+      path: where.path,
+      ref: where.ref
+    })
+    if (!Array.isArray(data)) return []
+    return data
+      .filter(entry => entry.type === 'file')
+      .map(entry => entry.path)
+      .sort()
+  } catch (error) {
+    if (statusOf(error) === 404) return []
+    throw error
+  }
+}
+
+/**
  * A file of any repository the token can read, at a ref: its text, or the status GitHub refused
  * it with (404 also when the token cannot see the repository).
  */

@@ -20,7 +20,7 @@ import {
   type IssueComment,
   type Repo
 } from './comment.js'
-import { fileAt, fileInRepository } from './contents.js'
+import { fileAt, fileInRepository, filesIn } from './contents.js'
 import type { ReadUpstream } from '../rubric/read-extends.js'
 import {
   rerunWorkflowRun,
@@ -45,6 +45,8 @@ export interface GitHubPort {
   readonly pullRequest: (number: number) => Promise<PullRequest | undefined>
   /** A file's text at a ref (a branch or a commit); undefined when it does not exist there. */
   readonly fileAt: (path: string, ref: string) => Promise<string | undefined>
+  /** The files right in a folder at a ref, sorted; none when it does not exist there. */
+  readonly filesAt: (folder: string, ref: string) => Promise<string[]>
   /** A rubric another repository's file names in `extends`, read with this token. */
   readonly upstreamFile: ReadUpstream
   /** Our comments on an issue or pull request carrying `marker`, oldest first. */
@@ -143,6 +145,7 @@ export function octokitPort(
     pullRequest: async number =>
       pullRequestOf((await api().rest.pulls.get({ ...repo, pull_number: number })).data),
     fileAt: (path, ref) => fileAt(api(), { ...repo, path, ref }),
+    filesAt: (folder, ref) => filesIn(api(), { ...repo, path: folder, ref }),
     upstreamFile: file => fileInRepository(api(), file),
     comments: (issue, marker) => findComments(api(), { ...repo, issue, marker }),
     upsertComment: (issue, body, existing) =>

@@ -26,6 +26,12 @@ const Entry = z.object({
 })
 const Login = z.string().regex(/^[A-Za-z0-9-]{1,39}(\[bot\])?$/)
 const Commit = z.string().regex(/^[0-9a-f]{40,64}$/)
+/** The most iterations kept per rubric among several (the whole pull request's are above). */
+export const MAX_RUBRIC_HISTORY = 10
+const RubricPart = z.object({
+  history: z.array(Entry).max(MAX_RUBRIC_HISTORY).catch([]),
+  judgement: SealedJudgementSchema.optional().catch(undefined)
+})
 /** Each part is read on its own: one that does not check is dropped, the others kept. */
 const State = z.object({
   v: z.literal(1),
@@ -56,7 +62,8 @@ const State = z.object({
   heal: z
     .object({ commit: Commit, count: z.int().min(1).max(100), due: z.boolean() })
     .optional()
-    .catch(undefined)
+    .catch(undefined),
+  rubrics: z.record(z.string().max(300), RubricPart).optional().catch(undefined)
 })
 
 /**
@@ -81,6 +88,17 @@ export interface CommentState {
   readonly heal?: StoredHeal
   /** `/council accept <criterion-id> <reason>`: each for its `commit` only. */
   readonly waivers?: readonly StoredWaiver[]
+  /**
+   * With several rubrics, each one's own memory by its check run's name; `history` above is then
+   * the pull request's, one entry per run with the worst verdict of the rubrics that applied.
+   */
+  readonly rubrics?: Readonly<Record<string, RubricMemory>>
+}
+
+/** What one rubric among several remembers: its last iterations and its judges' answers. */
+export interface RubricMemory {
+  readonly history: readonly HistoryEntry[]
+  readonly judgement?: SealedJudgement
 }
 
 /**
@@ -140,14 +158,15 @@ export function readState(body: string): CommentState {
     )
     const parsed = State.safeParse(json)
     if (!parsed.success) return { history: [] }
-    const { history, judgement, accepted, rerun, heal, waivers } = parsed.data
+    const { history, judgement, accepted, rerun, heal, waivers, rubrics } = parsed.data
     return {
       history,
       ...(judgement && { judgement }),
       ...(accepted && { accepted }),
       ...(rerun && { rerun }),
       ...(heal && { heal }),
-      ...(waivers && waivers.length > 0 && { waivers })
+      ...(waivers && waivers.length > 0 && { waivers }),
+      ...(rubrics && { rubrics: readRubrics(rubrics) })
     }
   } catch {
     return { history: [] }
@@ -223,7 +242,7 @@ function encode(state: CommentState): string {
 }
 
 function json(state: CommentState): string {
-  const { history, judgement, accepted, rerun, heal, waivers } = state
+  const { history, judgement, accepted, rerun, heal, waivers, rubrics } = state
   return JSON.stringify({
     v: 1,
     history,
@@ -231,19 +250,44 @@ function json(state: CommentState): string {
     ...(accepted && { accepted }),
     ...(rerun && { rerun }),
     ...(heal && { heal }),
-    ...(waivers && waivers.length > 0 && { waivers: waivers.slice(-MAX_WAIVERS) })
+    ...(waivers && waivers.length > 0 && { waivers: waivers.slice(-MAX_WAIVERS) }),
+    ...(rubrics && {
+      rubrics: Object.fromEntries(
+        Object.entries(rubrics).map(([name, memory]) => [
+          name,
+          { ...memory, history: memory.history.slice(-MAX_RUBRIC_HISTORY) }
+        ])
+      )
+    })
   })
 }
 
+/** Without the judges' answers, the pull request's and each rubric's (they only save calls). */
 function withoutJudgement(state: CommentState): CommentState {
-  const { history, accepted, rerun, heal, waivers } = state
+  const { history, accepted, rerun, heal, waivers, rubrics } = state
   return {
     history,
     ...(accepted && { accepted }),
     ...(rerun && { rerun }),
     ...(heal && { heal }),
-    ...(waivers && { waivers })
+    ...(waivers && { waivers }),
+    ...(rubrics && {
+      rubrics: Object.fromEntries(
+        Object.entries(rubrics).map(([name, memory]) => [name, { history: memory.history }])
+      )
+    })
   }
+}
+
+function readRubrics(
+  rubrics: Record<string, z.output<typeof RubricPart>>
+): Record<string, RubricMemory> {
+  return Object.fromEntries(
+    Object.entries(rubrics).map(([name, { history, judgement }]) => [
+      name,
+      { history, ...(judgement && { judgement }) }
+    ])
+  )
 }
 
 /**

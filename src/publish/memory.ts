@@ -29,6 +29,7 @@ export {
   MAX_WAIVER_ID,
   MAX_WAIVERS,
   type CommentState,
+  type RubricMemory,
   type StoredAcceptance,
   type StoredWaiver
 } from './memory-state.js'
@@ -223,12 +224,14 @@ export function mergeStates(
   const heal = same(fresh.heal, read.heal) ? ours.heal : fresh.heal
   const waivers = same(fresh.waivers, read.waivers) ? ours.waivers : fresh.waivers
   const judgement = oursIsCurrent ? ours.judgement : fresh.judgement
+  const rubrics = oursIsCurrent ? ours.rubrics : fresh.rubrics
   return {
     history: mergeHistories(fresh.history, ours.history, head),
     ...(judgement && { judgement }),
     ...(accepted && { accepted }),
     ...(rerun && { rerun }),
     ...(heal && { heal }),
-    ...(waivers && { waivers })
+    ...(waivers && { waivers }),
+    ...(rubrics && { rubrics })
   }
 }

@@ -450,3 +450,21 @@ const SENTENCES: { readonly [C in ReasonCode]: Sentences<C> } = {
         : 'The score is between the fail and pass thresholds: improve what the judges scored lowest and run `rubric-council check` again.'
   }
 }
+
+/** The check run's title of a rubric among several that does not apply to the pull request. */
+export function notApplicableTitle(scope: string): string {
+  return `not applicable: no changed file matches ${scope}`.slice(0, 255)
+}
+
+/** Its summary: why that is success, and what would make it apply. */
+export function notApplicableSummary(path: string): string {
+  return (
+    `The rubric \`${path}\` is scoped by its \`paths\` (or \`paths-ignore\`) to files this pull request does not change, so nothing was judged by it. ` +
+    'It applies, and is judged, on a push that changes one of those files.'
+  )
+}
+
+/** A rubric whose name another rubric file of the repository already has. */
+export function duplicateRubricName(name: string, first: string): string {
+  return `the rubric name "${name}" is already that of ${first}; each rubric needs its own name (its check run is named after it): set another \`name\` in the front matter, or rename the file`
+}

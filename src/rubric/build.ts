@@ -1,4 +1,5 @@
 import { buildCriteria } from './build-criteria.js'
+import { patternProblem } from './paths.js'
 import { buildDimensions } from './build-dimensions.js'
 import { buildGateOptions, buildGates } from './build-gates.js'
 import {
@@ -160,6 +161,21 @@ export function buildRubric(input: BuildInput): { rubric: Rubric; issues: Rubric
     atPath(['score_weights'], 'weight', 'score_weights must not all be 0')
   }
 
+  if (fm.paths !== undefined && fm['paths-ignore'] !== undefined) {
+    atPath(
+      ['paths-ignore'],
+      'paths',
+      'give paths or paths-ignore, not both (as GitHub’s on.pull_request filters); to leave files out of paths, add them to it with a leading "!"',
+      'key'
+    )
+  }
+  for (const key of ['paths', 'paths-ignore'] as const) {
+    fm[key]?.forEach((pattern, i) => {
+      const problem = patternProblem(pattern)
+      if (problem !== undefined) atPath([key, i], 'paths', `${key}: ${problem}`)
+    })
+  }
+
   const upstream = extendsOf(fm.extends, input.locate)
   // A rubric that extends another may only add to it, or only name it.
   if (
@@ -210,7 +226,12 @@ export function buildRubric(input: BuildInput): { rubric: Rubric; issues: Rubric
     scoreWeights,
     minCoverage: fm.min_coverage ?? DEFAULT_MIN_COVERAGE,
     exclude: fm.exclude ?? [],
-    extends: upstream
+    extends: upstream,
+    ...(fm.name !== undefined && { name: fm.name }),
+    scope: {
+      ...(fm.paths !== undefined && { paths: fm.paths }),
+      ...(fm['paths-ignore'] !== undefined && { pathsIgnore: fm['paths-ignore'] })
+    }
   }
   return { rubric, issues }
 }

@@ -1,4 +1,11 @@
-import type { CouncilConfig, Criterion, GateOptions, Rubric, Thresholds } from './types.js'
+import type {
+  CouncilConfig,
+  Criterion,
+  GateOptions,
+  Rubric,
+  RubricScope,
+  Thresholds
+} from './types.js'
 
 export interface RubricChange {
   readonly text: string
@@ -233,6 +240,17 @@ const RUBRIC: FieldTable<Rubric> = {
     u => u.spec,
     (before, after) => before.some(b => !after.some(a => a.spec === b.spec))
   ),
+  // Another name is another check run; fewer files in scope judge less of a pull request.
+  name: value('name', () => true),
+  scope: (before, after) =>
+    JSON.stringify(before) === JSON.stringify(after)
+      ? []
+      : [
+          {
+            text: `paths ${scopeText(before)} → ${scopeText(after)}`,
+            weakens: true
+          }
+        ],
   inherited: 'not a rule', // the rules it brought are compared with the rubric's own
   source: 'not a rule',
   hash: 'not a rule',
@@ -260,4 +278,11 @@ function ownValue<T>(record: Readonly<Record<string, T>>, key: string): T | unde
 
 function kind(c: Criterion): string {
   return c.required ? 'must-have' : 'nice-to-have'
+}
+
+/** A scope as the diff shows it. */
+function scopeText(scope: RubricScope): string {
+  if (scope.paths !== undefined) return `[${scope.paths.join(', ')}]`
+  if (scope.pathsIgnore !== undefined) return `all but [${scope.pathsIgnore.join(', ')}]`
+  return 'every file'
 }

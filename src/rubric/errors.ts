@@ -26,6 +26,8 @@ export type RubricRule =
   | 'council'
   | 'checker'
   | 'extends'
+  | 'paths'
+  | 'name'
 
 export interface RubricIssue {
   readonly file: string

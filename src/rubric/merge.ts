@@ -102,6 +102,9 @@ const MERGE: { readonly [K in keyof Required<Rubric>]: Merge<K> } = {
   // The caller's: both depend on every rubric merged, not on these two alone.
   hash: (_, local) => local.hash,
   extends: (_, local) => local.extends,
+  // Which rubric of the repository this is, and what it is about, are the repository's.
+  name: (_, local) => local.name,
+  scope: (_, local) => local.scope,
   inherited: () => undefined
 }
 

@@ -218,6 +218,11 @@ const ExtendsSchema = z
     'owner/repo/path@ref: a rubric in another repository, read through the API at a tag or a full commit SHA'
   )
 
+/** A rubric's name: shown in its check run's name, so letters, digits, spaces, `.`, `_` and `-`. */
+export const RUBRIC_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._ -]{0,62}[A-Za-z0-9._-]$|^[A-Za-z0-9]$/
+
+const PathPatterns = z.array(z.string().min(1)).min(1)
+
 /** Every top-level key, each validated on its own so one bad key does not hide the others' errors. */
 export const FRONT_MATTER_SHAPE = {
   $schema: z.string().optional().describe('Where editors find this schema; ignored'),
@@ -256,6 +261,19 @@ export const FRONT_MATTER_SHAPE = {
     .describe(
       'Globs of files never sent to the judges (secret files are sent with their credentials redacted)'
     ),
+  name: z
+    .string()
+    .regex(RUBRIC_NAME_PATTERN)
+    .optional()
+    .describe(
+      'The rubric’s name among several: its check run is "rubric-council / <name>" (default: the file’s name without its extension)'
+    ),
+  paths: PathPatterns.optional().describe(
+    'The rubric applies when a changed file matches one of these patterns (the syntax of on.pull_request.paths); its judges see the files it matches'
+  ),
+  'paths-ignore': PathPatterns.optional().describe(
+    'The rubric applies when a changed file matches none of these patterns (the syntax of on.pull_request.paths-ignore)'
+  ),
   extends: z
     .union([ExtendsSchema, z.array(ExtendsSchema).min(1).max(MAX_EXTENDS)])
     .optional()

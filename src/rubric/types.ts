@@ -1,3 +1,4 @@
+import type { RubricScope } from './paths.js'
 /** The validated, normalised rubric every later stage works from. */
 
 import type { RubricChange } from './diff.js'
@@ -106,6 +107,8 @@ export interface CouncilConfig {
   readonly maxExtraVotes: number
 }
 
+export type { RubricScope }
+
 export interface Rubric {
   readonly source: RubricSource
   /** sha256 of the file's bytes, first 12 hex digits. */
@@ -130,6 +133,13 @@ export interface Rubric {
   readonly exclude: readonly string[]
   /** The rubrics this file's `extends` names, as written, in order. */
   readonly extends: readonly Upstream[]
+  /**
+   * `name`: the rubric's name among several (its check run is `rubric-council / <name>`); the
+   * file's stem when absent (docs/rubric.md#several-rubrics).
+   */
+  readonly name?: string
+  /** `paths` and `paths-ignore`: the changed files it is about; neither: every file. */
+  readonly scope: RubricScope
   /** Set when the rubrics it extends were read and merged in: what came from them. */
   readonly inherited?: Inheritance
 }

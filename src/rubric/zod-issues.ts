@@ -131,7 +131,9 @@ function describeIssue(
             ? `may contain only letters, digits, - and _, got ${show(input)}`
             : path[0] === 'extends'
               ? `must be owner/repo/path@ref with a tag or a full commit SHA, e.g. octo-org/.github/rubrics/base.md@v1, got ${show(input)}`
-              : `has the wrong format, got ${show(input)}`,
+              : path[0] === 'name'
+                ? `may contain letters, digits, spaces, ".", "_" and "-" (at most 64, starting with a letter or digit and not ending with a space), got ${show(input)}`
+                : `has the wrong format, got ${show(input)}`,
           ruleFor(path, issue)
         )
       ]

@@ -1,0 +1,261 @@
+import { readFileSync } from 'node:fs'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { readState } from '../../src/publish/memory.js'
+import type { RubricsJsonReport } from '../../src/publish/rubrics.js'
+import { pullRequestEvent } from '../helpers/action-run.js'
+import { pullRequest, runInProcess, type PullRequest } from '../helpers/in-process.js'
+import { wireAnswer } from '../helpers/judge-answers.js'
+import { startProviderStandIn, type StandIn } from '../helpers/provider-standin.js'
+
+/**
+ * Several rubrics in `.github/rubrics/` (docs/rubric.md#several-rubrics), end to end in process:
+ * GitHub in memory serving the base branch's files, git for real, the judges played by the
+ * provider stand-in. Each rubric has its own check run; one that does not apply concludes
+ * `success` "not applicable"; the judges of one see the files it matches; and a pull request
+ * cannot add, rename or narrow the rubrics that grade it.
+ */
+
+const rubric = (front: string, criteria = '- careful: The change is careful'): string =>
+  `---\n${front}\ndimensions: false\n---\n## Criteria\n${criteria}\n`
+
+const PAYMENTS = rubric('paths: [services/payments/**]')
+const DOCS = rubric("paths: ['docs/**', '!docs/drafts/**']", '- clear: The docs are clear')
+/** Base files every pull request here starts from; `feature.ts` unchanged by the helper. */
+const BASE = {
+  '.github/rubrics/payments.md': PAYMENTS,
+  '.github/rubrics/docs.md': DOCS,
+  'feature.ts': 'export const feature = 1\n',
+  'services/payments/charge.ts': 'export const charge = (n: number) => n\n',
+  'services/auth/login.ts': 'export const login = () => true\n',
+  'lib/shared.ts': 'export const shared = 1\n',
+  'docs/guide.md': '# Guide\n'
+}
+const PAYMENT_CHANGE = {
+  'services/payments/charge.ts': 'export const charge = (n: number) => n * 100\n'
+}
+
+let providers: StandIn
+/** The criteria the judges FAIL. */
+let failing: string[] = []
+
+beforeAll(async () => {
+  providers = await startProviderStandIn(call => ({
+    json: wireAnswer(call.schema, { fail: failing })
+  }))
+})
+afterAll(async () => {
+  await providers.close()
+})
+
+const WORKFLOW = '.github/workflows/review.yml'
+
+const review = (pr: PullRequest, inputs: Record<string, string> = {}, event?: string) =>
+  runInProcess(pr, {
+    inputs: { models: 'openai:gpt-5.4-nano,openai:gpt-5.4-mini', ...inputs },
+    providers: {
+      OPENAI_API_KEY: 'sk-rubrics-test-0123456789',
+      OPENAI_BASE_URL: providers.openaiBaseUrl,
+      GITHUB_WORKFLOW_REF: `octo-org/octo-repo/${WORKFLOW}@refs/pull/${String(pr.number)}/merge`
+    },
+    ...(event !== undefined && { event })
+  })
+
+const checksOn = (pr: PullRequest) =>
+  new Map(
+    pr.github.checkRuns
+      .filter(c => c.head_sha === pr.repo.headSha)
+      .map(c => [c.name, { conclusion: c.conclusion, title: c.title }])
+  )
+const comments = (pr: PullRequest) => pr.github.commentsOn(pr.number)
+const report = (path: string | undefined): RubricsJsonReport =>
+  JSON.parse(readFileSync(path ?? '', 'utf8')) as RubricsJsonReport
+
+describe('several rubrics', () => {
+  it('judges only the rubric whose paths a pull request touches, one call per member; the other concludes success "not applicable"', async () => {
+    failing = []
+    const pr = pullRequest(BASE, PAYMENT_CHANGE)
+    const before = providers.calls.length
+    const result = await review(pr)
+    expect([result.outputs.verdict, result.code]).toEqual(['PASS', 0])
+    // Two members, one rubric judged: two calls, not four.
+    expect(providers.calls.length - before).toBe(2)
+    expect(checksOn(pr)).toEqual(
+      new Map([
+        [
+          'rubric-council / payments',
+          { conclusion: 'success', title: expect.stringMatching(/^PASS: /) }
+        ],
+        [
+          'rubric-council / docs',
+          {
+            conclusion: 'success',
+            title: 'not applicable: no changed file matches paths docs/**, !docs/drafts/**'
+          }
+        ]
+      ])
+    )
+    // One sticky comment, a section per rubric that applied.
+    expect(comments(pr)).toHaveLength(1)
+    const body = comments(pr)[0]?.body ?? ''
+    expect(body).toContain('| <code>rubric-council / docs</code> | ➖ not applicable |')
+    expect(body).toContain('<summary><b>payments</b>: ✅ PASS</summary>')
+    const written = report(result.outputs.report)
+    expect(written.rubrics.map(r => [r.name, r.applicable, r.report?.verdict])).toEqual([
+      ['payments', true, 'PASS'],
+      ['docs', false, undefined]
+    ])
+  })
+
+  it("shows a rubric's judges the files it matches, and the other changed files by name only", async () => {
+    failing = []
+    const auth = rubric('paths: [services/auth/**]')
+    const pr = pullRequest(
+      { ...BASE, '.github/rubrics/auth.md': auth },
+      {
+        ...PAYMENT_CHANGE,
+        'services/auth/login.ts': 'export const login = () => SECRET_AUTH_CHANGE\n'
+      }
+    )
+    const before = providers.calls.length
+    const result = await review(pr, { models: 'openai:gpt-5.4-nano' })
+    expect(result.outputs.verdict).toBe('PASS')
+    const prompts = providers.calls.slice(before).map(c => c.text)
+    expect(prompts).toHaveLength(2)
+    const payments = prompts.find(p => p.includes('n * 100')) ?? ''
+    const auths = prompts.find(p => p.includes('SECRET_AUTH_CHANGE')) ?? ''
+    // Each sees its own file's change, and names the other's without its content.
+    expect(payments).not.toContain('SECRET_AUTH_CHANGE')
+    expect(payments).toContain('services/auth/login.ts')
+    expect(payments).toContain('not shown: out-of-scope')
+    expect(auths).not.toContain('n * 100')
+    expect(checksOn(pr).get('rubric-council / auth')?.conclusion).toBe('success')
+  })
+
+  it('puts the worst verdict first in the comment, and fails the step with the failing rubric named', async () => {
+    failing = ['clear']
+    const pr = pullRequest(BASE, { ...PAYMENT_CHANGE, 'docs/guide.md': '# Guide\n\nMore.\n' })
+    const result = await review(pr, { models: 'openai:gpt-5.4-nano' })
+    expect([result.outputs.verdict, result.code]).toEqual(['FAIL', 1])
+    expect(checksOn(pr).get('rubric-council / docs')?.conclusion).toBe('failure')
+    expect(checksOn(pr).get('rubric-council / payments')?.conclusion).toBe('success')
+    const body = comments(pr)[0]?.body ?? ''
+    expect(body.indexOf('<b>docs</b>')).toBeLessThan(body.indexOf('<b>payments</b>'))
+    expect(body).toContain('<details open>\n<summary><b>docs</b>: ❌ FAIL</summary>')
+    expect(result.log.join('\n')).toMatch(/rubric-council \/ docs: Rubric Council: FAIL/)
+    // Each rubric keeps its own history; the pull request's has the worst verdict.
+    const state = readState(body)
+    expect(state.history.at(-1)).toMatchObject({
+      verdict: 'FAIL',
+      summary: 'docs FAIL · payments PASS'
+    })
+    expect(Object.keys(state.rubrics ?? {}).sort()).toEqual([
+      'rubric-council / docs',
+      'rubric-council / payments'
+    ])
+  })
+
+  it('keeps the main rubric as the catch-all, under the check’s own name', async () => {
+    failing = []
+    const pr = pullRequest(
+      { ...BASE, '.github/rubric.md': rubric('title: Everything') },
+      { 'lib/shared.ts': 'export const shared = 2\n' }
+    )
+    const result = await review(pr, { models: 'openai:gpt-5.4-nano' })
+    expect(result.outputs.verdict).toBe('PASS')
+    const checks = checksOn(pr)
+    expect(checks.get('rubric-council')?.conclusion).toBe('success')
+    expect(checks.get('rubric-council')?.title).toMatch(/^PASS/)
+    expect(checks.get('rubric-council / payments')?.title).toMatch(/^not applicable/)
+  })
+
+  it('attack: a changed file no rubric that applies matches counts against coverage, so it cannot ride along unseen', async () => {
+    failing = []
+    const pr = pullRequest(BASE, {
+      ...PAYMENT_CHANGE,
+      'lib/shared.ts': 'export const shared = () => process.env.PAYMENTS_KEY\n'
+    })
+    const before = providers.calls.length
+    const result = await review(pr, { models: 'openai:gpt-5.4-nano' })
+    expect([result.outputs.verdict, result.outputs.reasons]).toEqual([
+      'UNCLEAR',
+      'incomplete_coverage'
+    ])
+    expect(checksOn(pr).get('rubric-council / payments')?.conclusion).toBe('action_required')
+    for (const call of providers.calls.slice(before))
+      expect(call.text).not.toContain('PAYMENTS_KEY')
+  })
+
+  it('attack: a pull request cannot narrow, rename or add the rubrics that grade it', async () => {
+    failing = ['careful']
+    const pr = pullRequest(BASE, {
+      ...PAYMENT_CHANGE,
+      // Narrowed to nothing it touches, and a second file claiming the same check run's name.
+      '.github/rubrics/payments.md': rubric('paths: [nowhere/**]'),
+      '.github/rubrics/lenient.md':
+        '---\nname: payments\ndimensions: false\n---\n## Criteria\n- ok: Anything\n'
+    })
+    const result = await review(pr, { models: 'openai:gpt-5.4-nano' })
+    expect(result.outputs.verdict).toBe('FAIL')
+    const checks = checksOn(pr)
+    // Graded by the base branch's rubric; the added file is not a rubric until it is merged.
+    expect(checks.get('rubric-council / payments')?.conclusion).toBe('failure')
+    expect([...checks.keys()].sort()).toEqual([
+      'rubric-council / docs',
+      'rubric-council / payments'
+    ])
+    expect(comments(pr)[0]?.body).toContain(
+      '**weakens:** paths \\[services/payments/\\*\\*\\] → \\[nowhere/\\*\\*\\]'
+    )
+  })
+
+  it('attack: two base rubrics of one name do not both write its check run; the second says why', async () => {
+    failing = ['careful']
+    const pr = pullRequest(
+      {
+        ...BASE,
+        '.github/rubrics/zz-lenient.md':
+          '---\nname: payments\ndimensions: false\n---\n## Criteria\n- ok: Anything\n'
+      },
+      PAYMENT_CHANGE
+    )
+    const result = await review(pr, { models: 'openai:gpt-5.4-nano' })
+    expect(result.outputs.verdict).toBe('FAIL')
+    const payments = pr.github.checkRuns.filter(
+      c => c.head_sha === pr.repo.headSha && c.name === 'rubric-council / payments'
+    )
+    // The first file's verdict stands: the duplicate is UNCLEAR, never a success under that name.
+    expect(payments.map(c => c.conclusion).sort()).toEqual(['action_required', 'failure'])
+    expect(result.log.join('\n')).toContain(
+      'the rubric name "payments" is already that of .github/rubrics/payments.md'
+    )
+  })
+
+  it('concludes every rubric "skipped" when a skip rule holds', async () => {
+    const pr = pullRequest(
+      {
+        ...BASE,
+        [WORKFLOW]:
+          'on:\n  pull_request:\n    types: [opened, synchronize, ready_for_review]\njobs: {}\n'
+      },
+      PAYMENT_CHANGE
+    )
+    const result = await review(
+      pr,
+      { 'skip-drafts': 'true' },
+      pullRequestEvent(pr.repo, { number: pr.number, pullRequest: { draft: true } })
+    )
+    expect(result.outputs.verdict).toBe('SKIPPED')
+    expect(checksOn(pr)).toEqual(
+      new Map([
+        [
+          'rubric-council / docs',
+          { conclusion: 'success', title: 'skipped: a draft pull request' }
+        ],
+        [
+          'rubric-council / payments',
+          { conclusion: 'success', title: 'skipped: a draft pull request' }
+        ]
+      ])
+    )
+  })
+})

@@ -1,0 +1,104 @@
+import { posix } from 'node:path'
+import type { EvidenceScope } from '../evidence/types.js'
+import { inScope, isScoped, type RubricScope } from '../rubric/paths.js'
+import type { Rubric } from '../rubric/types.js'
+
+/**
+ * Several rubrics in one repository (docs/rubric.md#several-rubrics): which of them apply to a
+ * pull request, under which check run names, and what each one's judges see. Pure.
+ */
+
+/** A rubric file of the repository, and the rubric it makes when it is a valid one. */
+export interface RubricFile {
+  /** Its path in the repository. */
+  readonly repoPath: string
+  /** `.github/rubric.md` (the `rubric` input): its check run keeps the check's own name. */
+  readonly main: boolean
+  /** Undefined when it is not a valid rubric (its check run then says why). */
+  readonly rubric: Rubric | undefined
+}
+
+export interface PlannedRubric<F extends RubricFile = RubricFile> {
+  readonly file: F
+  /** Its name: `name` from its front matter, else the file's stem (`rubric` for the main one). */
+  readonly name: string
+  /** Its check run's name before any base branch suffix: `check-name`, or `check-name / <name>`. */
+  readonly checkName: string
+  /** Another file of the same name came first: this one is not judged, and says so. */
+  readonly duplicateOf?: string
+  readonly applicable: boolean
+  /** What its judges see, for a scoped rubric that applies (an unscoped one sees every file). */
+  readonly scope?: EvidenceScope
+}
+
+/** A file's name without its folder and extension. */
+export function rubricStem(path: string): string {
+  const base = posix.basename(path)
+  const dot = base.lastIndexOf('.')
+  return dot > 0 ? base.slice(0, dot) : base
+}
+
+/**
+ * Each rubric's plan for a pull request that changed `changed` (renamed files by both names;
+ * undefined when the change could not be read: then every rubric applies, and each says why it
+ * has no verdict). A rubric applies when it is not scoped, when a changed file is in its scope, or
+ * when the pull request changes the rubric's own file (its review shows what the change would do);
+ * one that is not valid always applies, so that its problems are shown.
+ */
+export function planRubrics<F extends RubricFile>(
+  files: readonly F[],
+  changed: readonly string[] | undefined,
+  checkName: string
+): PlannedRubric<F>[] {
+  const seen = new Map<string, string>()
+  const planned = files.map(file => {
+    const name = file.rubric?.name ?? (file.main ? 'rubric' : rubricStem(file.repoPath))
+    const full = file.main ? checkName : `${checkName} / ${name}`
+    const duplicateOf = seen.get(full)
+    if (duplicateOf === undefined) seen.set(full, file.repoPath)
+    const scope = file.rubric?.scope ?? {}
+    const matches = inScope(scope)
+    const applicable =
+      duplicateOf !== undefined ||
+      file.rubric === undefined ||
+      changed === undefined ||
+      !isScoped(scope) ||
+      changed.some(path => path === file.repoPath || matches(path))
+    return {
+      file,
+      name,
+      checkName: full,
+      ...(duplicateOf !== undefined && { duplicateOf }),
+      applicable,
+      matches
+    }
+  })
+  // What the judges of the rubrics that apply see: a file no rubric that applies matches counts
+  // against the coverage of each (no judge sees it).
+  const judged = planned.filter(p => p.applicable && p.duplicateOf === undefined && p.file.rubric)
+  return planned.map(({ matches, ...plan }) => {
+    const scoped = isScoped(plan.file.rubric?.scope ?? {})
+    if (!plan.applicable || !scoped) return plan
+    const others = judged.filter(p => p.file !== plan.file).map(p => p.matches)
+    return {
+      ...plan,
+      scope: { inScope: matches, elsewhere: path => others.some(m => m(path)) }
+    }
+  })
+}
+
+/** The scope's patterns as a person reads them, at most `max` characters. */
+export function scopeText(scope: RubricScope, max = 160): string {
+  const list = (patterns: readonly string[]): string => {
+    let text = ''
+    for (const [i, p] of patterns.entries()) {
+      const next = `${text}${i === 0 ? '' : ', '}${p}`
+      if (next.length > max) return `${text}, and ${patterns.length - i} more`
+      text = next
+    }
+    return text
+  }
+  if (scope.paths !== undefined) return `paths ${list(scope.paths)}`
+  if (scope.pathsIgnore !== undefined) return `anything but paths-ignore ${list(scope.pathsIgnore)}`
+  return 'every file'
+}
