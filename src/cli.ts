@@ -104,7 +104,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
           force: parsed.values.force === true,
           forks: parsed.values.forks === true,
           target: parsed.values.target === true,
-          calibrate: parsed.values.calibrate === true
+          calibrate: parsed.values.calibrate === true,
+          rubrics: parsed.values.rubrics === true
         },
         io
       )

@@ -37,6 +37,14 @@ export const INIT_SPEC: CommandSpec = {
       ]
     },
     {
+      name: 'rubrics',
+      type: 'boolean',
+      help: [
+        'Write only .github/rubrics/example.md: a rubric scoped by paths, with its own check run',
+        '"rubric-council / example", beside .github/rubric.md (default: off). Kept if it exists'
+      ]
+    },
+    {
       name: 'force',
       type: 'boolean',
       help: [

@@ -165,6 +165,7 @@ export async function initCommand(
     readonly forks: boolean
     readonly target?: boolean
     readonly calibrate?: boolean
+    readonly rubrics?: boolean
   },
   io: CliIo,
   pinFacts: () => PinFacts = readPinFacts
@@ -174,6 +175,15 @@ export async function initCommand(
       'rubric-council: --calibrate writes only the calibration workflow: run it apart from --forks and --target (see rubric-council init --help)'
     )
     return USAGE_ERROR
+  }
+  if (options.rubrics === true) {
+    if (options.forks || options.target === true || options.calibrate === true) {
+      io.stderr(
+        'rubric-council: --rubrics writes only the example rubric: run it apart from --forks, --target and --calibrate (see rubric-council init --help)'
+      )
+      return USAGE_ERROR
+    }
+    return writeExampleRubric(io)
   }
   if (options.target === true) {
     const problem = options.forks
@@ -303,6 +313,64 @@ async function writeCalibrateWorkflow(io: CliIo, pin: ActionPin, force: boolean)
       '     proposes one from this history; review each case (docs/calibration.md).',
       '  2. Commit both; run it from Actions → Rubric Council calibration → Run workflow. The reports',
       '     are the run’s artifact, rubric-council-calibration, and the Markdown one its summary.'
+    ].join('\n')
+  )
+  return 0
+}
+
+/** `init --rubrics`: where the example rubric among several goes. */
+export const EXAMPLE_RUBRIC_FILE = '.github/rubrics/example.md'
+
+/** The example rubric among several: scoped by `paths`, its check run named after it. */
+export function exampleRubric(): string {
+  return `---
+# yaml-language-server: $schema=${RUBRIC_SCHEMA_URL}
+# One rubric among several (docs/rubric.md#several-rubrics of Rubric Council). Its check run is
+# "rubric-council / example" (the file's name, or \`name\`). It applies to a pull request that
+# changes a file matching \`paths\` (the syntax of on.pull_request.paths: "*" stays within a
+# folder, "**" crosses folders, a leading "!" takes files back out), and its judges see those
+# files; otherwise its check run concludes success, "not applicable".
+name: example
+paths:
+  - 'src/**'
+  - '!src/**/*.generated.*'
+---
+
+# Example: the source
+
+## Criteria
+
+- tested: New or changed behaviour in src/ is covered by tests that would fail without the change
+- compatible: Exported functions keep their signatures, or the change says why not
+
+## Notes
+
+What the judges should know about this part of the repository (not scored).
+`
+}
+
+/** `init --rubrics`: the example rubric among several; an existing one is kept. */
+async function writeExampleRubric(io: CliIo): Promise<number> {
+  const full = join(io.cwd, EXAMPLE_RUBRIC_FILE)
+  if (existsSync(full)) {
+    io.stdout(`kept ${EXAMPLE_RUBRIC_FILE} as it is (init never overwrites a rubric)`)
+  } else {
+    await mkdir(dirname(full), { recursive: true })
+    await writeFile(full, exampleRubric())
+    io.stdout(`wrote ${EXAMPLE_RUBRIC_FILE}`)
+  }
+  io.stdout(
+    [
+      '',
+      'Next:',
+      `  1. Rename ${EXAMPLE_RUBRIC_FILE} after the part of the repository it is about, and set its paths`,
+      '     and criteria. Every *.md and *.yml file in .github/rubrics/ is a rubric with its own check',
+      '     run, "rubric-council / <name>"; .github/rubric.md, if kept, judges every pull request.',
+      '  2. A changed file that no rubric judging the pull request matches counts against coverage:',
+      "     keep .github/rubric.md as the catch-all, or list such files in a rubric's exclude.",
+      '  3. Check them all: rubric-council validate (it also names paths that match no file).',
+      '  4. Once merged, make each "rubric-council / <name>" a required status check: one that does',
+      '     not apply concludes success, so it never waits.'
     ].join('\n')
   )
   return 0

@@ -468,3 +468,8 @@ export function notApplicableSummary(path: string): string {
 export function duplicateRubricName(name: string, first: string): string {
   return `the rubric name "${name}" is already that of ${first}; each rubric needs its own name (its check run is named after it): set another \`name\` in the front matter, or rename the file`
 }
+
+/** A `paths` pattern that matches no file of the repository: its rubric would never apply. */
+export function unmatchedPattern(pattern: string, file: string): string {
+  return `paths: "${pattern}" matches no file in this repository, so ${file} would never apply to a pull request that changes only existing files; check the pattern (paths are relative to the repository's root; "*" does not cross "/", "**" does)`
+}

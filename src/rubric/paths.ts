@@ -2,7 +2,7 @@
  * A rubric's `paths` and `paths-ignore`, with the meaning GitHub gives `on.pull_request.paths`
  * (docs.github.com, "Workflow syntax for GitHub Actions", filter pattern cheat sheet): a pattern
  * matches the whole path from the repository's root; `*` is any run of characters but `/`, `**`
- * any run of characters, `/` included, `?` at most one character but `/`, `+` one or more of the
+ * any run of characters, `/` included (followed by `/`: any number of folders, none included), `?` at most one character but `/`, `+` one or more of the
  * character before it, `[…]` one character of a set or range, `\` makes the next character plain;
  * a pattern that starts with `!` takes back what the patterns before it matched, so the last
  * pattern that matches a path decides. Dots are plain characters: `**` matches `.github/x` and
@@ -45,7 +45,10 @@ function compile(pattern: string): RegExp {
     if (char === '*') {
       const double = pattern[i + 1] === '*'
       if (double) i++
-      source += double ? '.*' : '[^/]*'
+      // `**/` is any number of folders, none included: `**/README.md` matches `README.md`.
+      const folders = double && pattern[i + 1] === '/'
+      if (folders) i++
+      source += folders ? '(?:.*/)?' : double ? '.*' : '[^/]*'
       previous = ''
       continue
     } else if (char === '?') {

@@ -1,0 +1,109 @@
+import { execFileSync } from 'node:child_process'
+import { mkdtemp, mkdir, readFile, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import type { CliIo } from '../../src/cli/io.js'
+import { main } from '../../src/cli.js'
+import { parseRubric } from '../../src/rubric/parse.js'
+
+/** `validate` and `init --rubrics` in a repository with several rubrics in `.github/rubrics/`. */
+
+async function repository(files: Record<string, string>): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'rc-rubrics-'))
+  for (const [path, text] of Object.entries(files)) {
+    await mkdir(join(dir, path, '..'), { recursive: true })
+    await writeFile(join(dir, path), text)
+  }
+  execFileSync('git', ['init', '-q'], { cwd: dir })
+  execFileSync('git', ['add', '-A'], { cwd: dir })
+  return dir
+}
+
+async function cli(argv: string[], cwd: string) {
+  const out: string[] = []
+  const err: string[] = []
+  const io: CliIo = {
+    stdout: l => out.push(l),
+    stderr: l => err.push(l),
+    env: { PATH: process.env.PATH },
+    cwd
+  }
+  const code = await main(argv, io)
+  return { code, out: out.join('\n'), err: err.join('\n') }
+}
+
+const rubric = (front: string): string => `---\n${front}\n---\n## Criteria\n- a: A\n`
+
+describe('validate with several rubrics', () => {
+  it('checks the main rubric and every rubric in .github/rubrics/ when given no file', async () => {
+    const dir = await repository({
+      '.github/rubric.md': rubric('title: All'),
+      '.github/rubrics/payments.md': rubric('paths: [services/payments/**]'),
+      '.github/rubrics/docs.yml':
+        'paths: [docs/**]\ncriteria:\n  - id: clear\n    description: Clear\n',
+      'services/payments/a.ts': 'a\n',
+      'docs/a.md': 'a\n'
+    })
+    const result = await cli(['validate'], dir)
+    expect(result.code).toBe(0)
+    expect(result.out.split('\n').map(l => l.split(':')[0])).toEqual([
+      '.github/rubric.md',
+      '.github/rubrics/docs.yml',
+      '.github/rubrics/payments.md',
+      '3 of 3 rubrics valid'
+    ])
+  })
+
+  it('fails on a paths pattern that matches no file, at its line, and on two rubrics of one name', async () => {
+    const dir = await repository({
+      '.github/rubrics/payments.md': rubric(
+        "paths:\n  - 'services/payments/**'\n  - 'servces/payments/**'"
+      ),
+      '.github/rubrics/zz.md': rubric('name: payments\npaths: [services/**]'),
+      'services/payments/a.ts': 'a\n'
+    })
+    const result = await cli(['validate'], dir)
+    expect(result.code).toBe(1)
+    expect(result.err).toContain(
+      '.github/rubrics/payments.md:4: error: paths: "servces/payments/**" matches no file in this repository'
+    )
+    expect(result.err).toContain(
+      '.github/rubrics/zz.md:1: error: the rubric name "payments" is already that of .github/rubrics/payments.md'
+    )
+    expect(result.out).toContain('0 of 2 rubrics valid')
+  })
+})
+
+describe('init --rubrics', () => {
+  it('writes an example rubric scoped by paths, which validates, and keeps one that exists', async () => {
+    const dir = await repository({ 'src/index.ts': 'export {}\n' })
+    const first = await cli(['init', '--rubrics'], dir)
+    expect(first.code).toBe(0)
+    expect(first.out).toContain('wrote .github/rubrics/example.md')
+    const text = await readFile(join(dir, '.github/rubrics/example.md'), 'utf8')
+    const parsed = parseRubric({ text, path: 'example.md' })
+    expect(parsed.ok && [parsed.value.name, parsed.value.scope]).toEqual([
+      'example',
+      { paths: ['src/**', '!src/**/*.generated.*'] }
+    ])
+    execFileSync('git', ['add', '-A'], { cwd: dir })
+    expect((await cli(['validate'], dir)).code).toBe(0)
+
+    await writeFile(join(dir, '.github/rubrics/example.md'), rubric('paths: [src/**]'))
+    const again = await cli(['init', '--rubrics'], dir)
+    expect(again.out).toContain('kept .github/rubrics/example.md as it is')
+    expect(await readFile(join(dir, '.github/rubrics/example.md'), 'utf8')).toBe(
+      rubric('paths: [src/**]')
+    )
+  })
+
+  it('is a usage error with another layout option', async () => {
+    const dir = await repository({})
+    const result = await cli(['init', '--rubrics', '--forks'], dir)
+    expect([result.code, result.err]).toEqual([
+      2,
+      'rubric-council: --rubrics writes only the example rubric: run it apart from --forks, --target and --calibrate (see rubric-council init --help)'
+    ])
+  })
+})
