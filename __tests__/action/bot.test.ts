@@ -474,6 +474,35 @@ describe('a push that changes the base rubric', () => {
     )
   })
 
+  it('re-runs the reviews when a rubric in .github/rubrics/ changes, leaving each rubric its own pending check', async () => {
+    const github = new MemoryGitHub()
+    const scoped = '---\npaths: [src/**]\n---\n## Criteria\n- tested: Tested\n'
+    const pr = pullRequest({ '.github/rubrics/src.md': scoped }, {}, github)
+    github.setFile('new-tip', '.github/rubrics/src.md', `${scoped}- typed: Typed\n`)
+    const run = github.addRun('rubric-council.yml', pr.number, pr.repo.headSha)
+    const result = await pushed(pr, pr.repo.baseSha, 'new-tip')
+    expect(github.reruns).toEqual([run.id])
+    expect(result.log).toContain(
+      `Rubric Council: the rubric changed on ${baseBranch(pr.repo)} (${rubricHash(scoped)} → ${rubricHash(`${scoped}- typed: Typed\n`)}); re-verifying 1 open pull request`
+    )
+    // No pending "rubric-council" check: the re-run review starts each rubric's own.
+    expect(github.checkRuns).toEqual([])
+  })
+
+  it('does nothing when no rubric in .github/rubrics/ changed either', async () => {
+    const github = new MemoryGitHub()
+    const scoped = '---\npaths: [src/**]\n---\n## Criteria\n- tested: Tested\n'
+    const pr = pullRequest({ '.github/rubrics/src.md': scoped }, {}, github)
+    github.setFile('new-tip', '.github/rubrics/src.md', scoped)
+    github.setFile('new-tip', 'src/other.ts', 'export {}\n')
+    github.addRun('rubric-council.yml', pr.number, pr.repo.headSha)
+    const result = await pushed(pr, pr.repo.baseSha, 'new-tip')
+    expect(github.reruns).toEqual([])
+    expect(result.log).toContain(
+      `Rubric Council: .github/rubric.md and .github/rubrics/ did not change on ${baseBranch(pr.repo)}; nothing to re-verify`
+    )
+  })
+
   it('does nothing when the rubric did not change', async () => {
     const pr = judged()
     pr.github.setFile('new-tip', '.github/rubric.md', RUBRIC)

@@ -131,6 +131,35 @@ describe('a schedule run', () => {
     expect(providers.probes.length).toBe(probes)
   })
 
+  it('with several rubrics, re-runs when one rubric is UNCLEAR rate_limited and the other does not apply', async () => {
+    const github = new MemoryGitHub()
+    const pr = pullRequest(
+      {
+        '.github/rubrics/code.md': `---\npaths: ['*.ts']\n${RUBRIC.slice(4)}`,
+        '.github/rubrics/docs.md': `---\npaths: [docs/**]\n${RUBRIC.slice(4)}`
+      },
+      {},
+      github
+    )
+    const run = github.addRun(REVIEW_WORKFLOW, pr.number, pr.repo.headSha)
+    judges = 'limited'
+    expect(await review(pr)).toBe('UNCLEAR rate_limited')
+    const ran = await scheduled(pr)
+    expect(github.reruns).toEqual([run.id])
+    expect(summary(ran)).toContain('1 open pull request, 1 with an UNCLEAR check; re-verified 1')
+    judges = 'pass'
+    expect(await review(pr)).toBe('PASS')
+    expect(state(pr).history.map(h => [h.verdict, h.note])).toEqual([
+      ['UNCLEAR', undefined],
+      ['PASS', 're-verified after a provider outage']
+    ])
+    const checks = github.checkRuns.filter(c => c.head_sha === pr.repo.headSha)
+    expect(checks.filter(c => c.name === 'rubric-council / code').map(c => c.conclusion)).toEqual([
+      'action_required',
+      'success'
+    ])
+  })
+
   it('leaves an UNCLEAR judge_disagreement alone, probing no provider', async () => {
     const github = new MemoryGitHub()
     const { pr } = opened(github, SPLIT_RUBRIC)

@@ -21,6 +21,7 @@ import { mapBounded } from '../util/pool.js'
 import { isRecord } from '../util/is-record.js'
 import { acceptForm, COMMANDS_HELP, mayCommand, parseCommand } from './commands.js'
 import { baseCriteria, repositoryRubricPath } from './rubric.js'
+import { isRubricFile, rubricsFolder } from '../engine/rubric-set.js'
 import type { HistoryEntry } from '../engine/history.js'
 import type { IssueComment } from '../github/comment.js'
 import type { ActionInputs } from './inputs.js'
@@ -73,19 +74,34 @@ export async function rubricPushed(context: BotContext): Promise<void> {
   const defaultBranch =
     typeof repository.default_branch === 'string' ? repository.default_branch : ''
   const name = checkRunName(inputs.checkName, { baseRef: branch, defaultBranch })
-  const path = repositoryRubricPath(inputs)
-  const [old, now] = await Promise.all([github.fileAt(path, before), github.fileAt(path, after)])
-  if (old === now) {
-    io.info(`Rubric Council: ${path} did not change on ${branch}; nothing to re-verify`)
+  let pending = true
+  const main = repositoryRubricPath(inputs)
+  // The rubric, and the rubrics in the folder beside it (docs/rubric.md#several-rubrics).
+  const folder = rubricsFolder(main)
+  const listed = await Promise.all([github.filesAt(folder, before), github.filesAt(folder, after)])
+  const paths = [main, ...new Set(listed.flat().filter(isRubricFile))]
+  const versions = await Promise.all(
+    paths.map(async p => [await github.fileAt(p, before), await github.fileAt(p, after)] as const)
+  )
+  const changed = paths.filter((_, i) => versions[i]?.[0] !== versions[i]?.[1])
+  if (changed.length === 0) {
+    const what = paths.length === 1 ? main : `${main} and ${folder}/`
+    io.info(`Rubric Council: ${what} did not change on ${branch}; nothing to re-verify`)
     return
   }
-  const change = `${old === undefined ? 'none' : rubricHash(old)} → ${now === undefined ? 'none' : rubricHash(now)}`
+  const hash = (text: string | undefined): string =>
+    text === undefined ? 'none' : rubricHash(text)
+  const [old, now] = versions[paths.indexOf(changed[0] ?? main)] ?? []
+  const path = changed.join(', ')
+  const change =
+    changed.length === 1 ? `${hash(old)} → ${hash(now)}` : `${changed.length} rubrics changed`
+  // With several rubrics each has its check run, which the review marks pending itself.
+  if (listed[1].some(isRubricFile)) pending = false
   const pulls = await github.openPullRequests(branch)
   io.info(
     `Rubric Council: the rubric changed on ${branch} (${change}); re-verifying ${pulls.length} open pull request${pulls.length === 1 ? '' : 's'}`
   )
   let stopped: string | undefined
-  let pending = true
   const problems: string[] = []
   const done = await mapBounded(pulls, REVERIFY_WIDTH, async pr => {
     if (stopped !== undefined) return false

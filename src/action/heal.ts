@@ -15,6 +15,8 @@ import type { ActionInputs } from './inputs.js'
 import type { ActionIO } from './io.js'
 import { reverify, SHARED_PROBLEMS } from './reverify.js'
 import { baseRubric, repositoryRubricPath } from './rubric.js'
+import { isRubricFile, rubricsFolder } from '../engine/rubric-set.js'
+import type { ListedCheckRun } from '../github/check-run.js'
 
 /** How many pull requests are looked at at once. */
 const LOOK_WIDTH = 4
@@ -124,22 +126,49 @@ export async function healOutages(context: HealContext): Promise<void> {
 
 /** Our latest check run on the pull request's head, and the comment's memory when it is UNCLEAR. */
 async function look(github: GitHubPort, checkName: string, pr: OpenPullRequest): Promise<Looked> {
-  const runs = await github.checkRunsNamed(pr.headSha, checkRunName(checkName, pr))
-  const latest = runs
-    .filter(r => r.externalId === CHECK_RUN_MARK)
-    .reduce<(typeof runs)[number] | undefined>(
-      (a, r) => (a === undefined || r.id > a.id ? r : a),
-      undefined
-    )
+  let latest = await latestOurs(github, pr.headSha, checkRunName(checkName, pr))
+  let read: { comment?: IssueComment; state: CommentState } | undefined
+  if (latest === undefined) {
+    // Several rubrics (docs/rubric.md#several-rubrics): each has its own check run, and the
+    // comment names them; one UNCLEAR among them is what the pull request's history records.
+    read = await ourMemory(github, pr.number, checkName)
+    const names = Object.keys(read.state.rubrics ?? {})
+    const runs = await Promise.all(names.map(name => latestOurs(github, pr.headSha, name)))
+    latest = runs.find(isUnclear)
+  }
   if (!isUnclear(latest)) return { pr, decision: { heal: false, why: { kind: 'not-unclear' } } }
-  const [comment] = await github.comments(pr.number, commentMarker(checkName))
-  const state = comment ? readState(comment.body) : { history: [] }
+  const { comment, state } = read ?? (await ourMemory(github, pr.number, checkName))
   return {
     pr,
     decision: healDecision(pr.headSha, latest, state.history, state.heal),
     ...(comment && { comment }),
     state
   }
+}
+
+/** Our latest check run of that name on a commit, if any. */
+async function latestOurs(
+  github: GitHubPort,
+  headSha: string,
+  name: string
+): Promise<ListedCheckRun | undefined> {
+  const runs = await github.checkRunsNamed(headSha, name)
+  return runs
+    .filter(r => r.externalId === CHECK_RUN_MARK)
+    .reduce<ListedCheckRun | undefined>(
+      (a, r) => (a === undefined || r.id > a.id ? r : a),
+      undefined
+    )
+}
+
+/** Our sticky comment on the pull request and what it remembers. */
+async function ourMemory(
+  github: GitHubPort,
+  number: number,
+  checkName: string
+): Promise<{ comment?: IssueComment; state: CommentState }> {
+  const [comment] = await github.comments(number, commentMarker(checkName))
+  return { ...(comment && { comment }), state: comment ? readState(comment.body) : { history: [] } }
 }
 
 /**
@@ -158,11 +187,18 @@ function membersOf(
     let members = read.get(baseRef)
     if (members === undefined) {
       members = (async () => {
-        // With what it extends: an organisation's rubric may name the council.
-        const rubric =
-          inputs.checker === undefined ? await baseRubric(github, path, baseRef) : undefined
-        const models = rubric?.council.models ?? []
-        return councilMembers(models, inputs.models, env)
+        // With what it extends: an organisation's rubric may name the council. With several
+        // rubrics, the members of every one.
+        if (inputs.checker !== undefined) return councilMembers([], inputs.models, env)
+        const folder = rubricsFolder(path)
+        const paths = [path, ...(await github.filesAt(folder, baseRef)).filter(isRubricFile)]
+        const rubrics = (await Promise.all(paths.map(p => baseRubric(github, p, baseRef)))).filter(
+          r => r !== undefined
+        )
+        const members = (rubrics.length > 0 ? rubrics : [undefined]).map(r =>
+          councilMembers(r?.council.models ?? [], inputs.models, env)
+        )
+        return [...new Set(members.flat())]
       })()
       read.set(baseRef, members)
     }

@@ -9,6 +9,7 @@ import { diffRubrics } from '../rubric/diff.js'
 import { readRubricFile } from '../rubric/load.js'
 import { parseRubric } from '../rubric/parse.js'
 import { readExtends } from '../rubric/read-extends.js'
+import { isRubricFile, rubricsFolder } from '../engine/rubric-set.js'
 import { checkerRubric } from '../rubric/sugar.js'
 import type { RubricText, RubricTextResult } from '../rubric/text.js'
 import type { Rubric } from '../rubric/types.js'
@@ -218,13 +219,6 @@ export async function baseCriteria(
   return rubric && new Map(rubric.criteria.map(c => [c.id, c.required]))
 }
 
-/** The folder of several rubrics: `rubrics/` beside the rubric file (`.github/rubrics`). */
-export function rubricsFolder(rubricPath: string): string {
-  return posix.join(posix.dirname(rubricPath), 'rubrics')
-}
-
-const RUBRIC_FILE = /\.(?:md|ya?ml)$/
-
 /** A rubric file of the repository: where it is, and whether it is the `rubric` input's. */
 export interface RubricFileAt {
   /** Relative to the working directory, as the `rubric` input is. */
@@ -258,7 +252,7 @@ export async function severalRubrics(
         names => names.map(name => posix.join(folder, name)).sort(),
         () => []
       )
-  const files = listed.filter(path => RUBRIC_FILE.test(path))
+  const files = listed.filter(isRubricFile)
   if (files.length === 0) return undefined
   const mainExists = github
     ? (await github.fileAt(mainRepo, ref)) !== undefined

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises'
-import { rubricsFolder } from './rubric.js'
+import { rubricsFolder } from '../engine/rubric-set.js'
 import { isAbsolute, relative, resolve } from 'node:path'
 import {
   ENDED_BY,

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { posix, resolve, sep } from 'node:path'
-import { rubricStem } from '../engine/rubric-set.js'
+import { isRubricFile, rubricsFolder, rubricStem } from '../engine/rubric-set.js'
 import { runGit } from '../evidence/git-process.js'
 import { DEFAULT_RUBRIC_PATH } from '../rubric/defaults.js'
 import { unmatchedPatterns } from '../rubric/paths.js'
@@ -70,11 +70,11 @@ function isDirectory(path: string): boolean {
 
 /** The rubrics `validate` checks when given none: the main one and the `rubrics/` folder's. */
 function defaultTargets(cwd: string): string[] {
-  const folder = posix.join(posix.dirname(DEFAULT_RUBRIC_PATH), 'rubrics')
+  const folder = rubricsFolder(DEFAULT_RUBRIC_PATH)
   let listed: string[] = []
   try {
     listed = readdirSync(resolve(cwd, folder))
-      .filter(name => /\.(?:md|ya?ml)$/.test(name))
+      .filter(isRubricFile)
       .sort()
       .map(name => posix.join(folder, name))
   } catch {
