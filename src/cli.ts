@@ -15,9 +15,10 @@ import { INIT_SPEC } from './cli/init-spec.js'
 import { VALIDATE_SPEC } from './cli/validate-spec.js'
 import { initCommand } from './cli/init.js'
 import { loopCommand } from './cli/loop.js'
-import { LOOP_SPEC, RUBRIC_SPEC, SESSIONS_SPEC } from './cli/loop-spec.js'
+import { LOOP_SPEC, MCP_SPEC, RUBRIC_SPEC, SESSIONS_SPEC } from './cli/loop-spec.js'
 import { rubricCommand, sessionsCommand } from './cli/sessions.js'
 import { validateCommand } from './cli/validate.js'
+import { mcpCommand } from './cli/mcp.js'
 import { VERSION } from './version.js'
 
 const COMMANDS: readonly CommandSpec[] = [
@@ -27,7 +28,8 @@ const COMMANDS: readonly CommandSpec[] = [
   CALIBRATE_SPEC,
   LOOP_SPEC,
   SESSIONS_SPEC,
-  RUBRIC_SPEC
+  RUBRIC_SPEC,
+  MCP_SPEC
 ]
 
 /** The CLI's composition root: parses arguments and hands over to a command. Returns the exit code. */
@@ -136,6 +138,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       return sessionsCommand(io)
     case RUBRIC_SPEC:
       return rubricCommand(parsed.positionals, io)
+    case MCP_SPEC:
+      return mcpCommand(io)
     case INIT_SPEC:
       return initCommand(
         {

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process'
 import { readdir, readFile } from 'node:fs/promises'
-import { isAbsolute, join, relative, resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import {
   readSessionState,
   sessionIdProblem,
@@ -10,7 +10,7 @@ import {
 } from '../loop/session.js'
 import { failed, type Result } from '../util/result.js'
 import { USAGE_ERROR } from './args.js'
-import { fileProblem, type CliIo } from './io.js'
+import { fileProblem, isWithin, type CliIo } from './io.js'
 
 /** `rubric-council sessions`: the loop's sessions here, oldest first (their ids start with the time). */
 export async function sessionsCommand(io: CliIo): Promise<number> {
@@ -55,8 +55,7 @@ export async function rubricCommand(args: readonly string[], io: CliIo): Promise
   }
   // The state is a file in the repository: it names the rubric, never a file outside.
   const path = resolve(io.cwd, state.value.rubric_path)
-  const inside = relative(io.cwd, path)
-  if (inside.startsWith('..') || isAbsolute(inside)) {
+  if (!isWithin(io.cwd, path)) {
     return usage(
       `session ${id} names a rubric outside this directory: "${state.value.rubric_path}"`
     )
