@@ -440,6 +440,18 @@ describe('rubric-council init', () => {
     }
   })
 
+  it("ignores the loop's sessions in .gitignore, once, keeping what it ignored", async () => {
+    const dir = project({ '.gitignore': 'node_modules' })
+    const first = await cli(['init'], dir)
+    expect(first.out).toContain(
+      'added .rubric-council/ to .gitignore (the sessions of rubric-council loop)'
+    )
+    expect(read(dir, '.gitignore')).toBe('node_modules\n.rubric-council/\n')
+    const again = await cli(['init', '--force'], dir)
+    expect(again.out.join('\n')).not.toContain('.gitignore')
+    expect(read(dir, '.gitignore')).toBe('node_modules\n.rubric-council/\n')
+  })
+
   it('refuses to overwrite a workflow without --force, writes nothing then, and keeps the rubric', async () => {
     const dir = project({})
     await cli(['init'], dir)

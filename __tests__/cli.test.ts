@@ -47,11 +47,15 @@ async function bundled(
 
 describe('rubric-council validate (bundled, as the README runs it)', () => {
   it('accepts every example rubric', async () => {
-    // What the shell makes of `examples/*`: the rubrics and the folder of example workflows.
-    const entries = readdirSync(join(ROOT, 'examples')).map(f => `examples/${f}`)
-    const rubrics = entries.filter(e => e !== 'examples/workflows')
+    // What the shell makes of `examples/*`: the rubrics, and the folders of example workflows and
+    // of the agent's hook.
+    const entries = readdirSync(join(ROOT, 'examples'))
+      .sort()
+      .map(f => `examples/${f}`)
+    const folders = ['examples/agent', 'examples/workflows']
+    const rubrics = entries.filter(e => !folders.includes(e))
     const result = await bundled(['validate', ...entries])
-    expect(result.stderr).toBe('examples/workflows: a folder, not a rubric; skipped\n')
+    expect(result.stderr).toBe(folders.map(f => `${f}: a folder, not a rubric; skipped\n`).join(''))
     expect(result.code).toBe(0)
     expect(result.stdout).toContain(`${rubrics.length} of ${rubrics.length} rubrics valid`)
   })

@@ -14,10 +14,23 @@ import { CHECK_SPEC } from './cli/check-spec.js'
 import { INIT_SPEC } from './cli/init-spec.js'
 import { VALIDATE_SPEC } from './cli/validate-spec.js'
 import { initCommand } from './cli/init.js'
+import { loopCommand } from './cli/loop.js'
+import { LOOP_SPEC, MCP_SPEC, RUBRIC_SPEC, SESSIONS_SPEC } from './cli/loop-spec.js'
+import { rubricCommand, sessionsCommand } from './cli/sessions.js'
 import { validateCommand } from './cli/validate.js'
+import { mcpCommand } from './cli/mcp.js'
 import { VERSION } from './version.js'
 
-const COMMANDS: readonly CommandSpec[] = [CHECK_SPEC, VALIDATE_SPEC, INIT_SPEC, CALIBRATE_SPEC]
+const COMMANDS: readonly CommandSpec[] = [
+  CHECK_SPEC,
+  VALIDATE_SPEC,
+  INIT_SPEC,
+  CALIBRATE_SPEC,
+  LOOP_SPEC,
+  SESSIONS_SPEC,
+  RUBRIC_SPEC,
+  MCP_SPEC
+]
 
 /** The CLI's composition root: parses arguments and hands over to a command. Returns the exit code. */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
@@ -98,6 +111,35 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         io
       )
     }
+    case LOOP_SPEC: {
+      const [doer, rubric, checker, maxIterations, models, base, json] = [
+        'doer',
+        'rubric',
+        'checker',
+        'max-iterations',
+        'models',
+        'base',
+        'json'
+      ].map(value)
+      return loopCommand(
+        {
+          ...(doer !== undefined && { doer }),
+          ...(rubric !== undefined && { rubric }),
+          ...(checker !== undefined && { checker }),
+          ...(maxIterations !== undefined && { maxIterations }),
+          ...(models !== undefined && { models }),
+          ...(base !== undefined && { base }),
+          ...(json !== undefined && { json })
+        },
+        io
+      )
+    }
+    case SESSIONS_SPEC:
+      return sessionsCommand(io)
+    case RUBRIC_SPEC:
+      return rubricCommand(parsed.positionals, io)
+    case MCP_SPEC:
+      return mcpCommand(io)
     case INIT_SPEC:
       return initCommand(
         {

@@ -27,18 +27,25 @@ import { USAGE_ERROR } from './args.js'
 import { fileProblem, reportsProblem, writeReports, type CliIo } from './io.js'
 import { optionModelLines, rubricModelLines } from './model-check.js'
 import { terminalCouncilProgress } from './progress.js'
+import type { Evaluation } from '../engine/evaluation.js'
+import type { HistoryEntry } from '../engine/history.js'
+import { failed, ok, type Result } from '../util/result.js'
 
-export interface CheckOptions {
+/** What one check here is of: the rubric (a file, or checker sugar), the judges, the base. */
+export interface CheckRequest {
   readonly rubric?: string
   readonly checker?: string
+  readonly models?: string
+  readonly base?: string
+  /** The iterations before this one (`loop`), oldest first: the judges are told of them. */
+  readonly history?: readonly HistoryEntry[]
+}
+
+export interface CheckOptions extends CheckRequest {
   /** Write the JSON report here. */
   readonly json?: string
   /** Write the Markdown report here; `-` prints it instead of the terminal rendering. */
   readonly markdown?: string
-  /** Comma-separated `provider:model`; the rubric's `council.models` wins over it. */
-  readonly models?: string
-  /** The branch or commit whose merge base with HEAD the diff starts from. */
-  readonly base?: string
   /** Print the comment the action would post instead of the terminal rendering. */
   readonly dryRun?: boolean
 }
@@ -51,11 +58,6 @@ const LOCAL_MARKDOWN_BUDGET = 5_000_000
  * or 2 (USAGE_ERROR) for what was found wrong before anything ran or a report left unwritten.
  */
 export async function checkCommand(options: CheckOptions, io: CliIo): Promise<number> {
-  const { models, problems } = parseModelList(options.models ?? '')
-  if (problems.length > 0) {
-    io.stderr(`rubric-council: --models: ${problems.join('; ')}`)
-    return USAGE_ERROR
-  }
   // Everything that can be found wrong before a gate runs is, one line each, and nothing runs.
   const outputs = [
     ['JSON report', options.json],
@@ -66,81 +68,12 @@ export async function checkCommand(options: CheckOptions, io: CliIo): Promise<nu
     io.stderr(`rubric-council: ${unwritable}`)
     return USAGE_ERROR
   }
-  const path = options.rubric ?? DEFAULT_RUBRIC_PATH
-  const file =
-    options.checker !== undefined
-      ? checkerRubric(options.checker)
-      : await readRubricFile(resolve(io.cwd, path), path)
-  const rubric = await withUpstreams(io, file)
-  // A rubric file that cannot be read is the user's path, not a rubric to grade: one line.
-  const unreadable = rubric.ok
-    ? []
-    : rubric.problem.issues.filter(i => i.rule === 'missing-file' || i.rule === 'unreadable-file')
-  if (unreadable.length > 0) {
-    const hint =
-      options.rubric === undefined
-        ? ' (pass --rubric FILE, or write one with rubric-council init)'
-        : ''
-    for (const issue of unreadable) io.stderr(`rubric-council: ${formatIssue(issue)}${hint}`)
+  const checked = await checkHere(options, io)
+  if (!checked.ok) {
+    for (const line of checked.problem) io.stderr(line)
     return USAGE_ERROR
   }
-  const parsed = rubric.ok ? parseRubric(rubric.value) : undefined
-  // The rubric's models win over --models: the lines are about the judges that will be asked. A
-  // retired one is said here and not asked; the report says it again.
-  const now = io.now ?? Date.now
-  const named = parsed?.ok === true && parsed.value.council.models.length > 0
-  const modelLines = named ? rubricModelLines(parsed.value, now()) : optionModelLines(models, now())
-  for (const line of modelLines.lines) io.stderr(line)
-  // The diff is read only for judges; a base the user named is checked all the same.
-  let base = options.base
-  if (options.base !== undefined || (parsed?.ok === true && needsCouncil(parsed.value))) {
-    const found = await localBase(io.cwd, options.base)
-    if (!found.ok) {
-      io.stderr(`rubric-council: ${found.problem}`)
-      return USAGE_ERROR
-    }
-    base = found.value
-  }
-  // Nothing changed: nothing for the judges to read, and a PASS would vouch for nothing. Only a
-  // diff that was read and found empty counts; one that cannot be read is the verdict's to report.
-  if (base !== undefined && parsed?.ok === true && needsCouncil(parsed.value)) {
-    const unchanged = await unchangedFrom(io.cwd, base)
-    if (unchanged !== undefined) {
-      io.stderr(
-        `rubric-council: no change from ${base}: HEAD and the working tree are as at their merge base ${unchanged.slice(0, 12)} (a new file counts once it is added with git add); nothing was checked: no gate ran and no judge was asked`
-      )
-      return USAGE_ERROR
-    }
-  }
-
-  const secrets = secretValues(io.env)
-  const mask = (text: string): string => maskSecrets(text, secrets)
-  const evaluation = await evaluate(
-    // The user's own files: the rubric's exclude is the owner's.
-    { rubric, trusted: true },
-    {
-      gates: gatesHere({
-        cwd: io.cwd,
-        env: gateEnvironment(io.env),
-        log: terminalGateLog(io),
-        mask
-      }),
-      evidence: localEvidence({
-        cwd: io.cwd,
-        ...(base !== undefined && { base }),
-        maxTokens: DEFAULT_MAX_EVIDENCE_TOKENS,
-        exclude: []
-      }),
-      council: createCouncil({
-        env: io.env,
-        models,
-        mask,
-        progress: terminalCouncilProgress(io),
-        now,
-        ...(io.ticker && { ticker: io.ticker })
-      })
-    }
-  )
+  const evaluation = checked.value
   const markdown = renderMarkdown(evaluation, {
     budget: LOCAL_MARKDOWN_BUDGET,
     nextStep: 'terminal'
@@ -165,6 +98,91 @@ export async function checkCommand(options: CheckOptions, io: CliIo): Promise<nu
     ['Markdown report', options.markdown === '-' ? undefined : options.markdown, markdown]
   ] as const
   return (await writeReports(io, writes)) ? evaluation.verdict.exitCode : USAGE_ERROR
+}
+
+/**
+ * The evaluation `check` runs, in `io.cwd`: the rubric read from disk now, its gates, the judges
+ * of the diff from the merge base with `base`. Its failure is what was found wrong before anything
+ * ran (an unreadable rubric, an unknown model, a base that does not resolve, no change): the lines
+ * to say on stderr. Gate output and the judges' progress go to stderr as they come.
+ */
+export async function checkHere(
+  request: CheckRequest,
+  io: CliIo
+): Promise<Result<Evaluation, readonly string[]>> {
+  const { models, problems } = parseModelList(request.models ?? '')
+  if (problems.length > 0) return failed([`rubric-council: --models: ${problems.join('; ')}`])
+  const path = request.rubric ?? DEFAULT_RUBRIC_PATH
+  const file =
+    request.checker !== undefined
+      ? checkerRubric(request.checker)
+      : await readRubricFile(resolve(io.cwd, path), path)
+  const rubric = await withUpstreams(io, file)
+  // A rubric file that cannot be read is the user's path, not a rubric to grade: one line.
+  const unreadable = rubric.ok
+    ? []
+    : rubric.problem.issues.filter(i => i.rule === 'missing-file' || i.rule === 'unreadable-file')
+  if (unreadable.length > 0) {
+    const hint =
+      request.rubric === undefined
+        ? ' (pass --rubric FILE, or write one with rubric-council init)'
+        : ''
+    return failed(unreadable.map(issue => `rubric-council: ${formatIssue(issue)}${hint}`))
+  }
+  const parsed = rubric.ok ? parseRubric(rubric.value) : undefined
+  // The rubric's models win over --models: the lines are about the judges that will be asked. A
+  // retired one is said here and not asked; the report says it again.
+  const now = io.now ?? Date.now
+  const named = parsed?.ok === true && parsed.value.council.models.length > 0
+  const modelLines = named ? rubricModelLines(parsed.value, now()) : optionModelLines(models, now())
+  for (const line of modelLines.lines) io.stderr(line)
+  // The diff is read only for judges; a base the user named is checked all the same.
+  let base = request.base
+  if (request.base !== undefined || (parsed?.ok === true && needsCouncil(parsed.value))) {
+    const found = await localBase(io.cwd, request.base)
+    if (!found.ok) return failed([`rubric-council: ${found.problem}`])
+    base = found.value
+  }
+  // Nothing changed: nothing for the judges to read, and a PASS would vouch for nothing. Only a
+  // diff that was read and found empty counts; one that cannot be read is the verdict's to report.
+  if (base !== undefined && parsed?.ok === true && needsCouncil(parsed.value)) {
+    const unchanged = await unchangedFrom(io.cwd, base)
+    if (unchanged !== undefined) {
+      return failed([
+        `rubric-council: no change from ${base}: HEAD and the working tree are as at their merge base ${unchanged.slice(0, 12)} (a new file counts once it is added with git add); nothing was checked: no gate ran and no judge was asked`
+      ])
+    }
+  }
+
+  const secrets = secretValues(io.env)
+  const mask = (text: string): string => maskSecrets(text, secrets)
+  const evaluation = await evaluate(
+    // The user's own files: the rubric's exclude is the owner's.
+    { rubric, trusted: true, ...(request.history && { history: request.history }) },
+    {
+      gates: gatesHere({
+        cwd: io.cwd,
+        env: gateEnvironment(io.env),
+        log: terminalGateLog(io),
+        mask
+      }),
+      evidence: localEvidence({
+        cwd: io.cwd,
+        ...(base !== undefined && { base }),
+        maxTokens: DEFAULT_MAX_EVIDENCE_TOKENS,
+        exclude: []
+      }),
+      council: createCouncil({
+        env: io.env,
+        models,
+        mask,
+        progress: terminalCouncilProgress(io),
+        now,
+        ...(io.ticker && { ticker: io.ticker })
+      })
+    }
+  )
+  return ok(evaluation)
 }
 
 /** The merge base with `base` when the diff from it to the working tree is empty. */
@@ -201,7 +219,7 @@ async function writeOwnReport(markdown: string, io: CliIo): Promise<string | und
 }
 
 /** Gate output goes to stderr, so stdout carries only the report. */
-function terminalGateLog(io: CliIo): GateLog {
+export function terminalGateLog(io: Pick<CliIo, 'stderr'>): GateLog {
   let partial = ''
   return {
     startGroup: name => {

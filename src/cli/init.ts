@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs'
-import { mkdir, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { RUBRIC_SCHEMA_URL } from '../rubric/json-schema.js'
 import { parseRubric } from '../rubric/parse.js'
@@ -151,6 +151,22 @@ export function initFiles(
   }
 }
 
+/** What `.gitignore` ignores for the loop's sessions (docs/agent-loop.md). */
+const SESSIONS_ROOT = '.rubric-council/'
+
+/** `.gitignore`'s text with the sessions ignored; undefined when it already ignores them. */
+export function withSessionsIgnored(text: string): string | undefined {
+  const listed = text
+    .split(/\r?\n/)
+    .some(line =>
+      ['.rubric-council', '.rubric-council/', '/.rubric-council', '/.rubric-council/'].includes(
+        line.trim()
+      )
+    )
+  if (listed) return undefined
+  return `${text}${text === '' || text.endsWith('\n') ? '' : '\n'}${SESSIONS_ROOT}\n`
+}
+
 /** Every workflow some layout of `init` writes. */
 const LAYOUT_WORKFLOWS = [WORKFLOW_FILE, GATES_WORKFLOW_FILE, BOT_WORKFLOW_FILE] as const
 
@@ -215,6 +231,14 @@ export async function initCommand(
     await mkdir(dirname(full), { recursive: true })
     await writeFile(full, f.text)
     io.stdout(`wrote ${f.path}`)
+  }
+  const gitignore = join(io.cwd, '.gitignore')
+  const ignored = withSessionsIgnored(
+    existsSync(gitignore) ? await readFile(gitignore, 'utf8') : ''
+  )
+  if (ignored !== undefined) {
+    await writeFile(gitignore, ignored)
+    io.stdout(`added ${SESSIONS_ROOT} to .gitignore (the sessions of rubric-council loop)`)
   }
   // A workflow of another layout still runs on every pull request: say so, and delete nothing.
   for (const other of LAYOUT_WORKFLOWS) {

@@ -1,6 +1,6 @@
 import { accessSync, constants, statSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
-import { dirname, resolve } from 'node:path'
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path'
 import type { Ticker } from '../util/ticker.js'
 
 /** What a CLI command may touch, injected so tests run commands in-process. */
@@ -102,4 +102,10 @@ export async function writeReports(
     }
   }
   return written
+}
+
+/** Whether `path` (relative to `root`, or absolute) is `root` or within it, after `..` is resolved. */
+export function isWithin(root: string, path: string): boolean {
+  const inside = relative(root, resolve(root, path))
+  return inside !== '..' && !inside.startsWith(`..${sep}`) && !isAbsolute(inside)
 }

@@ -150,14 +150,18 @@ export function buildPrompt(input: PromptInput): JudgePrompt {
   }
   run.push(`# Iteration\nThis is iteration ${input.iteration}.`)
   if (input.earlier.length > 0) {
-    // Read back from the pull request's comment, which people can edit: data like the rest.
+    // Read back from the pull request's comment, which people can edit, or from the loop's
+    // session, which carries the doer's output: data like the rest.
     run.push(
       '## Prior iterations',
       data(
         'prior iterations',
         input.earlier
           .map(
-            h => `- Iteration ${h.iteration} (${h.commit.slice(0, 7)}): ${h.verdict} — ${h.summary}`
+            h =>
+              `- Iteration ${h.iteration}${h.commit === '' ? '' : ` (${h.commit.slice(0, 7)})`}: ` +
+              `${h.verdict} — ${h.summary}${h.rubricHash ? ` · rubric ${h.rubricHash}` : ''}` +
+              (h.feedback === undefined ? '' : `\n  Feedback: ${h.feedback}`)
           )
           .join('\n')
       )

@@ -117,9 +117,12 @@ export interface CouncilRequest {
 /** One earlier run of the check on the pull request, as the judges are told of it. */
 interface EarlierRun {
   readonly iteration: number
+  /** Empty for an iteration of the local loop, which has no commit of its own. */
   readonly commit: string
   readonly verdict: string
   readonly summary: string
+  readonly rubricHash?: string
+  readonly feedback?: string | undefined
 }
 
 /**

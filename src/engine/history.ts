@@ -1,7 +1,7 @@
 import type { VerdictKind } from '../verdict/types.js'
 
 /**
- * One run of the check on a pull request. The runs so far are the pull request's history: the
+ * One run of the check on a pull request, or one iteration of the local loop (`rubric-council loop`). The runs so far are the pull request's history: the
  * judges are told of them, the report shows them, and the sticky comment keeps them between runs
  * (`publish/memory.ts` writes and reads them there, compacting the oldest when space runs out).
  */
@@ -23,6 +23,8 @@ export interface HistoryEntry {
    * (a1b2c3 → d4e5f6)", "/council rerun by @octocat", "accepted by @octocat: flaky judge".
    */
   readonly note?: string | undefined
+  /** What that iteration's check told the doer to fix, in brief (the local loop); none on a pull request. */
+  readonly feedback?: string | undefined
   /**
    * When the verdict was recorded (ISO 8601, UTC): a `/council accept` written before it cannot
    * have been about it.

@@ -124,7 +124,7 @@ export function acceptanceNote(acceptance: Acceptance): string {
  * A next step as Markdown: its backtick spans as code, the rest escaped like any text (a gate's
  * command comes from the rubric, which a pull request may edit).
  */
-function stepMarkdown(step: string): string {
+export function stepMarkdown(step: string): string {
   return step
     .split(/`([^`]*)`/)
     .map((part, i) => (i % 2 === 1 ? code(part) : escapeInline(part)))

@@ -13,7 +13,7 @@ export function anyGraded(criteria: readonly CriterionResult[]): boolean {
 }
 
 /** `met/total`, or `–/total` when nothing was graded (which is not the same as none met). */
-function metOf(criteria: readonly CriterionResult[], total: number): string {
+export function metOf(criteria: readonly CriterionResult[], total: number): string {
   return `${anyGraded(criteria) ? criteria.filter(isMet).length : '–'}/${total}`
 }
 

@@ -1,0 +1,163 @@
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { wireAnswer } from '../helpers/judge-answers.js'
+import { startProviderStandIn, type StandIn } from '../helpers/provider-standin.js'
+
+/**
+ * `rubric-council mcp` over stdio, driven by the SDK's own client, which spawns the CLI from src/
+ * (through tsx) as an agent spawns the installed one. Judges are played by the provider stand-in.
+ */
+
+const ROOT = join(import.meta.dirname, '..', '..')
+const KEY = 'sk-test-mcp-0123456789abcdef'
+
+let standIn: StandIn
+let client: Client
+let dir: string
+
+function git(...args: string[]): void {
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e', ...args], {
+    cwd: dir,
+    stdio: 'ignore'
+  })
+}
+
+beforeAll(async () => {
+  standIn = await startProviderStandIn()
+  dir = mkdtempSync(join(tmpdir(), 'rc-mcp-'))
+  mkdirSync(join(dir, '.github'))
+  writeFileSync(
+    join(dir, '.github/rubric.md'),
+    '---\ncouncil:\n  models: [openai:gpt-5.4-nano]\ndimensions: false\n---\n# Ranking\n\n## Gates\n- `test -f rank.ts`\n\n## Criteria\n- tested: The ranking is covered by tests\n'
+  )
+  writeFileSync(join(dir, 'broken.md'), '---\ncouncil:\n  quorum: nine\n---\n## Criteria\n- a: A\n')
+  git('init', '-q', '-b', 'main')
+  git('add', '-A')
+  git('commit', '-q', '-m', 'base')
+  git('checkout', '-q', '-b', 'feature')
+  writeFileSync(join(dir, 'rank.ts'), 'export const rank = (xs: number[]) => [...xs].sort()\n')
+  git('add', '-A')
+  git('commit', '-q', '-m', 'Add ranking')
+  client = new Client({ name: 'test-agent', version: '1.0.0' })
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [
+        '--import',
+        pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href,
+        join(ROOT, 'src/bin.ts'),
+        'mcp'
+      ],
+      cwd: dir,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: dir,
+        OPENAI_API_KEY: KEY,
+        OPENAI_BASE_URL: standIn.openaiBaseUrl
+      },
+      stderr: 'pipe'
+    })
+  )
+}, 60_000)
+
+afterAll(async () => {
+  await client.close()
+  await standIn.close()
+})
+
+interface CheckOutput {
+  verdict: string
+  exit_code: number
+  recommendation: string
+  gates: { command: string; status: string }[]
+  criteria: { id: string; status: string; votes: { reasoning: string }[] }[]
+  findings: { title: string }[]
+  feedback: string
+}
+
+describe('rubric-council mcp', () => {
+  it('lists check and validate, each with its input and output schema', async () => {
+    const { tools } = await client.listTools()
+    expect(tools.map(t => t.name).sort()).toEqual(['check', 'validate'])
+    const check = tools.find(t => t.name === 'check')
+    expect(Object.keys(check?.inputSchema.properties ?? {}).sort()).toEqual([
+      'base',
+      'checker',
+      'models',
+      'rubric'
+    ])
+    expect(check?.outputSchema?.required).toEqual(
+      expect.arrayContaining(['verdict', 'exit_code', 'gates', 'criteria', 'findings', 'feedback'])
+    )
+  })
+
+  it('check answers the verdict as structured content: gates, criteria with reasons, findings, feedback', async () => {
+    standIn.setScript(call => ({
+      json: wireAnswer(call.schema, {
+        fail: ['tested'],
+        findings: [{ severity: 'major', title: 'No test for ties' }]
+      })
+    }))
+    const result = await client.callTool({ name: 'check', arguments: { base: 'main' } })
+    expect(result.isError).toBeFalsy()
+    const output = result.structuredContent as CheckOutput
+    expect(output).toMatchObject({ verdict: 'FAIL', exit_code: 1, recommendation: 'RETRY' })
+    expect(output.gates).toEqual([
+      { command: 'test -f rank.ts', status: 'pass', exit_code: 0, output: '' }
+    ])
+    expect(output.criteria.map(c => [c.id, c.status])).toEqual([['tested', 'FAIL']])
+    expect(output.criteria[0]?.votes[0]?.reasoning).toBe('tested: checked against src/feature.ts')
+    expect(output.findings.map(f => f.title)).toEqual(['No test for ties'])
+    expect(output.feedback).toContain('Must-have criteria not met')
+    expect(output.feedback).toContain('No test for ties')
+  })
+
+  it('check takes checker sugar, and gives PASS once the gate passes', async () => {
+    const failing = await client.callTool({
+      name: 'check',
+      arguments: { checker: 'test -f done.txt' }
+    })
+    expect(failing.structuredContent).toMatchObject({ verdict: 'FAIL', exit_code: 1 })
+    writeFileSync(join(dir, 'done.txt'), '')
+    const passing = await client.callTool({
+      name: 'check',
+      arguments: { checker: 'test -f done.txt' }
+    })
+    expect(passing.structuredContent).toMatchObject({
+      verdict: 'PASS',
+      exit_code: 0,
+      recommendation: 'ACCEPT'
+    })
+  })
+
+  it('validate says what is wrong with a rubric, with file and line', async () => {
+    const good = await client.callTool({ name: 'validate', arguments: {} })
+    expect(good.structuredContent).toMatchObject({ valid: true })
+    const bad = await client.callTool({ name: 'validate', arguments: { rubric: 'broken.md' } })
+    const output = bad.structuredContent as { valid: boolean; messages: string[] }
+    expect(output.valid).toBe(false)
+    expect(output.messages.join('\n')).toMatch(/^broken\.md:3:/m)
+  })
+
+  it('reads no rubric outside the repository, whatever the agent asks', async () => {
+    for (const name of ['check', 'validate']) {
+      const result = await client.callTool({ name, arguments: { rubric: '../../../etc/passwd' } })
+      expect(result.isError, name).toBe(true)
+      expect(JSON.stringify(result.content)).toContain('is outside this repository')
+      expect(JSON.stringify(result.content)).not.toContain('root:')
+    }
+  })
+
+  it('says a usage error as an error of the tool, and keeps serving', async () => {
+    const result = await client.callTool({ name: 'check', arguments: { rubric: 'missing.md' } })
+    expect(result.isError).toBe(true)
+    expect(JSON.stringify(result.content)).toContain('missing.md: error: rubric file not found')
+    expect((await client.listTools()).tools).toHaveLength(2)
+  })
+})

@@ -1,0 +1,234 @@
+import { randomBytes } from 'node:crypto'
+import { mkdir, writeFile } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
+import { parseModelList } from '../council/providers.js'
+import type { Evaluation } from '../engine/evaluation.js'
+import type { HistoryEntry } from '../engine/history.js'
+import { runGate } from '../gates/run.js'
+import type { GateResult } from '../gates/types.js'
+import {
+  collapsedLine,
+  iterationRecord,
+  loopExitCode,
+  loopHistoryEntry,
+  loopStep,
+  SESSION_SCHEMA,
+  sessionId,
+  SESSIONS_DIR,
+  type SessionOutcome,
+  type SessionState
+} from '../loop/session.js'
+import { toJsonReport } from '../report/json.js'
+import { renderFeedback } from '../report/feedback.js'
+import { renderMarkdown } from '../report/markdown.js'
+import { renderTerminal } from '../report/terminal.js'
+import { DEFAULT_RUBRIC_PATH } from '../rubric/defaults.js'
+import { formatIssue } from '../rubric/errors.js'
+import { readRubricFile } from '../rubric/load.js'
+import { checkerRubric } from '../rubric/sugar.js'
+import { maskSecrets, secretValues } from '../util/secrets.js'
+import { USAGE_ERROR } from './args.js'
+import { checkHere, terminalGateLog } from './check.js'
+import { reportsProblem, writeReports, type CliIo } from './io.js'
+import { DEFAULT_MAX_ITERATIONS, MAX_ITERATIONS_LIMIT } from './loop-spec.js'
+
+export interface LoopOptions {
+  readonly doer?: string
+  readonly rubric?: string
+  readonly checker?: string
+  readonly maxIterations?: string
+  readonly models?: string
+  readonly base?: string
+  readonly json?: string
+}
+
+/**
+ * The doer is the user's own command (an agent, a script), run with their whole environment: it
+ * may need its own keys. Like a gate it runs in its own process group, which nothing outlives; an
+ * agent may take long, so the only limit is the timer's (about 24 days).
+ */
+const DOER_TIMEOUT_SECONDS = Math.floor((2 ** 31 - 1) / 1000)
+
+/** The Markdown report of each check, in the session, like `check`'s own. */
+const SESSION_MARKDOWN_BUDGET = 5_000_000
+
+/**
+ * `rubric-council loop`: the doer → checker loop (docs/agent-loop.md). Exits 0 on ACCEPT, 1 on
+ * TERMINATE or without ACCEPT after --max-iterations, 2 for what was found wrong before the doer
+ * ran, a check that could not run (the same preconditions as `check`) or a report not written.
+ */
+export async function loopCommand(options: LoopOptions, io: CliIo): Promise<number> {
+  const usage = (line: string): number => {
+    io.stderr(`rubric-council: ${line}`)
+    return USAGE_ERROR
+  }
+  const doer = options.doer?.trim() ?? ''
+  if (doer === '') return usage('loop needs the command that does the work: --doer COMMAND')
+  if (options.rubric !== undefined && options.checker !== undefined) {
+    return usage('--rubric and --checker both name the rubric: pass one of them')
+  }
+  const max = Number(options.maxIterations ?? DEFAULT_MAX_ITERATIONS)
+  if (!Number.isInteger(max) || max < 1 || max > MAX_ITERATIONS_LIMIT) {
+    return usage(
+      `--max-iterations "${options.maxIterations ?? ''}": a whole number from 1 to ${MAX_ITERATIONS_LIMIT}`
+    )
+  }
+  const { problems } = parseModelList(options.models ?? '')
+  if (problems.length > 0) return usage(`--models: ${problems.join('; ')}`)
+  const unwritable = reportsProblem(io, [['JSON report', options.json]])
+  if (unwritable !== undefined) return usage(unwritable)
+
+  const started = new Date((io.now ?? Date.now)())
+  const id = sessionId(started, randomBytes(3).toString('hex'))
+  const folder = resolve(io.cwd, SESSIONS_DIR, id)
+  // The rubric must be there before the doer runs; sugar becomes the session's own rubric file.
+  let rubricPath = options.rubric ?? DEFAULT_RUBRIC_PATH
+  if (options.checker !== undefined) {
+    const sugar = checkerRubric(options.checker)
+    if (!sugar.ok) return usage(sugar.problem.issues.map(formatIssue).join('; '))
+    await makeSessionFolder(io.cwd, folder)
+    rubricPath = `${SESSIONS_DIR}/${id}/rubric.md`
+    await writeFile(resolve(io.cwd, rubricPath), sugar.value.text)
+  } else {
+    const file = await readRubricFile(resolve(io.cwd, rubricPath), rubricPath)
+    if (!file.ok) {
+      const hint = options.rubric === undefined ? ' (pass --rubric FILE or --checker TEXT)' : ''
+      return usage(`${file.problem.issues.map(formatIssue).join('; ')}${hint}`)
+    }
+    await makeSessionFolder(io.cwd, folder)
+  }
+
+  const secrets = secretValues(io.env)
+  const mask = (text: string): string => maskSecrets(text, secrets)
+  let state: SessionState = {
+    schema: SESSION_SCHEMA,
+    session: id,
+    doer,
+    rubric_path: rubricPath,
+    checker: options.checker ?? null,
+    max_iterations: max,
+    started_at: started.toISOString(),
+    outcome: 'running',
+    history: []
+  }
+  const save = (): Promise<void> =>
+    // Every string masked before it is written: gate output and the judges' words may quote one.
+    writeFile(
+      join(folder, 'state.json'),
+      `${JSON.stringify(state, (_, v: unknown) => (typeof v === 'string' ? mask(v) : v), 2)}\n`
+    )
+  await save()
+  io.stderr(`rubric-council: session ${id}, rubric ${rubricPath}`)
+
+  const history: HistoryEntry[] = []
+  let last: { evaluation: Evaluation; feedback: string } | undefined
+  let outcome: SessionOutcome = 'running'
+  for (let iteration = 1; iteration <= max; iteration++) {
+    io.stderr(`rubric-council: iteration ${iteration} of ${max}: the doer`)
+    const ran = await runDoer(doer, iteration, id, last?.feedback, io, mask)
+    if (ran.exitCode !== 0) {
+      io.stderr(
+        `rubric-council: the doer ${ran.detail ?? `exited ${ran.exitCode}`}; the check runs all the same`
+      )
+    }
+    io.stderr(`rubric-council: iteration ${iteration} of ${max}: the check`)
+    const checked = await checkHere(
+      {
+        rubric: rubricPath,
+        ...(options.models !== undefined && { models: options.models }),
+        ...(options.base !== undefined && { base: options.base }),
+        history: [...history]
+      },
+      io
+    )
+    if (!checked.ok) {
+      for (const line of checked.problem) io.stderr(line)
+      state = { ...state, outcome: 'stopped' }
+      await save()
+      return USAGE_ERROR
+    }
+    const at = new Date((io.now ?? Date.now)())
+    history.push(loopHistoryEntry(iteration, checked.value, at))
+    // The reports show this iteration last in the history, as the pull request's comment does.
+    const evaluation: Evaluation = { ...checked.value, history: [...history] }
+    const feedbackFile = join(folder, `feedback-${iteration}.md`)
+    const reportFile = join(folder, `report-${iteration}.md`)
+    const feedback = mask(renderFeedback(evaluation))
+    await writeFile(feedbackFile, feedback)
+    await writeFile(
+      reportFile,
+      mask(renderMarkdown(evaluation, { budget: SESSION_MARKDOWN_BUDGET, nextStep: 'terminal' }))
+    )
+    const record = iterationRecord(iteration, ran, evaluation, feedback, at)
+    const step = loopStep(record.decision, iteration, max)
+    outcome = step.next === 'end' ? step.outcome : 'running'
+    state = { ...state, outcome, history: [...state.history, record] }
+    await save()
+    io.stdout(collapsedLine(record))
+    last = { evaluation, feedback: feedbackFile }
+    if (step.next === 'end') {
+      io.stdout('')
+      io.stdout(renderTerminal(evaluation, { markdownFile: reportFile }).trimEnd())
+      io.stdout(endLine(outcome, iteration, max, id, feedbackFile))
+      break
+    }
+  }
+  const written =
+    last === undefined ||
+    (await writeReports(io, [
+      [
+        'JSON report',
+        options.json,
+        `${JSON.stringify(toJsonReport(last.evaluation, 'terminal'), null, 2)}\n`
+      ]
+    ]))
+  return written ? loopExitCode(outcome) : USAGE_ERROR
+}
+
+/**
+ * The session's folder; `.rubric-council/` ignores itself, so a session is never committed by
+ * accident, even in a repository `init` did not set up.
+ */
+async function makeSessionFolder(cwd: string, folder: string): Promise<void> {
+  await mkdir(folder, { recursive: true })
+  await writeFile(resolve(cwd, '.rubric-council/.gitignore'), '*\n')
+}
+
+/** The doer, run like a gate (bash, its own process group), its output live on stderr. */
+function runDoer(
+  command: string,
+  iteration: number,
+  session: string,
+  feedback: string | undefined,
+  io: CliIo,
+  mask: (text: string) => string
+): Promise<GateResult> {
+  const env: Record<string, string> = {}
+  for (const [name, value] of Object.entries(io.env)) if (value !== undefined) env[name] = value
+  env.RUBRIC_COUNCIL_ITERATION = String(iteration)
+  env.RUBRIC_COUNCIL_SESSION = session
+  if (feedback === undefined) delete env.RUBRIC_COUNCIL_FEEDBACK
+  else env.RUBRIC_COUNCIL_FEEDBACK = feedback
+  return runGate(
+    { command, timeout: DOER_TIMEOUT_SECONDS, line: 0 },
+    { cwd: io.cwd, env, log: terminalGateLog(io), mask, parallel: 1 }
+  )
+}
+
+/** The loop's last line: how it ended, and where the feedback is when it did not ACCEPT. */
+function endLine(
+  outcome: SessionOutcome,
+  iteration: number,
+  max: number,
+  session: string,
+  feedback: string
+): string {
+  switch (outcome) {
+    case 'accepted':
+      return `ACCEPT at iteration ${iteration} of ${max} (session ${session})`
+    case 'terminated':
+      return `TERMINATE at iteration ${iteration} of ${max}: the judges recommend stopping (session ${session}); feedback: ${feedback}`
+    default:
+      return `no ACCEPT after ${iteration} iterations (session ${session}); the last feedback: ${feedback}`
+  }
+}

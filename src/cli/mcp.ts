@@ -1,0 +1,203 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import { z } from 'zod'
+import { toJsonReport } from '../report/json.js'
+import { renderFeedback } from '../report/feedback.js'
+import { DEFAULT_RUBRIC_PATH } from '../rubric/defaults.js'
+import { maskSecrets, secretValues } from '../util/secrets.js'
+import { VERSION } from '../version.js'
+import { checkHere, type CheckRequest } from './check.js'
+import { isWithin, type CliIo } from './io.js'
+import { validateCommand } from './validate.js'
+
+// `rubric-council mcp`: the Model Context Protocol server (docs/agent-loop.md#mcp). stdout is the
+// protocol's: everything the commands say goes to stderr, which clients show as the server's log.
+
+const CHECK_INPUT = {
+  rubric: z
+    .string()
+    .optional()
+    .describe(`The rubric file, in this repository (default: ${DEFAULT_RUBRIC_PATH})`),
+  checker: z
+    .string()
+    .optional()
+    .describe('Rubric sugar instead of a file: "agent: <text>" lines and commands, one a line'),
+  base: z
+    .string()
+    .optional()
+    .describe('Diff from the merge base of this ref and HEAD (default: the upstream, else main)'),
+  models: z
+    .string()
+    .optional()
+    .describe('Judges as provider:model, comma-separated (default: the rubric’s)')
+}
+
+const CHECK_OUTPUT = {
+  verdict: z.enum(['PASS', 'FAIL', 'UNCLEAR']),
+  exit_code: z.union([z.literal(0), z.literal(1), z.literal(2)]),
+  recommendation: z.enum(['ACCEPT', 'RETRY', 'TERMINATE']),
+  summary: z.string(),
+  reasons: z.array(z.object({ code: z.string(), message: z.string() })),
+  gates: z.array(
+    z.object({
+      command: z.string(),
+      status: z.enum(['pass', 'fail', 'error', 'timeout']),
+      exit_code: z.number().nullable(),
+      output: z.string()
+    })
+  ),
+  criteria: z.array(
+    z.object({
+      id: z.string(),
+      required: z.boolean(),
+      status: z.string(),
+      votes: z.array(
+        z.object({ judge: z.string(), verdict: z.string().nullable(), reasoning: z.string() })
+      )
+    })
+  ),
+  findings: z.array(
+    z.object({
+      severity: z.string(),
+      title: z.string(),
+      path: z.string().nullable(),
+      line: z.number().nullable(),
+      evidence: z.string(),
+      judge: z.string()
+    })
+  ),
+  feedback: z.string().describe('What to fix, as Markdown: the same feedback `loop` gives a doer'),
+  rubric_hash: z.string().nullable()
+}
+
+const VALIDATE_INPUT = {
+  rubric: z
+    .string()
+    .optional()
+    .describe(`The rubric file, in this repository (default: ${DEFAULT_RUBRIC_PATH})`)
+}
+
+const VALIDATE_OUTPUT = {
+  valid: z.boolean(),
+  messages: z.array(z.string()).describe('What validate said: the problems, each with file:line')
+}
+
+/** A tool's failure before anything ran: said to the agent, as the CLI says it. */
+function toolError(lines: readonly string[]): {
+  isError: true
+  content: { type: 'text'; text: string }[]
+} {
+  return { isError: true, content: [{ type: 'text', text: lines.join('\n') }] }
+}
+
+/** A path the agent names must be in the repository: the server reads nothing outside it. */
+function outsideProblem(io: CliIo, path: string | undefined): string | undefined {
+  return path === undefined || isWithin(io.cwd, path)
+    ? undefined
+    : `rubric-council: "${path}" is outside this repository (${io.cwd}); the server reads rubrics only from within it`
+}
+
+/** The server, its tools registered on `io` (whose stdout is never written to). */
+export function rubricCouncilServer(io: CliIo): McpServer {
+  const quiet: CliIo = { ...io, stdout: io.stderr, live: false }
+  const secrets = secretValues(io.env)
+  // Every string masked, as `check` masks what it shows: gate output and judges' words may quote one.
+  const masked = <T>(value: T): T =>
+    JSON.parse(
+      JSON.stringify(value, (_, v: unknown) =>
+        typeof v === 'string' ? maskSecrets(v, secrets) : v
+      )
+    ) as T
+  const server = new McpServer({ name: 'rubric-council', version: VERSION })
+  server.registerTool(
+    'check',
+    {
+      title: 'Check the change against the rubric',
+      description:
+        'Runs the rubric’s gates (commands, on this machine) and asks its judges about the diff ' +
+        'from the base, as the required check does. PASS means done; otherwise fix what the ' +
+        'feedback says and check again.',
+      inputSchema: CHECK_INPUT,
+      outputSchema: CHECK_OUTPUT
+    },
+    async input => {
+      const outside = outsideProblem(io, input.rubric)
+      if (outside !== undefined) return toolError([outside])
+      const { rubric, checker, base, models } = input
+      const request: CheckRequest = {
+        ...(rubric !== undefined && { rubric }),
+        ...(checker !== undefined && { checker }),
+        ...(base !== undefined && { base }),
+        ...(models !== undefined && { models })
+      }
+      const checked = await checkHere(request, quiet)
+      if (!checked.ok) return toolError(checked.problem)
+      const report = toJsonReport(checked.value, 'terminal')
+      const output = masked({
+        verdict: report.verdict,
+        exit_code: report.exit_code,
+        recommendation: report.recommendation,
+        summary: report.summary,
+        reasons: report.reasons,
+        gates: report.gates.map(g => ({
+          command: g.command,
+          status: g.status,
+          exit_code: g.exit_code,
+          output: [g.output.head, g.output.tail].filter(Boolean).join('\n…\n')
+        })),
+        criteria: report.criteria.map(c => ({
+          id: c.id,
+          required: c.required,
+          status: c.status,
+          votes: c.votes.map(v => ({ judge: v.judge, verdict: v.verdict, reasoning: v.reasoning }))
+        })),
+        findings: report.findings,
+        feedback: renderFeedback(checked.value),
+        rubric_hash: report.rubric.hash
+      })
+      return {
+        structuredContent: output,
+        content: [
+          {
+            type: 'text',
+            text: `${output.verdict} (exit ${output.exit_code}) · ${output.summary}\n\n${output.feedback}`
+          }
+        ]
+      }
+    }
+  )
+  server.registerTool(
+    'validate',
+    {
+      title: 'Validate a rubric',
+      description: 'Checks a rubric file for problems without running anything.',
+      inputSchema: VALIDATE_INPUT,
+      outputSchema: VALIDATE_OUTPUT
+    },
+    async input => {
+      const outside = outsideProblem(io, input.rubric)
+      if (outside !== undefined) return toolError([outside])
+      const messages: string[] = []
+      const said: CliIo = { ...quiet, stdout: l => messages.push(l), stderr: l => messages.push(l) }
+      const code = await validateCommand([input.rubric ?? DEFAULT_RUBRIC_PATH], said)
+      const output = { valid: code === 0, messages }
+      return {
+        structuredContent: output,
+        content: [{ type: 'text', text: messages.join('\n') }]
+      }
+    }
+  )
+  return server
+}
+
+/** `rubric-council mcp`: serves on stdin and stdout until the client closes stdin. */
+export async function mcpCommand(io: CliIo): Promise<number> {
+  const server = rubricCouncilServer(io)
+  const closed = new Promise<void>(done => {
+    process.stdin.once('end', done)
+  })
+  await server.connect(new StdioServerTransport())
+  await closed
+  await server.close()
+  return 0
+}
