@@ -236,6 +236,12 @@ export async function commandGiven(context: BotContext): Promise<void> {
           ...(state.accepted && { accepted: state.accepted }),
           ...(state.heal && { heal: state.heal }),
           ...(state.waivers && { waivers: state.waivers }),
+          // Each rubric's history stays; its answers go, as the pull request's do.
+          ...(state.rubrics && {
+            rubrics: Object.fromEntries(
+              Object.entries(state.rubrics).map(([name, m]) => [name, { history: m.history }])
+            )
+          }),
           rerun: { commit: head, by: login }
         }),
         [ours]
@@ -285,22 +291,25 @@ export async function commandGiven(context: BotContext): Promise<void> {
   const last = verdict.value
   const reason = command.reason
   const accepted = `Accepted by @${login}: ${reason}`
-  const check = await github.completeCheckRun(
-    {
-      headSha: head,
-      name: checkRunName(inputs.checkName, pr ?? { baseRef: '', defaultBranch: '' }),
-      externalId: CHECK_RUN_MARK
-    },
-    'success',
-    {
-      title: accepted,
-      summary:
-        `@${login} accepted the council's verdict on ${head.slice(0, 7)} ` +
-        `(${last.verdict}${last.reasons.length > 0 ? `: ${last.reasons.join(', ')}` : ''}): ${escapeMarkdown(reason)}\n\n` +
-        `It holds for this commit only; a new push is judged again. The report: ${ours.html_url}`
-    }
+  // With several rubrics, the check run of each one judged on the head.
+  const names = state.rubrics
+    ? Object.entries(state.rubrics).flatMap(([name, memory]) =>
+        memory.history.at(-1)?.commit === head ? [name] : []
+      )
+    : [checkRunName(inputs.checkName, pr ?? { baseRef: '', defaultBranch: '' })]
+  const written = await Promise.all(
+    names.map(name =>
+      github.completeCheckRun({ headSha: head, name, externalId: CHECK_RUN_MARK }, 'success', {
+        title: accepted,
+        summary:
+          `@${login} accepted the council's verdict on ${head.slice(0, 7)} ` +
+          `(${last.verdict}${last.reasons.length > 0 ? `: ${last.reasons.join(', ')}` : ''}): ${escapeMarkdown(reason)}\n\n` +
+          `It holds for this commit only; a new push is judged again. The report: ${ours.html_url}`
+      })
+    )
   )
-  if (!check.ok) {
+  const check = written.find(w => !w.ok) ?? written[0]
+  if (check !== undefined && !check.ok) {
     io.warning(`Rubric Council: ${check.problem}`)
     await github.reply(number, `${who} I could not record the acceptance: ${check.problem}.`)
     return

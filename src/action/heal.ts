@@ -14,8 +14,7 @@ import { failed, ok, type Result } from '../util/result.js'
 import type { ActionInputs } from './inputs.js'
 import type { ActionIO } from './io.js'
 import { reverify, SHARED_PROBLEMS } from './reverify.js'
-import { baseRubric, repositoryRubricPath } from './rubric.js'
-import { isRubricFile, rubricsFolder } from '../engine/rubric-set.js'
+import { baseRubrics, repositoryRubricPath } from './rubric.js'
 import type { ListedCheckRun } from '../github/check-run.js'
 
 /** How many pull requests are looked at at once. */
@@ -190,11 +189,7 @@ function membersOf(
         // With what it extends: an organisation's rubric may name the council. With several
         // rubrics, the members of every one.
         if (inputs.checker !== undefined) return councilMembers([], inputs.models, env)
-        const folder = rubricsFolder(path)
-        const paths = [path, ...(await github.filesAt(folder, baseRef)).filter(isRubricFile)]
-        const rubrics = (await Promise.all(paths.map(p => baseRubric(github, p, baseRef)))).filter(
-          r => r !== undefined
-        )
+        const rubrics = await baseRubrics(github, path, baseRef)
         const members = (rubrics.length > 0 ? rubrics : [undefined]).map(r =>
           councilMembers(r?.council.models ?? [], inputs.models, env)
         )

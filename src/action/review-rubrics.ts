@@ -38,7 +38,13 @@ import { failed } from '../util/result.js'
 import type { ActionInputs } from './inputs.js'
 import type { ActionIO } from './io.js'
 import { reportPathIn, type PublishContext } from './publish.js'
-import { checkRunsNamed, ourComments, type ReviewPorts } from './review.js'
+import {
+  checkRunsNamed,
+  ourComments,
+  verifiedAcceptance,
+  verifiedWaivers,
+  type ReviewPorts
+} from './review.js'
 import { validRubric, type RubricChoice } from './rubric.js'
 import { stickyComment } from './sticky-comment.js'
 
@@ -111,6 +117,9 @@ export async function reviewRubrics(
   const state: CommentState = existing[0] ? readState(existing[0].body) : { history: [] }
   const rerun = state.rerun?.commit === head ? state.rerun : undefined
   const heal = state.heal?.commit === head ? state.heal : undefined
+  // A waiver names a must-have; it binds in every rubric that has it.
+  const waivers = (state.waivers ?? []).filter(w => w.commit === head)
+  const waived = await verifiedWaivers(ports.github, waivers, io)
   // Gates of several rubrics run one rubric at a time: they share the checkout.
   const gates = oneAtATime(ports.gates)
   const outcomes = await Promise.all(
@@ -141,7 +150,8 @@ export async function reviewRubrics(
           trusted: read.choice.trusted,
           ...(read.choice.review && { review: read.choice.review }),
           history: memory.history,
-          ...(plan.scope && { scope: plan.scope })
+          ...(plan.scope && { scope: plan.scope }),
+          ...(waived.length > 0 && { waived })
         },
         { ...ports, gates, council }
       )
@@ -166,6 +176,17 @@ export async function reviewRubrics(
       }
     })
   )
+  // `/council accept <reason>` accepts the whole pull request: every rubric's verdict on the head.
+  const mustHaves = new Set(
+    outcomes.flatMap(
+      o => o.evaluation?.verdict.criteria.filter(c => c.required).map(c => c.id) ?? []
+    )
+  )
+  const acceptance = await verifiedAcceptance(ports.github, state.accepted, { head, mustHaves }, io)
+  if (acceptance) {
+    for (const [i, o] of outcomes.entries())
+      if (o.evaluation) outcomes[i] = { ...o, evaluation: { ...o.evaluation, acceptance } }
+  }
   const iteration = nextIteration(state.history)
   const note = iterationNote(
     state.history,
@@ -178,7 +199,9 @@ export async function reviewRubrics(
   const history = [...state.history, entry]
   const kept: Omit<CommentState, 'history'> = {
     rubrics: Object.fromEntries(outcomes.flatMap(o => (o.memory ? [[o.checkName, o.memory]] : []))),
-    ...(heal && { heal: { ...heal, due: false } })
+    ...(heal && { heal: { ...heal, due: false } }),
+    ...(acceptance && state.accepted && { accepted: state.accepted }),
+    ...(waivers.length > 0 && { waivers })
   }
   const render = (remembered: CommentState): string =>
     renderRubricsComment(outcomes, inputs.checkName, remembered)

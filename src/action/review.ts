@@ -178,7 +178,7 @@ export async function reviewPullRequest(
  * names has been read again through the API and its author still has write permission. Anything
  * else (another commit, an edited or deleted command, a lost permission) counts as none.
  */
-async function verifiedAcceptance(
+export async function verifiedAcceptance(
   github: GitHubPort | undefined,
   stored: StoredAcceptance | undefined,
   of: { readonly head: string; readonly mustHaves: ReadonlySet<string> },
@@ -217,7 +217,7 @@ async function verifiedAcceptance(
  * author still with write permission. The reason is the comment's, not the state's. Any other
  * counts as none, with a warning; the verdict decides whether the criterion failed at all.
  */
-async function verifiedWaivers(
+export async function verifiedWaivers(
   github: GitHubPort | undefined,
   stored: readonly StoredWaiver[],
   io: ActionIO

@@ -209,14 +209,35 @@ export async function baseRubric(
   return parsed.ok ? parsed.value : undefined
 }
 
-/** The criteria of the base branch's rubric (`baseRubric`), id → whether it is a must-have. */
+/**
+ * The base branch's rubrics: the one at `path` and, with several, those in the `rubrics/` folder
+ * beside it (docs/rubric.md#several-rubrics), each as `baseRubric` reads it; the valid ones.
+ */
+export async function baseRubrics(
+  github: GitHubPort,
+  path: string,
+  ref: string
+): Promise<Rubric[]> {
+  const folder = (await github.filesAt(rubricsFolder(path), ref)).filter(isRubricFile)
+  const rubrics = await Promise.all([path, ...folder].map(p => baseRubric(github, p, ref)))
+  return rubrics.filter(r => r !== undefined)
+}
+
+/**
+ * The criteria of the base branch's rubrics (`baseRubrics`), id → whether it is a must-have (in
+ * any of them); undefined when there is no valid rubric.
+ */
 export async function baseCriteria(
   github: GitHubPort,
   path: string,
   ref: string
 ): Promise<ReadonlyMap<string, boolean> | undefined> {
-  const rubric = await baseRubric(github, path, ref)
-  return rubric && new Map(rubric.criteria.map(c => [c.id, c.required]))
+  const rubrics = await baseRubrics(github, path, ref)
+  if (rubrics.length === 0) return undefined
+  const criteria = new Map<string, boolean>()
+  for (const c of rubrics.flatMap(r => r.criteria))
+    criteria.set(c.id, c.required || criteria.get(c.id) === true)
+  return criteria
 }
 
 /** A rubric file of the repository: where it is, and whether it is the `rubric` input's. */

@@ -8,6 +8,7 @@ import { summaryLine } from '../report/summary.js'
 import { toJsonReport, type JsonReport } from '../report/json.js'
 import type { VerdictKind } from '../verdict/types.js'
 import { commentMarker, writeState, STATE_BUDGET, type CommentState } from './memory.js'
+import { MAX_WAIVABLE } from './memory-state.js'
 
 /**
  * What is said about a pull request judged by several rubrics (docs/rubric.md#several-rubrics):
@@ -62,6 +63,10 @@ export function combinedEntry(
   const reasons = [
     ...new Set(judged.flatMap(o => o.evaluation?.verdict.reasons.map(r => r.code) ?? []))
   ].slice(0, 20)
+  // What `/council accept <criterion-id>` may waive: the must-haves any rubric failed or split.
+  const waivable = [
+    ...new Set(judged.flatMap(o => o.evaluation?.history?.at(-1)?.waivable ?? []))
+  ].slice(0, MAX_WAIVABLE)
   return {
     iteration,
     commit,
@@ -69,6 +74,7 @@ export function combinedEntry(
     summary: summary === '' ? 'no rubric applies' : summary,
     rubricHash: createHash('sha256').update(hashes).digest('hex').slice(0, 12),
     reasons,
+    ...(waivable.length > 0 && { waivable }),
     ...(note !== undefined && { note }),
     at: at.toISOString()
   }
