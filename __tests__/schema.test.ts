@@ -28,9 +28,10 @@ describe('the JSON Schema of the rubric', () => {
 
   it('accepts the front matter of every example and of this repository’s rubric', () => {
     const files = [
-      ...readdirSync(join(ROOT, 'examples'))
-        .filter(f => f !== 'workflows')
-        .map(f => join(ROOT, 'examples', f)),
+      // The rubrics: examples/workflows and examples/agent hold other files.
+      ...readdirSync(join(ROOT, 'examples'), { withFileTypes: true })
+        .filter(f => f.isFile())
+        .map(f => join(ROOT, 'examples', f.name)),
       join(ROOT, '.github/rubric.md')
     ]
     for (const file of files) {

@@ -155,6 +155,46 @@ describe('the split layout gives the verdicts single-job mode gives', () => {
   })
 })
 
+describe('the split layout with several rubrics', () => {
+  const scoped = (paths: string, gate: string): string =>
+    `---\npaths: [${paths}]\ndimensions: false\n---\n## Gates\n- \`${gate}\`\n## Criteria\n- tested: The change is tested\n`
+  const SEVERAL = {
+    '.github/rubrics/app.md': scoped("'src/**'", 'bash scripts/check.sh'),
+    '.github/rubrics/docs.md': scoped("'docs/**'", 'touch docs-gate-ran'),
+    'scripts/check.sh': 'echo checked\n',
+    'src/app.ts': 'export const app = 1\n',
+    'docs/guide.md': '# Guide\n'
+  }
+
+  it('runs the gates of the rubrics that apply, and each rubric reads its own', async () => {
+    const pr = pullRequest({ 'src/app.ts': 'export const app = 2\n' }, SEVERAL)
+    const { gates, council } = await splitLayout(pr)
+    expect([gates.code, outcome(council)]).toEqual([0, 'PASS'])
+    expect(existsSync(join(pr.repo.dir, 'docs-gate-ran'))).toBe(false)
+    expect(
+      checksOn(pr)
+        .map(c => [c.name, c.conclusion])
+        .sort()
+    ).toEqual([
+      ['rubric-council / app', 'success'],
+      ['rubric-council / docs', 'success']
+    ])
+    expect(checksOn(pr).find(c => c.name === 'rubric-council / docs')?.output.title).toMatch(
+      /^not applicable/
+    )
+  })
+
+  it('a failing gate of one rubric fails that rubric', async () => {
+    const pr = pullRequest(
+      { 'src/app.ts': 'export const app = 2\n', 'scripts/check.sh': 'exit 1\n' },
+      SEVERAL
+    )
+    const { gates, council } = await splitLayout(pr)
+    expect([gates.code, outcome(council)]).toEqual([1, 'FAIL gate_failed'])
+    expect(checksOn(pr).find(c => c.name === 'rubric-council / app')?.conclusion).toBe('failure')
+  })
+})
+
 describe('in the split layout, the pull request’s code', () => {
   it('finds no key and no write token, and cannot change the check run', async () => {
     // The gate looks everywhere a secret could be: its environment, every ancestor's

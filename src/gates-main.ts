@@ -9,7 +9,15 @@ import { InputError, readActionInputs } from './action/inputs.js'
 import { actionsGateLog } from './action/log.js'
 import { coreIO } from './action/io.js'
 import { internalError } from './action/publish.js'
-import { chooseRubric } from './action/rubric.js'
+import type { ActionDirs } from './action/context.js'
+import type { ActionInputs } from './action/inputs.js'
+import { chooseRubric, severalRubrics, validRubric } from './action/rubric.js'
+import { planRubrics } from './engine/rubric-set.js'
+import { startDiff } from './evidence/git-source.js'
+import type { PullRequestRun } from './github/event.js'
+import type { GitHubPort } from './github/port.js'
+import type { RubricIssue } from './rubric/errors.js'
+import type { Rubric } from './rubric/types.js'
 import { gateEnvironment } from './gates/environment.js'
 import { gatesArtifact, GATES_FILE, writeRecord } from './gates/record.js'
 import { gatesHere } from './gates/run.js'
@@ -68,50 +76,56 @@ export async function runGatesAction(): Promise<void> {
       process.exitCode = 2
       return
     }
-    const choice = await chooseRubric(github, run, inputs, dirs)
-    const parsed = choice.rubric.ok
-      ? parseRubric(choice.rubric.value)
-      : failed(choice.rubric.problem.issues)
-    const rubric = parsed.ok ? parsed.value : undefined
+    const { rubrics, problems } = await rubricsWithGates(github, run, inputs, dirs, env)
     const processes = {
       env: gateEnvironment(env),
       log: actionsGateLog(),
       mask: (text: string) => maskSecrets(text, secrets)
     }
     // Nothing of the pull request runs when there is no gate to run.
+    const first = rubrics.find(r => r.gates.length > 0)
     const setup =
-      rubric === undefined || rubric.gates.length === 0
+      first === undefined
         ? []
-        : await runSetup(readSetupCommands(core.getInput('setup')), rubric.gateOptions.timeout, {
+        : await runSetup(readSetupCommands(core.getInput('setup')), first.gateOptions.timeout, {
             ...processes,
             cwd: dirs.cwd
           })
     const setupFailed = setup.find(r => r.status !== 'pass')
-    let gates: GateResult[] = []
-    if (rubric !== undefined) {
-      gates = setupFailed
-        ? rubric.gates.map(gate => notRun(gate, setupFailed))
-        : await gatesHere({ ...processes, cwd: dirs.cwd }).results(rubric)
+    // Several rubrics: one after the other, in the one checkout.
+    const ran: { rubricHash: string; gates: GateResult[] }[] = []
+    for (const rubric of rubrics) {
+      ran.push({
+        rubricHash: rubric.hash,
+        gates: setupFailed
+          ? rubric.gates.map(gate => notRun(gate, setupFailed))
+          : await gatesHere({ ...processes, cwd: dirs.cwd }).results(rubric)
+      })
     }
+    const [main, ...others] = ran
     const record = writeRecord({
       repository: `${owner}/${repo}`,
       pullRequest: run.pr.number,
       headSha: run.pr.headSha,
-      rubricHash: rubric?.hash ?? null,
+      rubricHash: main?.rubricHash ?? null,
       setup,
-      gates
+      gates: main?.gates ?? [],
+      others
     })
     await mkdir(tempDir, { recursive: true })
     // A fresh folder, written just before the upload reads it.
     const file = join(await mkdtemp(join(tempDir, 'record-')), GATES_FILE)
     await writeFile(file, record)
     core.setOutput('results-file', file)
-    const results = [...setup.map(r => ({ ...r, command: setupLabel(r.command) })), ...gates]
-    const passed = rubric !== undefined && results.every(r => r.status === 'pass')
+    const results = [
+      ...setup.map(r => ({ ...r, command: setupLabel(r.command) })),
+      ...ran.flatMap(r => r.gates)
+    ]
+    const passed = problems.length === 0 && results.every(r => r.status === 'pass')
     core.setOutput('passed', String(passed))
     const uploaded = await uploadRecord(artifacts, file, Number(env.GITHUB_RUN_ATTEMPT ?? '1') || 1)
-    if (!parsed.ok) {
-      for (const issue of parsed.problem) core.error(formatIssue(issue))
+    if (problems.length > 0) {
+      for (const issue of problems) core.error(formatIssue(issue))
       core.setFailed('Rubric Council gates: the rubric is unusable; the council job will say why')
       process.exitCode = 2
     } else if (!passed) {
@@ -158,4 +172,50 @@ async function uploadRecord(
     )
     return false
   }
+}
+
+/**
+ * The rubrics whose gates this job runs: the one rubric, or with several (docs/rubric.md#several-
+ * rubrics) each valid one that applies to the pull request, read as the council job reads them.
+ * `problems`: the one rubric's when it is unusable (the step fails, as the council job will). With
+ * several, an unusable one is left to its own check run: failing this job would make the council
+ * job distrust every other rubric's results.
+ */
+async function rubricsWithGates(
+  github: GitHubPort | undefined,
+  run: PullRequestRun,
+  inputs: ActionInputs,
+  dirs: ActionDirs,
+  env: NodeJS.ProcessEnv
+): Promise<{ rubrics: Rubric[]; problems: readonly RubricIssue[] }> {
+  const several = await severalRubrics(github, run, inputs, dirs)
+  if (several === undefined) {
+    const choice = await chooseRubric(github, run, inputs, dirs)
+    const parsed = choice.rubric.ok
+      ? parseRubric(choice.rubric.value)
+      : failed(choice.rubric.problem.issues)
+    return parsed.ok
+      ? { rubrics: [parsed.value], problems: [] }
+      : { rubrics: [], problems: parsed.problem }
+  }
+  const read = await Promise.all(
+    several.map(async file => {
+      const choice = await chooseRubric(github, run, { ...inputs, rubric: file.path }, dirs)
+      return { ...file, rubric: validRubric(choice) }
+    })
+  )
+  const changed = await startDiff({
+    cwd: dirs.workspace,
+    baseSha: run.pr.baseSha,
+    headSha: run.pr.headSha,
+    auth: { serverUrl: env.GITHUB_SERVER_URL ?? 'https://github.com', token: inputs.githubToken }
+  }).then(
+    diff =>
+      diff.files.flatMap(f => (f.previousPath === undefined ? [f.path] : [f.path, f.previousPath])),
+    () => undefined
+  )
+  const rubrics = planRubrics(read, changed, inputs.checkName).flatMap(plan =>
+    plan.applicable && plan.duplicateOf === undefined && plan.file.rubric ? [plan.file.rubric] : []
+  )
+  return { rubrics, problems: [] }
 }

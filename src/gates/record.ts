@@ -39,6 +39,14 @@ export interface GatesRecord {
    */
   readonly setup: readonly GateResult[]
   readonly gates: readonly GateResult[]
+  /**
+   * With several rubrics (docs/rubric.md#several-rubrics), the gates of each other one that
+   * applies, by its hash; `rubricHash` and `gates` are the first's.
+   */
+  readonly others?: readonly {
+    readonly rubricHash: string
+    readonly gates: readonly GateResult[]
+  }[]
 }
 
 const Text = z.string().max(MAX_RECORD_BYTES)
@@ -65,7 +73,16 @@ const Record = z.strictObject({
     .regex(/^[0-9a-f]{12}$/)
     .nullable(),
   setup: z.array(Gate).max(100),
-  gates: z.array(Gate).max(1000)
+  gates: z.array(Gate).max(1000),
+  other_rubrics: z
+    .array(
+      z.strictObject({
+        rubric_hash: z.string().regex(/^[0-9a-f]{12}$/),
+        gates: z.array(Gate).max(1000)
+      })
+    )
+    .max(100)
+    .optional()
 })
 
 /** The results file's text (snake_case JSON, like the report). */
@@ -77,7 +94,14 @@ export function writeRecord(record: GatesRecord): string {
     head_sha: record.headSha,
     rubric_hash: record.rubricHash,
     setup: record.setup.map(gateJson),
-    gates: record.gates.map(gateJson)
+    gates: record.gates.map(gateJson),
+    ...(record.others !== undefined &&
+      record.others.length > 0 && {
+        other_rubrics: record.others.map(o => ({
+          rubric_hash: o.rubricHash,
+          gates: o.gates.map(gateJson)
+        }))
+      })
   }
   return `${JSON.stringify(json, null, 2)}\n`
 }
@@ -146,6 +170,12 @@ export function readRecord(text: string): Result<GatesRecord> {
     headSha: r.head_sha,
     rubricHash: r.rubric_hash,
     setup: r.setup.map(gateResult),
-    gates: r.gates.map(gateResult)
+    gates: r.gates.map(gateResult),
+    ...(r.other_rubrics && {
+      others: r.other_rubrics.map(o => ({
+        rubricHash: o.rubric_hash,
+        gates: o.gates.map(gateResult)
+      }))
+    })
   })
 }

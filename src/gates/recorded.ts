@@ -61,9 +61,13 @@ export function recordedGates(run: RecordingRun, review: RecordingFor): GateSour
           `${run.description} recorded results for pull request #${record.pullRequest} at ${record.headSha.slice(0, 7)}, not #${review.pullRequest} at ${review.headSha.slice(0, 7)}`
         )
       }
-      if (record.rubricHash !== rubric.hash) {
+      const ran = [
+        { rubricHash: record.rubricHash, gates: record.gates },
+        ...(record.others ?? [])
+      ].find(r => r.rubricHash === rubric.hash)
+      if (ran === undefined) {
         return unusable(
-          `${run.description} ran the gates of rubric ${record.rubricHash ?? '(unusable)'}, but this review uses rubric ${rubric.hash}: run the workflow again`
+          `${run.description} ran the gates of rubric ${[record.rubricHash ?? '(unusable)', ...(record.others ?? []).map(o => o.rubricHash)].join(', ')}, but this review uses rubric ${rubric.hash}: run the workflow again`
         )
       }
       if (conclusion === undefined) {
@@ -74,7 +78,7 @@ export function recordedGates(run: RecordingRun, review: RecordingFor): GateSour
       // again, the setup's command too: the record came from the pull request's own job.
       const results = [
         ...record.setup.map(s => ({ ...s, command: setupLabel(withinChars(s.command)) })),
-        ...matchGates(rubric.gates, record.gates)
+        ...matchGates(rubric.gates, ran.gates)
       ].map(withinGateLimits)
       const allPass = results.every(r => r.status === 'pass')
       if (allPass && conclusion !== 'success') {
