@@ -6,7 +6,9 @@
  * and says which are not. What each figure means is in docs/performance.md.
  *
  * `npm run bench -- lifecycle` runs the lifecycle figure alone (a pull request's five pushes,
- * before and after issue 24) and prints it, without writing docs/performance.json.
+ * before and after issue 24) and prints it, without writing docs/performance.json;
+ * `npm run bench -- monorepo` the monorepo figure (10 rubrics scoped by paths, a pull request that
+ * touches one, against one rubric), the same way.
  */
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
@@ -56,6 +58,7 @@ import {
   lifecycleTables,
   type LifecycleRun
 } from './bench/lifecycle.js'
+import { monorepoFigure, monorepoTable } from './bench/monorepo.js'
 
 /** Timed runs per figure (plus one warm-up run, not counted, and one traced run). */
 const RUNS = 5
@@ -1013,9 +1016,31 @@ async function main(): Promise<void> {
   }
 }
 
+/** `npm run bench -- monorepo`: the monorepo figure alone, printed; no JSON written. */
+async function monorepoOnly(): Promise<void> {
+  const started = performance.now()
+  const bundle = await snapshotBundle()
+  try {
+    const runs = await monorepoFigure(bundle.path, progress)
+    console.log(
+      [
+        `Rubric Council benchmark, monorepo figure · ${new Date().toISOString()} · Node ${process.version}`,
+        `dist/index.js ${bundle.sha256} at ${bundle.commit}${bundle.dirty === '' ? '' : ` (${bundle.dirty})`}`,
+        '',
+        monorepoTable(runs),
+        '',
+        `Bench took ${((performance.now() - started) / 1000).toFixed(0)} s.`
+      ].join('\n')
+    )
+  } finally {
+    bundle.dispose()
+  }
+}
+
 if (process.argv[2] === 'lifecycle') await lifecycleOnly()
+else if (process.argv[2] === 'monorepo') await monorepoOnly()
 else if (process.argv[2] === undefined) await main()
 else {
-  process.stderr.write('usage: npm run bench [-- lifecycle]\n')
+  process.stderr.write('usage: npm run bench [-- lifecycle | monorepo]\n')
   process.exit(2)
 }
