@@ -218,13 +218,13 @@ describe.each(PROJECTS)('rubric-council init, for $kind', ({ files, gate, setup,
       expect(stepList(jobs.heal)).toEqual([`uses: ${ACTION}`])
     })
 
-    it('writes the bot: on a push that changes the rubric, on new comments and every half hour, re-running the review', async () => {
+    it('writes the bot: on a push that changes a rubric (the folder of several too), on new comments and every half hour, re-running the review', async () => {
       const dir = project(files)
       await cli([...argv], dir)
       const bot = workflow(read(dir, BOT_WORKFLOW_FILE))
       expect(bot.name).toBe(BOT_WORKFLOW_NAME)
       expect(bot.on).toEqual({
-        push: { paths: [RUBRIC_FILE] },
+        push: { paths: [RUBRIC_FILE, '.github/rubrics/**'] },
         issue_comment: { types: ['created'] },
         schedule: [{ cron: '17,47 * * * *' }]
       })

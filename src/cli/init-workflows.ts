@@ -155,9 +155,9 @@ export function botWorkflow(reviewWorkflow: string, pin: ActionPin): string {
 name: ${BOT_WORKFLOW_NAME}
 
 on:
-  # The rubric changed: every open pull request based on the pushed branch is reviewed again.
+  # A rubric changed: every open pull request based on the pushed branch is reviewed again.
   push:
-    paths: [${RUBRIC_FILE}]
+    paths: [${RUBRIC_FILE}, '.github/rubrics/**']
   # Commands: /council rerun, /council accept <reason>; the action checks the commenter may write.
   issue_comment:
     types: [created]
