@@ -114,187 +114,209 @@ export async function reviewRubrics(
       })
     )
   ])
-  const state: CommentState = existing[0] ? readState(existing[0].body) : { history: [] }
-  const rerun = state.rerun?.commit === head ? state.rerun : undefined
-  const heal = state.heal?.commit === head ? state.heal : undefined
-  // A waiver names a must-have; it binds in every rubric that has it.
-  const waivers = (state.waivers ?? []).filter(w => w.commit === head)
-  const waived = await verifiedWaivers(ports.github, waivers, io)
-  // Gates of several rubrics run one rubric at a time: they share the checkout.
-  const gates = oneAtATime(ports.gates)
-  const outcomes = await Promise.all(
-    begun.map(async ({ plan, place, id }): Promise<Judged> => {
-      const read = plan.file
-      const base = {
-        checkName: place.name,
-        name: plan.name,
-        path: read.repoPath,
-        place,
-        ...(id !== undefined && { id })
-      }
-      if (!plan.applicable) {
+  try {
+    const state: CommentState = existing[0] ? readState(existing[0].body) : { history: [] }
+    const rerun = state.rerun?.commit === head ? state.rerun : undefined
+    const heal = state.heal?.commit === head ? state.heal : undefined
+    // A waiver names a must-have; it binds in every rubric that has it.
+    const waivers = (state.waivers ?? []).filter(w => w.commit === head)
+    const waived = await verifiedWaivers(ports.github, waivers, io)
+    // Gates of several rubrics run one rubric at a time: they share the checkout.
+    const gates = oneAtATime(ports.gates)
+    const outcomes = await Promise.all(
+      begun.map(async ({ plan, place, id }): Promise<Judged> => {
+        const read = plan.file
+        const base = {
+          checkName: place.name,
+          name: plan.name,
+          path: read.repoPath,
+          place,
+          ...(id !== undefined && { id })
+        }
+        if (!plan.applicable) {
+          return {
+            ...base,
+            notApplicable: notApplicableTitle(scopeText(read.rubric?.scope ?? {}))
+          }
+        }
+        const memory = state.rubrics?.[base.checkName] ?? { history: [] }
+        const council = cachingCouncil(ports.council, {
+          key: ports.judgementKey,
+          ...(rerun === undefined && memory.judgement && { previous: memory.judgement }),
+          iteration: nextIteration(memory.history)
+        })
+        const evaluated = await evaluate(
+          {
+            rubric: plan.duplicateOf === undefined ? read.choice.rubric : duplicate(plan, read),
+            trusted: read.choice.trusted,
+            ...(read.choice.review && { review: read.choice.review }),
+            history: memory.history,
+            ...(plan.scope && { scope: plan.scope }),
+            ...(waived.length > 0 && { waived })
+          },
+          { ...ports, gates, council }
+        )
+        const cache = council.result()
+        const note = iterationNote(
+          memory.history,
+          head,
+          evaluated.rubric.hash,
+          { ...(rerun && { rerun }), healed: heal?.due === true },
+          cache.reusedFrom
+        )
+        const history = [...memory.history, historyEntry(evaluated, head, note, new Date())]
+        const evaluation = {
+          ...evaluated,
+          ...(cache.reusedFrom !== undefined && { reusedFrom: cache.reusedFrom }),
+          history
+        }
         return {
           ...base,
-          notApplicable: notApplicableTitle(scopeText(read.rubric?.scope ?? {}))
+          evaluation,
+          memory: { history, ...(cache.sealed && { judgement: cache.sealed }) }
         }
-      }
-      const memory = state.rubrics?.[base.checkName] ?? { history: [] }
-      const council = cachingCouncil(ports.council, {
-        key: ports.judgementKey,
-        ...(rerun === undefined && memory.judgement && { previous: memory.judgement }),
-        iteration: nextIteration(memory.history)
       })
-      const evaluated = await evaluate(
-        {
-          rubric: plan.duplicateOf === undefined ? read.choice.rubric : duplicate(plan, read),
-          trusted: read.choice.trusted,
-          ...(read.choice.review && { review: read.choice.review }),
-          history: memory.history,
-          ...(plan.scope && { scope: plan.scope }),
-          ...(waived.length > 0 && { waived })
-        },
-        { ...ports, gates, council }
-      )
-      const cache = council.result()
-      const note = iterationNote(
-        memory.history,
-        head,
-        evaluated.rubric.hash,
-        { ...(rerun && { rerun }), healed: heal?.due === true },
-        cache.reusedFrom
-      )
-      const history = [...memory.history, historyEntry(evaluated, head, note, new Date())]
-      const evaluation = {
-        ...evaluated,
-        ...(cache.reusedFrom !== undefined && { reusedFrom: cache.reusedFrom }),
-        history
-      }
-      return {
-        ...base,
-        evaluation,
-        memory: { history, ...(cache.sealed && { judgement: cache.sealed }) }
-      }
-    })
-  )
-  // `/council accept <reason>` accepts the whole pull request: every rubric's verdict on the head.
-  const mustHaves = new Set(
-    outcomes.flatMap(
-      o => o.evaluation?.verdict.criteria.filter(c => c.required).map(c => c.id) ?? []
     )
-  )
-  const acceptance = await verifiedAcceptance(ports.github, state.accepted, { head, mustHaves }, io)
-  if (acceptance) {
-    for (const [i, o] of outcomes.entries())
-      if (o.evaluation) outcomes[i] = { ...o, evaluation: { ...o.evaluation, acceptance } }
-  }
-  const iteration = nextIteration(state.history)
-  const note = iterationNote(
-    state.history,
-    head,
-    undefined,
-    { ...(rerun && { rerun }), healed: heal?.due === true },
-    undefined
-  )
-  const entry = combinedEntry(outcomes, iteration, head, note, new Date())
-  const history = [...state.history, entry]
-  const kept: Omit<CommentState, 'history'> = {
-    rubrics: Object.fromEntries(outcomes.flatMap(o => (o.memory ? [[o.checkName, o.memory]] : []))),
-    ...(heal && { heal: { ...heal, due: false } }),
-    ...(acceptance && state.accepted && { accepted: state.accepted }),
-    ...(waivers.length > 0 && { waivers })
-  }
-  const render = (remembered: CommentState): string =>
-    renderRubricsComment(outcomes, inputs.checkName, remembered)
+    // `/council accept <reason>` accepts the whole pull request: every rubric's verdict on the head.
+    const mustHaves = new Set(
+      outcomes.flatMap(
+        o => o.evaluation?.verdict.criteria.filter(c => c.required).map(c => c.id) ?? []
+      )
+    )
+    const acceptance = await verifiedAcceptance(
+      ports.github,
+      state.accepted,
+      { head, mustHaves },
+      io
+    )
+    if (acceptance) {
+      for (const [i, o] of outcomes.entries())
+        if (o.evaluation) outcomes[i] = { ...o, evaluation: { ...o.evaluation, acceptance } }
+    }
+    const iteration = nextIteration(state.history)
+    const note = iterationNote(
+      state.history,
+      head,
+      undefined,
+      { ...(rerun && { rerun }), healed: heal?.due === true },
+      undefined
+    )
+    const entry = combinedEntry(outcomes, iteration, head, note, new Date())
+    const history = [...state.history, entry]
+    const kept: Omit<CommentState, 'history'> = {
+      rubrics: Object.fromEntries(
+        outcomes.flatMap(o => (o.memory ? [[o.checkName, o.memory]] : []))
+      ),
+      ...(heal && { heal: { ...heal, due: false } }),
+      ...(acceptance && state.accepted && { accepted: state.accepted }),
+      ...(waivers.length > 0 && { waivers })
+    }
+    const render = (remembered: CommentState): string =>
+      renderRubricsComment(outcomes, inputs.checkName, remembered)
 
-  // Each rubric's check run, as the single rubric's would be.
-  const checkRuns = await Promise.all(
-    outcomes.map(async outcome => {
-      const { place, id } = outcome
-      if (outcome.evaluation === undefined) {
+    // Each rubric's check run, as the single rubric's would be.
+    const checkRuns = await Promise.all(
+      outcomes.map(async outcome => {
+        const { place, id } = outcome
+        if (outcome.evaluation === undefined) {
+          return {
+            outcome,
+            step: undefined,
+            write: () => writeNotApplicable(writer, place, outcome, io)
+          }
+        }
+        const plan = planPublication(
+          outcome.evaluation,
+          { checkName: place.name, failOn: inputs.failOn, comment: false },
+          {
+            headSha: head,
+            ...(context.detailsUrl !== undefined && { detailsUrl: context.detailsUrl }),
+            reportPath: reportPathIn(context.tempDir),
+            ...(id !== undefined && { checkRunId: id }),
+            checkRunsNamed: writer ? await checkRunsNamed(writer, place, io) : []
+          }
+        )
+        for (const warning of plan.warnings) io.warning(warning)
         return {
           outcome,
-          step: undefined,
-          write: () => writeNotApplicable(writer, place, outcome, io)
-        }
-      }
-      const plan = planPublication(
-        outcome.evaluation,
-        { checkName: place.name, failOn: inputs.failOn, comment: false },
-        {
-          headSha: head,
-          ...(context.detailsUrl !== undefined && { detailsUrl: context.detailsUrl }),
-          reportPath: reportPathIn(context.tempDir),
-          ...(id !== undefined && { checkRunId: id }),
-          checkRunsNamed: writer ? await checkRunsNamed(writer, place, io) : []
-        }
-      )
-      for (const warning of plan.warnings) io.warning(warning)
-      return {
-        outcome,
-        step: plan.step,
-        write: async () => {
-          if (!writer) {
-            io.info(plan.dryRun.checkRun)
-            return
+          step: plan.step,
+          write: async () => {
+            if (!writer) {
+              io.info(plan.dryRun.checkRun)
+              return
+            }
+            const written = await writer.checkRun({
+              ...plan.checkRun,
+              ...(id !== undefined && { id })
+            })
+            if (!written.ok) io.warning(`Rubric Council: ${written.problem}`)
+            else io.info(`Check run "${place.name}": ${plan.checkRun.conclusion}`)
           }
-          const written = await writer.checkRun({
-            ...plan.checkRun,
-            ...(id !== undefined && { id })
-          })
-          if (!written.ok) io.warning(`Rubric Council: ${written.problem}`)
-          else io.info(`Check run "${place.name}": ${plan.checkRun.conclusion}`)
         }
-      }
-    })
-  )
-  let commentUrl: string | undefined
-  if (inputs.comment === 'sticky') {
-    if (writer) {
-      commentUrl = await stickyComment(
-        writer,
-        run,
-        inputs.checkName,
-        { history, render, read: state, kept, existing },
-        io
-      )
-    } else if (inputs.dryRun) {
-      io.group(
-        `Rubric Council (dry run): the comment it would post on #${run.pr.number}`,
-        render({ ...kept, history })
-      )
-    }
-  }
-  await Promise.all(checkRuns.map(c => c.write()))
-
-  // The job summary, the outputs and the report: the worst verdict, every rubric's report.
-  const sorted = worstFirst(outcomes)
-  await io.summary(renderRubricsReport(sorted, Math.floor(SUMMARY_BUDGET_BYTES / 4)))
-  const reportPath = reportPathIn(context.tempDir)
-  await mkdir(context.tempDir, { recursive: true })
-  await writeFile(reportPath, `${JSON.stringify(rubricsJsonReport(outcomes), null, 2)}\n`)
-  for (const o of sorted) {
-    for (const issue of o.evaluation?.rubric.problems ?? []) {
-      io.error(issue.message, {
-        title: `Invalid rubric (${issue.rule})`,
-        file: o.path,
-        ...(issue.line !== undefined && { startLine: issue.line })
       })
+    )
+    let commentUrl: string | undefined
+    if (inputs.comment === 'sticky') {
+      if (writer) {
+        commentUrl = await stickyComment(
+          writer,
+          run,
+          inputs.checkName,
+          { history, render, read: state, kept, existing },
+          io
+        )
+      } else if (inputs.dryRun) {
+        io.group(
+          `Rubric Council (dry run): the comment it would post on #${run.pr.number}`,
+          render({ ...kept, history })
+        )
+      }
     }
-  }
-  io.setOutput('verdict', entry.verdict)
-  io.setOutput('reasons', entry.reasons.join(','))
-  io.setOutput('rubric-hash', entry.rubricHash)
-  io.setOutput('report', reportPath)
-  io.setOutput('comment-url', commentUrl ?? '')
-  const failing = checkRuns.flatMap(c =>
-    c.step?.fails === true ? [{ ...c.step, o: c.outcome }] : []
-  )
-  const exitCode = failing.reduce((code, s) => Math.max(code, s.exitCode), 0)
-  io.setOutput('exit-code', String(failing.length > 0 ? exitCode : 0))
-  if (failing.length > 0) {
-    io.fail(failing.map(s => `${s.o.checkName}: ${s.message}`).join('\n'), exitCode)
-  } else {
-    io.info(`Rubric Council: ${entry.verdict} (${entry.summary})`)
+    await Promise.all(checkRuns.map(c => c.write()))
+
+    // The job summary, the outputs and the report: the worst verdict, every rubric's report.
+    const sorted = worstFirst(outcomes)
+    await io.summary(renderRubricsReport(sorted, Math.floor(SUMMARY_BUDGET_BYTES / 4)))
+    const reportPath = reportPathIn(context.tempDir)
+    await mkdir(context.tempDir, { recursive: true })
+    await writeFile(reportPath, `${JSON.stringify(rubricsJsonReport(outcomes), null, 2)}\n`)
+    for (const o of sorted) {
+      for (const issue of o.evaluation?.rubric.problems ?? []) {
+        io.error(issue.message, {
+          title: `Invalid rubric (${issue.rule})`,
+          file: o.path,
+          ...(issue.line !== undefined && { startLine: issue.line })
+        })
+      }
+    }
+    io.setOutput('verdict', entry.verdict)
+    io.setOutput('reasons', entry.reasons.join(','))
+    io.setOutput('rubric-hash', entry.rubricHash)
+    io.setOutput('report', reportPath)
+    io.setOutput('comment-url', commentUrl ?? '')
+    const failing = checkRuns.flatMap(c =>
+      c.step?.fails === true ? [{ ...c.step, o: c.outcome }] : []
+    )
+    const exitCode = failing.reduce((code, s) => Math.max(code, s.exitCode), 0)
+    io.setOutput('exit-code', String(failing.length > 0 ? exitCode : 0))
+    if (failing.length > 0) {
+      io.fail(failing.map(s => `${s.o.checkName}: ${s.message}`).join('\n'), exitCode)
+    } else {
+      io.info(`Rubric Council: ${entry.verdict} (${entry.summary})`)
+    }
+  } catch (error) {
+    // A pending check must not stay pending: each started one ends as a failure that says why.
+    const why = error instanceof Error ? error.message : String(error)
+    await Promise.all(
+      begun.map(async ({ place, id }) => {
+        if (!writer || id === undefined) return
+        await writer.completeCheckRun({ ...place, id }, 'failure', {
+          title: 'Rubric Council failed with an internal error',
+          summary: `The run stopped before a verdict: ${why}`
+        })
+      })
+    )
+    throw error
   }
 }
 

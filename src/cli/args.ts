@@ -7,7 +7,7 @@ export const DOCS_URL = 'https://github.com/rubric-council/rubric-council/blob/m
 /** Usage errors (unknown command or option, a missing value, an unmet precondition) exit 2. */
 export const USAGE_ERROR = 2
 
-interface OptionSpec {
+export interface OptionSpec {
   readonly name: string
   readonly type: 'string' | 'boolean'
   readonly short?: string

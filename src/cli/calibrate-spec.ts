@@ -1,4 +1,5 @@
 import { DOCS_URL, type CommandSpec } from './args.js'
+import { MODELS_OPTION } from './check-spec.js'
 
 /** `rubric-council calibrate`: its options, help and exit codes. */
 export const CALIBRATE_SPEC: CommandSpec = {
@@ -29,15 +30,7 @@ export const CALIBRATE_SPEC: CommandSpec = {
       value: 'N',
       help: ['Judge each case N times, to measure flip (default: 3)']
     },
-    {
-      name: 'models',
-      type: 'string',
-      value: 'LIST',
-      help: [
-        'Judges as provider:model, comma-separated (default: the rubric’s, else one per',
-        'provider whose API key is set)'
-      ]
-    },
+    MODELS_OPTION,
     {
       name: 'json',
       type: 'string',

@@ -1,4 +1,26 @@
-import { DOCS_URL, type CommandSpec } from './args.js'
+import { DOCS_URL, type CommandSpec, type OptionSpec } from './args.js'
+
+/** `--models`, as `check`, `loop` and `calibrate` take it. */
+export const MODELS_OPTION: OptionSpec = {
+  name: 'models',
+  type: 'string',
+  value: 'LIST',
+  help: [
+    'Judges as provider:model, comma-separated (default: the rubric’s, else one per',
+    'provider whose API key is set)'
+  ]
+}
+
+/** `--base`, as `check` and `loop` take it. */
+export const BASE_OPTION: OptionSpec = {
+  name: 'base',
+  type: 'string',
+  value: 'REF',
+  help: [
+    'Diff from the merge base of REF and HEAD (default: the upstream, else',
+    'origin/main, main, origin/master, master)'
+  ]
+}
 
 /** `rubric-council check`: its options, help and exit codes. */
 export const CHECK_SPEC: CommandSpec = {
@@ -40,24 +62,8 @@ export const CHECK_SPEC: CommandSpec = {
         '(default: a new file in the temporary directory, named on the last line)'
       ]
     },
-    {
-      name: 'models',
-      type: 'string',
-      value: 'LIST',
-      help: [
-        'Judges as provider:model, comma-separated (default: the rubric’s, else one per',
-        'provider whose API key is set)'
-      ]
-    },
-    {
-      name: 'base',
-      type: 'string',
-      value: 'REF',
-      help: [
-        'Diff from the merge base of REF and HEAD (default: the upstream, else',
-        'origin/main, main, origin/master, master)'
-      ]
-    },
+    MODELS_OPTION,
+    BASE_OPTION,
     {
       name: 'dry-run',
       type: 'boolean',

@@ -1,4 +1,5 @@
 import { DOCS_URL, type CommandSpec } from './args.js'
+import { BASE_OPTION, MODELS_OPTION } from './check-spec.js'
 
 /** The iterations `loop` runs without an ACCEPT before it gives up. */
 export const DEFAULT_MAX_ITERATIONS = 3
@@ -47,24 +48,8 @@ export const LOOP_SPEC: CommandSpec = {
       value: 'N',
       help: [`Give up after N iterations without ACCEPT (default: ${DEFAULT_MAX_ITERATIONS})`]
     },
-    {
-      name: 'models',
-      type: 'string',
-      value: 'LIST',
-      help: [
-        'Judges as provider:model, comma-separated (default: the rubric’s, else one per',
-        'provider whose API key is set)'
-      ]
-    },
-    {
-      name: 'base',
-      type: 'string',
-      value: 'REF',
-      help: [
-        'Diff from the merge base of REF and HEAD (default: the upstream, else',
-        'origin/main, main, origin/master, master)'
-      ]
-    },
+    MODELS_OPTION,
+    BASE_OPTION,
     {
       name: 'json',
       type: 'string',

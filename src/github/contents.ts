@@ -4,14 +4,10 @@ import type { Repo } from './comment.js'
 import type { UnreadFile } from '../rubric/read-extends.js'
 import { failed, ok, type Result } from '../util/result.js'
 
-/**
- * A file's text at a commit, through the API (the checkout holds the PR's version, not the
- * base's). Undefined when the file does not exist there.
- */
-export async function fileAt(
-  github: GitHub,
-  where: Repo & { readonly path: string; readonly ref: string }
-): Promise<string | undefined> {
+type Where = Repo & { readonly path: string; readonly ref: string }
+
+/** `GET /contents/{path}` at a ref: a file's or a folder's entry; undefined on 404. */
+async function contentAt(github: GitHub, where: Where) {
   try {
     const { data } = await github.rest.repos.getContent({
       owner: where.owner,
@@ -19,10 +15,7 @@ export async function fileAt(
       path: where.path,
       ref: where.ref
     })
-    if (Array.isArray(data) || data.type !== 'file' || !('content' in data)) return undefined
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(
-      Buffer.from(data.content, 'base64')
-    )
+    return data
   } catch (error) {
     if (statusOf(error) === 404) return undefined
     throw error
@@ -30,29 +23,29 @@ export async function fileAt(
 }
 
 /**
+ * A file's text at a commit, through the API (the checkout holds the PR's version, not the
+ * base's). Undefined when the file does not exist there.
+ */
+export async function fileAt(github: GitHub, where: Where): Promise<string | undefined> {
+  const data = await contentAt(github, where)
+  if (data === undefined || Array.isArray(data) || data.type !== 'file' || !('content' in data))
+    return undefined
+  return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(
+    Buffer.from(data.content, 'base64')
+  )
+}
+
+/**
  * The paths of the files (not the folders) right in a folder at a ref, through the API, sorted;
  * none when the folder does not exist there.
  */
-export async function filesIn(
-  github: GitHub,
-  where: Repo & { readonly path: string; readonly ref: string }
-): Promise<string[]> {
-  try {
-    const { data } = await github.rest.repos.getContent({
-      owner: where.owner,
-      repo: where.repo,
-      path: where.path,
-      ref: where.ref
-    })
-    if (!Array.isArray(data)) return []
-    return data
-      .filter(entry => entry.type === 'file')
-      .map(entry => entry.path)
-      .sort()
-  } catch (error) {
-    if (statusOf(error) === 404) return []
-    throw error
-  }
+export async function filesIn(github: GitHub, where: Where): Promise<string[]> {
+  const data = await contentAt(github, where)
+  if (!Array.isArray(data)) return []
+  return data
+    .filter(entry => entry.type === 'file')
+    .map(entry => entry.path)
+    .sort()
 }
 
 /**
