@@ -10,6 +10,7 @@ import {
 import { CALIBRATE_VALUES, calibrateCommand } from './cli/calibrate.js'
 import { CALIBRATE_SPEC } from './cli/calibrate-spec.js'
 import { checkCommand } from './cli/check.js'
+import { checkRubrics } from './cli/check-rubrics.js'
 import { CHECK_SPEC } from './cli/check-spec.js'
 import { INIT_SPEC } from './cli/init-spec.js'
 import { VALIDATE_SPEC } from './cli/validate-spec.js'
@@ -86,18 +87,17 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         'models',
         'base'
       ].map(value)
-      return checkCommand(
-        {
-          ...(rubric !== undefined && { rubric }),
-          ...(checker !== undefined && { checker }),
-          ...(json !== undefined && { json }),
-          ...(markdown !== undefined && { markdown }),
-          ...(models !== undefined && { models }),
-          ...(base !== undefined && { base }),
-          dryRun: parsed.values['dry-run'] === true
-        },
-        io
-      )
+      const options = {
+        ...(rubric !== undefined && { rubric }),
+        ...(checker !== undefined && { checker }),
+        ...(json !== undefined && { json }),
+        ...(markdown !== undefined && { markdown }),
+        ...(models !== undefined && { models }),
+        ...(base !== undefined && { base }),
+        dryRun: parsed.values['dry-run'] === true
+      }
+      // Several rubrics, and none named: each that applies (docs/rubric.md#several-rubrics).
+      return (await checkRubrics(options, io)) ?? checkCommand(options, io)
     }
     case CALIBRATE_SPEC: {
       const values = Object.fromEntries(

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { mkdtemp, mkdir, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -105,5 +106,68 @@ describe('init --rubrics', () => {
       2,
       'rubric-council: --rubrics writes only the example rubric: run it apart from --forks, --target and --calibrate (see rubric-council init --help)'
     ])
+  })
+})
+
+describe('check with several rubrics', () => {
+  const gates = (paths: string, gate: string): string =>
+    `---\npaths: [${paths}]\n---\n## Gates\n- \`${gate}\`\n`
+
+  async function branched(change: Record<string, string>): Promise<string> {
+    const dir = await repository({
+      '.github/rubrics/payments.md': gates(
+        "'services/payments/**'",
+        'test -f services/payments/ok'
+      ),
+      '.github/rubrics/docs.md': gates("'docs/**'", 'touch docs-gate-ran'),
+      'services/payments/a.ts': 'a\n',
+      'docs/a.md': 'a\n'
+    })
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], {
+        cwd: dir
+      })
+    git('commit', '-qm', 'base')
+    git('branch', '-M', 'main')
+    git('checkout', '-qb', 'change')
+    for (const [path, text] of Object.entries(change)) await writeFile(join(dir, path), text)
+    git('add', '-A')
+    git('commit', '-qm', 'change')
+    return dir
+  }
+
+  it('checks each rubric that applies to the change, and names the others as not applicable', async () => {
+    const dir = await branched({ 'services/payments/a.ts': 'b\n' })
+    const failing = await cli(['check', '--base', 'main', '--json', join(dir, 'r.json')], dir)
+    expect(failing.code).toBe(1)
+    expect(existsSync(join(dir, 'docs-gate-ran'))).toBe(false)
+    expect(failing.out).toContain('── rubric-council / payments (.github/rubrics/payments.md)')
+    expect(failing.out).toContain(
+      '➖ rubric-council / docs: not applicable: no changed file matches paths docs/**'
+    )
+    const json = JSON.parse(await readFile(join(dir, 'r.json'), 'utf8')) as {
+      verdict: string
+      rubrics: { name: string; applicable: boolean }[]
+    }
+    expect([json.verdict, json.rubrics.map(r => [r.name, r.applicable])]).toEqual([
+      'FAIL',
+      [
+        ['payments', true],
+        ['docs', false]
+      ]
+    ])
+    await writeFile(join(dir, 'services/payments/ok'), '')
+    execFileSync('git', ['add', '-A'], { cwd: dir })
+    expect((await cli(['check', '--base', 'main'], dir)).code).toBe(0)
+  })
+
+  it('checks one rubric alone with --rubric', async () => {
+    const dir = await branched({ 'services/payments/a.ts': 'b\n' })
+    const result = await cli(
+      ['check', '--base', 'main', '--rubric', '.github/rubrics/docs.md'],
+      dir
+    )
+    expect(result.code).toBe(0)
+    expect(result.out).not.toContain('payments')
   })
 })

@@ -28,6 +28,7 @@ import { fileProblem, reportsProblem, writeReports, type CliIo } from './io.js'
 import { optionModelLines, rubricModelLines } from './model-check.js'
 import { terminalCouncilProgress } from './progress.js'
 import type { Evaluation } from '../engine/evaluation.js'
+import type { EvidenceScope } from '../evidence/types.js'
 import type { HistoryEntry } from '../engine/history.js'
 import { failed, ok, type Result } from '../util/result.js'
 
@@ -39,6 +40,8 @@ export interface CheckRequest {
   readonly base?: string
   /** The iterations before this one (`loop`), oldest first: the judges are told of them. */
   readonly history?: readonly HistoryEntry[]
+  /** One rubric among several: which changed files its judges see. */
+  readonly scope?: EvidenceScope
 }
 
 export interface CheckOptions extends CheckRequest {
@@ -158,7 +161,12 @@ export async function checkHere(
   const mask = (text: string): string => maskSecrets(text, secrets)
   const evaluation = await evaluate(
     // The user's own files: the rubric's exclude is the owner's.
-    { rubric, trusted: true, ...(request.history && { history: request.history }) },
+    {
+      rubric,
+      trusted: true,
+      ...(request.history && { history: request.history }),
+      ...(request.scope && { scope: request.scope })
+    },
     {
       gates: gatesHere({
         cwd: io.cwd,
@@ -202,7 +210,7 @@ async function unchangedFrom(cwd: string, base: string): Promise<string | undefi
  * the user), never inside the repository, where it could be committed by accident. Its path, or
  * undefined after one line on stderr saying why it could not be written (the verdict stands).
  */
-async function writeOwnReport(markdown: string, io: CliIo): Promise<string | undefined> {
+export async function writeOwnReport(markdown: string, io: CliIo): Promise<string | undefined> {
   try {
     const folder = await mkdtemp(join(tmpdir(), 'rubric-council-'))
     const file = join(folder, 'report.md')

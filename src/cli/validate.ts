@@ -68,8 +68,11 @@ function isDirectory(path: string): boolean {
   }
 }
 
-/** The rubrics `validate` checks when given none: the main one and the `rubrics/` folder's. */
-function defaultTargets(cwd: string): string[] {
+/**
+ * The repository's rubrics here, as `validate` and `check` take them when given none: the main one
+ * (when it exists, or when there is no other) and the `rubrics/` folder's.
+ */
+export function defaultTargets(cwd: string): string[] {
   const folder = rubricsFolder(DEFAULT_RUBRIC_PATH)
   let listed: string[] = []
   try {
