@@ -239,6 +239,18 @@ describe('rubric-council loop', () => {
     expect(run.err).toContain('rubric-council: the doer exited 3; the check runs all the same')
   })
 
+  it('runs the doer as bash -c does: a command that fails does not stop the ones after it', async () => {
+    const run = await cli(folder(), [
+      'loop',
+      '--doer',
+      'false; echo done > done.txt',
+      '--checker',
+      'test -f done.txt'
+    ])
+    expect(run.code).toBe(0)
+    expect(state(run.dir).history.map(h => h.verdict)).toEqual(['PASS'])
+  })
+
   it('gives up with exit 1 after --max-iterations without ACCEPT, naming the last feedback', async () => {
     const run = await cli(folder(), [
       'loop',

@@ -94,8 +94,9 @@ export async function endEarly(
 }
 
 /**
- * A run a `skip-*` rule skipped: the check run (each rubric's) concludes `success` and says why and what runs it
- * for real; the outputs say SKIPPED. Nothing is judged, and the sticky comment stays as it was.
+ * A run a `skip-*` rule skipped: the check run (each rubric's, with several) concludes `success`
+ * and says why and what runs it for real; the outputs say SKIPPED. Nothing is judged, and the
+ * sticky comment stays as it was.
  */
 export async function publishSkipped(
   reason: SkipReason,

@@ -276,6 +276,7 @@ export async function reviewRubrics(
 
     // The job summary, the outputs and the report: the worst verdict, every rubric's report.
     const sorted = worstFirst(outcomes)
+    // The budget is in characters, the summary's limit in bytes: at most 4 bytes a character.
     await io.summary(renderRubricsReport(sorted, Math.floor(SUMMARY_BUDGET_BYTES / 4)))
     const reportPath = reportPathIn(context.tempDir)
     await mkdir(context.tempDir, { recursive: true })

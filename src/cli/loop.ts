@@ -211,7 +211,8 @@ function runDoer(
   else env.RUBRIC_COUNCIL_FEEDBACK = feedback
   return runGate(
     { command, timeout: DOER_TIMEOUT_SECONDS, line: 0 },
-    { cwd: io.cwd, env, log: terminalGateLog(io), mask, parallel: 1 }
+    // As `bash -c` runs a command line: each of its commands runs, whatever the one before did.
+    { cwd: io.cwd, env, log: terminalGateLog(io), mask, parallel: 1, shellOptions: [] }
   )
 }
 

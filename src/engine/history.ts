@@ -1,9 +1,10 @@
 import type { VerdictKind } from '../verdict/types.js'
 
 /**
- * One run of the check on a pull request, or one iteration of the local loop (`rubric-council loop`). The runs so far are the pull request's history: the
- * judges are told of them, the report shows them, and the sticky comment keeps them between runs
- * (`publish/memory.ts` writes and reads them there, compacting the oldest when space runs out).
+ * One run of the check on a pull request, or one iteration of the local loop (`rubric-council
+ * loop`). The runs so far are the pull request's history: the judges are told of them, the report
+ * shows them, and the sticky comment keeps them between runs (`publish/memory.ts` writes and reads
+ * them there, compacting the oldest when space runs out).
  */
 export interface HistoryEntry {
   readonly iteration: number

@@ -25,7 +25,14 @@ export interface GateRunOptions {
   readonly parallel: number
   /** SIGTERM → SIGKILL delay on timeout. */
   readonly killGraceMs?: number
+  /**
+   * bash's options before `-c`: a gate fails at its first failing command (`-e`) or pipe stage
+   * (`-o pipefail`); the loop's doer is the user's command line, run as `bash -c` runs it.
+   */
+  readonly shellOptions?: readonly string[]
 }
+
+const GATE_SHELL_OPTIONS = ['-eo', 'pipefail'] as const
 
 /** Runs the gates, at most `options.parallel` at once; results keep the gates' order. */
 export function runGates(gates: readonly Gate[], options: GateRunOptions): Promise<GateResult[]> {
@@ -102,7 +109,8 @@ async function execute(
 
   return new Promise<Outcome>(resolve => {
     // The command is an argument of -c, never spliced into a script: inputs cannot inject code.
-    const child = spawn('bash', ['-eo', 'pipefail', '-c', gate.command], {
+    const shell = options.shellOptions ?? GATE_SHELL_OPTIONS
+    const child = spawn('bash', [...shell, '-c', gate.command], {
       cwd: options.cwd,
       env: { ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
