@@ -17,7 +17,7 @@
  * bounds, docs/council.md#evidence gives the figures): source code, diffs, Markdown, lockfiles and
  * minified JavaScript count about 1.0 to 1.6 times their tokens, text in other scripts 1.3 to 4.5
  * times, base64 at least 0.84 times, and random characters (no text a person writes) at least
- * 0.55 times. It replaced an exact byte-pair encoder whose 3.7 MB vocabulary every copy of the
+ * 0.5 times. It replaced an exact byte-pair encoder whose 3.7 MB vocabulary every copy of the
  * bundle carried.
  *
  * Special tokens such as `<|endoftext|>` are ordinary text here, counted (and sent) as the
