@@ -131,6 +131,7 @@ describe('several rubrics', () => {
     const pr = pullRequest(BASE, { ...PAYMENT_CHANGE, 'docs/guide.md': '# Guide\n\nMore.\n' })
     const result = await review(pr, { models: 'openai:gpt-5.4-nano' })
     expect([result.outputs.verdict, result.code]).toEqual(['FAIL', 1])
+    expect([result.outputs['exit-code'], result.outputs.recommendation]).toEqual(['1', 'RETRY'])
     expect(checksOn(pr).get('rubric-council / docs')?.conclusion).toBe('failure')
     expect(checksOn(pr).get('rubric-council / payments')?.conclusion).toBe('success')
     const body = comments(pr)[0]?.body ?? ''

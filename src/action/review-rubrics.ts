@@ -35,6 +35,7 @@ import {
   notApplicableTitle
 } from '../publish/sentences.js'
 import { failed } from '../util/result.js'
+import { EXIT_CODE } from '../verdict/outcome.js'
 import type { ActionInputs } from './inputs.js'
 import type { ActionIO } from './io.js'
 import { reportPathIn, type PublishContext } from './publish.js'
@@ -290,8 +291,15 @@ export async function reviewRubrics(
         })
       }
     }
+    // The worst verdict's, as one rubric's outputs are its own; score and confidence are each
+    // rubric's alone, in the report.
+    const worst = sorted.find(o => o.evaluation !== undefined)?.evaluation?.verdict
     io.setOutput('verdict', entry.verdict)
+    io.setOutput('exit-code', String(EXIT_CODE[entry.verdict]))
+    io.setOutput('score', '')
+    io.setOutput('confidence', '')
     io.setOutput('reasons', entry.reasons.join(','))
+    io.setOutput('recommendation', worst?.recommendation ?? 'ACCEPT')
     io.setOutput('rubric-hash', entry.rubricHash)
     io.setOutput('report', reportPath)
     io.setOutput('comment-url', commentUrl ?? '')
@@ -299,7 +307,6 @@ export async function reviewRubrics(
       c.step?.fails === true ? [{ ...c.step, o: c.outcome }] : []
     )
     const exitCode = failing.reduce((code, s) => Math.max(code, s.exitCode), 0)
-    io.setOutput('exit-code', String(failing.length > 0 ? exitCode : 0))
     if (failing.length > 0) {
       io.fail(failing.map(s => `${s.o.checkName}: ${s.message}`).join('\n'), exitCode)
     } else {
