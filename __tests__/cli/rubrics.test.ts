@@ -48,6 +48,7 @@ describe('validate with several rubrics', () => {
     })
     const result = await cli(['validate'], dir)
     expect(result.code).toBe(0)
+    expect(result.err).not.toContain('note: every rubric is scoped')
     expect(result.out.split('\n').map(l => l.split(':')[0])).toEqual([
       '.github/rubric.md',
       '.github/rubrics/docs.yml',
@@ -73,6 +74,9 @@ describe('validate with several rubrics', () => {
       '.github/rubrics/zz.md:1: error: the rubric name "payments" is already that of .github/rubrics/payments.md'
     )
     expect(result.out).toContain('0 of 2 rubrics valid')
+    expect(result.err).toContain(
+      'note: every rubric is scoped by paths, so a pull request that changes only files none of them matches is judged by none'
+    )
   })
 })
 

@@ -3,10 +3,10 @@ import { posix, resolve, sep } from 'node:path'
 import { isRubricFile, rubricsFolder, rubricStem } from '../engine/rubric-set.js'
 import { runGit } from '../evidence/git-process.js'
 import { DEFAULT_RUBRIC_PATH } from '../rubric/defaults.js'
-import { unmatchedPatterns } from '../rubric/paths.js'
+import { isScoped, unmatchedPatterns } from '../rubric/paths.js'
 import type { Rubric } from '../rubric/types.js'
 import { formatIssue } from '../rubric/errors.js'
-import { duplicateRubricName, unmatchedPattern } from '../publish/sentences.js'
+import { duplicateRubricName, noCatchAll, unmatchedPattern } from '../publish/sentences.js'
 import { loadRubric } from '../rubric/load.js'
 import { describeRubric } from '../rubric/describe.js'
 import type { CliIo } from './io.js'
@@ -110,6 +110,8 @@ async function setProblems(
       )
     }
   }
+  // Several rubrics, every one scoped: a pull request outside them all is judged by none.
+  if (names.size > 0 && rubrics.every(r => isScoped(r.rubric.scope))) lines.push(noCatchAll())
   const scoped = rubrics.filter(r => (r.rubric.scope.paths ?? []).length > 0)
   if (scoped.length > 0) {
     const listed = await runGit(['ls-files', '--full-name', '-z'], cwd).catch(() => undefined)

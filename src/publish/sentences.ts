@@ -473,3 +473,8 @@ export function duplicateRubricName(name: string, first: string): string {
 export function unmatchedPattern(pattern: string, file: string): string {
   return `paths: "${pattern}" matches no file in this repository, so ${file} would never apply to a pull request that changes only existing files; check the pattern (paths are relative to the repository's root; "*" does not cross "/", "**" does)`
 }
+
+/** Several rubrics, each scoped by paths: what a pull request outside them all gets. */
+export function noCatchAll(): string {
+  return 'note: every rubric is scoped by paths, so a pull request that changes only files none of them matches is judged by none (each check run says not applicable, and no gate runs); to judge every pull request, add .github/rubric.md without paths as the catch-all'
+}
