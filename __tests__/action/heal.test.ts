@@ -160,6 +160,26 @@ describe('a schedule run', () => {
     ])
   })
 
+  it('with a catch-all rubric that passed, still re-runs when a scoped rubric is UNCLEAR rate_limited', async () => {
+    const github = new MemoryGitHub()
+    const pr = pullRequest(
+      {
+        '.github/rubric.md': '## Gates\n- `true`\n',
+        '.github/rubrics/code.md': `---\npaths: ['*.ts']\n${RUBRIC.slice(4)}`
+      },
+      {},
+      github
+    )
+    const run = github.addRun(REVIEW_WORKFLOW, pr.number, pr.repo.headSha)
+    judges = 'limited'
+    expect(await review(pr)).toBe('UNCLEAR rate_limited')
+    const onHead = () => github.checkRuns.filter(c => c.head_sha === pr.repo.headSha)
+    expect(onHead().find(c => c.name === 'rubric-council')?.conclusion).toBe('success')
+    const ran = await scheduled(pr)
+    expect(github.reruns).toEqual([run.id])
+    expect(summary(ran)).toContain('re-verified 1')
+  })
+
   it('leaves an UNCLEAR judge_disagreement alone, probing no provider', async () => {
     const github = new MemoryGitHub()
     const { pr } = opened(github, SPLIT_RUBRIC)

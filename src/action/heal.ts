@@ -15,6 +15,7 @@ import type { ActionInputs } from './inputs.js'
 import type { ActionIO } from './io.js'
 import { reverify, SHARED_PROBLEMS } from './reverify.js'
 import { baseRubrics, repositoryRubricPath } from './rubric.js'
+import { isRubricFile, rubricsFolder } from '../engine/rubric-set.js'
 import type { ListedCheckRun } from '../github/check-run.js'
 
 /** How many pull requests are looked at at once. */
@@ -52,7 +53,20 @@ export async function healOutages(context: HealContext): Promise<void> {
   const { github, inputs, io, payload, env } = context
   const cron = isRecord(payload) && typeof payload.schedule === 'string' ? payload.schedule : ''
   const pulls = await github.openPullRequests()
-  const looked = await mapBounded(pulls, LOOK_WIDTH, pr => look(github, inputs.checkName, pr))
+  // Whether a base branch has several rubrics, asked once per branch.
+  const folders = new Map<string, Promise<boolean>>()
+  const several = (baseRef: string): Promise<boolean> => {
+    let known = folders.get(baseRef)
+    if (known === undefined) {
+      const folder = rubricsFolder(repositoryRubricPath(inputs))
+      known = github.filesAt(folder, baseRef).then(files => files.some(isRubricFile))
+      folders.set(baseRef, known)
+    }
+    return known
+  }
+  const looked = await mapBounded(pulls, LOOK_WIDTH, pr =>
+    look(github, inputs.checkName, pr, several)
+  )
   const candidates = looked.filter(l => l.decision.heal).sort((a, b) => a.pr.number - b.pr.number)
   const fetch = proxiedFetch(PROBE_RESPONSE_BYTES)
   const probes = new Map<Provider, Promise<Result<void, ProbeFailure>>>()
@@ -124,15 +138,23 @@ export async function healOutages(context: HealContext): Promise<void> {
 }
 
 /** Our latest check run on the pull request's head, and the comment's memory when it is UNCLEAR. */
-async function look(github: GitHubPort, checkName: string, pr: OpenPullRequest): Promise<Looked> {
+async function look(
+  github: GitHubPort,
+  checkName: string,
+  pr: OpenPullRequest,
+  several: (baseRef: string) => Promise<boolean>
+): Promise<Looked> {
   let latest = await latestOurs(github, pr.headSha, checkRunName(checkName, pr))
   let read: { comment?: IssueComment; state: CommentState } | undefined
-  if (latest === undefined) {
+  if (!isUnclear(latest) && (await several(pr.baseRef))) {
     // Several rubrics (docs/rubric.md#several-rubrics): each has its own check run, and the
-    // comment names them; one UNCLEAR among them is what the pull request's history records.
+    // comment remembers each one's verdicts; the check run of one UNCLEAR on the head is asked.
     read = await ourMemory(github, pr.number, checkName)
-    const names = Object.keys(read.state.rubrics ?? {})
-    const runs = await Promise.all(names.map(name => latestOurs(github, pr.headSha, name)))
+    const unclear = Object.entries(read.state.rubrics ?? {}).flatMap(([name, memory]) => {
+      const last = memory.history.at(-1)
+      return last?.commit === pr.headSha && last.verdict === 'UNCLEAR' ? [name] : []
+    })
+    const runs = await Promise.all(unclear.map(name => latestOurs(github, pr.headSha, name)))
     latest = runs.find(isUnclear)
   }
   if (!isUnclear(latest)) return { pr, decision: { heal: false, why: { kind: 'not-unclear' } } }
