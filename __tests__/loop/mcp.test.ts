@@ -2,11 +2,10 @@ import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { pathToFileURL } from 'node:url'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { wireAnswer } from '../helpers/judge-answers.js'
+import { mcpClient } from '../helpers/mcp-client.js'
 import { startProviderStandIn, type StandIn } from '../helpers/provider-standin.js'
 
 /**
@@ -14,7 +13,6 @@ import { startProviderStandIn, type StandIn } from '../helpers/provider-standin.
  * (through tsx) as an agent spawns the installed one. Judges are played by the provider stand-in.
  */
 
-const ROOT = join(import.meta.dirname, '..', '..')
 const KEY = 'sk-test-mcp-0123456789abcdef'
 
 let standIn: StandIn
@@ -44,26 +42,10 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'rank.ts'), 'export const rank = (xs: number[]) => [...xs].sort()\n')
   git('add', '-A')
   git('commit', '-q', '-m', 'Add ranking')
-  client = new Client({ name: 'test-agent', version: '1.0.0' })
-  await client.connect(
-    new StdioClientTransport({
-      command: process.execPath,
-      args: [
-        '--import',
-        pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href,
-        join(ROOT, 'src/bin.ts'),
-        'mcp'
-      ],
-      cwd: dir,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: dir,
-        OPENAI_API_KEY: KEY,
-        OPENAI_BASE_URL: standIn.openaiBaseUrl
-      },
-      stderr: 'pipe'
-    })
-  )
+  client = await mcpClient(dir, {
+    OPENAI_API_KEY: KEY,
+    OPENAI_BASE_URL: standIn.openaiBaseUrl
+  })
 }, 60_000)
 
 afterAll(async () => {

@@ -17,7 +17,8 @@ import { parseRubric } from '../rubric/parse.js'
 import { DEFAULT_CHECK_NAME } from '../publish/memory.js'
 import { EXIT_CODE } from '../verdict/outcome.js'
 import { USAGE_ERROR } from './args.js'
-import { checkHere, writeOwnReport, type CheckOptions } from './check.js'
+import { failed, ok, type Result } from '../util/result.js'
+import { checkHere, writeOwnReport, type CheckOptions, type CheckRequest } from './check.js'
 import { reportsProblem, writeReports, type CliIo } from './io.js'
 import { withUpstreams } from './upstream.js'
 import { defaultTargets } from './validate.js'
@@ -25,30 +26,28 @@ import { defaultTargets } from './validate.js'
 /** A local file has no size limit worth cutting for; this only bounds a pathological report. */
 const LOCAL_MARKDOWN_BUDGET = 5_000_000
 
+/** The rubrics a request that names none is of, when the repository has several. */
+function rubricSet(request: CheckRequest, cwd: string): string[] | undefined {
+  if (request.rubric !== undefined || request.checker !== undefined) return undefined
+  const paths = defaultTargets(cwd)
+  return paths.length === 1 && paths[0] === DEFAULT_RUBRIC_PATH ? undefined : paths
+}
+
 /**
- * `rubric-council check` in a repository with several rubrics (docs/rubric.md#several-rubrics),
- * given neither `--rubric` nor `--checker`: each rubric that applies to the diff from the merge
- * base is checked as `check --rubric` would, its judges shown the files it matches; the others say
- * they do not apply. Exits with the worst verdict's code. Undefined when the repository has one
- * rubric: `check` goes on as before.
+ * Every rubric of a repository with several (docs/rubric.md#several-rubrics), for a request that
+ * names neither a rubric nor a checker: each rubric that applies to the diff from the merge base is
+ * checked as `check --rubric` would, its judges shown the files it matches; the others say they do
+ * not apply. Undefined when the repository has one rubric (the request is `checkHere`'s); not ok
+ * with the lines to say when something was wrong before anything ran.
  */
-export async function checkRubrics(options: CheckOptions, io: CliIo): Promise<number | undefined> {
-  if (options.rubric !== undefined || options.checker !== undefined) return undefined
-  const paths = defaultTargets(io.cwd)
-  if (paths.length === 1 && paths[0] === DEFAULT_RUBRIC_PATH) return undefined
-  const unwritable = reportsProblem(io, [
-    ['JSON report', options.json],
-    ['Markdown report', options.markdown === '-' ? undefined : options.markdown]
-  ])
-  if (unwritable !== undefined) {
-    io.stderr(`rubric-council: ${unwritable}`)
-    return USAGE_ERROR
-  }
-  const base = await localBase(io.cwd, options.base)
-  if (!base.ok) {
-    io.stderr(`rubric-council: ${base.problem}`)
-    return USAGE_ERROR
-  }
+export async function checkRubricSet(
+  request: CheckRequest,
+  io: CliIo
+): Promise<Result<RubricOutcome[], readonly string[]> | undefined> {
+  const paths = rubricSet(request, io.cwd)
+  if (paths === undefined) return undefined
+  const base = await localBase(io.cwd, request.base)
+  if (!base.ok) return failed([`rubric-council: ${base.problem}`])
   // Unread, every rubric applies: each then says why it has no verdict.
   const changed = await localDiff({ cwd: io.cwd, base: base.value }).then(
     diff =>
@@ -68,38 +67,62 @@ export async function checkRubrics(options: CheckOptions, io: CliIo): Promise<nu
     })
   )
   const outcomes: RubricOutcome[] = []
-  const terminal: string[] = []
   for (const plan of planRubrics(files, changed, DEFAULT_CHECK_NAME)) {
     const named = { name: plan.name, checkName: plan.checkName, path: plan.file.path }
     if (!plan.applicable) {
-      const title = notApplicableTitle(scopeText(plan.file.rubric?.scope ?? {}))
-      outcomes.push({ ...named, notApplicable: title })
-      terminal.push(`➖ ${plan.checkName}: ${title}`)
+      outcomes.push({
+        ...named,
+        notApplicable: notApplicableTitle(scopeText(plan.file.rubric?.scope ?? {}))
+      })
       continue
     }
     io.stderr(`── ${plan.checkName} (${plan.file.path})`)
     const checked = await checkHere(
-      {
-        ...options,
-        rubric: plan.file.path,
-        ...(plan.scope && { scope: plan.scope })
-      },
+      { ...request, rubric: plan.file.path, ...(plan.scope && { scope: plan.scope }) },
       io
     )
-    if (!checked.ok) {
-      for (const line of checked.problem) io.stderr(line)
-      return USAGE_ERROR
+    if (!checked.ok) return checked
+    outcomes.push({ ...named, evaluation: checked.value })
+  }
+  return ok(outcomes)
+}
+
+/**
+ * `rubric-council check` in a repository with several rubrics and neither `--rubric` nor
+ * `--checker` (`checkRubricSet`): each rubric's compact report, or a line for one that does not
+ * apply; exits with the worst verdict's code. Undefined when the repository has one rubric:
+ * `check` goes on as before.
+ */
+export async function checkRubrics(options: CheckOptions, io: CliIo): Promise<number | undefined> {
+  if (rubricSet(options, io.cwd) === undefined) return undefined
+  const unwritable = reportsProblem(io, [
+    ['JSON report', options.json],
+    ['Markdown report', options.markdown === '-' ? undefined : options.markdown]
+  ])
+  if (unwritable !== undefined) {
+    io.stderr(`rubric-council: ${unwritable}`)
+    return USAGE_ERROR
+  }
+  const checked = await checkRubricSet(options, io)
+  if (checked === undefined) return undefined
+  if (!checked.ok) {
+    for (const line of checked.problem) io.stderr(line)
+    return USAGE_ERROR
+  }
+  const outcomes = checked.value
+  const terminal: string[] = []
+  for (const o of outcomes) {
+    if (o.evaluation === undefined) {
+      terminal.push(`➖ ${o.checkName}: ${o.notApplicable ?? ''}`)
+      continue
     }
-    const evaluation = checked.value
-    outcomes.push({ ...named, evaluation })
-    const markdown = renderMarkdown(evaluation, {
+    const markdown = renderMarkdown(o.evaluation, {
       budget: LOCAL_MARKDOWN_BUDGET,
       nextStep: 'terminal'
     })
     const markdownFile = await writeOwnReport(markdown, io)
-    terminal.push(
-      `── ${plan.checkName} (${plan.file.path})\n${renderTerminal(evaluation, markdownFile === undefined ? {} : { markdownFile }).trimEnd()}`
-    )
+    const compact = renderTerminal(o.evaluation, markdownFile === undefined ? {} : { markdownFile })
+    terminal.push(`── ${o.checkName} (${o.path})\n${compact.trimEnd()}`)
   }
   const report = renderRubricsReport(outcomes, LOCAL_MARKDOWN_BUDGET)
   if (options.markdown === '-') io.stdout(report)

@@ -7,6 +7,10 @@ import { DEFAULT_RUBRIC_PATH } from '../rubric/defaults.js'
 import { maskSecrets, secretValues } from '../util/secrets.js'
 import { VERSION } from '../version.js'
 import { checkHere, type CheckRequest } from './check.js'
+import { checkRubricSet } from './check-rubrics.js'
+import type { Evaluation } from '../engine/evaluation.js'
+import { combinedEntry, worstFirst, worstVerdict, type RubricOutcome } from '../publish/rubrics.js'
+import { EXIT_CODE } from '../verdict/outcome.js'
 import { isWithin, type CliIo } from './io.js'
 import { validateCommand } from './validate.js'
 
@@ -17,7 +21,9 @@ const CHECK_INPUT = {
   rubric: z
     .string()
     .optional()
-    .describe(`The rubric file, in this repository (default: ${DEFAULT_RUBRIC_PATH})`),
+    .describe(
+      `The rubric file, in this repository (default: ${DEFAULT_RUBRIC_PATH}, or with several rubrics in .github/rubrics/ each that the change touches)`
+    ),
   checker: z
     .string()
     .optional()
@@ -40,6 +46,7 @@ const CHECK_OUTPUT = {
   reasons: z.array(z.object({ code: z.string(), message: z.string() })),
   gates: z.array(
     z.object({
+      rubric: z.string().optional().describe('With several rubrics, whose gate it is'),
       command: z.string(),
       status: z.enum(['pass', 'fail', 'error', 'timeout']),
       exit_code: z.number().nullable(),
@@ -48,6 +55,7 @@ const CHECK_OUTPUT = {
   ),
   criteria: z.array(
     z.object({
+      rubric: z.string().optional(),
       id: z.string(),
       required: z.boolean(),
       status: z.string(),
@@ -58,6 +66,7 @@ const CHECK_OUTPUT = {
   ),
   findings: z.array(
     z.object({
+      rubric: z.string().optional(),
       severity: z.string(),
       title: z.string(),
       path: z.string().nullable(),
@@ -67,14 +76,90 @@ const CHECK_OUTPUT = {
     })
   ),
   feedback: z.string().describe('What to fix, as Markdown: the same feedback `loop` gives a doer'),
-  rubric_hash: z.string().nullable()
+  rubric_hash: z.string().nullable(),
+  rubrics: z
+    .array(
+      z.object({
+        name: z.string(),
+        check_run: z.string(),
+        path: z.string(),
+        verdict: z.enum(['PASS', 'FAIL', 'UNCLEAR', 'NOT_APPLICABLE'])
+      })
+    )
+    .optional()
+    .describe('With several rubrics (docs/rubric.md#several-rubrics): each one, as its check run')
+}
+
+type CheckOutput = z.infer<z.ZodObject<typeof CHECK_OUTPUT>>
+
+/** One rubric's check as the tool gives it; `rubric` names it among several. */
+function checkOutput(evaluation: Evaluation, rubric?: string): CheckOutput {
+  const report = toJsonReport(evaluation, 'terminal')
+  const of = rubric === undefined ? {} : { rubric }
+  return {
+    verdict: report.verdict,
+    exit_code: report.exit_code,
+    recommendation: report.recommendation,
+    summary: report.summary,
+    reasons: [...report.reasons],
+    gates: report.gates.map(g => ({
+      ...of,
+      command: g.command,
+      status: g.status,
+      exit_code: g.exit_code,
+      output: [g.output.head, g.output.tail].filter(Boolean).join('\n…\n')
+    })),
+    criteria: report.criteria.map(c => ({
+      ...of,
+      id: c.id,
+      required: c.required,
+      status: c.status,
+      votes: c.votes.map(v => ({ judge: v.judge, verdict: v.verdict, reasoning: v.reasoning }))
+    })),
+    findings: report.findings.map(f => ({ ...of, ...f })),
+    feedback: renderFeedback(evaluation),
+    rubric_hash: report.rubric.hash
+  }
+}
+
+/** Several rubrics' checks as one: the worst verdict, and every rubric's gates, criteria, feedback. */
+function setOutput(outcomes: readonly RubricOutcome[]): CheckOutput {
+  const judged = worstFirst(outcomes).flatMap(o =>
+    o.evaluation ? [{ o, out: checkOutput(o.evaluation, o.name) }] : []
+  )
+  const verdict = worstVerdict(outcomes)
+  return {
+    verdict,
+    exit_code: EXIT_CODE[verdict],
+    recommendation: judged[0]?.out.recommendation ?? 'ACCEPT',
+    summary: combinedEntry(outcomes, 1, '', undefined, new Date()).summary,
+    reasons: judged.flatMap(({ o, out }) =>
+      out.reasons.map(r => ({ code: r.code, message: `${o.name}: ${r.message}` }))
+    ),
+    gates: judged.flatMap(j => j.out.gates),
+    criteria: judged.flatMap(j => j.out.criteria),
+    findings: judged.flatMap(j => j.out.findings),
+    feedback: judged
+      .filter(j => j.out.verdict !== 'PASS')
+      .map(({ o, out }) => `## ${o.name} (${o.path})\n\n${out.feedback}`)
+      .join('\n\n'),
+    rubric_hash: combinedEntry(outcomes, 1, '', undefined, new Date()).rubricHash,
+    rubrics: outcomes.map(o => ({
+      name: o.name,
+      check_run: o.checkName,
+      path: o.path,
+      verdict: o.evaluation?.verdict.verdict ?? 'NOT_APPLICABLE'
+    }))
+  }
 }
 
 const VALIDATE_INPUT = {
   rubric: z
     .string()
     .optional()
-    .describe(`The rubric file, in this repository (default: ${DEFAULT_RUBRIC_PATH})`)
+    .describe(
+      `The rubric file, in this repository (default: ${DEFAULT_RUBRIC_PATH} and every rubric in .github/rubrics/)`
+    )
 }
 
 const VALIDATE_OUTPUT = {
@@ -130,31 +215,14 @@ export function rubricCouncilServer(io: CliIo): McpServer {
         ...(base !== undefined && { base }),
         ...(models !== undefined && { models })
       }
-      const checked = await checkHere(request, quiet)
-      if (!checked.ok) return toolError(checked.problem)
-      const report = toJsonReport(checked.value, 'terminal')
-      const output = masked({
-        verdict: report.verdict,
-        exit_code: report.exit_code,
-        recommendation: report.recommendation,
-        summary: report.summary,
-        reasons: report.reasons,
-        gates: report.gates.map(g => ({
-          command: g.command,
-          status: g.status,
-          exit_code: g.exit_code,
-          output: [g.output.head, g.output.tail].filter(Boolean).join('\n…\n')
-        })),
-        criteria: report.criteria.map(c => ({
-          id: c.id,
-          required: c.required,
-          status: c.status,
-          votes: c.votes.map(v => ({ judge: v.judge, verdict: v.verdict, reasoning: v.reasoning }))
-        })),
-        findings: report.findings,
-        feedback: renderFeedback(checked.value),
-        rubric_hash: report.rubric.hash
-      })
+      // Several rubrics, and none named: each that the change touches, as the required checks.
+      const several = await checkRubricSet(request, quiet)
+      if (several?.ok === false) return toolError(several.problem)
+      const checked = several === undefined ? await checkHere(request, quiet) : undefined
+      if (checked?.ok === false) return toolError(checked.problem)
+      const output = masked(
+        checked === undefined ? setOutput(several?.value ?? []) : checkOutput(checked.value)
+      )
       return {
         structuredContent: output,
         content: [
@@ -179,7 +247,8 @@ export function rubricCouncilServer(io: CliIo): McpServer {
       if (outside !== undefined) return toolError([outside])
       const messages: string[] = []
       const said: CliIo = { ...quiet, stdout: l => messages.push(l), stderr: l => messages.push(l) }
-      const code = await validateCommand([input.rubric ?? DEFAULT_RUBRIC_PATH], said)
+      // No rubric named: the main one and every rubric in .github/rubrics/, as `validate` does.
+      const code = await validateCommand(input.rubric === undefined ? [] : [input.rubric], said)
       const output = { valid: code === 0, messages }
       return {
         structuredContent: output,
