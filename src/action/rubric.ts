@@ -197,7 +197,7 @@ export function repositoryRubricPath(
  * The base branch's rubric: read through the API at `ref` (never from the pull request), with
  * what it extends. Undefined when there is none or it is not valid.
  */
-export async function baseRubric(
+async function baseRubric(
   github: GitHubPort,
   path: string,
   ref: string
@@ -241,7 +241,7 @@ export async function baseCriteria(
 }
 
 /** A rubric file of the repository: where it is, and whether it is the `rubric` input's. */
-export interface RubricFileAt {
+interface RubricFileAt {
   /** Relative to the working directory, as the `rubric` input is. */
   readonly path: string
   /** Relative to the repository's root. */

@@ -27,7 +27,7 @@ const Entry = z.object({
 const Login = z.string().regex(/^[A-Za-z0-9-]{1,39}(\[bot\])?$/)
 const Commit = z.string().regex(/^[0-9a-f]{40,64}$/)
 /** The most iterations kept per rubric among several (the whole pull request's are above). */
-export const MAX_RUBRIC_HISTORY = 10
+const MAX_RUBRIC_HISTORY = 10
 const RubricPart = z.object({
   history: z.array(Entry).max(MAX_RUBRIC_HISTORY).catch([]),
   judgement: SealedJudgementSchema.optional().catch(undefined)
