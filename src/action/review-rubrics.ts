@@ -1,7 +1,5 @@
 import { mkdir, writeFile } from 'node:fs/promises'
-import { evaluate } from '../engine/evaluate.js'
 import { nextIteration } from '../engine/history.js'
-import { cachingCouncil } from '../engine/judgement-cache.js'
 import {
   planRubrics,
   scopeText,
@@ -13,7 +11,6 @@ import type { PullRequestRun } from '../github/event.js'
 import type { GitHubPort } from '../github/port.js'
 import type { GateSource } from '../gates/types.js'
 import {
-  historyEntry,
   iterationNote,
   readState,
   type CommentState,
@@ -40,10 +37,11 @@ import type { ActionInputs } from './inputs.js'
 import type { ActionIO } from './io.js'
 import { reportPathIn, type PublishContext } from './publish.js'
 import {
+  askedOf,
   checkRunsNamed,
+  judgeRubric,
   ourComments,
   verifiedAcceptance,
-  verifiedWaivers,
   type ReviewPorts
 } from './review.js'
 import { validRubric, type RubricChoice } from './rubric.js'
@@ -117,11 +115,9 @@ export async function reviewRubrics(
   ])
   try {
     const state: CommentState = existing[0] ? readState(existing[0].body) : { history: [] }
-    const rerun = state.rerun?.commit === head ? state.rerun : undefined
-    const heal = state.heal?.commit === head ? state.heal : undefined
     // A waiver names a must-have; it binds in every rubric that has it.
-    const waivers = (state.waivers ?? []).filter(w => w.commit === head)
-    const waived = await verifiedWaivers(ports.github, waivers, io)
+    const asked = await askedOf(state, head, ports.github, io)
+    const { heal, waivers } = asked
     // Gates of several rubrics run one rubric at a time: they share the checkout.
     const gates = oneAtATime(ports.gates)
     const outcomes = await Promise.all(
@@ -140,41 +136,24 @@ export async function reviewRubrics(
             notApplicable: notApplicableTitle(scopeText(read.rubric?.scope ?? {}))
           }
         }
-        const memory = state.rubrics?.[base.checkName] ?? { history: [] }
-        const council = cachingCouncil(ports.council, {
-          key: ports.judgementKey,
-          ...(rerun === undefined && memory.judgement && { previous: memory.judgement }),
-          iteration: nextIteration(memory.history)
-        })
-        const evaluated = await evaluate(
+        const choice =
+          plan.duplicateOf === undefined
+            ? read.choice
+            : { ...read.choice, rubric: duplicate(plan, read) }
+        const { evaluation, sealed } = await judgeRubric(
           {
-            rubric: plan.duplicateOf === undefined ? read.choice.rubric : duplicate(plan, read),
-            trusted: read.choice.trusted,
-            ...(read.choice.review && { review: read.choice.review }),
-            history: memory.history,
-            ...(plan.scope && { scope: plan.scope }),
-            ...(waived.length > 0 && { waived })
+            choice,
+            memory: state.rubrics?.[base.checkName] ?? { history: [] },
+            head,
+            asked,
+            ...(plan.scope && { scope: plan.scope })
           },
-          { ...ports, gates, council }
+          { ...ports, gates }
         )
-        const cache = council.result()
-        const note = iterationNote(
-          memory.history,
-          head,
-          evaluated.rubric.hash,
-          { ...(rerun && { rerun }), healed: heal?.due === true },
-          cache.reusedFrom
-        )
-        const history = [...memory.history, historyEntry(evaluated, head, note, new Date())]
-        const evaluation = {
-          ...evaluated,
-          ...(cache.reusedFrom !== undefined && { reusedFrom: cache.reusedFrom }),
-          history
-        }
         return {
           ...base,
           evaluation,
-          memory: { history, ...(cache.sealed && { judgement: cache.sealed }) }
+          memory: { history: evaluation.history ?? [], ...(sealed && { judgement: sealed }) }
         }
       })
     )
@@ -199,7 +178,7 @@ export async function reviewRubrics(
       state.history,
       head,
       undefined,
-      { ...(rerun && { rerun }), healed: heal?.due === true },
+      { ...(asked.rerun && { rerun: asked.rerun }), healed: heal?.due === true },
       undefined
     )
     const entry = combinedEntry(outcomes, iteration, head, note, new Date())

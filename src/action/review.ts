@@ -24,9 +24,12 @@ import {
   iterationNote,
   readState,
   type CommentState,
+  type RubricMemory,
   type StoredAcceptance,
   type StoredWaiver
 } from '../publish/memory.js'
+import type { SealedJudgement } from '../engine/judgement-cache.js'
+import type { EvidenceScope } from '../evidence/types.js'
 import { checkRunName } from '../publish/check-name.js'
 import type { ActionInputs } from './inputs.js'
 import type { ActionIO } from './io.js'
@@ -82,51 +85,22 @@ export async function reviewPullRequest(
   const checkRunId = started?.ok === true ? started.value : undefined
   try {
     const state: CommentState = existing[0] ? readState(existing[0].body) : { history: [] }
-    const prior = state.history
-    const rerun = state.rerun?.commit === run.pr.headSha ? state.rerun : undefined
-    // The bot's re-runs after a provider outage of this head: counted while the head stays.
-    const heal = state.heal?.commit === run.pr.headSha ? state.heal : undefined
-    const waivers = (state.waivers ?? []).filter(w => w.commit === run.pr.headSha)
-    const waived = await verifiedWaivers(ports.github, waivers, io)
-    const council = cachingCouncil(ports.council, {
-      key: ports.judgementKey,
-      ...(rerun === undefined && state.judgement && { previous: state.judgement }),
-      iteration: nextIteration(prior)
-    })
-    const evaluated = await evaluate(
-      {
-        rubric: choice.rubric,
-        trusted: choice.trusted,
-        ...(choice.review && { review: choice.review }),
-        history: prior,
-        ...(waived.length > 0 && { waived })
-      },
-      { ...ports, council }
-    )
+    const asked = await askedOf(state, run.pr.headSha, ports.github, io)
+    const { heal, waivers } = asked
+    const judged = await judgeRubric({ choice, memory: state, head: run.pr.headSha, asked }, ports)
     // A waiver's command names a must-have; it never stands for an acceptance of the whole check.
-    const mustHaves = new Set(evaluated.verdict.criteria.filter(c => c.required).map(c => c.id))
+    const mustHaves = new Set(
+      judged.evaluation.verdict.criteria.filter(c => c.required).map(c => c.id)
+    )
     const acceptance = await verifiedAcceptance(
       ports.github,
       state.accepted,
       { head: run.pr.headSha, mustHaves },
       io
     )
-    const cache = council.result()
-    const note = iterationNote(
-      prior,
-      run.pr.headSha,
-      evaluated.rubric.hash,
-      { ...(rerun && { rerun }), healed: heal?.due === true },
-      cache.reusedFrom
-    )
-    const evaluation: Evaluation = {
-      ...evaluated,
-      ...(cache.reusedFrom !== undefined && { reusedFrom: cache.reusedFrom }),
-      ...(acceptance && { acceptance }),
-      history: [...prior, historyEntry(evaluated, run.pr.headSha, note, new Date())]
-    }
+    const evaluation: Evaluation = { ...judged.evaluation, ...(acceptance && { acceptance }) }
     const kept = {
-      ...(cache.sealed && { judgement: cache.sealed }),
+      ...(judged.sealed && { judgement: judged.sealed }),
       ...(acceptance && state.accepted && { accepted: state.accepted }),
       ...(heal && { heal: { ...heal, due: false } }),
       ...(waivers.length > 0 && { waivers })
@@ -170,6 +144,83 @@ export async function reviewPullRequest(
       })
     }
     throw error
+  }
+}
+
+/** What the comment's memory asks of a review of `head`, read for that head only. */
+export interface Asked {
+  /** `/council rerun`: the judges are asked again, whatever they answered before. */
+  readonly rerun?: NonNullable<CommentState['rerun']>
+  /** The bot's re-runs after a provider outage of this head: counted while the head stays. */
+  readonly heal?: NonNullable<CommentState['heal']>
+  readonly waivers: readonly StoredWaiver[]
+  /** The waivers whose commands still hold (`verifiedWaivers`). */
+  readonly waived: readonly Waiver[]
+}
+
+export async function askedOf(
+  state: CommentState,
+  head: string,
+  github: GitHubPort | undefined,
+  io: ActionIO
+): Promise<Asked> {
+  const waivers = (state.waivers ?? []).filter(w => w.commit === head)
+  return {
+    ...(state.rerun?.commit === head && { rerun: state.rerun }),
+    ...(state.heal?.commit === head && { heal: state.heal }),
+    waivers,
+    waived: await verifiedWaivers(github, waivers, io)
+  }
+}
+
+/**
+ * One rubric judged with what it remembers (its history, and the judges' answers it may reuse):
+ * the evaluation with its history entry, and the answers to keep for the next run.
+ */
+export async function judgeRubric(
+  request: {
+    readonly choice: RubricChoice
+    readonly memory: RubricMemory
+    readonly head: string
+    readonly asked: Asked
+    /** A rubric among several: which changed files its judges see. */
+    readonly scope?: EvidenceScope
+  },
+  ports: ReviewPorts
+): Promise<{ readonly evaluation: Evaluation; readonly sealed?: SealedJudgement }> {
+  const { choice, memory, head, asked } = request
+  const prior = memory.history
+  const council = cachingCouncil(ports.council, {
+    key: ports.judgementKey,
+    ...(asked.rerun === undefined && memory.judgement && { previous: memory.judgement }),
+    iteration: nextIteration(prior)
+  })
+  const evaluated = await evaluate(
+    {
+      rubric: choice.rubric,
+      trusted: choice.trusted,
+      ...(choice.review && { review: choice.review }),
+      history: prior,
+      ...(request.scope && { scope: request.scope }),
+      ...(asked.waived.length > 0 && { waived: asked.waived })
+    },
+    { ...ports, council }
+  )
+  const cache = council.result()
+  const note = iterationNote(
+    prior,
+    head,
+    evaluated.rubric.hash,
+    { ...(asked.rerun && { rerun: asked.rerun }), healed: asked.heal?.due === true },
+    cache.reusedFrom
+  )
+  return {
+    evaluation: {
+      ...evaluated,
+      ...(cache.reusedFrom !== undefined && { reusedFrom: cache.reusedFrom }),
+      history: [...prior, historyEntry(evaluated, head, note, new Date())]
+    },
+    ...(cache.sealed && { sealed: cache.sealed })
   }
 }
 
