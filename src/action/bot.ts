@@ -20,8 +20,8 @@ import { rubricHash } from '../rubric/hash.js'
 import { mapBounded } from '../util/pool.js'
 import { isRecord } from '../util/is-record.js'
 import { acceptForm, COMMANDS_HELP, mayCommand, parseCommand } from './commands.js'
-import { baseCriteria, repositoryRubricPath } from './rubric.js'
-import { isRubricFile, rubricsFolder } from '../engine/rubric-set.js'
+import { baseCriteria, repositoryRubricPath, rubricFilesAt } from './rubric.js'
+import { rubricsFolder } from '../rubric/defaults.js'
 import type { HistoryEntry } from '../engine/history.js'
 import type { IssueComment } from '../github/comment.js'
 import type { ActionInputs } from './inputs.js'
@@ -77,15 +77,17 @@ export async function rubricPushed(context: BotContext): Promise<void> {
   let pending = true
   const main = repositoryRubricPath(inputs)
   // The rubric, and the rubrics in the folder beside it (docs/rubric.md#several-rubrics).
-  const folder = rubricsFolder(main)
-  const listed = await Promise.all([github.filesAt(folder, before), github.filesAt(folder, after)])
-  const paths = [main, ...new Set(listed.flat().filter(isRubricFile))]
+  const listed = await Promise.all([
+    rubricFilesAt(github, main, before),
+    rubricFilesAt(github, main, after)
+  ])
+  const paths = [main, ...new Set(listed.flat())]
   const versions = await Promise.all(
     paths.map(async p => [await github.fileAt(p, before), await github.fileAt(p, after)] as const)
   )
   const changed = paths.filter((_, i) => versions[i]?.[0] !== versions[i]?.[1])
   if (changed.length === 0) {
-    const what = paths.length === 1 ? main : `${main} and ${folder}/`
+    const what = paths.length === 1 ? main : `${main} and ${rubricsFolder(main)}/`
     io.info(`Rubric Council: ${what} did not change on ${branch}; nothing to re-verify`)
     return
   }
@@ -96,7 +98,7 @@ export async function rubricPushed(context: BotContext): Promise<void> {
   const change =
     changed.length === 1 ? `${hash(old)} → ${hash(now)}` : `${changed.length} rubrics changed`
   // With several rubrics each has its check run, which the review marks pending itself.
-  if (listed[1].some(isRubricFile)) pending = false
+  if (listed[1].length > 0) pending = false
   const pulls = await github.openPullRequests(branch)
   io.info(
     `Rubric Council: the rubric changed on ${branch} (${change}); re-verifying ${pulls.length} open pull request${pulls.length === 1 ? '' : 's'}`

@@ -14,8 +14,7 @@ import { failed, ok, type Result } from '../util/result.js'
 import type { ActionInputs } from './inputs.js'
 import type { ActionIO } from './io.js'
 import { reverify, SHARED_PROBLEMS } from './reverify.js'
-import { baseRubrics, repositoryRubricPath } from './rubric.js'
-import { isRubricFile, rubricsFolder } from '../engine/rubric-set.js'
+import { baseRubrics, repositoryRubricPath, rubricFilesAt } from './rubric.js'
 import type { ListedCheckRun } from '../github/check-run.js'
 
 /** How many pull requests are looked at at once. */
@@ -58,8 +57,9 @@ export async function healOutages(context: HealContext): Promise<void> {
   const several = (baseRef: string): Promise<boolean> => {
     let known = folders.get(baseRef)
     if (known === undefined) {
-      const folder = rubricsFolder(repositoryRubricPath(inputs))
-      known = github.filesAt(folder, baseRef).then(files => files.some(isRubricFile))
+      known = rubricFilesAt(github, repositoryRubricPath(inputs), baseRef).then(
+        files => files.length > 0
+      )
       folders.set(baseRef, known)
     }
     return known

@@ -30,7 +30,7 @@ import {
   duplicateRubricName,
   notApplicableSummary,
   notApplicableTitle
-} from '../publish/sentences.js'
+} from '../publish/scope-sentences.js'
 import { failed } from '../util/result.js'
 import { EXIT_CODE } from '../verdict/outcome.js'
 import type { ActionInputs } from './inputs.js'

@@ -1,15 +1,14 @@
 import { failed, ok } from '../util/result.js'
-import { readdir } from 'node:fs/promises'
 import { existsSync } from 'node:fs'
 import { posix, relative, resolve, sep } from 'node:path'
 import type { RubricReview } from '../engine/evaluation.js'
 import type { PullRequestRun } from '../github/event.js'
 import type { GitHubPort } from '../github/port.js'
 import { diffRubrics } from '../rubric/diff.js'
-import { readRubricFile } from '../rubric/load.js'
+import { localRubricFiles, readRubricFile } from '../rubric/load.js'
 import { parseRubric } from '../rubric/parse.js'
 import { readExtends } from '../rubric/read-extends.js'
-import { isRubricFile, rubricsFolder } from '../engine/rubric-set.js'
+import { isRubricFile, rubricsFolder } from '../rubric/defaults.js'
 import { checkerRubric } from '../rubric/sugar.js'
 import type { RubricText, RubricTextResult } from '../rubric/text.js'
 import type { Rubric } from '../rubric/types.js'
@@ -210,6 +209,18 @@ async function baseRubric(
 }
 
 /**
+ * The rubrics in the `rubrics/` folder beside the rubric at `path`, at `ref`, through the API,
+ * sorted; none when there is no such folder there.
+ */
+export async function rubricFilesAt(
+  github: GitHubPort,
+  path: string,
+  ref: string
+): Promise<string[]> {
+  return (await github.filesAt(rubricsFolder(path), ref)).filter(isRubricFile)
+}
+
+/**
  * The base branch's rubrics: the one at `path` and, with several, those in the `rubrics/` folder
  * beside it (docs/rubric.md#several-rubrics), each as `baseRubric` reads it; the valid ones.
  */
@@ -218,7 +229,7 @@ export async function baseRubrics(
   path: string,
   ref: string
 ): Promise<Rubric[]> {
-  const folder = (await github.filesAt(rubricsFolder(path), ref)).filter(isRubricFile)
+  const folder = await rubricFilesAt(github, path, ref)
   const rubrics = await Promise.all([path, ...folder].map(p => baseRubric(github, p, ref)))
   return rubrics.filter(r => r !== undefined)
 }
@@ -265,15 +276,10 @@ export async function severalRubrics(
 ): Promise<RubricFileAt[] | undefined> {
   if (inputs.checker !== undefined) return undefined
   const mainRepo = repositoryRubricPath(inputs)
-  const folder = rubricsFolder(mainRepo)
   const ref = run.pr.baseRef === '' ? run.pr.baseSha : run.pr.baseRef
-  const listed = github
-    ? await github.filesAt(folder, ref)
-    : await readdir(resolve(dirs.workspace, folder)).then(
-        names => names.map(name => posix.join(folder, name)).sort(),
-        () => []
-      )
-  const files = listed.filter(isRubricFile)
+  const files = github
+    ? await rubricFilesAt(github, mainRepo, ref)
+    : localRubricFiles(dirs.workspace, mainRepo)
   if (files.length === 0) return undefined
   const mainExists = github
     ? (await github.fileAt(mainRepo, ref)) !== undefined

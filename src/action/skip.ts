@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises'
-import { rubricsFolder } from '../engine/rubric-set.js'
+import { rubricsFolder } from '../rubric/defaults.js'
 import { isAbsolute, relative, resolve } from 'node:path'
 import {
   ENDED_BY,
@@ -9,7 +9,7 @@ import {
   type SkipRules
 } from '../engine/skip.js'
 import type { PullRequestRun } from '../github/event.js'
-import { skipRefused } from '../publish/sentences.js'
+import { skipRefused } from '../publish/scope-sentences.js'
 import type { RunningWorkflow } from './machinery.js'
 
 /**

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path'
 import { planRubrics, scopeText } from '../engine/rubric-set.js'
 import { localBase, localDiff } from '../evidence/git.js'
-import { notApplicableTitle } from '../publish/sentences.js'
+import { notApplicableTitle } from '../publish/scope-sentences.js'
 import {
   renderRubricsComment,
   renderRubricsReport,

@@ -1,13 +1,13 @@
-import { existsSync, readdirSync, statSync } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
 import { posix, resolve, sep } from 'node:path'
-import { isRubricFile, rubricsFolder, rubricStem } from '../engine/rubric-set.js'
+import { rubricStem } from '../engine/rubric-set.js'
 import { runGit } from '../evidence/git-process.js'
 import { DEFAULT_RUBRIC_PATH } from '../rubric/defaults.js'
 import { isScoped, unmatchedPatterns } from '../rubric/paths.js'
 import type { Rubric } from '../rubric/types.js'
 import { formatIssue } from '../rubric/errors.js'
-import { duplicateRubricName, noCatchAll, unmatchedPattern } from '../publish/sentences.js'
-import { loadRubric } from '../rubric/load.js'
+import { duplicateRubricName, noCatchAll, unmatchedPattern } from '../publish/scope-sentences.js'
+import { loadRubric, localRubricFiles } from '../rubric/load.js'
 import { describeRubric } from '../rubric/describe.js'
 import type { CliIo } from './io.js'
 import { rubricDeprecationLines, rubricModelLines } from './model-check.js'
@@ -73,16 +73,7 @@ function isDirectory(path: string): boolean {
  * (when it exists, or when there is no other) and the `rubrics/` folder's.
  */
 export function defaultTargets(cwd: string): string[] {
-  const folder = rubricsFolder(DEFAULT_RUBRIC_PATH)
-  let listed: string[] = []
-  try {
-    listed = readdirSync(resolve(cwd, folder))
-      .filter(isRubricFile)
-      .sort()
-      .map(name => posix.join(folder, name))
-  } catch {
-    // No folder: one rubric.
-  }
+  const listed = localRubricFiles(cwd, DEFAULT_RUBRIC_PATH)
   const main = listed.length === 0 || existsSync(resolve(cwd, DEFAULT_RUBRIC_PATH))
   return [...(main ? [DEFAULT_RUBRIC_PATH] : []), ...listed]
 }

@@ -31,16 +31,6 @@ export interface PlannedRubric<F extends RubricFile = RubricFile> {
   readonly scope?: EvidenceScope
 }
 
-/** The folder of several rubrics: `rubrics/` beside the rubric file (`.github/rubrics`). */
-export function rubricsFolder(rubricPath: string): string {
-  return posix.join(posix.dirname(rubricPath), 'rubrics')
-}
-
-/** Whether a file of the `rubrics/` folder is a rubric: `*.md`, `*.yml`, `*.yaml`. */
-export function isRubricFile(path: string): boolean {
-  return /\.(?:md|ya?ml)$/.test(path)
-}
-
 /** A file's name without its folder and extension. */
 export function rubricStem(path: string): string {
   const base = posix.basename(path)

@@ -1,5 +1,4 @@
 import type { CouncilFailure } from '../council/types.js'
-import type { SkipReason } from '../engine/skip.js'
 import {
   REASON_CODES,
   type CouncilShortfall,
@@ -52,46 +51,6 @@ export function nextStep(verdict: Verdict, audience: Audience): string | undefin
 /** The table's entry for a reason's code, typed for that reason. */
 function sentencesOf<C extends ReasonCode>(reason: ReasonOf<C>): Sentences<C> {
   return SENTENCES[reason.code]
-}
-
-/** A skipped run's check-run title: `skipped: …`, what held. Pure. */
-export function skipTitle(reason: SkipReason): string {
-  switch (reason.rule) {
-    case 'draft':
-      return 'skipped: a draft pull request'
-    case 'bot':
-      return `skipped: opened by the bot @${reason.login}`
-    case 'label':
-      return `skipped: labelled "${reason.label}"`
-    case 'paths': {
-      const files =
-        reason.files === 1 ? 'the changed file matches' : `all ${reason.files} changed files match`
-      return `skipped: ${files} skip-paths`
-    }
-  }
-}
-
-const SKIP_INPUT = {
-  draft: 'skip-drafts',
-  bot: 'skip-bots',
-  label: 'skip-label',
-  paths: 'skip-paths'
-} as const
-
-/** A skip rule held, but the run is a review all the same, for `problem`. Pure. */
-export function skipRefused(reason: SkipReason, problem: string): string {
-  return `Rubric Council: ${SKIP_INPUT[reason.rule]} would skip this pull request, but it is reviewed: ${problem}`
-}
-
-/** What makes a skipped check run for real, for its summary. Pure. */
-export function skipNext(reason: SkipReason): string {
-  const until = {
-    draft: 'It runs when the pull request is marked ready for review.',
-    bot: 'It runs on the next push by anyone who is not a bot.',
-    label: `It runs when the label is removed.`,
-    paths: 'It runs on the next push that changes a file outside those paths.'
-  }
-  return `The workflow's \`${SKIP_INPUT[reason.rule]}\` input skips Rubric Council here: nothing was judged. ${until[reason.rule]}`
 }
 
 /** `1 PASS, 1 FAIL`, and the abstentions, of the judges' votes on a checklist criterion. */
@@ -449,32 +408,4 @@ const SENTENCES: { readonly [C in ReasonCode]: Sentences<C> } = {
         ? `The score is between the fail and pass thresholds: improve the weakest parts and push, ${FRESH}, or ${ACCEPT}.`
         : 'The score is between the fail and pass thresholds: improve what the judges scored lowest and run `rubric-council check` again.'
   }
-}
-
-/** The check run's title of a rubric among several that does not apply to the pull request. */
-export function notApplicableTitle(scope: string): string {
-  return `not applicable: no changed file matches ${scope}`.slice(0, 255)
-}
-
-/** Its summary: why that is success, and what would make it apply. */
-export function notApplicableSummary(path: string): string {
-  return (
-    `The rubric \`${path}\` is scoped by its \`paths\` (or \`paths-ignore\`) to files this pull request does not change, so nothing was judged by it. ` +
-    'It applies, and is judged, on a push that changes one of those files.'
-  )
-}
-
-/** A rubric whose name another rubric file of the repository already has. */
-export function duplicateRubricName(name: string, first: string): string {
-  return `the rubric name "${name}" is already that of ${first}; each rubric needs its own name (its check run is named after it): set another \`name\` in the front matter, or rename the file`
-}
-
-/** A `paths` pattern that matches no file of the repository: its rubric would never apply. */
-export function unmatchedPattern(pattern: string, file: string): string {
-  return `paths: "${pattern}" matches no file in this repository, so ${file} would never apply to a pull request that changes only existing files; check the pattern (paths are relative to the repository's root; "*" does not cross "/", "**" does)`
-}
-
-/** Several rubrics, each scoped by paths: what a pull request outside them all gets. */
-export function noCatchAll(): string {
-  return 'note: every rubric is scoped by paths, so a pull request that changes only files none of them matches is judged by none (each check run says not applicable, and no gate runs); to judge every pull request, add .github/rubric.md without paths as the catch-all'
 }

@@ -1,8 +1,19 @@
+import { posix } from 'node:path'
 import type { Anchor, FocusArea, GateOptions, Thresholds } from './types.js'
 
 /** The rubric's defaults (docs/rubric.md), kept in one place so docs and code cannot drift apart. */
 
 export const DEFAULT_RUBRIC_PATH = '.github/rubric.md'
+
+/** The folder of several rubrics: `rubrics/` beside the rubric file (`.github/rubrics`). */
+export function rubricsFolder(rubricPath: string): string {
+  return posix.join(posix.dirname(rubricPath), 'rubrics')
+}
+
+/** Whether a file of the `rubrics/` folder is a rubric: `*.md`, `*.yml`, `*.yaml`. */
+export function isRubricFile(path: string): boolean {
+  return /\.(?:md|ya?ml)$/.test(path)
+}
 
 export const DEFAULT_THRESHOLDS: Thresholds = { pass: 0.8, fail: 0.6, confidence: 0.7 }
 

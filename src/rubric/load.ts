@@ -1,5 +1,8 @@
 import { failed, ok } from '../util/result.js'
+import { readdirSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
+import { posix, resolve } from 'node:path'
+import { isRubricFile, rubricsFolder } from './defaults.js'
 import { rubricProblems, type RubricResult } from './errors.js'
 import { parseRubric } from './parse.js'
 import { readExtends, type ReadUpstream } from './read-extends.js'
@@ -58,4 +61,20 @@ export async function readRubricFile(path: string, displayPath = path): Promise<
     })
   }
   return ok({ text, path: displayPath, kind: 'file' })
+}
+
+/**
+ * The rubrics in the `rubrics/` folder beside `rubricPath` (relative to `root`), as paths relative
+ * to `root`, sorted; none when there is no such folder.
+ */
+export function localRubricFiles(root: string, rubricPath: string): string[] {
+  const folder = rubricsFolder(rubricPath)
+  try {
+    return readdirSync(resolve(root, folder))
+      .filter(isRubricFile)
+      .sort()
+      .map(name => posix.join(folder, name))
+  } catch {
+    return []
+  }
 }
