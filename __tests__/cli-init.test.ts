@@ -1075,15 +1075,6 @@ describe('the structural check on the bot’s workflow', () => {
       ['job heal (on schedule) checks out code: uses: actions/checkout@v7']
     ],
     [
-      'a checkout in its heal job',
-      (t: string) =>
-        t.replace(
-          `    steps:\n      - uses: ${ACTION_LINE}\n        env:`,
-          `    steps:\n      - uses: actions/checkout@v7\n      - uses: ${ACTION_LINE}\n        env:`
-        ),
-      ['job heal (on schedule) checks out code: uses: actions/checkout@v7']
-    ],
-    [
       'the default permissions',
       (t: string) => t.replace('permissions: {}\n', ''),
       ['top-level permissions are undefined, not {}']
