@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pullRequestEvent, pullRequestJson } from '../../__tests__/helpers/action-run.js'
@@ -67,9 +67,21 @@ export interface PushDiff {
   readonly unchanged: number
 }
 
+/**
+ * The ceiling to expect whichever file a push changes: for each of the pull request's files, the
+ * share of push 1's diff that stays byte-identical up to the first change when a push edits that
+ * file as pushes 2–5 do. Its mean is what a prefix cache can serve of a later push on average, for
+ * any order of the files: a push changes one of them, and whichever comes first stands somewhere.
+ */
+export interface EveryEdit {
+  readonly files: number
+  readonly mean: number
+}
+
 export interface LifecycleRun {
   readonly bundle: string
   readonly label: string
+  readonly everyEdit: EveryEdit
   /**
    * Per push: how much of the diff's text is byte-identical to an earlier push's up to the first
    * change. A prefix cache can serve no more of the evidence than this, whatever the layout.
@@ -101,6 +113,29 @@ function edited(text: string, push: number): string {
     lines[i] = `${lines[i] ?? ''} // revised in push ${String(push)}`
   }
   return lines.join('\n')
+}
+
+const modulePath = (file: number): string =>
+  `src/m${String(Math.floor(file / 100))}/mod${String(file)}.ts`
+
+/** `EveryEdit` on the working tree of `repo` at push 1, left as it was found. */
+function everyEdit(
+  repo: { readonly dir: string; git(...args: string[]): string; readonly baseSha: string },
+  first: string
+): EveryEdit {
+  const shares: number[] = []
+  for (let file = 0; file < LIFECYCLE_SHAPE.files; file++) {
+    const path = join(repo.dir, modulePath(file))
+    const text = readFileSync(path, 'utf8')
+    writeFileSync(path, edited(text, 2))
+    const diff = repo.git('diff', repo.baseSha)
+    writeFileSync(path, text)
+    shares.push(commonPrefix(first, diff) / diff.length)
+  }
+  return {
+    files: shares.length,
+    mean: shares.reduce((sum, share) => sum + share, 0) / shares.length
+  }
 }
 
 function commonPrefix(a: string, b: string): number {
@@ -142,17 +177,19 @@ export async function lifecycleRun(bundle: string, label: string): Promise<Lifec
   const pushes: ProviderTokens[][] = []
   const diffTexts: string[] = []
   const diffs: PushDiff[] = []
+  let every: EveryEdit | undefined
   try {
     for (let push = 1; push <= LIFECYCLE_PUSHES; push++) {
       if (push > 1) {
         const file = CHANGED_FILES[(push - 2) % CHANGED_FILES.length] ?? 0
-        const path = `src/m${String(Math.floor(file / 100))}/mod${String(file)}.ts`
+        const path = modulePath(file)
         repo.commit(
           { [path]: edited(readFileSync(join(repo.dir, path), 'utf8'), push) },
           `Push ${String(push)}`
         )
       }
       const diff = repo.git('diff', repo.baseSha, repo.headSha)
+      if (push === 1) every = everyEdit(repo, diff)
       diffs.push({
         chars: diff.length,
         unchanged: Math.max(0, ...diffTexts.map(earlier => commonPrefix(earlier, diff)))
@@ -208,7 +245,8 @@ export async function lifecycleRun(bundle: string, label: string): Promise<Lifec
         rmSync(join(eventPath, '..'), { recursive: true, force: true })
       }
     }
-    return { bundle, label, diffs, pushes, total: sumTokens(pushes.flat()) }
+    if (every === undefined) throw new Error('lifecycle: no push was made')
+    return { bundle, label, everyEdit: every, diffs, pushes, total: sumTokens(pushes.flat()) }
   } finally {
     await world.close()
     rmSync(repo.dir, { recursive: true, force: true })
@@ -258,6 +296,14 @@ export function lifecycleShares(run: LifecycleRun): {
   }
 }
 
+/**
+ * What a prefix cache can serve of the five pushes together when each later push changes a file
+ * chosen at random: push 1 is new to every cache, the others average `mean` (the pushes' diffs
+ * differ by a few characters in length, which this ignores).
+ */
+export const everyEditShare = (every: EveryEdit): number =>
+  (every.mean * (LIFECYCLE_PUSHES - 1)) / LIFECYCLE_PUSHES
+
 const percent = (part: number, whole: number): string =>
   whole === 0 ? '–' : `${((part / whole) * 100).toFixed(0)}%`
 const dollars = (usd: number): string => (Number.isNaN(usd) ? 'unpriced' : `$${usd.toFixed(4)}`)
@@ -305,11 +351,20 @@ export function lifecycleTables(runs: readonly LifecycleRun[]): string {
   const diffs = runs[0]?.diffs ?? []
   const diffChars = diffs.reduce((sum, d) => sum + d.chars, 0)
   const unchangedChars = diffs.reduce((sum, d) => sum + d.unchanged, 0)
+  const every = runs[0]?.everyEdit
   const perPush = [
     [
       `diff unchanged before the first change (a prefix cache's ceiling; all: ${percent(unchangedChars, diffChars)})`,
       ...diffs.map(d => percent(d.unchanged, d.chars))
-    ]
+    ],
+    ...(every === undefined
+      ? []
+      : [
+          [
+            `the same, whichever one of the ${String(every.files)} files a push changes (mean; all: ${percent(everyEditShare(every), 1)})`,
+            ...diffs.map((_, i) => (i === 0 ? '0%' : percent(every.mean, 1)))
+          ]
+        ])
   ]
   perPush.push(
     ...runs.flatMap(run =>
