@@ -310,6 +310,144 @@ describe('rubric-council loop', () => {
   })
 })
 
+/** A repository of several rubrics on a feature branch that changes `changed` from main. */
+function monorepo(rubrics: Record<string, string>, changed: Record<string, string>): string {
+  const dir = folder({ ...rubrics, 'README.md': '# Shop\n' })
+  git(dir, 'init', '-q', '-b', 'main')
+  git(dir, 'add', '-A')
+  git(dir, 'commit', '-q', '-m', 'base')
+  git(dir, 'checkout', '-q', '-b', 'feature')
+  for (const [path, text] of Object.entries(changed)) {
+    mkdirSync(join(dir, path, '..'), { recursive: true })
+    writeFileSync(join(dir, path), text)
+  }
+  git(dir, 'add', '-A')
+  git(dir, 'commit', '-q', '-m', 'Change')
+  return dir
+}
+
+const scoped = (name: string, paths: string, body: string): string =>
+  `---\nname: ${name}\npaths: ['${paths}']\ncouncil:\n  models: [openai:gpt-5.4-nano]\ndimensions: false\n---\n# ${name}\n\n${body}`
+
+describe('rubric-council loop in a repository of several rubrics', () => {
+  it('checks every rubric the change touches, as the required checks will, and ACCEPTs when all pass', async () => {
+    const dir = monorepo(
+      {
+        '.github/rubrics/payments.md': scoped(
+          'payments',
+          'services/payments/**',
+          '## Gates\n- `test -f services/payments/fixed.txt`\n'
+        ),
+        // Never applies: its gate would fail every check it ran in.
+        '.github/rubrics/web.md': scoped('web', 'web/**', '## Gates\n- `false`\n'),
+        'fix.sh': `#!/bin/bash\nif [ -n "$RUBRIC_COUNCIL_FEEDBACK" ]; then cp "$RUBRIC_COUNCIL_FEEDBACK" seen-feedback.md; touch services/payments/fixed.txt; fi\n`
+      },
+      { 'services/payments/pay.ts': 'export const pay = 1\n' }
+    )
+    const run = await cli(dir, ['loop', '--doer', './fix.sh', '--base', 'main'])
+    expect(run.code).toBe(0)
+    expect(run.out.slice(0, 2)).toEqual([
+      'iter 1  check  FAIL  payments FAIL  gates:0/1',
+      'iter 2  check  PASS  payments PASS  gates:1/1'
+    ])
+    const saved = state(dir)
+    expect(saved.rubric_path).toBe('.github/rubrics')
+    expect(saved.history.map(h => [h.verdict, h.decision])).toEqual([
+      ['FAIL', 'RETRY'],
+      ['PASS', 'ACCEPT']
+    ])
+    expect(
+      saved.history[0]?.rubrics?.map(r => [r.check_run, r.path, r.verdict, r.decision])
+    ).toEqual([
+      ['rubric-council / payments', '.github/rubrics/payments.md', 'FAIL', 'RETRY'],
+      ['rubric-council / web', '.github/rubrics/web.md', 'NOT_APPLICABLE', null]
+    ])
+    expect(saved.history[0]?.reasons).toEqual([
+      'rubric-council / payments: 1 of 1 gate did not pass: "test -f services/payments/fixed.txt" (exit 1)'
+    ])
+    // The doer was told which rubric failed and why, and which did not apply.
+    const seen = readFileSync(join(dir, 'seen-feedback.md'), 'utf8')
+    expect(seen).toContain('# ❌ Rubric Council: FAIL at iteration 1')
+    expect(seen).toContain('- ❌ rubric-council / payments (.github/rubrics/payments.md): FAIL')
+    expect(seen).toContain('- ➖ rubric-council / web (.github/rubrics/web.md): not applicable')
+    expect(seen).toContain('# ❌ rubric-council / payments: FAIL at iteration 1')
+    expect(seen).toContain('test -f services/payments/fixed.txt')
+    // The last check, expanded: each rubric under its check run's name.
+    expect(run.out).toContain('── rubric-council / payments (.github/rubrics/payments.md)')
+    expect(run.out.some(l => l.startsWith('➖ rubric-council / web: not applicable'))).toBe(true)
+    expect(run.out.at(-1)).toBe(`ACCEPT at iteration 2 of 3 (session ${saved.session})`)
+  })
+
+  it("tells each rubric's judges their own earlier iterations, and RETRYs while any rubric fails", async () => {
+    const dir = monorepo(
+      {
+        '.github/rubrics/payments.md': scoped(
+          'payments',
+          'services/payments/**',
+          '## Criteria\n- tested: The payment is covered by tests\n'
+        ),
+        '.github/rubrics/docs.md': scoped(
+          'docs',
+          'docs/**',
+          '## Criteria\n- clear: The docs read clearly\n'
+        )
+      },
+      { 'services/payments/pay.ts': 'export const pay = 1\n', 'docs/pay.md': '# Pay\n' }
+    )
+    const before = standIn.calls.length
+    // The payments judge fails its criterion on iteration 1 only; the docs judge always passes.
+    const env = judges(call => ({
+      json: wireAnswer(call.schema, {
+        fail:
+          call.text.includes('# Rubric: payments') && call.text.includes('This is iteration 1.')
+            ? ['tested']
+            : []
+      })
+    }))
+    const run = await cli(dir, ['loop', '--doer', 'true', '--base', 'main'], env)
+    expect(run.code).toBe(0)
+    expect(run.out.slice(0, 2)).toEqual([
+      'iter 1  check  FAIL  payments FAIL 0/1 must, docs PASS 1/1 must',
+      'iter 2  check  PASS  docs PASS 1/1 must, payments PASS 1/1 must'
+    ])
+    const [one] = state(dir).history
+    const hash = (name: string): string =>
+      one?.rubrics?.find(r => r.name === name)?.rubric_hash ?? 'none'
+    const second = (name: string): string =>
+      standIn.calls
+        .slice(before)
+        .map(c => c.text)
+        .find(t => t.includes(`# Rubric: ${name}`) && t.includes('This is iteration 2.')) ?? ''
+    expect(second('payments')).toContain(
+      `- Iteration 1: FAIL — must 0/1 · score 0 · judges 1/1 · rubric ${hash('payments')}`
+    )
+    expect(second('payments')).not.toContain(hash('docs'))
+    expect(second('docs')).toContain(`- Iteration 1: PASS — must 1/1`)
+    expect(second('docs')).toContain(`rubric ${hash('docs')}`)
+    expect(second('docs')).not.toContain(hash('payments'))
+  })
+
+  it('stops rather than ACCEPT when the doer removes the rubrics it is checked by', async () => {
+    const dir = monorepo(
+      {
+        '.github/rubrics/payments.md': scoped(
+          'payments',
+          'services/payments/**',
+          '## Gates\n- `false`\n'
+        )
+      },
+      { 'services/payments/pay.ts': 'export const pay = 1\n' }
+    )
+    const run = await cli(dir, ['loop', '--doer', 'rm -rf .github/rubrics', '--base', 'main'])
+    expect(run.code).toBe(2)
+    expect(run.err).toContain(
+      'rubric-council: the session checks every rubric of the repository, and .github/rubrics/ no longer holds one; start the loop again, or pass --rubric FILE'
+    )
+    expect(state(dir).outcome).toBe('stopped')
+    expect(state(dir).history).toEqual([])
+  })
+})
+
 describe('the loop against its own doer', () => {
   it('decides from its own check: a doer that forges the state and feedback cannot make it ACCEPT', async () => {
     // The doer writes an ACCEPT into the session's state and feedback, and fixes nothing.

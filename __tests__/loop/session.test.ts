@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import {
   collapsedLine,
+  combinedDecision,
   iterationRecord,
   loopExitCode,
   loopHistoryEntry,
@@ -57,6 +58,16 @@ describe('the loop decides from the check’s recommendation', () => {
     const decided = loopStep(decision, iteration, max)
     expect(decided).toEqual(step)
     if (decided.next === 'end') expect(loopExitCode(decided.outcome)).toBe(code)
+  })
+
+  it.each([
+    [['ACCEPT', 'ACCEPT'], 'ACCEPT'],
+    [['ACCEPT', 'RETRY'], 'RETRY'],
+    [['RETRY', 'TERMINATE', 'ACCEPT'], 'TERMINATE'],
+    // No rubric applies to the change: every required check succeeds "not applicable".
+    [[], 'ACCEPT']
+  ] as const)('of several rubrics, %j decide %s', (decisions, decided) => {
+    expect(combinedDecision(decisions)).toBe(decided)
   })
 })
 

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path'
+import type { HistoryEntry } from '../engine/history.js'
 import { planRubrics, scopeText } from '../engine/rubric-set.js'
 import { localBase, localDiff } from '../evidence/git.js'
 import { notApplicableTitle } from '../publish/scope-sentences.js'
@@ -27,7 +28,10 @@ import { defaultTargets } from './validate.js'
 const LOCAL_MARKDOWN_BUDGET = 5_000_000
 
 /** The rubrics a request that names none is of, when the repository has several. */
-function rubricSet(request: CheckRequest, cwd: string): string[] | undefined {
+export function rubricSet(
+  request: Pick<CheckRequest, 'rubric' | 'checker'>,
+  cwd: string
+): string[] | undefined {
   if (request.rubric !== undefined || request.checker !== undefined) return undefined
   const paths = defaultTargets(cwd)
   return paths.length === 1 && paths[0] === DEFAULT_RUBRIC_PATH ? undefined : paths
@@ -42,7 +46,9 @@ function rubricSet(request: CheckRequest, cwd: string): string[] | undefined {
  */
 export async function checkRubricSet(
   request: CheckRequest,
-  io: CliIo
+  io: CliIo,
+  /** What each rubric's judges are told of earlier iterations, by check run name (the loop). */
+  historyOf?: (checkName: string) => readonly HistoryEntry[]
 ): Promise<Result<RubricOutcome[], readonly string[]> | undefined> {
   const paths = rubricSet(request, io.cwd)
   if (paths === undefined) return undefined
@@ -78,7 +84,12 @@ export async function checkRubricSet(
     }
     io.stderr(`── ${plan.checkName} (${plan.file.path})`)
     const checked = await checkHere(
-      { ...request, rubric: plan.file.path, ...(plan.scope && { scope: plan.scope }) },
+      {
+        ...request,
+        rubric: plan.file.path,
+        ...(plan.scope && { scope: plan.scope }),
+        ...(historyOf && { history: historyOf(plan.checkName) })
+      },
       io
     )
     if (!checked.ok) return checked
@@ -110,28 +121,44 @@ export async function checkRubrics(options: CheckOptions, io: CliIo): Promise<nu
     return USAGE_ERROR
   }
   const outcomes = checked.value
-  const terminal: string[] = []
+  const files = new Map<RubricOutcome, string | undefined>()
   for (const o of outcomes) {
-    if (o.evaluation === undefined) {
-      terminal.push(`➖ ${o.checkName}: ${o.notApplicable ?? ''}`)
-      continue
-    }
+    if (o.evaluation === undefined) continue
     const markdown = renderMarkdown(o.evaluation, {
       budget: LOCAL_MARKDOWN_BUDGET,
       nextStep: 'terminal'
     })
-    const markdownFile = await writeOwnReport(markdown, io)
-    const compact = renderTerminal(o.evaluation, markdownFile === undefined ? {} : { markdownFile })
-    terminal.push(`── ${o.checkName} (${o.path})\n${compact.trimEnd()}`)
+    files.set(o, await writeOwnReport(markdown, io))
   }
   const report = renderRubricsReport(outcomes, LOCAL_MARKDOWN_BUDGET)
   if (options.markdown === '-') io.stdout(report)
   else if (options.dryRun === true) {
     io.stdout(renderRubricsComment(outcomes, DEFAULT_CHECK_NAME, { history: [] }))
-  } else io.stdout(terminal.join('\n\n'))
+  } else io.stdout(rubricsTerminal(outcomes, o => files.get(o)))
   const written = await writeReports(io, [
     ['JSON report', options.json, `${JSON.stringify(rubricsJsonReport(outcomes), null, 2)}\n`],
     ['Markdown report', options.markdown === '-' ? undefined : options.markdown, report]
   ])
   return written ? EXIT_CODE[worstVerdict(outcomes)] : USAGE_ERROR
+}
+
+/**
+ * The compact report of several rubrics' checks: a line for each that did not apply, and each
+ * other's compact report under its check run's name, pointing at its Markdown report's file.
+ */
+export function rubricsTerminal(
+  outcomes: readonly RubricOutcome[],
+  markdownFileOf: (outcome: RubricOutcome) => string | undefined
+): string {
+  return outcomes
+    .map(o => {
+      if (o.evaluation === undefined) return `➖ ${o.checkName}: ${o.notApplicable ?? ''}`
+      const markdownFile = markdownFileOf(o)
+      const compact = renderTerminal(
+        o.evaluation,
+        markdownFile === undefined ? {} : { markdownFile }
+      )
+      return `── ${o.checkName} (${o.path})\n${compact.trimEnd()}`
+    })
+    .join('\n\n')
 }

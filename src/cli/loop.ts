@@ -12,23 +12,28 @@ import {
   loopExitCode,
   loopHistoryEntry,
   loopStep,
+  rubricsIterationRecord,
   SESSION_SCHEMA,
   sessionId,
   SESSIONS_DIR,
   type SessionOutcome,
+  type IterationRecord,
   type SessionState
 } from '../loop/session.js'
+import { renderRubricsReport, rubricsJsonReport } from '../publish/rubrics.js'
 import { toJsonReport } from '../report/json.js'
-import { renderFeedback } from '../report/feedback.js'
+import { renderFeedback, renderRubricsFeedback } from '../report/feedback.js'
 import { renderMarkdown } from '../report/markdown.js'
 import { renderTerminal } from '../report/terminal.js'
-import { DEFAULT_RUBRIC_PATH } from '../rubric/defaults.js'
+import { DEFAULT_RUBRIC_PATH, rubricsFolder } from '../rubric/defaults.js'
 import { formatIssue } from '../rubric/errors.js'
 import { readRubricFile } from '../rubric/load.js'
 import { checkerRubric } from '../rubric/sugar.js'
+import { failed, ok, type Result } from '../util/result.js'
 import { maskSecrets, secretValues } from '../util/secrets.js'
 import { USAGE_ERROR } from './args.js'
-import { checkHere, terminalGateLog } from './check.js'
+import { checkHere, terminalGateLog, type CheckRequest } from './check.js'
+import { checkRubricSet, rubricSet, rubricsTerminal } from './check-rubrics.js'
 import { reportsProblem, writeReports, type CliIo } from './io.js'
 import { DEFAULT_MAX_ITERATIONS, MAX_ITERATIONS_LIMIT } from './loop-spec.js'
 
@@ -78,12 +83,17 @@ export async function loopCommand(options: LoopOptions, io: CliIo): Promise<numb
   const unwritable = reportsProblem(io, [['JSON report', options.json]])
   if (unwritable !== undefined) return usage(unwritable)
 
-  const started = new Date((io.now ?? Date.now)())
+  const started = nowOf(io)
   const id = sessionId(started, randomBytes(3).toString('hex'))
   const folder = resolve(io.cwd, SESSIONS_DIR, id)
   // The rubric must be there before the doer runs; sugar becomes the session's own rubric file.
+  // Named neither, in a repository of several rubrics, the loop checks every one, as `check` does.
+  const several = rubricSet(options, io.cwd)
   let rubricPath = options.rubric ?? DEFAULT_RUBRIC_PATH
-  if (options.checker !== undefined) {
+  if (several !== undefined) {
+    rubricPath = rubricsFolder(DEFAULT_RUBRIC_PATH)
+    await makeSessionFolder(io.cwd, folder)
+  } else if (options.checker !== undefined) {
     const sugar = checkerRubric(options.checker)
     if (!sugar.ok) return usage(sugar.problem.issues.map(formatIssue).join('; '))
     await makeSessionFolder(io.cwd, folder)
@@ -100,6 +110,14 @@ export async function loopCommand(options: LoopOptions, io: CliIo): Promise<numb
 
   const secrets = secretValues(io.env)
   const mask = (text: string): string => maskSecrets(text, secrets)
+  const request = {
+    ...(options.models !== undefined && { models: options.models }),
+    ...(options.base !== undefined && { base: options.base })
+  }
+  const check =
+    several === undefined
+      ? oneRubric({ ...request, rubric: rubricPath }, io, mask)
+      : everyRubric(request, io, mask)
   let state: SessionState = {
     schema: SESSION_SCHEMA,
     session: id,
@@ -118,10 +136,11 @@ export async function loopCommand(options: LoopOptions, io: CliIo): Promise<numb
       `${JSON.stringify(state, (_, v: unknown) => (typeof v === 'string' ? mask(v) : v), 2)}\n`
     )
   await save()
-  io.stderr(`rubric-council: session ${id}, rubric ${rubricPath}`)
+  io.stderr(
+    `rubric-council: session ${id}, ${several === undefined ? `rubric ${rubricPath}` : `rubrics ${several.join(', ')}`}`
+  )
 
-  const history: HistoryEntry[] = []
-  let last: { evaluation: Evaluation; feedback: string } | undefined
+  let last: { checked: IterationCheck; feedback: string } | undefined
   let outcome: SessionOutcome = 'running'
   for (let iteration = 1; iteration <= max; iteration++) {
     io.stderr(`rubric-council: iteration ${iteration} of ${max}: the doer`)
@@ -132,43 +151,27 @@ export async function loopCommand(options: LoopOptions, io: CliIo): Promise<numb
       )
     }
     io.stderr(`rubric-council: iteration ${iteration} of ${max}: the check`)
-    const checked = await checkHere(
-      {
-        rubric: rubricPath,
-        ...(options.models !== undefined && { models: options.models }),
-        ...(options.base !== undefined && { base: options.base }),
-        history: [...history]
-      },
-      io
-    )
+    const checked = await check(iteration, ran)
     if (!checked.ok) {
       for (const line of checked.problem) io.stderr(line)
       state = { ...state, outcome: 'stopped' }
       await save()
       return USAGE_ERROR
     }
-    const at = new Date((io.now ?? Date.now)())
-    history.push(loopHistoryEntry(iteration, checked.value, at))
-    // The reports show this iteration last in the history, as the pull request's comment does.
-    const evaluation: Evaluation = { ...checked.value, history: [...history] }
+    const { record } = checked.value
     const feedbackFile = join(folder, `feedback-${iteration}.md`)
     const reportFile = join(folder, `report-${iteration}.md`)
-    const feedback = mask(renderFeedback(evaluation))
-    await writeFile(feedbackFile, feedback)
-    await writeFile(
-      reportFile,
-      mask(renderMarkdown(evaluation, { budget: SESSION_MARKDOWN_BUDGET, nextStep: 'terminal' }))
-    )
-    const record = iterationRecord(iteration, ran, evaluation, feedback, at)
+    await writeFile(feedbackFile, record.feedback)
+    await writeFile(reportFile, checked.value.report)
     const step = loopStep(record.decision, iteration, max)
     outcome = step.next === 'end' ? step.outcome : 'running'
     state = { ...state, outcome, history: [...state.history, record] }
     await save()
     io.stdout(collapsedLine(record))
-    last = { evaluation, feedback: feedbackFile }
+    last = { checked: checked.value, feedback: feedbackFile }
     if (step.next === 'end') {
       io.stdout('')
-      io.stdout(renderTerminal(evaluation, { markdownFile: reportFile }).trimEnd())
+      io.stdout(checked.value.terminal(reportFile))
       io.stdout(endLine(outcome, iteration, max, id, feedbackFile))
       break
     }
@@ -176,13 +179,86 @@ export async function loopCommand(options: LoopOptions, io: CliIo): Promise<numb
   const written =
     last === undefined ||
     (await writeReports(io, [
-      [
-        'JSON report',
-        options.json,
-        `${JSON.stringify(toJsonReport(last.evaluation, 'terminal'), null, 2)}\n`
-      ]
+      ['JSON report', options.json, `${JSON.stringify(last.checked.json, null, 2)}\n`]
     ]))
   return written ? loopExitCode(outcome) : USAGE_ERROR
+}
+
+/** An iteration's check, as the loop keeps and shows it. */
+interface IterationCheck {
+  /** What `state.json` keeps, the feedback (masked) included. */
+  readonly record: IterationRecord
+  /** The Markdown report, masked. */
+  readonly report: string
+  /** The compact report the last iteration prints, pointing at the Markdown report's file. */
+  readonly terminal: (reportFile: string) => string
+  /** What `--json` writes when this is the last check. */
+  readonly json: unknown
+}
+
+type Check = (
+  iteration: number,
+  doer: GateResult
+) => Promise<Result<IterationCheck, readonly string[]>>
+
+const nowOf = (io: CliIo): Date => new Date((io.now ?? Date.now)())
+
+/** Checks of one rubric, whose judges are told the iterations before. */
+function oneRubric(
+  request: CheckRequest & { readonly rubric: string },
+  io: CliIo,
+  mask: (text: string) => string
+): Check {
+  const history: HistoryEntry[] = []
+  return async (iteration, doer) => {
+    const checked = await checkHere({ ...request, history: [...history] }, io)
+    if (!checked.ok) return checked
+    const at = nowOf(io)
+    history.push(loopHistoryEntry(iteration, checked.value, at))
+    // The reports show this iteration last in the history, as the pull request's comment does.
+    const evaluation: Evaluation = { ...checked.value, history: [...history] }
+    const feedback = mask(renderFeedback(evaluation))
+    return ok({
+      record: iterationRecord(iteration, doer, evaluation, feedback, at),
+      report: mask(
+        renderMarkdown(evaluation, { budget: SESSION_MARKDOWN_BUDGET, nextStep: 'terminal' })
+      ),
+      terminal: reportFile => renderTerminal(evaluation, { markdownFile: reportFile }).trimEnd(),
+      json: toJsonReport(evaluation, 'terminal')
+    })
+  }
+}
+
+/**
+ * Checks of every rubric of a repository with several, as `check` makes them: each rubric's judges
+ * are told its own earlier iterations.
+ */
+function everyRubric(request: CheckRequest, io: CliIo, mask: (text: string) => string): Check {
+  const histories = new Map<string, HistoryEntry[]>()
+  return async (iteration, doer) => {
+    const checked = await checkRubricSet(request, io, name => [...(histories.get(name) ?? [])])
+    if (checked === undefined) {
+      return failed([
+        `rubric-council: the session checks every rubric of the repository, and ${rubricsFolder(DEFAULT_RUBRIC_PATH)}/ no longer holds one; start the loop again, or pass --rubric FILE`
+      ])
+    }
+    if (!checked.ok) return checked
+    const at = nowOf(io)
+    const outcomes = checked.value.map(o => {
+      if (o.evaluation === undefined) return o
+      const history = [...(histories.get(o.checkName) ?? [])]
+      history.push(loopHistoryEntry(iteration, o.evaluation, at))
+      histories.set(o.checkName, history)
+      return { ...o, evaluation: { ...o.evaluation, history } }
+    })
+    const feedback = mask(renderRubricsFeedback(outcomes, iteration))
+    return ok({
+      record: rubricsIterationRecord(iteration, doer, outcomes, feedback, at),
+      report: mask(renderRubricsReport(outcomes, SESSION_MARKDOWN_BUDGET)),
+      terminal: reportFile => rubricsTerminal(outcomes, () => reportFile),
+      json: rubricsJsonReport(outcomes)
+    })
+  }
 }
 
 /**

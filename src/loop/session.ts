@@ -4,6 +4,7 @@ import type { Evaluation } from '../engine/evaluation.js'
 import type { HistoryEntry } from '../engine/history.js'
 import { formatExcerpt } from '../gates/excerpt.js'
 import type { GateResult, GateStatus } from '../gates/types.js'
+import { worstFirst, worstVerdict, type RubricOutcome } from '../publish/rubrics.js'
 import { reasonSentence } from '../publish/sentences.js'
 import { metOf, summaryLine } from '../report/summary.js'
 import { failed, ok, type Result } from '../util/result.js'
@@ -44,7 +45,21 @@ export interface IterationRecord {
   /** The feedback file's Markdown, handed to the next iteration's doer. */
   readonly feedback: string
   readonly rubric_hash: string | null
+  /** In a repository of several rubrics, each rubric's part, worst first; absent for one rubric. */
+  readonly rubrics?: readonly RubricIterationRecord[]
   readonly at: string
+}
+
+/** One rubric's part of an iteration that checked several (docs/rubric.md#several-rubrics). */
+export interface RubricIterationRecord {
+  readonly name: string
+  readonly check_run: string
+  readonly path: string
+  /** NOT_APPLICABLE: no changed file matched its `paths`, so nothing was asked of it. */
+  readonly verdict: VerdictKind | 'NOT_APPLICABLE'
+  readonly decision: Recommendation | null
+  readonly criteria_summary: string
+  readonly rubric_hash: string | null
 }
 
 /** How a session ended; `running` while it runs, or when it was stopped before it ended. */
@@ -138,6 +153,61 @@ export function iterationRecord(
     reasons: verdict.reasons.map(r => reasonSentence(r, 'terminal')),
     feedback,
     rubric_hash: evaluation.rubric.hash ?? null,
+    at: at.toISOString()
+  }
+}
+
+/**
+ * What the loop makes of several rubrics' checks: TERMINATE when the judges of any recommend it,
+ * ACCEPT when those of every rubric that applies accept (a change no rubric applies to is accepted,
+ * as every required check then succeeds "not applicable"), else RETRY.
+ */
+export function combinedDecision(decisions: readonly Recommendation[]): Recommendation {
+  if (decisions.includes('TERMINATE')) return 'TERMINATE'
+  return decisions.every(d => d === 'ACCEPT') ? 'ACCEPT' : 'RETRY'
+}
+
+/**
+ * The record of an iteration that checked several rubrics: the gates of all, the worst verdict,
+ * the decision of all together, the reasons each under its check run's name, and each rubric's
+ * own part.
+ */
+export function rubricsIterationRecord(
+  iteration: number,
+  doer: GateResult,
+  outcomes: readonly RubricOutcome[],
+  feedback: string,
+  at: Date
+): IterationRecord {
+  const sorted = worstFirst(outcomes)
+  const judged = sorted.flatMap(o => (o.evaluation ? [{ ...o, evaluation: o.evaluation }] : []))
+  return {
+    iteration,
+    doer: commandRecord(doer),
+    gates: judged.flatMap(o => o.evaluation.gates.map(commandRecord)),
+    criteria_summary: judged
+      .map(o =>
+        [o.name, o.evaluation.verdict.verdict, criteriaSummary(o.evaluation)]
+          .filter(part => part !== '')
+          .join(' ')
+      )
+      .join(', '),
+    verdict: worstVerdict(outcomes),
+    decision: combinedDecision(judged.map(o => o.evaluation.verdict.recommendation)),
+    reasons: judged.flatMap(o =>
+      o.evaluation.verdict.reasons.map(r => `${o.checkName}: ${reasonSentence(r, 'terminal')}`)
+    ),
+    feedback,
+    rubric_hash: null,
+    rubrics: sorted.map(o => ({
+      name: o.name,
+      check_run: o.checkName,
+      path: o.path,
+      verdict: o.evaluation?.verdict.verdict ?? 'NOT_APPLICABLE',
+      decision: o.evaluation?.verdict.recommendation ?? null,
+      criteria_summary: o.evaluation ? criteriaSummary(o.evaluation) : '',
+      rubric_hash: o.evaluation?.rubric.hash ?? null
+    })),
     at: at.toISOString()
   }
 }

@@ -1,4 +1,5 @@
 import type { Evaluation } from '../engine/evaluation.js'
+import { worstFirst, worstVerdict, type RubricOutcome } from '../publish/rubrics.js'
 import { nextStep, reasonSentence } from '../publish/sentences.js'
 import { fitToBudget, type Piece, type Section } from './budget.js'
 import { escapeMarkdown } from './escape.js'
@@ -20,11 +21,18 @@ const FEEDBACK_BUDGET = 100_000
  * met with the judges' reasons, the findings and each judge's feedback. Built of the Markdown
  * report's parts, and as escaped: gate output and the judges' words are data. Pure.
  */
-export function renderFeedback(evaluation: Evaluation): string {
+export function renderFeedback(
+  evaluation: Evaluation,
+  options: {
+    /** Whose check this is, in a repository of several rubrics: its check run's name. */
+    readonly checkName?: string
+    readonly budget?: number
+  } = {}
+): string {
   const { verdict } = evaluation
-  const head: Piece[] = [
-    `# ${ICON[verdict.verdict]} Rubric Council: ${verdict.verdict} at iteration ${evaluation.iteration}\n\n`
-  ]
+  const who = options.checkName === undefined ? 'Rubric Council' : escapeMarkdown(options.checkName)
+  const title = `${who}: ${verdict.verdict} at iteration ${evaluation.iteration}`
+  const head: Piece[] = [`# ${ICON[verdict.verdict]} ${title}\n\n`]
   const summary = summaryLine(evaluation)
   if (summary !== '') head.push(`**${escapeMarkdown(summary)}**\n\n`)
   const step = nextStep(verdict, 'terminal')
@@ -69,8 +77,37 @@ export function renderFeedback(evaluation: Evaluation): string {
       head,
       sections,
       shortenedNote: '> [!NOTE]\n> This feedback was shortened to fit.\n\n',
-      fallback: `# Rubric Council: ${verdict.verdict} at iteration ${evaluation.iteration}\n`
+      fallback: `# ${title}\n`
     },
-    FEEDBACK_BUDGET
+    options.budget ?? FEEDBACK_BUDGET
   ).text
+}
+
+/**
+ * The feedback of one check of several rubrics (docs/rubric.md#several-rubrics): a line per
+ * rubric, worst first, then the feedback of each that did not pass, in the same budget as one
+ * rubric's, shared among them. Pure.
+ */
+export function renderRubricsFeedback(
+  outcomes: readonly RubricOutcome[],
+  iteration: number
+): string {
+  const sorted = worstFirst(outcomes)
+  const worst = worstVerdict(sorted)
+  const lines = sorted.map(o => {
+    const name = `${escapeMarkdown(o.checkName)} (${escapeMarkdown(o.path)})`
+    return o.evaluation === undefined
+      ? `- ➖ ${name}: ${escapeMarkdown(o.notApplicable ?? '')}`
+      : `- ${ICON[o.evaluation.verdict.verdict]} ${name}: ${o.evaluation.verdict.verdict}`
+  })
+  const unmet = sorted.flatMap(o =>
+    o.evaluation === undefined || o.evaluation.verdict.verdict === 'PASS'
+      ? []
+      : [{ checkName: o.checkName, evaluation: o.evaluation }]
+  )
+  const budget = Math.floor(FEEDBACK_BUDGET / Math.max(1, unmet.length))
+  return [
+    `# ${ICON[worst]} Rubric Council: ${worst} at iteration ${iteration}\n\n${lines.join('\n')}\n`,
+    ...unmet.map(u => renderFeedback(u.evaluation, { checkName: u.checkName, budget }))
+  ].join('\n')
 }
