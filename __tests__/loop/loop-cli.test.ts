@@ -344,7 +344,15 @@ describe('rubric-council loop in a repository of several rubrics', () => {
       },
       { 'services/payments/pay.ts': 'export const pay = 1\n' }
     )
-    const run = await cli(dir, ['loop', '--doer', './fix.sh', '--base', 'main'])
+    const run = await cli(dir, [
+      'loop',
+      '--doer',
+      './fix.sh',
+      '--base',
+      'main',
+      '--json',
+      'last.json'
+    ])
     expect(run.code).toBe(0)
     expect(run.out.slice(0, 2)).toEqual([
       'iter 1  check  FAIL  payments FAIL  gates:0/1',
@@ -376,6 +384,18 @@ describe('rubric-council loop in a repository of several rubrics', () => {
     expect(run.out).toContain('── rubric-council / payments (.github/rubrics/payments.md)')
     expect(run.out.some(l => l.startsWith('➖ rubric-council / web: not applicable'))).toBe(true)
     expect(run.out.at(-1)).toBe(`ACCEPT at iteration 2 of 3 (session ${saved.session})`)
+    // The JSON report is check's form of several rubrics, each with its own iterations.
+    const report = JSON.parse(readFileSync(join(dir, 'last.json'), 'utf8')) as {
+      verdict: string
+      rubrics: { name: string; applicable: boolean; report?: { history: { verdict: string }[] } }[]
+    }
+    expect(report.verdict).toBe('PASS')
+    expect(
+      report.rubrics.map(r => [r.name, r.applicable, r.report?.history.map(h => h.verdict)])
+    ).toEqual([
+      ['payments', true, ['FAIL', 'PASS']],
+      ['web', false, undefined]
+    ])
   })
 
   it("tells each rubric's judges their own earlier iterations, and RETRYs while any rubric fails", async () => {
