@@ -21,8 +21,12 @@ function project(): string {
   return dir
 }
 
-function stop(dir: string, session = 'abc-123'): { code: number | null; stderr: string } {
-  const run = spawnSync('bash', [HOOK], {
+function stop(
+  dir: string,
+  session = 'abc-123',
+  args: string[] = []
+): { code: number | null; stderr: string } {
+  const run = spawnSync('bash', [HOOK, ...args], {
     cwd: dir,
     input: JSON.stringify({ session_id: session, stop_hook_active: false }),
     env: {
@@ -55,6 +59,13 @@ describe('examples/agent/stop-hook.sh', () => {
     writeFileSync(join(dir, 'done.txt'), '')
     expect(stop(dir)).toEqual({ code: 0, stderr: '' })
     expect(existsSync(join(dir, '.rubric-council/stop-hook/abc-123'))).toBe(false)
+  })
+
+  it('hands the agent the reason when the check cannot run at all', () => {
+    const run = stop(project(), 'abc-123', ['--rubric', 'missing.md'])
+    expect(run.code).toBe(2)
+    expect(run.stderr).toContain('The rubric does not pass yet (check 1 of 2, exit 2)')
+    expect(run.stderr).toContain('missing.md: error: rubric file not found')
   })
 
   it('never uses a session id from its input as a path', () => {

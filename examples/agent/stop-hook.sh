@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A Claude Code Stop hook (docs/agent-loop.md#a-stop-hook): the agent cannot stop until
-# `rubric-council check` passes, or it has been sent back RUBRIC_COUNCIL_MAX_ITERATIONS times (3).
+# `rubric-council check` passes, or RUBRIC_COUNCIL_MAX_ITERATIONS (3) checks have not passed.
 # Exit 2 with the reason on stderr is how a Stop hook keeps the agent working; exit 0 lets it stop.
 #
 # Environment:
@@ -22,8 +22,12 @@ mkdir -p .rubric-council/stop-hook
 counter=".rubric-council/stop-hook/$session"
 count=$(($(cat "$counter" 2>/dev/null || echo 0) + 1))
 
-summary=$("${cli[@]}" check "$@" 2>/dev/null)
+errors=$(mktemp)
+summary=$("${cli[@]}" check "$@" 2>"$errors")
 code=$?
+# A check that could not run (exit 2 before any gate) says why on stderr only.
+[ -n "$summary" ] || summary=$(tail -n 20 "$errors")
+rm -f "$errors"
 if [ "$code" -eq 0 ]; then
   rm -f "$counter"
   exit 0
