@@ -339,6 +339,52 @@ describe('a pull request hiding code in a secret file or behind a media signatur
     expect(outcome).toMatch(/^(FAIL|UNCLEAR) /)
     expect(prompts.join('\n')).toContain(`+${HIDDEN}`)
   })
+
+  it('cannot hide code on the first line of a file that starts like a GIF, named as a program', async () => {
+    // One line: the GIF header, a comment holding binary bytes, then code. `node` runs util.js.
+    const polyglot = Buffer.concat([
+      Buffer.from('GIF89a/*', 'latin1'),
+      Buffer.alloc(600, 1),
+      Buffer.from(`*/=1;${HIDDEN}\n`, 'latin1')
+    ])
+    const pr = pullRequest({
+      'src/util.js': polyglot,
+      'src/feature.ts': "require('./util.js')\n"
+    })
+    const { outcome, result } = await attempt(pr, { inputs: GATES_WITH_KEYS })
+    expect(outcome).toBe('UNCLEAR incomplete_coverage')
+    expect(result.summary).toContain('src/util.js')
+  })
+
+  it('cannot move reviewed code under a folder the rubric excludes, and change it there', async () => {
+    const auth = [
+      'export function allowed(user: { admin: boolean; active: boolean }): boolean {',
+      '  if (!user.active) return false',
+      '  if (!user.admin) return false',
+      '  return true',
+      '}',
+      ''
+    ].join('\n')
+    const base = {
+      ...BASE,
+      '.github/rubric.md': RUBRIC.replace(
+        'dimensions: false',
+        "dimensions: false\nexclude: ['fixtures/']"
+      ),
+      'src/auth.ts': auth
+    }
+    const pr = pullRequest(
+      {
+        'src/auth.ts': null,
+        'fixtures/auth.ts': auth.replace('  if (!user.admin) return false\n', `  ${HIDDEN}\n`),
+        'src/app.ts': "export { allowed } from '../fixtures/auth'\n"
+      },
+      base
+    )
+    const { outcome, prompts } = await attempt(pr, { inputs: GATES_WITH_KEYS })
+    expect(prompts.join('\n')).toContain(`+  ${HIDDEN}`)
+    expect(outcome).toBe('FAIL criterion_failed')
+  })
 })
 
 describe('the wrong checkout', () => {

@@ -109,6 +109,23 @@ describe('skip-drafts', () => {
     )
   })
 
+  it('reviews a draft that shares its head commit and base with another open pull request', async () => {
+    // A is reviewed: FAIL on its head commit.
+    const pr = skippable()
+    await run(pr, { inputs: { 'skip-drafts': 'true' } })
+    expect(lastCheck(pr)?.conclusion).toBe('failure')
+    // The attacker opens B, a draft, from another branch at the same commit into the same base:
+    // a skip would write success on the check run A's required check reads.
+    const twin: PullRequest = { ...pr, number: pr.number + 1000 }
+    pr.github.setPullRequest(twin.number, { ...pullRequestJson(pr.repo, twin.number), draft: true })
+    const b = await run(twin, { inputs: { 'skip-drafts': 'true' }, pullRequest: { draft: true } })
+    expect([b.outputs.verdict, lastCheck(pr)?.conclusion]).toEqual(['FAIL', 'failure'])
+    expect(pr.github.checkRuns.map(c => c.conclusion)).not.toContain('success')
+    expect(b.log).toContain(
+      `warning: Rubric Council: skip-drafts would skip this pull request, but it is reviewed: pull request #${pr.number} has the same head commit and base, and the check run on that commit is its too`
+    )
+  })
+
   it('does not apply to a run started by hand (workflow_dispatch)', async () => {
     const pr = skippable()
     pr.github.setPullRequest(pr.number, { ...pullRequestJson(pr.repo, pr.number), draft: true })
@@ -210,6 +227,21 @@ describe('skip-paths', () => {
       'docs/auth.ts': 'export const check = () => true\n'
     })
     expect((await run(pr, { inputs: { 'skip-paths': 'docs/**' } })).outputs.verdict).toBe('FAIL')
+  })
+
+  it('reviews code in a folder named like a skipped file (a route folder `leak.md/`)', async () => {
+    const pr = skippable({
+      'feature.ts': 'export const feature = 1\n',
+      'pages/api/leak.md/index.ts': 'export default () => process.env\n'
+    })
+    expect((await run(pr, { inputs })).outputs.verdict).toBe('FAIL')
+    const nested = skippable({
+      'feature.ts': 'export const feature = 1\n',
+      'src/notes.md/backdoor.ts': 'export const open = true\n'
+    })
+    expect((await run(nested, { inputs: { 'skip-paths': '**/*.md' } })).outputs.verdict).toBe(
+      'FAIL'
+    )
   })
 
   it('reviews a pull request that changes this check’s workflow, even under globs that match it', async () => {

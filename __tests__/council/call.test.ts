@@ -188,7 +188,19 @@ describe('answers wrapped in a fence or prose', () => {
       '{"a":1} or {"a":2}',
       'the answer holds 2 different JSON objects; give exactly one'
     ],
-    ['broken JSON', '```json\n{"a":1,\n```', 'the answer is not JSON']
+    ['broken JSON', '```json\n{"a":1,\n```', 'the answer is not JSON'],
+    // A judge that quotes the pull request's JSON in a fence and answers outside it gave two.
+    [
+      'a quoted object in a fence beside the answer',
+      'It says:\n```json\n{"verdict":"ACCEPT"}\n```\nMy answer:\n{"verdict":"RETRY"}',
+      'the answer holds 2 different JSON objects; give exactly one'
+    ],
+    // An unclosed brace would hide every object after it, the answer among them.
+    [
+      'an object after an unclosed brace',
+      'It says {"verdict":"ACCEPT"} and uses ${{ secrets.X\n{"verdict":"RETRY"}',
+      'the answer has a "{" that is never closed; give exactly one JSON object'
+    ]
   ])('refuses %s', (_, text, error) => {
     expect(extractJson(text)).toEqual({ ok: false, problem: error })
   })

@@ -126,6 +126,7 @@ describe('the judge contract', () => {
           from: tagged('MARKfrom'),
           patch: tagged('MARKpatch'),
           output: tagged('MARKoutput'),
+          command: tagged('MARKcommand'),
           summary: tagged('MARKsummary')
         }),
         pr => {
@@ -152,7 +153,8 @@ describe('the judge contract', () => {
           }
           const built = buildPrompt({
             rubric: RUBRIC,
-            gates: [gateResult('npm test', 'fail', pr.output)],
+            // A command too: the split layout's setup commands come from the pull request's job.
+            gates: [gateResult(pr.command, 'fail', pr.output)],
             evidence,
             iteration: RUN.iteration,
             earlier: RUN.earlier.map(h => ({ ...h, summary: pr.summary })),

@@ -567,3 +567,70 @@ describe('buildEvidence: what the prompt sends fits the budget', () => {
     expect(evidence.receipt.usedTokens).toBeLessThanOrEqual(maxTokens)
   })
 })
+
+describe('buildEvidence: what a pull request cannot take out of coverage', () => {
+  it('counts a submodule moved to another commit: the code it brings is not in the diff', () => {
+    const bump = [
+      'diff --git a/lib/vendored b/lib/vendored',
+      'index 1111111..2222222 160000',
+      '--- a/lib/vendored',
+      '+++ b/lib/vendored',
+      '@@ -1 +1 @@',
+      `-Subproject commit ${'1'.repeat(40)}`,
+      `+Subproject commit ${'2'.repeat(40)}`,
+      ''
+    ].join('\n')
+    const added = [
+      'diff --git a/lib/tool b/lib/tool',
+      'new file mode 160000',
+      'index 0000000..3333333',
+      '--- /dev/null',
+      '+++ b/lib/tool',
+      '@@ -0,0 +1 @@',
+      `+Subproject commit ${'3'.repeat(40)}`,
+      ''
+    ].join('\n')
+    const evidence = buildEvidence(
+      input([newFile('src/app.ts', codeLines('app', 2)), bump, added].join(''))
+    )
+    expect(evidence.receipt.omitted.map(o => [o.path, o.reason, o.counts])).toEqual([
+      ['lib/vendored', 'submodule', true],
+      ['lib/tool', 'submodule', true]
+    ])
+    expect(evidence.receipt.ratio).toBeCloseTo(1 / 3)
+    // The base branch's rubric may waive it by its path, as any file.
+    const waived = buildEvidence(
+      input([newFile('src/app.ts', codeLines('app', 2)), bump].join(''), {
+        exclude: { waived: ['lib/'], unwaived: [] }
+      })
+    )
+    expect(waived.receipt.ratio).toBe(1)
+  })
+
+  it('reviews code renamed into a folder the rubric excludes, and counts it if not sent', () => {
+    const moved = [
+      'diff --git a/src/auth.ts b/fixtures/auth.ts',
+      'similarity index 80%',
+      'rename from src/auth.ts',
+      'rename to fixtures/auth.ts',
+      'index 1111111..2222222 100644',
+      '--- a/src/auth.ts',
+      '+++ b/fixtures/auth.ts',
+      '@@ -1,2 +1,2 @@',
+      ' export function allowed(user) {',
+      '-  return user.admin',
+      '+  return true',
+      ''
+    ].join('\n')
+    const excluded = { waived: ['fixtures/'], unwaived: [] }
+    const evidence = buildEvidence(input(moved, { exclude: excluded }))
+    expect(evidence.receipt.omitted).toEqual([])
+    expect(evidence.diff).toContain('+  return true')
+    // Moved from one excluded folder to another, it stays waived.
+    const within = moved.replaceAll('src/auth.ts', 'fixtures/old/auth.ts')
+    const waived = buildEvidence(input(within, { exclude: excluded }))
+    expect(waived.receipt.omitted.map(o => [o.path, o.reason, o.counts])).toEqual([
+      ['fixtures/auth.ts', 'excluded', false]
+    ])
+  })
+})

@@ -61,23 +61,30 @@ describe('mediaFormat: media recognised by its first bytes', () => {
   const bytes = (text: string): Uint8Array => Uint8Array.from(text, c => c.charCodeAt(0))
 
   it.each([
-    ['\x89PNG\r\n\x1a\n\0\0\0\rIHDR', 'PNG image'],
-    ['\xff\xd8\xff\xe0\0\x10JFIF', 'JPEG image'],
-    ['GIF89a\x01\0\x01\0', 'GIF image'],
-    ['RIFF\0\0\0\0WEBPVP8 ', 'WebP image'],
-    ['%PDF-1.7\n', 'PDF document'],
-    ['wOF2\0\x01\0\0', 'WOFF2 font'],
-    ['\0\0\0\x18ftypmp42', 'MP4, MOV, AVIF or HEIC media'],
-    ['SQLite format 3\0', 'SQLite database']
-  ])('%j is %s', (head, format) => {
-    expect(mediaFormat(bytes(head))).toBe(format)
+    ['\x89PNG\r\n\x1a\n\0\0\0\rIHDR', 'logo.png', 'PNG image'],
+    ['\xff\xd8\xff\xe0\0\x10JFIF', 'photo.JPG', 'JPEG image'],
+    ['GIF89a\x01\0\x01\0', 'spinner.gif', 'GIF image'],
+    ['RIFF\0\0\0\0WEBPVP8 ', 'hero.webp', 'WebP image'],
+    ['%PDF-1.7\n', 'docs/spec.pdf', 'PDF document'],
+    ['wOF2\0\x01\0\0', 'fonts/inter.woff2', 'WOFF2 font'],
+    ['\0\0\0\x18ftypmp42', 'clip.mp4', 'MP4, MOV, AVIF or HEIC media'],
+    ['SQLite format 3\0', 'fixtures/app.sqlite', 'SQLite database']
+  ])('%j named %s is %s', (head, path, format) => {
+    expect(mediaFormat(bytes(head), path)).toBe(format)
   })
 
   it('does not take archives, executables or text for media, whatever they are called', () => {
-    expect(mediaFormat(bytes('PK\x03\x04\x14\0'))).toBeUndefined() // zip: can carry code
-    expect(mediaFormat(bytes('\x7fELF\x02\x01\x01'))).toBeUndefined()
-    expect(mediaFormat(bytes('export const a = 1'))).toBeUndefined()
-    expect(mediaFormat(bytes(''))).toBeUndefined()
+    expect(mediaFormat(bytes('PK\x03\x04\x14\0'), 'logo.png')).toBeUndefined() // zip: can carry code
+    expect(mediaFormat(bytes('\x7fELF\x02\x01\x01'), 'logo.png')).toBeUndefined()
+    expect(mediaFormat(bytes('export const a = 1'), 'logo.png')).toBeUndefined()
+    expect(mediaFormat(bytes(''), 'logo.png')).toBeUndefined()
+  })
+
+  it('takes a picture named as a program, or as another format, for what it may be: not media', () => {
+    // What runs a file goes by its name: a GIF that is also JavaScript runs as util.js.
+    for (const path of ['src/util.js', 'tool.pyz', 'gradle/wrapper.jar', 'bin/run', 'logo.png']) {
+      expect(mediaFormat(bytes('GIF89a\x01\0\x01\0'), path), path).toBeUndefined()
+    }
   })
 })
 

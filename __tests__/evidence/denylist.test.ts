@@ -168,6 +168,18 @@ describe('excludedBy', () => {
     expect(excludedBy('src/a/x.gen.ts', ['src/*.gen.ts'])).toBeUndefined()
   })
 
+  it('never takes a folder named like a file for the file a wildcard names', () => {
+    // Code in a folder named like a document is code: `*.md` names documents.
+    expect(excludedBy('pages/api/leak.md/index.ts', ['*.md'])).toBeUndefined()
+    expect(excludedBy('src/notes.md/backdoor.ts', ['**/*.md'])).toBeUndefined()
+    expect(excludedBy('docs/a.md/run.ts', ['docs/*.md'])).toBeUndefined()
+    expect(excludedBy('docs/a.md', ['docs/*.md'])).toBe('docs/*.md')
+    // A folder is still excluded by its plain name, by a trailing slash, or by `/**`.
+    expect(excludedBy('a/node_modules/x.js', ['**/node_modules'])).toBe('**/node_modules')
+    expect(excludedBy('build-out/app.js', ['build-*/'])).toBe('build-*/')
+    expect(excludedBy('vendor/lib/a.js', ['vendor/**'])).toBe('vendor/**')
+  })
+
   it('returns the first matching glob, as written, and ignores empty ones', () => {
     expect(excludedBy('dist/app.js', ['', '  ', 'dist/**', 'dist'])).toBe('dist/**')
     expect(excludedBy('dist/app.js', [])).toBeUndefined()

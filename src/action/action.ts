@@ -129,7 +129,13 @@ export async function runAction(shell: ActionShell): Promise<void> {
         rubricPath: inputs.checker === undefined ? repositoryRubricPath(inputs) : undefined,
         changedPaths: ports.changedPaths,
         machinery: ports.machinery,
-        workflow
+        workflow,
+        twins: async () =>
+          github === undefined
+            ? []
+            : (await github.openPullRequests(run.pr.baseRef))
+                .filter(pr => pr.headSha === run.pr.headSha && pr.number !== run.pr.number)
+                .map(pr => pr.number)
       },
       message => {
         io.warning(message)

@@ -35,6 +35,11 @@ export async function skipOf(
     readonly machinery: (path: string) => boolean
     /** The running workflow (GITHUB_WORKFLOW_REF). */
     readonly workflow: RunningWorkflow | undefined
+    /**
+     * The other open pull requests into the same base branch at the same head commit, whose check
+     * run is this one's (one name, one commit); rejects when they cannot be listed.
+     */
+    readonly twins: () => Promise<readonly number[]>
   },
   warn: (message: string) => void
 ): Promise<SkipReason | undefined> {
@@ -50,10 +55,32 @@ export async function skipOf(
     (folder !== undefined && path.startsWith(folder))
   const reason = skipReason(rules, run, changed, guarded)
   if (reason === undefined) return undefined
-  const problem = await unseenEnd(reason, run, where.workspace, where.workflow)
+  const problem =
+    (await twinProblem(reason, where.twins)) ??
+    (await unseenEnd(reason, run, where.workspace, where.workflow))
   if (problem === undefined) return reason
   warn(skipRefused(reason, problem))
   return undefined
+}
+
+/**
+ * Why a rule about the pull request (a draft, its author, a label) may not skip this run: a check
+ * run is the commit's, so a skipped draft that shares its head commit and base with another pull
+ * request would write `success` on that one's required check. The changed files (`skip-paths`)
+ * are the same for both, so that rule is theirs too.
+ */
+async function twinProblem(
+  reason: SkipReason,
+  twins: () => Promise<readonly number[]>
+): Promise<string | undefined> {
+  if (reason.rule === 'paths') return undefined
+  const others = await twins().catch(() => undefined)
+  if (others === undefined) {
+    return 'the open pull requests at this head commit could not be listed, and the check run is theirs too'
+  }
+  return others.length === 0
+    ? undefined
+    : `pull request ${others.map(n => `#${n}`).join(', ')} has the same head commit and base, and the check run on that commit is its too`
 }
 
 /**

@@ -16,8 +16,15 @@ export function extractJson(text: string): Extraction {
       : failed('the answer is JSON, but not one object')
   }
 
-  const fenced = [...text.matchAll(/```[a-zA-Z]*[ \t]*\r?\n([\s\S]*?)```/g)].map(m => m[1] ?? '')
-  const candidates = (fenced.length > 0 ? fenced : topLevelObjects(text))
+  // Every object, in a fence or not: a judge that quotes the pull request's JSON in a fence and
+  // answers outside one has given two, and neither is taken for its answer.
+  const fence = /```[a-zA-Z]*[ \t]*\r?\n([\s\S]*?)```/g
+  const fenced = [...text.matchAll(fence)].map(m => m[1] ?? '')
+  const outside = topLevelObjects(text.replace(fence, '\n'))
+  if (outside === undefined) {
+    return failed('the answer has a "{" that is never closed; give exactly one JSON object')
+  }
+  const candidates = [...fenced, ...outside]
     .map(candidate => parseObject(candidate.trim()))
     .filter(value => value !== undefined)
   const distinct = new Map(candidates.map(value => [JSON.stringify(value), value]))
@@ -43,8 +50,11 @@ function parseJson(text: string): { parsed: boolean; value?: unknown } {
   }
 }
 
-/** Each balanced `{…}` span outside any other, with braces inside JSON strings ignored. */
-function topLevelObjects(text: string): string[] {
+/**
+ * Each balanced `{…}` span outside any other, with braces inside JSON strings ignored; undefined
+ * when a `{` is never closed, which would hide every object after it.
+ */
+function topLevelObjects(text: string): string[] | undefined {
   const spans: string[] = []
   let depth = 0
   let start = -1
@@ -65,5 +75,5 @@ function topLevelObjects(text: string): string[] {
       if (depth === 0) spans.push(text.slice(start, i + 1))
     }
   }
-  return spans
+  return depth === 0 ? spans : undefined
 }

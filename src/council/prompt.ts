@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { fileListLine, redactionLine, unlistedLine } from '../evidence/prompt-lines.js'
-import { showControls } from '../evidence/content.js'
+import { escapeName, showControls } from '../evidence/content.js'
 import type { Evidence } from '../evidence/types.js'
 import { formatExcerpt } from '../gates/excerpt.js'
 import type { CouncilRequest } from './types.js'
@@ -135,13 +135,18 @@ export function buildPrompt(input: PromptInput): JudgePrompt {
   const run: string[] = []
   if (input.gates.length > 0) {
     run.push(
-      '# Gate results\nShell commands the rubric runs; any gate that did not pass fails the pull request.',
-      input.gates
-        .map(
-          g =>
-            `- \`${g.command}\`: ${g.status}${g.exitCode === null ? '' : ` (exit ${g.exitCode})`}`
-        )
-        .join('\n')
+      '# Gate results\nShell commands the rubric runs, and how each ended; any gate that did not pass fails the pull request.',
+      // Data, a gate to a line: the split layout's setup commands come from the record the pull
+      // request's own job wrote.
+      data(
+        'gates',
+        input.gates
+          .map(
+            g =>
+              `- \`${escapeName(g.command)}\`: ${g.status}${g.exitCode === null ? '' : ` (exit ${g.exitCode})`}`
+          )
+          .join('\n')
+      )
     )
     for (const [i, gate] of input.gates.entries()) {
       const output = formatExcerpt(gate.output).trimEnd()

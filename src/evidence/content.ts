@@ -64,57 +64,72 @@ export function textPastFirstLine(patch: string): boolean {
 }
 
 /**
- * Media and data formats recognised by their first bytes: pictures, fonts, sound, video, PDF and
- * two database formats. What they hold is not code, so they are listed but not sent, and do not
- * count against coverage, when the file is binary and not text past its first line either (see
- * `textPastFirstLine`). Archives and executables are not here: they can carry code.
+ * Media and data formats recognised by their first bytes and named as such: pictures, fonts,
+ * sound, video, PDF and two database formats. What they hold is not code, so they are listed but
+ * not sent, and do not count against coverage, when the file is binary and not text past its first
+ * line either (see `textPastFirstLine`). Archives and executables are not here: they can carry code.
+ *
+ * The name must agree with the bytes: a file can be a picture and a program at once (a GIF
+ * header, a comment that holds the picture's bytes, then code, all on one line), and what runs it
+ * goes by its name: `node util.js`, `python tool.pyz`. So `util.js` or `tool.pyz` that starts like
+ * a GIF is binary content that counts against coverage, never media; only `logo.gif` is a GIF.
  *
  * One signature a line, as `file`'s magic lists them: the offset it starts at, its bytes in hex
- * (`474946383761` is `GIF87a`), and the format it says.
+ * (`474946383761` is `GIF87a`), the file name extensions it goes by, and the format it says.
  */
 const SIGNATURE_TABLE = `
-0 89504e470d0a1a0a                 PNG image
-0 ffd8ff                           JPEG image
-0 474946383761                     GIF image
-0 474946383961                     GIF image
-8 57454250                         WebP image
-0 49492a00                         TIFF image
-0 4d4d002a                         TIFF image
-0 00000100                         icon
-0 424d                             BMP image
-0 255044462d                       PDF document
-0 774f4646                         WOFF font
-0 774f4632                         WOFF2 font
-0 4f54544f                         OpenType font
-0 00010000                         TrueType font
-0 494433                           MP3 audio
-0 4f676753                         Ogg media
-0 664c6143                         FLAC audio
-8 57415645                         WAV audio
-0 1a45dfa3                         Matroska or WebM video
-4 66747970                         MP4, MOV, AVIF or HEIC media
-0 53514c69746520666f726d6174203300 SQLite database
-0 50415231                         Parquet data
+0 89504e470d0a1a0a                 png,apng                      PNG image
+0 ffd8ff                           jpg,jpeg,jpe,jfif             JPEG image
+0 474946383761                     gif                           GIF image
+0 474946383961                     gif                           GIF image
+8 57454250                         webp                          WebP image
+0 49492a00                         tif,tiff                      TIFF image
+0 4d4d002a                         tif,tiff                      TIFF image
+0 00000100                         ico                           icon
+0 424d                             bmp                           BMP image
+0 255044462d                       pdf                           PDF document
+0 774f4646                         woff                          WOFF font
+0 774f4632                         woff2                         WOFF2 font
+0 4f54544f                         otf                           OpenType font
+0 00010000                         ttf                           TrueType font
+0 494433                           mp3                           MP3 audio
+0 4f676753                         ogg,oga,ogv,opus              Ogg media
+0 664c6143                         flac                          FLAC audio
+8 57415645                         wav                           WAV audio
+0 1a45dfa3                         mkv,mka,webm                  Matroska or WebM video
+4 66747970                         mp4,m4a,m4v,mov,avif,heic,heif MP4, MOV, AVIF or HEIC media
+0 53514c69746520666f726d6174203300 sqlite,sqlite3,db             SQLite database
+0 50415231                         parquet                       Parquet data
 `
 
 const SIGNATURES: readonly {
   readonly format: string
   readonly at: number
   readonly bytes: Buffer
+  readonly extensions: readonly string[]
 }[] = SIGNATURE_TABLE.trim()
   .split('\n')
   .map(line => {
-    const [at = '0', hex = '', ...format] = line.split(/ +/)
-    return { format: format.join(' '), at: Number(at), bytes: Buffer.from(hex, 'hex') }
+    const [at = '0', hex = '', extensions = '', ...format] = line.split(/ +/)
+    return {
+      format: format.join(' '),
+      at: Number(at),
+      bytes: Buffer.from(hex, 'hex'),
+      extensions: extensions.split(',')
+    }
   })
 
 /** The first bytes any signature needs. */
 export const SIGNATURE_BYTES = 16
 
-/** The media or data format `head` (a file's first bytes) starts with, if any. */
-export function mediaFormat(head: Uint8Array): string | undefined {
-  return SIGNATURES.find(({ at, bytes }) => {
-    if (head.length < at + bytes.length) return false
+/**
+ * The media or data format that `head` (a file's first bytes) starts with, if `path` is named as
+ * that format is (`logo.GIF` too); undefined for any other file.
+ */
+export function mediaFormat(head: Uint8Array, path: string): string | undefined {
+  const extension = /\.([^./]+)$/.exec(path)?.[1]?.toLowerCase() ?? ''
+  return SIGNATURES.find(({ at, bytes, extensions }) => {
+    if (!extensions.includes(extension) || head.length < at + bytes.length) return false
     return bytes.every((byte, i) => head[at + i] === byte)
   })?.format
 }

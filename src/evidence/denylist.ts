@@ -201,18 +201,25 @@ export function denylistRule(path: string): string | undefined {
 }
 
 /**
- * The first user `exclude` glob that matches `path`, if any, with .gitignore-like meaning:
+ * The first user `exclude` (or `skip-paths`) glob that matches `path`, if any, with a meaning close
+ * to .gitignore's:
  *
- * - a glob without a slash matches the file's name, or the name of any directory on its path, at
- *   any depth: `*.snap` excludes `a/b/x.snap`, `fixtures` excludes `test/fixtures/big.json`;
- * - a glob with a slash matches from the repository root (a leading `/` is allowed); when it
- *   names a directory, everything under it is excluded: `docs/api` and `docs/api/` both exclude
- *   `docs/api/index.md`;
+ * - a glob without a slash matches at any depth: `*.snap` excludes `a/b/x.snap`;
+ * - a glob with a slash matches from the repository root (a leading `/` is allowed);
+ * - a glob whose last part is a plain name (`fixtures`, `docs/api`), or
+ *   that ends in `/`, names a directory too, and everything under it is excluded: `fixtures`
+ *   excludes `test/fixtures/big.json`, `docs/api/` excludes `docs/api/index.md`;
+ * - a glob whose last part has a wildcard (`*.md`, `docs/*.md`, `vendor/**`) names files only, unlike
+ *   .gitignore: `*.md` does not exclude `pages/notes.md/index.ts`, code that a folder named like a
+ *   document would otherwise hide from the judges;
  * - `**` matches across directories, `*` and `?` only within one name.
  *
  * Matching is case-sensitive, as paths in git are, and (as `path.matchesGlob`) `*` does not match a
  * leading dot: write `.*.json` or the name itself for dotfiles.
  */
+/** A glob's wildcard characters. */
+const WILDCARD = /[*?[{]/
+
 export function excludedBy(path: string, globs: readonly string[]): string | undefined {
   const segments = path.split('/')
   return globs.find(glob => matchesExclude(segments, glob.trim()))
@@ -220,13 +227,16 @@ export function excludedBy(path: string, globs: readonly string[]): string | und
 
 function matchesExclude(segments: readonly string[], glob: string): boolean {
   if (glob === '' || glob === '/') return false
-  if (!glob.replace(/\/$/, '').includes('/')) {
-    const pattern = glob.replace(/\/$/, '')
+  const directory = glob.endsWith('/')
+  const bare = glob.replace(/\/$/, '')
+  const filesOnly = !directory && WILDCARD.test(bare.slice(bare.lastIndexOf('/') + 1))
+  if (!bare.includes('/')) {
     // A trailing slash means "a directory of that name", so only the directories on the path.
-    const names = glob.endsWith('/') ? segments.slice(0, -1) : segments
-    return names.some(name => posix.matchesGlob(name, pattern))
+    const names = directory ? segments.slice(0, -1) : filesOnly ? segments.slice(-1) : segments
+    return names.some(name => posix.matchesGlob(name, bare))
   }
-  const pattern = glob.replace(/^\//, '').replace(/\/$/, '')
+  const pattern = bare.replace(/^\//, '')
+  if (filesOnly) return posix.matchesGlob(segments.join('/'), pattern)
   // The path itself, or any directory containing it.
   for (let end = segments.length; end > 0; end--) {
     if (posix.matchesGlob(segments.slice(0, end).join('/'), pattern)) return true

@@ -82,6 +82,7 @@ function parseSection(section: string): ChangedFile {
   let newPath = names?.new
   let status: FileStatus = 'modified'
   let binary = false
+  let submodule = false
   let additions = 0
   let deletions = 0
   for (let at = hunks; at !== -1; at = section.indexOf('\n', at + 1)) {
@@ -104,6 +105,7 @@ function parseSection(section: string): ChangedFile {
     else if (line.startsWith('--- ')) oldPath = markerPath(line.slice(4), 'a/') ?? oldPath
     else if (line.startsWith('+++ ')) newPath = markerPath(line.slice(4), 'b/') ?? newPath
     else if (line === 'GIT binary patch' || isBinaryNotice(line)) binary = true
+    if (GITLINK.test(line)) submodule = true
   }
 
   const path = (status === 'deleted' ? (oldPath ?? newPath) : (newPath ?? oldPath)) ?? ''
@@ -117,9 +119,14 @@ function parseSection(section: string): ChangedFile {
     patch: section,
     // Diffed with --text, a binary file's bytes are in its hunks: decided by them, not by notices
     // (which attributes control); a notice still counts, from a diff made without --text.
-    binary: binary || looksBinary(section)
+    binary: binary || looksBinary(section),
+    ...(submodule && { submodule: true })
   }
 }
+
+/** A header line of a gitlink (mode 160000): a submodule's commit, added, removed or moved. */
+const GITLINK =
+  /^(?:(?:new file|deleted file|old|new) mode 160000|index [0-9a-f]+\.\.[0-9a-f]+ 160000)$/
 
 function isBinaryNotice(line: string): boolean {
   return line.startsWith('Binary files ') && line.endsWith(' differ')

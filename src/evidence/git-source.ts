@@ -32,7 +32,7 @@ async function sniffMedia(
   const binaries = files.filter(f => f.binary).slice(0, MAX_SNIFFED)
   const formats = await mapBounded(binaries, SNIFFING_AT_ONCE, async file => {
     const bytes = await head(file)
-    return bytes === undefined ? undefined : mediaFormat(bytes)
+    return bytes === undefined ? undefined : mediaFormat(bytes, file.path)
   })
   return new Map(
     binaries.flatMap((file, i) => {

@@ -79,10 +79,13 @@ export function ruledOut(
   scope?: EvidenceScope
 ): Omission | undefined {
   const { path } = file
-  const waived = excludedBy(path, exclude.waived)
-  if (waived !== undefined) return { path, reason: 'excluded', detail: waived, counts: false }
-  // A file moved into or out of the rubric's paths is changed there too: by both names.
+  // A file moved into or out of the rubric's paths, or its `exclude`, is changed there too: by
+  // both names. Moving reviewed code under an excluded folder does not take it out of review.
   const names = file.previousPath === undefined ? [path] : [path, file.previousPath]
+  const waived = excludedBy(path, exclude.waived)
+  if (waived !== undefined && names.every(name => excludedBy(name, exclude.waived) !== undefined)) {
+    return { path, reason: 'excluded', detail: waived, counts: false }
+  }
   if (scope !== undefined && !names.some(scope.inScope)) {
     const seen = names.some(scope.elsewhere)
     return {
@@ -100,6 +103,15 @@ export function ruledOut(
       path,
       reason: 'excluded',
       detail: `${hidden} (counts against coverage: only the base branch's rubric can waive a file)`,
+      counts: true
+    }
+  }
+  if (file.submodule === true) {
+    return {
+      path,
+      reason: 'submodule',
+      detail:
+        'a submodule moved to another commit: the code it brings is not in this diff, and it counts against coverage',
       counts: true
     }
   }

@@ -21,10 +21,12 @@ export interface ChangedFile {
   readonly patch?: string
   /** Mostly not text by its content (see `looksBinary`), whatever its name or attributes say. */
   readonly binary: boolean
+  /** A submodule (a gitlink) that points at another commit: its code is not in this diff. */
+  readonly submodule?: true
 }
 
 export type OmissionReason =
-  'denylisted' | 'excluded' | 'media' | 'binary' | 'budget' | 'out-of-scope'
+  'denylisted' | 'excluded' | 'media' | 'binary' | 'submodule' | 'budget' | 'out-of-scope'
 
 /**
  * Which changed files a rubric among several is about (its `paths`), and which the judges of
