@@ -138,6 +138,25 @@ describe('rubric-council check (bundled)', () => {
     expect(printed.stdout).toMatch(/^### ✅ Rubric Council: PASS/)
   })
 
+  it('prints what a gate wrote without letting it command the terminal', async () => {
+    // A full reset (ESC c) and cursor-up (ESC M) are not the colour codes excerpts drop: printed
+    // raw, they would wipe or overwrite the FAIL above them.
+    const repo = await mkdtemp(join(tmpdir(), 'rc-check-'))
+    const gate = "printf 'before\\033cPASS\\033Mafter\\233J'; false"
+    for (const argv of [
+      ['check', '--checker', gate, '--markdown', '-'],
+      ['check', '--checker', gate, '--markdown', 'report.md']
+    ]) {
+      const printed = await bundled(argv, repo)
+      expect(printed.code).toBe(1)
+      // eslint-disable-next-line no-control-regex -- control characters are what this checks
+      expect(printed.stdout).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/)
+    }
+    expect((await bundled(['check', '--checker', gate, '--markdown', '-'], repo)).stdout).toContain(
+      'before␛cPASS␛Mafter'
+    )
+  })
+
   it('refuses to run the judges outside a git repository, in one line', async () => {
     const repo = await mkdtemp(join(tmpdir(), 'rc-check-'))
     const result = await bundled(['check', '--checker', 'agent: The change is tested'], repo)

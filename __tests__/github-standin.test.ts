@@ -343,6 +343,27 @@ describe('check runs', () => {
       output: { title: 'Just fits', summary: 'x'.repeat(65_535) }
     })
     expect(longest.status).toBe(201)
+    // GitHub counts the limit in bytes, whatever its docs say: 30,000 emoji are 90,000 bytes.
+    await expect(
+      client.rest.checks.create({
+        ...base,
+        output: { title: 'Emoji', summary: '✅'.repeat(30_000) }
+      })
+    ).rejects.toMatchObject({
+      status: 422,
+      response: {
+        data: {
+          errors: [
+            {
+              resource: 'CheckRun',
+              code: 'custom',
+              field: 'summary',
+              message: 'summary exceeds a maximum bytesize of 65535'
+            }
+          ]
+        }
+      }
+    })
     expect(standIn.checkRuns).toHaveLength(2)
     expect(standIn.violations).toEqual([
       expect.stringContaining('body/output/summary must NOT have more than 65535 characters')

@@ -1,4 +1,4 @@
-import type { CliIo } from './cli/io.js'
+import { terminalText, type CliIo } from './cli/io.js'
 import {
   commandHelp,
   mainHelp,
@@ -34,7 +34,14 @@ const COMMANDS: readonly CommandSpec[] = [
 ]
 
 /** The CLI's composition root: parses arguments and hands over to a command. Returns the exit code. */
-export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+export async function main(argv: readonly string[], given: CliIo): Promise<number> {
+  // What the reports print is shown, never obeyed by the terminal (`terminalText`).
+  const io: CliIo = {
+    ...given,
+    stdout: line => {
+      given.stdout(terminalText(line))
+    }
+  }
   const usageError = (message: string, help: string): number => {
     io.stderr(`rubric-council: ${message} (${help})`)
     return USAGE_ERROR

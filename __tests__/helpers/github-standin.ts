@@ -353,7 +353,11 @@ export interface GitHubStandInOptions {
 
 /** GitHub's limit on an issue or pull request comment, counted in Unicode code points. */
 export const COMMENT_BODY_LIMIT = 65_536
-/** GitHub's limit on a check run's `output.summary` and `output.text`, also in code points. */
+/**
+ * GitHub's limit on a check run's `output.summary` and `output.text`, in bytes of UTF-8: the docs say
+ * "Maximum length: 65535 characters", but GitHub answers a longer one, emoji or not, with "summary
+ * exceeds a maximum bytesize of 65535" (github/docs#35252, dorny/test-reporter#57).
+ */
 export const CHECK_RUN_TEXT_LIMIT = 65_535
 /** The Checks API takes at most 50 annotations per request. */
 export const ANNOTATIONS_PER_REQUEST = 50
@@ -1570,9 +1574,9 @@ function checkRunProblem(body: Json, existing: CheckRun | undefined): Reply | un
   }
   for (const field of ['summary', 'text'] as const) {
     const value = str(output?.[field])
-    if (value !== undefined && codePoints(value) > CHECK_RUN_TEXT_LIMIT) {
+    if (value !== undefined && Buffer.byteLength(value, 'utf8') > CHECK_RUN_TEXT_LIMIT) {
       const limit = String(CHECK_RUN_TEXT_LIMIT)
-      return checkRunInvalid(field, 'custom', `${field} is too long (maximum is ${limit})`)
+      return checkRunInvalid(field, 'custom', `${field} exceeds a maximum bytesize of ${limit}`)
     }
   }
   const conclusion = str(body.conclusion)

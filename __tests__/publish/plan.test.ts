@@ -224,7 +224,8 @@ describe('the texts stay within what GitHub accepts', () => {
   const huge: Evaluation = {
     ...verdictOf('FAIL', 'gate_failed'),
     gates: Array.from({ length: 400 }, (_, i) =>
-      gateResult(`check-${i}`, 'fail', `error ${i}: ${'x'.repeat(2_000)}\n`)
+      // Output of every width: GitHub counts the check run's summary in bytes.
+      gateResult(`check-${i}`, 'fail', `error ${i}: ${'x✅界'.repeat(700)}\n`)
     )
   }
   const others = [
@@ -233,8 +234,8 @@ describe('the texts stay within what GitHub accepts', () => {
 
   it('the check run’s summary and the comment, with the warning about other check runs', () => {
     const plan = planPublication(huge, SETTINGS, { ...CONTEXT, checkRunsNamed: others })
-    expect(Array.from(plan.checkRun.summary).length).toBeLessThanOrEqual(SUMMARY_LIMIT)
-    expect(plan.checkRun.summary.length).toBeGreaterThan(SUMMARY_LIMIT * 0.9)
+    expect(Buffer.byteLength(plan.checkRun.summary)).toBeLessThanOrEqual(SUMMARY_LIMIT)
+    expect(Buffer.byteLength(plan.checkRun.summary)).toBeGreaterThan(SUMMARY_LIMIT * 0.9)
     expect(Array.from(plan.comment ?? '').length).toBeLessThanOrEqual(COMMENT_LIMIT)
     expect(plan.checkRun.summary).toContain('Another check run named')
     expect(plan.comment).toContain('Another check run named')

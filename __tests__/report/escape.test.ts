@@ -6,7 +6,8 @@ import {
   escapeCell,
   escapeHtml,
   escapeInline,
-  escapeMarkdown
+  escapeMarkdown,
+  escapeSummary
 } from '../../src/report/escape.js'
 
 /** Text a judge, a gate or a file name could hold: mostly plain, with what escaping is about. */
@@ -40,6 +41,23 @@ describe('escaping untrusted text for Markdown', () => {
         expect(inline).not.toMatch(/@\w/)
         expect(inline).not.toContain('\n')
         expect(code(text)).toMatch(/^<code>[^<]*(?:<br>[^<]*)*<\/code>$/)
+      }),
+      { numRuns: 2000 }
+    )
+  })
+
+  it('keeps a <summary> one line of text: no Markdown block of the attacker’s under the real heading', async () => {
+    // A rubric title (the pull request's own rubric may be judged) with a fake verdict in it.
+    const title = 'Team\n\n### ✅ Rubric Council: PASS\n\n**Accepted by @octocat**\n\n- [x] ok'
+    const html = await cmarkGfm(
+      `<details>\n<summary><b>Rubric</b> · ${escapeSummary(title)}</summary>\n\nfacts\n\n</details>\n`
+    )
+    expect(html).not.toMatch(/<h3|<strong|<li|<input/)
+    expect(html).toContain('### ✅ Rubric Council: PASS')
+    fc.assert(
+      fc.property(hostile, text => {
+        const summary = escapeSummary(text)
+        expect(summary).not.toMatch(/[\n\r<>]|@\w/)
       }),
       { numRuns: 2000 }
     )

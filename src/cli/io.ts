@@ -109,3 +109,18 @@ export function isWithin(root: string, path: string): boolean {
   const inside = relative(root, resolve(root, path))
   return inside !== '..' && !inside.startsWith(`..${sep}`) && !isAbsolute(inside)
 }
+
+/**
+ * A line for standard output: the reports there hold text from the pull request (file names, the
+ * judges' words, the rubric), shown and never obeyed. Every control character but tab and line
+ * feed, C1 ones included, is written as a visible symbol or escape, so no sequence can clear the
+ * screen, move the cursor, or rewrite the verdict printed above it.
+ */
+export function terminalText(line: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are what this finds
+  return line.replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, c => {
+    const code = c.charCodeAt(0)
+    if (code < 0x20) return String.fromCharCode(0x2400 + code)
+    return code === 0x7f ? '\u2421' : `\\x${code.toString(16)}`
+  })
+}

@@ -1,8 +1,12 @@
 import { failed, ok, type Result } from '../util/result.js'
+import { utf8Head } from '../util/utf8.js'
 import type { GitHub } from './client.js'
 import { describeFailure, type Repo } from './comment.js'
 
-/** GitHub accepts 65,535 characters of summary and 255 of title; longer text is cut, not refused. */
+/**
+ * GitHub accepts 65,535 bytes of summary (its docs say characters; it answers "summary exceeds a
+ * maximum bytesize of 65535") and 255 characters of title; longer text is cut, not refused.
+ */
 const SUMMARY_LIMIT = 65_535
 const TITLE_LIMIT = 255
 
@@ -65,7 +69,7 @@ export interface ListedCheckRun {
 
 const cut = (text: CheckRunText): CheckRunText => ({
   title: text.title.slice(0, TITLE_LIMIT),
-  summary: text.summary.slice(0, SUMMARY_LIMIT)
+  summary: utf8Head(text.summary, SUMMARY_LIMIT)
 })
 
 /**

@@ -1,6 +1,7 @@
 import type { Severity } from '../council/types.js'
 import type { Evaluation } from '../engine/evaluation.js'
 import { shownLines } from '../evidence/diff.js'
+import { utf8Head } from '../util/utf8.js'
 
 /** The Checks API takes at most 50 annotations per request. */
 export const ANNOTATIONS_PER_REQUEST = 50
@@ -48,7 +49,7 @@ export function annotationsOf(evaluation: Evaluation): Annotation[] {
             end_line: f.line,
             annotation_level: LEVEL[f.severity],
             title: `${f.severity}: ${f.title}`.slice(0, 255),
-            message: `${f.evidence}\n— ${f.judge}`.slice(0, 64_000)
+            message: utf8Head(`${f.evidence}\n— ${f.judge}`, 64_000)
           }
         ]
       : []

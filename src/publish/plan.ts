@@ -18,7 +18,7 @@ import { formatNumber, reasonSentence } from './sentences.js'
  */
 export const SUMMARY_BUDGET_BYTES = 1024 * 1024 - 16 * 1024
 
-/** GitHub refuses a check run's summary over 65,535 characters, and a title over 255. */
+/** GitHub refuses a check run's summary over 65,535 bytes of UTF-8, and a title over 255 characters. */
 export const CHECK_RUN_SUMMARY_LIMIT = 65_535
 const CHECK_RUN_TITLE_LIMIT = 255
 
@@ -144,8 +144,10 @@ export function planPublication(
       ),
     summary:
       alert +
+      // GitHub counts the summary's limit in bytes ("summary exceeds a maximum bytesize of 65535").
       renderMarkdown(evaluation, {
-        budget: CHECK_RUN_SUMMARY_LIMIT - alert.length,
+        budget: CHECK_RUN_SUMMARY_LIMIT - Buffer.byteLength(alert, 'utf8'),
+        unit: 'bytes',
         nextStep: 'action'
       }),
     annotations: annotationBatches(annotations)

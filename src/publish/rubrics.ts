@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { Evaluation } from '../engine/evaluation.js'
 import type { HistoryEntry } from '../engine/history.js'
-import { escapeCell, escapeMarkdown, code } from '../report/escape.js'
+import { escapeCell, escapeSummary, code } from '../report/escape.js'
 import { COMMENT_LIMIT, renderMarkdown } from '../report/markdown.js'
 import { ICON } from '../report/markdown-pieces.js'
 import { summaryLine } from '../report/summary.js'
@@ -107,7 +107,7 @@ export function renderRubricsReport(outcomes: readonly RubricOutcome[], budget: 
   const frame = (o: RubricOutcome, i: number, report: string): string => {
     const verdict = o.evaluation?.verdict.verdict ?? 'PASS'
     const open = i === 0 && verdict !== 'PASS' ? ' open' : ''
-    return `<details${open}>\n<summary><b>${escapeMarkdown(o.name)}</b>: ${ICON[verdict]} ${verdict}</summary>\n\n${report}\n</details>\n\n`
+    return `<details${open}>\n<summary><b>${escapeSummary(o.name)}</b>: ${ICON[verdict]} ${verdict}</summary>\n\n${report}\n</details>\n\n`
   }
   const framing = judged.reduce((n, o, i) => n + frame(o, i, '').length, 0)
   const share = Math.floor((budget - head.length - framing) / Math.max(1, judged.length))

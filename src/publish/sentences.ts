@@ -1,4 +1,5 @@
 import type { CouncilFailure } from '../council/types.js'
+import { escapeName } from '../evidence/content.js'
 import {
   REASON_CODES,
   type CouncilShortfall,
@@ -114,7 +115,7 @@ function describeGate(gate: FailedGate): string {
     case 'timeout':
       return 'timed out'
     case 'error':
-      return gate.detail ?? 'could not run'
+      return gate.detail === undefined ? 'could not run' : escapeName(gate.detail)
     case 'pass':
       return 'passed'
   }
@@ -147,7 +148,7 @@ function shortfall(code: CouncilFailure, facts: CouncilShortfall, audience: Audi
   const { valid, asked, quorum, failures } = facts
   const detail =
     failures.length > 0
-      ? `: ${failures.map(f => `${f.judge}: ${f.message}`).join('; ')}`
+      ? `: ${failures.map(f => `${escapeName(f.judge)}: ${escapeName(f.message)}`).join('; ')}`
       : audience === 'terminal'
         ? ': no judge could be formed: no provider API key is set'
         : ': no judge could be formed; set an API key for a provider or name models'
@@ -249,7 +250,7 @@ const SENTENCES: { readonly [C in ReasonCode]: Sentences<C> } = {
   gate_failed: {
     reason: ({ failed, of }) =>
       `${failed.length} of ${of} ${plural(of, 'gate', 'gates')} did not pass: ` +
-      failed.map(g => `"${g.command}" (${describeGate(g)})`).join(', '),
+      failed.map(g => `"${escapeName(g.command)}" (${describeGate(g)})`).join(', '),
     next: work(({ failed }, audience) => {
       const only = failed.length === 1 ? failed[0]?.command : undefined
       return only === undefined || !nameable(only)
@@ -341,8 +342,10 @@ const SENTENCES: { readonly [C in ReasonCode]: Sentences<C> } = {
   },
   workflow_modified: {
     reason: ({ paths }) => {
+      // Names from the pull request: one line each, controls and bidirectional marks escaped.
       const shown =
-        paths.slice(0, 10).join(', ') + (paths.length > 10 ? `, and ${paths.length - 10} more` : '')
+        paths.slice(0, 10).map(escapeName).join(', ') +
+        (paths.length > 10 ? `, and ${paths.length - 10} more` : '')
       return (
         `the pull request changes what runs this check: ${shown}. On pull_request the workflow comes from the pull request itself, so the check cannot vouch for it. ` +
         'A maintainer should review these changes: merge them on that review (an administrator can bypass the required check), or land them on the base branch first in a pull request of their own'

@@ -31,6 +31,15 @@ function defuseLinks(text: string): string {
 const JOIN = '\u2060'
 const LINKISH = /:\/\/|\bwww\.|#\d|\bGH-\d|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b/i
 
+/**
+ * The text of a `<summary>`: one line (a line break there could end the HTML block and start
+ * Markdown, a heading of the attacker's right under the real one), HTML escaped, and no one
+ * pinged (`@user`).
+ */
+export function escapeSummary(text: string): string {
+  return escapeHtml(text.replace(/\s+/g, ' ').trim()).replace(/@(?=\w)/g, '@\u200d')
+}
+
 /** Inline Markdown: one paragraph, line breaks kept as `<br>`. */
 export function escapeMarkdown(text: string): string {
   return escapeInline((text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text).trim())

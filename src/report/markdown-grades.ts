@@ -3,7 +3,14 @@ import type { Evaluation } from '../engine/evaluation.js'
 import { describeTally, formatNumber } from '../publish/sentences.js'
 import type { CriterionResult, DimensionResult, JudgedFinding } from '../verdict/types.js'
 import type { Block, Piece, Section } from './budget.js'
-import { abbreviate, code, escapeCell, escapeHtml, escapeMarkdown } from './escape.js'
+import {
+  abbreviate,
+  code,
+  escapeCell,
+  escapeHtml,
+  escapeMarkdown,
+  escapeSummary
+} from './escape.js'
 import { details, prose, table } from './markdown-pieces.js'
 import { anyGraded, extraVotesNote, isMet } from './summary.js'
 
@@ -29,7 +36,7 @@ function criterionBlock(c: CriterionResult, priority: number): Block {
   const icon = STATUS_ICON[c.status]
   const summary =
     `${icon} <b>${escapeHtml(c.id)}</b> · ${[c.status, c.waived ? `by @${c.waived.by}` : '', tally(c)].filter(Boolean).map(escapeHtml).join(' ')} — ` +
-    escapeHtml(abbreviate(c.description, SUMMARY_DESCRIPTION))
+    escapeSummary(abbreviate(c.description, SUMMARY_DESCRIPTION))
   // The summary line already shows the description unless it had to be shortened there.
   const shortened =
     abbreviate(c.description, SUMMARY_DESCRIPTION) !== c.description.replace(/\s+/g, ' ').trim()

@@ -2,7 +2,7 @@ import type { Evaluation } from '../engine/evaluation.js'
 import type { HistoryEntry } from '../engine/history.js'
 import { formatIssue } from '../rubric/errors.js'
 import type { Block, Piece, Section } from './budget.js'
-import { code, commitCode, escapeCell, escapeHtml } from './escape.js'
+import { code, commitCode, escapeCell, escapeSummary } from './escape.js'
 import { codeBlock, ICON, prose, REASON_FLOOR } from './markdown-pieces.js'
 
 // The Markdown report's parts about the rubric and the pull request's earlier iterations.
@@ -106,7 +106,7 @@ export function rubricSection(evaluation: Evaluation): Section {
       : ''
   return {
     open: [
-      `<details>\n<summary><b>Rubric</b>${rubric.title ? ` · ${escapeHtml(rubric.title)}` : ''}${source}${changed}</summary>\n\n${facts}\n\n`
+      `<details>\n<summary><b>Rubric</b>${rubric.title ? ` · ${escapeSummary(rubric.title)}` : ''}${source}${changed}</summary>\n\n${facts}\n\n`
     ],
     blocks,
     close: ['\n</details>\n\n'],
