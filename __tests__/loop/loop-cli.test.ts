@@ -69,14 +69,22 @@ function git(cwd: string, ...args: string[]): void {
   })
 }
 
-/** A repository on a feature branch with one change from main, for rubrics the judges read. */
-function repository(rubric: string): string {
-  const dir = folder({ '.github/rubric.md': rubric, 'README.md': '# Search\n' })
+/** A repository on a feature branch that changes `changed` from main, which holds `base`. */
+function repository(
+  base: Record<string, string>,
+  changed: Record<string, string> = {
+    'rank.ts': 'export const rank = (xs: number[]) => [...xs].sort()\n'
+  }
+): string {
+  const dir = folder({ ...base, 'README.md': '# Search\n' })
   git(dir, 'init', '-q', '-b', 'main')
   git(dir, 'add', '-A')
   git(dir, 'commit', '-q', '-m', 'base')
   git(dir, 'checkout', '-q', '-b', 'feature')
-  writeFileSync(join(dir, 'rank.ts'), 'export const rank = (xs: number[]) => [...xs].sort()\n')
+  for (const [path, text] of Object.entries(changed)) {
+    mkdirSync(join(dir, path, '..'), { recursive: true })
+    writeFileSync(join(dir, path), text)
+  }
   git(dir, 'add', '-A')
   git(dir, 'commit', '-q', '-m', 'Add ranking')
   return dir
@@ -162,7 +170,7 @@ describe('rubric-council loop', () => {
   })
 
   it('tells the judges of iteration 2 the verdict and feedback of iteration 1', async () => {
-    const dir = repository(JUDGED)
+    const dir = repository({ '.github/rubric.md': JUDGED })
     const before = standIn.calls.length
     const env = judges((call, index) => ({
       json: wireAnswer(call.schema, { fail: index === before ? ['tested'] : [] })
@@ -202,7 +210,7 @@ describe('rubric-council loop', () => {
   })
 
   it('stops at once when the judges recommend TERMINATE', async () => {
-    const dir = repository(JUDGED)
+    const dir = repository({ '.github/rubric.md': JUDGED })
     const before = standIn.calls.length
     const env = judges(call => ({
       json: wireAnswer(call.schema, { fail: ['tested'], verdict: 'TERMINATE' })
@@ -310,28 +318,12 @@ describe('rubric-council loop', () => {
   })
 })
 
-/** A repository of several rubrics on a feature branch that changes `changed` from main. */
-function monorepo(rubrics: Record<string, string>, changed: Record<string, string>): string {
-  const dir = folder({ ...rubrics, 'README.md': '# Shop\n' })
-  git(dir, 'init', '-q', '-b', 'main')
-  git(dir, 'add', '-A')
-  git(dir, 'commit', '-q', '-m', 'base')
-  git(dir, 'checkout', '-q', '-b', 'feature')
-  for (const [path, text] of Object.entries(changed)) {
-    mkdirSync(join(dir, path, '..'), { recursive: true })
-    writeFileSync(join(dir, path), text)
-  }
-  git(dir, 'add', '-A')
-  git(dir, 'commit', '-q', '-m', 'Change')
-  return dir
-}
-
 const scoped = (name: string, paths: string, body: string): string =>
   `---\nname: ${name}\npaths: ['${paths}']\ncouncil:\n  models: [openai:gpt-5.4-nano]\ndimensions: false\n---\n# ${name}\n\n${body}`
 
 describe('rubric-council loop in a repository of several rubrics', () => {
   it('checks every rubric the change touches, as the required checks will, and ACCEPTs when all pass', async () => {
-    const dir = monorepo(
+    const dir = repository(
       {
         '.github/rubrics/payments.md': scoped(
           'payments',
@@ -399,7 +391,7 @@ describe('rubric-council loop in a repository of several rubrics', () => {
   })
 
   it("tells each rubric's judges their own earlier iterations, and RETRYs while any rubric fails", async () => {
-    const dir = monorepo(
+    const dir = repository(
       {
         '.github/rubrics/payments.md': scoped(
           'payments',
@@ -448,7 +440,7 @@ describe('rubric-council loop in a repository of several rubrics', () => {
   })
 
   it('stops rather than ACCEPT when the doer removes the rubrics it is checked by', async () => {
-    const dir = monorepo(
+    const dir = repository(
       {
         '.github/rubrics/payments.md': scoped(
           'payments',
