@@ -200,26 +200,26 @@ export function denylistRule(path: string): string | undefined {
   return undefined
 }
 
+/** A glob's wildcard characters. */
+const WILDCARD = /[*?[{]/
+
 /**
  * The first user `exclude` (or `skip-paths`) glob that matches `path`, if any, with a meaning close
  * to .gitignore's:
  *
  * - a glob without a slash matches at any depth: `*.snap` excludes `a/b/x.snap`;
  * - a glob with a slash matches from the repository root (a leading `/` is allowed);
- * - a glob whose last part is a plain name (`fixtures`, `docs/api`), or
- *   that ends in `/`, names a directory too, and everything under it is excluded: `fixtures`
- *   excludes `test/fixtures/big.json`, `docs/api/` excludes `docs/api/index.md`;
- * - a glob whose last part has a wildcard (`*.md`, `docs/*.md`, `vendor/**`) names files only, unlike
- *   .gitignore: `*.md` does not exclude `pages/notes.md/index.ts`, code that a folder named like a
- *   document would otherwise hide from the judges;
+ * - a glob whose last part is a plain name (`fixtures`, `docs/api`), or that ends in `/`, names a
+ *   directory too, and everything under it is excluded: `fixtures` excludes
+ *   `test/fixtures/big.json`, `docs/api/` excludes `docs/api/index.md`;
+ * - a glob whose last part has a wildcard (`*.md`, `docs/*.md`, `vendor/**`) names files only,
+ *   unlike .gitignore: `*.md` does not exclude `pages/notes.md/index.ts`, code that a folder named
+ *   like a document would otherwise hide from the judges;
  * - `**` matches across directories, `*` and `?` only within one name.
  *
  * Matching is case-sensitive, as paths in git are, and (as `path.matchesGlob`) `*` does not match a
  * leading dot: write `.*.json` or the name itself for dotfiles.
  */
-/** A glob's wildcard characters. */
-const WILDCARD = /[*?[{]/
-
 export function excludedBy(path: string, globs: readonly string[]): string | undefined {
   const segments = path.split('/')
   return globs.find(glob => matchesExclude(segments, glob.trim()))
