@@ -523,6 +523,23 @@ describe('rows 8–10: the score', () => {
     expect(said(verdict)).toBe('score 0.75 is below the fail threshold 0.8')
   })
 
+  it('a score that is not a number never reads as a pass', () => {
+    // Criterion weights past what the schema allows (MAX_WEIGHT) overflow: C is Infinity /
+    // Infinity, NaN, which is below no threshold and above no ceiling. The right S is capped at
+    // 0.1 by accuracy 1: a FAIL.
+    const rubric: Rubric = {
+      ...RUBRIC,
+      criteria: RUBRIC.criteria.map(c => (c.required ? { ...c, weight: 1e308 } : c))
+    }
+    const spec = { grades: { ranked: 10 }, accuracy: 1 }
+    const verdict = decide({
+      rubric,
+      gates: [],
+      council: council([ok('j1', spec, rubric), ok('j2', spec, rubric), ok('j3', spec, rubric)])
+    })
+    expect([verdict.verdict, codes(verdict)]).toEqual(['FAIL', ['low_score']])
+  })
+
   it('S between fail and pass is UNCLEAR borderline', () => {
     const verdict = scored(6, 7)
     expect([verdict.verdict, codes(verdict)]).toEqual(['UNCLEAR', ['borderline']])

@@ -224,6 +224,15 @@ describe('weights', () => {
     [
       'score_weights: { dimensions: 0, criteria: 0 }',
       'rubric.md:2:16: error: score_weights must not all be 0 [weight]'
+    ],
+    // Weights whose sum overflows to Infinity would make the score NaN, which no threshold catches.
+    [
+      'criteria: [{ id: x, description: X, weight: 1e308 }]',
+      'rubric.md:2:45: error: criterion "x": weight must be at most 1000000, got 1e+308 [weight]'
+    ],
+    [
+      'dimensions: { accuracy: 1e308 }',
+      'rubric.md:2:25: error: dimension "accuracy": weight must be at most 1000000, got 1e+308 [weight]'
     ]
   ])('%s', (yaml, message) => {
     expect(errorsOf(lines('---', yaml, '---', ...CRITERIA))).toEqual([message])

@@ -4,6 +4,12 @@ import { DEFAULT_MAX_EXTRA_VOTES, MAX_EXTRA_VOTES } from './defaults.js'
 import type { ReasoningEffort } from './types.js'
 
 /**
+ * The largest weight: far above any a rubric needs, and low enough that no sum of weights
+ * overflows to Infinity (a score of Infinity / Infinity is NaN, which no threshold catches).
+ */
+export const MAX_WEIGHT = 1_000_000
+
+/**
  * The front matter of a Markdown rubric, and the whole of a YAML rubric (docs/rubric.md).
  * Shapes only: rules that relate several fields (overlap, coverage, duplicate ids, fail ≤ pass)
  * are checked when the rubric is built (`build.ts` and the modules it calls), where they can see
@@ -57,6 +63,7 @@ export const CriterionSchema = z
     weight: z
       .number()
       .min(0)
+      .max(MAX_WEIGHT)
       .optional()
       .describe('Weight in the criteria score; default 1 for must-haves, 0 for nice-to-haves'),
     required_min_score: z
@@ -99,9 +106,9 @@ const GatesSchema = z.union([
 ])
 
 export const DimensionSchema = z.union([
-  z.number().positive().describe('Weight'),
+  z.number().positive().max(MAX_WEIGHT).describe('Weight'),
   z.strictObject({
-    weight: z.number().positive().optional(),
+    weight: z.number().positive().max(MAX_WEIGHT).optional(),
     description: z.string().min(1).optional().describe('Required for a dimension not built in')
   })
 ])
@@ -247,8 +254,8 @@ export const FRONT_MATTER_SHAPE = {
     .describe('Whether a majority of judges (default) or any one must report a blocking finding'),
   score_weights: z
     .strictObject({
-      dimensions: z.number().min(0).optional(),
-      criteria: z.number().min(0).optional()
+      dimensions: z.number().min(0).max(MAX_WEIGHT).optional(),
+      criteria: z.number().min(0).max(MAX_WEIGHT).optional()
     })
     .optional()
     .describe('Weights of the dimensions score and the criteria score in the overall score'),

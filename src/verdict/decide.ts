@@ -109,12 +109,13 @@ export function decide(input: VerdictInput): Verdict {
     return result('UNCLEAR', [{ code: 'low_agreement', confidence, threshold }])
   }
 
-  // Rows 8 and 9: the score.
+  // Rows 8 and 9: the score. Asked as "not at least", so a score that is not a number (weights
+  // that overflow, which the rubric's schema bounds) never reads as a pass.
   const { fail, pass } = rubric.thresholds
-  if (score !== null && score < fail) {
+  if (score !== null && !(score >= fail)) {
     return result('FAIL', [{ code: 'low_score', score, fail, capped }])
   }
-  if (score !== null && score < pass) {
+  if (score !== null && !(score >= pass)) {
     return result('UNCLEAR', [{ code: 'borderline', score, fail, pass, capped }])
   }
   return result('PASS', [])
