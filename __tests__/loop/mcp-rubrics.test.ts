@@ -1,9 +1,8 @@
-import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Repository } from '../helpers/action-run.js'
 import { mcpClient } from '../helpers/mcp-client.js'
 
 /**
@@ -18,30 +17,17 @@ const scoped = (paths: string, gate: string): string =>
   `---\npaths: [${paths}]\n---\n## Gates\n- \`${gate}\`\n`
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'rc-mcp-rubrics-'))
-  mkdirSync(join(dir, '.github/rubrics'), { recursive: true })
-  mkdirSync(join(dir, 'services/payments'), { recursive: true })
-  mkdirSync(join(dir, 'docs'))
-  writeFileSync(
-    join(dir, '.github/rubrics/payments.md'),
-    scoped("'services/payments/**'", 'test -f services/payments/tested')
-  )
-  writeFileSync(join(dir, '.github/rubrics/docs.md'), scoped("'docs/**'", 'touch docs-gate-ran'))
-  writeFileSync(join(dir, 'services/payments/charge.ts'), 'export const charge = 1\n')
-  writeFileSync(join(dir, 'docs/guide.md'), '# Guide\n')
-  const git = (...args: string[]): void => {
-    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e', ...args], {
-      cwd: dir,
-      stdio: 'ignore'
-    })
-  }
-  git('init', '-q', '-b', 'main')
-  git('add', '-A')
-  git('commit', '-q', '-m', 'base')
-  git('checkout', '-q', '-b', 'feature')
-  writeFileSync(join(dir, 'services/payments/charge.ts'), 'export const charge = 2\n')
-  git('add', '-A')
-  git('commit', '-q', '-m', 'Change the charge')
+  const repo = new Repository({
+    '.github/rubrics/payments.md': scoped(
+      "'services/payments/**'",
+      'test -f services/payments/tested'
+    ),
+    '.github/rubrics/docs.md': scoped("'docs/**'", 'touch docs-gate-ran'),
+    'services/payments/charge.ts': 'export const charge = 1\n',
+    'docs/guide.md': '# Guide\n'
+  })
+  repo.commit({ 'services/payments/charge.ts': 'export const charge = 2\n' }, 'Change the charge')
+  dir = repo.dir
   client = await mcpClient(dir, {})
 }, 60_000)
 

@@ -1,9 +1,8 @@
-import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Repository } from '../helpers/action-run.js'
 import { wireAnswer } from '../helpers/judge-answers.js'
 import { mcpClient } from '../helpers/mcp-client.js'
 import { startProviderStandIn, type StandIn } from '../helpers/provider-standin.js'
@@ -19,29 +18,18 @@ let standIn: StandIn
 let client: Client
 let dir: string
 
-function git(...args: string[]): void {
-  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e', ...args], {
-    cwd: dir,
-    stdio: 'ignore'
-  })
-}
-
 beforeAll(async () => {
   standIn = await startProviderStandIn()
-  dir = mkdtempSync(join(tmpdir(), 'rc-mcp-'))
-  mkdirSync(join(dir, '.github'))
-  writeFileSync(
-    join(dir, '.github/rubric.md'),
-    '---\ncouncil:\n  models: [openai:gpt-5.4-nano]\ndimensions: false\n---\n# Ranking\n\n## Gates\n- `test -f rank.ts`\n\n## Criteria\n- tested: The ranking is covered by tests\n'
+  const repo = new Repository({
+    '.github/rubric.md':
+      '---\ncouncil:\n  models: [openai:gpt-5.4-nano]\ndimensions: false\n---\n# Ranking\n\n## Gates\n- `test -f rank.ts`\n\n## Criteria\n- tested: The ranking is covered by tests\n',
+    'broken.md': '---\ncouncil:\n  quorum: nine\n---\n## Criteria\n- a: A\n'
+  })
+  repo.commit(
+    { 'rank.ts': 'export const rank = (xs: number[]) => [...xs].sort()\n' },
+    'Add ranking'
   )
-  writeFileSync(join(dir, 'broken.md'), '---\ncouncil:\n  quorum: nine\n---\n## Criteria\n- a: A\n')
-  git('init', '-q', '-b', 'main')
-  git('add', '-A')
-  git('commit', '-q', '-m', 'base')
-  git('checkout', '-q', '-b', 'feature')
-  writeFileSync(join(dir, 'rank.ts'), 'export const rank = (xs: number[]) => [...xs].sort()\n')
-  git('add', '-A')
-  git('commit', '-q', '-m', 'Add ranking')
+  dir = repo.dir
   client = await mcpClient(dir, {
     OPENAI_API_KEY: KEY,
     OPENAI_BASE_URL: standIn.openaiBaseUrl

@@ -1,6 +1,7 @@
 import { accessSync, constants, statSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path'
+import { showControls } from '../evidence/content.js'
 import type { Ticker } from '../util/ticker.js'
 
 /** What a CLI command may touch, injected so tests run commands in-process. */
@@ -117,10 +118,9 @@ export function isWithin(root: string, path: string): boolean {
  * screen, move the cursor, or rewrite the verdict printed above it.
  */
 export function terminalText(line: string): string {
-  // eslint-disable-next-line no-control-regex -- control characters are what this finds
-  return line.replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, c => {
-    const code = c.charCodeAt(0)
-    if (code < 0x20) return String.fromCharCode(0x2400 + code)
-    return code === 0x7f ? '\u2421' : `\\x${code.toString(16)}`
-  })
+  // Beyond what `showControls` shows (text keeps its carriage returns): CR, which returns to the
+  // start of the line to overwrite it, and the C1 controls, 8-bit escapes in some terminals.
+  return showControls(line).replace(/[\r\x80-\x9f]/g, c =>
+    c === '\r' ? '\u240d' : `\\x${c.charCodeAt(0).toString(16)}`
+  )
 }

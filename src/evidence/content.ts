@@ -1,3 +1,5 @@
+import { posix } from 'node:path'
+
 /**
  * What a file's content is, decided from the content itself, never from its name or from
  * `.gitattributes`, which the pull request controls: a file that calls itself binary (a `-diff`
@@ -127,7 +129,7 @@ export const SIGNATURE_BYTES = 16
  * that format is (`logo.GIF` too); undefined for any other file.
  */
 export function mediaFormat(head: Uint8Array, path: string): string | undefined {
-  const extension = /\.([^./]+)$/.exec(path)?.[1]?.toLowerCase() ?? ''
+  const extension = posix.extname(path).slice(1).toLowerCase()
   return SIGNATURES.find(({ at, bytes, extensions }) => {
     if (!extensions.includes(extension) || head.length < at + bytes.length) return false
     return bytes.every((byte, i) => head[at + i] === byte)

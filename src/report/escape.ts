@@ -37,7 +37,7 @@ const LINKISH = /:\/\/|\bwww\.|#\d|\bGH-\d|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0
  * pinged (`@user`).
  */
 export function escapeSummary(text: string): string {
-  return escapeHtml(text.replace(/\s+/g, ' ').trim()).replace(/@(?=\w)/g, '@\u200d')
+  return defuseMentions(escapeHtml(text.replace(/\s+/g, ' ').trim()))
 }
 
 /** Inline Markdown: one paragraph, line breaks kept as `<br>`. */
@@ -49,10 +49,13 @@ export function escapeMarkdown(text: string): string {
 export function escapeInline(text: string): string {
   // Most names and sentences hold none of these: one scan says so (a report may list thousands).
   if (!INLINE_SPECIAL.test(text) && !LINKISH.test(text)) return text
-  return escapeHtml(text)
-    .replace(/[\\`*_[\]|~]/g, char => `\\${char}`)
-    .replace(/@(?=\w)/g, '@\u200d')
-    .replace(/\n/g, '<br>')
+  const escaped = escapeHtml(text).replace(/[\\`*_[\]|~]/g, char => `\\${char}`)
+  return defuseMentions(escaped).replace(/\n/g, '<br>')
+}
+
+/** `@user` with a zero-width joiner after the `@`: it reads the same and pings no one. */
+function defuseMentions(text: string): string {
+  return text.replace(/@(?=\w)/g, '@\u200d')
 }
 
 /** A table cell: like inline Markdown, on one line. */
