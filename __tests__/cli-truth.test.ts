@@ -193,7 +193,7 @@ describe('check: the next step names why the judges fell short', () => {
     )
     expect(run.requests).toBe(0)
     expect(run.err[0]).toBe(
-      'rubric-council: error: --models: "openai:gpt-5-mini" retired on 2026-12-11; use "openai:gpt-5.4-mini"'
+      'rubric-council: error: --models: "openai:gpt-5-mini" retired on 2026-12-11; use "openai:gpt-6.1-terra"'
     )
   })
 

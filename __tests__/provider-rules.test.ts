@@ -325,6 +325,82 @@ describe('OpenAI strict structured outputs', () => {
     expect([kept.body, notKept.body]).toMatchObject([{ store: true }, { store: false }])
   })
 
+  it('refuses a prompt_cache_key over 64 characters, and a breakpoint without its mode', async () => {
+    expect(
+      await post(
+        '/v1/responses',
+        { model: 'gpt-6.2-sol', input: 'hi', prompt_cache_key: 'k'.repeat(65) },
+        headers
+      )
+    ).toEqual(
+      rejected(
+        "Invalid 'prompt_cache_key': string too long. Expected a string with maximum length 64, but got a string with length 65 instead.",
+        'prompt_cache_key',
+        'string_above_max_length'
+      )
+    )
+    const part = { type: 'input_text', text: 'hi', prompt_cache_breakpoint: {} }
+    expect(
+      await post(
+        '/v1/responses',
+        { model: 'gpt-6.2-sol', input: [{ role: 'user', content: [part] }] },
+        headers
+      )
+    ).toEqual(
+      rejected(
+        "Missing required parameter: 'input[0].content[0].prompt_cache_breakpoint.mode'.",
+        'input[0].content[0].prompt_cache_breakpoint.mode',
+        'missing_required_parameter'
+      )
+    )
+  })
+
+  it('from GPT-5.6 on, writes the whole input at a breakpoint of its own and bills it, unless the mode is explicit', async () => {
+    const prompt = 'Every judge reads this same long shared text first. '.repeat(120)
+    const input = (tail: string, breakpoint: boolean) => [
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'input_text',
+            text: prompt,
+            ...(breakpoint && { prompt_cache_breakpoint: { mode: 'explicit' } })
+          },
+          { type: 'input_text', text: tail }
+        ]
+      }
+    ]
+    const usage = async (body: Record<string, unknown>): Promise<unknown> =>
+      ((await post('/v1/responses', body, headers)).body as { usage: unknown }).usage
+    // Implicit (the default): the whole input is written, and a call that differs at its end
+    // reads none of it.
+    const implicit = await usage({ model: 'gpt-6-luna', input: input('call one', false) })
+    const other = await usage({ model: 'gpt-6-luna', input: input('call two', false) })
+    expect(implicit).toMatchObject({ input_tokens_details: { cached_tokens: 0 } })
+    expect(other).toMatchObject({ input_tokens_details: { cached_tokens: 0 } })
+    const written = (implicit as { input_tokens_details: { cache_write_tokens: number } })
+      .input_tokens_details.cache_write_tokens
+    expect(written).toBeGreaterThan(1024)
+    // Explicit, with no breakpoint: nothing is written; with one, the marked part only, read next.
+    const explicit = { prompt_cache_options: { mode: 'explicit' } }
+    expect(
+      await usage({ model: 'gpt-6.1-terra', input: input('call one', false), ...explicit })
+    ).toMatchObject({ input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 } })
+    const marked = await usage({ model: 'gpt-6.1-terra', input: input('one', true), ...explicit })
+    const reads = await usage({ model: 'gpt-6.1-terra', input: input('two', true), ...explicit })
+    const shared = (marked as { input_tokens_details: { cache_write_tokens: number } })
+      .input_tokens_details.cache_write_tokens
+    expect(shared).toBeGreaterThan(1024)
+    expect(shared).toBeLessThan(written)
+    expect(reads).toMatchObject({
+      input_tokens_details: { cached_tokens: shared, cache_write_tokens: 0 }
+    })
+    // Earlier models write nothing, and say so.
+    expect(await usage({ model: 'gpt-5.4-mini', input: input('x', false) })).toMatchObject({
+      input_tokens_details: { cache_write_tokens: 0 }
+    })
+  })
+
   it('answers 404 model_not_found for an unknown or retired model', async () => {
     const model = createOpenAI({ baseURL: standIn.openaiBaseUrl, apiKey: 'sk-test' })('gpt-4-turbo')
     const error = await rejection(generateText({ model, prompt: 'hi', maxRetries: 0 }))

@@ -94,6 +94,7 @@ async function convene(
     deadline?: number
     now?: () => number
     progress?: CouncilProgress
+    thread?: string
   } = {}
 ): Promise<{ outcome: CouncilOutcome; calls: readonly RecordedCall[] }> {
   const before = standIn.calls.length
@@ -109,7 +110,8 @@ async function convene(
     retryBaseMs: 20,
     ...(options.deadline !== undefined && { deadline: options.deadline }),
     now: options.now ?? (() => Date.parse('2026-11-27T12:00:00Z')),
-    ...(options.progress && { progress: options.progress })
+    ...(options.progress && { progress: options.progress }),
+    ...(options.thread !== undefined && { thread: options.thread })
   })
   const outcome = await council.convene({
     rubric: options.rubric ?? RUBRIC,
@@ -611,6 +613,93 @@ describe('the council against real provider protocols', () => {
       runs.reduce((total, r) => total + (r.tokens ? pick(r.tokens) : 0), 0)
     const runs = [...first.outcome.runs, ...next.outcome.runs]
     expect(sum(runs, t => t.cacheWrite)).toBeLessThanOrEqual(sum(runs, t => t.cachedInput))
+  })
+
+  it('GPT-6.2 Sol bills cache writes: no write of its own at the prompt’s end, the shared part marked by the first call only, and the next push reads it', async () => {
+    const rubric = parse(
+      lines(
+        '# Orders',
+        'An order is charged once, and only after its stock is reserved. '.repeat(200),
+        '## Criteria',
+        '- tested: The change is tested',
+        '- safe: Errors are handled'
+      )
+    )
+    const models = ['openai:gpt-6.2-sol']
+    const parts = (call: RecordedCall): readonly unknown[] =>
+      list(record(list(record(call.body)?.input).at(-1))?.content)
+    const marked = (call: RecordedCall): boolean[] =>
+      parts(call).map(p => record(p)?.prompt_cache_breakpoint !== undefined)
+    // A diff of about 2,700 tokens, which no other call shares: it follows the shared part.
+    const evidence = {
+      ...EVIDENCE,
+      diff: `${EVIDENCE.diff}\n${'+  total += price * qty\n'.repeat(450)}`
+    }
+    const first = await convene(() => ({ json: answer(rubric) }), {
+      rubric,
+      models,
+      samples: 3,
+      evidence
+    })
+    expect(first.calls).toHaveLength(3)
+    // Every request turns OpenAI's own breakpoint off; only the first marks the shared part.
+    for (const call of first.calls) {
+      expect(record(call.body)?.prompt_cache_options).toEqual({ mode: 'explicit' })
+    }
+    expect(first.calls.map(c => marked(c).indexOf(true))).toEqual([0, -1, -1])
+    expect(first.calls.map(c => record(parts(c)[0])?.prompt_cache_breakpoint)).toEqual([
+      { mode: 'explicit' },
+      undefined,
+      undefined
+    ])
+    const writes = first.outcome.runs.map(r => r.tokens?.cacheWrite ?? 0)
+    expect(writes.filter(w => w > 0)).toHaveLength(1)
+    const written = Math.max(...writes)
+    expect(written).toBeGreaterThan(2000)
+    // Less than the whole prompt: without `explicit`, every call would write all of it.
+    expect(written).toBeLessThan((first.outcome.runs[0]?.tokens?.input ?? 0) * 0.7)
+    const next = await convene(() => ({ json: answer(rubric) }), {
+      rubric,
+      models,
+      samples: 3,
+      iteration: 2,
+      evidence: { ...evidence, diff: `${evidence.diff}\n+// and one more line` }
+    })
+    expect(Math.max(...next.outcome.runs.map(r => r.tokens?.cachedInput ?? 0))).toBe(written)
+    expect(next.outcome.runs.map(r => r.tokens?.cacheWrite ?? 0)).toEqual([0, 0, 0])
+    // Priced from the model table: a write at $2.50, a read at $0.10 per million.
+    const [run] = next.outcome.runs
+    expect(run?.costUsd).toBeGreaterThan(0)
+  })
+
+  it('OpenAI: one pull request’s calls carry one prompt_cache_key, another pull request’s another; the earlier models keep their own caching', async () => {
+    const keyOf = (call: RecordedCall): unknown => record(call.body)?.prompt_cache_key
+    const models = ['openai:gpt-5.4-mini', 'openai:gpt-6-luna']
+    const one = await convene(() => ({ json: answer(RUBRIC) }), { models, thread: 'acme/shop#12' })
+    const again = await convene(() => ({ json: answer(RUBRIC) }), {
+      models,
+      thread: 'acme/shop#12',
+      iteration: 2
+    })
+    const other = await convene(() => ({ json: answer(RUBRIC) }), {
+      models,
+      thread: 'acme/shop#13'
+    })
+    const [key] = one.calls.map(keyOf)
+    expect(key).toMatch(/^rubric-council-[0-9a-f]{32}$/)
+    expect([...one.calls, ...again.calls].map(keyOf)).toEqual([key, key, key, key])
+    const [otherKey] = other.calls.map(keyOf)
+    expect(other.calls.map(keyOf)).toEqual([otherKey, otherKey])
+    expect(otherKey).toMatch(/^rubric-council-[0-9a-f]{32}$/)
+    expect(otherKey).not.toBe(key)
+    // The repository and number do not leave as written.
+    expect(JSON.stringify(one.calls.map(c => c.body))).not.toContain('acme/shop')
+    // gpt-5.4-mini caches on its own, at no charge for a write: no cache options are sent.
+    const mini = one.calls.find(c => c.model === 'gpt-5.4-mini')
+    expect(record(mini?.body)?.prompt_cache_options).toBeUndefined()
+    // Without a thread (a test, a tool that names none), no key.
+    const none = await convene(() => ({ json: answer(RUBRIC) }), { models })
+    expect(none.calls.map(keyOf)).toEqual([undefined, undefined])
   })
 
   it('a repair after the first answer reads the shared part the first call wrote', async () => {

@@ -55,7 +55,7 @@ describe('a member’s retirement', () => {
       '"anthropic:claude-sonnet-4-5" retires on 2026-11-30, in 30 days; use "anthropic:claude-sonnet-4-6" before then'
     )
     expect(retirementNote('openai:gpt-5-mini', day('2026-12-10'))).toBe(
-      '"openai:gpt-5-mini" retires on 2026-12-11, in 1 day; use "openai:gpt-5.4-mini" before then'
+      '"openai:gpt-5-mini" retires on 2026-12-11, in 1 day; use "openai:gpt-6.1-terra" before then'
     )
   })
 
@@ -69,7 +69,7 @@ describe('a member’s retirement', () => {
       '"openrouter:anthropic/claude-sonnet-4.5" retired on 2026-11-30; use "openrouter:anthropic/claude-sonnet-4.6"'
     )
     expect(retirementNote('openrouter:openai/gpt-5-mini', day('2026-12-11'))).toBe(
-      '"openrouter:openai/gpt-5-mini" retired on 2026-12-11; use "openrouter:openai/gpt-5.4-mini"'
+      '"openrouter:openai/gpt-5-mini" retired on 2026-12-11; use "openrouter:openai/gpt-6.1-terra"'
     )
   })
 

@@ -26,7 +26,7 @@ import {
   OLLAMA_THINKING,
   truncate
 } from './providers/ollama.js'
-import { openaiRequestProblem } from './providers/openai.js'
+import { OPENAI_MODELS, openaiRequestProblem } from './providers/openai.js'
 import { openrouterRequest } from './providers/openrouter.js'
 import {
   probeAnswer,
@@ -499,7 +499,9 @@ async function endless(res: ServerResponse, call: RecordedCall, gone: AbortSigna
 function cacheLookup(call: RecordedCall, cache: PromptCache): CacheLookup {
   switch (call.service) {
     case 'openai':
-      return cache.automatic(`${call.service}:${call.model}`, call.text, 128)
+      return OPENAI_MODELS[call.model]?.cacheWrites === true
+        ? cache.breakpoints(`openai:${call.model}`, openaiBlocks(call.body), 1024, Infinity)
+        : cache.automatic(`${call.service}:${call.model}`, call.text, 128)
     case 'openrouter': {
       // Claude through OpenRouter caches as Anthropic does, at the parts' `cache_control`
       // breakpoints (https://openrouter.ai/docs/features/prompt-caching); the others as their
@@ -525,6 +527,28 @@ function cacheLookup(call: RecordedCall, cache: PromptCache): CacheLookup {
     case 'compatible':
       return { use: { read: 0, written: 0 }, commit: () => undefined }
   }
+}
+
+/**
+ * An OpenAI request's text up to the end of each content part (`instructions`, then each input
+ * item's or message's parts), and whether the part carries a `prompt_cache_breakpoint`; unless
+ * `prompt_cache_options.mode` is `explicit`, OpenAI's own breakpoint ends the last part.
+ */
+function openaiBlocks(body: unknown): BlockPrefix[] {
+  if (!isRecord(body)) return []
+  const asParts = (content: unknown): readonly unknown[] =>
+    typeof content === 'string' ? [{ text: content }] : list(content)
+  const parts = [
+    ...(typeof body.instructions === 'string' ? [{ text: body.instructions }] : []),
+    ...[...list(body.input), ...list(body.messages)].flatMap(item => asParts(record(item)?.content))
+  ]
+  const implicit = record(body.prompt_cache_options)?.mode !== 'explicit'
+  let text = ''
+  return parts.map((part, i) => {
+    text += `${textsOf(part).join('\n')}\n`
+    const marked = isRecord(part) && isRecord(part.prompt_cache_breakpoint)
+    return { text, breakpoint: marked || (implicit && i === parts.length - 1) }
+  })
 }
 
 /** `anthropic/claude-sonnet-4.6` as Anthropic names it, `claude-sonnet-4-6`. */
@@ -801,7 +825,8 @@ function successBody(
         tools: [],
         usage: {
           input_tokens: inputTokens,
-          input_tokens_details: { cached_tokens: read },
+          // Both are required in the API's `ResponseUsage`: writes are 0 before GPT-5.6.
+          input_tokens_details: { cached_tokens: read, cache_write_tokens: written },
           output_tokens: outputTokens,
           output_tokens_details: { reasoning_tokens: 0 },
           total_tokens: inputTokens + outputTokens

@@ -101,7 +101,8 @@ export function reviewPorts(options: {
       mask,
       progress: councilProgress(options.io),
       ...(options.ticker && { ticker: options.ticker }),
-      ...(options.now && { now: options.now })
+      ...(options.now && { now: options.now }),
+      thread: `${env.GITHUB_REPOSITORY ?? ''}#${String(run.pr.number)}`
     }),
     machinery: machineryOf(dirs.workspace, options.bundleDir, options.workflow),
     ...(judgementKey && { judgementKey }),

@@ -174,7 +174,10 @@ export async function calibrateCommand(options: CalibrateOptions, io: CliIo): Pr
                 models,
                 mask,
                 now,
-                ...(io.ticker && { ticker: io.ticker })
+                ...(io.ticker && { ticker: io.ticker }),
+                // A case's repeats are the same prompt but for the fence: routed together, they
+                // read what the first one left in OpenAI's cache.
+                thread: `${io.cwd}#${c.name}`
               })
             }
           ),

@@ -186,7 +186,9 @@ export async function checkHere(
         mask,
         progress: terminalCouncilProgress(io),
         now,
-        ...(io.ticker && { ticker: io.ticker })
+        ...(io.ticker && { ticker: io.ticker }),
+        // One checkout's runs (and a loop's iterations) share OpenAI's cache routing.
+        thread: io.cwd
       })
     }
   )

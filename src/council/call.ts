@@ -7,6 +7,7 @@ import {
   type LanguageModelUsage,
   type ModelMessage
 } from 'ai'
+import type { ProviderOptions } from '@ai-sdk/provider-utils'
 import type { Validation } from './judge-schema.js'
 import { extractJson } from './extract-json.js'
 import type { Provider } from '../rubric/model-id.js'
@@ -285,12 +286,7 @@ async function requestWithRetries(
  */
 function userMessage(call: JudgeCall, marked: boolean): ModelMessage {
   if (call.cacheTurn === undefined) return { role: 'user', content: promptText(call.prompt) }
-  // Anthropic's own API, or OpenRouter's, which passes `cache_control` on a part to Anthropic.
-  const breakpoint = { type: 'ephemeral' }
-  const cached =
-    call.provider === 'anthropic'
-      ? { anthropic: { cacheControl: breakpoint } }
-      : { openaiCompatible: { cache_control: breakpoint } }
+  const cached = breakpointOptions(call.provider)
   const { rubric, evidence, run, judge } = call.prompt
   return {
     role: 'user',
@@ -298,6 +294,22 @@ function userMessage(call: JudgeCall, marked: boolean): ModelMessage {
       { type: 'text', text: rubric, ...(marked && { providerOptions: cached }) },
       ...[evidence, run, judge].filter(Boolean).map(text => ({ type: 'text' as const, text }))
     ]
+  }
+}
+
+/**
+ * A breakpoint as each API takes it on a part: Anthropic's `cache_control`, which OpenRouter
+ * passes on to Anthropic, and OpenAI's `prompt_cache_breakpoint`
+ * (https://developers.openai.com/api/docs/guides/prompt-caching).
+ */
+function breakpointOptions(provider: Provider): ProviderOptions {
+  switch (provider) {
+    case 'openai':
+      return { openai: { promptCacheBreakpoint: { mode: 'explicit' } } }
+    case 'anthropic':
+      return { anthropic: { cacheControl: { type: 'ephemeral' } } }
+    default:
+      return { openaiCompatible: { cache_control: { type: 'ephemeral' } } }
   }
 }
 

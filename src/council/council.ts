@@ -6,7 +6,13 @@ import { mapBounded } from '../util/pool.js'
 import { parseModelId } from '../rubric/model-id.js'
 import { buildPrompt, fenceToken, withoutFence } from './prompt.js'
 import { lifecycle, retirementNote } from './models.js'
-import { callSettings, defaultModels, evidenceRoom, languageModel } from './providers.js'
+import {
+  callSettings,
+  defaultModels,
+  evidenceRoom,
+  languageModel,
+  promptCacheKey
+} from './providers.js'
 import { countTokens } from '../evidence/tokens.js'
 import type { ReasoningEffort, Rubric } from '../rubric/types.js'
 import type { Council, CouncilOutcome, CouncilRequest, JudgeRun } from './types.js'
@@ -61,6 +67,12 @@ export interface CouncilOptions {
    * compared with; Date.now by default.
    */
   readonly now?: () => number
+  /**
+   * What the calls of one pull request share from one run to the next (`owner/repo#number`, or a
+   * local checkout's path): OpenAI is sent a digest of it as `prompt_cache_key`, so that a later
+   * push's calls go where the earlier ones left the prompt cached (`promptCacheKey`).
+   */
+  readonly thread?: string
 }
 
 /** What the log shows while the judges work, which can take minutes. */
@@ -84,7 +96,7 @@ export interface CouncilProgress {
   readonly waiting?: (line: string) => void
   /**
    * Before the calls: a member that retires within 30 days (models.ts), as
-   * `"openai:gpt-5-mini" retires on 2026-12-11, in 14 days; use "openai:gpt-5.4-mini" before then`.
+   * `"openai:gpt-5-mini" retires on 2026-12-11, in 14 days; use "openai:gpt-6.1-terra" before then`.
    */
   readonly retiring?: (line: string) => void
 }
@@ -112,6 +124,7 @@ export function createCouncil(options: CouncilOptions): Council {
   const fetch = proxiedFetch()
   // For the whole run, extra votes included: an extra call reads what the first calls wrote.
   const turns = cacheTurns()
+  const cacheKey = options.thread === undefined ? undefined : promptCacheKey(options.thread)
 
   /** What every call about one request shares: the schema, the fence, the prompt's size. */
   function session(request: CouncilRequest) {
@@ -159,7 +172,7 @@ export function createCouncil(options: CouncilOptions): Council {
           prompt,
           schema,
           validate: value => validateAnswer(value, rubric),
-          settings: callSettings(id.value, promptTokens, effortOf(rubric, task.judge)),
+          settings: callSettings(id.value, promptTokens, effortOf(rubric, task.judge), cacheKey),
           promptTokens,
           ...(cachesAtBreakpoints(id.value) && { cacheTurn: () => turns(task.judge) })
         },

@@ -13,7 +13,10 @@ export interface Price {
   readonly input: number
   /** Input read from the provider's prompt cache. */
   readonly cachedInput: number
-  /** Input written to the cache, where the provider bills it apart (Anthropic); else `input`. */
+  /**
+   * Input written to the cache, where the provider bills it apart (Anthropic; OpenAI from the
+   * GPT-5.6 family on); else `input`.
+   */
   readonly cacheWrite?: number
   readonly output: number
 }
@@ -52,8 +55,20 @@ const HAIKU_4_5: Price = { input: 1, cachedInput: 0.1, cacheWrite: 1.25, output:
 const SONNET_5: Price = { input: 2, cachedInput: 0.2, cacheWrite: 2.5, output: 10 }
 
 const GPT_WINDOW = 272_000
+/** GPT-5.6 and later: a 1,050,000-token window, of which 128,000 for the answer. */
+const GPT_6_INPUT = 922_000
 const GPT_4_1_WINDOW = 1_047_576
 const GEMINI_WINDOW = 1_048_576
+
+/** OpenAI from the GPT-5.6 family on: a cache write costs 1.25× the input price. */
+const writeBilled = (input: number, cachedInput: number, output: number): Price => ({
+  input,
+  cachedInput,
+  cacheWrite: input * 1.25,
+  output
+})
+const openaiModelPage = (id: string): string =>
+  `https://developers.openai.com/api/docs/models/${id}`
 
 const openai = (row: Omit<KnownModel, 'vendor'>): KnownModel => ({ vendor: 'openai', ...row })
 const anthropic = (row: Omit<KnownModel, 'vendor'>): KnownModel => ({ vendor: 'anthropic', ...row })
@@ -91,45 +106,114 @@ export const MODELS: Readonly<Record<string, KnownModel>> = {
     source: OPENAI_PRICING,
     read: '2026-11-27'
   }),
+  // From the GPT-5.6 family on, OpenAI bills a cache write at 1.25× the input price (the prompt
+  // caching guide, and each model page); input and output prices are the models page's (read
+  // 2026-11-29), cached input each model page's where its text could be read (gpt-6.2-sol,
+  // gpt-5.6-luna), else as the launch posts quote the page: gpt-6.2-astra's cache reads 60% below
+  // gpt-6-astra's $1 (LiteLLM's launch note), the others' as quoted by LiteLLM, apidog and the
+  // pricing trackers that cite the model pages. Input past 272K tokens is billed at twice the
+  // rate: the evidence budget keeps a prompt far below it. 922,000 input tokens of a 1.05M window.
+  'gpt-6.2-astra': openai({
+    contextWindow: GPT_6_INPUT,
+    price: writeBilled(8, 0.4, 40),
+    source: openaiModelPage('gpt-6.2-astra'),
+    read: '2026-11-29'
+  }),
+  'gpt-6.2-sol': openai({
+    contextWindow: GPT_6_INPUT,
+    price: writeBilled(2, 0.1, 10),
+    source: openaiModelPage('gpt-6.2-sol'),
+    read: '2026-11-29'
+  }),
+  'gpt-6.1-sol': openai({
+    contextWindow: GPT_6_INPUT,
+    price: writeBilled(2, 0.1, 10),
+    source: openaiModelPage('gpt-6.1-sol'),
+    read: '2026-11-29'
+  }),
+  'gpt-6.1-terra': openai({
+    contextWindow: GPT_6_INPUT,
+    price: writeBilled(1, 0.05, 5),
+    source: openaiModelPage('gpt-6.1-terra'),
+    read: '2026-11-29'
+  }),
+  'gpt-6-astra': openai({
+    contextWindow: GPT_6_INPUT,
+    price: writeBilled(10, 1, 50),
+    source: openaiModelPage('gpt-6-astra'),
+    read: '2026-11-29'
+  }),
+  'gpt-6-sol': openai({
+    contextWindow: GPT_6_INPUT,
+    price: writeBilled(2, 0.2, 10),
+    source: openaiModelPage('gpt-6-sol'),
+    read: '2026-11-29'
+  }),
+  'gpt-6-luna': openai({
+    contextWindow: GPT_6_INPUT,
+    price: writeBilled(0.1, 0.01, 0.5),
+    source: openaiModelPage('gpt-6-luna'),
+    read: '2026-11-29'
+  }),
+  'gpt-5.6-sol': openai({
+    contextWindow: GPT_6_INPUT,
+    price: writeBilled(4, 0.4, 20),
+    source: openaiModelPage('gpt-5.6-sol'),
+    read: '2026-11-29'
+  }),
+  'gpt-5.6-terra': openai({
+    contextWindow: GPT_6_INPUT,
+    price: writeBilled(2, 0.2, 12),
+    source: openaiModelPage('gpt-5.6-terra'),
+    read: '2026-11-29'
+  }),
+  'gpt-5.6-luna': openai({
+    contextWindow: GPT_6_INPUT,
+    price: writeBilled(0.2, 0.02, 1.2),
+    source: openaiModelPage('gpt-5.6-luna'),
+    read: '2026-11-29'
+  }),
   // Shut down 2026-12-11 (OpenAI's deprecations, "GPT-5 and o3 model deprecations", announced
-  // 2026-06-11). The page recommends models of a later family this table does not know yet; the
-  // replacements named here are the nearest current ones it does.
+  // 2026-06-11), with the replacements the page recommends (read 2026-11-29; it named the
+  // GPT-5.6 models before the GPT-6.1 ones). Its line for gpt-5-nano was read cut off after
+  // "gpt-6"; gpt-6-luna is the model it recommends for GPT-4.1 and GPT-4o.
   'gpt-5': openai({
     contextWindow: GPT_WINDOW,
     retires: '2026-12-11',
-    replacement: 'gpt-5.5',
+    replacement: 'gpt-6.1-sol',
     source: OPENAI_DEPRECATIONS,
-    read: '2026-11-27'
+    read: '2026-11-29'
   }),
   'gpt-5-mini': openai({
     contextWindow: GPT_WINDOW,
     price: { input: 0.25, cachedInput: 0.025, output: 2 },
     retires: '2026-12-11',
-    replacement: 'gpt-5.4-mini',
+    replacement: 'gpt-6.1-terra',
     source: `${OPENAI_DEPRECATIONS}, ${OPENAI_PRICING}`,
-    read: '2026-11-27'
+    read: '2026-11-29'
   }),
   'gpt-5-nano': openai({
     contextWindow: GPT_WINDOW,
     retires: '2026-12-11',
-    replacement: 'gpt-5.4-nano',
+    replacement: 'gpt-6-luna',
     source: OPENAI_DEPRECATIONS,
-    read: '2026-11-27'
+    read: '2026-11-29'
   }),
-  // Shut down 2027-01-14 with GPT-4o (OpenAI's deprecations); replacements as for gpt-5 above.
+  // Shut down 2027-01-14 with GPT-4o (OpenAI's deprecations, "GPT-4 family model deprecations",
+  // announced 2026-10-14), all four replaced by gpt-6-luna.
   'gpt-4.1': openai({
     contextWindow: GPT_4_1_WINDOW,
     retires: '2027-01-14',
-    replacement: 'gpt-5.4',
+    replacement: 'gpt-6-luna',
     source: OPENAI_DEPRECATIONS,
-    read: '2026-11-27'
+    read: '2026-11-29'
   }),
   'gpt-4.1-mini': openai({
     contextWindow: GPT_4_1_WINDOW,
     retires: '2027-01-14',
-    replacement: 'gpt-5.4-mini',
+    replacement: 'gpt-6-luna',
     source: OPENAI_DEPRECATIONS,
-    read: '2026-11-27'
+    read: '2026-11-29'
   }),
 
   // Anthropic: windows from the models overview, prices from the pricing page and model pages.

@@ -5,8 +5,10 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
 import type { ProviderOptions } from '@ai-sdk/provider-utils'
 import type { LanguageModel } from 'ai'
 import { createOllama } from 'ollama-ai-provider-v2'
+import { createHash } from 'node:crypto'
 import { parseModelId, type ModelId } from '../rubric/model-id.js'
 import { closest } from '../rubric/similar.js'
+import { openaiBillsCacheWrites } from './cache-turns.js'
 import { MODELS, modelRow } from './models.js'
 import { PROVIDER_SETTINGS } from './provider-settings.js'
 import { reasoningOptions } from './reasoning.js'
@@ -128,6 +130,19 @@ const OLLAMA_ANSWER_TOKENS = 8192
 const OLLAMA_TOKENIZER_MARGIN = 1.25
 
 /**
+ * OpenAI's `prompt_cache_key` for the calls of one pull request (`thread`: its repository and
+ * number, or a local checkout). OpenAI routes a request to a machine by a hash of the prompt's
+ * first tokens and this key, and a cache lives on a machine
+ * (https://developers.openai.com/api/docs/guides/prompt-caching). Every judge's prompt opens with
+ * the same instructions, so without a key all of an organization's calls share one route, and
+ * past about 15 requests a minute they spill onto machines that hold nothing of the pull request.
+ * A digest: at most 64 characters (OpenAI's OpenAPI description), and no name leaves as written.
+ */
+export function promptCacheKey(thread: string): string {
+  return `rubric-council-${createHash('sha256').update(thread).digest('hex').slice(0, 32)}`
+}
+
+/**
  * What one member's requests carry besides the prompt: the provider's own needs, and the member's
  * reasoning effort as its API takes it (`reasoning`: the rubric's, else the provider's default;
  * see `reasoningOptions`).
@@ -135,9 +150,10 @@ const OLLAMA_TOKENIZER_MARGIN = 1.25
 export function callSettings(
   id: ModelId,
   promptTokens: number,
-  reasoning?: ReasoningEffort
+  reasoning?: ReasoningEffort,
+  cacheKey?: string
 ): CallSettings {
-  const base = providerSettings(id, promptTokens)
+  const base = providerSettings(id, promptTokens, cacheKey)
   const effort = reasoningOptions(id, reasoning)
   const providerOptions: ProviderOptions = { ...base.providerOptions }
   for (const [key, options] of Object.entries(effort)) {
@@ -149,7 +165,7 @@ export function callSettings(
   }
 }
 
-function providerSettings(id: ModelId, promptTokens: number): CallSettings {
+function providerSettings(id: ModelId, promptTokens: number, cacheKey?: string): CallSettings {
   switch (id.provider) {
     case 'anthropic':
       return { maxOutputTokens: ANTHROPIC_MAX_OUTPUT_TOKENS }
@@ -165,7 +181,17 @@ function providerSettings(id: ModelId, promptTokens: number): CallSettings {
     case 'openai':
       // The Responses API keeps every response (prompt included) unless told not to: `store`
       // defaults to true. Only OpenAI's own API takes it; OpenRouter and other endpoints do not.
-      return { providerOptions: { openai: { store: false } } }
+      // A model that bills cache writes writes only at the breakpoints the call sets
+      // (`cachesAtBreakpoints`), never at one of its own near the prompt's end.
+      return {
+        providerOptions: {
+          openai: {
+            store: false,
+            ...(openaiBillsCacheWrites(id.model) && { promptCacheOptions: { mode: 'explicit' } }),
+            ...(cacheKey !== undefined && { promptCacheKey: cacheKey })
+          }
+        }
+      }
     case 'google':
     case 'openai-compatible':
       return {}

@@ -23,8 +23,18 @@ import { isRecord, list, nodes, ofType, present, record, type Json } from './sch
  *   input item that refers to an earlier item by id is refused, since nothing was kept
  *   ("Items are not persisted when `store` is set to false…", as met in anomalyco/opencode#7724
  *   and #8987).
+ * - Prompt caching (https://developers.openai.com/api/docs/guides/prompt-caching, and OpenAI's
+ *   OpenAPI description, openai/openai-openapi of 2026-08-21): `prompt_cache_key` is a string of
+ *   at most 64 characters (the bound the description gives on /responses/compact; the stand-in
+ *   holds every endpoint to it, the stricter reading), refused beyond with the API's
+ *   `string_above_max_length` wording; a part's `prompt_cache_breakpoint` requires `mode`
+ *   (`explicit`), and `prompt_cache_options.mode` is `implicit` or `explicit`, refused otherwise
+ *   with the API's `Missing required parameter` and `invalid_value` wordings.
  * - Models and deprecations: https://platform.openai.com/docs/models,
- *   https://platform.openai.com/docs/deprecations
+ *   https://platform.openai.com/docs/deprecations; the GPT-5.6 family and GPT-6 models as the
+ *   models page and each model's page list them (read 2026-11-29): GPT-5.6, GPT-6 Sol and Luna
+ *   and GPT-6.1 Terra take efforts `none` to `max`; GPT-6 Astra, GPT-6.1 Sol and the GPT-6.2
+ *   models `low` to `max` ("The API rejects requests that set reasoning effort to none").
  * - Messages as others met them: mavam/pi-web-providers#14 (invalid_json_schema on
  *   text.format.schema), coder/mux#1220 (minLength), mastra-ai/mastra#23321 (uniqueItems),
  *   vercel/ai#8784 (a root that is not an object), Aider-AI/aider#2030 (model_not_found),
@@ -36,18 +46,41 @@ export interface OpenAIModel {
   readonly reasoning: 'always' | 'unless-effort-none' | 'never'
   /** The `reasoning.effort` values the model takes; none for a model that does not reason. */
   readonly efforts: readonly string[]
+  /**
+   * From the GPT-5.6 family on: the cache is written at breakpoints (an implicit one at the end of
+   * the input unless `prompt_cache_options.mode` is `explicit`), and a write is billed.
+   */
+  readonly cacheWrites?: true
 }
 
 const GPT_5_EFFORTS = ['minimal', 'low', 'medium', 'high']
 const GPT_5_2_EFFORTS = ['none', 'low', 'medium', 'high', 'xhigh']
 const O_EFFORTS = ['low', 'medium', 'high']
 
+const GPT_6_EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max']
+
 const always = (efforts: readonly string[]): OpenAIModel => ({ reasoning: 'always', efforts })
 const unlessNone: OpenAIModel = { reasoning: 'unless-effort-none', efforts: GPT_5_2_EFFORTS }
 const never: OpenAIModel = { reasoning: 'never', efforts: [] }
+const writesFromNone: OpenAIModel = {
+  reasoning: 'unless-effort-none',
+  efforts: ['none', ...GPT_6_EFFORTS],
+  cacheWrites: true
+}
+const writesFromLow: OpenAIModel = { ...always(GPT_6_EFFORTS), cacheWrites: true }
 
 /** Models the API serves (November 2026). */
 export const OPENAI_MODELS: Readonly<Record<string, OpenAIModel>> = {
+  'gpt-6.2-astra': writesFromLow,
+  'gpt-6.2-sol': writesFromLow,
+  'gpt-6.1-sol': writesFromLow,
+  'gpt-6.1-terra': writesFromNone,
+  'gpt-6-astra': writesFromLow,
+  'gpt-6-sol': writesFromNone,
+  'gpt-6-luna': writesFromNone,
+  'gpt-5.6-sol': writesFromNone,
+  'gpt-5.6-terra': writesFromNone,
+  'gpt-5.6-luna': writesFromNone,
   'gpt-5.5': unlessNone,
   'gpt-5.4': unlessNone,
   'gpt-5.4-mini': unlessNone,
@@ -146,6 +179,8 @@ export function openaiRequestProblem(
       message: `The model \`${body.model}\` does not exist or you do not have access to it.`
     }
   }
+  const caching = promptCacheProblem(body, endpoint)
+  if (caching) return caching
   const effort = record(body.reasoning)?.effort ?? body.reasoning_effort
   const reasoning = reasoningProblem(body, endpoint, served)
   if (reasoning) return reasoning
@@ -161,6 +196,47 @@ export function openaiRequestProblem(
       )
   }
   return endpoint === 'responses' ? responsesFormatProblem(body) : chatFormatProblem(body)
+}
+
+/** `prompt_cache_key`, `prompt_cache_options` and each part's `prompt_cache_breakpoint`. */
+function promptCacheProblem(body: Json, endpoint: Endpoint): Rejection | undefined {
+  const key = body.prompt_cache_key
+  if (key !== undefined && key !== null) {
+    if (typeof key !== 'string')
+      return invalid(
+        `Invalid type for 'prompt_cache_key': expected a string, but got ${typeof key} instead.`,
+        'prompt_cache_key',
+        'invalid_type'
+      )
+    if (key.length > 64)
+      return invalid(
+        `Invalid 'prompt_cache_key': string too long. Expected a string with maximum length 64, but got a string with length ${key.length} instead.`,
+        'prompt_cache_key',
+        'string_above_max_length'
+      )
+  }
+  const mode = record(body.prompt_cache_options)?.mode
+  if (mode !== undefined && mode !== 'implicit' && mode !== 'explicit')
+    return invalid(
+      `Invalid value: ${JSON.stringify(mode).replaceAll('"', "'")}. Supported values are: 'implicit' and 'explicit'.`,
+      'prompt_cache_options.mode',
+      'invalid_value'
+    )
+  const items = endpoint === 'responses' ? list(body.input) : list(body.messages)
+  for (const [i, item] of items.entries()) {
+    for (const [j, part] of list(record(item)?.content).entries()) {
+      const breakpoint = record(part)?.prompt_cache_breakpoint
+      if (breakpoint === undefined || breakpoint === null) continue
+      const param = `${endpoint === 'responses' ? 'input' : 'messages'}[${i}].content[${j}].prompt_cache_breakpoint.mode`
+      if (record(breakpoint)?.mode !== 'explicit')
+        return invalid(
+          `Missing required parameter: '${param}'.`,
+          param,
+          'missing_required_parameter'
+        )
+    }
+  }
+  return undefined
 }
 
 /** `reasoning.effort` (Responses) or `reasoning_effort` (Chat), and `reasoning.summary`. */

@@ -2,11 +2,15 @@
  * The providers' prompt caches, as far as a client can tell them apart: what part of a request's
  * input is billed as read from the cache, or written to it.
  *
- * - OpenAI: automatic for prompts of 1,024 tokens or more; the longest prefix seen before is
- *   cached, counted in steps of 128 tokens (https://platform.openai.com/docs/guides/prompt-caching).
- *   Writes are free before the GPT-5.6 family; from it on they cost 1.25× and are reported as
- *   `cache_write_tokens` (https://developers.openai.com/api/docs/guides/prompt-caching): the
- *   stand-in serves no such model, and would have to bill its writes if it did.
+ * - OpenAI before the GPT-5.6 family: automatic for prompts of 1,024 tokens or more; the longest
+ *   prefix seen before is cached, counted in steps of 128 tokens, and writing is free
+ *   (https://platform.openai.com/docs/guides/prompt-caching).
+ * - OpenAI from the GPT-5.6 family on: written at breakpoints, billed at 1.25× and reported as
+ *   `cache_write_tokens`; unless `prompt_cache_options.mode` is `explicit`, OpenAI sets one
+ *   breakpoint of its own at the end of the input, besides the parts' `prompt_cache_breakpoint`s;
+ *   an entry is read at any earlier block boundary, "without a content-block lookback limit"
+ *   (the guide, and `PromptCacheOptionsParam` in OpenAI's OpenAPI description of 2026-08-21).
+ *   The stand-in takes the 1,024-token minimum of the earlier models for these too.
  * - Gemini 2.5 and later: implicit caching of a repeated prefix, from a minimum that depends on
  *   the model (`GEMINI_MIN_CACHE_TOKENS`; https://ai.google.dev/gemini-api/docs/caching#implicit-caching).
  * - Ollama: the runner keeps the evaluated prompt in its KV cache and evaluates only what follows
@@ -86,16 +90,21 @@ export class PromptCache {
   }
 
   /**
-   * Anthropic's cache: `blocks` are the texts up to the end of each content block, in order. The
-   * longest entry written before at a breakpoint, or at a block up to 20 before a breakpoint, is
-   * read; what lies beyond it up to the last breakpoint is written, an entry at each breakpoint
+   * A cache written at breakpoints (Anthropic's; OpenAI's from GPT-5.6 on, with no `lookback`
+   * limit): `blocks` are the texts up to the end of each content block, in order. The longest
+   * entry written before at a breakpoint, or at a block up to `lookback` before one, is read; what lies beyond it up to the last breakpoint is written, an entry at each breakpoint
    * long enough to be cached.
    */
-  breakpoints(model: string, blocks: readonly BlockPrefix[], minimum: number): CacheLookup {
+  breakpoints(
+    model: string,
+    blocks: readonly BlockPrefix[],
+    minimum: number,
+    lookback = ANTHROPIC_LOOKBACK_BLOCKS
+  ): CacheLookup {
     const written = this.#written.get(model) ?? new Set<string>()
     this.#written.set(model, written)
     const readable = blocks.filter((_, i) =>
-      blocks.slice(i, i + ANTHROPIC_LOOKBACK_BLOCKS + 1).some(block => block.breakpoint)
+      blocks.slice(i, i + lookback + 1).some(block => block.breakpoint)
     )
     const hit = readable
       .map(block => block.text)
