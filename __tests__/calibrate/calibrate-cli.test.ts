@@ -354,6 +354,58 @@ describe('rubric-council calibrate, its set', () => {
     expect(standIn.calls.length).toBe(before)
   })
 
+  it('refuses one change listed as two cases: it would count twice towards the cases a recommendation needs', async () => {
+    const { dir, commits } = repository(2)
+    writeFileSync(
+      join(dir, '.github/rubric-calibration.yml'),
+      [
+        'cases:',
+        `  - { name: first, base: ${commits[0]}, head: ${commits[1]}, expect: FAIL }`,
+        `  - { name: second, base: ${commits[1]}, head: ${commits[2]}, expect: PASS }`,
+        `  - { name: again, base: main~2, head: main~1, expect: FAIL }`,
+        ''
+      ].join('\n')
+    )
+    const before = standIn.calls.length
+    const twice = await calibrate(dir, [])
+    expect(twice.code).toBe(2)
+    expect(twice.err.at(-1)).toBe(
+      `.github/rubric-calibration.yml:4:5: error: case "again" is the same change as case "first" (${(commits[0] ?? '').slice(0, 12)}..${(commits[1] ?? '').slice(0, 12)}): each case must be a different change [duplicate-case]`
+    )
+    expect(standIn.calls.length).toBe(before)
+  })
+
+  it('names why a run measured nothing, and exits 2 when no judge answered in any run', async () => {
+    const { dir, commits } = repository(2)
+    writeFileSync(
+      join(dir, '.github/rubric-calibration.yml'),
+      setText(commits, [{ sound: 'FAIL' }, { sound: 'PASS' }])
+    )
+    // A refusal is not retried: each run ends at once, UNCLEAR with the provider's words.
+    standIn.setScript(() => ({
+      status: 400,
+      json: { error: { message: 'Your organization is not allowed to use this model.' } }
+    }))
+    const failing = await calibrate(dir, ['--repeat', '2', '--json', 'calibration.json'])
+    expect(failing.code).toBe(2)
+    expect(failing.err.filter(l => l.startsWith('['))).toHaveLength(4)
+    for (const line of failing.err.filter(l => l.startsWith('['))) {
+      expect(line).toMatch(
+        /: UNCLEAR \(expected (PASS|FAIL)\), [\d.]+ s: .*openai:gpt-5\.5: the provider rejected the request \(400\)/
+      )
+    }
+    expect(failing.err.at(-1)).toBe(
+      "rubric-council: error: no judge answered in any of the 4 runs, so nothing was measured (each run's line says why)"
+    )
+    // The report is written all the same, and recommends nothing on what was never judged.
+    const report = readReport(dir)
+    expect(report.criteria.map(c => [c.recommendation, c.labelled])).toEqual([
+      ['advise', { pass: 0, fail: 0 }],
+      ['advise', { pass: 0, fail: 0 }],
+      ['advise', { pass: 0, fail: 0 }]
+    ])
+  })
+
   it('judges a fetched pull request from the first parent of the commit that merged it', async () => {
     const { dir, commits } = repository(1)
     git(dir, 'checkout', '-q', '-b', 'topic', commits[0] ?? '')

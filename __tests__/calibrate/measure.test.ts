@@ -164,7 +164,7 @@ describe('measureCalibration', () => {
       { ...labelled(1, 'FAIL'), criteria: {} }
     ]
     const report = measureCalibration({
-      ...input(['PASS', 'FAIL'], []),
+      ...input(['PASS', 'FAIL'], [run(0, 1, 'PASS'), run(1, 1, 'FAIL')]),
       cases,
       criteria: [
         { id: 'x', required: true },
@@ -175,6 +175,53 @@ describe('measureCalibration', () => {
       { pass: 1, fail: 0 },
       { pass: 0, fail: 0 }
     ])
+  })
+
+  it('never blocks on cases the judges never graded: a PASS case whose every run failed is not labelled', () => {
+    // The provider failed on every run of the PASS cases (a 500, a missing key): UNGRADED.
+    const ungraded = (index: number, repeat: number): CalibrationRun => ({
+      ...run(index, repeat, 'PASS'),
+      verdict: 'UNCLEAR',
+      criteria: [{ id: 'x', status: 'UNGRADED', votes: [] }]
+    })
+    const runs = SIX_FAIL_SIX_PASS.flatMap((s, i) =>
+      s === 'FAIL' ? [run(i, 1, 'FAIL'), run(i, 2, 'FAIL')] : [ungraded(i, 1), ungraded(i, 2)]
+    )
+    const x = measureCalibration(input(SIX_FAIL_SIX_PASS, runs)).criteria[0]
+    expect(x).toMatchObject({
+      labelled: { pass: 0, fail: 6 },
+      runs: { true_fail: 12, undecided: 12, ungraded: 12 },
+      precision: 1,
+      recommendation: 'advise',
+      reason:
+        "12 runs of labelled cases ended without the judges grading it (each run's line says why): those runs measure nothing; 0 cases labelled PASS and 6 labelled FAIL; at least 5 of each are needed"
+    })
+  })
+
+  it('does not block on flip measured on a few cases, as after Ctrl-C in the second pass', () => {
+    const runs = SIX_FAIL_SIX_PASS.map((s, i) => run(i, 1, s))
+    runs.push(run(0, 2, 'FAIL'))
+    const x = measureCalibration({ ...input(SIX_FAIL_SIX_PASS, runs), interrupted: true })
+      .criteria[0]
+    expect(x).toMatchObject({ precision: 1, flip: 0, recommendation: 'advise' })
+    expect(x?.reason).toBe(
+      'Flip is measured on 1 of 12 cases: every case needs at least two completed runs'
+    )
+  })
+
+  it('shows a decimal where whole percentages would read the same as the threshold', () => {
+    // 26 FAILs found, 3 false: precision 89.7%, under 90%.
+    const statuses: Expected[] = [
+      ...Array<Expected>(26).fill('FAIL'),
+      ...Array<Expected>(8).fill('PASS')
+    ]
+    const runs = statuses.flatMap((s, i) => [
+      run(i, 1, i >= 31 ? 'FAIL' : s),
+      run(i, 2, i >= 31 ? 'FAIL' : s)
+    ])
+    const x = measureCalibration(input(statuses, runs)).criteria[0]
+    expect(x?.precision).toBeCloseTo(52 / 58)
+    expect(x?.reason).toBe('Precision 89.7% is below 90%: a FAIL is wrong too often to block')
   })
 
   it('says how many runs an interruption left out; the shares are of those that completed', () => {

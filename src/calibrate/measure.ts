@@ -72,6 +72,11 @@ export interface CriterionCalibration {
     readonly true_pass: number
     /** Runs of labelled cases where it was neither PASS nor FAIL (SPLIT, UNGRADED, SCORED). */
     readonly undecided: number
+    /**
+     * Of those, the runs where the judges did not grade it at all (no quorum, a provider error,
+     * unreadable evidence): they measure the machinery, not the criterion.
+     */
+    readonly ungraded: number
   }
   readonly precision: Share
   readonly recall: Share
@@ -221,15 +226,22 @@ function measureCriterion(
 ): CriterionCalibration {
   const labelled = { pass: 0, fail: 0 }
   const tally = { true_fail: 0, false_fail: 0, missed_fail: 0, true_pass: 0, undecided: 0 }
+  let ungraded = 0
   const statuses: CriterionStatus[][] = []
   let votes = 0
   let majorityVotes = 0
   input.cases.forEach((c, index) => {
     const expected = expectedStatus(c, criterion)
-    if (expected === 'PASS') labelled.pass++
-    if (expected === 'FAIL') labelled.fail++
     const graded = runsOf(index).map(r => r.criteria.find(g => g.id === criterion.id))
-    statuses.push(graded.map(g => g?.status ?? 'UNGRADED'))
+    const status = graded.map(g => g?.status ?? 'UNGRADED')
+    statuses.push(status)
+    // A case counts as labelled once the judges graded it in some run: one whose every run
+    // failed (no key, a provider error) was never measured.
+    if (status.some(s => s !== 'UNGRADED')) {
+      if (expected === 'PASS') labelled.pass++
+      if (expected === 'FAIL') labelled.fail++
+    }
+    if (expected !== undefined) ungraded += status.filter(s => s === 'UNGRADED').length
     for (const grade of graded) {
       const cast = grade?.votes ?? []
       if (cast.length >= 2) {
@@ -252,11 +264,16 @@ function measureCriterion(
   const flip = flipShare(statuses)
   const labelledRuns = Object.values(tally).reduce((a, b) => a + b, 0)
   const facts: RecommendationFact[] = []
+  if (ungraded > 0) facts.push({ code: 'ungraded', runs: ungraded })
   if (labelled.fail === 0) facts.push({ code: 'no_fail_labelled' })
   else if (precision === null) facts.push({ code: 'no_fail_predicted', runs: labelledRuns })
   else if (precision < thresholds.minPrecision)
     facts.push({ code: 'low_precision', precision, min: thresholds.minPrecision })
+  // Flip of every case, or it is not known: an interrupted calibration repeated only a few.
+  const repeated = statuses.filter(s => s.length >= 2).length
   if (flip === null) facts.push({ code: 'flip_unmeasured', repeat: input.repeat })
+  else if (repeated < statuses.length)
+    facts.push({ code: 'flip_partial', measured: repeated, cases: statuses.length })
   else if (flip > thresholds.maxFlip)
     facts.push({ code: 'high_flip', flip, max: thresholds.maxFlip })
   if (labelled.pass < thresholds.minLabelled || labelled.fail < thresholds.minLabelled)
@@ -266,7 +283,7 @@ function measureCriterion(
     id: criterion.id,
     required: criterion.required,
     labelled,
-    runs: tally,
+    runs: { ...tally, ungraded },
     precision,
     recall,
     flip,

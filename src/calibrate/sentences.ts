@@ -11,6 +11,8 @@ export type RecommendationFact =
       readonly fail: number
       readonly min: number
     }
+  | { readonly code: 'ungraded'; readonly runs: number }
+  | { readonly code: 'flip_partial'; readonly measured: number; readonly cases: number }
   | {
       readonly code: 'measured'
       readonly precision: number
@@ -24,6 +26,16 @@ export function percent(value: number | null): string {
   return value === null ? 'n/a' : `${Math.round(value * 100)}%`
 }
 
+/**
+ * `value` beside the threshold it missed, each as a percentage, with a decimal where whole ones
+ * would read the same ("89.7% is below 90%", never "90% is below 90%").
+ */
+function against(value: number, threshold: number): [string, string] {
+  if (percent(value) !== percent(threshold)) return [percent(value), percent(threshold)]
+  const tenth = (share: number): string => `${String(Math.round(share * 1000) / 10)}%`
+  return [tenth(value), tenth(threshold)]
+}
+
 /** The words of each fact: the reason a calibration report gives for its recommendation. */
 export function recommendationSentence(fact: RecommendationFact): string {
   switch (fact.code) {
@@ -31,12 +43,20 @@ export function recommendationSentence(fact: RecommendationFact): string {
       return 'no case is labelled FAIL for it, so its FAILs cannot be checked'
     case 'no_fail_predicted':
       return `the judges never answered FAIL in ${fact.runs} labelled runs: precision is not measured, not perfect`
-    case 'low_precision':
-      return `precision ${percent(fact.precision)} is below ${percent(fact.min)}: a FAIL is wrong too often to block`
+    case 'low_precision': {
+      const [precision, min] = against(fact.precision, fact.min)
+      return `precision ${precision} is below ${min}: a FAIL is wrong too often to block`
+    }
     case 'flip_unmeasured':
       return `flip is not measured with --repeat ${fact.repeat}: repeat each case at least twice`
-    case 'high_flip':
-      return `flip ${percent(fact.flip)} is above ${percent(fact.max)}: the same pull request gets different answers`
+    case 'high_flip': {
+      const [flip, max] = against(fact.flip, fact.max)
+      return `flip ${flip} is above ${max}: the same pull request gets different answers`
+    }
+    case 'ungraded':
+      return `${fact.runs} runs of labelled cases ended without the judges grading it (each run's line says why): those runs measure nothing`
+    case 'flip_partial':
+      return `flip is measured on ${fact.measured} of ${fact.cases} cases: every case needs at least two completed runs`
     case 'few_labelled':
       return `${fact.pass} cases labelled PASS and ${fact.fail} labelled FAIL; at least ${fact.min} of each are needed`
     case 'measured':

@@ -33,7 +33,13 @@ export interface CalibrationSet {
 
 /** The rules a calibration set can break, named in each problem as the rubric's are. */
 export type SetRule =
-  'missing-file' | 'yaml-syntax' | 'unknown-key' | 'type' | 'unknown-criterion' | 'unresolved-ref'
+  | 'missing-file'
+  | 'yaml-syntax'
+  | 'unknown-key'
+  | 'type'
+  | 'unknown-criterion'
+  | 'unresolved-ref'
+  | 'duplicate-case'
 
 export interface SetIssue {
   readonly file: string

@@ -31,7 +31,8 @@ import { needsCouncil } from '../verdict/decide.js'
 import { maskSecrets, secretValues } from '../util/secrets.js'
 import { failed, ok, type Result } from '../util/result.js'
 import { USAGE_ERROR } from './args.js'
-import { fileProblem, reportsProblem, writeReports, type CliIo } from './io.js'
+import { fileProblem, reportsProblem, terminalText, writeReports, type CliIo } from './io.js'
+import { reasonSentence } from '../publish/sentences.js'
 import { optionModelLines, rubricModelLines } from './model-check.js'
 
 /** The options of `calibrate` that take a value, by their names on the command line. */
@@ -136,6 +137,24 @@ export async function calibrateCommand(options: CalibrateOptions, io: CliIo): Pr
     for (const issue of unresolved) io.stderr(formatIssue(issue))
     return USAGE_ERROR
   }
+  // One change listed twice would count twice towards the cases each recommendation needs.
+  const twins = resolved.flatMap((c, i) => {
+    const first = resolved.findIndex(o => o.base === c.base && o.head === c.head)
+    return first < i ? [{ c, of: resolved[first] }] : []
+  })
+  if (twins.length > 0) {
+    for (const { c, of } of twins)
+      io.stderr(
+        formatIssue({
+          file: setPath,
+          line: c.line,
+          column: c.column,
+          rule: 'duplicate-case',
+          message: `case "${c.name}" is the same change as case "${of?.name ?? ''}" (${c.base.slice(0, 12)}..${c.head.slice(0, 12)}): each case must be a different change`
+        })
+      )
+    return USAGE_ERROR
+  }
 
   // Ctrl-C stops what runs, and the reports are written with what completed.
   let stop: () => void = () => undefined
@@ -153,6 +172,7 @@ export async function calibrateCommand(options: CalibrateOptions, io: CliIo): Pr
   const secrets = secretValues(io.env)
   const mask = (text: string): string => maskSecrets(text, secrets)
   const runs: CalibrationRun[] = []
+  let judged = 0
   // Every case once before any twice: stopped early, the runs still cover the whole set.
   const plan = Array.from({ length: repeat }, (_, i) =>
     resolved.map((c, index) => ({ r: i + 1, c, index }))
@@ -185,9 +205,10 @@ export async function calibrateCommand(options: CalibrateOptions, io: CliIo): Pr
         ])
         if (evaluation === 'stopped') break
         runs.push(calibrationRun(evaluation, index, r))
+        if (evaluation.council?.runs.some(call => call.status === 'ok')) judged++
         const seconds = ((now() - started) / 1000).toFixed(1)
         io.stderr(
-          `[${runs.length}/${plan.length}] case ${index + 1}/${resolved.length} "${c.name}", run ${r}/${repeat}: ${evaluation.verdict.verdict} (expected ${c.expect}), ${seconds} s`
+          `[${runs.length}/${plan.length}] case ${index + 1}/${resolved.length} "${c.name}", run ${r}/${repeat}: ${evaluation.verdict.verdict} (expected ${c.expect}), ${seconds} s${unclearWhy(evaluation)}`
         )
       } finally {
         await gates?.remove()
@@ -216,7 +237,23 @@ export async function calibrateCommand(options: CalibrateOptions, io: CliIo): Pr
     ['HTML report', options.html, renderCalibrationHtml(report)]
   ] as const
   const written = await writeReports(io, writes)
-  return state.interrupted ? INTERRUPTED : written ? 0 : USAGE_ERROR
+  if (state.interrupted) return INTERRUPTED
+  // Every run without one answer (no key, a provider down): it measured the machinery only.
+  if (runs.length > 0 && judged === 0) {
+    io.stderr(
+      `rubric-council: error: no judge answered in any of the ${runs.length} runs, so nothing was measured (each run's line says why)`
+    )
+    return USAGE_ERROR
+  }
+  return written ? 0 : USAGE_ERROR
+}
+
+/** An UNCLEAR run's first reason, for its progress line: a machinery failure is named. */
+function unclearWhy(evaluation: Evaluation): string {
+  const [reason] = evaluation.verdict.reasons
+  return evaluation.verdict.verdict === 'UNCLEAR' && reason !== undefined
+    ? `: ${terminalText(reasonSentence(reason, 'terminal'))}`
+    : ''
 }
 
 /** The terminal's summary: how much ran, and each criterion's recommendation with its figures. */
