@@ -173,6 +173,30 @@ describe('/council rerun', () => {
     expect(readState(ours(pr)).history.at(-1)?.note).toBe('/council rerun by @octo-maintainer')
   })
 
+  it('attack: a fork pull request at the same commit neither takes the re-run nor blocks it', async () => {
+    const pr = judged()
+    // A pull request from Alice's fork: its runs list no pull request, as GitHub lists a fork's.
+    const fromAlice = { sha: pr.repo.headSha, ref: 'fix', repo: { full_name: 'alice/octo-repo' } }
+    pr.github.setPullRequest(pr.number, { ...pullRequestJson(pr.repo, pr.number), head: fromAlice })
+    const fork = { pullRequests: [], headRepository: 'alice/octo-repo', headBranch: 'fix' }
+    const own = pr.github.addRun('rubric-council.yml', pr.number, pr.repo.headSha, fork)
+    await review(pr)
+    // Mallory opens a pull request of the same commit from her fork, into any branch: its run is
+    // newer, and waits for a maintainer's approval.
+    pr.github.addRun('rubric-council.yml', pr.number + 1, pr.repo.headSha, {
+      pullRequests: [],
+      headRepository: 'mallory/octo-repo',
+      headBranch: 'twin',
+      status: 'waiting'
+    })
+    const result = await commented(pr, '/council rerun', MAINTAINER)
+    expect(result.code).toBe(0)
+    expect(pr.github.reruns).toEqual([own.id])
+    expect(result.log.join('\n')).toContain(
+      `/actions/runs/${String(own.id)} for #${String(pr.number)}`
+    )
+  })
+
   it('by someone without write permission: a reply saying who may, nothing else', async () => {
     const pr = judged()
     await review(pr)
@@ -309,6 +333,76 @@ describe('/council accept', () => {
     } finally {
       failing = false
     }
+  })
+
+  it('attack: an acceptance given on another pull request, written into this one’s state, does not count', async () => {
+    const pr = unclear()
+    await noKeys(pr)
+    // A maintainer's real "/council accept" on another pull request, which the bot never took.
+    const elsewhere = pr.github.addComment(
+      pr.number + 1000,
+      '/council accept docs-only change',
+      MAINTAINER
+    )
+    const body = replaceState(ours(pr), {
+      ...readState(ours(pr)),
+      accepted: {
+        commit: pr.repo.headSha,
+        by: MAINTAINER.login,
+        reason: 'docs-only change',
+        commentId: elsewhere
+      }
+    })
+    await pr.github.upsertComment(pr.number, body, pr.github.commentsOn(pr.number).slice(0, 1))
+    const result = await noKeys(pr)
+    expect([result.code, checksOnHead(pr).at(-1)?.conclusion]).toEqual([2, 'action_required'])
+    expect(result.log.some(l => l.includes('does not match a /council accept comment'))).toBe(true)
+    expect(ours(pr)).not.toContain('Accepted by')
+  })
+
+  it('attack: check names written into the state are not completed: only this check’s own', async () => {
+    const pr = unclear()
+    await noKeys(pr)
+    const entry = readState(ours(pr)).history.at(-1)
+    if (!entry) throw new Error('no history')
+    // Another workflow's required check, and this check's name for another base.
+    const body = replaceState(ours(pr), {
+      ...readState(ours(pr)),
+      rubrics: {
+        'ci / unit-tests': { history: [entry] },
+        'rubric-council (release-1.x)': { history: [entry] }
+      }
+    })
+    await pr.github.upsertComment(pr.number, body, pr.github.commentsOn(pr.number).slice(0, 1))
+    await commented(pr, '/council accept flaky judge', MAINTAINER)
+    expect(
+      checksOnHead(pr)
+        .filter(c => c.conclusion === 'success')
+        .map(c => c.name)
+    ).toEqual([])
+    expect(pr.github.commentsOn(pr.number).at(-1)?.body).toContain('nothing was accepted')
+  })
+
+  it('attack: a pull request retargeted after the accept command never gets a success under the name its new base requires', async () => {
+    const pr = unclear()
+    const intoMain = pullRequestJson(pr.repo, pr.number)
+    const intoWeak = { ...intoMain, base: { ...(intoMain.base as object), ref: 'weak' } }
+    pr.github.setFile('weak', '.github/rubric.md', RUBRIC)
+    pr.github.setPullRequest(pr.number, intoWeak)
+    const event = pullRequestEvent(pr.repo, { number: pr.number, pullRequest: intoWeak })
+    const weak = await runInProcess(pr, { event, providers: {} })
+    expect(weak.code).toBe(2)
+    expect(checksOnHead(pr).map(c => c.name)).toEqual(['rubric-council (weak)'])
+    // The maintainer accepts it for the experimental branch; the author retargets it to the
+    // default branch before the bot runs.
+    const command = written(pr, '/council accept fine for the experimental branch', MAINTAINER)
+    pr.github.setPullRequest(pr.number, intoMain)
+    expect((await delivered(pr, command)).code).toBe(0)
+    expect(checksOnHead(pr).filter(c => c.name === 'rubric-council')).toEqual([])
+    expect(checksOnHead(pr).map(c => c.conclusion)).toEqual(['action_required'])
+    expect(pr.github.commentsOn(pr.number).at(-1)?.body).toContain(
+      'was not posted on the check run this pull request’s base branch'.replace('’', "'")
+    )
   })
 
   it('needs a reason, and a verdict on the head commit', async () => {

@@ -145,7 +145,7 @@ describe('the pull request', () => {
       user: { login: 'dependabot[bot]', type: 'Bot' },
       labels: [{ name: 'dependencies' }, { name: 'no-council' }],
       base: { ref: 'main', sha: 'b'.repeat(40), repo: { default_branch: 'trunk' } },
-      head: { ref: 'feature', sha: SHA }
+      head: { ref: 'feature', sha: SHA, repo: { full_name: 'fork-owner/octo-repo' } }
     })
     expect(await port().pullRequest(43)).toEqual({
       number: 43,
@@ -155,6 +155,8 @@ describe('the pull request', () => {
       baseRef: 'main',
       defaultBranch: 'trunk',
       headSha: SHA,
+      headRepository: 'fork-owner/octo-repo',
+      headRef: 'feature',
       state: 'closed',
       draft: true,
       author: { login: 'dependabot[bot]', bot: true },
@@ -172,12 +174,14 @@ describe('the pull request', () => {
     github.setPullRequest(63, { ...json(63, 'main-port', 'e'.repeat(40)), state: 'closed' })
     const ours = (list: { number: number }[]) => list.filter(pr => pr.number > 60 && pr.number < 64)
     const defaultBranch = baseBranch({ baseSha: 'b'.repeat(40) })
+    // The webhook example's head: branch `changes` of Codertocat/Hello-World.
+    const from = { headRepository: 'Codertocat/Hello-World', headRef: 'changes' }
     expect(ours(await port().openPullRequests('main-port'))).toEqual([
-      { number: 61, headSha: 'c'.repeat(40), baseRef: 'main-port', defaultBranch }
+      { number: 61, headSha: 'c'.repeat(40), ...from, baseRef: 'main-port', defaultBranch }
     ])
     expect(ours(await port().openPullRequests()).sort((a, b) => a.number - b.number)).toEqual([
-      { number: 61, headSha: 'c'.repeat(40), baseRef: 'main-port', defaultBranch },
-      { number: 62, headSha: 'd'.repeat(40), baseRef: 'release-port', defaultBranch }
+      { number: 61, headSha: 'c'.repeat(40), ...from, baseRef: 'main-port', defaultBranch },
+      { number: 62, headSha: 'd'.repeat(40), ...from, baseRef: 'release-port', defaultBranch }
     ])
     const listed = github.requests.filter(r => r.path.endsWith('/pulls'))
     expect(listed.map(r => r.query.base)).toEqual(['main-port', undefined])

@@ -44,6 +44,9 @@ export interface MemoryRun {
   attempt: number
   readonly createdAt: string
   readonly pullRequests: readonly number[]
+  /** Where the commit it ran on came from: this repository's own branch by default. */
+  readonly headRepository: string
+  readonly headBranch: string
 }
 
 /** A comment as GitHub keeps it: with its author, and editable. */
@@ -69,7 +72,11 @@ interface PullRequestJson {
     readonly sha?: string
     readonly repo?: { readonly default_branch?: string }
   }
-  readonly head?: { readonly sha?: string }
+  readonly head?: {
+    readonly sha?: string
+    readonly ref?: string
+    readonly repo?: { readonly full_name?: string } | null
+  }
   readonly draft?: boolean
   readonly user?: { readonly login?: string; readonly type?: string }
   readonly labels?: readonly { readonly name?: string }[]
@@ -160,7 +167,12 @@ export class MemoryGitHub implements GitHubPort {
     workflow: string,
     number: number,
     headSha: string,
-    options: Partial<Pick<MemoryRun, 'event' | 'status' | 'createdAt'>> = {}
+    options: Partial<
+      Pick<
+        MemoryRun,
+        'event' | 'status' | 'createdAt' | 'pullRequests' | 'headRepository' | 'headBranch'
+      >
+    > = {}
   ): MemoryRun {
     const run: MemoryRun = {
       id: 9_000 + this.runs.length,
@@ -170,7 +182,9 @@ export class MemoryGitHub implements GitHubPort {
       status: options.status ?? 'completed',
       attempt: 1,
       createdAt: options.createdAt ?? new Date(Date.now() - 3600_000).toISOString(),
-      pullRequests: [number]
+      pullRequests: options.pullRequests ?? [number],
+      headRepository: options.headRepository ?? `${OWNER}/${REPO}`,
+      headBranch: options.headBranch ?? 'feature'
     }
     this.runs.push(run)
     return run
@@ -210,6 +224,8 @@ export class MemoryGitHub implements GitHubPort {
       baseRef: pr.base?.ref ?? '',
       defaultBranch: pr.base?.repo?.default_branch ?? '',
       headSha: pr.head?.sha ?? '',
+      headRepository: pr.head?.repo?.full_name ?? '',
+      headRef: pr.head?.ref ?? '',
       state: pr.state === 'closed' ? 'closed' : 'open',
       draft: pr.draft === true,
       ...(pr.user?.login !== undefined && {
@@ -364,8 +380,11 @@ export class MemoryGitHub implements GitHubPort {
     )
 
   issueComment = (id: number): Promise<CommentByUser | undefined> => {
-    const found = [...this.store.values()].flat().find(c => c.id === id)
-    return Promise.resolve(found && { body: found.body, login: found.login, type: found.type })
+    const issue = [...this.store.entries()].find(([, list]) => list.some(c => c.id === id))
+    const found = issue?.[1].find(c => c.id === id)
+    return Promise.resolve(
+      found && { body: found.body, login: found.login, type: found.type, issue: issue?.[0] ?? 0 }
+    )
   }
 
   permission = (login: string): Promise<'admin' | 'write' | 'read' | 'none'> =>
@@ -381,6 +400,8 @@ export class MemoryGitHub implements GitHubPort {
               {
                 number,
                 headSha: head?.sha ?? '',
+                headRepository: head?.repo?.full_name ?? '',
+                headRef: head?.ref ?? '',
                 baseRef: base?.ref ?? '',
                 defaultBranch: base?.repo?.default_branch ?? ''
               }
@@ -400,7 +421,9 @@ export class MemoryGitHub implements GitHubPort {
           status: r.status,
           createdAt: r.createdAt,
           htmlUrl: `https://github.com/${OWNER}/${REPO}/actions/runs/${r.id}`,
-          pullRequests: r.pullRequests
+          pullRequests: r.pullRequests,
+          headRepository: r.headRepository,
+          headBranch: r.headBranch
         }))
     )
 

@@ -29,6 +29,25 @@ import type { ActionIO } from './io.js'
 import { healOutages } from './heal.js'
 import { reverify, SHARED_PROBLEMS } from './reverify.js'
 
+/**
+ * Whether `name` is one of this check's run names for a pull request into `base`: `check-name`
+ * (with the base's suffix), or a rubric's among several, `check-name / <rubric>` (with it too).
+ */
+export function isOwnName(
+  name: string,
+  checkName: string,
+  base: { readonly baseRef: string; readonly defaultBranch: string }
+): boolean {
+  if (name === checkRunName(checkName, base)) return true
+  const [prefix = '', suffix = ''] = checkRunName(`${checkName} / \u0000`, base).split('\u0000')
+  return (
+    name.length > prefix.length + suffix.length &&
+    name.startsWith(prefix) &&
+    name.endsWith(suffix) &&
+    !name.slice(prefix.length, name.length - suffix.length).includes('\u0000')
+  )
+}
+
 /** How many pull requests are re-verified at once when the base rubric changes. */
 const REVERIFY_WIDTH = 4
 /** Pull requests named one by one in the warning about those that were not re-verified. */
@@ -235,6 +254,7 @@ export async function commandGiven(context: BotContext): Promise<void> {
         number,
         replaceState(ours.body, {
           history: state.history,
+          ...(state.check !== undefined && { check: state.check }),
           ...(state.accepted && { accepted: state.accepted }),
           ...(state.heal && { heal: state.heal }),
           ...(state.waivers && { waivers: state.waivers }),
@@ -249,7 +269,12 @@ export async function commandGiven(context: BotContext): Promise<void> {
         [ours]
       )
     }
-    const outcome = await reverify(github, inputs.reviewWorkflow, { number, headSha: head })
+    const outcome = await reverify(github, inputs.reviewWorkflow, {
+      number,
+      headSha: head,
+      headRepository: pr?.headRepository ?? '',
+      headRef: pr?.headRef ?? ''
+    })
     if (!outcome.ok) {
       io.warning(`Rubric Council: ${outcome.problem.message}`)
       await github.reply(
@@ -273,7 +298,8 @@ export async function commandGiven(context: BotContext): Promise<void> {
       state,
       last: verdict.value,
       waiver: { commit: head, criterion: form.criterion, by: login, commentId },
-      reason: form.reason
+      reason: form.reason,
+      from: { headRepository: pr?.headRepository ?? '', headRef: pr?.headRef ?? '' }
     })
     return
   }
@@ -293,12 +319,27 @@ export async function commandGiven(context: BotContext): Promise<void> {
   const last = verdict.value
   const reason = command.reason
   const accepted = `Accepted by @${login}: ${reason}`
-  // With several rubrics, the check run of each one judged on the head.
+  // The check runs this pull request's verdicts were posted on, under the name its base gives now:
+  // with several rubrics each one judged on the head, else the one the state says. A name of
+  // another check, or of another base (the pull request was retargeted after the verdict), is
+  // never completed: the state can be edited, and a base can change without a review.
+  const base = pr ?? { baseRef: '', defaultBranch: '' }
   const names = state.rubrics
     ? Object.entries(state.rubrics).flatMap(([name, memory]) =>
-        memory.history.at(-1)?.commit === head ? [name] : []
+        memory.history.at(-1)?.commit === head && isOwnName(name, inputs.checkName, base)
+          ? [name]
+          : []
       )
-    : [checkRunName(inputs.checkName, pr ?? { baseRef: '', defaultBranch: '' })]
+    : [checkRunName(inputs.checkName, base)].filter(name => name === state.check)
+  if (names.length === 0) {
+    const short = head.slice(0, 7)
+    await github.reply(
+      number,
+      `${who} the verdict on ${short} was not posted on the check run this pull request's base branch ${code(base.baseRef)} gives (the base changed since, or the review is older than this version): nothing was accepted. Comment \`/council rerun\` to have it reviewed under ${code(base.baseRef)}, then accept it.`
+    )
+    io.notice(`Rubric Council: /council accept by ${who} not taken for ${short}: another base`)
+    return
+  }
   const written = await Promise.all(
     names.map(name =>
       github.completeCheckRun({ headSha: head, name, externalId: CHECK_RUN_MARK }, 'success', {
@@ -353,10 +394,12 @@ async function waiverGiven(
     readonly last: HistoryEntry
     readonly waiver: StoredWaiver
     readonly reason: string
+    /** Its head's repository and branch, which tell its review runs from others' at `head`. */
+    readonly from: { readonly headRepository: string; readonly headRef: string }
   }
 ): Promise<void> {
   const { github, inputs, io } = context
-  const { number, head, ours, state, last, waiver, reason } = given
+  const { number, head, ours, state, last, waiver, reason, from } = given
   const who = `@${waiver.by}`
   const short = head.slice(0, 7)
   if (waiver.criterion.length > MAX_WAIVER_ID) {
@@ -401,7 +444,7 @@ async function waiverGiven(
     await github.reply(number, `${who} I could not record the waiver: ${written.problem}.`)
     return
   }
-  const outcome = await reverify(github, inputs.reviewWorkflow, { number, headSha: head })
+  const outcome = await reverify(github, inputs.reviewWorkflow, { number, headSha: head, ...from })
   if (!outcome.ok) {
     io.warning(`Rubric Council: ${outcome.problem.message}`)
     await github.reply(

@@ -47,16 +47,27 @@ export const SHARED_PROBLEMS: ReadonlySet<ReverifyProblem> = new Set(['no-workfl
 const NEW_RUN =
   'push a commit to the pull request, or close and reopen it, and GitHub starts a new review'
 
+/** A pull request's head, as the bot knows it: what tells its runs from others' at that commit. */
+export interface PullRequestHead {
+  readonly number: number
+  readonly headSha: string
+  /** `owner/repo` of its head ('' when GitHub does not say), and its branch there. */
+  readonly headRepository: string
+  readonly headRef: string
+}
+
 /**
  * Re-runs the newest run of `workflow` (a file in .github/workflows) on `pr`'s head commit that ran
- * on a pull request event for it. A fork's runs list no pull request, so a run that lists none
- * counts; one that lists others does not. What could not be done comes back as a problem whose
- * message names the cause and what to do.
+ * on a pull request event for it. A fork's runs list no pull request: such a run counts only when
+ * it ran on the pull request's own head repository and branch, for another pull request (from
+ * another fork, into any base) can share the commit and would otherwise be re-run instead, or keep
+ * this one from being re-run. A run that lists other pull requests does not count. What could not
+ * be done comes back as a problem whose message names the cause and what to do.
  */
 export async function reverify(
   github: GitHubPort,
   workflow: string,
-  pr: { readonly number: number; readonly headSha: string }
+  pr: PullRequestHead
 ): Promise<Reverification> {
   const at = `#${pr.number} at ${pr.headSha.slice(0, 7)}`
   let runs
@@ -82,7 +93,11 @@ export async function reverify(
   const run = runs.find(
     r =>
       PULL_REQUEST_EVENTS.has(r.event) &&
-      (r.pullRequests.length === 0 || r.pullRequests.includes(pr.number))
+      (r.pullRequests.includes(pr.number) ||
+        (r.pullRequests.length === 0 &&
+          pr.headRepository !== '' &&
+          r.headRepository === pr.headRepository &&
+          r.headBranch === pr.headRef))
   )
   if (run === undefined) {
     return problem(

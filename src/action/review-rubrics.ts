@@ -116,7 +116,7 @@ export async function reviewRubrics(
   try {
     const state: CommentState = existing[0] ? readState(existing[0].body) : { history: [] }
     // A waiver names a must-have; it binds in every rubric that has it.
-    const asked = await askedOf(state, head, ports.github, io)
+    const asked = await askedOf(state, run.pr, ports.github, io)
     const { heal, waivers } = asked
     // Gates of several rubrics run one rubric at a time: they share the checkout.
     const gates = oneAtATime(ports.gates)
@@ -166,7 +166,7 @@ export async function reviewRubrics(
     const acceptance = await verifiedAcceptance(
       ports.github,
       state.accepted,
-      { head, mustHaves },
+      { head, number: run.pr.number, mustHaves },
       io
     )
     if (acceptance) {

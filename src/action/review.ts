@@ -85,7 +85,7 @@ export async function reviewPullRequest(
   const checkRunId = started?.ok === true ? started.value : undefined
   try {
     const state: CommentState = existing[0] ? readState(existing[0].body) : { history: [] }
-    const asked = await askedOf(state, run.pr.headSha, ports.github, io)
+    const asked = await askedOf(state, run.pr, ports.github, io)
     const { heal, waivers } = asked
     const judged = await judgeRubric({ choice, memory: state, head: run.pr.headSha, asked }, ports)
     // A waiver's command names a must-have; it never stands for an acceptance of the whole check.
@@ -95,11 +95,12 @@ export async function reviewPullRequest(
     const acceptance = await verifiedAcceptance(
       ports.github,
       state.accepted,
-      { head: run.pr.headSha, mustHaves },
+      { head: run.pr.headSha, number: run.pr.number, mustHaves },
       io
     )
     const evaluation: Evaluation = { ...judged.evaluation, ...(acceptance && { acceptance }) }
     const kept = {
+      check: place.name,
       ...(judged.sealed && { judgement: judged.sealed }),
       ...(acceptance && state.accepted && { accepted: state.accepted }),
       ...(heal && { heal: { ...heal, due: false } }),
@@ -160,16 +161,17 @@ export interface Asked {
 
 export async function askedOf(
   state: CommentState,
-  head: string,
+  pr: { readonly headSha: string; readonly number: number },
   github: GitHubPort | undefined,
   io: ActionIO
 ): Promise<Asked> {
+  const head = pr.headSha
   const waivers = (state.waivers ?? []).filter(w => w.commit === head)
   return {
     ...(state.rerun?.commit === head && { rerun: state.rerun }),
     ...(state.heal?.commit === head && { heal: state.heal }),
     waivers,
-    waived: await verifiedWaivers(github, waivers, io)
+    waived: await verifiedWaivers(github, waivers, pr.number, io)
   }
 }
 
@@ -226,13 +228,18 @@ export async function judgeRubric(
 
 /**
  * The acceptance the comment records for this head commit, once the `/council accept` comment it
- * names has been read again through the API and its author still has write permission. Anything
- * else (another commit, an edited or deleted command, a lost permission) counts as none.
+ * names has been read again through the API: on this pull request, by the user the state names,
+ * who still has write permission. Anything else (another commit, an edited or deleted command, a
+ * command on another pull request, a lost permission) counts as none.
  */
 export async function verifiedAcceptance(
   github: GitHubPort | undefined,
   stored: StoredAcceptance | undefined,
-  of: { readonly head: string; readonly mustHaves: ReadonlySet<string> },
+  of: {
+    readonly head: string
+    readonly number: number
+    readonly mustHaves: ReadonlySet<string>
+  },
   io: ActionIO
 ): Promise<Acceptance | undefined> {
   const { head, mustHaves } = of
@@ -241,7 +248,8 @@ export async function verifiedAcceptance(
     const comment = await github.issueComment(stored.commentId)
     const command = comment === undefined ? undefined : parseCommand(comment.body)
     if (
-      comment?.login === stored.by &&
+      comment?.issue === of.number &&
+      comment.login === stored.by &&
       command?.kind === 'accept' &&
       command.reason !== '' &&
       !mustHaves.has(command.reason.split(' ', 1)[0] ?? '') &&
@@ -264,13 +272,15 @@ export async function verifiedAcceptance(
 /**
  * The waivers the comment records for this head commit (`stored`, already of this head), each
  * checked as an acceptance is: its `/council accept <criterion-id> <reason>` comment read again
- * through the API, written by the same user, naming the same criterion with a reason, and its
- * author still with write permission. The reason is the comment's, not the state's. Any other
- * counts as none, with a warning; the verdict decides whether the criterion failed at all.
+ * through the API, on pull request `number`, written by the same user, naming the same criterion
+ * with a reason, and its author still with write permission. The reason is the comment's, not the
+ * state's. Any other counts as none, with a warning; the verdict decides whether the criterion
+ * failed at all.
  */
 export async function verifiedWaivers(
   github: GitHubPort | undefined,
   stored: readonly StoredWaiver[],
+  number: number,
   io: ActionIO
 ): Promise<Waiver[]> {
   if (!github) return []
@@ -284,7 +294,8 @@ export async function verifiedWaivers(
           ? acceptForm(command.reason, new Map([[waiver.criterion, true]]))
           : undefined
       if (
-        comment?.login === waiver.by &&
+        comment?.issue === number &&
+        comment.login === waiver.by &&
         form?.kind === 'waiver' &&
         form.reason !== '' &&
         (await mayCommand(github, waiver.by))

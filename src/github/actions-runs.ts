@@ -134,6 +134,14 @@ export interface WorkflowRunListed {
    * from a fork: GitHub lists only pull requests whose head is in the base repository.
    */
   readonly pullRequests: readonly number[]
+  /** Where the commit it ran on came from (`owner/repo`; '' when GitHub does not say). */
+  readonly headRepository: string
+  readonly headBranch: string
+}
+
+/** A head repository's `owner/repo`: GitHub sends none for a fork that was deleted. */
+export function fullName(repo: { readonly full_name: string } | null): string {
+  return repo?.full_name ?? ''
 }
 
 /**
@@ -159,7 +167,9 @@ export async function workflowRunsAt(
       status: run.status ?? null,
       createdAt: run.created_at,
       htmlUrl: run.html_url,
-      pullRequests: (run.pull_requests ?? []).map(pr => pr.number)
+      pullRequests: (run.pull_requests ?? []).map(pr => pr.number),
+      headRepository: fullName(run.head_repository),
+      headBranch: run.head_branch ?? ''
     }))
     .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt) || b.id - a.id)
 }

@@ -23,6 +23,7 @@ import {
 import { fileAt, fileInRepository, filesIn } from './contents.js'
 import type { ReadUpstream } from '../rubric/read-extends.js'
 import {
+  fullName,
   rerunWorkflowRun,
   runJobs,
   workflowRunsAt,
@@ -103,16 +104,21 @@ export interface GitHubPort {
 export interface OpenPullRequest {
   readonly number: number
   readonly headSha: string
+  /** Where its head is (`owner/repo`, '' when GitHub does not say) and its branch there. */
+  readonly headRepository: string
+  readonly headRef: string
   /** Its base branch, and the repository's default one: the check run's name (`checkRunName`). */
   readonly baseRef: string
   readonly defaultBranch: string
 }
 
-/** A comment with who wrote it. */
+/** A comment with who wrote it, and on which issue or pull request. */
 export interface CommentByUser {
   readonly body: string
   readonly login: string
   readonly type: string
+  /** The number of the issue or pull request it is on (from its `issue_url`); 0 if not said. */
+  readonly issue: number
 }
 
 /**
@@ -163,7 +169,12 @@ export function octokitPort(
     issueComment: async id => {
       try {
         const { data } = await api().rest.issues.getComment({ ...repo, comment_id: id })
-        return { body: data.body ?? '', login: data.user?.login ?? '', type: data.user?.type ?? '' }
+        return {
+          body: data.body ?? '',
+          login: data.user?.login ?? '',
+          type: data.user?.type ?? '',
+          issue: Number(/\/issues\/(\d+)$/.exec(data.issue_url)?.[1] ?? '0')
+        }
       } catch (error) {
         if (statusOf(error) === 404) return undefined
         throw error
@@ -193,6 +204,8 @@ export function octokitPort(
       ).map(pr => ({
         number: pr.number,
         headSha: pr.head.sha,
+        headRepository: fullName(pr.head.repo),
+        headRef: pr.head.ref,
         baseRef: pr.base.ref,
         defaultBranch: pr.base.repo.default_branch
       })),

@@ -11,6 +11,10 @@ export interface PullRequest {
   /** The repository's default branch ('' when the payload does not say). */
   readonly defaultBranch: string
   readonly headSha: string
+  /** Where its head is: `owner/repo` ('' when GitHub does not say, as for a deleted fork). */
+  readonly headRepository: string
+  /** Its head branch's name. */
+  readonly headRef: string
   /** 'open' unless GitHub says otherwise. */
   readonly state: 'open' | 'closed'
   /** A draft, which GitHub does not let anyone merge until it is marked ready for review. */
@@ -46,6 +50,8 @@ export function pullRequestOf(pr: unknown): PullRequest | undefined {
   const defaultBranch =
     typeof repository.default_branch === 'string' ? repository.default_branch : ''
   const head = isRecord(pr.head) ? pr.head.sha : undefined
+  const headRepo = isRecord(pr.head) && isRecord(pr.head.repo) ? pr.head.repo.full_name : ''
+  const headRef = isRecord(pr.head) ? pr.head.ref : ''
   const author = actorOf(pr.user)
   if (typeof base !== 'string' || typeof head !== 'string' || typeof pr.number !== 'number')
     return undefined
@@ -57,6 +63,8 @@ export function pullRequestOf(pr: unknown): PullRequest | undefined {
     baseRef,
     defaultBranch,
     headSha: head,
+    headRepository: typeof headRepo === 'string' ? headRepo : '',
+    headRef: typeof headRef === 'string' ? headRef : '',
     state: pr.state === 'closed' ? 'closed' : 'open',
     draft: pr.draft === true,
     ...(author && { author }),

@@ -63,7 +63,8 @@ const State = z.object({
     .object({ commit: Commit, count: z.int().min(1).max(100), due: z.boolean() })
     .optional()
     .catch(undefined),
-  rubrics: z.record(z.string().max(300), RubricPart).optional().catch(undefined)
+  rubrics: z.record(z.string().max(300), RubricPart).optional().catch(undefined),
+  check: z.string().max(300).optional().catch(undefined)
 })
 
 /**
@@ -93,6 +94,11 @@ export interface CommentState {
    * the pull request's, one entry per run with the worst verdict of the rubrics that applied.
    */
   readonly rubrics?: Readonly<Record<string, RubricMemory>>
+  /**
+   * The check run the latest verdict was posted on (one rubric; with several, `rubrics` is keyed by
+   * theirs): `/council accept` completes that one only, never the name another base would give.
+   */
+  readonly check?: string
 }
 
 /** What one rubric among several remembers: its last iterations and its judges' answers. */
@@ -158,9 +164,10 @@ export function readState(body: string): CommentState {
     )
     const parsed = State.safeParse(json)
     if (!parsed.success) return { history: [] }
-    const { history, judgement, accepted, rerun, heal, waivers, rubrics } = parsed.data
+    const { history, judgement, accepted, rerun, heal, waivers, rubrics, check } = parsed.data
     return {
       history,
+      ...(check !== undefined && { check }),
       ...(judgement && { judgement }),
       ...(accepted && { accepted }),
       ...(rerun && { rerun }),
@@ -242,10 +249,11 @@ function encode(state: CommentState): string {
 }
 
 function json(state: CommentState): string {
-  const { history, judgement, accepted, rerun, heal, waivers, rubrics } = state
+  const { history, judgement, accepted, rerun, heal, waivers, rubrics, check } = state
   return JSON.stringify({
     v: 1,
     history,
+    ...(check !== undefined && { check }),
     ...(judgement && { judgement }),
     ...(accepted && { accepted }),
     ...(rerun && { rerun }),
@@ -264,9 +272,10 @@ function json(state: CommentState): string {
 
 /** Without the judges' answers, the pull request's and each rubric's (they only save calls). */
 function withoutJudgement(state: CommentState): CommentState {
-  const { history, accepted, rerun, heal, waivers, rubrics } = state
+  const { history, accepted, rerun, heal, waivers, rubrics, check } = state
   return {
     history,
+    ...(check !== undefined && { check }),
     ...(accepted && { accepted }),
     ...(rerun && { rerun }),
     ...(heal && { heal }),

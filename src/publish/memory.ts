@@ -225,8 +225,10 @@ export function mergeStates(
   const waivers = same(fresh.waivers, read.waivers) ? ours.waivers : fresh.waivers
   const judgement = oursIsCurrent ? ours.judgement : fresh.judgement
   const rubrics = oursIsCurrent ? ours.rubrics : fresh.rubrics
+  const check = oursIsCurrent ? ours.check : fresh.check
   return {
     history: mergeHistories(fresh.history, ours.history, head),
+    ...(check !== undefined && { check }),
     ...(judgement && { judgement }),
     ...(accepted && { accepted }),
     ...(rerun && { rerun }),
