@@ -197,6 +197,32 @@ describe('/council rerun', () => {
     )
   })
 
+  it('a fork branch opened twice (into two bases) has both its finished runs re-run: nothing tells them apart', async () => {
+    const pr = judged()
+    const fromAlice = { sha: pr.repo.headSha, ref: 'fix', repo: { full_name: 'alice/octo-repo' } }
+    pr.github.setPullRequest(pr.number, { ...pullRequestJson(pr.repo, pr.number), head: fromAlice })
+    const fork = { pullRequests: [], headRepository: 'alice/octo-repo', headBranch: 'fix' }
+    const own = pr.github.addRun('rubric-council.yml', pr.number, pr.repo.headSha, fork)
+    const twin = pr.github.addRun('rubric-council.yml', pr.number + 1, pr.repo.headSha, fork)
+    await review(pr)
+    expect((await commented(pr, '/council rerun', MAINTAINER)).code).toBe(0)
+    expect([...pr.github.reruns].sort()).toEqual([own.id, twin.id].sort())
+  })
+
+  it('re-runs the run of a fork pull request whose fork was deleted', async () => {
+    const pr = judged()
+    const gone = { sha: pr.repo.headSha, ref: 'fix', repo: null }
+    pr.github.setPullRequest(pr.number, { ...pullRequestJson(pr.repo, pr.number), head: gone })
+    const own = pr.github.addRun('rubric-council.yml', pr.number, pr.repo.headSha, {
+      pullRequests: [],
+      headRepository: '',
+      headBranch: 'fix'
+    })
+    await review(pr)
+    expect((await commented(pr, '/council rerun', MAINTAINER)).code).toBe(0)
+    expect(pr.github.reruns).toEqual([own.id])
+  })
+
   it('by someone without write permission: a reply saying who may, nothing else', async () => {
     const pr = judged()
     await review(pr)
@@ -370,7 +396,9 @@ describe('/council accept', () => {
       ...readState(ours(pr)),
       rubrics: {
         'ci / unit-tests': { history: [entry] },
-        'rubric-council (release-1.x)': { history: [entry] }
+        'rubric-council (release-1.x)': { history: [entry] },
+        'rubric-council / api (release-1.x)': { history: [entry] },
+        'rubric-council / api': { history: [entry] }
       }
     })
     await pr.github.upsertComment(pr.number, body, pr.github.commentsOn(pr.number).slice(0, 1))
@@ -400,9 +428,26 @@ describe('/council accept', () => {
     expect((await delivered(pr, command)).code).toBe(0)
     expect(checksOnHead(pr).filter(c => c.name === 'rubric-council')).toEqual([])
     expect(checksOnHead(pr).map(c => c.conclusion)).toEqual(['action_required'])
-    expect(pr.github.commentsOn(pr.number).at(-1)?.body).toContain(
-      'was not posted on the check run this pull request’s base branch'.replace('’', "'")
+    const reply = pr.github.commentsOn(pr.number).at(-1)?.body
+    expect(reply).toContain("was not posted on the check run that this pull request's base branch")
+    expect(reply).toContain('(it was retargeted since its review): nothing was accepted')
+  })
+
+  it('accepts a verdict whose state an earlier version wrote, once this check has a run on the head', async () => {
+    const pr = unclear()
+    await noKeys(pr)
+    // The state as the version before this one wrote it: no `check`.
+    const { check, ...older } = readState(ours(pr))
+    expect(check).toBe('rubric-council')
+    await pr.github.upsertComment(
+      pr.number,
+      replaceState(ours(pr), older),
+      pr.github.commentsOn(pr.number).slice(0, 1)
     )
+    expect(readState(ours(pr)).check).toBeUndefined()
+    await commented(pr, '/council accept flaky judge', MAINTAINER)
+    const accepted = checksOnHead(pr).at(-1)
+    expect([accepted?.name, accepted?.conclusion]).toEqual(['rubric-council', 'success'])
   })
 
   it('needs a reason, and a verdict on the head commit', async () => {

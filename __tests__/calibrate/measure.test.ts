@@ -194,7 +194,7 @@ describe('measureCalibration', () => {
       precision: 1,
       recommendation: 'advise',
       reason:
-        "12 runs of labelled cases ended without the judges grading it (each run's line says why): those runs measure nothing; 0 cases labelled PASS and 6 labelled FAIL; at least 5 of each are needed"
+        "12 runs ended without the judges grading it (each run's line says why): those runs measure nothing; 0 cases labelled PASS and 6 labelled FAIL; at least 5 of each are needed"
     })
   })
 

@@ -20,7 +20,7 @@ import { rubricHash } from '../rubric/hash.js'
 import { mapBounded } from '../util/pool.js'
 import { isRecord } from '../util/is-record.js'
 import { acceptForm, COMMANDS_HELP, mayCommand, parseCommand } from './commands.js'
-import { baseCriteria, repositoryRubricPath, rubricFilesAt } from './rubric.js'
+import { baseCriteria, ownCheckNames, repositoryRubricPath, rubricFilesAt } from './rubric.js'
 import { rubricsFolder } from '../rubric/defaults.js'
 import type { HistoryEntry } from '../engine/history.js'
 import type { IssueComment } from '../github/comment.js'
@@ -28,25 +28,6 @@ import type { ActionInputs } from './inputs.js'
 import type { ActionIO } from './io.js'
 import { healOutages } from './heal.js'
 import { reverify, SHARED_PROBLEMS } from './reverify.js'
-
-/**
- * Whether `name` is one of this check's run names for a pull request into `base`: `check-name`
- * (with the base's suffix), or a rubric's among several, `check-name / <rubric>` (with it too).
- */
-export function isOwnName(
-  name: string,
-  checkName: string,
-  base: { readonly baseRef: string; readonly defaultBranch: string }
-): boolean {
-  if (name === checkRunName(checkName, base)) return true
-  const [prefix = '', suffix = ''] = checkRunName(`${checkName} / \u0000`, base).split('\u0000')
-  return (
-    name.length > prefix.length + suffix.length &&
-    name.startsWith(prefix) &&
-    name.endsWith(suffix) &&
-    !name.slice(prefix.length, name.length - suffix.length).includes('\u0000')
-  )
-}
 
 /** How many pull requests are re-verified at once when the base rubric changes. */
 const REVERIFY_WIDTH = 4
@@ -319,23 +300,19 @@ export async function commandGiven(context: BotContext): Promise<void> {
   const last = verdict.value
   const reason = command.reason
   const accepted = `Accepted by @${login}: ${reason}`
-  // The check runs this pull request's verdicts were posted on, under the name its base gives now:
-  // with several rubrics each one judged on the head, else the one the state says. A name of
+  // The check runs this pull request's verdicts were posted on, under the names its base gives
+  // now: with several rubrics each one judged on the head, else the one the state says. A name of
   // another check, or of another base (the pull request was retargeted after the verdict), is
   // never completed: the state can be edited, and a base can change without a review.
   const base = pr ?? { baseRef: '', defaultBranch: '' }
   const names = state.rubrics
-    ? Object.entries(state.rubrics).flatMap(([name, memory]) =>
-        memory.history.at(-1)?.commit === head && isOwnName(name, inputs.checkName, base)
-          ? [name]
-          : []
-      )
-    : [checkRunName(inputs.checkName, base)].filter(name => name === state.check)
+    ? await ownRubricNames(context, state.rubrics, head, base)
+    : await ownCheckName(context, state.check, head, base)
   if (names.length === 0) {
     const short = head.slice(0, 7)
     await github.reply(
       number,
-      `${who} the verdict on ${short} was not posted on the check run this pull request's base branch ${code(base.baseRef)} gives (the base changed since, or the review is older than this version): nothing was accepted. Comment \`/council rerun\` to have it reviewed under ${code(base.baseRef)}, then accept it.`
+      `${who} the verdict on ${short} was not posted on the check run that this pull request's base branch ${code(base.baseRef)} requires (it was retargeted since its review): nothing was accepted. Comment \`/council rerun\` to have it reviewed under ${code(base.baseRef)}, then accept it.`
     )
     io.notice(`Rubric Council: /council accept by ${who} not taken for ${short}: another base`)
     return
@@ -374,6 +351,37 @@ export async function commandGiven(context: BotContext): Promise<void> {
     [ours]
   )
   io.info(`Rubric Council: ${accepted} (${head.slice(0, 7)})`)
+}
+
+/** The rubrics judged on `head`, among several, by this check's run names for a pull request into `base`. */
+async function ownRubricNames(
+  context: BotContext,
+  rubrics: NonNullable<CommentState['rubrics']>,
+  head: string,
+  base: { readonly baseRef: string; readonly defaultBranch: string }
+): Promise<string[]> {
+  const { github, inputs } = context
+  const own = await ownCheckNames(github, repositoryRubricPath(inputs), inputs.checkName, base)
+  return Object.entries(rubrics).flatMap(([name, memory]) =>
+    memory.history.at(-1)?.commit === head && own.has(name) ? [name] : []
+  )
+}
+
+/**
+ * The one rubric's check run name for a pull request into `base`, when its verdict was posted
+ * there: the name the state records (`check`); for a state written before it did, when this
+ * check has a run of that name on `head`.
+ */
+async function ownCheckName(
+  context: BotContext,
+  recorded: string | undefined,
+  head: string,
+  base: { readonly baseRef: string; readonly defaultBranch: string }
+): Promise<string[]> {
+  const name = checkRunName(context.inputs.checkName, base)
+  if (recorded !== undefined) return recorded === name ? [name] : []
+  const runs = await context.github.checkRunsNamed(head, name)
+  return runs.some(r => r.externalId === CHECK_RUN_MARK) ? [name] : []
 }
 
 /**

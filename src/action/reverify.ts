@@ -1,4 +1,5 @@
 import { statusOf } from '../github/client.js'
+import type { WorkflowRunListed } from '../github/actions-runs.js'
 import type { GitHubPort } from '../github/port.js'
 import { failed, ok, type Result } from '../util/result.js'
 
@@ -61,8 +62,9 @@ export interface PullRequestHead {
  * on a pull request event for it. A fork's runs list no pull request: such a run counts only when
  * it ran on the pull request's own head repository and branch, for another pull request (from
  * another fork, into any base) can share the commit and would otherwise be re-run instead, or keep
- * this one from being re-run. A run that lists other pull requests does not count. What could not
- * be done comes back as a problem whose message names the cause and what to do.
+ * this one from being re-run; every finished one of those is re-run. A run that lists other pull
+ * requests does not count. What could not be done comes back as a problem whose message names the
+ * cause and what to do.
  */
 export async function reverify(
   github: GitHubPort,
@@ -90,21 +92,41 @@ export async function reverify(
     }
     return problem('failed', `cannot read the runs of ${workflow}: ${said}`)
   }
-  const run = runs.find(
+  const eligible = runs.filter(r => PULL_REQUEST_EVENTS.has(r.event))
+  const listed = eligible.find(r => r.pullRequests.includes(pr.number))
+  if (listed !== undefined) return rerun(github, workflow, listed, at)
+  // A fork's runs list no pull request: those of its head repository and branch at this commit.
+  // Another pull request of the same branch (into another base) has the same, and nothing tells
+  // them apart: every finished one is re-run, each in its own pull request's scope, so that this
+  // one's is among them.
+  const fork = eligible.filter(
     r =>
-      PULL_REQUEST_EVENTS.has(r.event) &&
-      (r.pullRequests.includes(pr.number) ||
-        (r.pullRequests.length === 0 &&
-          pr.headRepository !== '' &&
-          r.headRepository === pr.headRepository &&
-          r.headBranch === pr.headRef))
+      r.pullRequests.length === 0 &&
+      r.headRepository === pr.headRepository &&
+      r.headBranch === pr.headRef
   )
-  if (run === undefined) {
-    return problem(
-      'no-run',
-      `${workflow} has no run on pull_request for ${at} to re-run: ${NEW_RUN}. (Nothing is started on the default branch instead: the pull request's code would run there with its ref, cache and token.)`
-    )
+  const finished = fork.filter(r => (r.status ?? 'completed') === 'completed')
+  const [newest] = fork
+  if (finished.length === 0) {
+    return newest === undefined
+      ? problem(
+          'no-run',
+          `${workflow} has no run on pull_request for ${at} to re-run: ${NEW_RUN}. (Nothing is started on the default branch instead: the pull request's code would run there with its ref, cache and token.)`
+        )
+      : rerun(github, workflow, newest, at)
   }
+  const outcomes: Reverification[] = []
+  for (const run of finished) outcomes.push(await rerun(github, workflow, run, at))
+  return outcomes.find(o => o.ok) ?? outcomes[0] ?? problem('failed', `cannot re-run ${at}`)
+}
+
+/** Run `run` again, or what stopped it, named for `at` (`#12 at 4f2a9c1`). */
+async function rerun(
+  github: GitHubPort,
+  workflow: string,
+  run: WorkflowRunListed,
+  at: string
+): Promise<Reverification> {
   try {
     await github.rerunWorkflowRun(run.id)
   } catch (error) {

@@ -14,6 +14,8 @@ import type { RubricText, RubricTextResult } from '../rubric/text.js'
 import type { Rubric } from '../rubric/types.js'
 import type { ActionDirs, Checkout } from './context.js'
 import type { ActionInputs } from './inputs.js'
+import { planRubrics } from '../engine/rubric-set.js'
+import { checkRunName } from '../publish/check-name.js'
 
 /** The rubric a run is graded by, and the trust decision behind it, as data. */
 export interface RubricChoice {
@@ -218,6 +220,29 @@ export async function rubricFilesAt(
   ref: string
 ): Promise<string[]> {
   return (await github.filesAt(rubricsFolder(path), ref)).filter(isRubricFile)
+}
+
+/**
+ * The names this check's runs have on a pull request into `base`: one per rubric of the base
+ * branch (`check-name`, `check-name / <rubric>`, as the review plans them), with the base's suffix.
+ */
+export async function ownCheckNames(
+  github: GitHubPort,
+  path: string,
+  checkName: string,
+  base: { readonly baseRef: string; readonly defaultBranch: string }
+): Promise<ReadonlySet<string>> {
+  const folder = await rubricFilesAt(github, path, base.baseRef)
+  const files = await Promise.all(
+    [path, ...folder].map(async p => ({
+      repoPath: p,
+      main: p === path,
+      rubric: await baseRubric(github, p, base.baseRef)
+    }))
+  )
+  return new Set(
+    planRubrics(files, undefined, checkName).map(plan => checkRunName(plan.checkName, base))
+  )
 }
 
 /**

@@ -54,7 +54,7 @@ export function recommendationSentence(fact: RecommendationFact): string {
       return `flip ${flip} is above ${max}: the same pull request gets different answers`
     }
     case 'ungraded':
-      return `${fact.runs} runs of labelled cases ended without the judges grading it (each run's line says why): those runs measure nothing`
+      return `${fact.runs} runs ended without the judges grading it (each run's line says why): those runs measure nothing`
     case 'flip_partial':
       return `flip is measured on ${fact.measured} of ${fact.cases} cases: every case needs at least two completed runs`
     case 'few_labelled':
