@@ -646,56 +646,56 @@ describe('the gates job’s setup', () => {
       'npm, with a lockfile and .nvmrc',
       { 'package.json': '{}', 'package-lock.json': '{}', '.nvmrc': '24\n' },
       ['uses: actions/setup-node@v7'],
-      [{ 'node-version-file': '.nvmrc', cache: 'npm' }],
+      [{ 'node-version-file': '.nvmrc', 'package-manager-cache': false }],
       ['npm ci']
     ],
     [
       'npm, with .node-version',
       { 'package.json': '{}', 'package-lock.json': '{}', '.node-version': '24\n' },
       ['uses: actions/setup-node@v7'],
-      [{ 'node-version-file': '.node-version', cache: 'npm' }],
+      [{ 'node-version-file': '.node-version', 'package-manager-cache': false }],
       ['npm ci']
     ],
     [
       'npm, without a lockfile',
       { 'package.json': '{}' },
       ['uses: actions/setup-node@v7'],
-      [{ 'node-version': 'lts/*' }],
+      [{ 'node-version': 'lts/*', 'package-manager-cache': false }],
       ['npm install']
     ],
     [
       'pnpm, its version unnamed in package.json',
       { 'package.json': '{}', 'pnpm-lock.yaml': '' },
       ['uses: pnpm/action-setup@v6', 'uses: actions/setup-node@v7'],
-      [{ version: 10 }, { 'node-version': 'lts/*', cache: 'pnpm' }],
+      [{ version: 10 }, { 'node-version': 'lts/*', 'package-manager-cache': false }],
       ['pnpm install --frozen-lockfile']
     ],
     [
       'pnpm, named in "packageManager"',
       { 'package.json': '{"packageManager":"pnpm@10.4.1"}', 'pnpm-lock.yaml': '' },
       ['uses: pnpm/action-setup@v6', 'uses: actions/setup-node@v7'],
-      [undefined, { 'node-version': 'lts/*', cache: 'pnpm' }],
+      [undefined, { 'node-version': 'lts/*', 'package-manager-cache': false }],
       ['pnpm install --frozen-lockfile']
     ],
     [
       'Yarn 1',
       { 'package.json': '{}', 'yarn.lock': '' },
       ['uses: actions/setup-node@v7'],
-      [{ 'node-version': 'lts/*', cache: 'yarn' }],
+      [{ 'node-version': 'lts/*', 'package-manager-cache': false }],
       ['yarn install --frozen-lockfile']
     ],
     [
       'Yarn 2 or later',
       { 'package.json': '{}', 'yarn.lock': '', '.yarnrc.yml': '' },
       ['uses: actions/setup-node@v7'],
-      [{ 'node-version': 'lts/*' }],
+      [{ 'node-version': 'lts/*', 'package-manager-cache': false }],
       ['corepack enable', 'yarn install --immutable']
     ],
     [
       'Python, with requirements.txt and .python-version',
       { 'requirements.txt': '', '.python-version': '3.13\n' },
       ['uses: actions/setup-python@v7'],
-      [{ 'python-version-file': '.python-version', cache: 'pip' }],
+      [{ 'python-version-file': '.python-version' }],
       ['python -m pip install -r requirements.txt']
     ],
     [
@@ -968,6 +968,18 @@ describe('the checks on a generated workflow', () => {
           `      - run: npm ci\n      - uses: ${GATES_LINE}\n`
         ),
       ['job gates runs code before the gates action: run: npm ci']
+    ],
+    [
+      'a package-manager cache in the gates job (it runs pnpm or Yarn in the checkout first)',
+      (t: string) =>
+        t.replace(
+          "          package-manager-cache: false # a cache runs the package manager in the PR's checkout\n",
+          '          cache: pnpm\n'
+        ),
+      [
+        'job gates caches a package manager before the gates action: uses: actions/setup-node@v7',
+        "job gates leaves setup-node's package-manager cache on before the gates action: uses: actions/setup-node@v7"
+      ]
     ],
     [
       'a local action before the gates action',

@@ -40,6 +40,18 @@ describe('the model table', () => {
     // A model whose price no page gave: unknown, not guessed.
     expect(estimateCost('gemini-3.5-flash-lite', tokens)).toBeUndefined()
   })
+
+  it('prices GPT-6.2 Sol’s cache writes, and a request over 272K input tokens at its long-context rates', () => {
+    const short = { input: 200_000, cachedInput: 100_000, cacheWrite: 50_000, output: 10_000 }
+    // 50K fresh at $2, 100K read at $0.10, 50K written at $2.50, 10K out at $10 (per million).
+    expect(estimateCost('gpt-6.2-sol', short)).toBeCloseTo(0.1 + 0.01 + 0.125 + 0.1, 10)
+    const long = { ...short, input: 300_000, cachedInput: 200_000 }
+    // Over 272K: input and cache rates twice, output 1.5 times, for the whole request.
+    expect(estimateCost('gpt-6.2-sol', long)).toBeCloseTo((0.1 + 0.02 + 0.125) * 2 + 0.1 * 1.5, 10)
+    // gpt-5.4 has no long-context rate in the table: priced as any other request.
+    const plain = { input: 300_000, cachedInput: 0, cacheWrite: 0, output: 0 }
+    expect(estimateCost('gpt-5.4', plain)).toBeCloseTo(0.75, 10)
+  })
 })
 
 describe('a member’s retirement', () => {

@@ -130,9 +130,27 @@ export function layoutViolations(text: string): string[] {
       // step before it that runs that code (an install) could rewrite the action's files in the
       // runner's actions folder, and a step after it (an upload) could be rewritten.
       const at = steps.findIndex(s => typeof s.uses === 'string' && s.uses.startsWith(GATES_ACTION))
-      for (const step of steps.slice(0, Math.max(at, 0)))
+      for (const step of steps.slice(0, Math.max(at, 0))) {
         if (typeof step.uses !== 'string' || step.uses.startsWith('./'))
           problems.push(`job ${id} runs code before the gates action: ${stepName(step)}`)
+        // A set-up action's package-manager cache runs the package manager in the checkout (setup-
+        // node runs `pnpm store path`, which loads the pull request's .pnpmfile.cjs, or Yarn 1,
+        // which hands over to its .yarnrc's yarn-path): the pull request's code, before the gates
+        // action. setup-node turns one on by itself for a package.json that names npm.
+        const inputs = step.with ?? {}
+        if ('cache' in inputs)
+          problems.push(
+            `job ${id} caches a package manager before the gates action: ${stepName(step)}`
+          )
+        if (
+          typeof step.uses === 'string' &&
+          step.uses.startsWith('actions/setup-node@') &&
+          inputs['package-manager-cache'] !== false
+        )
+          problems.push(
+            `job ${id} leaves setup-node's package-manager cache on before the gates action: ${stepName(step)}`
+          )
+      }
       for (const step of at === -1 ? [] : steps.slice(at + 1))
         problems.push(`job ${id} has a step after the gates action: ${stepName(step)}`)
       const perms = permissionsOf(job, workflow)

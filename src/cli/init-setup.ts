@@ -33,11 +33,16 @@ function nodeSetup(cwd: string): { steps: string; commands: string } {
   const has = (file: string): boolean => existsSync(join(cwd, file))
   const versionFile = ['.nvmrc', '.node-version'].find(has)
   const version = versionFile ? `node-version-file: ${versionFile}` : 'node-version: lts/*'
-  const setupNode = (cache: string | undefined): string =>
+  // No package-manager cache: setup-node would run the package manager in the pull request's
+  // checkout to find it (pnpm loads the checkout's .pnpmfile.cjs, Yarn 1 hands over to the
+  // yarn-path its .yarnrc names), before the gates action, and could rewrite it. setup-node turns
+  // one on by itself for a package.json that names npm, so it is turned off by name.
+  const setupNode = (): string =>
     `      - uses: actions/setup-node@v7
         with:
           ${version}
-${cache ? `          cache: ${cache}\n` : ''}`
+          package-manager-cache: false # a cache runs the package manager in the PR's checkout
+`
   const commands = (...lines: string[]): string => lines.map(l => `${COMMAND}${l}\n`).join('')
   if (has('pnpm-lock.yaml')) {
     const pinned = typeof packageJson(cwd).packageManager === 'string'
@@ -48,7 +53,7 @@ ${cache ? `          cache: ${cache}\n` : ''}`
           version: 10 # or name it in package.json's "packageManager", and drop this
 `
     return {
-      steps: `${pnpm}${setupNode('pnpm')}`,
+      steps: `${pnpm}${setupNode()}`,
       commands: commands('pnpm install --frozen-lockfile')
     }
   }
@@ -56,19 +61,19 @@ ${cache ? `          cache: ${cache}\n` : ''}`
     // Yarn 2 and later (a .yarnrc.yml) come through corepack; Yarn 1 is on the runner.
     return has('.yarnrc.yml')
       ? {
-          steps: setupNode(undefined),
+          steps: setupNode(),
           commands: commands(
             '# Yarn 2+, through corepack, at the version package.json names',
             'corepack enable',
             'yarn install --immutable'
           )
         }
-      : { steps: setupNode('yarn'), commands: commands('yarn install --frozen-lockfile') }
+      : { steps: setupNode(), commands: commands('yarn install --frozen-lockfile') }
   }
   if (has('package-lock.json') || has('npm-shrinkwrap.json'))
-    return { steps: setupNode('npm'), commands: commands('npm ci') }
+    return { steps: setupNode(), commands: commands('npm ci') }
   return {
-    steps: setupNode(undefined),
+    steps: setupNode(),
     commands: commands('# no package-lock.json, which npm ci needs', 'npm install')
   }
 }
@@ -79,11 +84,13 @@ function pythonSetup(cwd: string): { steps: string; commands: string } {
     ? 'python-version-file: .python-version'
     : "python-version: '3.x'"
   const requirements = has('requirements.txt')
+  // No `cache: pip`, as no package-manager cache for Node: nothing runs in the checkout before
+  // the gates action.
   return {
     steps: `      - uses: actions/setup-python@v7
         with:
           ${version}
-${requirements ? '          cache: pip\n' : ''}`,
+`,
     commands: `${COMMAND}python -m pip install ${requirements ? '-r requirements.txt' : '-e .'}
 ${COMMAND}# and the tools your gates call when the dependencies lack them: python -m pip install pytest
 `

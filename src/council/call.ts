@@ -88,6 +88,8 @@ interface Usage {
   cachedInput: number
   cacheWrite: number
   output: number
+  /** Each request priced on its own (a long prompt's price is per request); none if unpriced. */
+  cost: number | undefined
 }
 
 /**
@@ -96,7 +98,8 @@ interface Usage {
  */
 export async function callJudge(call: JudgeCall, policy: CallPolicy): Promise<JudgeRun> {
   const started = Date.now()
-  const usage: Usage = { requests: 0, input: 0, cachedInput: 0, cacheWrite: 0, output: 0 }
+  const none = { input: 0, cachedInput: 0, cacheWrite: 0, output: 0 }
+  const usage: Usage = { requests: 0, ...none, cost: estimateCost(pricedModel(call), none) }
   const base: ModelMessage[] = [userMessage(call, false)]
   let messages = base
   let repairs = 0
@@ -107,9 +110,8 @@ export async function callJudge(call: JudgeCall, policy: CallPolicy): Promise<Ju
       | { status: 'ok'; answer: Extract<JudgeRun, { status: 'ok' }>['answer'] }
       | { status: 'failed'; failure: CouncilFailure; message: string; rejected: boolean }
   ): JudgeRun => {
-    const { requests, ...counted } = usage
+    const { requests, cost, ...counted } = usage
     const tokens: TokenUsage = counted
-    const cost = estimateCost(call.judge.slice(call.judge.indexOf(':') + 1), tokens)
     const common = {
       judge: call.judge,
       sample: call.sample,
@@ -207,7 +209,7 @@ async function requestWithRetries(
         abortSignal: signal
       })
       turn?.settle(true)
-      addUsage(usage, result.usage)
+      addUsage(usage, result.usage, pricedModel(call))
       return {
         kind: 'answer',
         value: result.output,
@@ -218,7 +220,7 @@ async function requestWithRetries(
       // Answered, in whatever form: the provider has read the prompt, and cached what was marked.
       turn?.settle(NoObjectGeneratedError.isInstance(error))
       if (NoObjectGeneratedError.isInstance(error)) {
-        addUsage(usage, error.usage)
+        addUsage(usage, error.usage, pricedModel(call))
         // A content filter stop is the model declining to judge, not a formatting slip.
         if (error.finishReason === 'content-filter') {
           return {
@@ -327,12 +329,25 @@ function cutShort(provider: Provider, seen: number | undefined, sent: number): b
   return seen !== undefined && seen > 0 && seen < sent / 2
 }
 
-function addUsage(usage: Usage, add: LanguageModelUsage | undefined): void {
+/** The model as the price table names it: OpenRouter's `vendor/model` is looked up as the vendor's. */
+function pricedModel(call: JudgeCall): string {
+  return call.judge.slice(call.judge.indexOf(':') + 1)
+}
+
+function addUsage(usage: Usage, add: LanguageModelUsage | undefined, model: string): void {
   if (!add) return
-  usage.input += add.inputTokens ?? 0
-  usage.cachedInput += add.inputTokenDetails.cacheReadTokens ?? 0
-  usage.cacheWrite += add.inputTokenDetails.cacheWriteTokens ?? openRouterCacheWrites(add.raw)
-  usage.output += add.outputTokens ?? 0
+  const one: TokenUsage = {
+    input: add.inputTokens ?? 0,
+    cachedInput: add.inputTokenDetails.cacheReadTokens ?? 0,
+    cacheWrite: add.inputTokenDetails.cacheWriteTokens ?? openRouterCacheWrites(add.raw),
+    output: add.outputTokens ?? 0
+  }
+  usage.input += one.input
+  usage.cachedInput += one.cachedInput
+  usage.cacheWrite += one.cacheWrite
+  usage.output += one.output
+  const cost = estimateCost(model, one)
+  usage.cost = usage.cost === undefined || cost === undefined ? undefined : usage.cost + cost
 }
 
 /**

@@ -19,6 +19,11 @@ export interface Price {
    */
   readonly cacheWrite?: number
   readonly output: number
+  /**
+   * A request with more input tokens than `above` is billed `input` times the input and cache
+   * rates and `output` times the output rate, for all of it (OpenAI's GPT-5.6 and later).
+   */
+  readonly longContext?: { readonly above: number; readonly input: number; readonly output: number }
 }
 
 /** The vendors whose models the table lists (OpenRouter serves them under `vendor/`). */
@@ -60,12 +65,16 @@ const GPT_6_INPUT = 922_000
 const GPT_4_1_WINDOW = 1_047_576
 const GEMINI_WINDOW = 1_048_576
 
-/** OpenAI from the GPT-5.6 family on: a cache write costs 1.25× the input price. */
+/**
+ * OpenAI from the GPT-5.6 family on: a cache write costs 1.25× the input price, and a request of
+ * more than 272K input tokens twice the input and cache rates and 1.5× the output rate.
+ */
 const writeBilled = (input: number, cachedInput: number, output: number): Price => ({
   input,
   cachedInput,
   cacheWrite: input * 1.25,
-  output
+  output,
+  longContext: { above: 272_000, input: 2, output: 1.5 }
 })
 const openaiModelPage = (id: string): string =>
   `https://developers.openai.com/api/docs/models/${id}`
@@ -111,8 +120,7 @@ export const MODELS: Readonly<Record<string, KnownModel>> = {
   // 2026-11-29), cached input each model page's where its text could be read (gpt-6.2-sol,
   // gpt-5.6-luna), else as the launch posts quote the page: gpt-6.2-astra's cache reads 60% below
   // gpt-6-astra's $1 (LiteLLM's launch note), the others' as quoted by LiteLLM, apidog and the
-  // pricing trackers that cite the model pages. Input past 272K tokens is billed at twice the
-  // rate: the evidence budget keeps a prompt far below it. 922,000 input tokens of a 1.05M window.
+  // pricing trackers that cite the model pages. 922,000 input tokens of a 1.05M window.
   'gpt-6.2-astra': openai({
     contextWindow: GPT_6_INPUT,
     price: writeBilled(8, 0.4, 40),
