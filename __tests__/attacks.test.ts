@@ -788,7 +788,7 @@ describe('the rubric path', () => {
     github.setPullRequest(pr.number, pullRequestJson(pr.repo, pr.number))
     const { outcome, result } = await attempt(pr, { inputs: { 'rubric-source': 'head' } })
     expect(outcome).toBe('UNCLEAR invalid_input')
-    expect(result.summary).toContain('is a symbolic link')
+    expect(result.summary).toContain('is reached through the symbolic link .github/rubric.md')
     expect(result.stdout + result.summary).not.toContain('runner-secret')
   })
 
@@ -802,6 +802,21 @@ describe('the rubric path', () => {
       github.setFile(tip, path, text)
     github.setBranch(baseBranch(pr.repo), tip)
     expect((await attempt(pr)).outcome).toBe('FAIL gate_failed')
+  })
+
+  it('is read by the base branch’s full ref: a tag of the same name never stands in for it', async () => {
+    const pr = pullRequest({ 'src/feature.ts': 'export const feature = 1\n' })
+    const from = github.requests.length
+    await attempt(pr)
+    const reads = github.requests
+      .slice(from)
+      .filter(
+        r =>
+          r.method === 'GET' && decodeURIComponent(r.path).endsWith('/contents/.github/rubric.md')
+      )
+      .map(r => r.query.ref)
+    expect(reads.length).toBeGreaterThan(0)
+    expect(new Set(reads)).toEqual(new Set([`refs/heads/${baseBranch(pr.repo)}`]))
   })
 })
 

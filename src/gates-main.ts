@@ -11,7 +11,7 @@ import { coreIO } from './action/io.js'
 import { internalError } from './action/publish.js'
 import type { ActionDirs } from './action/context.js'
 import type { ActionInputs } from './action/inputs.js'
-import { chooseRubric, severalRubrics, validRubric } from './action/rubric.js'
+import { chooseRubric, severalRubrics, plannedRubric } from './action/rubric.js'
 import { planRubrics } from './engine/rubric-set.js'
 import { startDiff } from './evidence/git-source.js'
 import type { PullRequestRun } from './github/event.js'
@@ -201,7 +201,7 @@ async function rubricsWithGates(
   const read = await Promise.all(
     several.map(async file => {
       const choice = await chooseRubric(github, run, { ...inputs, rubric: file.path }, dirs)
-      return { ...file, rubric: validRubric(choice) }
+      return { ...file, ...plannedRubric(choice) }
     })
   )
   const changed = await startDiff({

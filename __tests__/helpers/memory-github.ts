@@ -133,6 +133,12 @@ export class MemoryGitHub implements GitHubPort {
   setFile(ref: string, path: string, content: string | Buffer): void {
     this.files.set(`${ref}:${path}`, content.toString())
   }
+  /** What a ref names: a branch's tip (`main` or `refs/heads/main`, as GitHub takes either), else itself. */
+  private commitOf(ref: string): string {
+    const name = ref.replace(/^refs\/heads\//, '')
+    return this.branches.get(name) ?? name
+  }
+
   setBranch(name: string, sha: string): void {
     this.branches.set(name, sha)
   }
@@ -236,10 +242,10 @@ export class MemoryGitHub implements GitHubPort {
   }
 
   fileAt = (path: string, ref: string): Promise<string | undefined> =>
-    Promise.resolve(this.files.get(`${this.branches.get(ref) ?? ref}:${path}`))
+    Promise.resolve(this.files.get(`${this.commitOf(ref)}:${path}`))
 
   filesAt = (folder: string, ref: string): Promise<string[]> => {
-    const prefix = `${this.branches.get(ref) ?? ref}:${folder}/`
+    const prefix = `${this.commitOf(ref)}:${folder}/`
     return Promise.resolve(
       [...this.files.keys()]
         .filter(key => key.startsWith(prefix) && !key.slice(prefix.length).includes('/'))

@@ -15,7 +15,7 @@ import {
   chooseRubric,
   repositoryRubricPath,
   severalRubrics,
-  validRubric,
+  plannedRubric,
   type RubricChoice
 } from './rubric.js'
 import { reviewRubrics } from './review-rubrics.js'
@@ -148,7 +148,7 @@ export async function runAction(shell: ActionShell): Promise<void> {
         ? [inputs.checkName]
         : planRubrics(
             await Promise.all(
-              reads.map(async read => ({ ...read, rubric: validRubric(await read.choice) }))
+              reads.map(async read => ({ ...read, ...plannedRubric(await read.choice) }))
             ),
             undefined,
             inputs.checkName

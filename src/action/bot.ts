@@ -20,7 +20,13 @@ import { rubricHash } from '../rubric/hash.js'
 import { mapBounded } from '../util/pool.js'
 import { isRecord } from '../util/is-record.js'
 import { acceptForm, COMMANDS_HELP, mayCommand, parseCommand } from './commands.js'
-import { baseCriteria, ownCheckNames, repositoryRubricPath, rubricFilesAt } from './rubric.js'
+import {
+  baseCriteria,
+  branchRef,
+  ownCheckNames,
+  repositoryRubricPath,
+  rubricFilesAt
+} from './rubric.js'
 import { rubricsFolder } from '../rubric/defaults.js'
 import type { HistoryEntry } from '../engine/history.js'
 import type { IssueComment } from '../github/comment.js'
@@ -207,7 +213,8 @@ export async function commandGiven(context: BotContext): Promise<void> {
     command.kind === 'accept' && pr
       ? acceptForm(
           command.reason,
-          (await baseCriteria(github, repositoryRubricPath(inputs), pr.baseRef)) ?? new Map()
+          (await baseCriteria(github, repositoryRubricPath(inputs), branchRef(pr.baseRef))) ??
+            new Map()
         )
       : undefined
   if (form?.kind === 'nice-to-have') {

@@ -1,5 +1,5 @@
 import { lstat } from 'node:fs/promises'
-import { isAbsolute, relative, resolve } from 'node:path'
+import { isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { checkoutProblem } from '../evidence/git.js'
 import { readRecord } from '../gates/record.js'
 import { LABEL_ACTIONS, readRunContext, type PullRequestRun } from '../github/event.js'
@@ -165,8 +165,22 @@ async function rubricPathProblem(
   if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) {
     return `the rubric "${inputs.rubric}" is outside the workspace (${dirs.workspace}); give a path inside the repository`
   }
-  const stat = await lstat(full).catch(() => undefined)
-  return stat?.isSymbolicLink()
-    ? `the rubric "${inputs.rubric}" is a symbolic link; give the path of the file itself`
-    : undefined
+  const link = await symbolicLinkOn(dirs.workspace, full)
+  return link === undefined
+    ? undefined
+    : `the rubric "${inputs.rubric}" is reached through the symbolic link ${link}; give the path of the file itself`
+}
+
+/**
+ * The first symbolic link on the way from `workspace` down to `path` (the file itself included),
+ * relative to the workspace; undefined when there is none. A file of the checkout reached through
+ * one could be any file on the runner.
+ */
+export async function symbolicLinkOn(workspace: string, path: string): Promise<string | undefined> {
+  const parts = relative(workspace, path).split(sep)
+  for (let i = 1; i <= parts.length; i++) {
+    const stat = await lstat(join(workspace, ...parts.slice(0, i))).catch(() => undefined)
+    if (stat?.isSymbolicLink()) return parts.slice(0, i).join('/')
+  }
+  return undefined
 }

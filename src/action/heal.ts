@@ -14,7 +14,7 @@ import { failed, ok, type Result } from '../util/result.js'
 import type { ActionInputs } from './inputs.js'
 import type { ActionIO } from './io.js'
 import { reverify, SHARED_PROBLEMS } from './reverify.js'
-import { baseRubrics, repositoryRubricPath, rubricFilesAt } from './rubric.js'
+import { baseRubrics, branchRef, repositoryRubricPath, rubricFilesAt } from './rubric.js'
 import type { ListedCheckRun } from '../github/check-run.js'
 
 /** How many pull requests are looked at at once. */
@@ -57,7 +57,7 @@ export async function healOutages(context: HealContext): Promise<void> {
   const several = (baseRef: string): Promise<boolean> => {
     let known = folders.get(baseRef)
     if (known === undefined) {
-      known = rubricFilesAt(github, repositoryRubricPath(inputs), baseRef).then(
+      known = rubricFilesAt(github, repositoryRubricPath(inputs), branchRef(baseRef)).then(
         files => files.length > 0
       )
       folders.set(baseRef, known)
@@ -211,7 +211,7 @@ function membersOf(
         // With what it extends: an organisation's rubric may name the council. With several
         // rubrics, the members of every one.
         if (inputs.checker !== undefined) return councilMembers([], inputs.models, env)
-        const rubrics = await baseRubrics(github, path, baseRef)
+        const rubrics = await baseRubrics(github, path, branchRef(baseRef))
         const members = (rubrics.length > 0 ? rubrics : [undefined]).map(r =>
           councilMembers(r?.council.models ?? [], inputs.models, env)
         )

@@ -44,7 +44,7 @@ import {
   verifiedAcceptance,
   type ReviewPorts
 } from './review.js'
-import { validRubric, type RubricChoice } from './rubric.js'
+import { plannedRubric, type RubricChoice } from './rubric.js'
 import { stickyComment } from './sticky-comment.js'
 
 /** A rubric's part of the review, with where its check run is. */
@@ -87,7 +87,7 @@ export async function reviewRubrics(
   // Unread, every rubric applies: each then says why it has no verdict.
   const changed = await ports.changedPaths().catch(() => undefined)
   const plans = planRubrics(
-    review.rubrics.map(read => ({ ...read, rubric: validRubric(read.choice) })),
+    review.rubrics.map(read => ({ ...read, ...plannedRubric(read.choice) })),
     changed,
     inputs.checkName
   )

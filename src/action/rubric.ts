@@ -6,13 +6,13 @@ import type { PullRequestRun } from '../github/event.js'
 import type { GitHubPort } from '../github/port.js'
 import { diffRubrics } from '../rubric/diff.js'
 import { localRubricFiles, readRubricFile } from '../rubric/load.js'
-import { parseRubric } from '../rubric/parse.js'
+import { declaredName, parseRubric } from '../rubric/parse.js'
 import { readExtends } from '../rubric/read-extends.js'
 import { isRubricFile, rubricsFolder } from '../rubric/defaults.js'
 import { checkerRubric } from '../rubric/sugar.js'
 import type { RubricText, RubricTextResult } from '../rubric/text.js'
 import type { Rubric } from '../rubric/types.js'
-import type { ActionDirs, Checkout } from './context.js'
+import { symbolicLinkOn, type ActionDirs, type Checkout } from './context.js'
 import type { ActionInputs } from './inputs.js'
 import { planRubrics } from '../engine/rubric-set.js'
 import { checkRunName } from '../publish/check-name.js'
@@ -23,6 +23,27 @@ export interface RubricChoice {
   /** Its owner's (the base branch's, or the workflow's checker input): its `exclude` may waive. */
   readonly trusted: boolean
   readonly review?: RubricReview
+}
+
+/**
+ * A rubric file of the checkout (the pull request's), read only as a file of its own: one reached
+ * through a symbolic link (the file, or a folder on its way, such as `.github/rubrics`) could be
+ * any file on the runner, which the judges and the comment would then show.
+ */
+async function checkoutRubric(dirs: ActionDirs, path: string): Promise<RubricTextResult> {
+  const full = resolve(dirs.cwd, path)
+  const link = await symbolicLinkOn(dirs.workspace, full)
+  if (link === undefined) return readRubricFile(full, path)
+  return failed({
+    source: { path, kind: 'file' },
+    issues: [
+      {
+        file: path,
+        rule: 'unreadable-file',
+        message: `reached through the symbolic link ${link}: a rubric in the checkout is read only as a file of its own`
+      }
+    ]
+  })
 }
 
 /**
@@ -52,7 +73,7 @@ export async function chooseRubric(
   const head =
     checkout === 'base'
       ? await rubricAtHead(github, repoPath, run.pr.headSha, inputs.rubric)
-      : await readRubricFile(resolve(dirs.cwd, inputs.rubric), inputs.rubric)
+      : await checkoutRubric(dirs, inputs.rubric)
   let baseText: string | undefined
   let baseProblem: string | undefined
   if (github) {
@@ -60,7 +81,7 @@ export async function chooseRubric(
       // The base branch as it is now: a re-run after its rubric changed uses the new one.
       baseText = await github.fileAt(
         repoPath,
-        run.pr.baseRef === '' ? run.pr.baseSha : run.pr.baseRef
+        run.pr.baseRef === '' ? run.pr.baseSha : branchRef(run.pr.baseRef)
       )
     } catch (error) {
       baseProblem = error instanceof Error ? error.message : String(error)
@@ -187,6 +208,15 @@ async function rubricAtHead(
     : ok({ text, path, kind: 'file' })
 }
 
+/**
+ * A branch by its full name, as the base branch's files are read: git resolves a short name to a
+ * tag before a branch, and a tag named like the base branch (which someone who may push tags can
+ * create where branch protection does not reach) must never stand in for its rubric.
+ */
+export function branchRef(name: string): string {
+  return `refs/heads/${name}`
+}
+
 /** The rubric's path in the repository, as the review reads it (`working-directory`/`rubric`). */
 export function repositoryRubricPath(
   inputs: Pick<ActionInputs, 'workingDirectory' | 'rubric'>
@@ -232,13 +262,18 @@ export async function ownCheckNames(
   checkName: string,
   base: { readonly baseRef: string; readonly defaultBranch: string }
 ): Promise<ReadonlySet<string>> {
-  const folder = await rubricFilesAt(github, path, base.baseRef)
+  const ref = branchRef(base.baseRef)
+  const folder = await rubricFilesAt(github, path, ref)
   const files = await Promise.all(
-    [path, ...folder].map(async p => ({
-      repoPath: p,
-      main: p === path,
-      rubric: await baseRubric(github, p, base.baseRef)
-    }))
+    [path, ...folder].map(async p => {
+      const text = await github.fileAt(p, ref)
+      return {
+        repoPath: p,
+        main: p === path,
+        rubric: await baseRubric(github, p, ref),
+        declaredName: text === undefined ? undefined : declaredName({ text, path: p })
+      }
+    })
   )
   return new Set(
     planRubrics(files, undefined, checkName).map(plan => checkRunName(plan.checkName, base))
@@ -301,7 +336,7 @@ export async function severalRubrics(
 ): Promise<RubricFileAt[] | undefined> {
   if (inputs.checker !== undefined) return undefined
   const mainRepo = repositoryRubricPath(inputs)
-  const ref = run.pr.baseRef === '' ? run.pr.baseSha : run.pr.baseRef
+  const ref = run.pr.baseRef === '' ? run.pr.baseSha : branchRef(run.pr.baseRef)
   const files = github
     ? await rubricFilesAt(github, mainRepo, ref)
     : localRubricFiles(dirs.workspace, mainRepo)
@@ -321,8 +356,22 @@ export async function severalRubrics(
 }
 
 /** The rubric a choice reads, parsed; undefined when it is not a valid one. */
-export function validRubric(choice: RubricChoice): Rubric | undefined {
+function validRubric(choice: RubricChoice): Rubric | undefined {
   if (!choice.rubric.ok) return undefined
   const parsed = parseRubric(choice.rubric.value)
   return parsed.ok ? parsed.value : undefined
+}
+
+/**
+ * A rubric file as the plan of several takes it (`RubricFile`): its rubric when valid, and the
+ * name its front matter gives either way.
+ */
+export function plannedRubric(choice: RubricChoice): {
+  readonly rubric: Rubric | undefined
+  readonly declaredName: string | undefined
+} {
+  return {
+    rubric: validRubric(choice),
+    declaredName: choice.rubric.ok ? declaredName(choice.rubric.value) : undefined
+  }
 }

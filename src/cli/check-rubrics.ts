@@ -14,7 +14,7 @@ import { renderMarkdown } from '../report/markdown.js'
 import { renderTerminal } from '../report/terminal.js'
 import { DEFAULT_RUBRIC_PATH } from '../rubric/defaults.js'
 import { readRubricFile } from '../rubric/load.js'
-import { parseRubric } from '../rubric/parse.js'
+import { declaredName, parseRubric } from '../rubric/parse.js'
 import { DEFAULT_CHECK_NAME } from '../publish/memory.js'
 import { EXIT_CODE } from '../verdict/outcome.js'
 import { USAGE_ERROR } from './args.js'
@@ -68,7 +68,8 @@ export async function checkRubricSet(
         path,
         repoPath: path,
         main: path === DEFAULT_RUBRIC_PATH,
-        rubric: parsed?.ok === true ? parsed.value : undefined
+        rubric: parsed?.ok === true ? parsed.value : undefined,
+        declaredName: read.ok ? declaredName(read.value) : undefined
       }
     })
   )

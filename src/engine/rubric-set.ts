@@ -16,6 +16,11 @@ export interface RubricFile {
   readonly main: boolean
   /** Undefined when it is not a valid rubric (its check run then says why). */
   readonly rubric: Rubric | undefined
+  /**
+   * The `name` its front matter gives, read even when it is not valid (`declaredName`), so that an
+   * invalid rubric reports on the check run its name gives, not on another.
+   */
+  readonly declaredName?: string | undefined
 }
 
 export interface PlannedRubric<F extends RubricFile = RubricFile> {
@@ -52,7 +57,8 @@ export function planRubrics<F extends RubricFile>(
 ): PlannedRubric<F>[] {
   const seen = new Map<string, string>()
   const planned = files.map(file => {
-    const name = file.rubric?.name ?? (file.main ? 'rubric' : rubricStem(file.repoPath))
+    const name =
+      file.rubric?.name ?? file.declaredName ?? (file.main ? 'rubric' : rubricStem(file.repoPath))
     const full = file.main ? checkName : `${checkName} / ${name}`
     const duplicateOf = seen.get(full)
     if (duplicateOf === undefined) seen.set(full, file.repoPath)

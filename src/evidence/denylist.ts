@@ -202,6 +202,8 @@ export function denylistRule(path: string): string | undefined {
 
 /** A glob's wildcard characters. */
 const WILDCARD = /[*?[{]/
+/** A file's name with an extension: a dot after its first character (not `.github`). */
+const FILE_NAME = /^[^.].*\.[^.]+$|^\..*\.[^.]+$/
 
 /**
  * The first user `exclude` (or `skip-paths`) glob that matches `path`, if any, with a meaning close
@@ -209,12 +211,14 @@ const WILDCARD = /[*?[{]/
  *
  * - a glob without a slash matches at any depth: `*.snap` excludes `a/b/x.snap`;
  * - a glob with a slash matches from the repository root (a leading `/` is allowed);
- * - a glob whose last part is a plain name (`fixtures`, `docs/api`), or that ends in `/`, names a
- *   directory too, and everything under it is excluded: `fixtures` excludes
+ * - a glob whose last part is a plain name (`fixtures`, `docs/api`, `.github`), or that ends in
+ *   `/`, names a directory too, and everything under it is excluded: `fixtures` excludes
  *   `test/fixtures/big.json`, `docs/api/` excludes `docs/api/index.md`;
- * - a glob whose last part has a wildcard (`*.md`, `docs/*.md`, `vendor/**`) names files only,
- *   unlike .gitignore: `*.md` does not exclude `pages/notes.md/index.ts`, code that a folder named
- *   like a document would otherwise hide from the judges;
+ * - a glob whose last part has a wildcard (`*.md`, `docs/*.md`, `vendor/**`), or is a file's name
+ *   with an extension (`package-lock.json`, `CHANGELOG.md`), names files only, unlike .gitignore:
+ *   `*.md` does not exclude `pages/notes.md/index.ts`, nor `package-lock.json`
+ *   `src/package-lock.json/index.js`, code that a folder named like a document or a lockfile would
+ *   otherwise hide from the judges (`require('./package-lock.json')` runs that index.js);
  * - `**` matches across directories, `*` and `?` only within one name.
  *
  * Matching is case-sensitive, as paths in git are, and (as `path.matchesGlob`) `*` does not match a
@@ -229,7 +233,8 @@ function matchesExclude(segments: readonly string[], glob: string): boolean {
   if (glob === '' || glob === '/') return false
   const directory = glob.endsWith('/')
   const bare = glob.replace(/\/$/, '')
-  const filesOnly = !directory && WILDCARD.test(bare.slice(bare.lastIndexOf('/') + 1))
+  const last = bare.slice(bare.lastIndexOf('/') + 1)
+  const filesOnly = !directory && (WILDCARD.test(last) || FILE_NAME.test(last))
   if (!bare.includes('/')) {
     // A trailing slash means "a directory of that name", so only the directories on the path.
     const names = directory ? segments.slice(0, -1) : filesOnly ? segments.slice(-1) : segments

@@ -5,7 +5,7 @@ import { rubricHash } from './hash.js'
 import { parseBody, type ParsedBody } from './markdown.js'
 import { mergeRubrics, overridesOf, type SetKeys } from './merge.js'
 import { own } from './own.js'
-import { MAX_EXTENDS_DEPTH } from './schema.js'
+import { MAX_EXTENDS_DEPTH, RUBRIC_NAME_PATTERN } from './schema.js'
 import type { Rubric, RubricSourceKind } from './types.js'
 import { parseYaml, type YamlSource } from './yaml-source.js'
 import { failed, ok, type Result } from '../util/result.js'
@@ -172,6 +172,24 @@ function parseFile(
   return buildIssues.length > 0
     ? failed(buildIssues.sort(compareIssues))
     : ok({ rubric, set: frontMatter.values })
+}
+
+/**
+ * The `name` a rubric's front matter gives (its YAML, for a `.yml` rubric), read even when the
+ * rubric is not valid: with several rubrics it names the check run, and a rubric that became
+ * invalid must report under the name its check run has, not another one. Undefined when the front
+ * matter cannot be read or gives no valid name.
+ */
+export function declaredName(input: {
+  readonly text: string
+  readonly path: string
+}): string | undefined {
+  const text = input.text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n')
+  const split = isYamlPath(input.path) ? ok({ matter: text }) : splitFrontMatter(text)
+  if (!split.ok) return undefined
+  const data: unknown = parseYaml(split.value.matter).data
+  const name = typeof data === 'object' && data !== null && 'name' in data ? data.name : undefined
+  return typeof name === 'string' && RUBRIC_NAME_PATTERN.test(name) ? name : undefined
 }
 
 interface Split {
