@@ -197,18 +197,6 @@ describe('/council rerun', () => {
     )
   })
 
-  it('a fork branch opened twice (into two bases) has both its finished runs re-run: nothing tells them apart', async () => {
-    const pr = judged()
-    const fromAlice = { sha: pr.repo.headSha, ref: 'fix', repo: { full_name: 'alice/octo-repo' } }
-    pr.github.setPullRequest(pr.number, { ...pullRequestJson(pr.repo, pr.number), head: fromAlice })
-    const fork = { pullRequests: [], headRepository: 'alice/octo-repo', headBranch: 'fix' }
-    const own = pr.github.addRun('rubric-council.yml', pr.number, pr.repo.headSha, fork)
-    const twin = pr.github.addRun('rubric-council.yml', pr.number + 1, pr.repo.headSha, fork)
-    await review(pr)
-    expect((await commented(pr, '/council rerun', MAINTAINER)).code).toBe(0)
-    expect([...pr.github.reruns].sort()).toEqual([own.id, twin.id].sort())
-  })
-
   it('re-runs the run of a fork pull request whose fork was deleted', async () => {
     const pr = judged()
     const gone = { sha: pr.repo.headSha, ref: 'fix', repo: null }
@@ -448,6 +436,30 @@ describe('/council accept', () => {
     await commented(pr, '/council accept flaky judge', MAINTAINER)
     const accepted = checksOnHead(pr).at(-1)
     expect([accepted?.name, accepted?.conclusion]).toEqual(['rubric-council', 'success'])
+
+    // Such a state, on a pull request reviewed under another base and retargeted: no run of the
+    // name its base now gives is on the head, so nothing is accepted.
+    const other = unclear()
+    const intoMain = pullRequestJson(other.repo, other.number)
+    const intoWeak = { ...intoMain, base: { ...(intoMain.base as object), ref: 'weak' } }
+    other.github.setFile('weak', '.github/rubric.md', RUBRIC)
+    other.github.setPullRequest(other.number, intoWeak)
+    await runInProcess(other, {
+      event: pullRequestEvent(other.repo, { number: other.number, pullRequest: intoWeak }),
+      providers: {}
+    })
+    const { check: weak, ...stripped } = readState(ours(other))
+    expect(weak).toBe('rubric-council (weak)')
+    await other.github.upsertComment(
+      other.number,
+      replaceState(ours(other), stripped),
+      other.github.commentsOn(other.number).slice(0, 1)
+    )
+    other.github.setPullRequest(other.number, intoMain)
+    await commented(other, '/council accept flaky judge', MAINTAINER)
+    expect(checksOnHead(other).map(c => [c.name, c.conclusion])).toEqual([
+      ['rubric-council (weak)', 'action_required']
+    ])
   })
 
   it('needs a reason, and a verdict on the head commit', async () => {

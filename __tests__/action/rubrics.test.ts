@@ -260,6 +260,18 @@ describe('several rubrics', () => {
     expect(checks.has('rubric-council / payments')).toBe(false)
   })
 
+  it('a named rubric whose extends cannot be read reports on its own check run', async () => {
+    const named = rubric(
+      'name: payments-core\nextends: octo-org/rules/missing.md@v1\npaths: [services/payments/**]'
+    )
+    const pr = pullRequest({ ...BASE, '.github/rubrics/payments.md': named }, PAYMENT_CHANGE)
+    const result = await review(pr, { models: 'openai:gpt-5.4-nano' })
+    expect(result.outputs.verdict).toBe('UNCLEAR')
+    const checks = checksOn(pr)
+    expect(checks.get('rubric-council / payments-core')?.conclusion).toBe('action_required')
+    expect(checks.has('rubric-council / payments')).toBe(false)
+  })
+
   it('attack: two base rubrics of one name do not both write its check run; the second says why', async () => {
     failing = ['careful']
     const pr = pullRequest(

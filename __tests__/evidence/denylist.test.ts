@@ -181,6 +181,9 @@ describe('excludedBy', () => {
     expect(excludedBy('web/package-lock.json', ['package-lock.json'])).toBe('package-lock.json')
     expect(excludedBy('CHANGELOG.md', ['CHANGELOG.md'])).toBe('CHANGELOG.md')
     expect(excludedBy('.github/x/a.yml', ['.github'])).toBe('.github')
+    // A folder with a dot in its name is named with a trailing slash.
+    expect(excludedBy('docs/v1.2/index.md', ['v1.2'])).toBeUndefined()
+    expect(excludedBy('docs/v1.2/index.md', ['v1.2/'])).toBe('v1.2/')
     // A folder is still excluded by its plain name, by a trailing slash, or by `/**`.
     expect(excludedBy('a/node_modules/x.js', ['**/node_modules'])).toBe('**/node_modules')
     expect(excludedBy('build-out/app.js', ['build-*/'])).toBe('build-*/')

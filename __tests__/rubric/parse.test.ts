@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { BUILT_IN_DIMENSIONS, FOCUS_TEXT } from '../../src/rubric/defaults.js'
+import { declaredName } from '../../src/rubric/parse.js'
 import { lines, parse } from '../helpers/rubric.js'
 
 /** The search-feature rubric of Scope's checker, as the repository ships it in examples/. */
@@ -444,5 +445,20 @@ describe('YAML rubrics and file encodings', () => {
     const plain = parse(text)
     const windows = parse(`\uFEFF${text.replace(/\n/g, '\r\n')}`)
     expect({ ...windows, hash: '', text: '' }).toEqual({ ...plain, hash: '', text: '' })
+  })
+})
+
+describe('declaredName: the name a rubric gives itself, read even when the rubric is not valid', () => {
+  it('reads it from the front matter, a YAML rubric, a BOM and CRLF line ends', () => {
+    expect(declaredName({ text: '---\nname: api\n---\n## Criteria\n', path: 'a.md' })).toBe('api')
+    expect(declaredName({ text: '\uFEFF---\r\nname: api\r\n---\r\n', path: 'a.md' })).toBe('api')
+    expect(declaredName({ text: 'name: api\ncriteria: []\n', path: 'r.yml' })).toBe('api')
+  })
+
+  it('reads the top-level name line when the YAML around it does not parse, and nothing not a name', () => {
+    expect(declaredName({ text: '---\nname: api\ncriteria: [\n---\n', path: 'a.md' })).toBe('api')
+    expect(declaredName({ text: "---\nname: 'api' # ours\nx: [\n---\n", path: 'a.md' })).toBe('api')
+    expect(declaredName({ text: '---\nname: api (weak)\n---\n', path: 'a.md' })).toBeUndefined()
+    expect(declaredName({ text: '## Criteria\n- a: b\n', path: 'a.md' })).toBeUndefined()
   })
 })

@@ -62,9 +62,8 @@ export interface PullRequestHead {
  * on a pull request event for it. A fork's runs list no pull request: such a run counts only when
  * it ran on the pull request's own head repository and branch, for another pull request (from
  * another fork, into any base) can share the commit and would otherwise be re-run instead, or keep
- * this one from being re-run; every finished one of those is re-run. A run that lists other pull
- * requests does not count. What could not be done comes back as a problem whose message names the
- * cause and what to do.
+ * this one from being re-run. A run that lists other pull requests does not count. What could not
+ * be done comes back as a problem whose message names the cause and what to do.
  */
 export async function reverify(
   github: GitHubPort,
@@ -93,31 +92,23 @@ export async function reverify(
     return problem('failed', `cannot read the runs of ${workflow}: ${said}`)
   }
   const eligible = runs.filter(r => PULL_REQUEST_EVENTS.has(r.event))
-  const listed = eligible.find(r => r.pullRequests.includes(pr.number))
-  if (listed !== undefined) return rerun(github, workflow, listed, at)
-  // A fork's runs list no pull request: those of its head repository and branch at this commit.
-  // Another pull request of the same branch (into another base) has the same, and nothing tells
-  // them apart: every finished one is re-run, each in its own pull request's scope, so that this
-  // one's is among them.
-  const fork = eligible.filter(
-    r =>
-      r.pullRequests.length === 0 &&
-      r.headRepository === pr.headRepository &&
-      r.headBranch === pr.headRef
-  )
-  const finished = fork.filter(r => (r.status ?? 'completed') === 'completed')
-  const [newest] = fork
-  if (finished.length === 0) {
-    return newest === undefined
-      ? problem(
-          'no-run',
-          `${workflow} has no run on pull_request for ${at} to re-run: ${NEW_RUN}. (Nothing is started on the default branch instead: the pull request's code would run there with its ref, cache and token.)`
-        )
-      : rerun(github, workflow, newest, at)
+  // A fork's runs list no pull request: those of its head repository and branch at this commit
+  // are its own (a deleted fork's name no repository, and match on the branch alone).
+  const run =
+    eligible.find(r => r.pullRequests.includes(pr.number)) ??
+    eligible.find(
+      r =>
+        r.pullRequests.length === 0 &&
+        r.headRepository === pr.headRepository &&
+        r.headBranch === pr.headRef
+    )
+  if (run === undefined) {
+    return problem(
+      'no-run',
+      `${workflow} has no run on pull_request for ${at} to re-run: ${NEW_RUN}. (Nothing is started on the default branch instead: the pull request's code would run there with its ref, cache and token.)`
+    )
   }
-  const outcomes: Reverification[] = []
-  for (const run of finished) outcomes.push(await rerun(github, workflow, run, at))
-  return outcomes.find(o => o.ok) ?? outcomes[0] ?? problem('failed', `cannot re-run ${at}`)
+  return rerun(github, workflow, run, at)
 }
 
 /** Run `run` again, or what stopped it, named for `at` (`#12 at 4f2a9c1`). */

@@ -234,7 +234,15 @@ async function baseRubric(
   ref: string
 ): Promise<Rubric | undefined> {
   const text = await github.fileAt(path, ref)
-  if (text === undefined) return undefined
+  return text === undefined ? undefined : rubricOfText(github, path, text)
+}
+
+/** A rubric's text, with what it extends read through the API; undefined when not valid. */
+async function rubricOfText(
+  github: GitHubPort,
+  path: string,
+  text: string
+): Promise<Rubric | undefined> {
   const read = await readExtends({ text, path, kind: 'file' }, github.upstreamFile)
   const parsed = read.ok ? parseRubric(read.value) : read
   return parsed.ok ? parsed.value : undefined
@@ -264,17 +272,21 @@ export async function ownCheckNames(
 ): Promise<ReadonlySet<string>> {
   const ref = branchRef(base.baseRef)
   const folder = await rubricFilesAt(github, path, ref)
-  const files = await Promise.all(
+  const read = await Promise.all(
     [path, ...folder].map(async p => {
       const text = await github.fileAt(p, ref)
-      return {
-        repoPath: p,
-        main: p === path,
-        rubric: await baseRubric(github, p, ref),
-        declaredName: text === undefined ? undefined : declaredName({ text, path: p })
-      }
+      return text === undefined
+        ? undefined
+        : {
+            repoPath: p,
+            main: p === path,
+            rubric: await rubricOfText(github, p, text),
+            declaredName: declaredName({ text, path: p })
+          }
     })
   )
+  // As the review plans them: the main rubric's run only when the base has that file.
+  const files = read.filter(file => file !== undefined)
   return new Set(
     planRubrics(files, undefined, checkName).map(plan => checkRunName(plan.checkName, base))
   )
@@ -370,8 +382,13 @@ export function plannedRubric(choice: RubricChoice): {
   readonly rubric: Rubric | undefined
   readonly declaredName: string | undefined
 } {
+  const read = choice.rubric
+  const text = read.ok ? read.value.text : read.problem.text
   return {
     rubric: validRubric(choice),
-    declaredName: choice.rubric.ok ? declaredName(choice.rubric.value) : undefined
+    declaredName:
+      text === undefined
+        ? undefined
+        : declaredName({ text, path: read.ok ? read.value.path : read.problem.source.path })
   }
 }

@@ -69,7 +69,10 @@ export async function checkRubricSet(
         repoPath: path,
         main: path === DEFAULT_RUBRIC_PATH,
         rubric: parsed?.ok === true ? parsed.value : undefined,
-        declaredName: read.ok ? declaredName(read.value) : undefined
+        declaredName: declaredName({
+          text: read.ok ? read.value.text : (read.problem.text ?? ''),
+          path
+        })
       }
     })
   )

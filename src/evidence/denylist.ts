@@ -202,8 +202,11 @@ export function denylistRule(path: string): string | undefined {
 
 /** A glob's wildcard characters. */
 const WILDCARD = /[*?[{]/
-/** A file's name with an extension: a dot after its first character (not `.github`). */
-const FILE_NAME = /^[^.].*\.[^.]+$|^\..*\.[^.]+$/
+/**
+ * A file's name with an extension: a dot after its first character (`package-lock.json`, not
+ * `.github`). A folder with a dot in its name (`conf.d`, `v1.2`) is named with a trailing `/`.
+ */
+const FILE_NAME = /^.+\.[^.]+$/
 
 /**
  * The first user `exclude` (or `skip-paths`) glob that matches `path`, if any, with a meaning close

@@ -187,8 +187,15 @@ export function declaredName(input: {
   const text = input.text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n')
   const split = isYamlPath(input.path) ? ok({ matter: text }) : splitFrontMatter(text)
   if (!split.ok) return undefined
-  const data: unknown = parseYaml(split.value.matter).data
-  const name = typeof data === 'object' && data !== null && 'name' in data ? data.name : undefined
+  const yaml = parseYaml(split.value.matter)
+  const data: unknown = yaml.data
+  // YAML that does not parse as a whole: the top-level `name:` line on its own, when it has one.
+  const name =
+    yaml.problems.length > 0
+      ? /^name:[ \t]*(['"]?)([^'"\n#]*?)\1[ \t]*(?:#.*)?$/m.exec(split.value.matter)?.[2]
+      : typeof data === 'object' && data !== null && 'name' in data
+        ? data.name
+        : undefined
   return typeof name === 'string' && RUBRIC_NAME_PATTERN.test(name) ? name : undefined
 }
 

@@ -77,7 +77,7 @@ export async function readExtends(
     }
   }
   await visit(rubric.text, rubric.path, [])
-  if (issues.length > 0) return failed({ source: rubric, issues })
+  if (issues.length > 0) return failed({ source: rubric, issues, text: rubric.text })
   return ok(Object.keys(upstream).length === 0 ? rubric : { ...rubric, upstream })
 }
 

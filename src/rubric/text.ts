@@ -17,4 +17,6 @@ export type RubricTextResult = Result<RubricText, NoRubricText>
 interface NoRubricText {
   readonly source: RubricSource
   readonly issues: readonly RubricIssue[]
+  /** The file's text when it was read but cannot be used (an `extends` that could not be read). */
+  readonly text?: string
 }
