@@ -418,7 +418,9 @@ describe('/council accept', () => {
     expect(checksOnHead(pr).map(c => c.conclusion)).toEqual(['action_required'])
     const reply = pr.github.commentsOn(pr.number).at(-1)?.body
     expect(reply).toContain("was not posted on the check run that this pull request's base branch")
-    expect(reply).toContain('(it was retargeted since its review): nothing was accepted')
+    expect(reply).toContain(
+      "(the pull request was retargeted, or the base's rubrics changed, since its review): nothing was accepted"
+    )
   })
 
   it('accepts a verdict whose state an earlier version wrote, once this check has a run on the head', async () => {

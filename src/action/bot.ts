@@ -319,9 +319,11 @@ export async function commandGiven(context: BotContext): Promise<void> {
     const short = head.slice(0, 7)
     await github.reply(
       number,
-      `${who} the verdict on ${short} was not posted on the check run that this pull request's base branch ${code(base.baseRef)} requires (it was retargeted since its review): nothing was accepted. Comment \`/council rerun\` to have it reviewed under ${code(base.baseRef)}, then accept it.`
+      `${who} the verdict on ${short} was not posted on the check run that this pull request's base branch ${code(base.baseRef)} requires (the pull request was retargeted, or the base's rubrics changed, since its review): nothing was accepted. Comment \`/council rerun\` to have it reviewed under ${code(base.baseRef)}, then accept it.`
     )
-    io.notice(`Rubric Council: /council accept by ${who} not taken for ${short}: another base`)
+    io.notice(
+      `Rubric Council: /council accept by ${who} not taken for ${short}: not this check's run under its base`
+    )
     return
   }
   const written = await Promise.all(
