@@ -464,6 +464,26 @@ describe('/council accept', () => {
     ])
   })
 
+  it('tells the commenter when the check runs to accept cannot be read, after its 👀', async () => {
+    const pr = unclear()
+    await noKeys(pr)
+    // A state without `check` makes the bot look for this check's run on the head.
+    const { check, ...older } = readState(ours(pr))
+    expect(check).toBe('rubric-council')
+    await pr.github.upsertComment(
+      pr.number,
+      replaceState(ours(pr), older),
+      pr.github.commentsOn(pr.number).slice(0, 1)
+    )
+    pr.github.checkRunsNamed = () => Promise.reject(new Error('Server Error (502)'))
+    const result = await commented(pr, '/council accept flaky judge', MAINTAINER)
+    expect(result.code).toBe(0)
+    expect(pr.github.commentsOn(pr.number).at(-1)?.body).toBe(
+      '@octo-maintainer I could not read which check runs to accept (Server Error (502)): nothing was accepted. Accept it again in a moment.'
+    )
+    expect(checksOnHead(pr).map(c => c.conclusion)).toEqual(['action_required'])
+  })
+
   it('needs a reason, and a verdict on the head commit', async () => {
     const pr = unclear()
     await commented(pr, '/council accept', MAINTAINER)

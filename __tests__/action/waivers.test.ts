@@ -161,6 +161,26 @@ describe('/council accept <criterion-id> <reason>', () => {
     }
   })
 
+  it('attack: a maintainer’s waiver on another pull request, edited into this one’s state, does not count', async () => {
+    const pr = await judged(['tested'])
+    const elsewhere = pr.github.addComment(
+      pr.number + 1000,
+      `/council accept tested ${REASON}`,
+      MAINTAINER
+    )
+    const body = replaceState(ours(pr), {
+      ...readState(ours(pr)),
+      waivers: [
+        { commit: pr.repo.headSha, criterion: 'tested', by: MAINTAINER.login, commentId: elsewhere }
+      ]
+    })
+    await pr.github.upsertComment(pr.number, body, pr.github.commentsOn(pr.number).slice(0, 1))
+    const result = await review(pr)
+    expect([result.outputs.verdict, checkOnHead(pr)?.conclusion]).toEqual(['FAIL', 'failure'])
+    expect(result.log.some(l => l.includes('the waiver of tested recorded for'))).toBe(true)
+    expect(ours(pr)).not.toContain('WAIVED')
+  })
+
   it('attack: a waiver command edited into the state as an acceptance of the whole check does not count', async () => {
     const pr = await judged(['tested', 'documented'])
     await commented(pr, `/council accept tested ${REASON}`, MAINTAINER)

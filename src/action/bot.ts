@@ -312,9 +312,21 @@ export async function commandGiven(context: BotContext): Promise<void> {
   // another check, or of another base (the pull request was retargeted after the verdict), is
   // never completed: the state can be edited, and a base can change without a review.
   const base = pr ?? { baseRef: '', defaultBranch: '' }
-  const names = state.rubrics
-    ? await ownRubricNames(context, state.rubrics, head, base)
-    : await ownCheckName(context, state.check, head, base)
+  let names: string[]
+  try {
+    names = state.rubrics
+      ? await ownRubricNames(context, state.rubrics, head, base)
+      : await ownCheckName(context, state.check, head, base)
+  } catch (error) {
+    // The 👀 is there already: the commenter is told, not left with it alone.
+    const said = error instanceof Error ? error.message : String(error)
+    io.warning(`Rubric Council: /council accept by ${who}: ${said}`)
+    await github.reply(
+      number,
+      `${who} I could not read which check runs to accept (${said}): nothing was accepted. Accept it again in a moment.`
+    )
+    return
+  }
   if (names.length === 0) {
     const short = head.slice(0, 7)
     await github.reply(
