@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { deflateRawSync, inflateRawSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { readState, replaceState } from '../../src/publish/memory.js'
+import { readState, replaceState, type CommentState } from '../../src/publish/memory.js'
 import type { JsonReport } from '../../src/report/json.js'
 import { rubricHash } from '../../src/rubric/hash.js'
 import {
@@ -72,6 +72,35 @@ const review = (pr: PullRequest) => runInProcess(pr, { inputs: INPUTS, providers
 const ours = (pr: PullRequest): string => pr.github.commentsOn(pr.number)[0]?.body ?? ''
 const checksOnHead = (pr: PullRequest) =>
   pr.github.checkRuns.filter(c => c.head_sha === pr.repo.headSha)
+
+/** The sticky comment's state changed by hand, as anyone who may edit the comment can. */
+const editState = (pr: PullRequest, change: (state: CommentState) => CommentState) =>
+  pr.github.upsertComment(
+    pr.number,
+    replaceState(ours(pr), change(readState(ours(pr)))),
+    pr.github.commentsOn(pr.number).slice(0, 1)
+  )
+
+/** The state as the version before `check` was recorded wrote it. */
+function withoutCheck(state: CommentState): CommentState {
+  const { check, ...older } = state
+  expect(check).toBeDefined()
+  return older
+}
+
+/**
+ * The pull request reviewed as one into the branch `weak` (with the same rubric, and no provider
+ * key: UNCLEAR); returns its JSON into the default branch, for retargeting it there.
+ */
+async function reviewedIntoWeak(pr: PullRequest): Promise<Record<string, unknown>> {
+  const intoMain = pullRequestJson(pr.repo, pr.number)
+  const intoWeak = { ...intoMain, base: { ...(intoMain.base as object), ref: 'weak' } }
+  pr.github.setFile('weak', '.github/rubric.md', RUBRIC)
+  pr.github.setPullRequest(pr.number, intoWeak)
+  const event = pullRequestEvent(pr.repo, { number: pr.number, pullRequest: intoWeak })
+  expect((await runInProcess(pr, { event, providers: {} })).code).toBe(2)
+  return intoMain
+}
 
 describe('the check while the run works', () => {
   it('is in_progress on the head commit before any provider is asked, then that same run completes', async () => {
@@ -311,12 +340,10 @@ describe('/council accept', () => {
     await noKeys(pr)
     // A reader's own "/council accept", written into the state by hand.
     const id = pr.github.addComment(pr.number, '/council accept trust me', READER)
-    const state = readState(ours(pr))
-    const body = replaceState(ours(pr), {
+    await editState(pr, state => ({
       ...state,
       accepted: { commit: pr.repo.headSha, by: READER.login, reason: 'trust me', commentId: id }
-    })
-    await pr.github.upsertComment(pr.number, body, pr.github.commentsOn(pr.number).slice(0, 1))
+    }))
     const result = await noKeys(pr)
     expect([result.code, checksOnHead(pr).at(-1)?.conclusion]).toEqual([2, 'action_required'])
     expect(result.log.some(l => l.includes('does not match a /council accept comment'))).toBe(true)
@@ -358,16 +385,15 @@ describe('/council accept', () => {
       '/council accept docs-only change',
       MAINTAINER
     )
-    const body = replaceState(ours(pr), {
-      ...readState(ours(pr)),
+    await editState(pr, state => ({
+      ...state,
       accepted: {
         commit: pr.repo.headSha,
         by: MAINTAINER.login,
         reason: 'docs-only change',
         commentId: elsewhere
       }
-    })
-    await pr.github.upsertComment(pr.number, body, pr.github.commentsOn(pr.number).slice(0, 1))
+    }))
     const result = await noKeys(pr)
     expect([result.code, checksOnHead(pr).at(-1)?.conclusion]).toEqual([2, 'action_required'])
     expect(result.log.some(l => l.includes('does not match a /council accept comment'))).toBe(true)
@@ -380,16 +406,15 @@ describe('/council accept', () => {
     const entry = readState(ours(pr)).history.at(-1)
     if (!entry) throw new Error('no history')
     // Another workflow's required check, and this check's name for another base.
-    const body = replaceState(ours(pr), {
-      ...readState(ours(pr)),
+    await editState(pr, state => ({
+      ...state,
       rubrics: {
         'ci / unit-tests': { history: [entry] },
         'rubric-council (release-1.x)': { history: [entry] },
         'rubric-council / api (release-1.x)': { history: [entry] },
         'rubric-council / api': { history: [entry] }
       }
-    })
-    await pr.github.upsertComment(pr.number, body, pr.github.commentsOn(pr.number).slice(0, 1))
+    }))
     await commented(pr, '/council accept flaky judge', MAINTAINER)
     expect(
       checksOnHead(pr)
@@ -401,13 +426,7 @@ describe('/council accept', () => {
 
   it('attack: a pull request retargeted after the accept command never gets a success under the name its new base requires', async () => {
     const pr = unclear()
-    const intoMain = pullRequestJson(pr.repo, pr.number)
-    const intoWeak = { ...intoMain, base: { ...(intoMain.base as object), ref: 'weak' } }
-    pr.github.setFile('weak', '.github/rubric.md', RUBRIC)
-    pr.github.setPullRequest(pr.number, intoWeak)
-    const event = pullRequestEvent(pr.repo, { number: pr.number, pullRequest: intoWeak })
-    const weak = await runInProcess(pr, { event, providers: {} })
-    expect(weak.code).toBe(2)
+    const intoMain = await reviewedIntoWeak(pr)
     expect(checksOnHead(pr).map(c => c.name)).toEqual(['rubric-council (weak)'])
     // The maintainer accepts it for the experimental branch; the author retargets it to the
     // default branch before the bot runs.
@@ -427,13 +446,8 @@ describe('/council accept', () => {
     const pr = unclear()
     await noKeys(pr)
     // The state as the version before this one wrote it: no `check`.
-    const { check, ...older } = readState(ours(pr))
-    expect(check).toBe('rubric-council')
-    await pr.github.upsertComment(
-      pr.number,
-      replaceState(ours(pr), older),
-      pr.github.commentsOn(pr.number).slice(0, 1)
-    )
+    expect(readState(ours(pr)).check).toBe('rubric-council')
+    await editState(pr, withoutCheck)
     expect(readState(ours(pr)).check).toBeUndefined()
     await commented(pr, '/council accept flaky judge', MAINTAINER)
     const accepted = checksOnHead(pr).at(-1)
@@ -442,21 +456,9 @@ describe('/council accept', () => {
     // Such a state, on a pull request reviewed under another base and retargeted: no run of the
     // name its base now gives is on the head, so nothing is accepted.
     const other = unclear()
-    const intoMain = pullRequestJson(other.repo, other.number)
-    const intoWeak = { ...intoMain, base: { ...(intoMain.base as object), ref: 'weak' } }
-    other.github.setFile('weak', '.github/rubric.md', RUBRIC)
-    other.github.setPullRequest(other.number, intoWeak)
-    await runInProcess(other, {
-      event: pullRequestEvent(other.repo, { number: other.number, pullRequest: intoWeak }),
-      providers: {}
-    })
-    const { check: weak, ...stripped } = readState(ours(other))
-    expect(weak).toBe('rubric-council (weak)')
-    await other.github.upsertComment(
-      other.number,
-      replaceState(ours(other), stripped),
-      other.github.commentsOn(other.number).slice(0, 1)
-    )
+    const intoMain = await reviewedIntoWeak(other)
+    expect(readState(ours(other)).check).toBe('rubric-council (weak)')
+    await editState(other, withoutCheck)
     other.github.setPullRequest(other.number, intoMain)
     await commented(other, '/council accept flaky judge', MAINTAINER)
     expect(checksOnHead(other).map(c => [c.name, c.conclusion])).toEqual([
@@ -468,13 +470,8 @@ describe('/council accept', () => {
     const pr = unclear()
     await noKeys(pr)
     // A state without `check` makes the bot look for this check's run on the head.
-    const { check, ...older } = readState(ours(pr))
-    expect(check).toBe('rubric-council')
-    await pr.github.upsertComment(
-      pr.number,
-      replaceState(ours(pr), older),
-      pr.github.commentsOn(pr.number).slice(0, 1)
-    )
+    expect(readState(ours(pr)).check).toBe('rubric-council')
+    await editState(pr, withoutCheck)
     pr.github.checkRunsNamed = () => Promise.reject(new Error('Server Error (502)'))
     const result = await commented(pr, '/council accept flaky judge', MAINTAINER)
     expect(result.code).toBe(0)

@@ -168,7 +168,7 @@ async function look(
 }
 
 /** Our latest check run of that name on a commit, if any. */
-async function latestOurs(
+export async function latestOurs(
   github: GitHubPort,
   headSha: string,
   name: string
