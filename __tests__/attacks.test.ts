@@ -130,6 +130,8 @@ async function attempt(
     env?: Record<string, string>
     title?: string
     body?: string
+    /** Check runs of other rubrics whose own verdict may be green (several rubrics). */
+    green?: readonly string[]
   } = {}
 ): Promise<Attempt> {
   const calls = providers.calls.length
@@ -153,7 +155,9 @@ async function attempt(
     env: { ...KEYS, OPENAI_BASE_URL: providers.openaiBaseUrl, ...options.env }
   })
   const outcome = `${result.outputs.verdict ?? ''} ${result.outputs.reasons ?? ''}`.trim()
-  const posted = github.checkRuns.slice(checks).filter(c => c.head_sha === pr.repo.headSha)
+  const posted = github.checkRuns
+    .slice(checks)
+    .filter(c => c.head_sha === pr.repo.headSha && !(options.green ?? []).includes(c.name))
   if (outcome !== 'PASS') expect(posted.map(c => c.conclusion)).not.toContain('success')
   const made = providers.calls.slice(calls)
   return {
@@ -817,6 +821,34 @@ describe('the rubric path', () => {
       .map(r => r.query.ref)
     expect(reads.length).toBeGreaterThan(0)
     expect(new Set(reads)).toEqual(new Set([`refs/heads/${baseBranch(pr.repo)}`]))
+  })
+})
+
+describe('several rubrics', () => {
+  it('a rubric of gates only whose paths match the hidden code vouches for nothing: the judged rubric is UNCLEAR', async () => {
+    const base = {
+      '.github/rubrics/app.md': `---\npaths: [src/**]\ndimensions: false\n---\n## Criteria\n- safe: The change sends no data to outside hosts\n`,
+      '.github/rubrics/lib.md': '---\npaths: [lib/**]\n---\n## Gates\n- `true`\n',
+      '.github/workflows/rubric.yml': 'on: pull_request\n# runs rubric-council\n',
+      'src/app.ts': 'export const app = 1\n'
+    }
+    const pr = pullRequest(
+      {
+        'src/app.ts': "import { send } from '../lib/send'\nexport const app = send\n",
+        'lib/send.ts': `export const send = () => ${HIDDEN}\n`
+      },
+      base
+    )
+    const { result, prompts } = await attempt(pr, { green: ['rubric-council / lib'] })
+    expect(prompts.some(p => p.includes(HIDDEN))).toBe(false)
+    expect([result.outputs.verdict, result.outputs.reasons]).toEqual([
+      'UNCLEAR',
+      'incomplete_coverage'
+    ])
+    const app = github.checkRuns.filter(
+      c => c.head_sha === pr.repo.headSha && c.name === 'rubric-council / app'
+    )
+    expect(app.at(-1)?.conclusion).toBe('action_required')
   })
 })
 

@@ -160,7 +160,7 @@ describe('rubric-council check: preconditions before any gate', () => {
     const result = await cli(['check', '--checker', MARKING], dir)
     expect(result.code).toBe(2)
     expect(result.err).toEqual([
-      'rubric-council: no base to compare with: the current branch has no upstream and none of origin/main, main, origin/master, master exists; pass one with --base <branch or commit>'
+      'rubric-council: no base to compare with: the remote has no default branch (origin/HEAD) and none of origin/main, main, origin/master, master exists; pass one with --base <branch or commit>'
     ])
     expect(existsSync(join(dir, 'gate-ran'))).toBe(false)
   })

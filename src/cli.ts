@@ -20,6 +20,7 @@ import { LOOP_SPEC, MCP_SPEC, RUBRIC_SPEC, SESSIONS_SPEC } from './cli/loop-spec
 import { rubricCommand, sessionsCommand } from './cli/sessions.js'
 import { validateCommand } from './cli/validate.js'
 import { mcpCommand } from './cli/mcp.js'
+import { RUBRIC_SOURCES } from './cli/local-rubric.js'
 import { VERSION } from './version.js'
 
 const COMMANDS: readonly CommandSpec[] = [
@@ -84,6 +85,14 @@ export async function main(argv: readonly string[], given: CliIo): Promise<numbe
     const v = parsed.values[name]
     return typeof v === 'string' ? v : undefined
   }
+  const rubricSource = value('rubric-source')
+  if (rubricSource !== undefined && !(RUBRIC_SOURCES as readonly string[]).includes(rubricSource)) {
+    return usageError(
+      `--rubric-source "${rubricSource}": expected ${RUBRIC_SOURCES.join(' or ')}`,
+      `see rubric-council ${spec.name} --help`
+    )
+  }
+  const source = rubricSource === undefined ? {} : { rubricSource: rubricSource as 'base' | 'head' }
   switch (spec) {
     case CHECK_SPEC: {
       const [rubric, checker, json, markdown, models, base] = [
@@ -101,6 +110,7 @@ export async function main(argv: readonly string[], given: CliIo): Promise<numbe
         ...(markdown !== undefined && { markdown }),
         ...(models !== undefined && { models }),
         ...(base !== undefined && { base }),
+        ...source,
         dryRun: parsed.values['dry-run'] === true
       }
       // Several rubrics, and none named: each that applies (docs/rubric.md#several-rubrics).
@@ -136,6 +146,7 @@ export async function main(argv: readonly string[], given: CliIo): Promise<numbe
           ...(maxIterations !== undefined && { maxIterations }),
           ...(models !== undefined && { models }),
           ...(base !== undefined && { base }),
+          ...source,
           ...(json !== undefined && { json })
         },
         io
@@ -145,8 +156,10 @@ export async function main(argv: readonly string[], given: CliIo): Promise<numbe
       return sessionsCommand(io)
     case RUBRIC_SPEC:
       return rubricCommand(parsed.positionals, io)
-    case MCP_SPEC:
-      return mcpCommand(io)
+    case MCP_SPEC: {
+      const base = value('base')
+      return mcpCommand(io, { ...(base !== undefined && { base }), ...source })
+    }
     case INIT_SPEC:
       return initCommand(
         {

@@ -183,6 +183,51 @@ describe('several rubrics', () => {
       expect(call.text).not.toContain('PAYMENTS_KEY')
   })
 
+  describe('attack: a file outside the judged rubric counts as seen only when another rubric’s judges were shown it', () => {
+    const HIDDEN = 'lib/shared.ts'
+    const SNEAK = { ...PAYMENT_CHANGE, [HIDDEN]: 'export const shared = () => process.env.KEY\n' }
+    const companions = {
+      // Its paths match lib/**, but it has no criteria: no judge is asked at all.
+      'gates only': '---\npaths: [lib/**]\n---\n## Gates\n- `true`\n',
+      // Its paths match lib/**, but its exclude keeps the file from its judges.
+      excluding: rubric("paths: [lib/**]\nexclude: ['lib/shared.ts']", '- tidy: The code is tidy'),
+      // The control: its judges are shown the file, which therefore does not count.
+      seeing: rubric('paths: [lib/**]', '- tidy: The code is tidy')
+    }
+
+    for (const [variant, companion] of Object.entries(companions)) {
+      it(variant, async () => {
+        failing = []
+        const pr = pullRequest({ ...BASE, '.github/rubrics/lib.md': companion }, SNEAK)
+        const before = providers.calls.length
+        const result = await review(pr, { models: 'openai:gpt-5.4-nano' })
+        const shown = providers.calls.slice(before).some(c => c.text.includes('process.env.KEY'))
+        const written = report(result.outputs.report)
+        const payments = written.rubrics.find(r => r.name === 'payments')?.report
+        const omitted = payments?.coverage?.omitted.find(o => o.path === HIDDEN)
+        if (variant === 'seeing') {
+          expect(shown).toBe(true)
+          expect(result.outputs.verdict).toBe('PASS')
+          expect(omitted).toMatchObject({
+            counts: false,
+            detail: "outside this rubric's paths; shown to the judges of rubric-council / lib"
+          })
+        } else {
+          expect(shown).toBe(false)
+          expect([result.outputs.verdict, result.outputs.reasons]).toEqual([
+            'UNCLEAR',
+            'incomplete_coverage'
+          ])
+          expect(checksOn(pr).get('rubric-council / payments')?.conclusion).toBe('action_required')
+          expect(omitted).toMatchObject({ counts: true })
+          expect(omitted?.detail).toContain(
+            'the judges of no other rubric that applies are shown it'
+          )
+        }
+      })
+    }
+  })
+
   it('attack: a pull request cannot narrow, rename or add the rubrics that grade it', async () => {
     failing = ['careful']
     const pr = pullRequest(BASE, {

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import { mkdtemp, mkdir, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -44,15 +45,20 @@ afterAll(async () => {
   await github.close()
 })
 
-async function cli(argv: string[], rubric: string, env: Record<string, string> = {}) {
-  await writeFile(join(dir, '.github/rubric.md'), rubric)
+async function cli(
+  argv: string[],
+  rubric: string | undefined,
+  env: Record<string, string> = {},
+  cwd = dir
+) {
+  if (rubric !== undefined) await writeFile(join(dir, '.github/rubric.md'), rubric)
   const out: string[] = []
   const err: string[] = []
   const io: CliIo = {
     stdout: l => out.push(l),
     stderr: l => err.push(l),
     env: { GITHUB_API_URL: github.url, PATH: process.env.PATH, ...env },
-    cwd: dir
+    cwd
   }
   const code = await main(argv, io)
   return { code, out: out.join('\n'), err: err.join('\n') }
@@ -74,11 +80,24 @@ describe('the CLI reads what a rubric extends through the API', () => {
   })
 
   it('runs the inherited gates with the local ones, and the report names what it extends', async () => {
-    const json = join(dir, 'report.json')
+    // The base branch's rubric, whose extends is read; the check grades by it, as the action does.
+    const repo = await mkdtemp(join(tmpdir(), 'rc-extends-repo-'))
+    await mkdir(join(repo, '.github'))
+    await writeFile(join(repo, '.github/rubric.md'), extending(GATES))
+    for (const args of [
+      ['init', '-q', '-b', 'main'],
+      ['add', '-A'],
+      ['commit', '-q', '-m', 'rubric']
+    ])
+      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e', ...args], { cwd: repo })
+    const json = join(repo, 'report.json')
     // Gates only: no judge is asked.
-    const result = await cli(['check', '--json', json], extending(GATES), {
-      GITHUB_TOKEN: 'ghs_job'
-    })
+    const result = await cli(
+      ['check', '--json', json],
+      undefined,
+      { GITHUB_TOKEN: 'ghs_job' },
+      repo
+    )
     const report = JSON.parse(await readFile(json, 'utf8')) as {
       gates: { command: string }[]
       rubric: { inherited: { from: string[] } | null }

@@ -286,14 +286,15 @@ describe('localDiff and defaultBase', () => {
     )
   })
 
-  it('picks the upstream of the current branch, else main, else fails', async () => {
+  it('picks the remote’s default branch, never the branch’s own upstream, else main, else fails', async () => {
     const pr = pullRequestOrigin('origin-default')
     const dir = join(root, 'default-base')
     git(root, 'clone', '-q', `file://${pr.origin}`, dir)
+    // A pull request checked out as gh does: its upstream is the pull request itself, whose own
+    // rubric and diff must not stand in for the base's.
     git(dir, 'checkout', '-q', '-b', 'topic', '--track', 'origin/pr')
-    expect(await defaultBase(dir)).toBe('origin/pr')
-
-    git(dir, 'checkout', '-q', '-b', 'loose', '--no-track', 'origin/pr')
+    expect(await defaultBase(dir)).toBe('origin/main')
+    git(dir, 'remote', 'set-head', 'origin', '--delete')
     expect(await defaultBase(dir)).toBe('origin/main')
 
     const lonely = join(root, 'default-lonely')

@@ -45,7 +45,7 @@ interface SetOutput {
 
 describe('the check tool with several rubrics', () => {
   it('checks each rubric the change touches and names the others, with the worst verdict', async () => {
-    const result = await client.callTool({ name: 'check', arguments: { base: 'main' } })
+    const result = await client.callTool({ name: 'check', arguments: {} })
     expect(result.isError).toBeFalsy()
     const out = result.structuredContent as SetOutput
     expect([out.verdict, out.exit_code]).toEqual(['FAIL', 1])

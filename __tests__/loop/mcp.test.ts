@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -56,8 +57,8 @@ describe('rubric-council mcp', () => {
     const { tools } = await client.listTools()
     expect(tools.map(t => t.name).sort()).toEqual(['check', 'validate'])
     const check = tools.find(t => t.name === 'check')
+    // No base: which rubric is the base's is the server's to know, never the agent's to say.
     expect(Object.keys(check?.inputSchema.properties ?? {}).sort()).toEqual([
-      'base',
       'checker',
       'models',
       'rubric'
@@ -74,7 +75,7 @@ describe('rubric-council mcp', () => {
         findings: [{ severity: 'major', title: 'No test for ties' }]
       })
     }))
-    const result = await client.callTool({ name: 'check', arguments: { base: 'main' } })
+    const result = await client.callTool({ name: 'check', arguments: {} })
     expect(result.isError).toBeFalsy()
     const output = result.structuredContent as CheckOutput
     expect(output).toMatchObject({ verdict: 'FAIL', exit_code: 1, recommendation: 'RETRY' })
@@ -121,6 +122,27 @@ describe('rubric-council mcp', () => {
       expect(result.isError, name).toBe(true)
       expect(JSON.stringify(result.content)).toContain('is outside this repository')
       expect(JSON.stringify(result.content)).not.toContain('root:')
+    }
+  })
+
+  it('attack: an agent that edits the rubric in the working tree does not change the verdict, and is told', async () => {
+    standIn.setScript(call => ({ json: wireAnswer(call.schema, { fail: ['tested'] }) }))
+    // The agent drops the criterion it cannot meet, and the gate with it.
+    writeFileSync(
+      join(dir, '.github/rubric.md'),
+      '---\ncouncil:\n  models: [openai:gpt-5.4-nano]\ndimensions: false\n---\n# Ranking\n\n## Nice to Have\n- tested: The ranking is covered by tests\n'
+    )
+    try {
+      const result = await client.callTool({ name: 'check', arguments: {} })
+      const output = result.structuredContent as CheckOutput & {
+        rubric_review: { source: string; weakened: boolean; changes: { text: string }[] }
+      }
+      expect(output).toMatchObject({ verdict: 'FAIL', exit_code: 1 })
+      expect(output.gates.map(g => g.command)).toEqual(['test -f rank.ts'])
+      expect(output.rubric_review).toMatchObject({ source: 'base', weakened: true })
+      expect(output.rubric_review.changes.map(c => c.text).join('; ')).toContain('tested')
+    } finally {
+      execFileSync('git', ['checkout', '--', '.github/rubric.md'], { cwd: dir })
     }
   })
 

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -14,10 +14,17 @@ const ROOT = join(import.meta.dirname, '..', '..')
 const HOOK = join(ROOT, 'examples/agent/stop-hook.sh')
 const CLI = `${process.execPath} --import ${pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href} ${join(ROOT, 'src/bin.ts')}`
 
+/** A repository whose main branch has the rubric: the check reads it there, as the required check. */
 function project(): string {
   const dir = mkdtempSync(join(tmpdir(), 'rc-hook-'))
   mkdirSync(join(dir, '.github'))
   writeFileSync(join(dir, '.github/rubric.md'), '# Done\n\n## Gates\n- `test -f done.txt`\n')
+  const git = (...args: string[]): void => {
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e', ...args], { cwd: dir })
+  }
+  git('init', '-q', '-b', 'main')
+  git('add', '-A')
+  git('commit', '-q', '-m', 'rubric')
   return dir
 }
 

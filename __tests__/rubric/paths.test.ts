@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { planRubrics, scopeText, type RubricFile } from '../../src/engine/rubric-set.js'
+import {
+  judgedPlans,
+  planRubrics,
+  scopeText,
+  withShownElsewhere,
+  type RubricFile
+} from '../../src/engine/rubric-set.js'
 import { inScope, patternProblem, unmatchedPatterns } from '../../src/rubric/paths.js'
 import { parseRubric } from '../../src/rubric/parse.js'
 import type { Rubric } from '../../src/rubric/types.js'
@@ -114,14 +120,39 @@ describe('which rubrics apply to a pull request', () => {
     ])
   })
 
-  it('counts a file outside a rubric as seen when another rubric that applies matches it', () => {
-    const [payments] = planRubrics(files.slice(1), ['services/payments/a.ts', 'lib/y.ts'], 'rc')
+  it('counts a file outside a rubric as seen only when another judged rubric was shown it', () => {
+    const plans = planRubrics(files.slice(1), ['services/payments/a.ts', 'docs/x.md'], 'rc')
+    const [payments, docs] = plans
     expect(payments?.scope?.inScope('services/payments/a.ts')).toBe(true)
-    expect(payments?.scope?.inScope('lib/y.ts')).toBe(false)
-    expect(payments?.scope?.elsewhere('lib/y.ts')).toBe(false)
-    const both = planRubrics(files.slice(1), ['services/payments/a.ts', 'docs/x.md'], 'rc')
-    expect(both[0]?.scope?.elsewhere('docs/x.md')).toBe(true)
-    expect(both[0]?.scope?.elsewhere('lib/y.ts')).toBe(false)
+    expect(payments?.scope?.inScope('docs/x.md')).toBe(false)
+    // Matching docs/** is not enough: only what the docs rubric's judges were shown counts.
+    expect(payments?.scope?.shownElsewhere).toBeUndefined()
+    if (payments === undefined || docs === undefined) throw new Error('two plans')
+    const [withShown] = withShownElsewhere(
+      plans,
+      new Map([
+        [payments, new Set(['services/payments/a.ts'])],
+        [docs, new Set(['docs/x.md'])]
+      ])
+    )
+    expect(withShown?.scope?.shownElsewhere?.('docs/x.md')).toBe('rc / Docs site')
+    expect(withShown?.scope?.shownElsewhere?.('services/payments/a.ts')).toBeUndefined()
+    const [notShown] = withShownElsewhere(plans, new Map([[docs, new Set<string>()]]))
+    expect(notShown?.scope?.shownElsewhere?.('docs/x.md')).toBeUndefined()
+  })
+
+  it('asks the judges of applicable, valid, first-named rubrics that have criteria or dimensions only', () => {
+    const gatesOnly: RubricFile = {
+      repoPath: '.github/rubrics/lint.md',
+      main: false,
+      rubric: (() => {
+        const parsed = parseRubric({ text: '## Gates\n- `true`\n', path: 'lint.md' })
+        if (!parsed.ok) throw new Error(JSON.stringify(parsed.problem))
+        return parsed.value
+      })()
+    }
+    const plans = planRubrics([...files, gatesOnly], ['services/payments/a.ts'], 'rc')
+    expect(judgedPlans(plans).map(p => p.checkName)).toEqual(['rc', 'rc / payments'])
   })
 
   it('applies a rubric whose own file the pull request changes, and every rubric when the change is unknown', () => {

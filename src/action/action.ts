@@ -11,13 +11,8 @@ import type { ActionIO } from './io.js'
 import { reviewPorts } from './ports.js'
 import { endEarly, internalError, publishSkipped, runUrl } from './publish.js'
 import { reviewPullRequest } from './review.js'
-import {
-  chooseRubric,
-  repositoryRubricPath,
-  severalRubrics,
-  plannedRubric,
-  type RubricChoice
-} from './rubric.js'
+import { chooseRubric, repositoryRubricPath, severalRubrics } from './rubric.js'
+import { plannedRubric, type RubricChoice } from '../engine/rubric-choice.js'
 import { reviewRubrics } from './review-rubrics.js'
 import { planRubrics } from '../engine/rubric-set.js'
 import { skipOf } from './skip.js'

@@ -6,7 +6,7 @@ import { LABEL_ACTIONS, readRunContext, type PullRequestRun } from '../github/ev
 import type { GitHubPort } from '../github/port.js'
 import { parseRubric } from '../rubric/parse.js'
 import { InputError, type ActionInputs } from './inputs.js'
-import type { RubricChoice } from './rubric.js'
+import type { RubricChoice } from '../engine/rubric-choice.js'
 
 /** Where the action works: the checkout, the rubric's directory, and its own temp folder. */
 export interface ActionDirs {

@@ -1,4 +1,5 @@
 import { mkdir, writeFile } from 'node:fs/promises'
+import { shownElsewhere } from '../engine/evaluate.js'
 import { nextIteration } from '../engine/history.js'
 import {
   planRubrics,
@@ -44,7 +45,7 @@ import {
   verifiedAcceptance,
   type ReviewPorts
 } from './review.js'
-import { plannedRubric, type RubricChoice } from './rubric.js'
+import { plannedRubric, type RubricChoice } from '../engine/rubric-choice.js'
 import { stickyComment } from './sticky-comment.js'
 
 /** A rubric's part of the review, with where its check run is. */
@@ -120,8 +121,10 @@ export async function reviewRubrics(
     const { heal, waivers } = asked
     // Gates of several rubrics run one rubric at a time: they share the checkout.
     const gates = oneAtATime(ports.gates)
+    const scoped = await shownElsewhere(plans, plan => plan.file.choice.trusted, ports)
     const outcomes = await Promise.all(
-      begun.map(async ({ plan, place, id }): Promise<Judged> => {
+      begun.map(async ({ plan, place, id }, i): Promise<Judged> => {
+        const scope = scoped[i]?.scope
         const read = plan.file
         const base = {
           checkName: place.name,
@@ -146,7 +149,7 @@ export async function reviewRubrics(
             memory: state.rubrics?.[base.checkName] ?? { history: [] },
             head,
             asked,
-            ...(plan.scope && { scope: plan.scope })
+            ...(scope && { scope })
           },
           { ...ports, gates }
         )

@@ -34,7 +34,7 @@ import { checkRunName } from '../publish/check-name.js'
 import type { ActionInputs } from './inputs.js'
 import type { ActionIO } from './io.js'
 import { publish, reportPathIn, type PublishContext } from './publish.js'
-import type { RubricChoice } from './rubric.js'
+import type { RubricChoice } from '../engine/rubric-choice.js'
 import { stickyComment } from './sticky-comment.js'
 
 /** What a review runs on: gate results, evidence and judgement come in through these. */

@@ -1,10 +1,9 @@
 import { failed, ok } from '../util/result.js'
 import { existsSync } from 'node:fs'
 import { posix, relative, resolve, sep } from 'node:path'
-import type { RubricReview } from '../engine/evaluation.js'
+import { rubricChanges, unreadExtends, type RubricChoice } from '../engine/rubric-choice.js'
 import type { PullRequestRun } from '../github/event.js'
 import type { GitHubPort } from '../github/port.js'
-import { diffRubrics } from '../rubric/diff.js'
 import { localRubricFiles, readRubricFile } from '../rubric/load.js'
 import { declaredName, parseRubric } from '../rubric/parse.js'
 import { readExtends } from '../rubric/read-extends.js'
@@ -16,14 +15,6 @@ import { symbolicLinkOn, type ActionDirs, type Checkout } from './context.js'
 import type { ActionInputs } from './inputs.js'
 import { planRubrics } from '../engine/rubric-set.js'
 import { checkRunName } from '../publish/check-name.js'
-
-/** The rubric a run is graded by, and the trust decision behind it, as data. */
-export interface RubricChoice {
-  readonly rubric: RubricTextResult
-  /** Its owner's (the base branch's, or the workflow's checker input): its `exclude` may waive. */
-  readonly trusted: boolean
-  readonly review?: RubricReview
-}
 
 /**
  * A rubric file of the checkout (the pull request's), read only as a file of its own: one reached
@@ -89,7 +80,7 @@ export async function chooseRubric(
   }
   const base: RubricText | undefined =
     baseText === undefined ? undefined : { text: baseText, path: inputs.rubric, kind: 'file' }
-  const diff = changes(base, head.ok ? head.value : undefined)
+  const diff = rubricChanges(base, head.ok ? head.value : undefined)
 
   if (inputs.rubricSource === 'head' && !run.baseRubricOnly) {
     return {
@@ -151,39 +142,6 @@ export async function chooseRubric(
       note: `The base branch has no rubric at ${repoPath} yet, so this pull request's own rubric is used. Once it is merged, later pull requests are graded by the base branch's.`
     }
   }
-}
-
-/**
- * The pull request's own rubric, which grades only when asked (or when the base has none): what
- * its `extends` names is never read, since a pull request could then make the job's token read
- * any repository the token can, and show it in the report.
- */
-function unreadExtends(rubric: RubricTextResult): RubricTextResult {
-  if (!rubric.ok) return rubric
-  const parsed = parseRubric(rubric.value, 'as written')
-  if (!parsed.ok || parsed.value.extends.length === 0) return rubric
-  return failed({
-    source: rubric.value,
-    issues: parsed.value.extends.map(named => ({
-      file: rubric.value.path,
-      line: named.line,
-      ...(named.column !== undefined && { column: named.column }),
-      rule: 'extends' as const,
-      message: `extends "${named.spec}" is not read from a pull request's own rubric: a pull request could make the job's token read another repository; merge the rubric so that it is read from the base branch`
-    }))
-  })
-}
-
-/**
- * What the pull request changed in the rubric file, when both versions parse and differ:
- * undefined otherwise. Each is compared as written, so another `extends` shows as a change and
- * what it names is never read.
- */
-function changes(base: RubricText | undefined, head: RubricText | undefined): RubricReview['diff'] {
-  if (base === undefined || head === undefined || base.text === head.text) return undefined
-  const before = parseRubric(base, 'as written')
-  const after = parseRubric(head, 'as written')
-  return before.ok && after.ok ? diffRubrics(before.value, after.value) : undefined
 }
 
 /** The pull request's rubric at its head commit, through the API; not ok when it cannot be read. */
@@ -365,30 +323,4 @@ export async function severalRubrics(
       main: false
     }))
   ]
-}
-
-/** The rubric a choice reads, parsed; undefined when it is not a valid one. */
-function validRubric(choice: RubricChoice): Rubric | undefined {
-  if (!choice.rubric.ok) return undefined
-  const parsed = parseRubric(choice.rubric.value)
-  return parsed.ok ? parsed.value : undefined
-}
-
-/**
- * A rubric file as the plan of several takes it (`RubricFile`): its rubric when valid, and the
- * name its front matter gives either way.
- */
-export function plannedRubric(choice: RubricChoice): {
-  readonly rubric: Rubric | undefined
-  readonly declaredName: string | undefined
-} {
-  const read = choice.rubric
-  const text = read.ok ? read.value.text : read.problem.text
-  return {
-    rubric: validRubric(choice),
-    declaredName:
-      text === undefined
-        ? undefined
-        : declaredName({ text, path: read.ok ? read.value.path : read.problem.source.path })
-  }
 }

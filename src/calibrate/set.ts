@@ -7,6 +7,9 @@ import { failed, ok, type Result } from '../util/result.js'
 /** Where `calibrate` reads its cases by default, beside the rubric. */
 export const DEFAULT_SET_PATH = '.github/rubric-calibration.yml'
 
+/** The largest calibration set read, in bytes: thousands of cases; a larger file is refused. */
+export const MAX_SET_BYTES = 1024 * 1024
+
 export type Expected = 'PASS' | 'FAIL'
 
 /** What a case names: two commits of the local repository, or a pull request's fetched head. */

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs'
-import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { mkdir, writeFile } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
 import { caseEvidence, headGates, resolveCase } from '../calibrate/cases.js'
 import {
@@ -13,6 +13,7 @@ import { renderCalibrationHtml, renderCalibrationMarkdown } from '../calibrate/r
 import { percent } from '../calibrate/sentences.js'
 import {
   DEFAULT_SET_PATH,
+  MAX_SET_BYTES,
   parseCalibrationSet,
   type CalibrationCase,
   type SetIssue
@@ -25,13 +26,15 @@ import { runGit } from '../evidence/git-process.js'
 import { DEFAULT_RUBRIC_PATH } from '../rubric/defaults.js'
 import { formatIssue } from '../rubric/errors.js'
 import { readRubricFile } from '../rubric/load.js'
+import { readCapped } from '../util/read-capped.js'
+import { repositoryRoot } from './local-rubric.js'
 import { parseRubric } from '../rubric/parse.js'
 import { withUpstreams } from './upstream.js'
 import { needsCouncil } from '../verdict/decide.js'
 import { maskSecrets, secretValues } from '../util/secrets.js'
 import { failed, ok, type Result } from '../util/result.js'
 import { USAGE_ERROR } from './args.js'
-import { fileProblem, reportsProblem, terminalText, writeReports, type CliIo } from './io.js'
+import { reportsProblem, terminalText, writeReports, type CliIo } from './io.js'
 import { reasonSentence } from '../publish/sentences.js'
 import { optionModelLines, rubricModelLines } from './model-check.js'
 
@@ -92,7 +95,8 @@ export async function calibrateCommand(options: CalibrateOptions, io: CliIo): Pr
   }
 
   const rubricPath = options.rubric ?? DEFAULT_RUBRIC_PATH
-  const rubricFile = await readRubricFile(resolve(io.cwd, rubricPath), rubricPath)
+  const root = await repositoryRoot(io.cwd)
+  const rubricFile = await readRubricFile(resolve(io.cwd, rubricPath), rubricPath, root)
   const rubricText = await withUpstreams(io, rubricFile)
   const rubric = rubricText.ok ? parseRubric(rubricText.value) : failed(rubricText.problem.issues)
   if (!rubricText.ok || !rubric.ok) {
@@ -322,21 +326,17 @@ async function readSet(
   path: string,
   criterionIds: readonly string[]
 ): Promise<Result<readonly CalibrationCase[], readonly SetIssue[]>> {
-  let text: string
-  try {
-    text = await readFile(resolve(cwd, path), 'utf8')
-  } catch (error) {
-    const problem = fileProblem(error)
-    if (problem === undefined) throw error
+  const read = await readCapped(resolve(cwd, path), MAX_SET_BYTES, await repositoryRoot(cwd))
+  if (!read.ok) {
     return failed([
       {
         file: path,
         rule: 'missing-file',
-        message: `cannot read the calibration set: ${problem} (write one, or propose one from this history: rubric-council calibrate --propose 20)`
+        message: `cannot read the calibration set: it ${read.problem.message} (write one, or propose one from this history: rubric-council calibrate --propose 20)`
       }
     ])
   }
-  const set = parseCalibrationSet(text, path, criterionIds)
+  const set = parseCalibrationSet(read.value.toString('utf8'), path, criterionIds)
   return set.ok ? ok(set.value.cases) : set
 }
 

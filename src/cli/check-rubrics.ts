@@ -1,4 +1,3 @@
-import { resolve } from 'node:path'
 import type { HistoryEntry } from '../engine/history.js'
 import { planRubrics, scopeText } from '../engine/rubric-set.js'
 import { localBase, localDiff } from '../evidence/git.js'
@@ -13,36 +12,50 @@ import {
 import { renderMarkdown } from '../report/markdown.js'
 import { renderTerminal } from '../report/terminal.js'
 import { DEFAULT_RUBRIC_PATH } from '../rubric/defaults.js'
-import { readRubricFile } from '../rubric/load.js'
-import { declaredName, parseRubric } from '../rubric/parse.js'
 import { DEFAULT_CHECK_NAME } from '../publish/memory.js'
 import { EXIT_CODE } from '../verdict/outcome.js'
 import { USAGE_ERROR } from './args.js'
 import { failed, ok, type Result } from '../util/result.js'
-import { checkHere, writeOwnReport, type CheckOptions, type CheckRequest } from './check.js'
+import {
+  checkPorts,
+  checkWith,
+  writeOwnReport,
+  type CheckOptions,
+  type CheckRequest
+} from './check.js'
+import { chooseLocalRubric, localPlace, localRubricSet, type LocalPlace } from './local-rubric.js'
+import { shownElsewhere } from '../engine/evaluate.js'
+import { plannedRubric } from '../engine/rubric-choice.js'
 import { reportsProblem, writeReports, type CliIo } from './io.js'
-import { withUpstreams } from './upstream.js'
 import { defaultTargets } from './validate.js'
 
 /** A local file has no size limit worth cutting for; this only bounds a pathological report. */
 const LOCAL_MARKDOWN_BUDGET = 5_000_000
 
-/** The rubrics a request that names none is of, when the repository has several. */
-export function rubricSet(
-  request: Pick<CheckRequest, 'rubric' | 'checker'>,
+/**
+ * The rubrics a request that names none is of, when the repository has several, with where they
+ * are read (`localRubricSet`); undefined for one rubric, a named one, or checker sugar, and where
+ * the place cannot be found (the one rubric's check then says why).
+ */
+export async function rubricSet(
+  request: Pick<CheckRequest, 'rubric' | 'checker' | 'base' | 'rubricSource'>,
   cwd: string
-): string[] | undefined {
+): Promise<{ readonly place: LocalPlace; readonly paths: readonly string[] } | undefined> {
   if (request.rubric !== undefined || request.checker !== undefined) return undefined
-  const paths = defaultTargets(cwd)
-  return paths.length === 1 && paths[0] === DEFAULT_RUBRIC_PATH ? undefined : paths
+  const place = await localPlace(cwd, request.base, request.rubricSource ?? 'base')
+  if (!place.ok) return undefined
+  const paths = await localRubricSet(place.value, defaultTargets)
+  return paths === undefined ? undefined : { place: place.value, paths }
 }
 
 /**
  * Every rubric of a repository with several (docs/rubric.md#several-rubrics), for a request that
  * names neither a rubric nor a checker: each rubric that applies to the diff from the merge base is
  * checked as `check --rubric` would, its judges shown the files it matches; the others say they do
- * not apply. Undefined when the repository has one rubric (the request is `checkHere`'s); not ok
- * with the lines to say when something was wrong before anything ran.
+ * not apply. Each is read as the required check reads it (the base's, unless asked otherwise). A
+ * file outside a rubric's paths counts as seen only when another rubric's judges are shown it.
+ * Undefined when the repository has one rubric (the request is `checkHere`'s); not ok with the
+ * lines to say when something was wrong before anything ran.
  */
 export async function checkRubricSet(
   request: CheckRequest,
@@ -50,8 +63,8 @@ export async function checkRubricSet(
   /** What each rubric's judges are told of earlier iterations, by check run name (the loop). */
   historyOf?: (checkName: string) => readonly HistoryEntry[]
 ): Promise<Result<RubricOutcome[], readonly string[]> | undefined> {
-  const paths = rubricSet(request, io.cwd)
-  if (paths === undefined) return undefined
+  const set = await rubricSet(request, io.cwd)
+  if (set === undefined) return undefined
   const base = await localBase(io.cwd, request.base)
   if (!base.ok) return failed([`rubric-council: ${base.problem}`])
   // Unread, every rubric applies: each then says why it has no verdict.
@@ -60,24 +73,25 @@ export async function checkRubricSet(
       diff.files.flatMap(f => (f.previousPath === undefined ? [f.path] : [f.path, f.previousPath])),
     () => undefined
   )
-  const files = await Promise.all(
-    paths.map(async path => {
-      const read = await withUpstreams(io, await readRubricFile(resolve(io.cwd, path), path))
-      const parsed = read.ok ? parseRubric(read.value) : undefined
-      return {
-        path,
-        repoPath: path,
-        main: path === DEFAULT_RUBRIC_PATH,
-        rubric: parsed?.ok === true ? parsed.value : undefined,
-        declaredName: declaredName({
-          text: read.ok ? read.value.text : (read.problem.text ?? ''),
-          path
-        })
-      }
+  const files = []
+  for (const path of set.paths) {
+    const chosen = await chooseLocalRubric(set.place, path, io)
+    if (chosen.line !== undefined) io.stderr(chosen.line)
+    files.push({
+      path,
+      repoPath: path,
+      main: path === DEFAULT_RUBRIC_PATH,
+      choice: chosen.choice,
+      ...plannedRubric(chosen.choice)
     })
+  }
+  const plans = await shownElsewhere(
+    planRubrics(files, changed, DEFAULT_CHECK_NAME),
+    plan => plan.file.choice.trusted,
+    checkPorts(io, { models: request.models, base: base.value })
   )
   const outcomes: RubricOutcome[] = []
-  for (const plan of planRubrics(files, changed, DEFAULT_CHECK_NAME)) {
+  for (const plan of plans) {
     const named = { name: plan.name, checkName: plan.checkName, path: plan.file.path }
     if (!plan.applicable) {
       outcomes.push({
@@ -87,14 +101,15 @@ export async function checkRubricSet(
       continue
     }
     io.stderr(`── ${plan.checkName} (${plan.file.path})`)
-    const checked = await checkHere(
+    const checked = await checkWith(
       {
         ...request,
         rubric: plan.file.path,
-        ...(plan.scope && { scope: plan.scope }),
         ...(historyOf && { history: historyOf(plan.checkName) })
       },
-      io
+      plan.file.choice,
+      io,
+      plan.scope
     )
     if (!checked.ok) return checked
     outcomes.push({ ...named, evaluation: checked.value })
@@ -109,7 +124,7 @@ export async function checkRubricSet(
  * `check` goes on as before.
  */
 export async function checkRubrics(options: CheckOptions, io: CliIo): Promise<number | undefined> {
-  if (rubricSet(options, io.cwd) === undefined) return undefined
+  if ((await rubricSet(options, io.cwd)) === undefined) return undefined
   const unwritable = reportsProblem(io, [
     ['JSON report', options.json],
     ['Markdown report', options.markdown === '-' ? undefined : options.markdown]

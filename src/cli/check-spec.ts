@@ -17,8 +17,19 @@ export const BASE_OPTION: OptionSpec = {
   type: 'string',
   value: 'REF',
   help: [
-    'Diff from the merge base of REF and HEAD (default: the upstream, else',
-    'origin/main, main, origin/master, master)'
+    'Diff from the merge base of REF and HEAD (default: the remote’s default branch',
+    'origin/HEAD, else origin/main, main, origin/master, master)'
+  ]
+}
+
+/** `--rubric-source`, as `check`, `loop` and `mcp` take it. */
+export const RUBRIC_SOURCE_OPTION: OptionSpec = {
+  name: 'rubric-source',
+  type: 'string',
+  value: 'WHERE',
+  help: [
+    'base: the rubric as the merge base with --base has it, which the required check grades',
+    'by; head: the working tree’s, its gates included (default: base)'
   ]
 }
 
@@ -29,7 +40,8 @@ export const CHECK_SPEC: CommandSpec = {
   usage: 'check [options]',
   description: [
     'Runs the rubric’s gates in this directory and asks the judges about the diff from the merge',
-    'base of --base and HEAD (working-tree edits included); prints the verdict.'
+    'base of --base and HEAD (working-tree edits included); prints the verdict. The rubric is the',
+    'base’s, as the required check reads it; a working tree’s that differs is said.'
   ],
   options: [
     {
@@ -64,6 +76,7 @@ export const CHECK_SPEC: CommandSpec = {
     },
     MODELS_OPTION,
     BASE_OPTION,
+    RUBRIC_SOURCE_OPTION,
     {
       name: 'dry-run',
       type: 'boolean',

@@ -1,9 +1,10 @@
 import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { createCouncil } from '../council/council.js'
 import { parseModelList } from '../council/providers.js'
-import { evaluate } from '../engine/evaluate.js'
+import { evaluate, type EnginePorts } from '../engine/evaluate.js'
+import type { RubricChoice } from '../engine/rubric-choice.js'
 import { DEFAULT_MAX_EVIDENCE_TOKENS } from '../evidence/build.js'
 import { localEvidence } from '../evidence/git-source.js'
 import { localBase, localDiff } from '../evidence/git.js'
@@ -12,9 +13,8 @@ import { gateEnvironment } from '../gates/environment.js'
 import { gatesHere } from '../gates/run.js'
 import type { GateLog } from '../gates/types.js'
 import { DEFAULT_RUBRIC_PATH } from '../rubric/defaults.js'
-import { readRubricFile } from '../rubric/load.js'
 import { parseRubric } from '../rubric/parse.js'
-import { withUpstreams } from './upstream.js'
+import { chooseLocalRubric, localPlace, type LocalRubricSource } from './local-rubric.js'
 import { formatIssue } from '../rubric/errors.js'
 import { needsCouncil } from '../verdict/decide.js'
 import { checkerRubric } from '../rubric/sugar.js'
@@ -38,10 +38,13 @@ export interface CheckRequest {
   readonly checker?: string
   readonly models?: string
   readonly base?: string
+  /**
+   * Which rubric file grades: the base's (default, as the required check), the working tree's
+   * (`--rubric-source head`), or a loop session's own (`session`, never from the command line).
+   */
+  readonly rubricSource?: LocalRubricSource
   /** The iterations before this one (`loop`), oldest first: the judges are told of them. */
   readonly history?: readonly HistoryEntry[]
-  /** One rubric among several: which changed files its judges see. */
-  readonly scope?: EvidenceScope
 }
 
 export interface CheckOptions extends CheckRequest {
@@ -104,23 +107,51 @@ export async function checkCommand(options: CheckOptions, io: CliIo): Promise<nu
 }
 
 /**
- * The evaluation `check` runs, in `io.cwd`: the rubric read from disk now, its gates, the judges
- * of the diff from the merge base with `base`. Its failure is what was found wrong before anything
- * ran (an unreadable rubric, an unknown model, a base that does not resolve, no change): the lines
- * to say on stderr. Gate output and the judges' progress go to stderr as they come.
+ * The evaluation `check` runs, in `io.cwd`: the rubric chosen as `chooseCheckRubric` says, its
+ * gates, the judges of the diff from the merge base with `base`. Its failure is what was found
+ * wrong before anything ran (an unreadable rubric, an unknown model, a base that does not resolve,
+ * no change): the lines to say on stderr. Gate output and the judges' progress go to stderr as
+ * they come.
  */
 export async function checkHere(
   request: CheckRequest,
   io: CliIo
 ): Promise<Result<Evaluation, readonly string[]>> {
+  const chosen = await chooseCheckRubric(request, io)
+  return chosen.ok ? checkWith(request, chosen.value, io) : chosen
+}
+
+/**
+ * The rubric a check grades by: checker sugar as given; a file as `chooseLocalRubric` chooses it
+ * (the base's unless the request says otherwise), with its line said on stderr.
+ */
+export async function chooseCheckRubric(
+  request: CheckRequest,
+  io: CliIo
+): Promise<Result<RubricChoice, readonly string[]>> {
+  if (request.checker !== undefined) {
+    return ok({ rubric: checkerRubric(request.checker), trusted: true })
+  }
+  const place = await localPlace(io.cwd, request.base, request.rubricSource ?? 'base')
+  if (!place.ok) return failed([`rubric-council: ${place.problem}`])
+  const chosen = await chooseLocalRubric(place.value, request.rubric ?? DEFAULT_RUBRIC_PATH, io)
+  if (chosen.line !== undefined) io.stderr(chosen.line)
+  return ok(chosen.choice)
+}
+
+/**
+ * The evaluation of a chosen rubric, as `checkHere` describes it; `scope` for one rubric among
+ * several (which changed files its judges see).
+ */
+export async function checkWith(
+  request: CheckRequest,
+  choice: RubricChoice,
+  io: CliIo,
+  scope?: EvidenceScope
+): Promise<Result<Evaluation, readonly string[]>> {
   const { models, problems } = parseModelList(request.models ?? '')
   if (problems.length > 0) return failed([`rubric-council: --models: ${problems.join('; ')}`])
-  const path = request.rubric ?? DEFAULT_RUBRIC_PATH
-  const file =
-    request.checker !== undefined
-      ? checkerRubric(request.checker)
-      : await readRubricFile(resolve(io.cwd, path), path)
-  const rubric = await withUpstreams(io, file)
+  const { rubric } = choice
   // A rubric file that cannot be read is the user's path, not a rubric to grade: one line.
   const unreadable = rubric.ok
     ? []
@@ -156,43 +187,53 @@ export async function checkHere(
       ])
     }
   }
-
-  const secrets = secretValues(io.env)
-  const mask = (text: string): string => maskSecrets(text, secrets)
   const evaluation = await evaluate(
-    // The user's own files: the rubric's exclude is the owner's.
     {
       rubric,
-      trusted: true,
+      trusted: choice.trusted,
+      ...(choice.review && { review: choice.review }),
       ...(request.history && { history: request.history }),
-      ...(request.scope && { scope: request.scope })
+      ...(scope && { scope })
     },
-    {
-      gates: gatesHere({
-        cwd: io.cwd,
-        env: gateEnvironment(io.env),
-        log: terminalGateLog(io),
-        mask
-      }),
-      evidence: localEvidence({
-        cwd: io.cwd,
-        ...(base !== undefined && { base }),
-        maxTokens: DEFAULT_MAX_EVIDENCE_TOKENS,
-        exclude: []
-      }),
-      council: createCouncil({
-        env: io.env,
-        models,
-        mask,
-        progress: terminalCouncilProgress(io),
-        now,
-        ...(io.ticker && { ticker: io.ticker }),
-        // One checkout's runs (and a loop's iterations) share OpenAI's cache routing.
-        thread: io.cwd
-      })
-    }
+    checkPorts(io, { models: request.models, base })
   )
   return ok(evaluation)
+}
+
+/**
+ * What a local check runs on: gates in this directory, the diff from the merge base with `base`
+ * (the default base when undefined), and the judges `models` names unless the rubric names some.
+ */
+export function checkPorts(
+  io: CliIo,
+  options: { readonly models: string | undefined; readonly base: string | undefined }
+): EnginePorts {
+  const secrets = secretValues(io.env)
+  const mask = (text: string): string => maskSecrets(text, secrets)
+  return {
+    gates: gatesHere({
+      cwd: io.cwd,
+      env: gateEnvironment(io.env),
+      log: terminalGateLog(io),
+      mask
+    }),
+    evidence: localEvidence({
+      cwd: io.cwd,
+      ...(options.base !== undefined && { base: options.base }),
+      maxTokens: DEFAULT_MAX_EVIDENCE_TOKENS,
+      exclude: []
+    }),
+    council: createCouncil({
+      env: io.env,
+      models: parseModelList(options.models ?? '').models,
+      mask,
+      progress: terminalCouncilProgress(io),
+      now: io.now ?? Date.now,
+      ...(io.ticker && { ticker: io.ticker }),
+      // One checkout's runs (and a loop's iterations) share OpenAI's cache routing.
+      thread: io.cwd
+    })
+  }
 }
 
 /** The merge base with `base` when the diff from it to the working tree is empty. */

@@ -1,5 +1,5 @@
 import { DOCS_URL, type CommandSpec } from './args.js'
-import { BASE_OPTION, MODELS_OPTION } from './check-spec.js'
+import { BASE_OPTION, MODELS_OPTION, RUBRIC_SOURCE_OPTION } from './check-spec.js'
 
 /** The iterations `loop` runs without an ACCEPT before it gives up. */
 export const DEFAULT_MAX_ITERATIONS = 3
@@ -50,6 +50,7 @@ export const LOOP_SPEC: CommandSpec = {
     },
     MODELS_OPTION,
     BASE_OPTION,
+    RUBRIC_SOURCE_OPTION,
     {
       name: 'json',
       type: 'string',
@@ -111,7 +112,7 @@ export const MCP_SPEC: CommandSpec = {
     'A Model Context Protocol server on stdin and stdout, in this directory: the agent calls',
     '`check` for the verdict the required check gives, and `validate` for a rubric’s problems.'
   ],
-  options: [],
+  options: [BASE_OPTION, RUBRIC_SOURCE_OPTION],
   positionals: false,
   example: 'claude mcp add rubric-council -- npx rubric-council mcp',
   exitCodes: [['0', 'the client closed the connection']],

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { mkdir, writeFile } from 'node:fs/promises'
-import { join, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import { parseModelList } from '../council/providers.js'
 import type { Evaluation } from '../engine/evaluation.js'
 import type { HistoryEntry } from '../engine/history.js'
@@ -27,12 +26,13 @@ import { renderMarkdown } from '../report/markdown.js'
 import { renderTerminal } from '../report/terminal.js'
 import { DEFAULT_RUBRIC_PATH, rubricsFolder } from '../rubric/defaults.js'
 import { formatIssue } from '../rubric/errors.js'
-import { readRubricFile } from '../rubric/load.js'
 import { checkerRubric } from '../rubric/sugar.js'
 import { failed, ok, type Result } from '../util/result.js'
 import { maskSecrets, secretValues } from '../util/secrets.js'
 import { USAGE_ERROR } from './args.js'
-import { checkHere, terminalGateLog, type CheckRequest } from './check.js'
+import { checkHere, chooseCheckRubric, terminalGateLog, type CheckRequest } from './check.js'
+import type { LocalRubricSource } from './local-rubric.js'
+import { writeInside } from './repository-files.js'
 import { checkRubricSet, rubricSet, rubricsTerminal } from './check-rubrics.js'
 import { reportsProblem, writeReports, type CliIo } from './io.js'
 import { DEFAULT_MAX_ITERATIONS, MAX_ITERATIONS_LIMIT } from './loop-spec.js'
@@ -44,6 +44,8 @@ export interface LoopOptions {
   readonly maxIterations?: string
   readonly models?: string
   readonly base?: string
+  /** Which rubric file grades (`--rubric-source`): the base's by default. */
+  readonly rubricSource?: Exclude<LocalRubricSource, 'session'>
   readonly json?: string
 }
 
@@ -85,66 +87,111 @@ export async function loopCommand(options: LoopOptions, io: CliIo): Promise<numb
 
   const started = nowOf(io)
   const id = sessionId(started, randomBytes(3).toString('hex'))
-  const folder = resolve(io.cwd, SESSIONS_DIR, id)
-  // The rubric must be there before the doer runs; sugar becomes the session's own rubric file.
-  // Named neither, in a repository of several rubrics, the loop checks every one, as `check` does.
-  const several = rubricSet(options, io.cwd)
-  let rubricPath = options.rubric ?? DEFAULT_RUBRIC_PATH
-  if (several !== undefined) {
-    rubricPath = rubricsFolder(DEFAULT_RUBRIC_PATH)
-    await makeSessionFolder(io.cwd, folder)
-  } else if (options.checker !== undefined) {
-    const sugar = checkerRubric(options.checker)
-    if (!sugar.ok) return usage(sugar.problem.issues.map(formatIssue).join('; '))
-    await makeSessionFolder(io.cwd, folder)
-    rubricPath = `${SESSIONS_DIR}/${id}/rubric.md`
-    await writeFile(resolve(io.cwd, rubricPath), sugar.value.text)
-  } else {
-    const file = await readRubricFile(resolve(io.cwd, rubricPath), rubricPath)
-    if (!file.ok) {
-      const hint = options.rubric === undefined ? ' (pass --rubric FILE or --checker TEXT)' : ''
-      return usage(`${file.problem.issues.map(formatIssue).join('; ')}${hint}`)
+  const planned = await planSession(options, id, io)
+  if (!planned.ok) return usage(planned.problem)
+  const { check, rubricPath, several } = planned.value
+  const session = await sessionFiles(io.cwd, `${SESSIONS_DIR}/${id}`)
+  if (!session.ok) return usage(session.problem)
+  try {
+    const sugar = options.checker === undefined ? undefined : checkerRubric(options.checker)
+    if (sugar?.ok === true) await session.value.write('rubric.md', sugar.value.text)
+    const state: SessionState = {
+      schema: SESSION_SCHEMA,
+      session: id,
+      doer,
+      rubric_path: rubricPath,
+      checker: options.checker ?? null,
+      max_iterations: max,
+      started_at: started.toISOString(),
+      outcome: 'running',
+      history: []
     }
-    await makeSessionFolder(io.cwd, folder)
+    io.stderr(
+      `rubric-council: session ${id}, ${several === undefined ? `rubric ${rubricPath}` : `rubrics ${several.join(', ')}`}`
+    )
+    return await runSession(state, check, session.value, options.json, io)
+  } catch (error) {
+    if (error instanceof RefusedWrite) return usage(error.message)
+    throw error
   }
+}
 
+/** What a session checks, as `planSession` found it before the doer runs. */
+interface SessionPlan {
+  readonly check: Check
+  /** The rubric read each iteration: a file, the session's own, or the rubrics folder. */
+  readonly rubricPath: string
+  /** In a repository of several rubrics, their paths. */
+  readonly several?: readonly string[]
+}
+
+/**
+ * The rubric must be there before the doer runs: read as `check` reads it (the base's unless
+ * asked otherwise), or, for sugar, the session's own rubric file, editable mid-loop. Named
+ * neither, in a repository of several rubrics, the loop checks every one, as `check` does.
+ */
+async function planSession(
+  options: LoopOptions,
+  id: string,
+  io: CliIo
+): Promise<Result<SessionPlan>> {
+  const request: CheckRequest = {
+    ...(options.models !== undefined && { models: options.models }),
+    ...(options.base !== undefined && { base: options.base }),
+    rubricSource: options.rubricSource ?? 'base'
+  }
   const secrets = secretValues(io.env)
   const mask = (text: string): string => maskSecrets(text, secrets)
-  const request = {
-    ...(options.models !== undefined && { models: options.models }),
-    ...(options.base !== undefined && { base: options.base })
+  const set = await rubricSet(request, io.cwd)
+  if (set !== undefined && options.rubric === undefined && options.checker === undefined) {
+    const check = everyRubric(request, io, mask)
+    return ok({ check, rubricPath: rubricsFolder(DEFAULT_RUBRIC_PATH), several: set.paths })
   }
-  const check =
-    several === undefined
-      ? oneRubric({ ...request, rubric: rubricPath }, io, mask)
-      : everyRubric(request, io, mask)
-  let state: SessionState = {
-    schema: SESSION_SCHEMA,
-    session: id,
-    doer,
-    rubric_path: rubricPath,
-    checker: options.checker ?? null,
-    max_iterations: max,
-    started_at: started.toISOString(),
-    outcome: 'running',
-    history: []
+  if (options.checker !== undefined) {
+    const sugar = checkerRubric(options.checker)
+    if (!sugar.ok) return failed(sugar.problem.issues.map(formatIssue).join('; '))
+    const rubricPath = `${SESSIONS_DIR}/${id}/rubric.md`
+    const own = { ...request, rubricSource: 'session' as const, rubric: rubricPath }
+    return ok({ check: oneRubric(own, io, mask), rubricPath })
   }
+  const rubricPath = options.rubric ?? DEFAULT_RUBRIC_PATH
+  const chosen = await chooseCheckRubric({ ...request, rubric: rubricPath }, io)
+  if (!chosen.ok) return failed(chosen.problem.join('; ').replace(/^rubric-council: /, ''))
+  const file = chosen.value.rubric
+  if (!file.ok && file.problem.issues.some(i => i.rule.endsWith('-file'))) {
+    const hint = options.rubric === undefined ? ' (pass --rubric FILE or --checker TEXT)' : ''
+    return failed(`${file.problem.issues.map(formatIssue).join('; ')}${hint}`)
+  }
+  return ok({ check: oneRubric({ ...request, rubric: rubricPath }, io, mask), rubricPath })
+}
+
+/**
+ * The iterations of a started session: the doer, then the check, until ACCEPT, TERMINATE or the
+ * last iteration; `state.json`, the feedback and the reports written as they come.
+ */
+async function runSession(
+  started: SessionState,
+  check: Check,
+  files: SessionFiles,
+  json: string | undefined,
+  io: CliIo
+): Promise<number> {
+  const secrets = secretValues(io.env)
+  const mask = (text: string): string => maskSecrets(text, secrets)
+  const { session: id, max_iterations: max } = started
+  let state = started
   const save = (): Promise<void> =>
     // Every string masked before it is written: gate output and the judges' words may quote one.
-    writeFile(
-      join(folder, 'state.json'),
+    files.write(
+      'state.json',
       `${JSON.stringify(state, (_, v: unknown) => (typeof v === 'string' ? mask(v) : v), 2)}\n`
     )
   await save()
-  io.stderr(
-    `rubric-council: session ${id}, ${several === undefined ? `rubric ${rubricPath}` : `rubrics ${several.join(', ')}`}`
-  )
-
   let last: { checked: IterationCheck; feedback: string } | undefined
   let outcome: SessionOutcome = 'running'
   for (let iteration = 1; iteration <= max; iteration++) {
     io.stderr(`rubric-council: iteration ${iteration} of ${max}: the doer`)
-    const ran = await runDoer(doer, iteration, id, last?.feedback, io, mask)
+    const ran = await runDoer(state.doer, iteration, id, last?.feedback, io, mask)
     if (ran.exitCode !== 0) {
       io.stderr(
         `rubric-council: the doer ${ran.detail ?? `exited ${ran.exitCode}`}; the check runs all the same`
@@ -159,10 +206,10 @@ export async function loopCommand(options: LoopOptions, io: CliIo): Promise<numb
       return USAGE_ERROR
     }
     const { record } = checked.value
-    const feedbackFile = join(folder, `feedback-${iteration}.md`)
-    const reportFile = join(folder, `report-${iteration}.md`)
-    await writeFile(feedbackFile, record.feedback)
-    await writeFile(reportFile, checked.value.report)
+    await files.write(`feedback-${iteration}.md`, record.feedback)
+    await files.write(`report-${iteration}.md`, checked.value.report)
+    const feedbackFile = files.path(`feedback-${iteration}.md`)
+    const reportFile = files.path(`report-${iteration}.md`)
     const step = loopStep(record.decision, iteration, max)
     outcome = step.next === 'end' ? step.outcome : 'running'
     state = { ...state, outcome, history: [...state.history, record] }
@@ -179,7 +226,7 @@ export async function loopCommand(options: LoopOptions, io: CliIo): Promise<numb
   const written =
     last === undefined ||
     (await writeReports(io, [
-      ['JSON report', options.json, `${JSON.stringify(last.checked.json, null, 2)}\n`]
+      ['JSON report', json, `${JSON.stringify(last.checked.json, null, 2)}\n`]
     ]))
   return written ? loopExitCode(outcome) : USAGE_ERROR
 }
@@ -261,13 +308,34 @@ function everyRubric(request: CheckRequest, io: CliIo, mask: (text: string) => s
   }
 }
 
+/** A write the loop refused (a symbolic link on the way): it ends the loop, saying why. */
+class RefusedWrite extends Error {
+  override readonly name: string = 'RefusedWrite'
+}
+
+/** The session's folder: where its files are, and how they are written. */
+interface SessionFiles {
+  readonly path: (name: string) => string
+  /** Throws RefusedWrite when the file or a folder on its way is a symbolic link. */
+  readonly write: (name: string, text: string) => Promise<void>
+}
+
 /**
- * The session's folder; `.rubric-council/` ignores itself, so a session is never committed by
- * accident, even in a repository `init` did not set up.
+ * The session's folder, and how its files are written: never through a symbolic link, which a
+ * checked-out branch may commit in `.rubric-council/` (to `.git/config`, or out of the repository).
+ * `.rubric-council/` ignores itself, so a session is never committed by accident, even in a
+ * repository `init` did not set up.
  */
-async function makeSessionFolder(cwd: string, folder: string): Promise<void> {
-  await mkdir(folder, { recursive: true })
-  await writeFile(resolve(cwd, '.rubric-council/.gitignore'), '*\n')
+async function sessionFiles(cwd: string, folder: string): Promise<Result<SessionFiles>> {
+  const ignore = await writeInside(cwd, '.rubric-council/.gitignore', '*\n')
+  if (!ignore.ok) return ignore
+  return ok({
+    path: name => resolve(cwd, folder, name),
+    write: async (name, text) => {
+      const written = await writeInside(cwd, `${folder}/${name}`, text)
+      if (!written.ok) throw new RefusedWrite(written.problem)
+    }
+  })
 }
 
 /** The doer, run like a gate (bash, its own process group), its output live on stderr. */

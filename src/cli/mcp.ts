@@ -28,10 +28,6 @@ const CHECK_INPUT = {
     .string()
     .optional()
     .describe('Rubric sugar instead of a file: "agent: <text>" lines and commands, one a line'),
-  base: z
-    .string()
-    .optional()
-    .describe('Diff from the merge base of this ref and HEAD (default: the upstream, else main)'),
   models: z
     .string()
     .optional()
@@ -77,6 +73,17 @@ const CHECK_OUTPUT = {
   ),
   feedback: z.string().describe('What to fix, as Markdown: the same feedback `loop` gives a doer'),
   rubric_hash: z.string().nullable(),
+  rubric_review: z
+    .object({
+      source: z.enum(['base', 'head']),
+      note: z.string().nullable(),
+      changes: z.array(z.object({ text: z.string(), weakens: z.boolean() })),
+      weakened: z.boolean()
+    })
+    .nullable()
+    .describe(
+      "Which rubric graded: the base's (as the required check), or the working tree's; how the working tree's differs"
+    ),
   rubrics: z
     .array(
       z.object({
@@ -118,7 +125,16 @@ function checkOutput(evaluation: Evaluation, rubric?: string): CheckOutput {
     })),
     findings: report.findings.map(f => ({ ...of, ...f })),
     feedback: renderFeedback(evaluation),
-    rubric_hash: report.rubric.hash
+    rubric_hash: report.rubric.hash,
+    rubric_review:
+      report.rubric_review === null
+        ? null
+        : {
+            source: report.rubric_review.source,
+            note: report.rubric_review.note,
+            changes: [...report.rubric_review.changes],
+            weakened: report.rubric_review.weakened
+          }
   }
 }
 
@@ -144,6 +160,8 @@ function setOutput(outcomes: readonly RubricOutcome[]): CheckOutput {
       .map(({ o, out }) => `## ${o.name} (${o.path})\n\n${out.feedback}`)
       .join('\n\n'),
     rubric_hash: combinedEntry(outcomes, 1, '', undefined, new Date()).rubricHash,
+    // Each rubric's own is in its part of the feedback; the source is the same for all.
+    rubric_review: judged.find(j => j.out.rubric_review !== null)?.out.rubric_review ?? null,
     rubrics: outcomes.map(o => ({
       name: o.name,
       check_run: o.checkName,
@@ -182,8 +200,18 @@ function outsideProblem(io: CliIo, path: string | undefined): string | undefined
     : `rubric-council: "${path}" is outside this repository (${io.cwd}); the server reads rubrics only from within it`
 }
 
+/**
+ * What the user who starts the server decides, never the agent that calls it: the base (which
+ * rubric is the base's, and which diff the judges read) and whether the working tree's rubric
+ * grades. An agent that could name them could grade its work by a rubric it wrote.
+ */
+export interface ServerSettings {
+  readonly base?: string
+  readonly rubricSource?: 'base' | 'head'
+}
+
 /** The server, its tools registered on `io` (whose stdout is never written to). */
-export function rubricCouncilServer(io: CliIo): McpServer {
+export function rubricCouncilServer(io: CliIo, settings: ServerSettings = {}): McpServer {
   const quiet: CliIo = { ...io, stdout: io.stderr, live: false }
   const secrets = secretValues(io.env)
   // Every string masked, as `check` masks what it shows: gate output and judges' words may quote one.
@@ -200,19 +228,20 @@ export function rubricCouncilServer(io: CliIo): McpServer {
       title: 'Check the change against the rubric',
       description:
         'Runs the rubric’s gates (commands, on this machine) and asks its judges about the diff ' +
-        'from the base, as the required check does. PASS means done; otherwise fix what the ' +
-        'feedback says and check again.',
+        'from the base, as the required check does, with the rubric the base branch has (an edit ' +
+        'of the rubric in the working tree does not change the verdict; rubric_review says how it ' +
+        'differs). PASS means done; otherwise fix what the feedback says and check again.',
       inputSchema: CHECK_INPUT,
       outputSchema: CHECK_OUTPUT
     },
     async input => {
       const outside = outsideProblem(io, input.rubric)
       if (outside !== undefined) return toolError([outside])
-      const { rubric, checker, base, models } = input
+      const { rubric, checker, models } = input
       const request: CheckRequest = {
+        ...settings,
         ...(rubric !== undefined && { rubric }),
         ...(checker !== undefined && { checker }),
-        ...(base !== undefined && { base }),
         ...(models !== undefined && { models })
       }
       // Several rubrics, and none named: each that the change touches, as the required checks.
@@ -260,8 +289,8 @@ export function rubricCouncilServer(io: CliIo): McpServer {
 }
 
 /** `rubric-council mcp`: serves on stdin and stdout until the client closes stdin. */
-export async function mcpCommand(io: CliIo): Promise<number> {
-  const server = rubricCouncilServer(io)
+export async function mcpCommand(io: CliIo, settings: ServerSettings = {}): Promise<number> {
+  const server = rubricCouncilServer(io, settings)
   const closed = new Promise<void>(done => {
     process.stdin.once('end', done)
   })

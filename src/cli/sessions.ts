@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process'
-import { readdir, readFile } from 'node:fs/promises'
-import { join, resolve } from 'node:path'
+import { readdir } from 'node:fs/promises'
+import { resolve } from 'node:path'
 import {
   readSessionState,
   sessionIdProblem,
@@ -11,6 +11,7 @@ import {
 import { failed, type Result } from '../util/result.js'
 import { USAGE_ERROR } from './args.js'
 import { fileProblem, isWithin, type CliIo } from './io.js'
+import { readInside } from './repository-files.js'
 
 /** `rubric-council sessions`: the loop's sessions here, oldest first (their ids start with the time). */
 export async function sessionsCommand(io: CliIo): Promise<number> {
@@ -83,14 +84,13 @@ export async function rubricCommand(args: readonly string[], io: CliIo): Promise
   return 1
 }
 
+/** The largest state file read back: a session of 50 iterations with long feedback fits. */
+const MAX_STATE_BYTES = 16 * 1024 * 1024
+
+/** A session's state, read with no symbolic link followed (a branch may commit one there). */
 async function sessionState(cwd: string, id: string): Promise<Result<StoredSession>> {
-  try {
-    return readSessionState(
-      await readFile(join(resolve(cwd, SESSIONS_DIR), id, 'state.json'), 'utf8')
-    )
-  } catch (error) {
-    const problem = fileProblem(error)
-    if (problem === undefined) throw error
-    return failed(`state.json: ${problem}`)
-  }
+  const read = await readInside(cwd, `${SESSIONS_DIR}/${id}/state.json`, MAX_STATE_BYTES)
+  if (!read.ok) return read
+  if (read.value === undefined) return failed('state.json: no such file')
+  return readSessionState(read.value)
 }

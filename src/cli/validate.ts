@@ -13,6 +13,7 @@ import type { CliIo } from './io.js'
 import { rubricDeprecationLines, rubricModelLines } from './model-check.js'
 import { withProblemMatcher } from './problem-matcher.js'
 import { cliUpstreamReader } from './upstream.js'
+import { repositoryRoot } from './local-rubric.js'
 
 /**
  * `rubric-council validate [FILE...]`: 0 when every file is a valid rubric, 1 otherwise. Without
@@ -31,6 +32,7 @@ export async function validateCommand(files: readonly string[], io: CliIo): Prom
     const upstream = cliUpstreamReader(io.env, line => {
       io.stderr(line)
     })
+    const root = await repositoryRoot(io.cwd)
     for (const file of targets) {
       // `validate examples/*` also meets folders (example workflows): say so, and go on.
       if (isDirectory(resolve(io.cwd, file))) {
@@ -38,7 +40,7 @@ export async function validateCommand(files: readonly string[], io: CliIo): Prom
         continue
       }
       checked++
-      const result = await loadRubric(resolve(io.cwd, file), file, upstream)
+      const result = await loadRubric(resolve(io.cwd, file), file, upstream, root)
       if (result.ok) {
         const models = rubricModelLines(result.value, (io.now ?? Date.now)())
         if (models.errors > 0) invalid++

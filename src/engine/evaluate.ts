@@ -15,6 +15,7 @@ import {
   nextVoter
 } from '../verdict/decide.js'
 import type { Evaluation, RubricInfo, RubricReview } from './evaluation.js'
+import { judgedPlans, withShownElsewhere, type PlannedRubric } from './rubric-set.js'
 import { nextIteration, type HistoryEntry } from './history.js'
 
 /** Everything an evaluation is of, resolved by the shell (the action, the CLI) beforehand. */
@@ -99,14 +100,8 @@ export async function evaluate(
   let evidence: Evidence | undefined
   let evidenceProblem: string | undefined
   if (needsCouncil(rubric) || ports.machinery !== undefined) {
-    const limit = needsCouncil(rubric) ? ports.council.contextLimit?.(rubric) : undefined
     try {
-      evidence = await ports.evidence.collect({
-        rubric,
-        trusted: request.trusted,
-        ...(limit !== undefined && { limit }),
-        ...(request.scope && { scope: request.scope })
-      })
+      evidence = await collectEvidence(rubric, request, ports)
     } catch (error) {
       if (!(error instanceof EvidenceUnavailableError)) throw error
       evidenceProblem = error.message
@@ -148,6 +143,56 @@ export async function evaluate(
     ...(evidence && { evidence }),
     ...context
   }
+}
+
+/**
+ * The evidence of `rubric`, within what its judges' context windows hold. Throws
+ * EvidenceUnavailableError when the diff cannot be read.
+ */
+function collectEvidence(
+  rubric: Rubric,
+  request: Pick<EvaluationRequest, 'trusted' | 'scope'>,
+  ports: Pick<EnginePorts, 'evidence' | 'council'>
+): Promise<Evidence> {
+  const limit = needsCouncil(rubric) ? ports.council.contextLimit?.(rubric) : undefined
+  return ports.evidence.collect({
+    rubric,
+    trusted: request.trusted,
+    ...(limit !== undefined && { limit }),
+    ...(request.scope && { scope: request.scope })
+  })
+}
+
+/**
+ * Several rubrics' plans, each scoped one told which files the judges of the others are shown in
+ * this run (docs/rubric.md#several-rubrics): their evidence is collected as their evaluations will
+ * collect it, so a file counts as seen elsewhere only when another rubric's judges get its
+ * content. `trusted` says whose `exclude` may waive (see EvaluationRequest).
+ */
+export async function shownElsewhere<P extends PlannedRubric>(
+  plans: readonly P[],
+  trusted: (plan: P) => boolean,
+  ports: Pick<EnginePorts, 'evidence' | 'council'>
+): Promise<P[]> {
+  if (plans.every(plan => plan.scope === undefined)) return [...plans]
+  const shown = await Promise.all(
+    judgedPlans(plans).map(async plan => {
+      const rubric = plan.file.rubric
+      const request = { trusted: trusted(plan), ...(plan.scope && { scope: plan.scope }) }
+      const paths = rubric
+        ? await collectEvidence(rubric, request, ports).then(
+            evidence => evidence.receipt.reviewed.map(r => r.path),
+            // Its own evaluation says why; meanwhile it vouches for nothing.
+            (error: unknown) => {
+              if (error instanceof EvidenceUnavailableError) return []
+              throw error
+            }
+          )
+        : []
+      return [plan, new Set(paths)] as const
+    })
+  )
+  return withShownElsewhere(plans, new Map(shown))
 }
 
 /**

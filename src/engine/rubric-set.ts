@@ -2,6 +2,7 @@ import { posix } from 'node:path'
 import type { EvidenceScope } from '../evidence/types.js'
 import { inScope, isScoped, type RubricScope } from '../rubric/paths.js'
 import type { Rubric } from '../rubric/types.js'
+import { needsCouncil } from '../verdict/decide.js'
 
 /**
  * Several rubrics in one repository (docs/rubric.md#several-rubrics): which of them apply to a
@@ -34,6 +35,35 @@ export interface PlannedRubric<F extends RubricFile = RubricFile> {
   readonly applicable: boolean
   /** What its judges see, for a scoped rubric that applies (an unscoped one sees every file). */
   readonly scope?: EvidenceScope
+}
+
+/** The plans whose judges are asked: valid, first of their name, applicable, not gates only. */
+export function judgedPlans<P extends PlannedRubric>(plans: readonly P[]): P[] {
+  return plans.filter(
+    p =>
+      p.applicable &&
+      p.duplicateOf === undefined &&
+      p.file.rubric !== undefined &&
+      needsCouncil(p.file.rubric)
+  )
+}
+
+/**
+ * The plans with each scoped one's `shownElsewhere`: the first other plan whose judges are shown a
+ * file's content, by check run name, from `shown` (each judged plan's reviewed paths). A rubric of
+ * gates only, or one whose `exclude` or budget leaves a file out, vouches for nothing.
+ */
+export function withShownElsewhere<P extends PlannedRubric>(
+  plans: readonly P[],
+  shown: ReadonlyMap<P, ReadonlySet<string>>
+): P[] {
+  return plans.map(plan => {
+    if (plan.scope === undefined) return plan
+    const others = [...shown].filter(([other]) => other !== plan)
+    const shownElsewhere = (path: string): string | undefined =>
+      others.find(([, paths]) => paths.has(path))?.[0].checkName
+    return { ...plan, scope: { ...plan.scope, shownElsewhere } }
+  })
 }
 
 /** A file's name without its folder and extension. */
@@ -79,18 +109,13 @@ export function planRubrics<F extends RubricFile>(
       matches
     }
   })
-  // What the judges of the rubrics that apply see: a file no rubric that applies matches counts
-  // against the coverage of each (no judge sees it).
-  const judged = planned.filter(p => p.applicable && p.duplicateOf === undefined && p.file.rubric)
-  return planned.map(({ matches, ...plan }) => {
-    const scoped = isScoped(plan.file.rubric?.scope ?? {})
-    if (!plan.applicable || !scoped) return plan
-    const others = judged.filter(p => p.file !== plan.file).map(p => p.matches)
-    return {
-      ...plan,
-      scope: { inScope: matches, elsewhere: path => others.some(m => m(path)) }
-    }
-  })
+  // A scoped rubric's judges see the files it matches; what the judges of the others are shown is
+  // known once their evidence is (`shownElsewhere`).
+  return planned.map(({ matches, ...plan }) =>
+    plan.applicable && isScoped(plan.file.rubric?.scope ?? {})
+      ? { ...plan, scope: { inScope: matches } }
+      : plan
+  )
 }
 
 /** The scope's patterns as a person reads them, at most `max` characters. */

@@ -190,14 +190,9 @@ export async function localDiff(options: {
       `the base "${base}" is not a commit in this repository: fetch it first (git fetch origin), or pass another base (--base <branch or commit>)`
     )
   }
-  const mergeBase = await findMergeBase(git, base, 'HEAD')
-  if (mergeBase === undefined) {
-    const hint = (await isShallow(git))
-      ? 'the clone is shallow: run `git fetch --unshallow` and try again'
-      : 'they have no common ancestor; pass another base (--base <branch or commit>)'
-    throw new DiffUnavailableError(`no merge base of "${base}" and HEAD: ${hint}`)
-  }
-  return { mergeBase, files: await diffFiles(run, options.cwd, [mergeBase]) }
+  const mergeBase = await localMergeBase(options.cwd, base, run)
+  if (!mergeBase.ok) throw new DiffUnavailableError(mergeBase.problem)
+  return { mergeBase: mergeBase.value, files: await diffFiles(run, options.cwd, [mergeBase.value]) }
 }
 
 /** The changed files of `git diff` of `revisions`, with the fixed options, parsed a piece at a time. */
@@ -217,21 +212,41 @@ async function diffFiles(
 
 const FALLBACK_BASES = ['origin/main', 'main', 'origin/master', 'master'] as const
 
-/** The CLI's base when none is given: the branch's upstream, else the usual main branch names. */
+/**
+ * The CLI's base when none is given: the remote's default branch (`origin/HEAD`, which a clone
+ * sets), else the usual main branch names. Never the branch's upstream: for a pushed branch, or a
+ * pull request checked out with `gh pr checkout`, that is the branch itself, whose own rubric and
+ * diff would then stand in for the base's.
+ */
 export async function defaultBase(cwd: string, run: Run = runGit): Promise<string> {
-  const upstream = await run(
-    ['rev-parse', '--abbrev-ref', '--symbolic-full-name', '@{upstream}'],
+  const remoteDefault = await run(
+    ['symbolic-ref', '--quiet', '--short', 'refs/remotes/origin/HEAD'],
     cwd
   )
-  const name = upstream.stdout.trim()
-  if (upstream.exitCode === 0 && name !== '') return name
+  const name = remoteDefault.stdout.trim()
+  if (remoteDefault.exitCode === 0 && name !== '') return name
   for (const candidate of FALLBACK_BASES) {
     const found = await run(['rev-parse', '--verify', '--quiet', `${candidate}^{commit}`], cwd)
     if (found.exitCode === 0) return candidate
   }
   throw new DiffUnavailableError(
-    `no base to compare with: the current branch has no upstream and none of ${FALLBACK_BASES.join(', ')} exists; pass one with --base <branch or commit>`
+    `no base to compare with: the remote has no default branch (origin/HEAD) and none of ${FALLBACK_BASES.join(', ')} exists; pass one with --base <branch or commit>`
   )
+}
+
+/** For the CLI: the merge base of `base` and HEAD, or the one line that says why there is none. */
+export async function localMergeBase(
+  cwd: string,
+  base: string,
+  run: Run = runGit
+): Promise<Result<string>> {
+  const git: Git = (...args) => run(args, cwd)
+  const mergeBase = await findMergeBase(git, base, 'HEAD')
+  if (mergeBase !== undefined) return ok(mergeBase)
+  const hint = (await isShallow(git))
+    ? 'the clone is shallow: run `git fetch --unshallow` and try again'
+    : 'they have no common ancestor; pass another base (--base <branch or commit>)'
+  return failed(`no merge base of "${base}" and HEAD: ${hint}`)
 }
 
 /**

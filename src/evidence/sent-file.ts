@@ -87,14 +87,15 @@ export function ruledOut(
     return { path, reason: 'excluded', detail: waived, counts: false }
   }
   if (scope !== undefined && !names.some(scope.inScope)) {
-    const seen = names.some(scope.elsewhere)
+    const seenBy = names.map(name => scope.shownElsewhere?.(name)).find(by => by !== undefined)
     return {
       path,
       reason: 'out-of-scope',
-      detail: seen
-        ? "outside this rubric's paths; the judges of another rubric that applies see it"
-        : "outside this rubric's paths, and no other rubric that applies matches it: it counts against coverage",
-      counts: !seen
+      detail:
+        seenBy === undefined
+          ? "outside this rubric's paths, and the judges of no other rubric that applies are shown it: it counts against coverage"
+          : `outside this rubric's paths; shown to the judges of ${seenBy}`,
+      counts: seenBy === undefined
     }
   }
   const hidden = excludedBy(path, exclude.unwaived)

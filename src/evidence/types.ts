@@ -30,12 +30,13 @@ export type OmissionReason =
 
 /**
  * Which changed files a rubric among several is about (its `paths`), and which the judges of
- * another rubric that applies see: a file outside the first and the second counts against
- * coverage, for no judge sees it (docs/rubric.md#several-rubrics).
+ * another rubric that applies are shown in the same run: a file outside the first and the second
+ * counts against coverage, for no judge sees it (docs/rubric.md#several-rubrics).
  */
 export interface EvidenceScope {
   readonly inScope: (path: string) => boolean
-  readonly elsewhere: (path: string) => boolean
+  /** The check run name of another rubric whose judges are shown the file's content, if any. */
+  readonly shownElsewhere?: (path: string) => string | undefined
 }
 
 export interface Omission {

@@ -57,6 +57,14 @@ export function renderTerminal(evaluation: Evaluation, options: TerminalOptions 
   for (const reason of verdict.reasons)
     lines.push(`  ${reason.code}: ${reasonSentence(reason, 'terminal')}`)
   for (const issue of rubric.problems) lines.push(`  ${formatIssue(issue)}`)
+  const review = evaluation.rubricReview
+  if (review?.note !== undefined) lines.push(`rubric: ${review.note}`)
+  if (review?.diff !== undefined && review.diff.changes.length > 0) {
+    const changes = review.diff.changes.map(c => `${c.weakens ? 'WEAKENS ' : ''}${c.text}`)
+    lines.push(
+      `rubric: graded by the ${review.source === 'base' ? 'base’s' : 'working tree’s'}; the working tree’s differs from the base’s: ${changes.join('; ')}`
+    )
+  }
   if (rubric.inherited) {
     lines.push(`rubric extends ${rubric.inherited.from.join(', ')}`)
     for (const change of rubric.inherited.overrides)

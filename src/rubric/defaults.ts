@@ -10,6 +10,13 @@ export function rubricsFolder(rubricPath: string): string {
   return posix.join(posix.dirname(rubricPath), 'rubrics')
 }
 
+/**
+ * The largest rubric file read, in bytes (1 MiB): about what GitHub's contents API, through which
+ * the action reads the base branch's rubric, serves whole (1 MB). Larger ones are refused, never
+ * cut: the hash and the judges must see the file as it is.
+ */
+export const MAX_RUBRIC_BYTES = 1024 * 1024
+
 /** Whether a file of the `rubrics/` folder is a rubric: `*.md`, `*.yml`, `*.yaml`. */
 export function isRubricFile(path: string): boolean {
   return /\.(?:md|ya?ml)$/.test(path)

@@ -1,8 +1,9 @@
 import { failed, ok } from '../util/result.js'
 import { readdirSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
 import { posix, resolve } from 'node:path'
-import { isRubricFile, rubricsFolder } from './defaults.js'
+import { readCapped } from '../util/read-capped.js'
+import { formatCount } from '../util/format-count.js'
+import { isRubricFile, MAX_RUBRIC_BYTES, rubricsFolder } from './defaults.js'
 import { rubricProblems, type RubricResult } from './errors.js'
 import { parseRubric } from './parse.js'
 import { readExtends, type ReadUpstream } from './read-extends.js'
@@ -15,52 +16,54 @@ import type { RubricTextResult } from './text.js'
 export async function loadRubric(
   path: string,
   displayPath = path,
-  upstream?: ReadUpstream
+  upstream?: ReadUpstream,
+  /** The repository the file must be inside (see `readRubricFile`). */
+  root?: string
 ): Promise<RubricResult> {
-  const file = await readRubricFile(path, displayPath)
+  const file = await readRubricFile(path, displayPath, root)
   const read = file.ok ? await readExtends(file.value, upstream) : file
   return read.ok ? parseRubric(read.value) : rubricProblems(read.problem.issues)
 }
 
-/**
- * Reads a rubric file's text. A missing file is a problem, never an empty rubric; bytes that are
- * not UTF-8 are refused rather than silently replaced (the hash must match the file).
- */
-export async function readRubricFile(path: string, displayPath = path): Promise<RubricTextResult> {
-  let bytes: Buffer
-  try {
-    bytes = await readFile(path)
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    const message =
-      code === 'ENOENT'
-        ? 'rubric file not found'
-        : code === 'EISDIR'
-          ? 'is a directory, not a rubric file'
-          : `cannot read the rubric file (${code ?? String(error)})`
-    return failed({
-      source: { path: displayPath, kind: 'file' },
-      issues: [
-        { file: displayPath, rule: code === 'ENOENT' ? 'missing-file' : 'unreadable-file', message }
-      ]
-    })
+/** Why a rubric file cannot be read: a problem of the file, at its path. */
+function unreadable(displayPath: string, message: string, missing = false): RubricTextResult {
+  return failed({
+    source: { path: displayPath, kind: 'file' },
+    issues: [{ file: displayPath, rule: missing ? 'missing-file' : 'unreadable-file', message }]
+  })
+}
+
+/** A rubric's bytes as text: UTF-8 or refused, never silently replaced (the hash must match). */
+export function rubricText(bytes: Uint8Array, displayPath: string): RubricTextResult {
+  if (bytes.length > MAX_RUBRIC_BYTES) {
+    return unreadable(
+      displayPath,
+      `the rubric file is over the ${formatCount(MAX_RUBRIC_BYTES)} bytes a rubric may have; it was not read`
+    )
   }
-  let text: string
   try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes)
+    const text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes)
+    return ok({ text, path: displayPath, kind: 'file' })
   } catch {
-    return failed({
-      source: { path: displayPath, kind: 'file' },
-      issues: [
-        {
-          file: displayPath,
-          rule: 'unreadable-file',
-          message: 'the rubric file is not valid UTF-8 text'
-        }
-      ]
-    })
+    return unreadable(displayPath, 'the rubric file is not valid UTF-8 text')
   }
-  return ok({ text, path: displayPath, kind: 'file' })
+}
+
+/**
+ * Reads a rubric file's text (see `readCapped`: a regular file of at most `MAX_RUBRIC_BYTES`,
+ * inside `root` when given). A missing file is a problem, never an empty rubric.
+ */
+export async function readRubricFile(
+  path: string,
+  displayPath = path,
+  root?: string
+): Promise<RubricTextResult> {
+  const read = await readCapped(path, MAX_RUBRIC_BYTES, root)
+  if (read.ok) return rubricText(read.value, displayPath)
+  const { reason, message } = read.problem
+  if (reason === 'missing') return unreadable(displayPath, 'rubric file not found', true)
+  if (reason === 'directory') return unreadable(displayPath, 'is a directory, not a rubric file')
+  return unreadable(displayPath, `the rubric file ${message}`)
 }
 
 /**
