@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { writeFileSync } from 'node:fs'
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -143,6 +143,24 @@ describe('rubric-council mcp', () => {
       expect(output.rubric_review.changes.map(c => c.text).join('; ')).toContain('tested')
     } finally {
       execFileSync('git', ['checkout', '--', '.github/rubric.md'], { cwd: dir })
+    }
+  })
+
+  it('attack: a rubric linked to a device or out of the repository is refused, and the server keeps serving', async () => {
+    const repo = new Repository({ 'README.md': '# x\n' })
+    mkdirSync(join(repo.dir, '.github'))
+    symlinkSync('/dev/zero', join(repo.dir, '.github/rubric.md'))
+    const linked = await mcpClient(repo.dir, {})
+    try {
+      for (const name of ['validate', 'check']) {
+        const result = await linked.callTool({ name, arguments: {} })
+        expect(JSON.stringify(result), name).toContain(
+          '.github/rubric.md: error: the rubric file leads to /dev/zero, outside the repository'
+        )
+      }
+      expect((await linked.listTools()).tools).toHaveLength(2)
+    } finally {
+      await linked.close()
     }
   })
 

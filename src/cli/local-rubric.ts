@@ -16,7 +16,7 @@ import type { CliIo } from './io.js'
 import { withUpstreams } from './upstream.js'
 
 /**
- * Which rubric a local check grades by (docs/agent-loop.md#which-rubric): the base's, as the
+ * Which rubric a local check grades by (docs/agent-loop.md#which-rubric-grades): the base's, as the
  * required check does, unless the user names the working tree's (`--rubric-source head`); a
  * session's own materialised rubric (`loop --checker`) is the user's, read from disk.
  */
@@ -67,7 +67,7 @@ export async function localPlace(
     if (source === 'head' && base === undefined) return ok({ root, source })
     const why =
       source === 'base'
-        ? ' (the rubric is read at the merge base with the base, as the required check reads it from the base branch; --rubric-source head grades by the working tree’s)'
+        ? " (the rubric is read at the merge base with the base, as the required check reads it from the base branch; --rubric-source head grades by the working tree's)"
         : ''
     return failed(`${found.problem}${why}`)
   }
@@ -253,10 +253,10 @@ function differenceText(
   working: Result<RubricText, unknown>
 ): string {
   if (!working.ok) return 'is missing or unreadable, while the base has one (a weakening)'
-  if (diff === undefined) return 'differs from the base’s, and one of them is not a valid rubric'
-  if (diff.changes.length === 0) return 'differs from the base’s in wording only (no rule changed)'
+  if (diff === undefined) return "differs from the base's, and one of them is not a valid rubric"
+  if (diff.changes.length === 0) return "differs from the base's in wording only (no rule changed)"
   const changes = [...diff.changes]
     .sort((a, b) => Number(b.weakens) - Number(a.weakens))
     .map(c => `${c.weakens ? 'WEAKENS: ' : ''}${c.text}`)
-  return `differs from the base’s${diff.weakened ? ' and weakens it' : ''}: ${changes.join('; ')}`
+  return `differs from the base's${diff.weakened ? ' and weakens it' : ''}: ${changes.join('; ')}`
 }

@@ -62,7 +62,7 @@ export function renderTerminal(evaluation: Evaluation, options: TerminalOptions 
   if (review?.diff !== undefined && review.diff.changes.length > 0) {
     const changes = review.diff.changes.map(c => `${c.weakens ? 'WEAKENS ' : ''}${c.text}`)
     lines.push(
-      `rubric: graded by the ${review.source === 'base' ? 'base’s' : 'working tree’s'}; the working tree’s differs from the base’s: ${changes.join('; ')}`
+      `rubric: graded by the ${review.source === 'base' ? "base's" : "working tree's"}; the working tree's differs from the base's: ${changes.join('; ')}`
     )
   }
   if (rubric.inherited) {

@@ -38,7 +38,7 @@ export function rubricText(bytes: Uint8Array, displayPath: string): RubricTextRe
   if (bytes.length > MAX_RUBRIC_BYTES) {
     return unreadable(
       displayPath,
-      `the rubric file is over the ${formatCount(MAX_RUBRIC_BYTES)} bytes a rubric may have; it was not read`
+      `the rubric file is over the ${formatCount(MAX_RUBRIC_BYTES)} bytes it may have; it was not read`
     )
   }
   try {

@@ -40,7 +40,7 @@ export async function readCapped(
     if (!stat.isFile()) return refused('is not a regular file (a device or a pipe)')
     if (stat.size > maxBytes) {
       return refused(
-        `has ${formatCount(stat.size)} bytes, over the ${formatCount(maxBytes)} it may have; it was not read`
+        `has ${formatCount(stat.size)} bytes, over the ${formatCount(maxBytes)} bytes it may have; it was not read`
       )
     }
     const buffer = Buffer.alloc(maxBytes + 1)
@@ -51,7 +51,8 @@ export async function readCapped(
       read += bytesRead
     }
     // Grown since its size was read: still never more than the cap.
-    if (read > maxBytes) return refused(`is over the ${formatCount(maxBytes)} bytes it may have`)
+    if (read > maxBytes)
+      return refused(`is over the ${formatCount(maxBytes)} bytes it may have; it was not read`)
     return ok(buffer.subarray(0, read))
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
