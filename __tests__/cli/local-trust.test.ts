@@ -17,7 +17,7 @@ import { main } from '../../src/cli.js'
 import { MAX_RUBRIC_BYTES } from '../../src/rubric/defaults.js'
 
 /**
- * A repository the CLI runs inside is hostile (docs/security.md#local-checks): a checked-out pull
+ * A repository the CLI runs inside is hostile (docs/security.md, "Local checks"): a checked-out pull
  * request, or an agent's branch, that edits its rubric, commits symbolic links where the CLI reads
  * or writes, or points its rubric at a device. Each attack here runs through the CLI's entry in a
  * real repository, with real git and bash: gates only, so no judge is needed.
@@ -25,14 +25,15 @@ import { MAX_RUBRIC_BYTES } from '../../src/rubric/defaults.js'
 
 async function cli(
   argv: string[],
-  cwd: string
+  cwd: string,
+  env: Record<string, string> = {}
 ): Promise<{ code: number; out: string; err: string[] }> {
   const out: string[] = []
   const err: string[] = []
   const io: CliIo = {
     stdout: l => out.push(l),
     stderr: l => err.push(l),
-    env: { PATH: process.env.PATH ?? '', HOME: cwd },
+    env: { PATH: process.env.PATH ?? '', HOME: cwd, ...env },
     cwd
   }
   return { code: await main(argv, io), out: out.join('\n'), err }
@@ -174,6 +175,13 @@ describe('a local check grades with the rubric the required check uses', () => {
     expect(run.out).toContain('iter 2  check  FAIL  gates:0/1')
     expect(run.err.some(line => line.includes('weakens it: WEAKENS:'))).toBe(true)
     expect(existsSync(join(dir, 'branch-gate-ran'))).toBe(false)
+    // Opening the session's rubric says an edit of it changes nothing here.
+    const [session = ''] = readdirSync(join(dir, '.rubric-council/sessions'))
+    const opened = await cli(['rubric', session], dir, { EDITOR: 'true' })
+    expect(opened.code).toBe(0)
+    expect(opened.err).toEqual([
+      `rubric-council: session ${session} grades with the base's .github/rubric.md, as the required check does: an edit here changes its next iteration only in a loop started with --rubric-source head`
+    ])
   })
 })
 

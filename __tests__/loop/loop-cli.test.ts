@@ -153,6 +153,7 @@ describe('rubric-council loop', () => {
     ])
     // The sugar became the session's rubric file, which the loop read.
     expect(saved.rubric_path).toBe(`.rubric-council/sessions/${saved.session}/rubric.md`)
+    expect(saved.rubric_source).toBe('session')
     expect(readFileSync(join(run.dir, saved.rubric_path), 'utf8')).toContain(
       '## Gates\n- `test -f done.txt`'
     )

@@ -100,6 +100,7 @@ export async function loopCommand(options: LoopOptions, io: CliIo): Promise<numb
       session: id,
       doer,
       rubric_path: rubricPath,
+      rubric_source: options.checker === undefined ? (options.rubricSource ?? 'base') : 'session',
       checker: options.checker ?? null,
       max_iterations: max,
       started_at: started.toISOString(),

@@ -61,6 +61,11 @@ export async function rubricCommand(args: readonly string[], io: CliIo): Promise
       `session ${id} names a rubric outside this directory: "${state.value.rubric_path}"`
     )
   }
+  if (state.value.rubric_source === 'base') {
+    io.stderr(
+      `rubric-council: session ${id} grades with the base's ${state.value.rubric_path}, as the required check does: an edit here changes its next iteration only in a loop started with --rubric-source head`
+    )
+  }
   const editor =
     [io.env.VISUAL, io.env.EDITOR].find(e => e !== undefined && e.trim() !== '') ?? 'vi'
   const code = await new Promise<number | null>(done => {

@@ -71,6 +71,11 @@ export interface SessionState {
   readonly doer: string
   /** The rubric read each iteration, from the repository's root. */
   readonly rubric_path: string
+  /**
+   * Where it is read: `base` (at the merge base, as the required check reads it: an edit of the
+   * working tree's changes nothing), `head` (the working tree's), or `session` (its own rubric).
+   */
+  readonly rubric_source: 'base' | 'head' | 'session'
   /** The checker sugar the rubric was materialised from; null for a rubric file. */
   readonly checker: string | null
   readonly max_iterations: number
@@ -256,6 +261,8 @@ export function collapsedLine(
 const StoredState = z.object({
   schema: z.literal(SESSION_SCHEMA),
   rubric_path: z.string(),
+  // Absent in the states of earlier versions, which read the working tree's.
+  rubric_source: z.enum(['base', 'head', 'session']).default('head'),
   outcome: z.enum(['running', 'accepted', 'terminated', 'exhausted', 'stopped']),
   history: z.array(
     z.object({
