@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { existsSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -247,6 +248,34 @@ describe('a pull request hiding code without any gate', () => {
     const payload = Buffer.concat([Buffer.from([0, 1, 2, 3, 0, 0, 0, 9]), Buffer.alloc(64, 7)])
     const pr = pullRequest({ 'src/payload.bin': payload })
     expect((await attempt(pr)).outcome).toBe('UNCLEAR incomplete_coverage')
+  })
+
+  it('cannot pass code stored in Git LFS, which shown code imports, as reviewed', async () => {
+    // What every checkout with LFS writes to src/payload.js; the diff holds only the pointer.
+    const code = `module.exports = () => ${HIDDEN}\n`
+    const oid = createHash('sha256').update(code).digest('hex')
+    const pr = pullRequest({
+      '.gitattributes': 'src/payload.js filter=lfs diff=lfs merge=lfs -text\n',
+      'src/payload.js': `version https://git-lfs.github.com/spec/v1\noid sha256:${oid}\nsize ${code.length}\n`,
+      'src/app.ts': "import run from './payload.js'\nrun()\n"
+    })
+    const { outcome, prompts, result } = await attempt(pr)
+    expect(outcome).toBe('UNCLEAR incomplete_coverage')
+    // .gitattributes and src/app.ts are shown; the code that runs is not.
+    expect(result.summary).toContain('2 of 3 reviewable files (67%)')
+    expect(result.summary).toContain(
+      '<code>src/payload.js</code>: lfs — stored in Git LFS (content not fetched)'
+    )
+    // The judges are told it is not shown, and never given the pointer as its content.
+    expect(prompts[0]).toContain('src/payload.js +3 -0 [source] — not shown: lfs')
+    expect(prompts[0]).not.toContain(oid)
+  })
+
+  it('still shows a text file that only mentions git-lfs', async () => {
+    const pr = pullRequest({
+      'src/storage.ts': `// Large files are kept with git-lfs (version https://git-lfs.github.com/spec/v1).\n${HIDDEN}\n`
+    })
+    expect((await attempt(pr)).outcome).toBe('FAIL criterion_failed')
   })
 })
 

@@ -259,6 +259,34 @@ describe('check with no change from the base', () => {
   })
 })
 
+describe('check: code stored in Git LFS', () => {
+  it('is not taken for reviewed: the pointer counts against coverage, named in the reports', async () => {
+    const dir = repository(rubric(['openai:gpt-5.4-nano']), false)
+    mkdirSync(join(dir, 'src'))
+    const pointer = `version https://git-lfs.github.com/spec/v1\noid sha256:${'ab'.repeat(32)}\nsize 512\n`
+    writeFileSync(join(dir, 'src/payload.js'), pointer)
+    writeFileSync(join(dir, 'src/app.ts'), "import run from './payload.js'\nrun()\n")
+    git(dir, 'add', '-A')
+    git(dir, 'commit', '-q', '-m', 'Add the payload')
+    const run = await check(dir, { OPENAI_API_KEY: OPENAI_KEY }, ['--json', 'report.json'])
+    expect(run.code).toBe(2)
+    expect(lines(run)[0]).toMatch(/^UNCLEAR \(exit 2\)/)
+    expect(lines(run).join('\n')).toContain('incomplete_coverage')
+    const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as {
+      coverage: { ratio: number; omitted: unknown[] }
+    }
+    expect(report.coverage.ratio).toBe(0.5)
+    expect(report.coverage.omitted).toEqual([
+      {
+        path: 'src/payload.js',
+        reason: 'lfs',
+        detail: 'stored in Git LFS (content not fetched)',
+        counts: true
+      }
+    ])
+  })
+})
+
 describe('validate: model ids', () => {
   async function validate(cwd: string, ...files: string[]): Promise<Omit<Run, 'requests'>> {
     return validateOn(undefined, cwd, ...files)

@@ -607,6 +607,44 @@ describe('buildEvidence: what a pull request cannot take out of coverage', () =>
     expect(waived.receipt.ratio).toBe(1)
   })
 
+  it('counts a Git LFS pointer as not shown: the code a checkout gets is not in the diff', () => {
+    const pointer = newFile('src/payload.js', [
+      'version https://git-lfs.github.com/spec/v1',
+      `oid sha256:${'4d7a2146'.repeat(8)}`,
+      'size 4096'
+    ])
+    const diff = [newFile('src/app.ts', ["import './payload.js'"]), pointer].join('')
+    const evidence = buildEvidence(input(diff))
+    expect(evidence.receipt.omitted).toEqual([
+      {
+        path: 'src/payload.js',
+        reason: 'lfs',
+        detail: 'stored in Git LFS (content not fetched)',
+        counts: true
+      }
+    ])
+    expect(evidence.receipt.reviewed.map(r => r.path)).toEqual(['src/app.ts'])
+    expect(evidence.receipt.ratio).toBe(1 / 2)
+    expect(evidence.diff).not.toContain('git-lfs.github.com')
+    const listed = evidence.files.find(f => f.path === 'src/payload.js')
+    expect(listed && fileListLine(listed, 'lfs')).toBe(
+      '- added src/payload.js +3 -0 [source] — not shown: lfs'
+    )
+    // The base branch's rubric may waive it by its path (assets a repository keeps in LFS).
+    const waived = buildEvidence(input(diff, { exclude: { waived: ['*.js'], unwaived: [] } }))
+    expect(waived.receipt.omitted.map(o => [o.reason, o.counts])).toEqual([['excluded', false]])
+    expect(waived.receipt.ratio).toBe(1)
+  })
+
+  it('shows a text file that only mentions git-lfs', () => {
+    const notes = newFile('docs/storage.md', [
+      'Large files live in git-lfs: `version https://git-lfs.github.com/spec/v1` starts a pointer.'
+    ])
+    const evidence = buildEvidence(input(notes))
+    expect(evidence.receipt.omitted).toEqual([])
+    expect(evidence.diff).toContain('Large files live in git-lfs')
+  })
+
   it('reviews code renamed into a folder the rubric excludes, and counts it if not sent', () => {
     const moved = [
       'diff --git a/src/auth.ts b/fixtures/auth.ts',

@@ -128,7 +128,7 @@ export function buildEvidence(input: EvidenceInput): Evidence {
   const byImportance = [...candidates.map(c => c.index), ...omitted.map(o => o.index)]
   const listBudget = Math.floor(budget * LIST_SHARE)
   const inList = new Set<number>()
-  const longest = input.scope === undefined ? LONGEST_REASON : 'out-of-scope'
+  const longest = input.scope === undefined ? LONGEST_REASON.alone : LONGEST_REASON.scoped
   let listTokens = 0
   for (const index of byImportance) {
     const file = listed[index]

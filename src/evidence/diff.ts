@@ -1,4 +1,5 @@
 import { looksBinary } from './content.js'
+import { isLfsPointer } from './lfs-pointer.js'
 import type { ChangedFile, FileStatus } from './types.js'
 
 const FILE_HEADER = 'diff --git '
@@ -120,7 +121,9 @@ function parseSection(section: string): ChangedFile {
     // Diffed with --text, a binary file's bytes are in its hunks: decided by them, not by notices
     // (which attributes control); a notice still counts, from a diff made without --text.
     binary: binary || looksBinary(section),
-    ...(submodule && { submodule: true })
+    ...(submodule && { submodule: true }),
+    // A deleted file's hunks show no new line: it is never one.
+    ...(isLfsPointer(section) && { lfsPointer: true })
   }
 }
 

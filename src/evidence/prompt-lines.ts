@@ -12,8 +12,12 @@ import { formatCount } from '../util/format-count.js'
  */
 export function fileListLine(file: ListedFile, notShown?: OmissionReason): string {
   const from = file.previousPath === undefined ? '' : ` (from ${escapeName(file.previousPath)})`
-  const note = notShown === undefined ? '' : ` — not shown: ${notShown}`
+  const note = notShown === undefined ? '' : notShownNote(notShown)
   return `- ${file.status} ${escapeName(file.path)}${from} +${file.additions} -${file.deletions} [${file.kind}]${note}`
+}
+
+function notShownNote(reason: OmissionReason): string {
+  return ` — not shown: ${reason}`
 }
 
 /** What the prompt says in place of the files the list had no room for. */
@@ -21,8 +25,34 @@ export function unlistedLine(count: number): string {
   return `- … and ${count} more changed file${count === 1 ? '' : 's'}, not listed for the budget (the coverage receipt names them)`
 }
 
-/** The longest reason a file can be left out for, to count the list's lines from above. */
-export const LONGEST_REASON: OmissionReason = 'denylisted'
+/**
+ * Every reason a file can be left out for, and whether it needs a rubric among several: a new
+ * reason cannot be missing from the longest note the budget counts.
+ */
+const REASONS: Readonly<Record<OmissionReason, 'always' | 'scoped'>> = {
+  denylisted: 'always',
+  excluded: 'always',
+  media: 'always',
+  binary: 'always',
+  submodule: 'always',
+  lfs: 'always',
+  budget: 'always',
+  'out-of-scope': 'scoped'
+}
+
+function longest(scoped: boolean): OmissionReason {
+  const reasons = (Object.keys(REASONS) as OmissionReason[]).filter(
+    reason => scoped || REASONS[reason] === 'always'
+  )
+  const tokens = (reason: OmissionReason): number => countTokens(notShownNote(reason))
+  return reasons.reduce((a, b) => (tokens(b) > tokens(a) ? b : a))
+}
+
+/**
+ * The reason whose note takes the most tokens in a file's list line, to count the list's lines
+ * from above: of a rubric alone, and of a rubric among several (`out-of-scope` too).
+ */
+export const LONGEST_REASON = { alone: longest(false), scoped: longest(true) } as const
 
 /** The line the prompt gives a file whose secrets were redacted. */
 export function redactionLine(r: Redaction): string {

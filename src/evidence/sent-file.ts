@@ -116,6 +116,10 @@ export function ruledOut(
       counts: true
     }
   }
+  if (file.lfsPointer === true) {
+    // The pointer's three lines are all the diff holds: the code a checkout gets is elsewhere.
+    return { path, reason: 'lfs', detail: 'stored in Git LFS (content not fetched)', counts: true }
+  }
   const secretFile = secretFileRule(file)
   if (file.binary && secretFile !== undefined) {
     return {

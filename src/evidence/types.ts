@@ -23,10 +23,15 @@ export interface ChangedFile {
   readonly binary: boolean
   /** A submodule (a gitlink) that points at another commit: its code is not in this diff. */
   readonly submodule?: true
+  /**
+   * Its new content is a Git LFS pointer (see `isLfsPointer`): a checkout with LFS gets the
+   * content the pointer names, which is not in this diff.
+   */
+  readonly lfsPointer?: true
 }
 
 export type OmissionReason =
-  'denylisted' | 'excluded' | 'media' | 'binary' | 'submodule' | 'budget' | 'out-of-scope'
+  'denylisted' | 'excluded' | 'media' | 'binary' | 'submodule' | 'lfs' | 'budget' | 'out-of-scope'
 
 /**
  * Which changed files a rubric among several is about (its `paths`), and which the judges of
