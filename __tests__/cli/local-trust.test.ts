@@ -274,7 +274,7 @@ describe('the loop writes nothing through a link the repository commits', () => 
     const run = await cli(['loop', '--doer', 'touch doer-ran'], dir)
     expect(run.code).toBe(2)
     expect(run.err).toContain(
-      'rubric-council: .rubric-council/.gitignore is a symbolic link: nothing is written or read through it (remove it, or run from a clean checkout)'
+      'rubric-council: .rubric-council/.gitignore is a symbolic link: nothing is written through it (remove it, or run from a clean checkout)'
     )
     expect(readFileSync(join(dir, '.git/config'), 'utf8')).toBe(config)
     expect(git(dir, 'status', '--short')).toBe('')

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process'
 import { readdir } from 'node:fs/promises'
-import { resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import {
   readSessionState,
   sessionIdProblem,
@@ -11,7 +11,7 @@ import {
 import { failed, type Result } from '../util/result.js'
 import { USAGE_ERROR } from './args.js'
 import { fileProblem, isWithin, type CliIo } from './io.js'
-import { readInside } from './repository-files.js'
+import { readCapped } from '../util/read-capped.js'
 
 /** `rubric-council sessions`: the loop's sessions here, oldest first (their ids start with the time). */
 export async function sessionsCommand(io: CliIo): Promise<number> {
@@ -92,10 +92,10 @@ export async function rubricCommand(args: readonly string[], io: CliIo): Promise
 /** The largest state file read back: a session of 50 iterations with long feedback fits. */
 const MAX_STATE_BYTES = 16 * 1024 * 1024
 
-/** A session's state, read with no symbolic link followed (a branch may commit one there). */
+/** A session's state, read inside the repository only (a branch may commit a link there). */
 async function sessionState(cwd: string, id: string): Promise<Result<StoredSession>> {
-  const read = await readInside(cwd, `${SESSIONS_DIR}/${id}/state.json`, MAX_STATE_BYTES)
-  if (!read.ok) return read
-  if (read.value === undefined) return failed('state.json: no such file')
-  return readSessionState(read.value)
+  const path = join(resolve(cwd, SESSIONS_DIR), id, 'state.json')
+  const read = await readCapped(path, MAX_STATE_BYTES, cwd)
+  if (!read.ok) return failed(`state.json ${read.problem.message}`)
+  return readSessionState(read.value.toString('utf8'))
 }
