@@ -158,15 +158,10 @@ export async function reviewRubrics(
       })
     )
     // `/council accept <reason>` accepts the whole pull request: every rubric's verdict on the head.
-    const mustHaves = new Set(
-      outcomes.flatMap(
-        o => o.evaluation?.verdict.criteria.filter(c => c.required).map(c => c.id) ?? []
-      )
-    )
     const acceptance = await verifiedAcceptance(
       ports.github,
       state.accepted,
-      { head, number: run.pr.number, mustHaves },
+      { head, number: run.pr.number },
       io
     )
     if (acceptance) {
