@@ -77,6 +77,8 @@ export async function reviewRubrics(
     readonly inputs: ActionInputs
     readonly rubrics: readonly RubricRead[]
     readonly ports: ReviewPorts & { readonly changedPaths: () => Promise<readonly string[]> }
+    /** Why a `skip-*` rule that held did not skip this run (`skipOf`), for each report. */
+    readonly skipRefused?: string
   },
   context: PublishContext & { readonly detailsUrl?: string | undefined },
   io: ActionIO
@@ -164,9 +166,18 @@ export async function reviewRubrics(
       { head, number: run.pr.number },
       io
     )
-    if (acceptance) {
-      for (const [i, o] of outcomes.entries())
-        if (o.evaluation) outcomes[i] = { ...o, evaluation: { ...o.evaluation, acceptance } }
+    const { skipRefused } = review
+    for (const [i, o] of outcomes.entries()) {
+      if (o.evaluation) {
+        outcomes[i] = {
+          ...o,
+          evaluation: {
+            ...o.evaluation,
+            ...(acceptance && { acceptance }),
+            ...(skipRefused !== undefined && { skipRefused })
+          }
+        }
+      }
     }
     const iteration = nextIteration(state.history)
     const note = iterationNote(

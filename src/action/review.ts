@@ -61,6 +61,8 @@ export async function reviewPullRequest(
     readonly inputs: ActionInputs
     readonly rubric: Promise<RubricChoice>
     readonly ports: ReviewPorts
+    /** Why a `skip-*` rule that held did not skip this run (`skipOf`), for the report. */
+    readonly skipRefused?: string
   },
   context: PublishContext & { readonly detailsUrl?: string | undefined },
   io: ActionIO
@@ -94,7 +96,11 @@ export async function reviewPullRequest(
       { head: run.pr.headSha, number: run.pr.number },
       io
     )
-    const evaluation: Evaluation = { ...judged.evaluation, ...(acceptance && { acceptance }) }
+    const evaluation: Evaluation = {
+      ...judged.evaluation,
+      ...(acceptance && { acceptance }),
+      ...(review.skipRefused !== undefined && { skipRefused: review.skipRefused })
+    }
     const kept = {
       check: place.name,
       ...(judged.sealed && { judgement: judged.sealed }),
