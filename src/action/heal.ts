@@ -67,32 +67,12 @@ export async function healOutages(context: HealContext): Promise<void> {
   const { github, inputs, io, payload, env } = context
   const cron = isRecord(payload) && typeof payload.schedule === 'string' ? payload.schedule : ''
   const pulls = await github.openPullRequests()
-  // Whether a base branch has several rubrics, asked once per branch.
-  const folders = new Map<string, Promise<boolean>>()
-  const several = (baseRef: string): Promise<boolean> => {
-    let known = folders.get(baseRef)
-    if (known === undefined) {
-      known = rubricFilesAt(github, repositoryRubricPath(inputs), branchRef(baseRef)).then(
-        files => files.length > 0
-      )
-      folders.set(baseRef, known)
-    }
-    return known
-  }
+  const several = severalAt(github, inputs)
   const looked = await mapBounded(pulls, LOOK_WIDTH, pr =>
     look(github, inputs.checkName, pr, several)
   )
   const candidates = looked.filter(l => l.decision.heal).sort((a, b) => a.pr.number - b.pr.number)
-  const fetch = proxiedFetch(PROBE_RESPONSE_BYTES)
-  const probes = new Map<Provider, Promise<Result<void, ProbeFailure>>>()
-  const probe = (provider: Provider) => {
-    let answer = probes.get(provider)
-    if (answer === undefined) {
-      answer = probeProvider(provider, env, fetch)
-      probes.set(provider, answer)
-    }
-    return answer
-  }
+  const probe = probeOnce(env)
   const members = membersOf(github, inputs, env)
   const healed: string[] = []
   const rerun = new Set<number>()
@@ -114,17 +94,9 @@ export async function healOutages(context: HealContext): Promise<void> {
       continue
     }
     const providers = providersOf(await members(pr.baseRef))
-    if (!providers.ok) {
-      leftAlone.push(`#${pr.number} (${providers.problem})`)
-      continue
-    }
-    const failing: string[] = []
-    for (const provider of providers.value) {
-      const answer = await probe(provider)
-      if (!answer.ok) failing.push(`${provider} still failing: ${answer.problem.message}`)
-    }
-    if (failing.length > 0) {
-      leftAlone.push(`#${pr.number} (${failing.join('; ')})`)
+    const failing = providers.ok ? await stillFailing(providers.value, probe) : providers.problem
+    if (failing !== undefined) {
+      leftAlone.push(`#${pr.number} (${failing})`)
       continue
     }
     const outcome = await heal(github, inputs, pr, candidate.decision.value, {
@@ -163,6 +135,53 @@ export async function healOutages(context: HealContext): Promise<void> {
   if (stopped !== undefined) {
     io.warning(`Rubric Council: ${stopped}; no pull request was re-verified after it`)
   }
+}
+
+/** Whether a base branch has several rubrics, asked once per branch. */
+function severalAt(
+  github: GitHubPort,
+  inputs: ActionInputs
+): (baseRef: string) => Promise<boolean> {
+  const folders = new Map<string, Promise<boolean>>()
+  return baseRef => {
+    let known = folders.get(baseRef)
+    if (known === undefined) {
+      known = rubricFilesAt(github, repositoryRubricPath(inputs), branchRef(baseRef)).then(
+        files => files.length > 0
+      )
+      folders.set(baseRef, known)
+    }
+    return known
+  }
+}
+
+/** Each provider's probe, made once per run however many pull requests need it. */
+function probeOnce(
+  env: HealContext['env']
+): (provider: Provider) => Promise<Result<void, ProbeFailure>> {
+  const fetch = proxiedFetch(PROBE_RESPONSE_BYTES)
+  const probes = new Map<Provider, Promise<Result<void, ProbeFailure>>>()
+  return provider => {
+    let answer = probes.get(provider)
+    if (answer === undefined) {
+      answer = probeProvider(provider, env, fetch)
+      probes.set(provider, answer)
+    }
+    return answer
+  }
+}
+
+/** The providers among `providers` that still do not answer, said in one line; undefined when all do. */
+async function stillFailing(
+  providers: readonly Provider[],
+  probe: (provider: Provider) => Promise<Result<void, ProbeFailure>>
+): Promise<string | undefined> {
+  const failing: string[] = []
+  for (const provider of providers) {
+    const answer = await probe(provider)
+    if (!answer.ok) failing.push(`${provider} still failing: ${answer.problem.message}`)
+  }
+  return failing.length > 0 ? failing.join('; ') : undefined
 }
 
 /** Our latest check run on the pull request's head, and the comment's memory when it is UNCLEAR. */
