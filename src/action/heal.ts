@@ -211,7 +211,6 @@ async function look(
     return {
       pr,
       decision: { heal: false, why: { kind: 'not-unclear' } },
-      ...(read?.comment && { comment: read.comment, state: read.state }),
       name,
       others
     }
@@ -261,10 +260,8 @@ async function alertsRefreshed(
   io: ActionIO
 ): Promise<string[]> {
   const refreshed = await mapBounded(looked, LOOK_WIDTH, async l => {
-    const { comment, state } =
-      l.comment && l.state
-        ? { comment: l.comment, state: l.state }
-        : await ourMemory(github, l.pr.number, checkName)
+    // Read again right before the write: a review may have written the comment since `look`.
+    const { comment, state } = await ourMemory(github, l.pr.number, checkName)
     if (!comment || state.rubrics || state.history.at(-1)?.commit !== l.pr.headSha) return []
     const body = withAlert(comment.body, othersAlert(l.name, l.others))
     if (body === comment.body) return []
