@@ -530,7 +530,9 @@ describe('rubric-council init', () => {
     const advice = out.join('\n')
     expect(advice).toContain('Commit the three files')
     expect(advice).toContain(`${BOT_WORKFLOW_FILE}, the bot, reviews open pull requests again`)
-    expect(advice).toContain('"/council rerun" and "/council accept <reason>"')
+    expect(advice).toContain(
+      '"/council rerun", "/council accept <reason>" and "/council waive <criterion-id> <reason>"'
+    )
     expect(advice).toContain('GitHub runs it for comments only from the default branch')
   })
 
@@ -552,6 +554,7 @@ describe('rubric-council init', () => {
     expect(starts(schedule)).toBe(false)
     expect(starts(comment('/council rerun', true))).toBe(true)
     expect(starts(comment('/council accept flaky network test', true))).toBe(true)
+    expect(starts(comment('/council waive tests the harness is down', true))).toBe(true)
     // Comments on issues, and comments that are not commands, start nothing.
     expect(starts(comment('/council rerun', false))).toBe(false)
     expect(starts(comment('LGTM, thanks', true))).toBe(false)

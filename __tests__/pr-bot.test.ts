@@ -376,6 +376,9 @@ describe('/council accept', () => {
     expect(readState(ours(pr)).history.at(-1)?.note).toBe(
       'accepted by @octo-maintainer: flaky judge'
     )
+    expect(lastReply(pr)).toBe(
+      `@octo-maintainer accepted the whole check for ${pr.repo.headSha.slice(0, 7)}: its check run concludes success until the next push.`
+    )
 
     pr.repo.commit({ 'more.ts': 'export const more = 1\n' }, 'push')
     github.setPullRequest(pr.number, pullRequestJson(pr.repo, pr.number))

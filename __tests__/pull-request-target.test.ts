@@ -98,6 +98,8 @@ async function onTarget(
     readonly script?: string
     /** Another event than pull_request_target, whose payload is written for this pull request. */
     readonly event?: (repo: Repository, number: number) => { name: string; path: string }
+    /** Fields of the pull request as the API gives it (`labels`, …). */
+    readonly pullRequest?: Record<string, unknown>
   } = {}
 ): Promise<TargetRun> {
   const number = nextPr++
@@ -112,7 +114,8 @@ async function onTarget(
     if (text !== null) github.setFile(repo.headSha, path, text)
   github.setPullRequest(number, {
     ...json,
-    head: { ...(json.head as object), repo: { full_name: 'contributor/octo-repo' } }
+    head: { ...(json.head as object), repo: { full_name: 'contributor/octo-repo' } },
+    ...options.pullRequest
   })
   const workspace = mkdtempSync(join(tmpdir(), 'rc-target-'))
   execFileSync('git', [
@@ -306,42 +309,70 @@ describe('pull_request_target with the base checked out, a rubric with gates', (
 })
 
 describe('workflow_run, the base checked out too', () => {
+  /** The council's workflow_run after a run of the workflow at `path` on the pull request. */
+  const afterRun =
+    (path?: string) =>
+    (repo: Repository, number: number): { name: string; path: string } => {
+      const triggering = nextRun++
+      github.setWorkflowRun({ id: triggering, head_sha: repo.headSha })
+      const example = webhookExample('workflow_run', 'completed')
+      return {
+        name: 'workflow_run',
+        path: writeEvent({
+          ...example,
+          action: 'completed',
+          workflow_run: {
+            ...(example.workflow_run as object),
+            id: triggering,
+            run_attempt: 1,
+            head_sha: repo.headSha,
+            conclusion: 'success',
+            event: 'pull_request',
+            pull_requests: [{ number }],
+            ...(path !== undefined && { path })
+          },
+          repository: {
+            ...(example.repository as object),
+            name: REPO,
+            full_name: `${OWNER}/${REPO}`
+          }
+        })
+      }
+    }
+
   it('grades a rubric without gates with the default gates: run, running nothing', async () => {
     const marker = join(mkdtempSync(join(tmpdir(), 'rc-target-marker-')), 'ran')
     const run = await onTarget(
       { ...codeThatWouldRun(marker), 'src/feature.ts': 'export const feature = BROKEN\n' },
-      {
-        event: (repo, number) => {
-          const triggering = nextRun++
-          github.setWorkflowRun({ id: triggering, head_sha: repo.headSha })
-          const example = webhookExample('workflow_run', 'completed')
-          return {
-            name: 'workflow_run',
-            path: writeEvent({
-              ...example,
-              action: 'completed',
-              workflow_run: {
-                ...(example.workflow_run as object),
-                id: triggering,
-                run_attempt: 1,
-                head_sha: repo.headSha,
-                conclusion: 'success',
-                event: 'pull_request',
-                pull_requests: [{ number }]
-              },
-              repository: {
-                ...(example.repository as object),
-                name: REPO,
-                full_name: `${OWNER}/${REPO}`
-              }
-            })
-          }
-        }
-      }
+      { event: afterRun() }
     )
     expect(run.outcome).toBe('FAIL criterion_failed')
     expect(run.checks).toEqual([['rubric-council', 'failure']])
     expect(existsSync(marker)).toBe(false)
     expectBaseUntouched(run)
+  })
+
+  it('attack: never skips by the skip label, which the event cannot bind to a commit', async () => {
+    // The triggering workflow runs on every activity, the label's too; the payload does not say
+    // which one started this run: a push after the label looks the same as the labelling.
+    const gates = '.github/workflows/gates.yml'
+    const run = await onTarget(
+      { 'src/feature.ts': 'export const feature = BROKEN\n' },
+      {
+        base: {
+          ...BASE,
+          [gates]:
+            'on:\n  pull_request:\n    types: [opened, synchronize, reopened, labeled, unlabeled]\njobs: {}\n'
+        },
+        inputs: { 'skip-label': 'no-council' },
+        pullRequest: { labels: [{ name: 'no-council' }] },
+        event: afterRun(gates)
+      }
+    )
+    expect(run.outcome).toBe('FAIL criterion_failed')
+    expect(run.checks).toEqual([['rubric-council', 'failure']])
+    expect(run.result.stdout).toContain(
+      `::warning::Rubric Council: skip-label would skip this pull request, but it is reviewed: on workflow_run the event does not say which activity started the run it follows, so the label cannot be bound to the commit it was put on, and ${run.repo.headSha.slice(0, 7)} is reviewed`
+    )
   })
 })

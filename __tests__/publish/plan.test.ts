@@ -262,8 +262,12 @@ describe('other check runs of the check’s name on the head commit', () => {
     const plan = planPublication(PASSING, SETTINGS, { ...CONTEXT, checkRunsNamed: others })
     const warning =
       '> Another check run named <code>rubric-council</code> exists on this commit that Rubric Council did not create: [github-actions, check run 4242](https://github.com/o/r/runs/4242).'
-    const [first, second] = (plan.comment ?? '').split('\n')
-    expect([first, second]).toEqual([commentMarker('rubric-council'), '> [!WARNING]'])
+    const [first, second, third] = (plan.comment ?? '').split('\n')
+    expect([first, second, third]).toEqual([
+      commentMarker('rubric-council'),
+      '<!-- rubric-council-alert -->',
+      '> [!WARNING]'
+    ])
     expect(plan.comment).toContain(warning)
     expect(plan.checkRun.summary).toContain(warning)
     expect(plan.checkRun.summary).toContain('Make the check a ruleset-required workflow')
@@ -312,6 +316,19 @@ describe('other check runs of the check’s name on the head commit', () => {
     expect(plan.checkRun.summary).toContain('check run 4242')
     expect(plan.checkRun.summary).not.toMatch(/check run [12]\]/)
     expect(plan.checkRun.externalId).toBe(CHECK_RUN_MARK)
+  })
+
+  it('are named ten at a time: a workflow can make hundreds, and the comment has a limit', () => {
+    const many = Array.from({ length: 15 }, (_, i) => ({
+      id: 100 + i,
+      appSlug: 'github-actions',
+      htmlUrl: `https://github.com/o/r/runs/${String(100 + i)}`,
+      externalId: ''
+    }))
+    const plan = planPublication(PASSING, SETTINGS, { ...CONTEXT, checkRunsNamed: many })
+    expect(plan.comment?.match(/Another check run named/g)).toHaveLength(10)
+    expect(plan.comment).toContain('> And 5 more of that name (the log names each).')
+    expect(plan.warnings).toHaveLength(15)
   })
 
   it('leave everything as it was when there are none', () => {

@@ -116,6 +116,8 @@ export async function runAction(shell: ActionShell): Promise<void> {
       ...(shell.ticker && { ticker: shell.ticker }),
       ...(shell.now && { now: shell.now })
     })
+    // Why a skip rule that held did not skip: the log and the report say it.
+    let skipRefused: string | undefined
     const skipped = await skipOf(
       run,
       inputs.skip,
@@ -133,7 +135,8 @@ export async function runAction(shell: ActionShell): Promise<void> {
                 .map(pr => pr.number)
       },
       message => {
-        io.warning(message)
+        io.warning(`Rubric Council: ${message}`)
+        skipRefused = message
       }
     )
     if (skipped !== undefined) {
@@ -162,14 +165,14 @@ export async function runAction(shell: ActionShell): Promise<void> {
         reads.map(async read => ({ ...read, choice: await read.choice }))
       )
       await reviewRubrics(
-        { run, inputs, rubrics, ports },
+        { run, inputs, rubrics, ports, ...(skipRefused !== undefined && { skipRefused }) },
         { ...where, detailsUrl: runUrl(env) },
         io
       )
       return
     }
     await reviewPullRequest(
-      { run, inputs, rubric: single, ports },
+      { run, inputs, rubric: single, ports, ...(skipRefused !== undefined && { skipRefused }) },
       { ...where, detailsUrl: runUrl(env) },
       io
     )

@@ -1,6 +1,6 @@
 import type { GitHubPort } from '../github/port.js'
 import { checkRunName } from '../publish/check-name.js'
-import { CHECK_RUN_MARK } from '../publish/plan.js'
+import { CHECK_RUN_MARK, otherCheckRuns, othersAlert, othersWarnings } from '../publish/plan.js'
 import { nextIteration } from '../engine/history.js'
 import {
   commentMarker,
@@ -13,18 +13,30 @@ import {
   type CommentState,
   type StoredWaiver,
   verdictToAccept,
-  withAcceptance
+  withAcceptance,
+  withAlert
 } from '../publish/memory.js'
 import { code, escapeMarkdown } from '../report/escape.js'
 import { isRecord } from '../util/is-record.js'
-import { acceptForm, COMMANDS_HELP, mayCommand, parseCommand } from './commands.js'
+import {
+  acceptedReply,
+  COMMANDS_HELP,
+  mayCommand,
+  missingPart,
+  parseCommand,
+  unknownCriterionReply,
+  waivedReply,
+  type Command
+} from './commands.js'
 import { baseCriteria, branchRef, ownCheckNames, repositoryRubricPath } from './rubric.js'
 import type { HistoryEntry } from '../engine/history.js'
 import type { IssueComment } from '../github/comment.js'
+import type { PullRequest } from '../github/pull-request.js'
 import type { ActionInputs } from './inputs.js'
 import type { ActionIO } from './io.js'
 import { healOutages, latestOurs } from './heal.js'
 import { reverify } from './reverify.js'
+import { checkRunsNamed } from './review.js'
 import { rubricPushed } from './rubric-pushed.js'
 
 interface BotContext {
@@ -44,15 +56,29 @@ export const BOT_HANDLERS: Readonly<Record<string, (context: BotContext) => Prom
   schedule: context => healOutages(context)
 }
 
+/** A command comment, as the event gives it, once its author may give commands. */
+interface Given {
+  readonly number: number
+  readonly login: string
+  /** `@login`, for the replies. */
+  readonly who: string
+  readonly commentId: number
+  /** When the command was written (GitHub's `created_at`). */
+  readonly writtenAt: string | undefined
+  /** The pull request now; undefined when GitHub's answer is not one. */
+  readonly pr: PullRequest | undefined
+}
+
+type CommandOf<K extends Command['kind']> = Extract<Command, { kind: K }>
+
 /**
- * A comment on a pull request: `/council rerun`, `/council accept <reason>` or `/council accept
- * <criterion-id> <reason>` (a waiver, see `waiverGiven`) from a user with
- * write permission; anything else starting with `/council` gets a short reply, at most one per
- * pull request to someone without write permission. Bots, the action's own comments and comments
- * on issues are left alone.
+ * A comment on a pull request: `/council rerun`, `/council accept <reason>` or `/council waive
+ * <criterion-id> <reason>` from a user with write permission, each to its handler; anything else
+ * starting with `/council` gets a short reply, at most one per pull request to someone without
+ * write permission. Bots, the action's own comments and comments on issues are left alone.
  */
 export async function commandGiven(context: BotContext): Promise<void> {
-  const { github, inputs, io, payload } = context
+  const { github, io, payload } = context
   const record = isRecord(payload) ? payload : {}
   const issue = isRecord(record.issue) ? record.issue : {}
   const comment = isRecord(record.comment) ? record.comment : {}
@@ -60,8 +86,6 @@ export async function commandGiven(context: BotContext): Promise<void> {
   const body = typeof comment.body === 'string' ? comment.body : ''
   const login = typeof user.login === 'string' ? user.login : ''
   const number = typeof issue.number === 'number' ? issue.number : 0
-  const commentId = typeof comment.id === 'number' ? comment.id : 0
-  const writtenAt = typeof comment.created_at === 'string' ? comment.created_at : undefined
   const command = parseCommand(body)
   if (record.action !== 'created' || !isRecord(issue.pull_request) || number === 0) {
     io.notice('Rubric Council: not a new comment on a pull request; nothing to do')
@@ -92,114 +116,202 @@ export async function commandGiven(context: BotContext): Promise<void> {
     io.notice(`Rubric Council: refused /council ${command.kind} from ${who}: no write permission`)
     return
   }
-  if (command.kind === 'accept' && command.reason === '') {
-    await github.reply(number, `${who} say why: \`/council accept <reason>\`.`)
+  const missing = missingPart(command)
+  if (missing !== undefined) {
+    await github.reply(number, `${who} ${missing}`)
     return
   }
-  const pr = await github.pullRequest(number)
-  const form =
-    command.kind === 'accept' && pr
-      ? acceptForm(
-          command.reason,
-          (await baseCriteria(github, repositoryRubricPath(inputs), branchRef(pr.baseRef))) ??
-            new Map()
-        )
-      : undefined
-  if (form?.kind === 'nice-to-have') {
-    await github.reply(
-      number,
-      `${who} ${code(form.criterion)} is a nice-to-have: it never fails the check, so there is nothing to waive. Nothing was waived.`
-    )
-    return
+  const given: Given = {
+    number,
+    login,
+    who,
+    commentId: typeof comment.id === 'number' ? comment.id : 0,
+    writtenAt: typeof comment.created_at === 'string' ? comment.created_at : undefined,
+    pr: await github.pullRequest(number)
   }
-  if (form?.kind === 'waiver' && form.reason === '') {
-    await github.reply(number, `${who} say why: \`/council accept ${form.criterion} <reason>\`.`)
-    return
-  }
-  await github.react(commentId, 'eyes')
+  if (command.kind === 'rerun') await rerunGiven(context, given)
+  else if (command.kind === 'accept') await acceptGiven(context, given, command)
+  else await waiveGiven(context, given, command)
+}
 
+/**
+ * `/council rerun`: the cached answers are dropped and the rerun noted, and the pull request's
+ * latest review run re-run, whose review asks the judges again. Editing the comment the same way
+ * can only cause the same.
+ */
+async function rerunGiven(context: BotContext, given: Given): Promise<void> {
+  const { github, inputs, io } = context
+  const { number, who, pr } = given
+  await github.react(given.commentId, 'eyes')
   const head = pr?.headSha ?? ''
   const [ours] = await github.comments(number, commentMarker(inputs.checkName))
-  const state = ours ? readState(ours.body) : { history: [] }
-
-  if (command.kind === 'rerun') {
-    // The cached answers are dropped and the rerun noted: the review re-run next asks the
-    // judges again. Editing the comment the same way can only cause the same.
-    if (ours) {
-      await github.upsertComment(
-        number,
-        replaceState(ours.body, {
-          history: state.history,
-          ...(state.check !== undefined && { check: state.check }),
-          ...(state.accepted && { accepted: state.accepted }),
-          ...(state.heal && { heal: state.heal }),
-          ...(state.waivers && { waivers: state.waivers }),
-          // Each rubric's history stays; its answers go, as the pull request's do.
-          ...(state.rubrics && {
-            rubrics: Object.fromEntries(
-              Object.entries(state.rubrics).map(([name, m]) => [name, { history: m.history }])
-            )
-          }),
-          rerun: { commit: head, by: login }
+  if (ours) {
+    const state = readState(ours.body)
+    await github.upsertComment(
+      number,
+      replaceState(ours.body, {
+        history: state.history,
+        ...(state.check !== undefined && { check: state.check }),
+        ...(state.accepted && { accepted: state.accepted }),
+        ...(state.heal && { heal: state.heal }),
+        ...(state.waivers && { waivers: state.waivers }),
+        // Each rubric's history stays; its answers go, as the pull request's do.
+        ...(state.rubrics && {
+          rubrics: Object.fromEntries(
+            Object.entries(state.rubrics).map(([name, m]) => [name, { history: m.history }])
+          )
         }),
-        [ours]
-      )
-    }
-    const outcome = await reverify(github, inputs.reviewWorkflow, {
-      number,
-      headSha: head,
-      headRepository: pr?.headRepository ?? '',
-      headRef: pr?.headRef ?? ''
-    })
-    if (!outcome.ok) {
-      io.warning(`Rubric Council: ${outcome.problem.message}`)
-      await github.reply(
-        number,
-        `${who} I could not start the review again: ${outcome.problem.message}`
-      )
-      return
-    }
-    io.info(
-      `Rubric Council: /council rerun by ${who}: re-running ${outcome.value.runUrl} for #${number}`
+        rerun: { commit: head, by: given.login }
+      }),
+      [ours]
     )
-    return
   }
-
-  const verdict = verdictToAccept(state.history, head, writtenAt)
-  if (ours && verdict.ok && form?.kind === 'waiver') {
-    await waiverGiven(context, {
-      number,
-      head,
-      ours,
-      state,
-      last: verdict.value,
-      waiver: { commit: head, criterion: form.criterion, by: login, commentId },
-      reason: form.reason,
-      from: { headRepository: pr?.headRepository ?? '', headRef: pr?.headRef ?? '' }
-    })
-    return
-  }
-  if (!ours || !verdict.ok) {
-    const short = head.slice(0, 7)
+  const outcome = await reverify(github, inputs.reviewWorkflow, {
+    number,
+    headSha: head,
+    headRepository: pr?.headRepository ?? '',
+    headRef: pr?.headRef ?? ''
+  })
+  if (!outcome.ok) {
+    io.warning(`Rubric Council: ${outcome.problem.message}`)
     await github.reply(
       number,
-      verdict.ok || verdict.problem === 'no_verdict'
-        ? `${who} there is no verdict on the head commit ${short} yet to accept; wait for the review to finish, then accept it.`
-        : `${who} the pull request changed after your comment: the verdict on its head commit ${short} was given after it, so it is not accepted. Read the report on ${short}, then accept it again.`
-    )
-    io.notice(
-      `Rubric Council: /council accept by ${who} not taken for ${short}: ${verdict.ok ? 'no comment' : verdict.problem}`
+      `${who} I could not start the review again: ${outcome.problem.message}`
     )
     return
   }
-  const last = verdict.value
+  io.info(
+    `Rubric Council: /council rerun by ${who}: re-running ${outcome.value.runUrl} for #${number}`
+  )
+}
+
+/** The sticky comment and the verdict on the head a command written then is about. */
+interface OnHead {
+  readonly head: string
+  readonly ours: IssueComment
+  readonly state: CommentState
+  readonly last: HistoryEntry
+}
+
+/**
+ * The verdict `/council accept` or `/council waive` is about: the newest, on the pull request's
+ * head now, given before the command was written. Otherwise the commenter is told why there is
+ * none, and undefined.
+ */
+async function verdictOnHead(
+  context: BotContext,
+  given: Given,
+  kind: 'accept' | 'waive'
+): Promise<OnHead | undefined> {
+  const { github, inputs, io } = context
+  const { number, who } = given
+  await github.react(given.commentId, 'eyes')
+  const head = given.pr?.headSha ?? ''
+  const [ours] = await github.comments(number, commentMarker(inputs.checkName))
+  const state = ours ? readState(ours.body) : { history: [] }
+  const verdict = verdictToAccept(state.history, head, given.writtenAt)
+  if (ours && verdict.ok) return { head, ours, state, last: verdict.value }
+  const short = head.slice(0, 7)
+  await github.reply(
+    number,
+    verdict.ok || verdict.problem === 'no_verdict'
+      ? `${who} there is no verdict on the head commit ${short} yet to ${kind === 'accept' ? 'accept' : 'waive a must-have of'}; wait for the review to finish, then ${kind === 'accept' ? 'accept it' : 'waive it'}.`
+      : `${who} the pull request changed after your comment: the verdict on its head commit ${short} was given after it, so it is not ${kind === 'accept' ? 'accepted' : 'waived'}. Read the report on ${short}, then ${kind === 'accept' ? 'accept it' : 'waive it'} again.`
+  )
+  io.notice(
+    `Rubric Council: /council ${kind} by ${who} not taken for ${short}: ${verdict.ok ? 'no comment' : verdict.problem}`
+  )
+  return undefined
+}
+
+/**
+ * `/council accept <reason>`: the whole check, whatever the reason's first word, on the head whose
+ * verdict the maintainer could read. The check runs that verdict was posted on conclude `success`,
+ * the comment notes it, and the reply says so (with a word on `/council waive` when the reason
+ * starts with a must-have's id).
+ */
+async function acceptGiven(
+  context: BotContext,
+  given: Given,
+  command: CommandOf<'accept'>
+): Promise<void> {
+  const { github, io } = context
+  const { number, who, login, pr } = given
+  const onHead = await verdictOnHead(context, given, 'accept')
+  if (onHead === undefined) return
+  const { head, ours, state, last } = onHead
+  const names = await namesToAccept(context, given, head, state)
+  if (names === undefined) return
   const reason = command.reason
   const accepted = `Accepted by @${login}: ${reason}`
-  // The check runs this pull request's verdicts were posted on, under the names its base gives
-  // now: with several rubrics each one judged on the head, else the one the state says. A name of
-  // another check, or of another base (the pull request was retargeted after the verdict), is
-  // never completed: the state can be edited, and a base can change without a review.
-  const base = pr ?? { baseRef: '', defaultBranch: '' }
+  const short = head.slice(0, 7)
+  const alerts = await Promise.all(
+    names.map(async name => {
+      const others = otherCheckRuns(await checkRunsNamed(github, { headSha: head, name }, io))
+      for (const warning of othersWarnings(name, others)) io.warning(warning)
+      return othersAlert(name, others)
+    })
+  )
+  const written = await Promise.all(
+    names.map((name, i) =>
+      github.completeCheckRun({ headSha: head, name, externalId: CHECK_RUN_MARK }, 'success', {
+        title: accepted,
+        summary:
+          (alerts[i] ?? '') +
+          `@${login} accepted the council's verdict on ${short} ` +
+          `(${last.verdict}${last.reasons.length > 0 ? `: ${last.reasons.join(', ')}` : ''}): ${escapeMarkdown(reason)}\n\n` +
+          `It holds for this commit only; a new push is judged again. The report: ${ours.html_url}`
+      })
+    )
+  )
+  const check = written.find(w => !w.ok) ?? written[0]
+  if (check !== undefined && !check.ok) {
+    io.warning(`Rubric Council: ${check.problem}`)
+    await github.reply(number, `${who} I could not record the acceptance: ${check.problem}.`)
+    return
+  }
+  const noted = withAcceptance(
+    ours.body,
+    { by: login, reason, commit: head },
+    {
+      ...state,
+      history: [
+        ...state.history,
+        historyEntryNoted(last, nextIteration(state.history), `accepted by @${login}: ${reason}`)
+      ],
+      accepted: { commit: head, by: login, reason, commentId: given.commentId }
+    }
+  )
+  // The comment of several rubrics has no alert: each rubric's check run carries its own.
+  await github.upsertComment(number, state.rubrics ? noted : withAlert(noted, alerts[0] ?? ''), [
+    ours
+  ])
+  const first = reason.split(' ', 1)[0] ?? ''
+  // Only for the reply's hint: the acceptance is recorded whatever the base's rubrics say.
+  const criteria = await criteriaOfBase(context, pr).catch(() => undefined)
+  await github.reply(
+    number,
+    acceptedReply(who, head, criteria?.get(first) === true ? first : undefined)
+  )
+  io.info(`Rubric Council: ${accepted} (${short})`)
+}
+
+/**
+ * The check runs this pull request's verdicts on `head` were posted on, under the names its base
+ * gives now: with several rubrics each one judged on the head, else the one the state says. A
+ * name of another check, or of another base (the pull request was retargeted after the verdict),
+ * is never completed: the state can be edited, and a base can change without a review. Undefined,
+ * with a reply saying why, when there are none or they cannot be read.
+ */
+async function namesToAccept(
+  context: BotContext,
+  given: Given,
+  head: string,
+  state: CommentState
+): Promise<string[] | undefined> {
+  const { github, io } = context
+  const { number, who } = given
+  const base = given.pr ?? { baseRef: '', defaultBranch: '' }
   let names: string[]
   try {
     names = state.rubrics
@@ -213,53 +325,71 @@ export async function commandGiven(context: BotContext): Promise<void> {
       number,
       `${who} I could not read which check runs to accept (${said}): nothing was accepted. Accept it again in a moment.`
     )
+    return undefined
+  }
+  if (names.length > 0) return names
+  const short = head.slice(0, 7)
+  await github.reply(
+    number,
+    `${who} the verdict on ${short} was not posted on the check run that this pull request's base branch ${code(base.baseRef)} requires (the pull request was retargeted, or the base's rubrics changed, since its review): nothing was accepted. Comment \`/council rerun\` to have it reviewed under ${code(base.baseRef)}, then accept it.`
+  )
+  io.notice(
+    `Rubric Council: /council accept by ${who} not taken for ${short}: not this check's run under its base`
+  )
+  return undefined
+}
+
+/**
+ * `/council waive <criterion-id> <reason>`: the id must name a must-have of the base branch's
+ * rubrics (read through the API, never the pull request's); an unknown id is refused with the
+ * must-haves that exist, a nice-to-have with why there is nothing to waive.
+ */
+async function waiveGiven(
+  context: BotContext,
+  given: Given,
+  command: CommandOf<'waive'>
+): Promise<void> {
+  const { github } = context
+  const { number, who, pr } = given
+  const { criterion } = command
+  const criteria = await criteriaOfBase(context, pr)
+  const known = criteria?.get(criterion)
+  if (known === undefined) {
+    await github.reply(number, unknownCriterionReply(who, criterion, criteria))
     return
   }
-  if (names.length === 0) {
-    const short = head.slice(0, 7)
+  if (!known) {
     await github.reply(
       number,
-      `${who} the verdict on ${short} was not posted on the check run that this pull request's base branch ${code(base.baseRef)} requires (the pull request was retargeted, or the base's rubrics changed, since its review): nothing was accepted. Comment \`/council rerun\` to have it reviewed under ${code(base.baseRef)}, then accept it.`
-    )
-    io.notice(
-      `Rubric Council: /council accept by ${who} not taken for ${short}: not this check's run under its base`
+      `${who} ${code(criterion)} is a nice-to-have: it never fails the check, so there is nothing to waive. Nothing was waived.`
     )
     return
   }
-  const written = await Promise.all(
-    names.map(name =>
-      github.completeCheckRun({ headSha: head, name, externalId: CHECK_RUN_MARK }, 'success', {
-        title: accepted,
-        summary:
-          `@${login} accepted the council's verdict on ${head.slice(0, 7)} ` +
-          `(${last.verdict}${last.reasons.length > 0 ? `: ${last.reasons.join(', ')}` : ''}): ${escapeMarkdown(reason)}\n\n` +
-          `It holds for this commit only; a new push is judged again. The report: ${ours.html_url}`
-      })
-    )
-  )
-  const check = written.find(w => !w.ok) ?? written[0]
-  if (check !== undefined && !check.ok) {
-    io.warning(`Rubric Council: ${check.problem}`)
-    await github.reply(number, `${who} I could not record the acceptance: ${check.problem}.`)
+  if (command.reason === '') {
+    await github.reply(number, `${who} say why: \`/council waive ${criterion} <reason>\`.`)
     return
   }
-  await github.upsertComment(
+  const onHead = await verdictOnHead(context, given, 'waive')
+  if (onHead === undefined) return
+  await waiverGiven(context, {
+    ...onHead,
     number,
-    withAcceptance(
-      ours.body,
-      { by: login, reason, commit: head },
-      {
-        ...state,
-        history: [
-          ...state.history,
-          historyEntryNoted(last, nextIteration(state.history), `accepted by @${login}: ${reason}`)
-        ],
-        accepted: { commit: head, by: login, reason, commentId }
-      }
-    ),
-    [ours]
-  )
-  io.info(`Rubric Council: ${accepted} (${head.slice(0, 7)})`)
+    waiver: { commit: onHead.head, criterion, by: given.login, commentId: given.commentId },
+    reason: command.reason,
+    from: { headRepository: pr?.headRepository ?? '', headRef: pr?.headRef ?? '' }
+  })
+}
+
+/**
+ * The criteria of the base branch's rubrics (id → must-have); undefined when there is no valid
+ * rubric, or it cannot be read.
+ */
+async function criteriaOfBase(
+  context: BotContext,
+  pr: PullRequest | undefined
+): Promise<ReadonlyMap<string, boolean> | undefined> {
+  if (pr === undefined) return undefined
+  return baseCriteria(context.github, repositoryRubricPath(context.inputs), branchRef(pr.baseRef))
 }
 
 /** The rubrics judged on `head`, among several, by this check's run names for a pull request into `base`. */
@@ -293,7 +423,7 @@ async function ownCheckName(
 }
 
 /**
- * `/council accept <criterion-id> <reason>`, once the verdict on the head is known: the waiver is
+ * `/council waive <criterion-id> <reason>`, once the verdict on the head is known: the waiver is
  * kept in the comment's state (for the head commit only) and the pull request reviewed again by
  * re-running its latest review run. That review checks the waiver's command comment through the
  * API (review.ts `verifiedWaivers`) and computes the verdict with the must-have WAIVED; the
@@ -331,7 +461,7 @@ async function waiverGiven(
       `${who} ${code(waiver.criterion)} did not fail or split on the head commit ${short}: there is nothing to waive, and nothing was waived.`
     )
     io.notice(
-      `Rubric Council: /council accept ${waiver.criterion} by ${who} not taken: it did not fail on ${short}`
+      `Rubric Council: /council waive ${waiver.criterion} by ${who} not taken: it did not fail on ${short}`
     )
     return
   }
@@ -369,6 +499,7 @@ async function waiverGiven(
     )
     return
   }
+  await github.reply(number, waivedReply(who, waiver.criterion, head))
   io.info(`Rubric Council: ${note} (${short}); re-running ${outcome.value.runUrl} for #${number}`)
 }
 

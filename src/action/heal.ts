@@ -4,8 +4,20 @@ import { healDecision, isUnclear, type NotHealed, type ToHeal } from '../engine/
 import type { IssueComment } from '../github/comment.js'
 import type { GitHubPort, OpenPullRequest } from '../github/port.js'
 import { checkRunName } from '../publish/check-name.js'
-import { commentMarker, readState, replaceState, type CommentState } from '../publish/memory.js'
-import { CHECK_RUN_MARK } from '../publish/plan.js'
+import {
+  commentMarker,
+  readState,
+  replaceState,
+  withAlert,
+  type CommentState
+} from '../publish/memory.js'
+import {
+  CHECK_RUN_MARK,
+  otherCheckRuns,
+  othersAlert,
+  othersWarnings,
+  type NamedCheckRun
+} from '../publish/plan.js'
 import { parseModelId, type Provider } from '../rubric/model-id.js'
 import { proxiedFetch } from '../util/fetch.js'
 import { isRecord } from '../util/is-record.js'
@@ -39,6 +51,9 @@ interface Looked {
   readonly decision: ReturnType<typeof healDecision>
   readonly comment?: IssueComment
   readonly state?: CommentState
+  /** The check's name on it, and the check runs of that name on its head that are not ours. */
+  readonly name: string
+  readonly others: readonly NamedCheckRun[]
 }
 
 /**
@@ -52,34 +67,15 @@ export async function healOutages(context: HealContext): Promise<void> {
   const { github, inputs, io, payload, env } = context
   const cron = isRecord(payload) && typeof payload.schedule === 'string' ? payload.schedule : ''
   const pulls = await github.openPullRequests()
-  // Whether a base branch has several rubrics, asked once per branch.
-  const folders = new Map<string, Promise<boolean>>()
-  const several = (baseRef: string): Promise<boolean> => {
-    let known = folders.get(baseRef)
-    if (known === undefined) {
-      known = rubricFilesAt(github, repositoryRubricPath(inputs), branchRef(baseRef)).then(
-        files => files.length > 0
-      )
-      folders.set(baseRef, known)
-    }
-    return known
-  }
+  const several = severalAt(github, inputs)
   const looked = await mapBounded(pulls, LOOK_WIDTH, pr =>
     look(github, inputs.checkName, pr, several)
   )
   const candidates = looked.filter(l => l.decision.heal).sort((a, b) => a.pr.number - b.pr.number)
-  const fetch = proxiedFetch(PROBE_RESPONSE_BYTES)
-  const probes = new Map<Provider, Promise<Result<void, ProbeFailure>>>()
-  const probe = (provider: Provider) => {
-    let answer = probes.get(provider)
-    if (answer === undefined) {
-      answer = probeProvider(provider, env, fetch)
-      probes.set(provider, answer)
-    }
-    return answer
-  }
+  const probe = probeOnce(env)
   const members = membersOf(github, inputs, env)
   const healed: string[] = []
+  const rerun = new Set<number>()
   const leftAlone: string[] = looked.flatMap(l =>
     l.decision.heal || l.decision.why.kind === 'not-unclear'
       ? []
@@ -98,17 +94,9 @@ export async function healOutages(context: HealContext): Promise<void> {
       continue
     }
     const providers = providersOf(await members(pr.baseRef))
-    if (!providers.ok) {
-      leftAlone.push(`#${pr.number} (${providers.problem})`)
-      continue
-    }
-    const failing: string[] = []
-    for (const provider of providers.value) {
-      const answer = await probe(provider)
-      if (!answer.ok) failing.push(`${provider} still failing: ${answer.problem.message}`)
-    }
-    if (failing.length > 0) {
-      leftAlone.push(`#${pr.number} (${failing.join('; ')})`)
+    const failing = providers.ok ? await stillFailing(providers.value, probe) : providers.problem
+    if (failing !== undefined) {
+      leftAlone.push(`#${pr.number} (${failing})`)
       continue
     }
     const outcome = await heal(github, inputs, pr, candidate.decision.value, {
@@ -120,21 +108,80 @@ export async function healOutages(context: HealContext): Promise<void> {
       leftAlone.push(`#${pr.number} (${outcome.problem.message})`)
       continue
     }
+    rerun.add(pr.number)
     healed.push(
       `#${pr.number} (${candidate.decision.value.reasons.join(', ')}; re-run ${candidate.decision.value.count} of 3 for ${pr.headSha.slice(0, 7)}: ${outcome.value})`
     )
   }
+  // A review re-run names them itself, from its own comment.
+  const warned = await alertsRefreshed(
+    github,
+    inputs.checkName,
+    looked.filter(l => l.others.length > 0 && !rerun.has(l.pr.number)),
+    io
+  )
   const unclear = looked.filter(l => l.decision.heal || l.decision.why.kind !== 'not-unclear')
   io.info(
     [
       `Rubric Council: healing${cron === '' ? '' : ` (schedule "${cron}")`}: ${pulls.length} open pull request${pulls.length === 1 ? '' : 's'}, ${unclear.length} with an UNCLEAR check; re-verified ${healed.length}, left ${leftAlone.length} alone`,
       ...listed('re-verified after a provider outage', healed),
-      ...listed('left alone', leftAlone)
+      ...listed('left alone', leftAlone),
+      ...listed(
+        'warned of a check run of the check’s name that Rubric Council did not create',
+        warned
+      )
     ].join('\n')
   )
   if (stopped !== undefined) {
     io.warning(`Rubric Council: ${stopped}; no pull request was re-verified after it`)
   }
+}
+
+/** Whether a base branch has several rubrics, asked once per branch. */
+function severalAt(
+  github: GitHubPort,
+  inputs: ActionInputs
+): (baseRef: string) => Promise<boolean> {
+  const folders = new Map<string, Promise<boolean>>()
+  return baseRef => {
+    let known = folders.get(baseRef)
+    if (known === undefined) {
+      known = rubricFilesAt(github, repositoryRubricPath(inputs), branchRef(baseRef)).then(
+        files => files.length > 0
+      )
+      folders.set(baseRef, known)
+    }
+    return known
+  }
+}
+
+/** Each provider's probe, made once per run however many pull requests need it. */
+function probeOnce(
+  env: HealContext['env']
+): (provider: Provider) => Promise<Result<void, ProbeFailure>> {
+  const fetch = proxiedFetch(PROBE_RESPONSE_BYTES)
+  const probes = new Map<Provider, Promise<Result<void, ProbeFailure>>>()
+  return provider => {
+    let answer = probes.get(provider)
+    if (answer === undefined) {
+      answer = probeProvider(provider, env, fetch)
+      probes.set(provider, answer)
+    }
+    return answer
+  }
+}
+
+/** The providers among `providers` that still do not answer, said in one line; undefined when all do. */
+async function stillFailing(
+  providers: readonly Provider[],
+  probe: (provider: Provider) => Promise<Result<void, ProbeFailure>>
+): Promise<string | undefined> {
+  const failing: string[] = []
+  for (const provider of providers) {
+    const answer = await probe(provider)
+    if (!answer.ok) failing.push(`${provider} still failing: ${answer.problem.message}`)
+  }
+  return failing.length > 0 ? failing.join('; ') : undefined
 }
 
 /** Our latest check run on the pull request's head, and the comment's memory when it is UNCLEAR. */
@@ -144,7 +191,10 @@ async function look(
   pr: OpenPullRequest,
   several: (baseRef: string) => Promise<boolean>
 ): Promise<Looked> {
-  let latest = await latestOurs(github, pr.headSha, checkRunName(checkName, pr))
+  const name = checkRunName(checkName, pr)
+  const runs = await github.checkRunsNamed(pr.headSha, name)
+  const others = otherCheckRuns(runs)
+  let latest = latestOf(runs)
   let read: { comment?: IssueComment; state: CommentState } | undefined
   if (!isUnclear(latest) && (await several(pr.baseRef))) {
     // Several rubrics (docs/rubric.md#several-rubrics): each has its own check run, and the
@@ -157,13 +207,22 @@ async function look(
     const runs = await Promise.all(unclear.map(name => latestOurs(github, pr.headSha, name)))
     latest = runs.find(isUnclear)
   }
-  if (!isUnclear(latest)) return { pr, decision: { heal: false, why: { kind: 'not-unclear' } } }
+  if (!isUnclear(latest)) {
+    return {
+      pr,
+      decision: { heal: false, why: { kind: 'not-unclear' } },
+      name,
+      others
+    }
+  }
   const { comment, state } = read ?? (await ourMemory(github, pr.number, checkName))
   return {
     pr,
     decision: healDecision(pr.headSha, latest, state.history, state.heal),
     ...(comment && { comment }),
-    state
+    state,
+    name,
+    others
   }
 }
 
@@ -173,13 +232,48 @@ export async function latestOurs(
   headSha: string,
   name: string
 ): Promise<ListedCheckRun | undefined> {
-  const runs = await github.checkRunsNamed(headSha, name)
+  return latestOf(await github.checkRunsNamed(headSha, name))
+}
+
+/** Ours, the newest, among the check runs of a name on a commit. */
+function latestOf(runs: readonly ListedCheckRun[]): ListedCheckRun | undefined {
   return runs
     .filter(r => r.externalId === CHECK_RUN_MARK)
     .reduce<ListedCheckRun | undefined>(
       (a, r) => (a === undefined || r.id > a.id ? r : a),
       undefined
     )
+}
+
+/**
+ * The alert about other check runs of the check's name (`Looked.others`) brought up to date in
+ * each pull request's comment, when the comment's report is of the head they are on: a job of
+ * the check's name that a pull request's workflow started after the review is named within a
+ * schedule's period. The comment of several rubrics has none (each rubric's check run has its
+ * own), and this job cannot write check runs: those keep what their review or acceptance saw.
+ * The pull requests whose comment changed.
+ */
+async function alertsRefreshed(
+  github: GitHubPort,
+  checkName: string,
+  looked: readonly Looked[],
+  io: ActionIO
+): Promise<string[]> {
+  const refreshed = await mapBounded(looked, LOOK_WIDTH, async l => {
+    // Read again right before the write: a review may have written the comment since `look`.
+    const { comment, state } = await ourMemory(github, l.pr.number, checkName)
+    if (!comment || state.rubrics || state.history.at(-1)?.commit !== l.pr.headSha) return []
+    const body = withAlert(comment.body, othersAlert(l.name, l.others))
+    if (body === comment.body) return []
+    const written = await github.upsertComment(l.pr.number, body, [comment])
+    if (!written.ok) {
+      io.warning(`Rubric Council: #${l.pr.number}: ${written.problem}`)
+      return []
+    }
+    for (const warning of othersWarnings(l.name, l.others)) io.warning(warning)
+    return [`#${l.pr.number} (${l.others.map(o => `check run ${o.id}`).join(', ')})`]
+  })
+  return refreshed.flat()
 }
 
 /** Our sticky comment on the pull request and what it remembers. */

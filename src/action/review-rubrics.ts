@@ -78,6 +78,8 @@ export async function reviewRubrics(
     readonly inputs: ActionInputs
     readonly rubrics: readonly RubricRead[]
     readonly ports: ReviewPorts & { readonly changedPaths: () => Promise<readonly string[]> }
+    /** Why a `skip-*` rule that held did not skip this run (`skipOf`), for each report. */
+    readonly skipRefused?: string
   },
   context: PublishContext & { readonly detailsUrl?: string | undefined },
   io: ActionIO
@@ -161,20 +163,24 @@ export async function reviewRubrics(
       })
     )
     // `/council accept <reason>` accepts the whole pull request: every rubric's verdict on the head.
-    const mustHaves = new Set(
-      outcomes.flatMap(
-        o => o.evaluation?.verdict.criteria.filter(c => c.required).map(c => c.id) ?? []
-      )
-    )
     const acceptance = await verifiedAcceptance(
       ports.github,
       state.accepted,
-      { head, number: run.pr.number, mustHaves },
+      { head, number: run.pr.number },
       io
     )
-    if (acceptance) {
-      for (const [i, o] of outcomes.entries())
-        if (o.evaluation) outcomes[i] = { ...o, evaluation: { ...o.evaluation, acceptance } }
+    const { skipRefused } = review
+    for (const [i, o] of outcomes.entries()) {
+      if (o.evaluation) {
+        outcomes[i] = {
+          ...o,
+          evaluation: {
+            ...o.evaluation,
+            ...(acceptance && { acceptance }),
+            ...(skipRefused !== undefined && { skipRefused })
+          }
+        }
+      }
     }
     const iteration = nextIteration(state.history)
     const note = iterationNote(

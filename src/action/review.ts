@@ -5,7 +5,7 @@ import type { Acceptance, Evaluation } from '../engine/evaluation.js'
 import { nextIteration } from '../engine/history.js'
 import { cachingCouncil } from '../engine/judgement-cache.js'
 import type { CheckRunPlace } from '../github/check-run.js'
-import { acceptForm, mayCommand, parseCommand } from './commands.js'
+import { mayCommand, parseCommand } from './commands.js'
 import type { Waiver } from '../verdict/types.js'
 import type { EvidenceSource } from '../evidence/source.js'
 import type { GateSource } from '../gates/types.js'
@@ -61,6 +61,8 @@ export async function reviewPullRequest(
     readonly inputs: ActionInputs
     readonly rubric: Promise<RubricChoice>
     readonly ports: ReviewPorts
+    /** Why a `skip-*` rule that held did not skip this run (`skipOf`), for the report. */
+    readonly skipRefused?: string
   },
   context: PublishContext & { readonly detailsUrl?: string | undefined },
   io: ActionIO
@@ -88,17 +90,17 @@ export async function reviewPullRequest(
     const asked = await askedOf(state, run.pr, ports.github, io)
     const { heal, waivers } = asked
     const judged = await judgeRubric({ choice, memory: state, head: run.pr.headSha, asked }, ports)
-    // A waiver's command names a must-have; it never stands for an acceptance of the whole check.
-    const mustHaves = new Set(
-      judged.evaluation.verdict.criteria.filter(c => c.required).map(c => c.id)
-    )
     const acceptance = await verifiedAcceptance(
       ports.github,
       state.accepted,
-      { head: run.pr.headSha, number: run.pr.number, mustHaves },
+      { head: run.pr.headSha, number: run.pr.number },
       io
     )
-    const evaluation: Evaluation = { ...judged.evaluation, ...(acceptance && { acceptance }) }
+    const evaluation: Evaluation = {
+      ...judged.evaluation,
+      ...(acceptance && { acceptance }),
+      ...(review.skipRefused !== undefined && { skipRefused: review.skipRefused })
+    }
     const kept = {
       check: place.name,
       ...(judged.sealed && { judgement: judged.sealed }),
@@ -230,19 +232,15 @@ export async function judgeRubric(
  * The acceptance the comment records for this head commit, once the `/council accept` comment it
  * names has been read again through the API: on this pull request, by the user the state names,
  * who still has write permission. Anything else (another commit, an edited or deleted command, a
- * command on another pull request, a lost permission) counts as none.
+ * waiver's command, a command on another pull request, a lost permission) counts as none.
  */
 export async function verifiedAcceptance(
   github: GitHubPort | undefined,
   stored: StoredAcceptance | undefined,
-  of: {
-    readonly head: string
-    readonly number: number
-    readonly mustHaves: ReadonlySet<string>
-  },
+  of: { readonly head: string; readonly number: number },
   io: ActionIO
 ): Promise<Acceptance | undefined> {
-  const { head, mustHaves } = of
+  const { head } = of
   if (!github || stored?.commit !== head) return undefined
   try {
     const comment = await github.issueComment(stored.commentId)
@@ -252,7 +250,6 @@ export async function verifiedAcceptance(
       comment.login === stored.by &&
       command?.kind === 'accept' &&
       command.reason !== '' &&
-      !mustHaves.has(command.reason.split(' ', 1)[0] ?? '') &&
       (await mayCommand(github, stored.by))
     ) {
       return { by: stored.by, reason: command.reason, commit: head }
@@ -271,7 +268,7 @@ export async function verifiedAcceptance(
 
 /**
  * The waivers the comment records for this head commit (`stored`, already of this head), each
- * checked as an acceptance is: its `/council accept <criterion-id> <reason>` comment read again
+ * checked as an acceptance is: its `/council waive <criterion-id> <reason>` comment read again
  * through the API, on pull request `number`, written by the same user, naming the same criterion
  * with a reason, and its author still with write permission. The reason is the comment's, not the
  * state's. Any other counts as none, with a warning; the verdict decides whether the criterion
@@ -289,22 +286,19 @@ export async function verifiedWaivers(
     try {
       const comment = await github.issueComment(waiver.commentId)
       const command = comment === undefined ? undefined : parseCommand(comment.body)
-      const form =
-        command?.kind === 'accept'
-          ? acceptForm(command.reason, new Map([[waiver.criterion, true]]))
-          : undefined
       if (
         comment?.issue === number &&
         comment.login === waiver.by &&
-        form?.kind === 'waiver' &&
-        form.reason !== '' &&
+        command?.kind === 'waive' &&
+        command.criterion === waiver.criterion &&
+        command.reason !== '' &&
         (await mayCommand(github, waiver.by))
       ) {
-        verified.push({ criterion: form.criterion, by: waiver.by, reason: form.reason })
+        verified.push({ criterion: command.criterion, by: waiver.by, reason: command.reason })
         continue
       }
       io.warning(
-        `Rubric Council: the waiver of ${waiver.criterion} recorded for ${waiver.commit.slice(0, 7)} does not match a /council accept ${waiver.criterion} comment by a user with write permission; it does not count`
+        `Rubric Council: the waiver of ${waiver.criterion} recorded for ${waiver.commit.slice(0, 7)} does not match a /council waive ${waiver.criterion} comment by a user with write permission; it does not count`
       )
     } catch (error) {
       io.warning(

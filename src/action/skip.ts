@@ -4,12 +4,13 @@ import { isAbsolute, relative, resolve } from 'node:path'
 import {
   ENDED_BY,
   skipReason,
+  unboundLabel,
   workflowTypes,
   type SkipReason,
   type SkipRules
 } from '../engine/skip.js'
 import type { PullRequestRun } from '../github/event.js'
-import { skipRefused } from '../publish/scope-sentences.js'
+import { labelNotBound, skipRefused } from '../publish/scope-sentences.js'
 import type { RunningWorkflow } from './machinery.js'
 
 /**
@@ -21,8 +22,9 @@ const SKIPPABLE_EVENTS = ['pull_request', 'pull_request_target', 'workflow_run']
 /**
  * Whether this run is skipped, and why. Never when no rule is set, on an event a person started,
  * when the changed files cannot be listed, when the pull request changes this check's machinery
- * or its rubric, or when the workflow would not run again once the reason goes away (then with a
- * warning that says so).
+ * or its rubric, or when the workflow would not run again once the reason goes away; nor by the
+ * label on any run but the one putting it on started. Where a rule would have skipped, `warn` is
+ * told why it did not (one sentence, for the log and the report).
  */
 export async function skipOf(
   run: PullRequestRun,
@@ -54,7 +56,13 @@ export async function skipOf(
     path === where.rubricPath ||
     (folder !== undefined && path.startsWith(folder))
   const reason = skipReason(rules, run, changed, guarded)
-  if (reason === undefined) return undefined
+  if (reason === undefined) {
+    const label = changed.some(guarded) ? undefined : unboundLabel(rules, run)
+    if (label !== undefined) {
+      warn(skipRefused({ rule: 'label', label }, labelNotBound(run, run.pr.headSha)))
+    }
+    return undefined
+  }
   const problem =
     (await twinProblem(reason, where.twins)) ??
     (await unseenEnd(reason, run, where.workspace, where.workflow))

@@ -158,7 +158,8 @@ on:
   # A rubric changed: every open pull request based on the pushed branch is reviewed again.
   push:
     paths: [${RUBRIC_FILE}, '.github/rubrics/**']
-  # Commands: /council rerun, /council accept <reason>; the action checks the commenter may write.
+  # Commands: /council rerun, /council accept <reason>, /council waive <criterion-id> <reason>; the
+  # action checks the commenter may write.
   issue_comment:
     types: [created]
   # Healing: a check left UNCLEAR by a rate limit, a provider error or a timeout is reviewed again

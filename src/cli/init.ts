@@ -267,8 +267,9 @@ export async function initCommand(
   const bot = [
     `  4. ${BOT_WORKFLOW_FILE}, the bot, reviews open pull requests again when the`,
     '     rubric changes or a provider outage left them UNCLEAR (every half hour), and runs',
-    '     "/council rerun" and "/council accept <reason>" from pull request comments by people with',
-    '     write access; GitHub runs it for comments only from the default branch.'
+    '     "/council rerun", "/council accept <reason>" and "/council waive <criterion-id> <reason>"',
+    '     from pull request comments by people with write access;',
+    '     GitHub runs it for comments only from the default branch.'
   ]
   io.stdout(
     [

@@ -64,4 +64,9 @@ export interface Evaluation {
   readonly reusedFrom?: number
   /** Set when a maintainer accepted the verdict on this commit. */
   readonly acceptance?: Acceptance
+  /**
+   * Why a `skip-*` rule that held did not skip this run (the skip label on a later push, a twin
+   * pull request, a workflow that would not run again): the report says it.
+   */
+  readonly skipRefused?: string
 }

@@ -15,7 +15,7 @@ export interface HistoryEntry {
   readonly rubricHash: string
   readonly reasons: readonly string[]
   /**
-   * The must-haves that FAILED, SPLIT or were WAIVED in that run: those `/council accept <id>`
+   * The must-haves that FAILED, SPLIT or were WAIVED in that run: those `/council waive <id>`
    * may waive (the review checks again against its own verdict).
    */
   readonly waivable?: readonly string[] | undefined

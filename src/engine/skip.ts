@@ -23,7 +23,8 @@ export type SkipReason =
 /**
  * The pull request activity after which each rule no longer holds, and which the workflow must
  * therefore run on: a check skipped for a reason that goes away unseen would stay green.
- * (`synchronize`, which ends the bot and paths rules, is among the default types.)
+ * (`synchronize`, which ends the bot and paths rules, and the label's, which binds only to the
+ * commit it was put on, is among the default types.)
  */
 export const ENDED_BY: Readonly<Record<SkipReason['rule'], string | undefined>> = {
   draft: 'ready_for_review',
@@ -35,6 +36,15 @@ export const ENDED_BY: Readonly<Record<SkipReason['rule'], string | undefined>> 
 /** GitHub's default `types` for pull_request and pull_request_target. */
 const DEFAULT_TYPES = ['opened', 'synchronize', 'reopened']
 
+/** What the rules read of a run: the pull request, and the event that started the run. */
+export interface SkipRun {
+  readonly pr: Pick<PullRequest, 'draft' | 'author' | 'labels'>
+  readonly sender?: Actor
+  /** The event's activity (`labeled`, `synchronize`, …) and, on `labeled`, the label's name. */
+  readonly action: string
+  readonly label?: string
+}
+
 /**
  * The rule that skips this pull request, if any. Pure. `changed` is every path the pull request
  * touches (renames by both names); `guarded` says which of them no skip may pass over (this
@@ -42,10 +52,7 @@ const DEFAULT_TYPES = ['opened', 'synchronize', 'reopened']
  */
 export function skipReason(
   rules: SkipRules,
-  run: {
-    readonly pr: Pick<PullRequest, 'draft' | 'author' | 'labels'>
-    readonly sender?: Actor
-  },
+  run: SkipRun,
   changed: readonly string[],
   guarded: (path: string) => boolean
 ): SkipReason | undefined {
@@ -56,7 +63,7 @@ export function skipReason(
   if (rules.bots && pr.author?.bot === true && sender?.bot === true) {
     return { rule: 'bot', login: pr.author.login }
   }
-  if (rules.label !== '' && pr.labels.includes(rules.label)) {
+  if (rules.label !== '' && pr.labels.includes(rules.label) && labelling(run, rules.label)) {
     return { rule: 'label', label: rules.label }
   }
   if (
@@ -67,6 +74,26 @@ export function skipReason(
     return { rule: 'paths', files: changed.length }
   }
   return undefined
+}
+
+/**
+ * Whether this run is the one putting `label` on started: the only run whose event binds the
+ * label to a commit (the payload's head), the one a person looked at when they labelled it. Every
+ * later run with the label still on (a push, a reopening, ready for review, a run by hand or after
+ * another workflow) is about a commit nobody vouched for.
+ */
+function labelling(run: SkipRun, label: string): boolean {
+  return run.action === 'labeled' && run.label === label
+}
+
+/**
+ * The skip label, when the pull request has it but this run is not its labelling (so it is
+ * reviewed, and says why); undefined otherwise. Pure.
+ */
+export function unboundLabel(rules: SkipRules, run: SkipRun): string | undefined {
+  return rules.label !== '' && run.pr.labels.includes(rules.label) && !labelling(run, rules.label)
+    ? rules.label
+    : undefined
 }
 
 /** The workflow's `types` for `event`, from its text; undefined when it does not run on it. */

@@ -87,7 +87,7 @@ export interface CommentState {
    * far; `due` until the review it started has run (and noted why it ran).
    */
   readonly heal?: StoredHeal
-  /** `/council accept <criterion-id> <reason>`: each for its `commit` only. */
+  /** `/council waive <criterion-id> <reason>`: each for its `commit` only. */
   readonly waivers?: readonly StoredWaiver[]
   /**
    * With several rubrics, each one's own memory by its check run's name; `history` above is then

@@ -61,18 +61,20 @@ export function refusalMarker(login: string): string {
 }
 
 /**
- * The sticky comment: the marker, the report (with the iteration history), and the history with
- * what else the bot remembers (`kept`: the sealed judgement, an acceptance) as hidden state. The
- * state has a budget of its own, and room is left for the notes the bot adds later, so the comment
- * is never over `limit` (GitHub's 65,536 characters), whatever the number of iterations.
+ * The sticky comment: the marker, the alert about other check runs of the check's name (`alert`,
+ * Markdown; '' for none), the report (with the iteration history), and the history with what else
+ * the bot remembers (`kept`: the sealed judgement, an acceptance) as hidden state. The state has a
+ * budget of its own, and room is left for the notes the bot adds later, so the comment is never
+ * over `limit` (GitHub's 65,536 characters), whatever the number of iterations.
  */
 export function renderComment(
   evaluation: Evaluation,
   checkName: string,
   kept: Omit<CommentState, 'history'> = {},
-  limit = COMMENT_LIMIT
+  limit = COMMENT_LIMIT,
+  alert = ''
 ): string {
-  const marker = `${commentMarker(checkName)}\n`
+  const marker = `${commentMarker(checkName)}\n${alertBlock(alert)}`
   const reserve = Math.min(NOTES_RESERVE, Math.floor(limit / 8))
   const budget = Math.min(STATE_BUDGET, Math.floor(limit * 0.65))
   const state = `\n${writeState({ ...kept, history: evaluation.history ?? [] }, budget)}\n`
@@ -177,6 +179,37 @@ export function verdictToAccept(
 
 const NOTE_OPEN = '<!-- rubric-council-note -->'
 const NOTE_CLOSE = '<!-- /rubric-council-note -->'
+const ALERT_OPEN = '<!-- rubric-council-alert -->'
+const ALERT_CLOSE = '<!-- /rubric-council-alert -->'
+
+/** The alert about other check runs as the comment holds it, so it can be replaced; '' for none. */
+function alertBlock(alert: string): string {
+  return alert === '' ? '' : `${ALERT_OPEN}\n${alert}${ALERT_CLOSE}\n`
+}
+
+/**
+ * The top of a comment: its marker line, the acceptance's note and the alert (each with its
+ * delimiters, '' when absent), and the rest (the report and the state).
+ */
+function commentTop(body: string): {
+  readonly marker: string
+  readonly note: string
+  readonly alert: string
+  readonly rest: string
+} {
+  const newline = body.indexOf('\n')
+  let rest = newline === -1 ? '' : body.slice(newline + 1)
+  const block = (open: string, close: string): string => {
+    const end = rest.startsWith(open) ? rest.indexOf(close) : -1
+    if (end === -1) return ''
+    const taken = rest.slice(0, end + close.length + 1)
+    rest = rest.slice(taken.length)
+    return taken
+  }
+  const marker = newline === -1 ? body : body.slice(0, newline)
+  const note = block(NOTE_OPEN, NOTE_CLOSE)
+  return { marker, note, alert: block(ALERT_OPEN, ALERT_CLOSE), rest }
+}
 
 /**
  * The comment with an acceptance's note at its top (in place of an earlier one) and `state` as
@@ -189,17 +222,23 @@ export function withAcceptance(
   state: CommentState,
   limit = COMMENT_LIMIT
 ): string {
-  const newline = body.indexOf('\n')
-  const marker = newline === -1 ? body : body.slice(0, newline)
-  let rest = newline === -1 ? '' : body.slice(newline + 1)
-  const close = rest.startsWith(NOTE_OPEN) ? rest.indexOf(NOTE_CLOSE) : -1
-  if (close !== -1) rest = rest.slice(close + NOTE_CLOSE.length + 1)
+  const { marker, alert, rest } = commentTop(body)
   const noted = replaceState(
-    `${marker}\n${NOTE_OPEN}\n${acceptanceNote(acceptance)}${NOTE_CLOSE}\n${rest}`,
+    `${marker}\n${NOTE_OPEN}\n${acceptanceNote(acceptance)}${NOTE_CLOSE}\n${alert}${rest}`,
     state,
     limit
   )
-  return noted.length <= limit ? noted : replaceState(`${marker}\n${rest}`, state, limit)
+  return noted.length <= limit ? noted : replaceState(`${marker}\n${alert}${rest}`, state, limit)
+}
+
+/**
+ * The comment with `alert` (see `renderComment`) in place of the one it had, without rendering
+ * the report again; as it was when that would not fit within `limit`.
+ */
+export function withAlert(body: string, alert: string, limit = COMMENT_LIMIT): string {
+  const { marker, note, rest } = commentTop(body)
+  const alerted = `${marker}\n${note}${alertBlock(alert)}${rest}`
+  return alerted.length <= limit ? alerted : body
 }
 
 /**

@@ -122,9 +122,7 @@ export function planPublication(
 ): Publication {
   const { verdict } = evaluation
   const outcome = outcomeOf(verdict, settings.failOn, evaluation.acceptance !== undefined)
-  const others = (context.checkRunsNamed ?? []).filter(
-    r => r.id !== context.checkRunId && r.externalId !== CHECK_RUN_MARK
-  )
+  const others = otherCheckRuns(context.checkRunsNamed ?? [], context.checkRunId)
   const name =
     context.base === undefined ? settings.checkName : checkRunName(settings.checkName, context.base)
   const alert = othersAlert(name, others)
@@ -163,10 +161,7 @@ export function planPublication(
     }),
     outputs: outputsOf(evaluation, context.reportPath),
     step: stepResult(evaluation, outcome),
-    warnings: others.map(
-      other =>
-        `Rubric Council: another check run named "${name}" exists on this commit that Rubric Council did not create: ${other.htmlUrl} (by ${other.appSlug}); make the check a ruleset-required workflow, see ${SECURITY_DOC}`
-    ),
+    warnings: othersWarnings(name, others),
     dryRun: {
       ...(comment !== undefined &&
         context.pullRequest !== undefined && {
@@ -192,24 +187,40 @@ function commentBody(
   context: PublicationContext,
   alert: string
 ): string {
-  const body = renderComment(
-    evaluation,
-    settings.checkName,
-    context.kept ?? {},
-    COMMENT_LIMIT - alert.length
+  return renderComment(evaluation, settings.checkName, context.kept ?? {}, COMMENT_LIMIT, alert)
+}
+
+/** Other check runs the alert names one by one; a pull request's workflow can make hundreds. */
+const NAMED_OTHERS = 10
+
+/**
+ * The check runs among `listed` (of the check's name on a commit) that Rubric Council did not
+ * write; `own` is the one this run started, which is never another's.
+ */
+export function otherCheckRuns(
+  listed: readonly NamedCheckRun[],
+  own?: number
+): readonly NamedCheckRun[] {
+  return listed.filter(r => r.id !== own && r.externalId !== CHECK_RUN_MARK)
+}
+
+/** The log's warning about each of them. */
+export function othersWarnings(name: string, others: readonly NamedCheckRun[]): string[] {
+  return others.map(
+    other =>
+      `Rubric Council: another check run named "${name}" exists on this commit that Rubric Council did not create: ${other.htmlUrl} (by ${other.appSlug}); make the check a ruleset-required workflow, see ${SECURITY_DOC}`
   )
-  if (alert === '') return body
-  const end = body.indexOf('\n') + 1
-  return body.slice(0, end) + alert + body.slice(end)
 }
 
 /**
  * The warning that a check run of the check's name on this commit is not this run's: a required
  * check may take that one's conclusion. GitHub gives the link; it is shown only when it is one.
+ * The comment and the check run's summary start with it; '' when there is none.
  */
-function othersAlert(checkName: string, others: readonly NamedCheckRun[]): string {
+export function othersAlert(checkName: string, others: readonly NamedCheckRun[]): string {
   if (others.length === 0) return ''
-  const lines = others.map(other => {
+  const more = others.length - NAMED_OTHERS
+  const lines = others.slice(0, NAMED_OTHERS).map(other => {
     // An app's slug is lower-case letters, digits and dashes; anything else is not shown.
     const app = /^[a-z0-9][a-z0-9-]*$/i.test(other.appSlug) ? other.appSlug : 'an app'
     const label = `${app}, check run ${other.id}`
@@ -218,6 +229,7 @@ function othersAlert(checkName: string, others: readonly NamedCheckRun[]): strin
       : label
     return `> Another check run named ${code(checkName)} exists on this commit that Rubric Council did not create: ${link}.`
   })
+  if (more > 0) lines.push(`> And ${more} more of that name (the log names each).`)
   return (
     `> [!WARNING]\n${lines.join('\n>\n')}\n>\n` +
     `> A required check may be satisfied by it. Make the check a ruleset-required workflow, which a pull request cannot imitate: see [docs/security.md](${SECURITY_DOC}).\n\n`

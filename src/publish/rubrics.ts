@@ -63,7 +63,7 @@ export function combinedEntry(
   const reasons = [
     ...new Set(judged.flatMap(o => o.evaluation?.verdict.reasons.map(r => r.code) ?? []))
   ].slice(0, 20)
-  // What `/council accept <criterion-id>` may waive: the must-haves any rubric failed or split.
+  // What `/council waive <criterion-id>` may waive: the must-haves any rubric failed or split.
   const waivable = [
     ...new Set(judged.flatMap(o => o.evaluation?.history?.at(-1)?.waivable ?? []))
   ].slice(0, MAX_WAIVABLE)

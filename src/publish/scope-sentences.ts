@@ -32,7 +32,23 @@ const SKIP_INPUT = {
 
 /** A skip rule held, but the run is a review all the same, for `problem`. Pure. */
 export function skipRefused(reason: SkipReason, problem: string): string {
-  return `Rubric Council: ${SKIP_INPUT[reason.rule]} would skip this pull request, but it is reviewed: ${problem}`
+  return `${SKIP_INPUT[reason.rule]} would skip this pull request, but it is reviewed: ${problem}`
+}
+
+/**
+ * Why the skip label, on the pull request, does not skip this run of `head`: it binds to the
+ * commit it was put on, in the run its `labeled` event started. Pure.
+ */
+export function labelNotBound(
+  run: { readonly event: string; readonly action: string },
+  head: string
+): string {
+  const short = head.slice(0, 7)
+  if (run.event === 'workflow_run') {
+    return `on workflow_run the event does not say which activity started the run it follows, so the label cannot be bound to the commit it was put on, and ${short} is reviewed`
+  }
+  const activity = run.action === '' ? run.event : `${run.event} ${run.action}`
+  return `the label skips only the commit it was put on, in the run its labelling started; this run (${activity}) is of ${short}, which is reviewed: take the label off and put it on again to skip ${short}`
 }
 
 /** What makes a skipped check run for real, for its summary. Pure. */
@@ -40,7 +56,8 @@ export function skipNext(reason: SkipReason): string {
   const until = {
     draft: 'It runs when the pull request is marked ready for review.',
     bot: 'It runs on the next push by anyone who is not a bot.',
-    label: `It runs when the label is removed.`,
+    label:
+      'The label skips this commit only: it runs when the label is removed, and on the next push.',
     paths: 'It runs on the next push that changes a file outside those paths.'
   }
   return `The workflow's \`${SKIP_INPUT[reason.rule]}\` input skips Rubric Council here: nothing was judged. ${until[reason.rule]}`

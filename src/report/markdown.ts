@@ -68,6 +68,9 @@ function buildDoc(evaluation: Evaluation, step: Audience | undefined): Doc {
         'shown has changed, so no provider was asked. `/council rerun` asks them again.\n\n'
     )
   }
+  if (evaluation.skipRefused !== undefined) {
+    head.push(`ℹ️ ${escapeMarkdown(evaluation.skipRefused)}\n\n`)
+  }
   head.push(...rubricAlerts(evaluation))
 
   const sections: Section[] = []

@@ -133,7 +133,7 @@ export type Reason = { [C in ReasonCode]: ReasonOf<C> }[ReasonCode]
  * PASS/FAIL/SPLIT for checklist criteria; score-range criteria PASS/FAIL against their minimum,
  * else SCORED; UNGRADED when no valid answer graded it, or too few answers came to grade anything
  * (the council fell short of its quorum; the votes are still listed); WAIVED for a must-have that
- * FAILED or SPLIT and that a maintainer waived for this commit (`/council accept <id> <reason>`).
+ * FAILED or SPLIT and that a maintainer waived for this commit (`/council waive <id> <reason>`).
  */
 export type CriterionStatus = 'PASS' | 'FAIL' | 'SPLIT' | 'SCORED' | 'UNGRADED' | 'WAIVED'
 
