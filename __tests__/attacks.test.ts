@@ -854,31 +854,37 @@ describe('the rubric path', () => {
 })
 
 describe('several rubrics', () => {
-  it('a rubric of gates only whose paths match the hidden code vouches for nothing: the judged rubric is UNCLEAR', async () => {
-    const base = {
-      '.github/rubrics/app.md': `---\npaths: [src/**]\ndimensions: false\n---\n## Criteria\n- safe: The change sends no data to outside hosts\n`,
-      '.github/rubrics/lib.md': '---\npaths: [lib/**]\n---\n## Gates\n- `true`\n',
-      '.github/workflows/rubric.yml': 'on: pull_request\n# runs rubric-council\n',
-      'src/app.ts': 'export const app = 1\n'
-    }
-    const pr = pullRequest(
-      {
-        'src/app.ts': "import { send } from '../lib/send'\nexport const app = send\n",
-        'lib/send.ts': `export const send = () => ${HIDDEN}\n`
-      },
-      base
-    )
-    const { result, prompts } = await attempt(pr, { green: ['rubric-council / lib'] })
-    expect(prompts.some(p => p.includes(HIDDEN))).toBe(false)
-    expect([result.outputs.verdict, result.outputs.reasons]).toEqual([
-      'UNCLEAR',
-      'incomplete_coverage'
-    ])
-    const app = github.checkRuns.filter(
-      c => c.head_sha === pr.repo.headSha && c.name === 'rubric-council / app'
-    )
-    expect(app.at(-1)?.conclusion).toBe('action_required')
-  })
+  const companions = {
+    'of gates only': '---\npaths: [lib/**]\n---\n## Gates\n- `true`\n',
+    'that excludes it': `---\npaths: [lib/**]\nexclude: [lib/send.ts]\ndimensions: false\n---\n## Criteria\n- tidy: The code is tidy\n`
+  }
+  for (const [kind, lib] of Object.entries(companions)) {
+    it(`a rubric ${kind} whose paths match the hidden code vouches for nothing: the judged rubric is UNCLEAR`, async () => {
+      const base = {
+        '.github/rubrics/app.md': `---\npaths: [src/**]\ndimensions: false\n---\n## Criteria\n- safe: The change sends no data to outside hosts\n`,
+        '.github/rubrics/lib.md': lib,
+        '.github/workflows/rubric.yml': 'on: pull_request\n# runs rubric-council\n',
+        'src/app.ts': 'export const app = 1\n'
+      }
+      const pr = pullRequest(
+        {
+          'src/app.ts': "import { send } from '../lib/send'\nexport const app = send\n",
+          'lib/send.ts': `export const send = () => ${HIDDEN}\n`
+        },
+        base
+      )
+      const { result, prompts } = await attempt(pr, { green: ['rubric-council / lib'] })
+      expect(prompts.some(p => p.includes(HIDDEN))).toBe(false)
+      expect([result.outputs.verdict, result.outputs.reasons]).toEqual([
+        'UNCLEAR',
+        'incomplete_coverage'
+      ])
+      const app = github.checkRuns.filter(
+        c => c.head_sha === pr.repo.headSha && c.name === 'rubric-council / app'
+      )
+      expect(app.at(-1)?.conclusion).toBe('action_required')
+    })
+  }
 })
 
 describe('check-run annotations', () => {

@@ -118,7 +118,8 @@ export function pullRequestEvidence(
 
 /**
  * A local repository's evidence for `rubric-council check`: the diff from the merge base of `base`
- * (default: the upstream, else main) to the working tree, with the last commit as title and body.
+ * (default: the remote's default branch, else main) to the working tree, with the last commit as
+ * title and body.
  */
 export function localEvidence(
   options: EvidenceSettings & { readonly cwd: string; readonly base?: string; readonly run?: Run }
