@@ -5,18 +5,19 @@ import { maskSecrets, secretValues } from '../util/secrets.js'
 import type { FailOn } from '../publish/outcome.js'
 import { readPayload } from '../github/event.js'
 import { BOT_HANDLERS } from './bot.js'
-import { gatesHereProblem, prepareRun } from './context.js'
-import { InputError, readActionInputs, type GetInput } from './inputs.js'
+import { gatesHereProblem, prepareRun, type ActionDirs, type Prepared } from './context.js'
+import { InputError, readActionInputs, type ActionInputs, type GetInput } from './inputs.js'
 import type { ActionIO } from './io.js'
 import { reviewPorts } from './ports.js'
-import { endEarly, internalError, publishSkipped, runUrl } from './publish.js'
-import { reviewPullRequest } from './review.js'
+import { endEarly, internalError, publishSkipped, runUrl, type PublishContext } from './publish.js'
+import { reviewPullRequest, type ReviewPorts } from './review.js'
 import { chooseRubric, repositoryRubricPath, severalRubrics } from './rubric.js'
-import { plannedRubric, type RubricChoice } from '../engine/rubric-choice.js'
-import { reviewRubrics } from './review-rubrics.js'
+import { plannedRubric } from '../engine/rubric-choice.js'
 import { planRubrics } from '../engine/rubric-set.js'
+import type { SkipReason } from '../engine/skip.js'
+import type { PullRequestRun } from '../github/event.js'
 import { skipOf } from './skip.js'
-import { runningWorkflow } from './machinery.js'
+import { runningWorkflow, type RunningWorkflow } from './machinery.js'
 import { centralWorkflowLine } from './log.js'
 import { checkRunName } from '../publish/check-name.js'
 import { CHECK_RUN_MARK } from '../publish/plan.js'
@@ -38,7 +39,7 @@ export interface ActionShell {
 }
 
 /**
- * One run of the action: inputs and context, the rubric's choice, the ports, then one review.
+ * One run of the action: inputs and context, the rubrics' choice, the ports, then one review.
  * Nothing that goes wrong leaves the step green: every failure ends in a verdict with a named
  * reason, or the step fails.
  */
@@ -47,7 +48,6 @@ export async function runAction(shell: ActionShell): Promise<void> {
   // Registered first, so no log line, summary or annotation below can show them.
   const secrets = secretValues(env)
   for (const secret of secrets) io.setSecret(secret)
-  const mask = (text: string): string => maskSecrets(text, secrets)
   const workspace = env.GITHUB_WORKSPACE ?? process.cwd()
   const tempDir = join(env.RUNNER_TEMP ?? tmpdir(), 'rubric-council')
   let where = { failOn: 'unclear' as FailOn, workspace, tempDir, cwd: workspace }
@@ -57,25 +57,7 @@ export async function runAction(shell: ActionShell): Promise<void> {
     const github = shell.github(inputs.githubToken)
     const event = env.GITHUB_EVENT_NAME ?? ''
     if (Object.hasOwn(BOT_HANDLERS, event)) {
-      // Not a review: the bot acts on pull requests through the API.
-      if (!github) {
-        await endEarly(
-          {
-            kind: 'invalid',
-            message: `on ${event} the bot works through the API: give it a github-token`
-          },
-          where,
-          io
-        )
-        return
-      }
-      await BOT_HANDLERS[event]?.({
-        github,
-        inputs,
-        io,
-        payload: await readPayload(env.GITHUB_EVENT_PATH),
-        env
-      })
+      await runBot(event, { github, inputs, where }, shell)
       return
     }
     const prepared = await prepareRun(env, inputs, where, github)
@@ -83,102 +65,178 @@ export async function runAction(shell: ActionShell): Promise<void> {
       await endEarly(prepared, where, io)
       return
     }
-    const { run, checkout } = prepared
-    const workflow = runningWorkflow(env.GITHUB_WORKFLOW_REF, env.GITHUB_REPOSITORY)
-    if (workflow?.central === true) io.info(centralWorkflowLine(workflow))
-    const several = await severalRubrics(github, run, inputs, where)
-    const choose = (path: string): Promise<RubricChoice> =>
-      chooseRubric(github, run, { ...inputs, rubric: path }, where, checkout, workflow?.central)
-    const reads = (several ?? []).map(file => ({ ...file, choice: choose(file.path) }))
-    const single = several ? undefined : choose(inputs.rubric)
-    const choices = single ? [single] : reads.map(read => read.choice)
-    if (checkout === 'base') {
-      // Before anything is fetched or started: whether gates would run on the base is known now.
-      for (const choice of choices) {
-        const problem = gatesHereProblem(run, checkout, await choice, inputs)
-        if (problem !== undefined) {
-          await endEarly({ kind: 'invalid', message: problem }, where, io)
-          return
-        }
-      }
-    }
-    const ports = reviewPorts({
-      env,
-      inputs,
-      dirs: where,
-      run,
-      checkout,
-      github,
-      mask,
-      bundleDir: shell.bundleDir,
-      workflow,
-      io,
-      ...(shell.ticker && { ticker: shell.ticker }),
-      ...(shell.now && { now: shell.now })
-    })
-    // Why a skip rule that held did not skip: the log and the report say it.
-    let skipRefused: string | undefined
-    const skipped = await skipOf(
-      run,
-      inputs.skip,
-      {
-        workspace,
-        rubricPath: inputs.checker === undefined ? repositoryRubricPath(inputs) : undefined,
-        changedPaths: ports.changedPaths,
-        machinery: ports.machinery,
-        workflow,
-        twins: async () =>
-          github === undefined
-            ? []
-            : (await github.openPullRequests(run.pr.baseRef))
-                .filter(pr => pr.headSha === run.pr.headSha && pr.number !== run.pr.number)
-                .map(pr => pr.number)
-      },
-      message => {
-        io.warning(`Rubric Council: ${message}`)
-        skipRefused = message
-      }
-    )
-    if (skipped !== undefined) {
-      const detailsUrl = runUrl(env)
-      // Every rubric's check run says so: a required one must not wait.
-      const names = single
-        ? [inputs.checkName]
-        : planRubrics(
-            await Promise.all(
-              reads.map(async read => ({ ...read, ...plannedRubric(await read.choice) }))
-            ),
-            undefined,
-            inputs.checkName
-          ).map(plan => plan.checkName)
-      const places = names.map(name => ({
-        headSha: run.pr.headSha,
-        name: checkRunName(name, run.pr),
-        externalId: CHECK_RUN_MARK,
-        ...(detailsUrl !== undefined && { detailsUrl })
-      }))
-      await publishSkipped(skipped, places, github, inputs.dryRun, io)
-      return
-    }
-    if (single === undefined) {
-      const rubrics = await Promise.all(
-        reads.map(async read => ({ ...read, choice: await read.choice }))
-      )
-      await reviewRubrics(
-        { run, inputs, rubrics, ports, ...(skipRefused !== undefined && { skipRefused }) },
-        { ...where, detailsUrl: runUrl(env) },
-        io
-      )
-      return
-    }
-    await reviewPullRequest(
-      { run, inputs, rubric: single, ports, ...(skipRefused !== undefined && { skipRefused }) },
-      { ...where, detailsUrl: runUrl(env) },
-      io
+    await review(
+      prepared,
+      { github, inputs, where, mask: text => maskSecrets(text, secrets) },
+      shell
     )
   } catch (error) {
     if (error instanceof InputError)
       await endEarly({ kind: 'invalid', message: error.message }, where, io)
     else internalError(error, io)
   }
+}
+
+/** Not a review: the bot acts on pull requests through the API, which it needs a token for. */
+async function runBot(
+  event: string,
+  given: {
+    readonly github: GitHubPort | undefined
+    readonly inputs: ActionInputs
+    where: ActionDirs & PublishContext
+  },
+  shell: ActionShell
+): Promise<void> {
+  const { github, inputs, where } = given
+  if (!github) {
+    await endEarly(
+      {
+        kind: 'invalid',
+        message: `on ${event} the bot works through the API: give it a github-token`
+      },
+      where,
+      shell.io
+    )
+    return
+  }
+  await BOT_HANDLERS[event]?.({
+    github,
+    inputs,
+    io: shell.io,
+    payload: await readPayload(shell.env.GITHUB_EVENT_PATH),
+    env: shell.env
+  })
+}
+
+/**
+ * The review of a pull request: its rubrics chosen (the base's, see `chooseRubric`), the ports,
+ * then skipped by a `skip-*` rule or reviewed, every rubric at once.
+ */
+async function review(
+  prepared: Extract<Prepared, { kind: 'ready' }>,
+  given: {
+    readonly github: GitHubPort | undefined
+    readonly inputs: ActionInputs
+    readonly where: ActionDirs & PublishContext
+    readonly mask: (text: string) => string
+  },
+  shell: ActionShell
+): Promise<void> {
+  const { env, io } = shell
+  const { github, inputs, where } = given
+  const { run, checkout } = prepared
+  const workflow = runningWorkflow(env.GITHUB_WORKFLOW_REF, env.GITHUB_REPOSITORY)
+  if (workflow?.central === true) io.info(centralWorkflowLine(workflow))
+  const several = await severalRubrics(github, run, inputs, where)
+  const files = several ?? [
+    { path: inputs.rubric, repoPath: repositoryRubricPath(inputs), main: true }
+  ]
+  const rubrics = await Promise.all(
+    files.map(async file => ({
+      ...file,
+      choice: await chooseRubric(
+        github,
+        run,
+        { ...inputs, rubric: file.path },
+        where,
+        checkout,
+        workflow?.central
+      )
+    }))
+  )
+  if (checkout === 'base') {
+    // Before anything is fetched or started: whether gates would run on the base is known now.
+    for (const { choice } of rubrics) {
+      const problem = gatesHereProblem(run, checkout, choice, inputs)
+      if (problem !== undefined) {
+        await endEarly({ kind: 'invalid', message: problem }, where, io)
+        return
+      }
+    }
+  }
+  const ports = reviewPorts({
+    env,
+    inputs,
+    dirs: where,
+    run,
+    checkout,
+    github,
+    mask: given.mask,
+    bundleDir: shell.bundleDir,
+    workflow,
+    io,
+    ...(shell.ticker && { ticker: shell.ticker }),
+    ...(shell.now && { now: shell.now })
+  })
+  const alone = several === undefined
+  const skip = await skipped(run, { inputs, github, workflow, ports, where }, io)
+  const detailsUrl = runUrl(env)
+  if (skip.reason !== undefined) {
+    // Every rubric's check run says so: a required one must not wait.
+    const names = alone
+      ? [inputs.checkName]
+      : planRubrics(
+          rubrics.map(read => ({ ...read, ...plannedRubric(read.choice) })),
+          undefined,
+          inputs.checkName
+        ).map(plan => plan.checkName)
+    const places = names.map(name => ({
+      headSha: run.pr.headSha,
+      name: checkRunName(name, run.pr),
+      externalId: CHECK_RUN_MARK,
+      ...(detailsUrl !== undefined && { detailsUrl })
+    }))
+    await publishSkipped(skip.reason, places, github, inputs.dryRun, io)
+    return
+  }
+  await reviewPullRequest(
+    {
+      run,
+      inputs,
+      rubrics,
+      alone,
+      ports,
+      ...(skip.refused !== undefined && { skipRefused: skip.refused })
+    },
+    { ...where, detailsUrl },
+    io
+  )
+}
+
+/** The `skip-*` rule that skips this run, or why one that held did not (for the log and report). */
+async function skipped(
+  run: PullRequestRun,
+  given: {
+    readonly inputs: ActionInputs
+    readonly github: GitHubPort | undefined
+    readonly workflow: RunningWorkflow | undefined
+    readonly ports: ReviewPorts
+    readonly where: ActionDirs
+  },
+  io: ActionIO
+): Promise<{ readonly reason?: SkipReason; readonly refused?: string }> {
+  const { inputs, github, ports } = given
+  let refused: string | undefined
+  const reason = await skipOf(
+    run,
+    inputs.skip,
+    {
+      workspace: given.where.workspace,
+      rubricPath: inputs.checker === undefined ? repositoryRubricPath(inputs) : undefined,
+      changedPaths: ports.changedPaths,
+      machinery: ports.machinery,
+      workflow: given.workflow,
+      twins: async () =>
+        github === undefined
+          ? []
+          : (await github.openPullRequests(run.pr.baseRef))
+              .filter(pr => pr.headSha === run.pr.headSha && pr.number !== run.pr.number)
+              .map(pr => pr.number)
+    },
+    message => {
+      io.warning(`Rubric Council: ${message}`)
+      refused = message
+    }
+  )
+  return { ...(reason !== undefined && { reason }), ...(refused !== undefined && { refused }) }
 }

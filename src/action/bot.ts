@@ -3,8 +3,12 @@ import { checkRunName } from '../publish/check-name.js'
 import { CHECK_RUN_MARK, otherCheckRuns, othersAlert, othersWarnings } from '../publish/plan.js'
 import { nextIteration } from '../engine/history.js'
 import {
+  askRerun,
   commentMarker,
   historyEntryNoted,
+  noteAcceptance,
+  noteWaiver,
+  otherWaivers,
   readState,
   refusalMarker,
   MAX_WAIVER_ID,
@@ -146,25 +150,8 @@ async function rerunGiven(context: BotContext, given: Given): Promise<void> {
   const head = pr?.headSha ?? ''
   const [ours] = await github.comments(number, commentMarker(inputs.checkName))
   if (ours) {
-    const state = readState(ours.body)
-    await github.upsertComment(
-      number,
-      replaceState(ours.body, {
-        history: state.history,
-        ...(state.check !== undefined && { check: state.check }),
-        ...(state.accepted && { accepted: state.accepted }),
-        ...(state.heal && { heal: state.heal }),
-        ...(state.waivers && { waivers: state.waivers }),
-        // Each rubric's history stays; its answers go, as the pull request's do.
-        ...(state.rubrics && {
-          rubrics: Object.fromEntries(
-            Object.entries(state.rubrics).map(([name, m]) => [name, { history: m.history }])
-          )
-        }),
-        rerun: { commit: head, by: given.login }
-      }),
-      [ours]
-    )
+    const state = askRerun(readState(ours.body), { commit: head, by: given.login })
+    await github.upsertComment(number, replaceState(ours.body, state), [ours])
   }
   const outcome = await reverify(github, inputs.reviewWorkflow, {
     number,
@@ -273,14 +260,11 @@ async function acceptGiven(
   const noted = withAcceptance(
     ours.body,
     { by: login, reason, commit: head },
-    {
-      ...state,
-      history: [
-        ...state.history,
-        historyEntryNoted(last, nextIteration(state.history), `accepted by @${login}: ${reason}`)
-      ],
-      accepted: { commit: head, by: login, reason, commentId: given.commentId }
-    }
+    noteAcceptance(
+      state,
+      historyEntryNoted(last, nextIteration(state.history), `accepted by @${login}: ${reason}`),
+      { commit: head, by: login, reason, commentId: given.commentId }
+    )
   )
   // The comment of several rubrics has no alert: each rubric's check run carries its own.
   await github.upsertComment(number, state.rubrics ? noted : withAlert(noted, alerts[0] ?? ''), [
@@ -465,9 +449,7 @@ async function waiverGiven(
     )
     return
   }
-  const others = (state.waivers ?? []).filter(
-    w => w.commit === head && w.criterion !== waiver.criterion
-  )
+  const others = otherWaivers(state, head, waiver.criterion)
   if (others.length >= MAX_WAIVERS) {
     await github.reply(
       number,
@@ -478,11 +460,10 @@ async function waiverGiven(
   const note = `waived ${waiver.criterion} by ${who}: ${reason}`
   const written = await github.upsertComment(
     number,
-    replaceState(ours.body, {
-      ...state,
-      history: [...state.history, historyEntryNoted(last, nextIteration(state.history), note)],
-      waivers: [...others, waiver]
-    }),
+    replaceState(
+      ours.body,
+      noteWaiver(state, historyEntryNoted(last, nextIteration(state.history), note), waiver)
+    ),
     [ours]
   )
   if (!written.ok) {

@@ -6,6 +6,7 @@ import type { GitHubPort, OpenPullRequest } from '../github/port.js'
 import { checkRunName } from '../publish/check-name.js'
 import {
   commentMarker,
+  markHeal,
   readState,
   replaceState,
   withAlert,
@@ -344,10 +345,10 @@ async function heal(
   memory: { readonly comment: IssueComment; readonly state: CommentState }
 ): Promise<Result<string, { readonly message: string; readonly shared: boolean }>> {
   const { comment, state } = memory
-  const marked = replaceState(comment.body, {
-    ...state,
-    heal: { commit: pr.headSha, count: toHeal.count, due: true }
-  })
+  const marked = replaceState(
+    comment.body,
+    markHeal(state, { commit: pr.headSha, count: toHeal.count, due: true })
+  )
   const written = await github.upsertComment(pr.number, marked, [comment])
   if (!written.ok) {
     // Without the count, re-runs could repeat without end: none is started.

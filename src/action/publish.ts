@@ -4,7 +4,8 @@ import type { Evaluation } from '../engine/evaluation.js'
 import type { ActionIO } from './io.js'
 import { toJsonReport } from '../report/json.js'
 import type { FailOn } from '../publish/outcome.js'
-import { planPublication, type Publication } from '../publish/plan.js'
+import { planPublication } from '../publish/plan.js'
+import type { ReviewPublication } from '../publish/review-plan.js'
 import { invalidVerdict } from '../verdict/decide.js'
 import type { SkipReason } from '../engine/skip.js'
 import type { CheckRunPlace } from '../github/check-run.js'
@@ -25,40 +26,38 @@ export function reportPathIn(tempDir: string): string {
   return join(tempDir, 'report.json')
 }
 
+/** What a run says to the runner: the report file, annotations, warnings, summary, outputs, end. */
+export type Said = Pick<
+  ReviewPublication,
+  'report' | 'annotations' | 'warnings' | 'summary' | 'outputs' | 'step'
+>
+
 /**
- * Says to the runner what `plan` says, after writing the JSON report: the rubric's problems as
+ * Says to the runner what `said` says: writes the JSON report, then the rubrics' problems as
  * annotations, the warnings, the job summary, the outputs (with the comment's URL, which only its
- * write knew), then ends the step as planned.
+ * write knew), and ends the step as planned.
  */
-export async function publish(
-  evaluation: Evaluation,
-  plan: Publication,
+export async function sayToRunner(
+  said: Said,
   context: PublishContext & { readonly commentUrl?: string | undefined },
   io: ActionIO
 ): Promise<void> {
   await mkdir(context.tempDir, { recursive: true })
-  await writeFile(
-    reportPathIn(context.tempDir),
-    `${JSON.stringify(toJsonReport(evaluation), null, 2)}\n`
-  )
-
-  for (const issue of evaluation.rubric.problems) {
+  await writeFile(reportPathIn(context.tempDir), `${JSON.stringify(said.report, null, 2)}\n`)
+  for (const issue of said.annotations) {
     const file = annotationPath(context.workspace, context.cwd, issue.file)
     io.error(issue.message, {
-      title: `Invalid rubric (${issue.rule})`,
+      title: issue.title,
       ...(file !== undefined && { file }),
       ...(file !== undefined && issue.line !== undefined && { startLine: issue.line }),
       ...(file !== undefined && issue.column !== undefined && { startColumn: issue.column })
     })
   }
-  for (const warning of plan.warnings) io.warning(warning)
-
-  await io.summary(plan.summary)
-
-  for (const [name, value] of Object.entries(plan.outputs)) io.setOutput(name, value)
+  for (const warning of said.warnings) io.warning(warning)
+  await io.summary(said.summary)
+  for (const [name, value] of Object.entries(said.outputs)) io.setOutput(name, value)
   io.setOutput('comment-url', context.commentUrl ?? '')
-
-  const { step } = plan
+  const { step } = said
   if (step.fails) io.fail(step.message, step.exitCode)
   else if (step.level === 'notice') io.notice(step.message)
   else io.info(step.message)
@@ -90,7 +89,7 @@ export async function endEarly(
     { checkName: '', failOn: context.failOn, comment: false },
     { headSha: '', reportPath: reportPathIn(context.tempDir) }
   )
-  await publish(evaluation, plan, context, io)
+  await sayToRunner({ ...plan, report: toJsonReport(evaluation), annotations: [] }, context, io)
 }
 
 /**

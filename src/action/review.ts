@@ -1,40 +1,42 @@
 import type { Council } from '../council/types.js'
-import type { HistoryEntry } from '../engine/history.js'
-import { evaluate } from '../engine/evaluate.js'
-import type { Acceptance, Evaluation } from '../engine/evaluation.js'
+import { evaluate, shownElsewhere } from '../engine/evaluate.js'
+import type { Evaluation } from '../engine/evaluation.js'
 import { nextIteration } from '../engine/history.js'
-import { cachingCouncil } from '../engine/judgement-cache.js'
-import type { CheckRunPlace } from '../github/check-run.js'
-import { mayCommand, parseCommand } from './commands.js'
-import type { Waiver } from '../verdict/types.js'
+import { cachingCouncil, type SealedJudgement } from '../engine/judgement-cache.js'
+import type { RubricChoice } from '../engine/rubric-choice.js'
+import { plannedRubric } from '../engine/rubric-choice.js'
+import {
+  planAlone,
+  planRubrics,
+  scopeText,
+  type PlannedRubric,
+  type RubricFile
+} from '../engine/rubric-set.js'
 import type { EvidenceSource } from '../evidence/source.js'
+import type { EvidenceScope } from '../evidence/types.js'
 import type { GateSource } from '../gates/types.js'
+import type { CheckRunPlace } from '../github/check-run.js'
 import type { IssueComment } from '../github/comment.js'
 import type { PullRequestRun } from '../github/event.js'
 import type { GitHubPort } from '../github/port.js'
-import {
-  CHECK_RUN_MARK,
-  planPublication,
-  type NamedCheckRun,
-  type Publication
-} from '../publish/plan.js'
+import { checkRunName } from '../publish/check-name.js'
 import {
   commentMarker,
   historyEntry,
   iterationNote,
+  memoryOf,
   readState,
   type CommentState,
-  type RubricMemory,
-  type StoredAcceptance,
-  type StoredWaiver
+  type RubricMemory
 } from '../publish/memory.js'
-import type { SealedJudgement } from '../engine/judgement-cache.js'
-import type { EvidenceScope } from '../evidence/types.js'
-import { checkRunName } from '../publish/check-name.js'
+import { CHECK_RUN_MARK, type NamedCheckRun } from '../publish/plan.js'
+import { planReview, type ReviewedRubric, type ReviewPublication } from '../publish/review-plan.js'
+import { duplicateRubricName, notApplicableTitle } from '../publish/scope-sentences.js'
+import { failed } from '../util/result.js'
+import { askedOf, verifiedAcceptance, type Asked } from './asked.js'
 import type { ActionInputs } from './inputs.js'
 import type { ActionIO } from './io.js'
-import { publish, reportPathIn, type PublishContext } from './publish.js'
-import type { RubricChoice } from '../engine/rubric-choice.js'
+import { reportPathIn, sayToRunner, type PublishContext } from './publish.js'
 import { stickyComment } from './sticky-comment.js'
 
 /** What a review runs on: gate results, evidence and judgement come in through these. */
@@ -45,150 +47,219 @@ export interface ReviewPorts {
   readonly evidence: EvidenceSource
   readonly council: Council
   readonly machinery: (path: string) => boolean
+  /** Every path the pull request changes (renames by both names); rejects when unreadable. */
+  readonly changedPaths: () => Promise<readonly string[]>
   /** Seals the judges' answers kept for the next run; none without a provider key. */
   readonly judgementKey?: Buffer
 }
 
+/** A rubric file of the repository as the review reads it, before it is planned. */
+export interface RubricRead {
+  /** Its path relative to the working directory (as the `rubric` input is). */
+  readonly path: string
+  /** Its path in the repository, which `paths` and the changed files are relative to. */
+  readonly repoPath: string
+  readonly main: boolean
+  readonly choice: RubricChoice
+}
+
+/** A rubric file as read and parsed (see `plannedRubric`). */
+type ReadFile = RubricRead & RubricFile
+
+/** A rubric's plan, with where its check run goes and the run this review started. */
+interface Begun {
+  readonly plan: PlannedRubric<ReadFile>
+  readonly place: CheckRunPlace
+  readonly id?: number
+}
+
 /**
- * One review of a pull request: the check run started (pending), the earlier runs and what else
- * the sticky comment remembers, the evaluation (reusing the judges' answers when nothing they saw
- * changed), then the comment, the completed check run, the job summary and the outputs. The
- * rubric is still being read (`rubric`) while the comments are.
+ * One review of a pull request by its rubrics (docs/rubric.md#several-rubrics): a rubric alone
+ * (`alone`: `.github/rubric.md` without a `rubrics/` folder) is a set of one. Each rubric that
+ * applies gets its check run started (pending), then, with what the sticky comment remembers, is
+ * judged (its judges' answers reused when nothing they saw changed); one that does not apply
+ * concludes `success` "not applicable", so a required check never waits. Then the comment, each
+ * check run, the job summary, the outputs and the report, as `planReview` plans them.
  */
 export async function reviewPullRequest(
   review: {
     readonly run: PullRequestRun
     readonly inputs: ActionInputs
-    readonly rubric: Promise<RubricChoice>
+    readonly rubrics: readonly RubricRead[]
+    readonly alone: boolean
     readonly ports: ReviewPorts
-    /** Why a `skip-*` rule that held did not skip this run (`skipOf`), for the report. */
+    /** Why a `skip-*` rule that held did not skip this run (`skipOf`), for each report. */
     readonly skipRefused?: string
   },
   context: PublishContext & { readonly detailsUrl?: string | undefined },
   io: ActionIO
 ): Promise<void> {
-  const { run, inputs, rubric, ports } = review
-  const place: CheckRunPlace = {
-    headSha: run.pr.headSha,
-    name: checkRunName(inputs.checkName, run.pr),
-    externalId: CHECK_RUN_MARK,
-    ...(context.detailsUrl !== undefined && { detailsUrl: context.detailsUrl })
-  }
+  const { run, inputs, ports } = review
   const writer = inputs.dryRun ? undefined : ports.github
-  const [existing, choice, started] = await Promise.all([
-    inputs.comment === 'sticky' ? ourComments(ports.github, run, inputs.checkName, io) : [],
-    rubric,
-    writer?.startCheckRun(place, {
-      title: 'Reviewing…',
-      summary: `Rubric Council is reviewing ${run.pr.headSha.slice(0, 7)}: gates, then the judges.`
-    })
-  ])
-  if (started?.ok === false) io.warning(`Rubric Council: ${started.problem}`)
-  const checkRunId = started?.ok === true ? started.value : undefined
+  const plans = await planned(review)
+  const begun = await Promise.all(
+    plans.map(plan => begin(plan, run, writer, context.detailsUrl, io))
+  )
+  // After the check runs started: the first tells the port who the token is, so finding our
+  // comments by their author needs no request of its own.
+  const existing =
+    inputs.comment === 'sticky' ? await ourComments(ports.github, run, inputs.checkName, io) : []
   try {
     const state: CommentState = existing[0] ? readState(existing[0].body) : { history: [] }
     const asked = await askedOf(state, run.pr, ports.github, io)
-    const { heal, waivers } = asked
-    const judged = await judgeRubric({ choice, memory: state, head: run.pr.headSha, asked }, ports)
+    const rubrics = await judged(begun, { state, asked, alone: review.alone, writer }, ports, io)
     const acceptance = await verifiedAcceptance(
       ports.github,
       state.accepted,
       { head: run.pr.headSha, number: run.pr.number },
       io
     )
-    const evaluation: Evaluation = {
-      ...judged.evaluation,
+    const told = {
       ...(acceptance && { acceptance }),
       ...(review.skipRefused !== undefined && { skipRefused: review.skipRefused })
     }
-    const kept = {
-      check: place.name,
-      ...(judged.sealed && { judgement: judged.sealed }),
-      ...(acceptance && state.accepted && { accepted: state.accepted }),
-      ...(heal && { heal: { ...heal, due: false } }),
-      ...(waivers.length > 0 && { waivers })
-    }
-    const settings = {
-      checkName: inputs.checkName,
-      failOn: inputs.failOn,
-      comment: inputs.comment === 'sticky'
-    }
-    const planned = {
-      headSha: run.pr.headSha,
-      pullRequest: run.pr.number,
-      ...(context.detailsUrl !== undefined && { detailsUrl: context.detailsUrl }),
-      kept,
-      reportPath: reportPathIn(context.tempDir),
-      ...(checkRunId !== undefined && { checkRunId }),
-      checkRunsNamed: writer ? await checkRunsNamed(writer, place, io) : [],
-      base: run.pr
-    }
-    const plan = planPublication(evaluation, settings, planned)
-    // Another review may have written the comment meanwhile: it is planned again for the state
-    // the two make together.
-    const render = ({ history, ...remembered }: CommentState): string =>
-      planPublication({ ...evaluation, history }, settings, { ...planned, kept: remembered })
-        .comment ?? ''
-    const commentUrl = await publishToPullRequest(ports.github, run, inputs, plan, io, {
-      existing,
-      read: state,
-      kept,
-      history: evaluation.history ?? [],
-      render,
-      ...(checkRunId !== undefined && { checkRunId })
-    })
-    await publish(evaluation, plan, { ...context, commentUrl }, io)
+    const publication = planReview(
+      rubrics.map(r => (r.evaluation ? { ...r, evaluation: { ...r.evaluation, ...told } } : r)),
+      { checkName: inputs.checkName, failOn: inputs.failOn, comment: inputs.comment === 'sticky' },
+      {
+        headSha: run.pr.headSha,
+        pullRequest: run.pr.number,
+        ...(context.detailsUrl !== undefined && { detailsUrl: context.detailsUrl }),
+        reportPath: reportPathIn(context.tempDir),
+        alone: review.alone,
+        prior: state.history,
+        ...noteOf(state, run.pr.headSha, asked),
+        accepted: acceptance && state.accepted,
+        heal: asked.heal,
+        waivers: asked.waivers,
+        at: new Date(),
+        base: run.pr
+      }
+    )
+    const commentUrl = await publishToPullRequest(publication, review, { existing, state }, io)
+    await sayToRunner(publication, { ...context, commentUrl }, io)
   } catch (error) {
-    // A pending check must not stay pending: it ends as a failure that says why.
-    if (writer && checkRunId !== undefined) {
-      await writer.completeCheckRun({ ...place, id: checkRunId }, 'failure', {
-        title: 'Rubric Council failed with an internal error',
-        summary: `The run stopped before a verdict: ${error instanceof Error ? error.message : String(error)}`
-      })
-    }
+    await failBegun(begun, writer, error)
     throw error
   }
 }
 
-/** What the comment's memory asks of a review of `head`, read for that head only. */
-export interface Asked {
-  /** `/council rerun`: the judges are asked again, whatever they answered before. */
-  readonly rerun?: NonNullable<CommentState['rerun']>
-  /** The bot's re-runs after a provider outage of this head: counted while the head stays. */
-  readonly heal?: NonNullable<CommentState['heal']>
-  readonly waivers: readonly StoredWaiver[]
-  /** The waivers whose commands still hold (`verifiedWaivers`). */
-  readonly waived: readonly Waiver[]
+/**
+ * The rubrics planned: a rubric alone applies whatever changed, and its judges see every file;
+ * among several, each applies by its `paths` (and one whose name another file has is not judged).
+ */
+async function planned(review: {
+  readonly inputs: ActionInputs
+  readonly rubrics: readonly RubricRead[]
+  readonly alone: boolean
+  readonly ports: ReviewPorts
+}): Promise<PlannedRubric<ReadFile>[]> {
+  const files = review.rubrics.map(read => ({ ...read, ...plannedRubric(read.choice) }))
+  const [first] = files
+  if (review.alone && first) return [planAlone(first, review.inputs.checkName)]
+  // Unread, every rubric applies: each then says why it has no verdict.
+  const changed = await review.ports.changedPaths().catch(() => undefined)
+  return planRubrics(files, changed, review.inputs.checkName)
 }
 
-export async function askedOf(
-  state: CommentState,
-  pr: { readonly headSha: string; readonly number: number },
-  github: GitHubPort | undefined,
+/** Its check run's place on the head commit, started (pending) when it applies and can be. */
+async function begin(
+  plan: PlannedRubric<ReadFile>,
+  run: PullRequestRun,
+  writer: GitHubPort | undefined,
+  detailsUrl: string | undefined,
   io: ActionIO
-): Promise<Asked> {
-  const head = pr.headSha
-  const waivers = (state.waivers ?? []).filter(w => w.commit === head)
-  return {
-    ...(state.rerun?.commit === head && { rerun: state.rerun }),
-    ...(state.heal?.commit === head && { heal: state.heal }),
-    waivers,
-    waived: await verifiedWaivers(github, waivers, pr.number, io)
+): Promise<Begun> {
+  const head = run.pr.headSha
+  const place: CheckRunPlace = {
+    headSha: head,
+    name: checkRunName(plan.checkName, run.pr),
+    externalId: CHECK_RUN_MARK,
+    ...(detailsUrl !== undefined && { detailsUrl })
   }
+  const by = plan.file.main ? '' : ` by ${plan.file.repoPath}`
+  const started =
+    plan.applicable && writer
+      ? await writer.startCheckRun(place, {
+          title: 'Reviewing…',
+          summary: `Rubric Council is reviewing ${head.slice(0, 7)}${by}: gates, then the judges.`
+        })
+      : undefined
+  if (started?.ok === false) io.warning(`Rubric Council: ${started.problem}`)
+  return { plan, place, ...(started?.ok === true && { id: started.value }) }
+}
+
+/**
+ * Each rubric that applies, judged with what it remembers; the others say why they did not apply.
+ * Gates of several rubrics run one rubric at a time: they share the checkout. A file outside a
+ * rubric's paths counts as seen only when another rubric's judges are shown it (`shownElsewhere`).
+ */
+async function judged(
+  begun: readonly Begun[],
+  memory: {
+    readonly state: CommentState
+    readonly asked: Asked
+    readonly alone: boolean
+    /** Where check runs are written (none in a dry run): those of our names are listed there. */
+    readonly writer: GitHubPort | undefined
+  },
+  ports: ReviewPorts,
+  io: ActionIO
+): Promise<ReviewedRubric[]> {
+  const gates = oneAtATime(ports.gates)
+  const scoped = await shownElsewhere(
+    begun.map(b => b.plan),
+    plan => plan.file.choice.trusted,
+    ports
+  )
+  const head = begun[0]?.place.headSha ?? ''
+  return Promise.all(
+    begun.map(async ({ plan, place, id }, i): Promise<ReviewedRubric> => {
+      const base = {
+        checkName: place.name,
+        name: plan.name,
+        path: plan.file.repoPath,
+        ...(id !== undefined && { checkRunId: id })
+      }
+      if (!plan.applicable) {
+        return {
+          ...base,
+          notApplicable: notApplicableTitle(scopeText(plan.file.rubric?.scope ?? {}))
+        }
+      }
+      const choice =
+        plan.duplicateOf === undefined
+          ? plan.file.choice
+          : { ...plan.file.choice, rubric: duplicate(plan) }
+      const remembered = memoryOf(memory.state, place.name, memory.alone)
+      const { evaluation, sealed } = await judgeRubric(
+        { choice, memory: remembered, head, asked: memory.asked, scope: scoped[i]?.scope },
+        { ...ports, gates }
+      )
+      // Listed once judged: a job of the same name started meanwhile is named too.
+      const named = await checkRunsNamed(memory.writer, place, io)
+      return {
+        ...base,
+        evaluation,
+        checkRunsNamed: named,
+        memory: { history: evaluation.history ?? [], ...(sealed && { judgement: sealed }) }
+      }
+    })
+  )
 }
 
 /**
  * One rubric judged with what it remembers (its history, and the judges' answers it may reuse):
  * the evaluation with its history entry, and the answers to keep for the next run.
  */
-export async function judgeRubric(
+async function judgeRubric(
   request: {
     readonly choice: RubricChoice
     readonly memory: RubricMemory
     readonly head: string
     readonly asked: Asked
     /** A rubric among several: which changed files its judges see. */
-    readonly scope?: EvidenceScope
+    readonly scope?: EvidenceScope | undefined
   },
   ports: ReviewPorts
 ): Promise<{ readonly evaluation: Evaluation; readonly sealed?: SealedJudgement }> {
@@ -228,85 +299,45 @@ export async function judgeRubric(
   }
 }
 
-/**
- * The acceptance the comment records for this head commit, once the `/council accept` comment it
- * names has been read again through the API: on this pull request, by the user the state names,
- * who still has write permission. Anything else (another commit, an edited or deleted command, a
- * waiver's command, a command on another pull request, a lost permission) counts as none.
- */
-export async function verifiedAcceptance(
-  github: GitHubPort | undefined,
-  stored: StoredAcceptance | undefined,
-  of: { readonly head: string; readonly number: number },
-  io: ActionIO
-): Promise<Acceptance | undefined> {
-  const { head } = of
-  if (!github || stored?.commit !== head) return undefined
-  try {
-    const comment = await github.issueComment(stored.commentId)
-    const command = comment === undefined ? undefined : parseCommand(comment.body)
-    if (
-      comment?.issue === of.number &&
-      comment.login === stored.by &&
-      command?.kind === 'accept' &&
-      command.reason !== '' &&
-      (await mayCommand(github, stored.by))
-    ) {
-      return { by: stored.by, reason: command.reason, commit: head }
-    }
-  } catch (error) {
-    io.warning(
-      `Rubric Council: the acceptance by @${stored.by} could not be checked, so it does not count: ${error instanceof Error ? error.message : String(error)}`
-    )
-    return undefined
-  }
-  io.warning(
-    `Rubric Council: the acceptance recorded for ${head.slice(0, 7)} does not match a /council accept comment by a user with write permission; it does not count`
+/** Why this run ran, for the history, when it is not a new push (with several rubrics). */
+function noteOf(state: CommentState, head: string, asked: Asked): { readonly note?: string } {
+  const note = iterationNote(
+    state.history,
+    head,
+    undefined,
+    { ...(asked.rerun && { rerun: asked.rerun }), healed: asked.heal?.due === true },
+    undefined
   )
-  return undefined
+  return note === undefined ? {} : { note }
 }
 
-/**
- * The waivers the comment records for this head commit (`stored`, already of this head), each
- * checked as an acceptance is: its `/council waive <criterion-id> <reason>` comment read again
- * through the API, on pull request `number`, written by the same user, naming the same criterion
- * with a reason, and its author still with write permission. The reason is the comment's, not the
- * state's. Any other counts as none, with a warning; the verdict decides whether the criterion
- * failed at all.
- */
-export async function verifiedWaivers(
-  github: GitHubPort | undefined,
-  stored: readonly StoredWaiver[],
-  number: number,
-  io: ActionIO
-): Promise<Waiver[]> {
-  if (!github) return []
-  const verified: Waiver[] = []
-  for (const waiver of stored) {
-    try {
-      const comment = await github.issueComment(waiver.commentId)
-      const command = comment === undefined ? undefined : parseCommand(comment.body)
-      if (
-        comment?.issue === number &&
-        comment.login === waiver.by &&
-        command?.kind === 'waive' &&
-        command.criterion === waiver.criterion &&
-        command.reason !== '' &&
-        (await mayCommand(github, waiver.by))
-      ) {
-        verified.push({ criterion: command.criterion, by: waiver.by, reason: command.reason })
-        continue
+/** A rubric whose name another file of the set already has: a problem of the rubric, not judged. */
+function duplicate(plan: PlannedRubric<ReadFile>): RubricChoice['rubric'] {
+  const { path } = plan.file
+  return failed({
+    source: { path, kind: 'file' as const },
+    issues: [
+      {
+        file: path,
+        line: 1,
+        rule: 'name' as const,
+        message: duplicateRubricName(plan.name, plan.duplicateOf ?? '')
       }
-      io.warning(
-        `Rubric Council: the waiver of ${waiver.criterion} recorded for ${waiver.commit.slice(0, 7)} does not match a /council waive ${waiver.criterion} comment by a user with write permission; it does not count`
-      )
-    } catch (error) {
-      io.warning(
-        `Rubric Council: the waiver of ${waiver.criterion} by @${waiver.by} could not be checked, so it does not count: ${error instanceof Error ? error.message : String(error)}`
-      )
+    ]
+  })
+}
+
+/** The gate source, asked for one rubric's gates at a time (in the order asked). */
+function oneAtATime(gates: GateSource): GateSource {
+  let queue: Promise<unknown> = Promise.resolve()
+  return {
+    ...gates,
+    results: rubric => {
+      const next = queue.then(() => gates.results(rubric))
+      queue = next.catch(() => undefined)
+      return next
     }
   }
-  return verified
 }
 
 /** Our earlier comments on the pull request; none, with a warning, when they cannot be read. */
@@ -328,14 +359,16 @@ export async function ourComments(
 }
 
 /**
- * The check runs of the check's name on the head commit, for the plan to name those Rubric Council
- * did not write. None, with a warning, when they cannot be listed.
+ * The check runs of a check run's name on the head commit, for the plan to name those Rubric
+ * Council did not write. None without a token, and none, with a warning, when they cannot be
+ * listed.
  */
 export async function checkRunsNamed(
-  github: GitHubPort,
+  github: GitHubPort | undefined,
   place: CheckRunPlace,
   io: ActionIO
 ): Promise<NamedCheckRun[]> {
+  if (!github) return []
   try {
     return await github.checkRunsNamed(place.headSha, place.name)
   } catch (error) {
@@ -347,48 +380,85 @@ export async function checkRunsNamed(
 }
 
 /**
- * The sticky comment and the check run, as planned. Without write permission both degrade to a
- * warning; the verdict stands and the job summary has the report. Returns the comment's URL, if
- * any.
+ * The sticky comment and each rubric's check run, as planned; a dry run prints them instead.
+ * Without a token both degrade to a warning; the verdict stands and the job summary has the
+ * report. The comment's URL, if any.
  */
 async function publishToPullRequest(
-  github: GitHubPort | undefined,
-  run: PullRequestRun,
-  inputs: ActionInputs,
-  plan: Publication,
-  io: ActionIO,
-  options: {
-    readonly existing: readonly IssueComment[]
-    readonly read: CommentState
-    readonly kept: Omit<CommentState, 'history'>
-    readonly history: readonly HistoryEntry[]
-    readonly render: (state: CommentState) => string
-    readonly checkRunId?: number
-  }
+  publication: ReviewPublication,
+  review: {
+    readonly run: PullRequestRun
+    readonly inputs: ActionInputs
+    readonly ports: ReviewPorts
+  },
+  read: { readonly existing: readonly IssueComment[]; readonly state: CommentState },
+  io: ActionIO
 ): Promise<string | undefined> {
+  const { run, inputs } = review
   if (inputs.dryRun) {
-    if (plan.dryRun.comment) io.group(plan.dryRun.comment.title, plan.dryRun.comment.body)
-    io.info(plan.dryRun.checkRun)
+    const { comment, checkRuns } = publication.dryRun
+    if (comment) io.group(comment.title, comment.body)
+    for (const line of checkRuns) io.info(line)
     return undefined
   }
+  const github = review.ports.github
   if (!github) {
     io.warning(
       'Rubric Council: no github-token, so no comment and no check run; the report is in the job summary'
     )
     return undefined
   }
-  // The comment and the check run are written at once; the client still sends one write at a
-  // time, so this only overlaps one request's wait with the other's.
-  const [url, check] = await Promise.all([
-    plan.comment === undefined
-      ? undefined
-      : stickyComment(github, run, inputs.checkName, options, io),
-    github.checkRun({
-      ...plan.checkRun,
-      ...(options.checkRunId !== undefined && { id: options.checkRunId })
-    })
+  const { history, ...kept } = publication.state
+  const [url] = await Promise.all([
+    inputs.comment === 'sticky'
+      ? stickyComment(
+          github,
+          run,
+          inputs.checkName,
+          { history, render: publication.comment, read: read.state, kept, existing: read.existing },
+          io
+        )
+      : undefined,
+    ...publication.checkRuns.map(planned => writeCheckRun(github, planned, io))
   ])
-  if (!check.ok) io.warning(`Rubric Council: ${check.problem}`)
-  else io.info(`Check run "${plan.checkRun.name}": ${plan.checkRun.conclusion}`)
   return url
+}
+
+/** A rubric's check run as planned: completed with its report, or "not applicable". */
+async function writeCheckRun(
+  github: GitHubPort,
+  planned: ReviewPublication['checkRuns'][number],
+  io: ActionIO
+): Promise<void> {
+  const { rubric } = planned
+  const written =
+    'run' in planned
+      ? await github.checkRun({
+          ...planned.run,
+          ...(rubric.checkRunId !== undefined && { id: rubric.checkRunId })
+        })
+      : await github.completeCheckRun(planned.place, 'success', planned.text)
+  if (!written.ok) io.warning(`Rubric Council: ${written.problem}`)
+  else {
+    const conclusion = 'run' in planned ? planned.run.conclusion : `success (${planned.text.title})`
+    io.info(`Check run "${rubric.checkName}": ${conclusion}`)
+  }
+}
+
+/** A pending check must not stay pending: each started one ends as a failure that says why. */
+async function failBegun(
+  begun: readonly Begun[],
+  writer: GitHubPort | undefined,
+  error: unknown
+): Promise<void> {
+  const why = error instanceof Error ? error.message : String(error)
+  await Promise.all(
+    begun.map(async ({ place, id }) => {
+      if (!writer || id === undefined) return
+      await writer.completeCheckRun({ ...place, id }, 'failure', {
+        title: 'Rubric Council failed with an internal error',
+        summary: `The run stopped before a verdict: ${why}`
+      })
+    })
+  )
 }

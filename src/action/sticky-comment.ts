@@ -76,7 +76,9 @@ export async function stickyComment(
 
 /**
  * Our comments as they are now: the one this run found, read again by id (one request, however
- * many comments the pull request has), or, when it found none or it is gone, all of them listed.
+ * many comments the pull request has), or, when it is gone, all of them listed. When this run
+ * found none, none: a comment another run created meanwhile is found once this run's is written
+ * (`removeDuplicates`), and the two are made one.
  */
 async function ourCommentsNow(
   github: GitHubPort,
@@ -85,9 +87,10 @@ async function ourCommentsNow(
   existing: readonly IssueComment[]
 ): Promise<readonly IssueComment[]> {
   const [first, ...rest] = existing
+  if (first === undefined) return []
   try {
-    const now = first && (await github.issueComment(first.id))
-    if (first && now) return [{ ...first, body: now.body }, ...rest]
+    const now = await github.issueComment(first.id)
+    if (now) return [{ ...first, body: now.body }, ...rest]
     return await github.comments(number, marker)
   } catch {
     return existing

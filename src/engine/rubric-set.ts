@@ -37,6 +37,14 @@ export interface PlannedRubric<F extends RubricFile = RubricFile> {
   readonly scope?: EvidenceScope
 }
 
+/**
+ * The plan of a rubric alone (`.github/rubric.md` with no `rubrics/` folder beside it): under the
+ * check's own name, it applies whatever changed, and its judges see every file.
+ */
+export function planAlone<F extends RubricFile>(file: F, checkName: string): PlannedRubric<F> {
+  return { file, name: file.rubric?.name ?? 'rubric', checkName, applicable: true }
+}
+
 /** The plans whose judges are asked: valid, first of their name, applicable, not gates only. */
 export function judgedPlans<P extends PlannedRubric>(plans: readonly P[]): P[] {
   return plans.filter(

@@ -72,6 +72,13 @@ const cut = (text: CheckRunText): CheckRunText => ({
   summary: utf8Head(text.summary, SUMMARY_LIMIT)
 })
 
+/** A check run this run started: its id, and the app that owns it (the token's). */
+export interface StartedCheckRun {
+  readonly id: number
+  /** The app's slug (`github-actions` for the workflow's token); '' when GitHub does not say. */
+  readonly appSlug: string
+}
+
 /**
  * A check run `in_progress` on the head commit: the check is pending while the run works, and a
  * required check never shows an older result meanwhile. Its id, for `writeCheckRun` to complete.
@@ -80,7 +87,7 @@ export async function startCheckRun(
   github: GitHub,
   where: Repo & CheckRunPlace,
   text: CheckRunText
-): Promise<Result<number>> {
+): Promise<Result<StartedCheckRun>> {
   try {
     const { data } = await github.rest.checks.create({
       owner: where.owner,
@@ -93,7 +100,7 @@ export async function startCheckRun(
       ...(where.externalId !== undefined && { external_id: where.externalId }),
       output: cut(text)
     })
-    return ok(data.id)
+    return ok({ id: data.id, appSlug: data.app?.slug ?? '' })
   } catch (error) {
     return failed(describeFailure(error, 'create the check run'))
   }

@@ -37,10 +37,12 @@ export async function whoAmI(github: GitHub): Promise<string> {
  */
 export async function findComments(
   github: GitHub,
-  where: Repo & { readonly issue: number; readonly marker: string }
+  where: Repo & { readonly issue: number; readonly marker: string },
+  /** The login our comments are written by (`whoAmI`, read once a run). */
+  me: () => Promise<string>
 ): Promise<IssueComment[]> {
   const [author, all] = await Promise.all([
-    whoAmI(github),
+    me(),
     github.paginate(github.rest.issues.listComments, {
       owner: where.owner,
       repo: where.repo,

@@ -1,6 +1,6 @@
 import { gatesArtifact, GATES_FILE, MAX_RECORD_BYTES } from '../gates/record.js'
 import type { RecordingRun } from '../gates/recorded.js'
-import type { Result } from '../util/result.js'
+import { ok, type Result } from '../util/result.js'
 import {
   checkRunsNamed,
   startCheckRun,
@@ -16,6 +16,7 @@ import { createGitHub, statusOf, type GitHub } from './client.js'
 import {
   findComments,
   upsertComment,
+  whoAmI,
   type CommentWritten,
   type IssueComment,
   type Repo
@@ -146,6 +147,14 @@ export function octokitPort(
 ): GitHubPort {
   let github: GitHub | undefined
   const api = (): GitHub => (github ??= createGitHub(client.token, client.baseUrl, client.warn))
+  // Who the token is, read once a run: from the first check run it starts (an app's token writes
+  // as `<slug>[bot]`), else through /user (`whoAmI`). A failed read is tried again next time.
+  let identity: Promise<string> | undefined
+  const me = (): Promise<string> =>
+    (identity ??= whoAmI(api()).catch((error: unknown) => {
+      identity = undefined
+      throw error
+    }))
   return {
     repo,
     pullRequest: async number =>
@@ -153,10 +162,16 @@ export function octokitPort(
     fileAt: (path, ref) => fileAt(api(), { ...repo, path, ref }),
     filesAt: (folder, ref) => filesIn(api(), { ...repo, path: folder, ref }),
     upstreamFile: file => fileInRepository(api(), file),
-    comments: (issue, marker) => findComments(api(), { ...repo, issue, marker }),
+    comments: (issue, marker) => findComments(api(), { ...repo, issue, marker }, me),
     upsertComment: (issue, body, existing) =>
       upsertComment(api(), { ...repo, issue }, body, existing),
-    startCheckRun: (where, text) => startCheckRun(api(), { ...repo, ...where }, text),
+    startCheckRun: async (where, text) => {
+      const started = await startCheckRun(api(), { ...repo, ...where }, text)
+      if (!started.ok) return started
+      if (started.value.appSlug !== '')
+        identity ??= Promise.resolve(`${started.value.appSlug}[bot]`)
+      return ok(started.value.id)
+    },
     checkRun: run =>
       writeCheckRun(api(), { ...repo, ...(run.id !== undefined && { id: run.id }) }, run),
     completeCheckRun: (where, conclusion, text) =>

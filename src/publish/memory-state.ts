@@ -32,73 +32,72 @@ const RubricPart = z.object({
   history: z.array(Entry).max(MAX_RUBRIC_HISTORY).catch([]),
   judgement: SealedJudgementSchema.optional().catch(undefined)
 })
-/** Each part is read on its own: one that does not check is dropped, the others kept. */
-const State = z.object({
-  v: z.literal(1),
-  history: z.array(Entry).max(500).catch([]),
-  judgement: SealedJudgementSchema.optional().catch(undefined),
-  accepted: z
-    .object({
-      commit: Commit,
-      by: Login,
-      reason: z.string().max(500),
-      commentId: z.int().positive()
-    })
-    .optional()
-    .catch(undefined),
-  rerun: z.object({ commit: Commit, by: Login }).optional().catch(undefined),
-  waivers: z
-    .array(
-      z.object({
-        commit: Commit,
-        criterion: z.string().min(1).max(MAX_WAIVER_ID),
-        by: Login,
-        commentId: z.int().positive()
-      })
-    )
-    .max(MAX_WAIVERS)
-    .optional()
-    .catch(undefined),
-  heal: z
-    .object({ commit: Commit, count: z.int().min(1).max(100), due: z.boolean() })
-    .optional()
-    .catch(undefined),
-  rubrics: z.record(z.string().max(300), RubricPart).optional().catch(undefined),
-  check: z.string().max(300).optional().catch(undefined)
+const Acceptance = z.object({
+  commit: Commit,
+  by: Login,
+  reason: z.string().max(500),
+  /** The `/council accept` comment, read again through the API before the acceptance counts. */
+  commentId: z.int().positive()
 })
+/**
+ * No reason: the one shown is always the command comment's, read again through the API (the
+ * history note records it as it was given).
+ */
+const Waiver = z.object({
+  commit: Commit,
+  criterion: z.string().min(1).max(MAX_WAIVER_ID),
+  by: Login,
+  /** The command comment, read again through the API before the waiver counts. */
+  commentId: z.int().positive()
+})
+const Heal = z.object({ commit: Commit, count: z.int().min(1).max(100), due: z.boolean() })
 
 /**
- * What the sticky comment remembers between runs. Everything in it can be edited by a person with
- * write access, so it is only ever a hint: the history is shown as untrusted text, a judgement is
- * reused only when its seal holds, an acceptance counts only once the command comment it names is
+ * What the sticky comment remembers between runs: the one declaration of its fields, which the
+ * types below are derived from. Everything in it can be edited by a person with write access, so
+ * it is only ever a hint: the history is shown as untrusted text, a judgement is reused only when
+ * its seal holds, an acceptance or a waiver counts only once the command comment it names is
  * checked through the API, and a rerun request or a healing count can only cause or prevent a
- * review being run again (docs/pr-bot.md#healing).
+ * review being run again (docs/pr-bot.md#healing). Each part is read on its own: one that does
+ * not check is dropped, the others kept.
  */
-export interface CommentState {
-  readonly history: readonly HistoryEntry[]
+const Parts = {
+  history: z.array(Entry).max(500).catch([]),
   /** The judges' answers of the last judged iteration (the verdict cache). */
-  readonly judgement?: SealedJudgement
+  judgement: SealedJudgementSchema.optional().catch(undefined),
   /** The latest `/council accept`: for `commit` only. */
-  readonly accepted?: StoredAcceptance
+  accepted: Acceptance.optional().catch(undefined),
   /** `/council rerun` was asked for `commit`: the next run asks the judges again. */
-  readonly rerun?: { readonly commit: string; readonly by: string }
+  rerun: z.object({ commit: Commit, by: Login }).optional().catch(undefined),
+  /** `/council waive <criterion-id> <reason>`: each for its `commit` only. */
+  waivers: z.array(Waiver).max(MAX_WAIVERS).optional().catch(undefined),
   /**
    * The bot re-ran the review of `commit` after a provider outage (`schedule`), `count` times so
    * far; `due` until the review it started has run (and noted why it ran).
    */
-  readonly heal?: StoredHeal
-  /** `/council waive <criterion-id> <reason>`: each for its `commit` only. */
-  readonly waivers?: readonly StoredWaiver[]
+  heal: Heal.optional().catch(undefined),
   /**
    * With several rubrics, each one's own memory by its check run's name; `history` above is then
    * the pull request's, one entry per run with the worst verdict of the rubrics that applied.
    */
-  readonly rubrics?: Readonly<Record<string, RubricMemory>>
+  rubrics: z.record(z.string().max(300), RubricPart).optional().catch(undefined),
   /**
    * The check run the latest verdict was posted on (one rubric; with several, `rubrics` is keyed by
    * theirs): `/council accept` completes that one only, never the name another base would give.
    */
-  readonly check?: string
+  check: z.string().max(300).optional().catch(undefined)
+}
+const State = z.object({ v: z.literal(1), ...Parts })
+
+type Part<K extends keyof typeof Parts> = Exclude<z.output<(typeof Parts)[K]>, undefined>
+
+/** The sticky comment's memory (see `Parts`); a part that is absent is not there. */
+export type CommentState = { readonly history: readonly HistoryEntry[] } & {
+  readonly [K in Exclude<keyof typeof Parts, 'history'>]?: K extends 'rubrics'
+    ? Readonly<Record<string, RubricMemory>>
+    : K extends 'waivers'
+      ? readonly StoredWaiver[]
+      : Part<K>
 }
 
 /** What one rubric among several remembers: its last iterations and its judges' answers. */
@@ -107,30 +106,142 @@ export interface RubricMemory {
   readonly judgement?: SealedJudgement
 }
 
+export type StoredWaiver = Readonly<z.output<typeof Waiver>>
+export type StoredHeal = Readonly<z.output<typeof Heal>>
+export type StoredAcceptance = Readonly<z.output<typeof Acceptance>>
+
 /**
- * No reason: the one shown is always the command comment's, read again through the API (the history
- * note records it as it was given).
+ * How each part (but the history, which is always merged) is taken when two runs wrote the comment
+ * at once (`mergeStates`): `asked`, what someone asked for meanwhile (the comment's, when it
+ * changed since this run read it, else this run's); `shown`, what goes with the report shown (this
+ * run's when its head is the current one). A part added to `Parts` does not compile until it is
+ * placed here.
  */
-export interface StoredWaiver {
-  readonly commit: string
-  readonly criterion: string
-  readonly by: string
-  /** The command comment, read again through the API before the waiver counts. */
-  readonly commentId: number
+const MERGE: Readonly<Record<Exclude<keyof typeof Parts, 'history'>, 'asked' | 'shown'>> = {
+  judgement: 'shown',
+  rubrics: 'shown',
+  check: 'shown',
+  accepted: 'asked',
+  rerun: 'asked',
+  heal: 'asked',
+  waivers: 'asked'
 }
 
-export interface StoredHeal {
-  readonly commit: string
-  readonly count: number
-  readonly due: boolean
+/** The state without the parts that are absent (or, for the waivers, empty). */
+function present(state: Record<string, unknown>): CommentState {
+  return Object.fromEntries(
+    Object.entries(state).filter(
+      ([name, value]) => value !== undefined && !(name === 'waivers' && isEmptyList(value))
+    )
+  ) as unknown as CommentState
 }
 
-export interface StoredAcceptance {
-  readonly commit: string
-  readonly by: string
-  readonly reason: string
-  /** The `/council accept` comment, read again through the API before the acceptance counts. */
-  readonly commentId: number
+const isEmptyList = (value: unknown): boolean => Array.isArray(value) && value.length === 0
+
+/**
+ * The state to write when the comment changed since this run read it (`read`): another review
+ * wrote `fresh` meanwhile. Both runs stay in the history; what goes with the report is `ours` when
+ * this run is the current head's; what someone asked for meanwhile is kept (see `MERGE`).
+ */
+export function mergeStates(
+  states: {
+    readonly read: CommentState
+    readonly fresh: CommentState
+    readonly ours: CommentState
+  },
+  head: string | undefined,
+  oursIsCurrent: boolean
+): CommentState {
+  const { read, fresh, ours } = states
+  const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
+  const merged: Record<string, unknown> = {
+    history: mergeHistories(fresh.history, ours.history, head)
+  }
+  for (const [part, rule] of Object.entries(MERGE)) {
+    const name = part as keyof typeof MERGE
+    merged[name] =
+      rule === 'shown'
+        ? (oursIsCurrent ? ours : fresh)[name]
+        : same(fresh[name], read[name])
+          ? ours[name]
+          : fresh[name]
+  }
+  return present(merged)
+}
+
+/** What one rubric remembers: the pull request's state for a rubric alone, else its own part. */
+export function memoryOf(state: CommentState, checkName: string, alone: boolean): RubricMemory {
+  if (!alone) return state.rubrics?.[checkName] ?? { history: [] }
+  return { history: state.history, ...(state.judgement && { judgement: state.judgement }) }
+}
+
+/**
+ * What a review keeps besides the history: each rubric's memory (for a rubric alone, its judges'
+ * answers and the check run's name at the top), and what was asked of this head that still holds.
+ */
+export function keptByReview(review: {
+  readonly rubrics: readonly { readonly checkName: string; readonly memory: RubricMemory }[]
+  readonly alone: boolean
+  readonly accepted?: StoredAcceptance | undefined
+  readonly heal?: StoredHeal | undefined
+  readonly waivers: readonly StoredWaiver[]
+}): Omit<CommentState, 'history'> {
+  const [first] = review.rubrics
+  const own =
+    review.alone && first
+      ? { check: first.checkName, judgement: first.memory.judgement }
+      : { rubrics: Object.fromEntries(review.rubrics.map(r => [r.checkName, r.memory])) }
+  return present({
+    history: [],
+    ...own,
+    accepted: review.accepted,
+    heal: review.heal,
+    waivers: review.waivers
+  })
+}
+
+/** `/council rerun` asked for `commit`: the judges' answers go (each rubric's history stays). */
+export function askRerun(
+  state: CommentState,
+  rerun: { readonly commit: string; readonly by: string }
+): CommentState {
+  return { ...withoutJudgement(state), rerun }
+}
+
+/** A maintainer's acceptance of the verdict on its commit, with the history's note of it. */
+export function noteAcceptance(
+  state: CommentState,
+  note: HistoryEntry,
+  accepted: StoredAcceptance
+): CommentState {
+  return { ...state, history: [...state.history, note], accepted }
+}
+
+/** The waivers recorded for `commit`, but the one of `criterion` (which a new one replaces). */
+export function otherWaivers(
+  state: CommentState,
+  commit: string,
+  criterion: string
+): StoredWaiver[] {
+  return (state.waivers ?? []).filter(w => w.commit === commit && w.criterion !== criterion)
+}
+
+/** A maintainer's waiver, in place of the other waivers of its commit and criterion. */
+export function noteWaiver(
+  state: CommentState,
+  note: HistoryEntry,
+  waiver: StoredWaiver
+): CommentState {
+  return {
+    ...state,
+    history: [...state.history, note],
+    waivers: [...otherWaivers(state, waiver.commit, waiver.criterion), waiver]
+  }
+}
+
+/** The bot re-runs the review of a head after a provider outage: counted, and due. */
+export function markHeal(state: CommentState, heal: StoredHeal): CommentState {
+  return { ...state, heal }
 }
 
 /** The most iterations kept one by one; older ones are merged into one entry. */
@@ -164,17 +275,8 @@ export function readState(body: string): CommentState {
     )
     const parsed = State.safeParse(json)
     if (!parsed.success) return { history: [] }
-    const { history, judgement, accepted, rerun, heal, waivers, rubrics, check } = parsed.data
-    return {
-      history,
-      ...(check !== undefined && { check }),
-      ...(judgement && { judgement }),
-      ...(accepted && { accepted }),
-      ...(rerun && { rerun }),
-      ...(heal && { heal }),
-      ...(waivers && waivers.length > 0 && { waivers }),
-      ...(rubrics && { rubrics: readRubrics(rubrics) })
-    }
+    const { rubrics, ...parts } = parsed.data
+    return present({ ...parts, v: undefined, rubrics: rubrics && readRubrics(rubrics) })
   } catch {
     return { history: [] }
   }
@@ -249,43 +351,36 @@ function encode(state: CommentState): string {
 }
 
 function json(state: CommentState): string {
-  const { history, judgement, accepted, rerun, heal, waivers, rubrics, check } = state
+  const { waivers, rubrics } = state
   return JSON.stringify({
     v: 1,
-    history,
-    ...(check !== undefined && { check }),
-    ...(judgement && { judgement }),
-    ...(accepted && { accepted }),
-    ...(rerun && { rerun }),
-    ...(heal && { heal }),
-    ...(waivers && waivers.length > 0 && { waivers: waivers.slice(-MAX_WAIVERS) }),
-    ...(rubrics && {
-      rubrics: Object.fromEntries(
-        Object.entries(rubrics).map(([name, memory]) => [
-          name,
-          { ...memory, history: memory.history.slice(-MAX_RUBRIC_HISTORY) }
-        ])
-      )
+    ...present({
+      ...state,
+      waivers: waivers?.slice(-MAX_WAIVERS),
+      rubrics:
+        rubrics &&
+        Object.fromEntries(
+          Object.entries(rubrics).map(([name, memory]) => [
+            name,
+            { ...memory, history: memory.history.slice(-MAX_RUBRIC_HISTORY) }
+          ])
+        )
     })
   })
 }
 
 /** Without the judges' answers, the pull request's and each rubric's (they only save calls). */
 function withoutJudgement(state: CommentState): CommentState {
-  const { history, accepted, rerun, heal, waivers, rubrics, check } = state
-  return {
-    history,
-    ...(check !== undefined && { check }),
-    ...(accepted && { accepted }),
-    ...(rerun && { rerun }),
-    ...(heal && { heal }),
-    ...(waivers && { waivers }),
-    ...(rubrics && {
-      rubrics: Object.fromEntries(
+  const { rubrics } = state
+  return present({
+    ...state,
+    judgement: undefined,
+    rubrics:
+      rubrics &&
+      Object.fromEntries(
         Object.entries(rubrics).map(([name, memory]) => [name, { history: memory.history }])
       )
-    })
-  }
+  })
 }
 
 function readRubrics(

@@ -6,7 +6,6 @@ import { failed, ok, type Result } from '../util/result.js'
 import {
   MAX_WAIVABLE,
   MAX_WAIVER_ID,
-  mergeHistories,
   replaceState,
   STATE_BUDGET,
   writeState,
@@ -20,8 +19,16 @@ import {
  */
 
 export {
+  askRerun,
+  keptByReview,
+  markHeal,
   MAX_HISTORY,
+  memoryOf,
   mergeHistories,
+  mergeStates,
+  noteAcceptance,
+  noteWaiver,
+  otherWaivers,
   readState,
   replaceState,
   STATE_BUDGET,
@@ -31,6 +38,7 @@ export {
   type CommentState,
   type RubricMemory,
   type StoredAcceptance,
+  type StoredHeal,
   type StoredWaiver
 } from './memory-state.js'
 
@@ -239,40 +247,4 @@ export function withAlert(body: string, alert: string, limit = COMMENT_LIMIT): s
   const { marker, note, rest } = commentTop(body)
   const alerted = `${marker}\n${note}${alertBlock(alert)}${rest}`
   return alerted.length <= limit ? alerted : body
-}
-
-/**
- * The state to write when the comment changed since this run read it (`read`): another review
- * wrote `fresh` meanwhile. Both runs stay in the history; the judges' answers are those of the
- * report shown (`ours` when this run is the current head's); an acceptance, a rerun request or a
- * re-run after an outage or a waiver recorded meanwhile is kept.
- */
-export function mergeStates(
-  states: {
-    readonly read: CommentState
-    readonly fresh: CommentState
-    readonly ours: CommentState
-  },
-  head: string | undefined,
-  oursIsCurrent: boolean
-): CommentState {
-  const { read, fresh, ours } = states
-  const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
-  const accepted = same(fresh.accepted, read.accepted) ? ours.accepted : fresh.accepted
-  const rerun = same(fresh.rerun, read.rerun) ? ours.rerun : fresh.rerun
-  const heal = same(fresh.heal, read.heal) ? ours.heal : fresh.heal
-  const waivers = same(fresh.waivers, read.waivers) ? ours.waivers : fresh.waivers
-  const judgement = oursIsCurrent ? ours.judgement : fresh.judgement
-  const rubrics = oursIsCurrent ? ours.rubrics : fresh.rubrics
-  const check = oursIsCurrent ? ours.check : fresh.check
-  return {
-    history: mergeHistories(fresh.history, ours.history, head),
-    ...(check !== undefined && { check }),
-    ...(judgement && { judgement }),
-    ...(accepted && { accepted }),
-    ...(rerun && { rerun }),
-    ...(heal && { heal }),
-    ...(waivers && { waivers }),
-    ...(rubrics && { rubrics })
-  }
 }

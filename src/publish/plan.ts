@@ -165,16 +165,18 @@ export function planPublication(
     dryRun: {
       ...(comment !== undefined &&
         context.pullRequest !== undefined && {
-          comment: {
-            title: `Rubric Council (dry run): the comment it would post on #${context.pullRequest}`,
-            body: comment
-          }
+          comment: { title: dryRunCommentTitle(context.pullRequest), body: comment }
         }),
       checkRun:
         `Rubric Council (dry run): it would create the check run "${name}" on ${context.headSha.slice(0, 7)} ` +
         `concluding ${outcome.conclusion}, with ${count} annotation${count === 1 ? '' : 's'}`
     }
   }
+}
+
+/** What a dry run prints above the comment it would post on pull request `number`. */
+export function dryRunCommentTitle(number: number): string {
+  return `Rubric Council (dry run): the comment it would post on #${number}`
 }
 
 /**

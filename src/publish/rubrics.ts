@@ -6,7 +6,8 @@ import { COMMENT_LIMIT, renderMarkdown } from '../report/markdown.js'
 import { ICON } from '../report/markdown-pieces.js'
 import { summaryLine } from '../report/summary.js'
 import { toJsonReport, type JsonReport } from '../report/json.js'
-import type { VerdictKind } from '../verdict/types.js'
+import { EXIT_CODE } from '../verdict/outcome.js'
+import type { ExitCode, VerdictKind } from '../verdict/types.js'
 import { commentMarker, writeState, STATE_BUDGET, type CommentState } from './memory.js'
 import { MAX_WAIVABLE } from './memory-state.js'
 
@@ -137,9 +138,16 @@ export function renderRubricsComment(
   return marker + renderRubricsReport(outcomes, limit - marker.length - block.length) + block
 }
 
-/** The `report` output's file with several rubrics: the worst verdict, and each rubric's report. */
+export const REPORT_SET_SCHEMA = 'rubric-council/report-set@1'
+
+/**
+ * The `report` output's file (and `check --json`) with several rubrics: the worst verdict and its
+ * exit code, and each rubric's `rubric-council/report@1` (schema/report-set.schema.json).
+ */
 export interface RubricsJsonReport {
+  readonly schema: typeof REPORT_SET_SCHEMA
   readonly verdict: VerdictKind
+  readonly exit_code: ExitCode
   readonly rubrics: readonly {
     readonly name: string
     readonly check_run: string
@@ -150,8 +158,11 @@ export interface RubricsJsonReport {
 }
 
 export function rubricsJsonReport(outcomes: readonly RubricOutcome[]): RubricsJsonReport {
+  const verdict = worstVerdict(outcomes)
   return {
-    verdict: worstVerdict(outcomes),
+    schema: REPORT_SET_SCHEMA,
+    verdict,
+    exit_code: EXIT_CODE[verdict],
     rubrics: worstFirst(outcomes).map(o => ({
       name: o.name,
       check_run: o.checkName,
