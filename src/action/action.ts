@@ -10,7 +10,8 @@ import { InputError, readActionInputs, type ActionInputs, type GetInput } from '
 import type { ActionIO } from './io.js'
 import { reviewPorts } from './ports.js'
 import { endEarly, internalError, publishSkipped, runUrl, type PublishContext } from './publish.js'
-import { reviewPullRequest, type ReviewPorts } from './review.js'
+import { reviewPullRequest, type ReviewPorts, type RubricRead } from './review.js'
+import type { CheckRunPlace } from '../github/check-run.js'
 import { chooseRubric, repositoryRubricPath, severalRubrics } from './rubric.js'
 import { plannedRubric } from '../engine/rubric-choice.js'
 import { planRubrics } from '../engine/rubric-set.js'
@@ -127,32 +128,14 @@ async function review(
   const { run, checkout } = prepared
   const workflow = runningWorkflow(env.GITHUB_WORKFLOW_REF, env.GITHUB_REPOSITORY)
   if (workflow?.central === true) io.info(centralWorkflowLine(workflow))
-  const several = await severalRubrics(github, run, inputs, where)
-  const files = several ?? [
-    { path: inputs.rubric, repoPath: repositoryRubricPath(inputs), main: true }
-  ]
-  const rubrics = await Promise.all(
-    files.map(async file => ({
-      ...file,
-      choice: await chooseRubric(
-        github,
-        run,
-        { ...inputs, rubric: file.path },
-        where,
-        checkout,
-        workflow?.central
-      )
-    }))
-  )
-  if (checkout === 'base') {
-    // Before anything is fetched or started: whether gates would run on the base is known now.
-    for (const { choice } of rubrics) {
-      const problem = gatesHereProblem(run, checkout, choice, inputs)
-      if (problem !== undefined) {
-        await endEarly({ kind: 'invalid', message: problem }, where, io)
-        return
-      }
-    }
+  const { rubrics, alone } = await chosenRubrics(prepared, given, workflow)
+  // Before anything is fetched or started: whether gates would run on the base is known now.
+  const problem = rubrics
+    .map(({ choice }) => gatesHereProblem(run, checkout, choice, inputs))
+    .find(p => p !== undefined)
+  if (problem !== undefined) {
+    await endEarly({ kind: 'invalid', message: problem }, where, io)
+    return
   }
   const ports = reviewPorts({
     env,
@@ -168,39 +151,74 @@ async function review(
     ...(shell.ticker && { ticker: shell.ticker }),
     ...(shell.now && { now: shell.now })
   })
-  const alone = several === undefined
   const skip = await skipped(run, { inputs, github, workflow, ports, where }, io)
   const detailsUrl = runUrl(env)
   if (skip.reason !== undefined) {
-    // Every rubric's check run says so: a required one must not wait.
-    const names = alone
-      ? [inputs.checkName]
-      : planRubrics(
-          rubrics.map(read => ({ ...read, ...plannedRubric(read.choice) })),
-          undefined,
-          inputs.checkName
-        ).map(plan => plan.checkName)
-    const places = names.map(name => ({
-      headSha: run.pr.headSha,
-      name: checkRunName(name, run.pr),
-      externalId: CHECK_RUN_MARK,
-      ...(detailsUrl !== undefined && { detailsUrl })
-    }))
+    const places = skippedPlaces(rubrics, alone, { inputs, run, detailsUrl })
     await publishSkipped(skip.reason, places, github, inputs.dryRun, io)
     return
   }
+  const refused = skip.refused === undefined ? {} : { skipRefused: skip.refused }
   await reviewPullRequest(
-    {
-      run,
-      inputs,
-      rubrics,
-      alone,
-      ports,
-      ...(skip.refused !== undefined && { skipRefused: skip.refused })
-    },
+    { run, inputs, rubrics, alone, ports, ...refused },
     { ...where, detailsUrl },
     io
   )
+}
+
+/**
+ * The rubrics of the review, each with its choice (see `chooseRubric`): those of the `rubrics/`
+ * folder with the main one, or the main one alone.
+ */
+async function chosenRubrics(
+  prepared: Extract<Prepared, { kind: 'ready' }>,
+  given: {
+    readonly github: GitHubPort | undefined
+    readonly inputs: ActionInputs
+    readonly where: ActionDirs
+  },
+  workflow: RunningWorkflow | undefined
+): Promise<{ readonly rubrics: RubricRead[]; readonly alone: boolean }> {
+  const { github, inputs, where } = given
+  const { run, checkout } = prepared
+  const several = await severalRubrics(github, run, inputs, where)
+  const files = several ?? [
+    { path: inputs.rubric, repoPath: repositoryRubricPath(inputs), main: true }
+  ]
+  const rubrics = await Promise.all(
+    files.map(async file => {
+      const named = { ...inputs, rubric: file.path }
+      const choice = await chooseRubric(github, run, named, where, checkout, workflow?.central)
+      return { ...file, choice }
+    })
+  )
+  return { rubrics, alone: several === undefined }
+}
+
+/** Every rubric's check run, when a skip rule skips the run: a required one must not wait. */
+function skippedPlaces(
+  rubrics: readonly RubricRead[],
+  alone: boolean,
+  given: {
+    readonly inputs: ActionInputs
+    readonly run: PullRequestRun
+    readonly detailsUrl: string | undefined
+  }
+): CheckRunPlace[] {
+  const { inputs, run, detailsUrl } = given
+  const names = alone
+    ? [inputs.checkName]
+    : planRubrics(
+        rubrics.map(read => ({ ...read, ...plannedRubric(read.choice) })),
+        undefined,
+        inputs.checkName
+      ).map(plan => plan.checkName)
+  return names.map(name => ({
+    headSha: run.pr.headSha,
+    name: checkRunName(name, run.pr),
+    externalId: CHECK_RUN_MARK,
+    ...(detailsUrl !== undefined && { detailsUrl })
+  }))
 }
 
 /** The `skip-*` rule that skips this run, or why one that held did not (for the log and report). */

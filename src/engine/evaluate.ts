@@ -1,4 +1,4 @@
-import { failed } from '../util/result.js'
+import { failed, type Result } from '../util/result.js'
 import type { Council, CouncilOutcome, CouncilRequest } from '../council/types.js'
 import { EvidenceUnavailableError, type EvidenceSource } from '../evidence/source.js'
 import type { Evidence, EvidenceScope } from '../evidence/types.js'
@@ -65,48 +65,10 @@ export async function evaluate(
     iteration,
     ...(request.review && { rubricReview: request.review })
   }
-  const parsed = request.rubric.ok
-    ? parseRubric(request.rubric.value)
-    : failed(request.rubric.problem.issues)
-  if (!parsed.ok) {
-    const count = parsed.problem.length
-    const source = request.rubric.ok ? request.rubric.value : request.rubric.problem.source
-    return {
-      verdict: invalidVerdict('invalid_rubric', count),
-      rubric: {
-        path: source.path,
-        source: source.kind,
-        problems: parsed.problem,
-        counts: { gates: 0, must: 0, nice: 0 }
-      },
-      gates: [],
-      ...context
-    }
-  }
+  const parsed = await usableRubric(request, ports)
+  if (!parsed.ok) return { ...parsed.problem, ...context }
   const rubric = parsed.value
-  const refusal = await ports.gates.refusal?.(rubric)
-  if (refusal !== undefined) {
-    return {
-      verdict: invalidVerdict('invalid_input', refusal),
-      rubric: describe(rubric),
-      gates: [],
-      ...context
-    }
-  }
-
-  // The evidence first, before any gate runs the pull request's code, so nothing the pull
-  // request runs can change what the judges see. The changed files are needed for every rubric
-  // whose verdict someone relies on: they say whether the machinery was changed.
-  let evidence: Evidence | undefined
-  let evidenceProblem: string | undefined
-  if (needsCouncil(rubric) || ports.machinery !== undefined) {
-    try {
-      evidence = await collectEvidence(rubric, request, ports)
-    } catch (error) {
-      if (!(error instanceof EvidenceUnavailableError)) throw error
-      evidenceProblem = error.message
-    }
-  }
+  const { evidence, evidenceProblem } = await evidenceOf(rubric, request, ports)
   const machinery = ports.machinery
   const machineryChanged =
     machinery === undefined || evidence === undefined
@@ -142,6 +104,58 @@ export async function evaluate(
     ...(council && { council }),
     ...(evidence && { evidence }),
     ...context
+  }
+}
+
+/**
+ * The rubric to evaluate with, or the evaluation that says why there is none: it is not valid
+ * (`invalid_rubric`), or the gates refuse to run it here (`invalid_input`).
+ */
+async function usableRubric(
+  request: EvaluationRequest,
+  ports: EnginePorts
+): Promise<Result<Rubric, Omit<Evaluation, 'iteration'>>> {
+  const parsed = request.rubric.ok
+    ? parseRubric(request.rubric.value)
+    : failed(request.rubric.problem.issues)
+  if (!parsed.ok) {
+    const source = request.rubric.ok ? request.rubric.value : request.rubric.problem.source
+    return failed({
+      verdict: invalidVerdict('invalid_rubric', parsed.problem.length),
+      rubric: {
+        path: source.path,
+        source: source.kind,
+        problems: parsed.problem,
+        counts: { gates: 0, must: 0, nice: 0 }
+      },
+      gates: []
+    })
+  }
+  const refusal = await ports.gates.refusal?.(parsed.value)
+  if (refusal === undefined) return parsed
+  return failed({
+    verdict: invalidVerdict('invalid_input', refusal),
+    rubric: describe(parsed.value),
+    gates: []
+  })
+}
+
+/**
+ * The evidence first, before any gate runs the pull request's code, so nothing the pull request
+ * runs can change what the judges see. The changed files are needed for every rubric whose
+ * verdict someone relies on (`ports.machinery`): they say whether the machinery was changed.
+ */
+async function evidenceOf(
+  rubric: Rubric,
+  request: EvaluationRequest,
+  ports: EnginePorts
+): Promise<{ readonly evidence?: Evidence; readonly evidenceProblem?: string }> {
+  if (!needsCouncil(rubric) && ports.machinery === undefined) return {}
+  try {
+    return { evidence: await collectEvidence(rubric, request, ports) }
+  } catch (error) {
+    if (!(error instanceof EvidenceUnavailableError)) throw error
+    return { evidenceProblem: error.message }
   }
 }
 

@@ -16,6 +16,7 @@ import {
   SUMMARY_BUDGET_BYTES,
   type NamedCheckRun,
   type PlannedCheckRun,
+  type Publication,
   type PublicationSettings,
   type StepResult
 } from './plan.js'
@@ -218,11 +219,6 @@ function planSet(
   )
   const state: CommentState = { ...keptOf(rubrics, context), history: [...context.prior, entry] }
   const sorted = worstFirst(rubrics) as ReviewedRubric[]
-  const decided = sorted.find(r => r.evaluation !== undefined)?.evaluation?.verdict
-  const failing = planned.flatMap(({ rubric, plan }) =>
-    plan?.step.fails === true ? [{ ...plan.step, rubric }] : []
-  )
-  const exitCode = failing.reduce((code, s) => Math.max(code, s.exitCode), 0)
   return {
     checkRuns: planned.map(({ rubric, plan }) =>
       plan === undefined
@@ -242,31 +238,10 @@ function planSet(
     state,
     // The budget is in characters, the summary's limit in bytes: at most 4 bytes a character.
     summary: renderRubricsReport(sorted, Math.floor(SUMMARY_BUDGET_BYTES / 4)),
-    outputs: {
-      verdict: entry.verdict,
-      'exit-code': String(EXIT_CODE[entry.verdict]),
-      // The rubric's whose verdict decided (the worst), as with one rubric.
-      score: decided?.score == null ? '' : formatNumber(decided.score),
-      confidence: decided?.confidence == null ? '' : formatNumber(decided.confidence),
-      reasons: entry.reasons.join(','),
-      recommendation: decided?.recommendation ?? 'ACCEPT',
-      'rubric-hash': entry.rubricHash,
-      report: context.reportPath
-    },
+    outputs: setOutputs(sorted, entry, context.reportPath),
     report: rubricsJsonReport(rubrics),
     annotations: sorted.flatMap(problemsOf),
-    step:
-      failing.length > 0
-        ? {
-            fails: true,
-            message: failing.map(s => `${s.rubric.checkName}: ${s.message}`).join('\n'),
-            exitCode: exitCode === 2 ? 2 : 1
-          }
-        : {
-            fails: false,
-            level: 'info',
-            message: `Rubric Council: ${entry.verdict} (${entry.summary})`
-          },
+    step: setStep(planned, entry),
     warnings: planned.flatMap(({ plan }) => plan?.warnings ?? []),
     dryRun: {
       ...(settings.comment && {
@@ -281,6 +256,50 @@ function planSet(
           : plan.dryRun.checkRun
       )
     }
+  }
+}
+
+/**
+ * The outputs of several rubrics: the worst verdict's, `score` and `confidence` those of the rubric
+ * whose verdict decided (the first of `sorted`, worst first, that was judged), as with one rubric.
+ */
+function setOutputs(
+  sorted: readonly ReviewedRubric[],
+  entry: HistoryEntry,
+  reportPath: string
+): Record<string, string> {
+  const decided = sorted.find(r => r.evaluation !== undefined)?.evaluation?.verdict
+  return {
+    verdict: entry.verdict,
+    'exit-code': String(EXIT_CODE[entry.verdict]),
+    score: decided?.score == null ? '' : formatNumber(decided.score),
+    confidence: decided?.confidence == null ? '' : formatNumber(decided.confidence),
+    reasons: entry.reasons.join(','),
+    recommendation: decided?.recommendation ?? 'ACCEPT',
+    'rubric-hash': entry.rubricHash,
+    report: reportPath
+  }
+}
+
+/** The step's end with several rubrics: failed, naming each rubric whose verdict fails it. */
+function setStep(
+  planned: readonly { readonly rubric: ReviewedRubric; readonly plan?: Publication | undefined }[],
+  entry: HistoryEntry
+): StepResult {
+  const failing = planned.flatMap(({ rubric, plan }) =>
+    plan?.step.fails === true ? [{ ...plan.step, rubric }] : []
+  )
+  if (failing.length === 0) {
+    return {
+      fails: false,
+      level: 'info',
+      message: `Rubric Council: ${entry.verdict} (${entry.summary})`
+    }
+  }
+  return {
+    fails: true,
+    message: failing.map(s => `${s.rubric.checkName}: ${s.message}`).join('\n'),
+    exitCode: failing.some(s => s.exitCode === 2) ? 2 : 1
   }
 }
 
