@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } fro
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { PROVIDER_TABLE, providerVariables } from '../src/council/providers/index.js'
 import { writeState } from '../src/publish/memory.js'
 import {
   baseBranch,
@@ -726,6 +727,31 @@ describe('secrets', () => {
       expect(seen, name).not.toMatch(new RegExp(`^${name}=`, 'm'))
     }
     expect(seen).not.toContain(WRITE)
+  })
+
+  it('of every provider, keys and endpoints as the provider table names them, never reach the gates', async () => {
+    // An endpoint may carry a password in its URL, under a name that is no credential's.
+    const planted = Object.fromEntries(
+      Object.entries(PROVIDER_TABLE).flatMap(([name, { variables }]) => [
+        [variables.key, `${name}-key-0123456789`],
+        [variables.baseUrl, `https://${name}:pass-${name}-0123@proxy.internal/v1`]
+      ])
+    )
+    const pr = pullRequest({ 'scripts/check.sh': 'env > gate-env.txt\n' })
+    // The judges' own key and endpoint stay the stand-in's.
+    await attempt(pr, { env: { ...planted, ...KEYS, OPENAI_BASE_URL: providers.openaiBaseUrl } })
+    const seen = readFileSync(join(pr.repo.dir, 'gate-env.txt'), 'utf8')
+    expect(seen).toContain('PATH=')
+    for (const name of providerVariables()) {
+      expect(seen, name).not.toMatch(new RegExp(`^${name}=`, 'm'))
+    }
+    for (const value of [
+      ...Object.values(planted),
+      ...Object.values(KEYS),
+      providers.openaiBaseUrl
+    ]) {
+      expect(seen).not.toContain(value)
+    }
   })
 })
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { PROVIDER_TABLE, providerVariables } from '../src/council/providers/index.js'
 import { countTokens } from '../src/evidence/tokens.js'
 import { wireAnswer } from './helpers/judge-answers.js'
 import {
@@ -285,6 +286,40 @@ describe('rubric-council check with a council on two providers', () => {
     })
     expect(run.stdout).toContain('the provider rejected the API key (401)')
     expectNothingLeaked(run)
+  })
+
+  it('a gate of the pull request reads no provider’s key or endpoint: every one the provider table names is withheld', async () => {
+    // The attacker's gate dumps its environment. Every provider's key and endpoint is set (an
+    // endpoint may carry a password in its URL, under a name that is no credential's); the judges'
+    // own stay the stand-in's.
+    const planted = Object.fromEntries(
+      Object.entries(PROVIDER_TABLE).flatMap(([name, { variables }]) => [
+        [variables.key, `${name}-key-0123456789`],
+        [variables.baseUrl, `https://${name}:pass-${name}-0123@proxy.internal/v1`]
+      ])
+    )
+    const withGate = RUBRIC.replace(
+      '# Ranking\n',
+      '# Ranking\n\n## Gates\n- `env > gate-env.txt`\n'
+    )
+    const dir = repository(FEATURE, withGate)
+    const run = await check(dir, call => answer(call), {
+      ...planted,
+      OPENAI_API_KEY: KEYS.openai,
+      OPENAI_BASE_URL: standIn.openaiBaseUrl,
+      ANTHROPIC_API_KEY: KEYS.anthropic,
+      ANTHROPIC_BASE_URL: standIn.anthropicBaseUrl
+    })
+    expect(run.report).toMatchObject({ verdict: 'PASS' })
+    const seen = readFileSync(join(dir, 'gate-env.txt'), 'utf8')
+    expect(seen).toMatch(/^PATH=/m)
+    for (const name of providerVariables()) {
+      expect(seen, name).not.toMatch(new RegExp(`^${name}=`, 'm'))
+    }
+    for (const value of [...Object.values(planted), ...Object.values(KEYS)]) {
+      expect(seen).not.toContain(value)
+    }
+    expect(seen).not.toContain(standIn.openaiBaseUrl)
   })
 
   it('a 100,000-line diff: every request fits the budget and the receipt lists what was left out', async () => {

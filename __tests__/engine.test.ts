@@ -7,6 +7,7 @@ import type { Rubric } from '../src/rubric/types.js'
 import { evaluate, type EnginePorts, type EvaluationRequest } from '../src/engine/evaluate.js'
 import { EvidenceUnavailableError, type EvidenceSource } from '../src/evidence/source.js'
 import type { Evidence } from '../src/evidence/types.js'
+import { providerVariables } from '../src/council/providers/index.js'
 import { gateEnvironment } from '../src/gates/environment.js'
 import { gatesHere } from '../src/gates/run.js'
 import type { GateLog } from '../src/gates/types.js'
@@ -71,7 +72,7 @@ function ports(
     evidence,
     gates: gatesHere({
       cwd,
-      env: gateEnvironment(env),
+      env: gateEnvironment(env, providerVariables()),
       log: silent,
       mask: text => maskSecrets(text, secrets)
     })

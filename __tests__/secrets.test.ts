@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { PROVIDER_SETTINGS } from '../src/council/provider-settings.js'
+import { PROVIDER_TABLE, providerVariables } from '../src/council/providers/index.js'
 import { gateEnvironment, RUNNER_SERVICE_VARIABLES } from '../src/gates/environment.js'
 import { maskSecrets, SECRET_NAME, secretValues } from '../src/util/secrets.js'
 
@@ -137,7 +137,7 @@ describe('gateEnvironment', () => {
   it('keeps only what is not a credential, an input, a provider setting or a file command', () => {
     // Every credential-like name goes, the user's own too (NPM_TOKEN, GH_TOKEN, cloud keys): the
     // gates run the pull request's code. A gate that needs one must get it some other way.
-    expect(gateEnvironment(env)).toEqual({
+    expect(gateEnvironment(env, providerVariables())).toEqual({
       PATH: '/usr/bin:/bin',
       HOME: '/home/runner',
       MY_VAR: 'kept',
@@ -147,12 +147,14 @@ describe('gateEnvironment', () => {
 
   it('withholds every variable the provider table names, keys and base URLs', () => {
     const everyProvider = Object.fromEntries(
-      Object.values(PROVIDER_SETTINGS).flatMap(p =>
-        [p.key, p.baseUrl].flatMap(name => (name === undefined ? [] : [[name, 'set']]))
+      Object.values(PROVIDER_TABLE).flatMap(({ variables }) =>
+        [variables.key, variables.baseUrl].map(name => [name, 'set'])
       )
     )
     expect(Object.keys(everyProvider).length).toBeGreaterThanOrEqual(12)
-    expect(gateEnvironment({ ...everyProvider, PATH: '/bin' })).toEqual({ PATH: '/bin' })
+    expect(gateEnvironment({ ...everyProvider, PATH: '/bin' }, providerVariables())).toEqual({
+      PATH: '/bin'
+    })
   })
 
   it('withholds every one of the runner’s service variables, named in one list', () => {
@@ -167,7 +169,9 @@ describe('gateEnvironment', () => {
         'ACTIONS_ID_TOKEN_REQUEST_TOKEN'
       ])
     )
-    expect(gateEnvironment({ ...runner, ACTIONS_STEP_DEBUG: 'true', PATH: '/bin' })).toEqual({
+    expect(
+      gateEnvironment({ ...runner, ACTIONS_STEP_DEBUG: 'true', PATH: '/bin' }, providerVariables())
+    ).toEqual({
       // The user's own debug switch is no credential.
       ACTIONS_STEP_DEBUG: 'true',
       PATH: '/bin'
@@ -175,8 +179,8 @@ describe('gateEnvironment', () => {
   })
 
   it('masks every provider key: each key variable has a credential-like name', () => {
-    for (const { key } of Object.values(PROVIDER_SETTINGS)) {
-      if (key !== undefined) expect(SECRET_NAME.test(key), key).toBe(true)
+    for (const { variables } of Object.values(PROVIDER_TABLE)) {
+      expect(SECRET_NAME.test(variables.key), variables.key).toBe(true)
     }
   })
 })

@@ -23,6 +23,7 @@ import { gateResult } from './helpers/evaluation.js'
 import { startGitHubStandIn, type GitHubStandIn } from './helpers/github-standin.js'
 import { wireAnswer } from './helpers/judge-answers.js'
 import { startProviderStandIn, type StandIn } from './helpers/provider-standin.js'
+import { providerVariables } from '../src/council/providers/index.js'
 import { RUNNER_SERVICE_VARIABLES } from '../src/gates/environment.js'
 import { actionsFolder, GATES_TOKEN, gatesJob, uploadRecord } from './helpers/split-layout.js'
 
@@ -392,6 +393,33 @@ describe('the setup commands run inside the gates sub-action', () => {
     }
     // The action itself had them: it uploaded its record with them.
     expect(outcome(await councilJob(pr, runId))).toBe('PASS')
+  })
+
+  it('gives setup commands and gates no provider’s key or endpoint, though the workflow sets them all', async () => {
+    const printEnv = `node -e "process.stdout.write(JSON.stringify(Object.keys(process.env)))"`
+    const pr = pullRequest({ 'scripts/check.sh': `${printEnv} > gate-env.json\n` })
+    const runId = nextRun++
+    const gates = await gatesJob(github, {
+      workspace: pr.repo.dir,
+      eventPath: pullRequestEvent(pr.repo, { number: pr.number }),
+      runId,
+      // A workflow-wide `env:` that names every provider's variables, as the provider table has them.
+      env: {
+        ...Object.fromEntries(providerVariables().map(name => [name, 'set-by-the-workflow'])),
+        ...github.runtimeFor(runId, 'gates'),
+        RC_MARKER: 'kept'
+      },
+      setup: `${printEnv} > setup-env.json`
+    })
+    expect(gates.code).toBe(0)
+    for (const file of ['setup-env.json', 'gate-env.json']) {
+      const names = JSON.parse(readFileSync(join(pr.repo.dir, file), 'utf8')) as string[]
+      expect(names, file).toContain('RC_MARKER')
+      expect(
+        names.filter(name => providerVariables().includes(name)),
+        file
+      ).toEqual([])
+    }
   })
 })
 

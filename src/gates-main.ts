@@ -19,6 +19,7 @@ import type { PullRequestRun } from './github/event.js'
 import type { GitHubPort } from './github/port.js'
 import type { RubricIssue } from './rubric/errors.js'
 import type { Rubric } from './rubric/types.js'
+import { providerVariables } from './council/providers/index.js'
 import { gateEnvironment } from './gates/environment.js'
 import { gatesArtifact, GATES_FILE, writeRecord } from './gates/record.js'
 import { gatesHere } from './gates/run.js'
@@ -79,7 +80,7 @@ export async function runGatesAction(): Promise<void> {
     }
     const { rubrics, problems } = await rubricsWithGates(github, run, inputs, dirs, env)
     const processes = {
-      env: gateEnvironment(env),
+      env: gateEnvironment(env, providerVariables()),
       log: actionsGateLog(),
       mask: (text: string) => maskSecrets(text, secrets)
     }

@@ -1,12 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { APICallError } from 'ai'
-import {
-  anthropicReset,
-  classify,
-  geminiRetryDelay,
-  retryAfter,
-  spokenWait
-} from '../../src/council/provider-errors.js'
+import { classify, retryAfter, spokenWait } from '../../src/council/provider-errors.js'
+import { anthropicReset } from '../../src/council/providers/anthropic.js'
+import { geminiRetryDelay } from '../../src/council/providers/google.js'
 import { extractJson } from '../../src/council/extract-json.js'
 import { estimateCost } from '../../src/council/pricing.js'
 

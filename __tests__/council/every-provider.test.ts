@@ -2,6 +2,7 @@ import fc from 'fast-check'
 import { stringify } from 'yaml'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createCouncil } from '../../src/council/council.js'
+import { PROVIDER_TABLE } from '../../src/council/providers/index.js'
 import { parse } from '../helpers/rubric.js'
 import { RANKING_EVIDENCE } from '../helpers/evidence.js'
 import { wireAnswer } from '../helpers/judge-answers.js'
@@ -111,6 +112,11 @@ async function failures(text: string): Promise<string[]> {
 }
 
 describe('the judge schema on every provider', () => {
+  it('is sent to a member of each provider of the table: a provider added there is held to it', () => {
+    const providers = new Set(MEMBERS.map(member => member.slice(0, member.indexOf(':'))))
+    expect([...providers].sort()).toEqual(Object.keys(PROVIDER_TABLE).sort())
+  })
+
   it('is accepted by all of them, for any rubric: 0 rejected requests', async () => {
     await fc.assert(
       fc.asyncProperty(rubricText, async text => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { evidenceRoom } from '../../src/council/providers.js'
+import { evidenceRoom } from '../../src/council/members.js'
 
 /**
  * How much evidence a judge's context window holds: known for every model the table lists, however

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { lifecycle, MODELS, modelRow, retirementNote } from '../../src/council/models.js'
 import { estimateCost } from '../../src/council/pricing.js'
-import { defaultModels } from '../../src/council/providers.js'
+import { defaultModels } from '../../src/council/members.js'
 
 const day = (date: string): number => Date.parse(`${date}T12:00:00Z`)
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Council, CouncilRequest, JudgeRun } from '../../src/council/types.js'
 import { conveneCouncil } from '../../src/engine/evaluate.js'
-import { issuedProviderKeys } from '../../src/council/providers.js'
+import { issuedProviderKeys } from '../../src/council/providers/index.js'
 import {
   cachingCouncil,
   judgementDigest,

@@ -8,6 +8,7 @@ import { runGate, runGates } from '../../src/gates/run.js'
 import type { GateRunOptions } from '../../src/gates/run.js'
 import type { GateLog } from '../../src/gates/types.js'
 import type { Gate } from '../../src/rubric/types.js'
+import { providerVariables } from '../../src/council/providers/index.js'
 import { gateEnvironment } from '../../src/gates/environment.js'
 import { maskSecrets, secretValues } from '../../src/util/secrets.js'
 
@@ -49,7 +50,7 @@ function gate(command: string, timeout = 10): Gate {
 function options(overrides: Partial<GateRunOptions> = {}): GateRunOptions & { log: RecordingLog } {
   return {
     cwd: dir,
-    env: gateEnvironment(process.env),
+    env: gateEnvironment(process.env, providerVariables()),
     mask: text => text,
     parallel: 1,
     ...overrides,
@@ -201,7 +202,7 @@ describe('runGate: output', () => {
 
   it('masks a secret in the excerpt and in what was logged, live or buffered', async () => {
     const secret = 'hunter2-super-secret'
-    const env = { ...gateEnvironment(process.env), MY_SERVICE_TOKEN: secret }
+    const env = { ...gateEnvironment(process.env, providerVariables()), MY_SERVICE_TOKEN: secret }
     const secrets = secretValues(env)
     for (const parallel of [1, 2]) {
       const opts = options({ env, parallel, mask: text => maskSecrets(text, secrets) })
@@ -217,7 +218,7 @@ describe('runGate: output', () => {
     const value = `$(touch ${marker})`
     const result = await runGate(
       gate('echo "$VAR"'),
-      options({ env: { ...gateEnvironment(process.env), VAR: value } })
+      options({ env: { ...gateEnvironment(process.env, providerVariables()), VAR: value } })
     )
     expect(result.status).toBe('pass')
     expect(result.output.head).toBe(`${value}\n`)

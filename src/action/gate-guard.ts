@@ -1,4 +1,4 @@
-import { providerKeyNames } from '../council/providers.js'
+import { providerKeyNames } from '../council/providers/index.js'
 import type { GateSource } from '../gates/types.js'
 
 /** What the job the gates would run in holds, as far as the action can tell. */

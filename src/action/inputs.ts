@@ -1,4 +1,4 @@
-import { parseModelList } from '../council/providers.js'
+import { parseModelList } from '../council/members.js'
 import { DEFAULT_MAX_EVIDENCE_TOKENS } from '../evidence/build.js'
 import { DEFAULT_CHECK_NAME } from '../publish/memory.js'
 import { DEFAULT_RUBRIC_PATH } from '../rubric/defaults.js'

@@ -1,5 +1,5 @@
 import { createCouncil } from '../council/council.js'
-import { issuedProviderKeys } from '../council/providers.js'
+import { issuedProviderKeys, providerVariables } from '../council/providers/index.js'
 import { sealingKey } from '../engine/judgement-cache.js'
 import { pullRequestEvidence, startDiff } from '../evidence/git-source.js'
 import { gateEnvironment } from '../gates/environment.js'
@@ -79,7 +79,12 @@ export function reviewPorts(options: {
         : options.checkout === 'base'
           ? noGatesHere
           : guardedGates(
-              gatesHere({ cwd: dirs.cwd, env: gateEnvironment(env), log: actionsGateLog(), mask }),
+              gatesHere({
+                cwd: dirs.cwd,
+                env: gateEnvironment(env, providerVariables()),
+                log: actionsGateLog(),
+                mask
+              }),
               {
                 allowed: inputs.allowGatesWithSecrets,
                 eventName: env.GITHUB_EVENT_NAME ?? '',

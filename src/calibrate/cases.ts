@@ -6,6 +6,7 @@ import { runGit, type Run } from '../evidence/git-process.js'
 import { pullRequestEvidence, startDiff } from '../evidence/git-source.js'
 import { defaultBase } from '../evidence/git.js'
 import { EvidenceUnavailableError } from '../evidence/source.js'
+import { providerVariables } from '../council/providers/index.js'
 import { gateEnvironment } from '../gates/environment.js'
 import { gatesHere } from '../gates/run.js'
 import type { GateSource } from '../gates/types.js'
@@ -117,7 +118,12 @@ export async function headGates(
   }
   const quiet = { startGroup: () => undefined, write: () => undefined, endGroup: () => undefined }
   return {
-    source: gatesHere({ cwd: checkout, env: gateEnvironment(repo.env), log: quiet, mask }),
+    source: gatesHere({
+      cwd: checkout,
+      env: gateEnvironment(repo.env, providerVariables()),
+      log: quiet,
+      mask
+    }),
     remove
   }
 }

@@ -19,7 +19,7 @@ import {
   type SetIssue
 } from '../calibrate/set.js'
 import { createCouncil } from '../council/council.js'
-import { parseModelList } from '../council/providers.js'
+import { parseModelList } from '../council/members.js'
 import { evaluate } from '../engine/evaluate.js'
 import type { Evaluation } from '../engine/evaluation.js'
 import { runGit } from '../evidence/git-process.js'

@@ -2,7 +2,8 @@ import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createCouncil } from '../council/council.js'
-import { parseModelList } from '../council/providers.js'
+import { parseModelList } from '../council/members.js'
+import { providerVariables } from '../council/providers/index.js'
 import { evaluate, type EnginePorts } from '../engine/evaluate.js'
 import type { RubricChoice } from '../engine/rubric-choice.js'
 import { DEFAULT_MAX_EVIDENCE_TOKENS } from '../evidence/build.js'
@@ -213,7 +214,7 @@ export function checkPorts(
   return {
     gates: gatesHere({
       cwd: io.cwd,
-      env: gateEnvironment(io.env),
+      env: gateEnvironment(io.env, providerVariables()),
       log: terminalGateLog(io),
       mask
     }),

@@ -35,10 +35,10 @@ export function detectTestCommand(cwd: string): string | undefined {
 
 /**
  * The reserve of the starter rubric. The workflows `init` writes pass two keys, OpenAI's and
- * Anthropic's: a council of two members, one per key (providers.ts), which can split 1–1 on a
- * must-have. The reserve casts the deciding extra vote then; with no third vendor's key, it is a
- * second model of one of the two vendors, another than its member. A reserve whose key is not set
- * is skipped (the split stays UNCLEAR).
+ * Anthropic's: a council of two members, one per key (council/members.ts), which can split 1–1
+ * on a must-have. The reserve casts the deciding extra vote then; with no third vendor's key, it
+ * is a second model of one of the two vendors, another than its member. A reserve whose key is
+ * not set is skipped (the split stays UNCLEAR).
  */
 export const STARTER_RESERVE = 'openai:gpt-5.4'
 

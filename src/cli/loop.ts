@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { resolve } from 'node:path'
-import { parseModelList } from '../council/providers.js'
+import { parseModelList } from '../council/members.js'
 import type { Evaluation } from '../engine/evaluation.js'
 import type { HistoryEntry } from '../engine/history.js'
 import { runGate } from '../gates/run.js'

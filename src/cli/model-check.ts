@@ -1,5 +1,5 @@
 import { lifecycle, retirementNote } from '../council/models.js'
-import { unknownModel } from '../council/providers.js'
+import { unknownModel } from '../council/members.js'
 import type { Rubric } from '../rubric/types.js'
 import { isRecord } from '../util/is-record.js'
 import { parseYaml, type Position, type YamlSource } from '../rubric/yaml-source.js'

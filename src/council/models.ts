@@ -1,4 +1,5 @@
 import { parseModelId } from '../rubric/model-id.js'
+import { providerOf } from './providers/index.js'
 
 /**
  * The models this version knows: whose they are, their context window, their price and, once the
@@ -340,36 +341,30 @@ const DAY_MS = 86_400_000
 /**
  * Where a member (`provider:model`) stands on `today` (epoch ms; its UTC day counts): retired on
  * and after its date, retiring within `RETIREMENT_WARNING_DAYS` before it, else current (also for
- * a model the table does not know, and the models of Ollama and OpenAI-compatible endpoints).
+ * a model the table does not know, and the models of a provider that serves the user's own).
  * The replacement is written as the member was: `provider:model`, OpenRouter's way for OpenRouter.
  */
 export function lifecycle(member: string, today: number): Lifecycle {
   const parsed = parseModelId(member)
   if (!parsed.ok) return { state: 'current' }
+  const naming = providerOf(parsed.value).tableModels
   const { provider, model } = parsed.value
-  if (provider === 'ollama' || provider === 'openai-compatible') return { state: 'current' }
-  const row = modelRow(model)
+  const row = naming === undefined ? undefined : modelRow(model)
   if (row?.retires === undefined) return { state: 'current' }
   const day = Math.floor(today / DAY_MS)
   const retiresDay = Math.floor(Date.parse(`${row.retires}T00:00:00Z`) / DAY_MS)
   const left = retiresDay - day
   if (left > RETIREMENT_WARNING_DAYS) return { state: 'current' }
-  const replacement =
-    row.replacement === undefined ? undefined : memberNamed(provider, model, row.replacement)
+  const written = naming?.written ?? ((name: string) => name)
+  // As the member writes its model: with OpenRouter's `vendor/` before the name.
+  const vendor = model.slice(0, model.lastIndexOf('/') + 1)
   return {
     state: left <= 0 ? 'retired' : 'retiring',
     date: row.retires,
-    ...(replacement !== undefined && { replacement })
+    ...(row.replacement !== undefined && {
+      replacement: `${provider}:${vendor}${written(row.replacement)}`
+    })
   }
-}
-
-/** `name` (a row of the table) written as `member` writes its model. */
-function memberNamed(provider: string, model: string, name: string): string {
-  const slash = model.lastIndexOf('/')
-  if (slash === -1) return `${provider}:${name}`
-  const vendor = model.slice(0, slash + 1)
-  const dotted = name.startsWith('claude-') ? name.replace(/(\d)-(\d)/g, '$1.$2') : name
-  return `${provider}:${vendor}${dotted}`
 }
 
 /**

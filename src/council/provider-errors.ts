@@ -1,6 +1,8 @@
 import { APICallError, LoadAPIKeyError } from 'ai'
 import { ResponseTooLargeError } from '../util/fetch.js'
 import { isRecord } from '../util/is-record.js'
+import { jsonBody } from './providers/common.js'
+import { everyProvider } from './providers/index.js'
 import type { CouncilFailure } from './types.js'
 
 /** A provider call's error, read: what it means for the verdict, and whether to try again. */
@@ -103,8 +105,8 @@ function providerMessage(error: APICallError): string {
 
 /**
  * The message of a provider's error body: `{"error":{"message"}}` (OpenAI, Anthropic, Gemini),
- * `{"error":"…"}` (Ollama), `{"message"}`. A router's error (OpenRouter: "Provider returned
- * error") carries the upstream provider's body in `metadata.raw`: its message is the one to show.
+ * `{"error":"…"}` (Ollama), `{"message"}`. A router's error (`upstream`, a provider module's error
+ * dialect) carries the upstream provider's body: its message is the one to show.
  */
 function errorMessageIn(body: string | undefined): string | undefined {
   const parsed = jsonBody(body)
@@ -112,74 +114,31 @@ function errorMessageIn(body: string | undefined): string | undefined {
   const error = parsed.error
   if (typeof error === 'string') return error || undefined
   if (!isRecord(error)) return typeof parsed.message === 'string' ? parsed.message : undefined
-  const metadata = isRecord(error.metadata) ? error.metadata : {}
-  const upstream = typeof metadata.raw === 'string' ? errorMessageIn(metadata.raw) : undefined
-  if (upstream !== undefined) {
-    const name = typeof metadata.provider_name === 'string' ? ` ${metadata.provider_name}` : ''
-    return `the upstream provider${name} says: ${upstream}`
+  for (const [, { errors }] of everyProvider()) {
+    const upstream = errors?.upstream?.(error)
+    const message = upstream === undefined ? undefined : errorMessageIn(upstream.body)
+    if (upstream === undefined || message === undefined) continue
+    const name = upstream.name === undefined ? '' : ` ${upstream.name}`
+    return `the upstream provider${name} says: ${message}`
   }
   return typeof error.message === 'string' && error.message !== '' ? error.message : undefined
 }
 
 /**
  * The wait a provider asked for, wherever it says it: `retry-after-ms` / `retry-after` (OpenAI,
- * Anthropic, any HTTP server), Anthropic's `anthropic-ratelimit-*-reset` times, Gemini's
- * `RetryInfo.retryDelay` in the error body.
+ * Anthropic, any HTTP server), else in a provider's own way (its module's `waitAsked`: Anthropic's
+ * rate-limit reset times, Gemini's `RetryInfo` in the body).
  */
 function askedWait(error: APICallError): { retryAfterMs?: number; askedBy?: string } {
   const header = retryAfter(error.responseHeaders)
   if (header.retryAfterMs !== undefined) return { ...header, askedBy: 'the provider' }
-  const reset = anthropicReset(error.responseHeaders)
-  if (reset !== undefined) return { retryAfterMs: reset, askedBy: 'Anthropic' }
-  const delay = geminiRetryDelay(error.responseBody)
-  if (delay !== undefined) return { retryAfterMs: delay, askedBy: 'Gemini' }
+  const response = { headers: error.responseHeaders, body: error.responseBody }
+  for (const [, { errors }] of everyProvider()) {
+    const asked = errors?.waitAsked
+    const wait = asked?.read(response)
+    if (asked !== undefined && wait !== undefined) return { retryAfterMs: wait, askedBy: asked.by }
+  }
   return {}
-}
-
-/**
- * Anthropic's rate-limit headers: `anthropic-ratelimit-{requests,tokens,input-tokens,
- * output-tokens}-reset` are RFC 3339 times at which each limit is replenished, beside its
- * `-remaining`. The wait is until the latest reset of a limit that has nothing left.
- * https://docs.anthropic.com/en/api/rate-limits#response-headers (also
- * https://docs.aws.amazon.com/claude-platform/latest/userguide/rate-limits.html)
- */
-export function anthropicReset(
-  headers: Readonly<Record<string, string>> | undefined
-): number | undefined {
-  if (!headers) return undefined
-  const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]))
-  let latest: number | undefined
-  for (const [name, value] of Object.entries(lower)) {
-    const limit = /^anthropic-ratelimit-(.+)-reset$/.exec(name)?.[1]
-    if (limit === undefined || lower[`anthropic-ratelimit-${limit}-remaining`]?.trim() !== '0') {
-      continue
-    }
-    const at = Date.parse(value)
-    if (!Number.isNaN(at)) latest = Math.max(latest ?? 0, at)
-  }
-  return latest === undefined ? undefined : Math.max(0, latest - Date.now())
-}
-
-/**
- * Gemini says how long to wait in the body of a 429, not in a header: `error.details[]` holds a
- * `google.rpc.RetryInfo` whose `retryDelay` is a protobuf Duration in its JSON form, seconds
- * with an `s` ("38s", "1.5s"; hours for a daily quota: "36845s").
- * https://ai.google.dev/gemini-api/docs/troubleshooting,
- * https://cloud.google.com/java/docs/reference/proto-google-common-protos/latest/com.google.rpc.RetryInfo,
- * https://protobuf.dev/reference/protobuf/google.protobuf/#duration
- */
-export function geminiRetryDelay(body: string | undefined): number | undefined {
-  const parsed = jsonBody(body)
-  const error = isRecord(parsed) ? parsed.error : undefined
-  const details = isRecord(error) && Array.isArray(error.details) ? error.details : []
-  for (const detail of details) {
-    if (!isRecord(detail) || detail['@type'] !== 'type.googleapis.com/google.rpc.RetryInfo') {
-      continue
-    }
-    const match = /^(\d+(?:\.\d{1,9})?)s$/.exec(String(detail.retryDelay).trim())
-    if (match?.[1] !== undefined) return Math.round(Number(match[1]) * 1000)
-  }
-  return undefined
 }
 
 /** A wait as people say it: "1.5 s", "38 s", "12 min", "1 h", "10.2 h". */
@@ -209,14 +168,4 @@ export function retryAfter(headers: Readonly<Record<string, string>> | undefined
 
 function firstLine(text: string): string {
   return (text.split('\n')[0] ?? '').trim()
-}
-
-/** An error response's body as JSON; undefined when there is none or it is not JSON. */
-function jsonBody(body: string | undefined): unknown {
-  if (!body) return undefined
-  try {
-    return JSON.parse(body) as unknown
-  } catch {
-    return undefined
-  }
 }

@@ -1,7 +1,7 @@
 /** The council as the engine sees it; providers live behind this interface. */
 
 import type { Evidence } from '../evidence/types.js'
-import type { GateResult } from '../gates/types.js'
+import type { GateResult } from '../gate-result/types.js'
 import type { Rubric } from '../rubric/types.js'
 
 export type Severity = 'critical' | 'major' | 'minor' | 'info'

@@ -1,4 +1,3 @@
-import { PROVIDER_SETTINGS } from '../council/provider-settings.js'
 import { SECRET_NAME } from '../util/secrets.js'
 
 type Environment = Readonly<Record<string, string | undefined>>
@@ -25,8 +24,8 @@ export const RUNNER_SERVICE_VARIABLES = [
 /**
  * Gates (and the setup commands before them) run the pull request's own code: nothing that lets
  * it act as the action (tokens, the runner's service variables) or spend its LLM budget may reach
- * them. Besides every credential-like name (`SECRET_NAME`), these by name; the providers'
- * variables come from the provider table, so a provider added there is withheld too.
+ * them. Besides every credential-like name (`SECRET_NAME`) and the caller's own (the providers'
+ * variables), these by name.
  */
 const WITHHELD = new Set<string>([
   ...RUNNER_SERVICE_VARIABLES,
@@ -36,11 +35,7 @@ const WITHHELD = new Set<string>([
   'GITHUB_ENV',
   'GITHUB_PATH',
   'GITHUB_STATE',
-  'GITHUB_STEP_SUMMARY',
-  ...Object.values(PROVIDER_SETTINGS).flatMap(p => [
-    p.baseUrl,
-    ...(p.key === undefined ? [] : [p.key])
-  ])
+  'GITHUB_STEP_SUMMARY'
 ])
 
 /** Every action input is withheld: inputs carry the token and provider keys. */
@@ -48,14 +43,19 @@ const INPUT_PREFIX = /^INPUT_/i
 
 /**
  * The environment gates and setup commands run with: the runner's, minus the action's inputs, every
- * credential-like name, the runner's service variables, the providers' variables and the runner's
- * file commands. Hygiene, not isolation: a gate
- * can still read its parent's environment from /proc (docs/security.md).
+ * credential-like name, the runner's service variables, the runner's file commands and `withheld`:
+ * the caller's own variables by name, the providers' keys and endpoints (`providerVariables()`,
+ * derived from the council's provider table, which the gates do not read). Hygiene, not isolation:
+ * a gate can still read its parent's environment from /proc (docs/security.md).
  */
-export function gateEnvironment(env: Environment): Record<string, string> {
+export function gateEnvironment(
+  env: Environment,
+  withheld: readonly string[]
+): Record<string, string> {
   const kept: Record<string, string> = {}
   for (const [name, value] of Object.entries(env)) {
-    if (value === undefined || WITHHELD.has(name) || INPUT_PREFIX.test(name)) continue
+    if (value === undefined || INPUT_PREFIX.test(name)) continue
+    if (WITHHELD.has(name) || withheld.includes(name)) continue
     if (SECRET_NAME.test(name)) continue
     kept[name] = value
   }

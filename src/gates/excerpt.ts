@@ -1,5 +1,8 @@
-import type { GateResult, OutputExcerpt } from './types.js'
+import type { GateResult } from '../gate-result/types.js'
 import { formatCount } from '../util/format-count.js'
+
+// Formatting lives with the result type, below the gates and their readers.
+export { formatExcerpt } from '../gate-result/excerpt.js'
 
 /** Bytes kept from the start of a gate's output. */
 export const HEAD_BYTES = 2048
@@ -7,13 +10,6 @@ export const HEAD_BYTES = 2048
 export const TAIL_BYTES = 8192
 /** Characters kept of a recorded `detail` or setup command: the action writes a sentence or two. */
 const DETAIL_CHARS = 1000
-
-/** An excerpt as one text: head, a line saying how much was elided, tail. */
-export function formatExcerpt(output: OutputExcerpt): string {
-  if (output.elidedBytes === 0) return output.head + output.tail
-  const head = output.head.endsWith('\n') ? output.head : `${output.head}\n`
-  return `${head}… ${formatCount(output.elidedBytes)} bytes elided …\n${output.tail}`
-}
 
 /**
  * A result recorded by another job (src/gates/recorded.ts) within the limits a gate run here is

@@ -1,27 +1,9 @@
+import type { GateResult } from '../gate-result/types.js'
 import type { Rubric } from '../rubric/types.js'
 
-/** What a gate run ends as (docs/rubric.md#gates): only `pass` lets the verdict get past row 2. */
-export type GateStatus = 'pass' | 'fail' | 'error' | 'timeout'
-
-/** A gate's output, bounded: the start and the end are kept, the middle elided. */
-export interface OutputExcerpt {
-  readonly head: string
-  readonly tail: string
-  /** Bytes dropped between head and tail (0 when the whole output fit). */
-  readonly elidedBytes: number
-  readonly totalBytes: number
-}
-
-export interface GateResult {
-  readonly command: string
-  readonly status: GateStatus
-  /** The exit code when the process exited; null when it was killed or never started. */
-  readonly exitCode: number | null
-  readonly durationMs: number
-  readonly output: OutputExcerpt
-  /** Why the gate is `error` or `timeout`, in words a user can act on. */
-  readonly detail?: string
-}
+// The result type lives below the gates and their readers (src/gate-result/); the gates' own
+// modules and their callers keep importing it from here.
+export type { GateResult, GateStatus, OutputExcerpt } from '../gate-result/types.js'
 
 /** Where a gate's live output goes: a collapsible group in the Actions log, or the terminal. */
 export interface GateLog {

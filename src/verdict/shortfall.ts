@@ -1,5 +1,5 @@
 import type { CouncilFailure, CouncilOutcome } from '../council/types.js'
-import { PROVIDER_SETTINGS } from '../council/provider-settings.js'
+import { keyVariable } from '../council/providers/index.js'
 import { parseModelId } from '../rubric/model-id.js'
 import type { Reason } from './types.js'
 
@@ -52,5 +52,5 @@ export function shortfallReason(
 /** The variable a judge's provider reads its key from (the provider table's). */
 function keyOf(judge: string): string | undefined {
   const id = parseModelId(judge)
-  return id.ok ? PROVIDER_SETTINGS[id.value.provider].key : undefined
+  return id.ok ? keyVariable(id.value.provider) : undefined
 }

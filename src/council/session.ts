@@ -1,0 +1,186 @@
+import { countTokens } from '../evidence/tokens.js'
+import { parseModelId } from '../rubric/model-id.js'
+import type { ReasoningEffort, Rubric } from '../rubric/types.js'
+import { mapBounded } from '../util/pool.js'
+import type { CacheTurn } from './cache-turns.js'
+import type { CouncilOptions } from './council.js'
+import { callJudge, type CallPolicy } from './call.js'
+import { callSettings, languageModel } from './judge-model.js'
+import { judgeJsonSchema, validateAnswer } from './judge-schema.js'
+import { lifecycle, retirementNote } from './models.js'
+import { buildPrompt, fenceToken, withoutFence } from './prompt.js'
+import { providerOf } from './providers/index.js'
+import type { CouncilRequest, JudgeRun } from './types.js'
+import { watchCalls } from './waiting.js'
+
+/** Timing and retry defaults, in one place (documented in docs/council.md). */
+const COUNCIL_DEFAULTS = {
+  /** Seconds one request may take, unless the rubric's `council.timeout` says otherwise. */
+  timeoutSeconds: 180,
+  /** The whole council may take this many request timeouts, then it stops and reports. */
+  deadlineTimeouts: 3,
+  /**
+   * Judge calls in flight at once: every member × sample of any council people run (a cap of 6
+   * made 9 judges take 1.9× as long as 3); it only guards against a runaway configuration.
+   */
+  concurrency: 32,
+  maxRetries: 2,
+  retryBaseMs: 1000,
+  maxRetryWaitMs: 60_000,
+  /**
+   * An overloaded provider (Anthropic's 529, a 503: busy for everyone) clears in seconds to
+   * minutes, not in the ~3 s the
+   * usual backoff gives up after: one more retry, each backoff twice as long (1–2 s, 2–4 s, 4–8 s:
+   * up to 14 s in all, instead of up to 3 s).
+   */
+  overloadedBackoffFactor: 2,
+  overloadedMaxRetries: 3
+} as const
+
+/** One call to make: a member (or a reserve) and its sample. */
+export interface Task {
+  readonly judge: string
+  readonly sample: number
+  /** Seeds the criteria order this call sees. */
+  readonly seed: string
+}
+
+/** What the council holds for the whole run, whatever the request. */
+export interface CouncilRun {
+  readonly options: CouncilOptions
+  readonly fetch: typeof globalThis.fetch
+  /** For the whole run, extra votes included: an extra call reads what the first calls wrote. */
+  readonly turns: (model: string) => CacheTurn
+  /** Epoch ms: `options.now`, else the clock. */
+  readonly now: () => number
+}
+
+/**
+ * The calls about one request: every one shares its schema, its policy and the prompt's shared
+ * part, which is counted once. `tasks` are asked all at once, within the council's bound.
+ */
+export function judgeSession(
+  council: CouncilRun,
+  request: CouncilRequest
+): (tasks: readonly Task[]) => Promise<JudgeRun[]> {
+  const policy = callPolicy(council, request.rubric)
+  const schema = judgeJsonSchema(request.rubric)
+  let sharedTokens: number | undefined
+  const prompted = (task: Task) => {
+    // A fence of its own for every call: the tokens are counted once, for they are as long.
+    const fence = fenceToken()
+    const prompt = buildPrompt({ ...request, seed: task.seed, fence })
+    sharedTokens ??= [prompt.system, prompt.rubric, prompt.evidence, prompt.run]
+      .map(countTokens)
+      .reduce((a, b) => a + b, 0)
+    return { fence, prompt, promptTokens: sharedTokens + countTokens(prompt.judge) }
+  }
+  const ask = async (task: Task): Promise<JudgeRun> => {
+    const id = parseModelId(task.judge)
+    if (!id.ok) return notAsked(task, id.problem)
+    // Past its retirement date the provider refuses the model (or answers with another): no
+    // request is spent on it, and the report says what to use instead.
+    const today = council.now()
+    if (lifecycle(task.judge, today).state === 'retired') {
+      return notAsked(task, retirementNote(task.judge, today) ?? '', 'provider_error')
+    }
+    const model = languageModel(id.value, council.options.env, council.fetch)
+    if (!model.ok) return notAsked(task, model.problem)
+    const { fence, prompt, promptTokens } = prompted(task)
+    const provider = providerOf(id.value)
+    const breakpoint = provider.breakpoint?.(id.value.model)
+    const { thread } = council.options
+    const effort = effortOf(request.rubric, task.judge)
+    const run = await callJudge(
+      {
+        judge: task.judge,
+        provider,
+        sample: task.sample,
+        model: model.value,
+        prompt,
+        schema,
+        validate: value => validateAnswer(value, request.rubric),
+        settings: callSettings(
+          id.value,
+          { promptTokens, ...(thread !== undefined && { thread }) },
+          effort
+        ),
+        promptTokens,
+        ...(breakpoint !== undefined && {
+          cache: { turn: () => council.turns(task.judge), breakpoint }
+        })
+      },
+      policy
+    )
+    return withoutFence(run, fence)
+  }
+  return tasks => askAll(council, tasks, ask)
+}
+
+/** Every task asked, at most `concurrency` at once, each told to the log as it ends. */
+async function askAll(
+  council: CouncilRun,
+  tasks: readonly Task[],
+  ask: (task: Task) => Promise<JudgeRun>
+): Promise<JudgeRun[]> {
+  const { ticker, progress, concurrency } = council.options
+  const waiting = progress?.waiting
+  const watch =
+    ticker && waiting ? watchCalls(tasks, waiting, { ticker, now: council.now }) : undefined
+  try {
+    return await mapBounded(tasks, concurrency ?? COUNCIL_DEFAULTS.concurrency, async task => {
+      const run = await ask(task)
+      watch?.ended(task)
+      progress?.finished(run)
+      return run
+    })
+  } finally {
+    watch?.stop()
+  }
+}
+
+/** The timeouts and retries of the calls about one rubric. */
+function callPolicy({ options }: CouncilRun, rubric: Rubric): CallPolicy {
+  const timeoutMs = (rubric.council.timeout ?? COUNCIL_DEFAULTS.timeoutSeconds) * 1000
+  const retryBaseMs = options.retryBaseMs ?? COUNCIL_DEFAULTS.retryBaseMs
+  return {
+    timeoutMs,
+    deadline: options.deadline ?? Date.now() + timeoutMs * COUNCIL_DEFAULTS.deadlineTimeouts,
+    maxRetries: COUNCIL_DEFAULTS.maxRetries,
+    retryBaseMs,
+    maxRetryWaitMs: COUNCIL_DEFAULTS.maxRetryWaitMs,
+    overloadedRetryBaseMs: retryBaseMs * COUNCIL_DEFAULTS.overloadedBackoffFactor,
+    overloadedMaxRetries: COUNCIL_DEFAULTS.overloadedMaxRetries,
+    mask: options.mask
+  }
+}
+
+/** The effort a member names in the rubric, else the rubric's `council.reasoning`, else none. */
+export function effortOf(rubric: Rubric, member: string): ReasoningEffort | undefined {
+  const named = rubric.council.memberReasoning
+  return (
+    (named && Object.hasOwn(named, member) ? named[member] : undefined) ?? rubric.council.reasoning
+  )
+}
+
+/**
+ * A member that could not be formed (no key, no endpoint: `missing_credentials`) or whose model is
+ * retired (a `provider_error` the provider would answer every time): failed, with why, and never
+ * asked.
+ */
+function notAsked(
+  task: Task,
+  problem: string,
+  failure: 'missing_credentials' | 'provider_error' = 'missing_credentials'
+): JudgeRun {
+  return {
+    judge: task.judge,
+    sample: task.sample,
+    latencyMs: 0,
+    requests: 0,
+    status: 'failed',
+    failure,
+    message: `${problem}; this judge was not asked`,
+    ...(failure === 'provider_error' && { rejected: true, notAsked: true })
+  }
+}
