@@ -31,7 +31,7 @@ import {
   duplicateRubricName,
   notApplicableSummary,
   notApplicableTitle
-} from '../publish/scope-sentences.js'
+} from '../sentences/scope.js'
 import { failed } from '../util/result.js'
 import { EXIT_CODE } from '../verdict/outcome.js'
 import type { ActionInputs } from './inputs.js'

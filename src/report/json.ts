@@ -10,7 +10,7 @@ import type { GateStatus } from '../gates/types.js'
 import { formatIssue } from '../rubric/errors.js'
 import type { RubricChange } from '../rubric/diff.js'
 import type { RubricSourceKind } from '../rubric/types.js'
-import { reasonSentence, type Audience } from '../publish/sentences.js'
+import { reasonSentence, type Audience } from '../sentences/reasons.js'
 import type { CriterionResult, ExitCode, ReasonCode, Tally, VerdictKind } from '../verdict/types.js'
 import { summaryLine } from './summary.js'
 
