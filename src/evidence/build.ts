@@ -42,7 +42,7 @@ export interface EvidenceInput {
  * Budget tiers: what the rubric is about first (source and its tests), then what shapes it
  * (config, docs), then what is derived from it. Binary files never reach the budget.
  */
-const TIER: Readonly<Record<FileKind, number>> = {
+export const TIER: Readonly<Record<FileKind, number>> = {
   source: 0,
   test: 0,
   config: 1,
