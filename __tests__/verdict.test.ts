@@ -8,7 +8,7 @@ import type {
 } from '../src/council/types.js'
 import type { GateResult, GateStatus } from '../src/gates/types.js'
 import type { Rubric } from '../src/rubric/types.js'
-import { reasonSentence } from '../src/publish/sentences.js'
+import { reasonSentence } from '../src/sentences/reasons.js'
 import { decide, invalidVerdict, mustHavesInDoubt } from '../src/verdict/decide.js'
 import { medianOf } from '../src/verdict/score.js'
 import type { Verdict } from '../src/verdict/types.js'
@@ -103,7 +103,7 @@ function codes(verdict: Verdict): string[] {
   return verdict.reasons.map(r => r.code)
 }
 
-/** The first reason as the action says it (src/publish/sentences.ts). */
+/** The first reason as the action says it (src/sentences/reasons.ts). */
 function said(verdict: Verdict): string | undefined {
   const reason = verdict.reasons[0]
   return reason && reasonSentence(reason, 'action')

@@ -1,26 +1,13 @@
 import { expect } from 'vitest'
-import type { EvidenceInput } from '../../src/evidence/build.js'
+import { TIER, type EvidenceInput } from '../../src/evidence/build.js'
 import { countTokens } from '../../src/evidence/tokens.js'
-import type { Evidence, FileKind } from '../../src/evidence/types.js'
+import type { Evidence } from '../../src/evidence/types.js'
 
 /**
  * The evidence budget's documented invariants (docs/council.md#evidence), checked against what
  * `buildEvidence` returned for `input`. Nothing here recomputes the budget: each check is a
  * sentence of the documentation, read against the evidence and the input's own files.
  */
-
-/** The budget's tiers as docs/council.md lists them; binary content never reaches the budget. */
-const TIER: Readonly<Record<FileKind, number>> = {
-  source: 0,
-  test: 0,
-  config: 1,
-  docs: 1,
-  generated: 2,
-  lockfile: 3,
-  vendored: 4,
-  media: 5,
-  binary: 5
-}
 
 /** The size the docs say the budget orders files by: the UTF-8 bytes of the patch in the diff. */
 export function patchBytes(file: { readonly patch?: string }): number {

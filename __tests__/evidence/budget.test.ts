@@ -1,6 +1,9 @@
 import fc from 'fast-check'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { buildEvidence, type EvidenceInput } from '../../src/evidence/build.js'
+import { buildEvidence, TIER, type EvidenceInput } from '../../src/evidence/build.js'
+import type { FileKind } from '../../src/evidence/types.js'
 import { expectBudgetInvariants, patchBytes } from './budget-invariants.js'
 import { changedFiles, newFile } from './patch-text.js'
 
@@ -252,5 +255,32 @@ describe('the evidence budget, over any change', () => {
       }
     ])
     expectBudgetInvariants(input, evidence)
+  })
+})
+
+describe("the budget's tiers", () => {
+  it('are in the order docs/council.md gives', () => {
+    // The docs' word for each kind the budget sends; the order is TIER's.
+    const words: Readonly<Record<Exclude<FileKind, 'media' | 'binary'>, string>> = {
+      source: 'source',
+      test: 'tests',
+      config: 'configuration',
+      docs: 'docs',
+      generated: 'generated files',
+      lockfile: 'lockfiles',
+      vendored: 'vendored code'
+    }
+    const tiers = new Map<number, string[]>()
+    for (const [kind, word] of Object.entries(words)) {
+      const tier = TIER[kind as keyof typeof words]
+      tiers.set(tier, [...(tiers.get(tier) ?? []), word])
+    }
+    const order = [...tiers]
+      .sort(([a], [b]) => a - b)
+      .map(([, kinds]) => kinds.join(' and '))
+      .join(', then ')
+    const docs = readFileSync(join(import.meta.dirname, '../../docs/council.md'), 'utf8')
+    const said = /Whole files are included tier by tier: ([^.]+)\./.exec(docs.replace(/\s+/g, ' '))
+    expect(said?.[1]).toBe(order)
   })
 })

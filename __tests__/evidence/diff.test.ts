@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DiffParser } from '../../src/evidence/diff.js'
 import { changedFiles } from './patch-text.js'
 import type { ChangedFile } from '../../src/evidence/types.js'
-import { DIFF_OPTIONS, commitAll, git, initRepo, removeDir, tempDir, write } from './git-fixture.js'
+import { DIFF_ARGS } from '../../src/evidence/git.js'
+import { commitAll, git, initRepo, removeDir, tempDir, write } from './git-fixture.js'
 
 let dir: string
 let diff: string
@@ -43,8 +44,8 @@ beforeAll(async () => {
   write(dir, 'icon.bin', Buffer.from([0, 1, 2, 0, 255]))
   commitAll(dir, 'change')
 
-  diff = git(dir, 'diff', ...DIFF_OPTIONS, 'HEAD~1', 'HEAD')
-  copyDiff = git(dir, 'diff', ...DIFF_OPTIONS, '-C', '--find-copies-harder', 'HEAD~1', 'HEAD')
+  diff = git(dir, ...DIFF_ARGS, 'HEAD~1', 'HEAD')
+  copyDiff = git(dir, ...DIFF_ARGS, '-C', '--find-copies-harder', 'HEAD~1', 'HEAD')
   files = changedFiles(diff)
 })
 
@@ -101,8 +102,8 @@ describe('the diff parser on real git output', () => {
 
   it('counts additions and deletions as git --numstat does', () => {
     // Without -U3, which would add the patches (binary ones included, as --text asks) after the counts.
-    const options = DIFF_OPTIONS.filter(option => option !== '-U3')
-    const counts = numstat(git(dir, 'diff', ...options, '--numstat', '-z', 'HEAD~1', 'HEAD'))
+    const options = DIFF_ARGS.filter(option => option !== '-U3')
+    const counts = numstat(git(dir, ...options, '--numstat', '-z', 'HEAD~1', 'HEAD'))
     expect(counts.size).toBeGreaterThan(8)
     for (const [path, expected] of counts) {
       const { additions, deletions } = file(path)

@@ -81,15 +81,3 @@ export function commitAll(dir: string, message: string): string {
   git(dir, 'commit', '-q', '--allow-empty', '-m', message)
   return git(dir, 'rev-parse', 'HEAD').trim()
 }
-
-/** The options the production code diffs with, for comparing against its output. */
-export const DIFF_OPTIONS = [
-  '--text',
-  '--no-color',
-  '--no-ext-diff',
-  '--no-textconv',
-  '--find-renames',
-  '-U3',
-  '--src-prefix=a/',
-  '--dst-prefix=b/'
-] as const

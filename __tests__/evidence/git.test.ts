@@ -2,6 +2,7 @@ import { mkdir, readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
+  DIFF_ARGS,
   DiffUnavailableError,
   defaultBase,
   diffFromMergeBase,
@@ -10,16 +11,7 @@ import {
 import { runGit, type Run } from '../../src/evidence/git-process.js'
 import type { ChangedFile } from '../../src/evidence/types.js'
 import { changedFiles } from './patch-text.js'
-import {
-  DIFF_OPTIONS,
-  commitAll,
-  emptyCommits,
-  git,
-  initRepo,
-  removeDir,
-  tempDir,
-  write
-} from './git-fixture.js'
+import { commitAll, emptyCommits, git, initRepo, removeDir, tempDir, write } from './git-fixture.js'
 
 let root: string
 
@@ -45,7 +37,7 @@ function recording(): { run: Run; calls: string[][] } {
 
 /** What GitHub shows for the pull request: the three-dot diff, parsed. */
 const threeDotFiles = (pr: PullRequest): ChangedFile[] =>
-  changedFiles(git(pr.origin, 'diff', ...DIFF_OPTIONS, `${pr.base}...${pr.head}`))
+  changedFiles(git(pr.origin, ...DIFF_ARGS, `${pr.base}...${pr.head}`))
 
 const fetches = (calls: readonly string[][]): string[] =>
   calls.filter(c => c[0] === 'fetch').map(c => c.join(' '))
@@ -128,7 +120,7 @@ describe('diffFromMergeBase', () => {
     const { run, calls } = recording()
     const result = await diffFromMergeBase({ cwd: dir, base: pr.base, head: pr.head, run })
 
-    const threeDot = git(pr.origin, 'diff', ...DIFF_OPTIONS, `${pr.base}...${pr.head}`)
+    const threeDot = git(pr.origin, ...DIFF_ARGS, `${pr.base}...${pr.head}`)
     expect(result.files).toEqual(changedFiles(threeDot))
     expect(result.mergeBase).toBe(git(pr.origin, 'merge-base', pr.base, pr.head).trim())
     expect(result.files.map(f => f.path)).toEqual(['app.ts', 'feature.ts'])
@@ -181,7 +173,7 @@ describe('diffFromMergeBase', () => {
     write(dir, 'wide.txt', Array.from({ length: 80_000 }, (_, i) => line(i)).join(''))
     write(dir, 'after.txt', 'after\n')
     const head = commitAll(dir, 'wide')
-    const whole = changedFiles(git(dir, 'diff', ...DIFF_OPTIONS, base, head))
+    const whole = changedFiles(git(dir, ...DIFF_ARGS, base, head))
     expect(whole.map(f => [f.path, f.additions])).toEqual([
       ['after.txt', 1],
       ['wide.txt', 80_000]

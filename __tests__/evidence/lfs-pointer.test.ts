@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isLfsPointer } from '../../src/evidence/lfs-pointer.js'
 import type { ChangedFile } from '../../src/evidence/types.js'
-import { DIFF_OPTIONS, commitAll, git, initRepo, removeDir, tempDir, write } from './git-fixture.js'
+import { DIFF_ARGS } from '../../src/evidence/git.js'
+import { commitAll, git, initRepo, removeDir, tempDir, write } from './git-fixture.js'
 import { changedFiles } from './patch-text.js'
 
 /**
@@ -36,7 +37,7 @@ function changes(files: Readonly<Record<string, Change>>): Map<string, ChangedFi
     else write(repo, path, after)
   }
   const head = commitAll(repo, 'head')
-  const diff = git(repo, 'diff', ...DIFF_OPTIONS, base, head, '--')
+  const diff = git(repo, ...DIFF_ARGS, base, head, '--')
   return new Map(changedFiles(diff).map(file => [file.path, file]))
 }
 
@@ -90,7 +91,7 @@ describe('a changed file whose new content is a Git LFS pointer', () => {
     git(repo, 'mv', 'src/a.js', 'src/b.js')
     write(repo, 'src/b.js', POINTER)
     const head = commitAll(repo, 'head')
-    const [file] = changedFiles(git(repo, 'diff', ...DIFF_OPTIONS, base, head, '--'))
+    const [file] = changedFiles(git(repo, ...DIFF_ARGS, base, head, '--'))
     expect(file).toMatchObject({ path: 'src/b.js', status: 'renamed', lfsPointer: true })
   })
 

@@ -10,7 +10,7 @@ import { invalidVerdict } from '../verdict/decide.js'
 import type { SkipReason } from '../engine/skip.js'
 import type { CheckRunPlace } from '../github/check-run.js'
 import type { GitHubPort } from '../github/port.js'
-import { skipNext, skipTitle } from '../publish/scope-sentences.js'
+import { skipNext, skipTitle } from '../sentences/scope.js'
 
 export interface PublishContext {
   readonly failOn: FailOn

@@ -31,7 +31,7 @@ import {
 } from '../publish/memory.js'
 import { CHECK_RUN_MARK, type NamedCheckRun } from '../publish/plan.js'
 import { planReview, type ReviewedRubric, type ReviewPublication } from '../publish/review-plan.js'
-import { duplicateRubricName, notApplicableTitle } from '../publish/scope-sentences.js'
+import { duplicateRubricName, notApplicableTitle } from '../sentences/scope.js'
 import { failed } from '../util/result.js'
 import { askedOf, verifiedAcceptance, type Asked } from './asked.js'
 import type { ActionInputs } from './inputs.js'

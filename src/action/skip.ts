@@ -10,7 +10,7 @@ import {
   type SkipRules
 } from '../engine/skip.js'
 import type { PullRequestRun } from '../github/event.js'
-import { labelNotBound, skipRefused } from '../publish/scope-sentences.js'
+import { labelNotBound, skipRefused } from '../sentences/scope.js'
 import type { RunningWorkflow } from './machinery.js'
 
 /**

@@ -1,5 +1,5 @@
 import { closest } from '../rubric/similar.js'
-import { parseYaml } from '../rubric/yaml-source.js'
+import { parseYaml, type YamlSource } from '../rubric/yaml-source.js'
 import type { Path } from '../rubric/zod-issues.js'
 import { isRecord } from '../util/is-record.js'
 import { failed, ok, type Result } from '../util/result.js'
@@ -70,135 +70,199 @@ export function parseCalibrationSet(
     return failed(yaml.problems.map(p => ({ file: path, ...p, rule: 'yaml-syntax' as const })))
   }
   const issues: SetIssue[] = []
-  const at = (where: Path, rule: SetRule, message: string, pointAt: 'key' | 'value' = 'value') => {
-    issues.push({ file: path, ...yaml.locate(where, pointAt), rule, message })
-  }
-  const unknownKeys = (value: Record<string, unknown>, where: Path, known: readonly string[]) => {
-    for (const key of Object.keys(value)) {
-      if (known.includes(key)) continue
-      const guess = closest(key, known)
-      at(
-        [...where, key],
-        'unknown-key',
-        `unknown key "${key}"${guess ? `; did you mean "${guess}"?` : ''} (known keys: ${known.join(', ')})`,
-        'key'
-      )
+  const report: SetReport = {
+    issues,
+    locate: yaml.locate,
+    at: (where, rule, message, pointAt = 'value') => {
+      issues.push({ file: path, ...yaml.locate(where, pointAt), rule, message })
     }
   }
   const data = yaml.data
   if (!isRecord(data) || !Array.isArray(data.cases) || data.cases.length === 0) {
-    at(
+    report.at(
       isRecord(data) && 'cases' in data ? ['cases'] : [],
       'type',
       'the set needs "cases:", a list of at least one case, each with base and head (or pull) and expect'
     )
-    if (isRecord(data)) unknownKeys(data, [], TOP_KEYS)
+    if (isRecord(data)) unknownKeys(data, [], TOP_KEYS, report)
     return failed(issues)
   }
-  unknownKeys(data, [], TOP_KEYS)
-  const cases: CalibrationCase[] = []
-  data.cases.forEach((entry: unknown, index) => {
-    const where: Path = ['cases', index]
-    const { line, column } = yaml.locate(where, 'value')
-    const label = `case ${index + 1}`
-    if (!isRecord(entry)) {
-      at(
-        where,
-        'type',
-        `${label}: a case is a mapping with base and head (or pull) and expect, got ${shown(entry)}`
-      )
-      return
-    }
-    unknownKeys(entry, where, CASE_KEYS)
-    const before = issues.length
-    const text = (key: string): string | undefined => {
-      const value = entry[key]
-      if (value === undefined) return undefined
-      if (typeof value === 'string' && value.trim() !== '') return value.trim()
-      at(
-        [...where, key],
-        'type',
-        `${label}: ${key} must be text (quote a commit that YAML reads as a number), got ${shown(value)}`
-      )
-      return undefined
-    }
-    const name = text('name')
-    const base = text('base')
-    const head = text('head')
-    const pull = entry.pull
-    let refs: CaseRefs | undefined
-    if (pull !== undefined) {
-      if (base !== undefined || head !== undefined) {
-        at([...where, 'pull'], 'type', `${label}: give either pull or base and head, not both`)
-      } else if (typeof pull === 'number' && Number.isInteger(pull) && pull > 0) {
-        refs = { kind: 'pull', number: pull }
-      } else {
-        at(
-          [...where, 'pull'],
-          'type',
-          `${label}: pull must be a pull request number, got ${shown(pull)}`
-        )
-      }
-    } else if (base !== undefined && head !== undefined) {
-      refs = { kind: 'range', base, head }
-    } else if (issues.length === before) {
-      at(
-        where,
-        'type',
-        `${label}: needs base and head (refs or commits of this repository), or pull: N`
-      )
-    }
-    const expect = entry.expect
-    if (expect === undefined) {
-      at(where, 'type', `${label}: needs expect: PASS or FAIL, the verdict it should get`)
-    } else if (typeof expect !== 'string' || !EXPECTED.includes(expect)) {
-      at(
-        [...where, 'expect'],
-        'type',
-        `${label}: expect must be PASS or FAIL, got ${shown(expect)}`
-      )
-    }
-    const criteria: Record<string, Expected> = {}
-    const labelled = entry.criteria
-    if (labelled !== undefined && !isRecord(labelled)) {
-      at(
-        [...where, 'criteria'],
-        'type',
-        `${label}: criteria must map criterion ids to PASS or FAIL, got ${shown(labelled)}`
-      )
-    } else if (labelled !== undefined) {
-      for (const [id, status] of Object.entries(labelled)) {
-        if (!criterionIds.includes(id)) {
-          const guess = closest(id, criterionIds)
-          at(
-            [...where, 'criteria', id],
-            'unknown-criterion',
-            `${label}: the rubric has no criterion "${id}"${guess ? `; did you mean "${guess}"?` : ''} (its criteria: ${criterionIds.join(', ') || 'none'})`,
-            'key'
-          )
-        } else if (typeof status !== 'string' || !EXPECTED.includes(status)) {
-          at(
-            [...where, 'criteria', id],
-            'type',
-            `${label}: criterion "${id}" must be PASS or FAIL, got ${shown(status)}`
-          )
-        } else {
-          criteria[id] = status as Expected
-        }
-      }
-    }
-    if (issues.length > before || refs === undefined) return
-    cases.push({
-      name: name ?? (refs.kind === 'pull' ? `#${refs.number}` : `${refs.base}..${refs.head}`),
-      line,
-      column,
-      refs,
-      expect: expect as Expected,
-      criteria
-    })
+  unknownKeys(data, [], TOP_KEYS, report)
+  const cases = (data.cases as unknown[]).flatMap((entry, index) => {
+    const parsed = parseCase(entry, index, criterionIds, report)
+    return parsed === undefined ? [] : [parsed]
   })
   issues.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0))
   return issues.length > 0 ? failed(issues) : ok({ path, cases })
+}
+
+/** Where the set's problems go, each at a path of its data. */
+interface SetReport {
+  readonly issues: readonly SetIssue[]
+  readonly locate: YamlSource['locate']
+  readonly at: (where: Path, rule: SetRule, message: string, pointAt?: 'key' | 'value') => void
+}
+
+/** One case of the list: where it is, and its name in messages (`case 3`). */
+interface CaseAt {
+  readonly where: Path
+  readonly label: string
+  readonly report: SetReport
+}
+
+function unknownKeys(
+  value: Record<string, unknown>,
+  where: Path,
+  known: readonly string[],
+  report: SetReport
+): void {
+  for (const key of Object.keys(value)) {
+    if (known.includes(key)) continue
+    const guess = closest(key, known)
+    report.at(
+      [...where, key],
+      'unknown-key',
+      `unknown key "${key}"${guess ? `; did you mean "${guess}"?` : ''} (known keys: ${known.join(', ')})`,
+      'key'
+    )
+  }
+}
+
+/** The case at `index`; undefined when anything about it is wrong (each problem reported). */
+function parseCase(
+  entry: unknown,
+  index: number,
+  criterionIds: readonly string[],
+  report: SetReport
+): CalibrationCase | undefined {
+  const where: Path = ['cases', index]
+  const { line, column } = report.locate(where, 'value')
+  const at: CaseAt = { where, label: `case ${index + 1}`, report }
+  if (!isRecord(entry)) {
+    report.at(
+      where,
+      'type',
+      `${at.label}: a case is a mapping with base and head (or pull) and expect, got ${shown(entry)}`
+    )
+    return undefined
+  }
+  unknownKeys(entry, where, CASE_KEYS, report)
+  const before = report.issues.length
+  const name = caseText(entry, 'name', at)
+  const base = caseText(entry, 'base', at)
+  const head = caseText(entry, 'head', at)
+  const refs = caseRefs(entry.pull, base, head, at, before)
+  checkExpect(entry.expect, at)
+  const criteria = caseCriteria(entry.criteria, criterionIds, at)
+  if (report.issues.length > before || refs === undefined) return undefined
+  return {
+    name: name ?? (refs.kind === 'pull' ? `#${refs.number}` : `${refs.base}..${refs.head}`),
+    line,
+    column,
+    refs,
+    expect: entry.expect as Expected,
+    criteria
+  }
+}
+
+/** A field of text, trimmed; undefined when it is absent or not text (reported). */
+function caseText(entry: Record<string, unknown>, key: string, at: CaseAt): string | undefined {
+  const value = entry[key]
+  if (value === undefined) return undefined
+  if (typeof value === 'string' && value.trim() !== '') return value.trim()
+  at.report.at(
+    [...at.where, key],
+    'type',
+    `${at.label}: ${key} must be text (quote a commit that YAML reads as a number), got ${shown(value)}`
+  )
+  return undefined
+}
+
+/**
+ * What the case names: `pull`, or `base` and `head`. Missing both is reported only when nothing
+ * was reported about the case since `before` (a `base` that is a number, say).
+ */
+function caseRefs(
+  pull: unknown,
+  base: string | undefined,
+  head: string | undefined,
+  at: CaseAt,
+  before: number
+): CaseRefs | undefined {
+  const { where, label, report } = at
+  if (pull !== undefined) {
+    if (base !== undefined || head !== undefined) {
+      report.at([...where, 'pull'], 'type', `${label}: give either pull or base and head, not both`)
+    } else if (typeof pull === 'number' && Number.isInteger(pull) && pull > 0) {
+      return { kind: 'pull', number: pull }
+    } else {
+      report.at(
+        [...where, 'pull'],
+        'type',
+        `${label}: pull must be a pull request number, got ${shown(pull)}`
+      )
+    }
+    return undefined
+  }
+  if (base !== undefined && head !== undefined) return { kind: 'range', base, head }
+  if (report.issues.length === before) {
+    report.at(
+      where,
+      'type',
+      `${label}: needs base and head (refs or commits of this repository), or pull: N`
+    )
+  }
+  return undefined
+}
+
+function checkExpect(expect: unknown, { where, label, report }: CaseAt): void {
+  if (expect === undefined) {
+    report.at(where, 'type', `${label}: needs expect: PASS or FAIL, the verdict it should get`)
+  } else if (typeof expect !== 'string' || !EXPECTED.includes(expect)) {
+    report.at(
+      [...where, 'expect'],
+      'type',
+      `${label}: expect must be PASS or FAIL, got ${shown(expect)}`
+    )
+  }
+}
+
+/** The expected status of each criterion the case labels, by id; each problem reported. */
+function caseCriteria(
+  labelled: unknown,
+  criterionIds: readonly string[],
+  { where, label, report }: CaseAt
+): Record<string, Expected> {
+  const criteria: Record<string, Expected> = {}
+  if (labelled === undefined) return criteria
+  if (!isRecord(labelled)) {
+    report.at(
+      [...where, 'criteria'],
+      'type',
+      `${label}: criteria must map criterion ids to PASS or FAIL, got ${shown(labelled)}`
+    )
+    return criteria
+  }
+  for (const [id, status] of Object.entries(labelled)) {
+    if (!criterionIds.includes(id)) {
+      const guess = closest(id, criterionIds)
+      report.at(
+        [...where, 'criteria', id],
+        'unknown-criterion',
+        `${label}: the rubric has no criterion "${id}"${guess ? `; did you mean "${guess}"?` : ''} (its criteria: ${criterionIds.join(', ') || 'none'})`,
+        'key'
+      )
+    } else if (typeof status !== 'string' || !EXPECTED.includes(status)) {
+      report.at(
+        [...where, 'criteria', id],
+        'type',
+        `${label}: criterion "${id}" must be PASS or FAIL, got ${shown(status)}`
+      )
+    } else {
+      criteria[id] = status as Expected
+    }
+  }
+  return criteria
 }
 
 function shown(value: unknown): string {

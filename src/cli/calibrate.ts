@@ -35,7 +35,7 @@ import { maskSecrets, secretValues } from '../util/secrets.js'
 import { failed, ok, type Result } from '../util/result.js'
 import { USAGE_ERROR } from './args.js'
 import { reportsProblem, terminalText, writeReports, type CliIo } from './io.js'
-import { reasonSentence } from '../publish/sentences.js'
+import { reasonSentence } from '../sentences/reasons.js'
 import { optionModelLines, rubricModelLines } from './model-check.js'
 
 /** The options of `calibrate` that take a value, by their names on the command line. */

@@ -1,7 +1,7 @@
 import type { HistoryEntry } from '../engine/history.js'
 import { planRubrics, scopeText } from '../engine/rubric-set.js'
 import { localBase, localDiff } from '../evidence/git.js'
-import { notApplicableTitle } from '../publish/scope-sentences.js'
+import { notApplicableTitle } from '../sentences/scope.js'
 import {
   renderRubricsComment,
   renderRubricsReport,

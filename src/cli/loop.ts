@@ -20,8 +20,9 @@ import {
   type SessionState
 } from '../loop/session.js'
 import { renderRubricsReport, rubricsJsonReport } from '../publish/rubrics.js'
+import { renderRubricsFeedback } from '../publish/rubrics-feedback.js'
 import { toJsonReport } from '../report/json.js'
-import { renderFeedback, renderRubricsFeedback } from '../report/feedback.js'
+import { renderFeedback } from '../report/feedback.js'
 import { renderMarkdown } from '../report/markdown.js'
 import { renderTerminal } from '../report/terminal.js'
 import { DEFAULT_RUBRIC_PATH, rubricsFolder } from '../rubric/defaults.js'

@@ -42,7 +42,7 @@ export interface EvidenceInput {
  * Budget tiers: what the rubric is about first (source and its tests), then what shapes it
  * (config, docs), then what is derived from it. Binary files never reach the budget.
  */
-const TIER: Readonly<Record<FileKind, number>> = {
+export const TIER: Readonly<Record<FileKind, number>> = {
   source: 0,
   test: 0,
   config: 1,
@@ -110,66 +110,16 @@ export function buildEvidence(input: EvidenceInput): Evidence {
 
   const media = input.media ?? new Map<string, string>()
   const listed: ListedFile[] = input.files.map(file => listedFile(file, media))
-  const omitted: { index: number; omission: Omission }[] = []
-  const candidates: Candidate[] = []
-  listed.forEach((file, index) => {
-    const omission = ruledOut(file, input.exclude, media, input.scope)
-    if (omission !== undefined) {
-      omitted.push({ index, omission })
-      return
-    }
-    candidates.push({ index, file, bytes: Buffer.byteLength(file.patch ?? '') })
-  })
-  candidates.sort(byPriority)
-
-  // The file list gets at most its share of the budget, most important files first; a file that
-  // is not listed is not reviewed either. Each line is counted as the prompt may show it, with
-  // the longest "not shown" note: an upper bound.
+  const { omitted, candidates } = sortOut(listed, input, media)
   const byImportance = [...candidates.map(c => c.index), ...omitted.map(o => o.index)]
-  const listBudget = Math.floor(budget * LIST_SHARE)
-  const inList = new Set<number>()
-  const longest = input.scope === undefined ? LONGEST_REASON.alone : LONGEST_REASON.scoped
-  let listTokens = 0
-  for (const index of byImportance) {
-    const file = listed[index]
-    if (!file) continue
-    const cost = countTokensUpTo(fileListLine(file, longest), listBudget - listTokens)
-    if (listTokens + cost > listBudget) break
-    inList.add(index)
-    listTokens += cost
-  }
-  const unlisted = listed.length - inList.size
+  const list = fileList(listed, byImportance, Math.floor(budget * LIST_SHARE), input.scope)
+  const unlisted = listed.length - list.indexes.size
   const fixed =
     countTokens(title) +
     countTokens(body) +
-    listTokens +
+    list.tokens +
     (unlisted > 0 ? countTokens(unlistedLine(unlisted)) : 0)
-  let used = fixed
-  const included: Included[] = []
-  const leftOut: LeftOut[] = []
-  /** The first file of each tier that did not fit. */
-  const misfits = new Map<number, Candidate>()
-  for (const candidate of candidates) {
-    const tier = TIER[candidate.file.kind]
-    const misfit = misfits.get(tier)
-    if (!inList.has(candidate.index)) {
-      leftOut.push({ candidate, why: 'unlisted' })
-    } else if (misfit !== undefined) {
-      leftOut.push({ candidate, why: 'after', misfit })
-    } else if (used > budget) {
-      leftOut.push({ candidate, why: 'spent' })
-    } else {
-      const limit = budget - used
-      const fit = fitting(candidate, limit)
-      if (fit === undefined) {
-        leftOut.push({ candidate, why: 'over', limit })
-        misfits.set(tier, candidate)
-      } else {
-        included.push(fit)
-        used += fit.tokens
-      }
-    }
-  }
+  const { included, leftOut, used } = fillBudget(candidates, list.indexes, budget, fixed)
   const left = Math.max(0, budget - used)
   for (const out of leftOut) {
     omitted.push({
@@ -197,7 +147,7 @@ export function buildEvidence(input: EvidenceInput): Evidence {
     pr: { title, body },
     // Only reviewed files keep a patch, and it is the redacted one: nothing else is reachable.
     files: listed.flatMap((file, index) =>
-      inList.has(index) ? [withPatch(file, sentPatches.get(index))] : []
+      list.indexes.has(index) ? [withPatch(file, sentPatches.get(index))] : []
     ),
     unlisted,
     changed: changedPaths(input.files),
@@ -216,6 +166,95 @@ export function buildEvidence(input: EvidenceInput): Evidence {
       usedTokens: used
     }
   }
+}
+
+interface Omitted {
+  readonly index: number
+  readonly omission: Omission
+}
+
+/** The files ruled out before the budget, and the others, the candidates, in priority order. */
+function sortOut(
+  listed: readonly ListedFile[],
+  input: EvidenceInput,
+  media: ReadonlyMap<string, string>
+): { omitted: Omitted[]; candidates: Candidate[] } {
+  const omitted: Omitted[] = []
+  const candidates: Candidate[] = []
+  listed.forEach((file, index) => {
+    const omission = ruledOut(file, input.exclude, media, input.scope)
+    if (omission !== undefined) {
+      omitted.push({ index, omission })
+      return
+    }
+    candidates.push({ index, file, bytes: Buffer.byteLength(file.patch ?? '') })
+  })
+  candidates.sort(byPriority)
+  return { omitted, candidates }
+}
+
+/**
+ * The files in the file list, by index, and its tokens: at most `listBudget`, most important
+ * files first; a file that is not listed is not reviewed either. Each line is counted as the
+ * prompt may show it, with the longest "not shown" note: an upper bound.
+ */
+function fileList(
+  listed: readonly ListedFile[],
+  byImportance: readonly number[],
+  listBudget: number,
+  scope: EvidenceInput['scope']
+): { indexes: Set<number>; tokens: number } {
+  const indexes = new Set<number>()
+  const longest = scope === undefined ? LONGEST_REASON.alone : LONGEST_REASON.scoped
+  let tokens = 0
+  for (const index of byImportance) {
+    const file = listed[index]
+    if (!file) continue
+    const cost = countTokensUpTo(fileListLine(file, longest), listBudget - tokens)
+    if (tokens + cost > listBudget) break
+    indexes.add(index)
+    tokens += cost
+  }
+  return { indexes, tokens }
+}
+
+/**
+ * The candidates' patches taken in priority order while they fit in `budget`, `fixed` tokens of
+ * which are spent already; within a tier, none after the first that did not fit.
+ */
+function fillBudget(
+  candidates: readonly Candidate[],
+  inList: ReadonlySet<number>,
+  budget: number,
+  fixed: number
+): { included: Included[]; leftOut: LeftOut[]; used: number } {
+  let used = fixed
+  const included: Included[] = []
+  const leftOut: LeftOut[] = []
+  /** The first file of each tier that did not fit. */
+  const misfits = new Map<number, Candidate>()
+  for (const candidate of candidates) {
+    const tier = TIER[candidate.file.kind]
+    const misfit = misfits.get(tier)
+    if (!inList.has(candidate.index)) {
+      leftOut.push({ candidate, why: 'unlisted' })
+    } else if (misfit !== undefined) {
+      leftOut.push({ candidate, why: 'after', misfit })
+    } else if (used > budget) {
+      leftOut.push({ candidate, why: 'spent' })
+    } else {
+      const limit = budget - used
+      const fit = fitting(candidate, limit)
+      if (fit === undefined) {
+        leftOut.push({ candidate, why: 'over', limit })
+        misfits.set(tier, candidate)
+      } else {
+        included.push(fit)
+        used += fit.tokens
+      }
+    }
+  }
+  return { included, leftOut, used }
 }
 
 /**

@@ -22,7 +22,7 @@ export class DiffUnavailableError extends EvidenceUnavailableError {
  *   context, and the config keys that would change the parser's input pinned on the command line.
  * Replace objects and grafts are switched off for every git command (`runGit`'s environment).
  */
-const DIFF_ARGS = [
+export const DIFF_ARGS = [
   '-c',
   'diff.noprefix=false',
   '-c',

@@ -7,7 +7,7 @@ import type { ExitCode } from '../verdict/types.js'
 import { annotationBatches, annotationsOf, type Annotation } from './annotations.js'
 import { outcomeOf, type Conclusion, type FailOn, type Outcome } from './outcome.js'
 import { checkRunName } from './check-name.js'
-import { formatNumber, reasonSentence } from './sentences.js'
+import { formatNumber, reasonSentence } from '../sentences/reasons.js'
 
 /**
  * GitHub drops a step summary over 1 MiB of UTF-8 (1,048,576 bytes) entirely, so the report is

@@ -28,8 +28,8 @@ import {
   worstFirst,
   type RubricOutcome
 } from './rubrics.js'
-import { notApplicableSummary } from './scope-sentences.js'
-import { formatNumber } from './sentences.js'
+import { notApplicableSummary } from '../sentences/scope.js'
+import { formatNumber } from '../sentences/reasons.js'
 import { EXIT_CODE } from '../verdict/outcome.js'
 
 /**

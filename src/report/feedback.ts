@@ -1,6 +1,5 @@
 import type { Evaluation } from '../engine/evaluation.js'
-import { worstFirst, worstVerdict, type RubricOutcome } from '../publish/rubrics.js'
-import { nextStep, reasonSentence } from '../publish/sentences.js'
+import { nextStep, reasonSentence } from '../sentences/reasons.js'
 import { fitToBudget, type Piece, type Section } from './budget.js'
 import { escapeMarkdown } from './escape.js'
 import { stepMarkdown } from './markdown.js'
@@ -13,7 +12,7 @@ import { isMet, summaryLine } from './summary.js'
  * What a doer reads before its next iteration: an agent's context is worth keeping short, and gate
  * output is already bounded to its excerpt.
  */
-const FEEDBACK_BUDGET = 100_000
+export const FEEDBACK_BUDGET = 100_000
 
 /**
  * The feedback of one check, for the loop's doer (`RUBRIC_COUNCIL_FEEDBACK`): the verdict and what
@@ -81,33 +80,4 @@ export function renderFeedback(
     },
     options.budget ?? FEEDBACK_BUDGET
   ).text
-}
-
-/**
- * The feedback of one check of several rubrics (docs/rubric.md#several-rubrics): a line per
- * rubric, worst first, then the feedback of each that did not pass, in the same budget as one
- * rubric's, shared among them. Pure.
- */
-export function renderRubricsFeedback(
-  outcomes: readonly RubricOutcome[],
-  iteration: number
-): string {
-  const sorted = worstFirst(outcomes)
-  const worst = worstVerdict(sorted)
-  const lines = sorted.map(o => {
-    const name = `${escapeMarkdown(o.checkName)} (${escapeMarkdown(o.path)})`
-    return o.evaluation === undefined
-      ? `- ➖ ${name}: ${escapeMarkdown(o.notApplicable ?? '')}`
-      : `- ${ICON[o.evaluation.verdict.verdict]} ${name}: ${o.evaluation.verdict.verdict}`
-  })
-  const unmet = sorted.flatMap(o =>
-    o.evaluation === undefined || o.evaluation.verdict.verdict === 'PASS'
-      ? []
-      : [{ checkName: o.checkName, evaluation: o.evaluation }]
-  )
-  const budget = Math.floor(FEEDBACK_BUDGET / Math.max(1, unmet.length))
-  return [
-    `# ${ICON[worst]} Rubric Council: ${worst} at iteration ${iteration}\n\n${lines.join('\n')}\n`,
-    ...unmet.map(u => renderFeedback(u.evaluation, { checkName: u.checkName, budget }))
-  ].join('\n')
 }

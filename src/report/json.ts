@@ -10,7 +10,7 @@ import type { GateStatus } from '../gates/types.js'
 import { formatIssue } from '../rubric/errors.js'
 import type { RubricChange } from '../rubric/diff.js'
 import type { RubricSourceKind } from '../rubric/types.js'
-import { reasonSentence, type Audience } from '../publish/sentences.js'
+import { reasonSentence, type Audience } from '../sentences/reasons.js'
 import type { CriterionResult, ExitCode, ReasonCode, Tally, VerdictKind } from '../verdict/types.js'
 import { summaryLine } from './summary.js'
 
@@ -160,7 +160,7 @@ export interface JsonReport {
 
 /** The JSON report of an evaluation; each reason's message is said in the words of `audience`. */
 export function toJsonReport(evaluation: Evaluation, audience: Audience = 'action'): JsonReport {
-  const { verdict, rubric, gates, council, evidence } = evaluation
+  const { verdict, rubric, council } = evaluation
   return {
     schema: REPORT_SCHEMA,
     verdict: verdict.verdict,
@@ -182,43 +182,8 @@ export function toJsonReport(evaluation: Evaluation, audience: Audience = 'actio
       inherited: rubric.inherited ?? null
     },
     gates_provenance: evaluation.gatesProvenance ?? null,
-    gates: gates.map(g => ({
-      command: g.command,
-      status: g.status,
-      exit_code: g.exitCode,
-      duration_ms: Math.round(g.durationMs),
-      detail: g.detail ?? null,
-      output: {
-        head: g.output.head,
-        tail: g.output.tail,
-        elided_bytes: g.output.elidedBytes,
-        total_bytes: g.output.totalBytes
-      }
-    })),
-    criteria: verdict.criteria.map(c => ({
-      id: c.id,
-      description: c.description,
-      required: c.required,
-      weight: c.weight,
-      kind: c.kind,
-      status: c.status,
-      score: c.score,
-      median: c.median ?? null,
-      required_min_score: c.requiredMinScore ?? null,
-      votes: c.votes.map(v => ({
-        judge: v.judge,
-        verdict: v.verdict ?? null,
-        score: v.score ?? null,
-        reasoning: v.reasoning
-      })),
-      judges: c.tally ?? null,
-      extra_votes: (c.extraVotes ?? []).map(v => ({
-        judge: v.judge,
-        verdict: v.verdict ?? null,
-        reasoning: v.reasoning
-      })),
-      waived: c.waived ?? null
-    })),
+    gates: jsonGates(evaluation.gates),
+    criteria: verdict.criteria.map(jsonCriterion),
     dimensions: verdict.dimensions.map(d => ({
       name: d.name,
       weight: d.weight,
@@ -235,39 +200,103 @@ export function toJsonReport(evaluation: Evaluation, audience: Audience = 'actio
       evidence: f.evidence
     })),
     blocking: verdict.blocking,
-    judges: (council?.runs ?? []).map(run => ({
-      judge: run.judge,
-      sample: run.sample,
-      status: run.status,
-      failure: run.status === 'failed' ? run.failure : null,
-      error: run.status === 'failed' ? run.message : null,
-      recommendation: run.status === 'ok' ? run.answer.verdict : null,
-      feedback: run.status === 'ok' ? run.answer.feedback : null,
-      latency_ms: Math.round(run.latencyMs),
-      requests: run.requests ?? null,
-      tokens: run.tokens
-        ? {
-            input: run.tokens.input,
-            cached_input: run.tokens.cachedInput,
-            cache_write: run.tokens.cacheWrite,
-            output: run.tokens.output
-          }
-        : null,
-      cost_usd: run.costUsd ?? null
-    })),
+    judges: (council?.runs ?? []).map(jsonJudge),
     quorum: council?.quorum ?? null,
-    coverage: evidence
+    coverage: jsonCoverage(evaluation.evidence?.receipt),
+    iteration: evaluation.iteration,
+    ...jsonHistory(evaluation)
+  }
+}
+
+/** An entry of one of the report's lists. */
+type Element<K extends keyof JsonReport> =
+  NonNullable<JsonReport[K]> extends readonly (infer E)[] ? E : never
+
+function jsonGates(gates: Evaluation['gates']): JsonReport['gates'] {
+  return gates.map(g => ({
+    command: g.command,
+    status: g.status,
+    exit_code: g.exitCode,
+    duration_ms: Math.round(g.durationMs),
+    detail: g.detail ?? null,
+    output: {
+      head: g.output.head,
+      tail: g.output.tail,
+      elided_bytes: g.output.elidedBytes,
+      total_bytes: g.output.totalBytes
+    }
+  }))
+}
+
+function jsonCriterion(c: CriterionResult): Element<'criteria'> {
+  return {
+    id: c.id,
+    description: c.description,
+    required: c.required,
+    weight: c.weight,
+    kind: c.kind,
+    status: c.status,
+    score: c.score,
+    median: c.median ?? null,
+    required_min_score: c.requiredMinScore ?? null,
+    votes: c.votes.map(v => ({
+      judge: v.judge,
+      verdict: v.verdict ?? null,
+      score: v.score ?? null,
+      reasoning: v.reasoning
+    })),
+    judges: c.tally ?? null,
+    extra_votes: (c.extraVotes ?? []).map(v => ({
+      judge: v.judge,
+      verdict: v.verdict ?? null,
+      reasoning: v.reasoning
+    })),
+    waived: c.waived ?? null
+  }
+}
+
+function jsonJudge(run: NonNullable<Evaluation['council']>['runs'][number]): Element<'judges'> {
+  return {
+    judge: run.judge,
+    sample: run.sample,
+    status: run.status,
+    failure: run.status === 'failed' ? run.failure : null,
+    error: run.status === 'failed' ? run.message : null,
+    recommendation: run.status === 'ok' ? run.answer.verdict : null,
+    feedback: run.status === 'ok' ? run.answer.feedback : null,
+    latency_ms: Math.round(run.latencyMs),
+    requests: run.requests ?? null,
+    tokens: run.tokens
       ? {
-          ratio: evidence.receipt.ratio,
-          reviewable: evidence.receipt.reviewable,
-          budget_tokens: evidence.receipt.budgetTokens,
-          used_tokens: evidence.receipt.usedTokens,
-          reviewed: evidence.receipt.reviewed,
-          omitted: evidence.receipt.omitted,
-          redacted: evidence.receipt.redacted
+          input: run.tokens.input,
+          cached_input: run.tokens.cachedInput,
+          cache_write: run.tokens.cacheWrite,
+          output: run.tokens.output
         }
       : null,
-    iteration: evaluation.iteration,
+    cost_usd: run.costUsd ?? null
+  }
+}
+
+function jsonCoverage(receipt: CoverageReceipt | undefined): JsonReport['coverage'] {
+  if (receipt === undefined) return null
+  return {
+    ratio: receipt.ratio,
+    reviewable: receipt.reviewable,
+    budget_tokens: receipt.budgetTokens,
+    used_tokens: receipt.usedTokens,
+    reviewed: receipt.reviewed,
+    omitted: receipt.omitted,
+    redacted: receipt.redacted
+  }
+}
+
+/** What came before this run: the earlier iterations, a reused or accepted verdict, the rubric's change. */
+function jsonHistory(
+  evaluation: Evaluation
+): Pick<JsonReport, 'history' | 'reused_from' | 'accepted' | 'rubric_review'> {
+  const review = evaluation.rubricReview
+  return {
     history: (evaluation.history ?? []).map(h => ({
       iteration: h.iteration,
       commit: h.commit,
@@ -279,12 +308,12 @@ export function toJsonReport(evaluation: Evaluation, audience: Audience = 'actio
     })),
     reused_from: evaluation.reusedFrom ?? null,
     accepted: evaluation.acceptance ?? null,
-    rubric_review: evaluation.rubricReview
+    rubric_review: review
       ? {
-          source: evaluation.rubricReview.source,
-          note: evaluation.rubricReview.note ?? null,
-          changes: evaluation.rubricReview.diff?.changes ?? [],
-          weakened: evaluation.rubricReview.diff?.weakened ?? false
+          source: review.source,
+          note: review.note ?? null,
+          changes: review.diff?.changes ?? [],
+          weakened: review.diff?.weakened ?? false
         }
       : null
   }

@@ -1,6 +1,6 @@
 import { escapeName } from '../evidence/content.js'
 import type { Evaluation } from '../engine/evaluation.js'
-import { describeTally, formatNumber } from '../publish/sentences.js'
+import { describeTally, formatNumber } from '../sentences/reasons.js'
 import type { CriterionResult, DimensionResult, JudgedFinding } from '../verdict/types.js'
 import type { Block, Piece, Section } from './budget.js'
 import {

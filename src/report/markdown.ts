@@ -1,5 +1,5 @@
 import type { Acceptance, Evaluation } from '../engine/evaluation.js'
-import { nextStep, reasonSentence, type Audience } from '../publish/sentences.js'
+import { nextStep, reasonSentence, type Audience } from '../sentences/reasons.js'
 import { VERSION } from '../version.js'
 import { fitToBudget, type BudgetUnit, type Doc, type Piece, type Section } from './budget.js'
 import { code, commitCode, escapeInline, escapeMarkdown } from './escape.js'

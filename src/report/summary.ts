@@ -1,4 +1,4 @@
-import { formatNumber } from '../publish/sentences.js'
+import { formatNumber } from '../sentences/reasons.js'
 import type { CriterionResult } from '../verdict/types.js'
 import type { Evaluation } from '../engine/evaluation.js'
 

@@ -2,7 +2,7 @@ import type { JudgeRun, TokenUsage } from '../council/types.js'
 import type { GateResult } from '../gates/types.js'
 import { formatIssue } from '../rubric/errors.js'
 import type { Thresholds } from '../rubric/types.js'
-import { formatNumber, nextStep, reasonSentence } from '../publish/sentences.js'
+import { formatNumber, nextStep, reasonSentence } from '../sentences/reasons.js'
 import type {
   CriterionResult,
   CriterionStatus,

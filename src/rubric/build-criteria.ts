@@ -53,10 +53,35 @@ export function buildCriteria(
   atPath: AtPath,
   atLine: AtLine
 ): Criterion[] {
-  const drafts: Draft[] = []
   const byId = new Map<string, Draft>()
-  const key = (id: string): string => id.toLowerCase()
+  const markdown = markdownDrafts(body, byId, atLine)
+  const context = { byId, fromMarkdown: new Set(markdown), locate, atPath }
+  const structured: Draft[] = []
+  for (const entry of fromFrontMatter) {
+    const draft = frontMatterDraft(entry, context)
+    if (draft === undefined) continue
+    structured.push(draft)
+    byId.set(idKey(draft.id), draft)
+  }
+  // Structured criteria first, then the Markdown ones, each in the order written.
+  return [...structured, ...markdown].flatMap(draft =>
+    draft.failed ? [] : [finishCriterion(draft)]
+  )
+}
 
+/** Ids are unique without regard to case. */
+const idKey = (id: string): string => id.toLowerCase()
+
+/**
+ * The criteria of the body's sections, in the order written, each also in `byId`; an item with no
+ * words to make an id from, or whose id is taken, is reported instead.
+ */
+function markdownDrafts(
+  body: ParsedBody | undefined,
+  byId: Map<string, Draft>,
+  atLine: AtLine
+): Draft[] {
+  const drafts: Draft[] = []
   for (const section of ['must', 'nice'] as const) {
     for (const item of body?.items[section] ?? []) {
       const { id, description } = parseCriterionItem(item.text)
@@ -69,7 +94,7 @@ export function buildCriteria(
         )
         continue
       }
-      const earlier = byId.get(key(id))
+      const earlier = byId.get(idKey(id))
       if (earlier) {
         atLine(
           item.line,
@@ -82,88 +107,112 @@ export function buildCriteria(
       }
       const draft: Draft = { id, description, section, line: item.line }
       drafts.push(draft)
-      byId.set(key(id), draft)
+      byId.set(idKey(id), draft)
     }
   }
+  return drafts
+}
 
-  const fromMarkdown = new Set(drafts)
-  const frontMatterDrafts: Draft[] = []
-  for (const entry of fromFrontMatter) {
-    const { index, criterion, invalidKeys } = entry
-    const path: Path = ['criteria', index]
-    // Settings first: a criterion's id or description problem must not hide its ranges' problems.
-    const checkedId =
-      criterion.id ?? (criterion.description ? slugify(criterion.description) : undefined)
-    const name = checkedId && !invalidKeys.includes('id') ? `criterion "${checkedId}"` : entry.name
-    const settings = checkSettings(criterion, path, name, atPath)
-    const failed = !entry.valid || settings === undefined
-    // An id or description that failed validation is already reported; what would follow from
-    // its absence (no id, no description) would be noise.
-    if (invalidKeys.includes('id') || invalidKeys.includes('description')) continue
-    const id = checkedId ?? ''
-    if (id === '' || !ID_PATTERN.test(id)) {
-      atPath(path, 'type', `${label(path, undefined)} needs an id or a description`)
-      continue
-    }
-    const earlier = byId.get(key(id))
-    if (earlier && fromMarkdown.has(earlier) && earlier.frontMatterIndex === undefined) {
-      if (criterion.description !== undefined) {
-        atPath(
-          [...path, 'id'],
-          'duplicate-id',
-          `criterion id "${id}" is also a Markdown criterion (line ${earlier.line}); ` +
-            'to add settings to it, leave out description here'
-        )
-        continue
-      }
-      const required = earlier.section === 'must'
-      if (criterion.required !== undefined && criterion.required !== required) {
-        atPath(
-          [...path, 'required'],
-          'type',
-          `criterion "${id}": required: ${criterion.required} contradicts its Markdown section ` +
-            `(## ${SECTION_HEADINGS[earlier.section]}, line ${earlier.line})`
-        )
-        continue
-      }
-      earlier.frontMatterIndex = index
-      if (settings) earlier.settings = settings
-      if (failed) earlier.failed = true
-      continue
-    }
-    if (earlier) {
-      atPath(
-        [...path, criterion.id !== undefined ? 'id' : 'description'],
-        'duplicate-id',
-        `criterion id "${id}" is already used on line ${earlier.line}; ids must be unique`
-      )
-      continue
-    }
-    if (criterion.description === undefined) {
-      atPath(
-        path,
-        'type',
-        `criterion "${id}" has no description, and no Markdown criterion has that id`
-      )
-      continue
-    }
-    const draft: Draft = {
-      id,
-      description: criterion.description,
-      section: criterion.required === false ? 'nice' : 'must',
-      line: locate(path, 'value').line,
-      frontMatterIndex: index,
-      ...(settings && { settings }),
-      ...(failed && { failed })
-    }
-    frontMatterDrafts.push(draft)
-    byId.set(key(id), draft)
+interface FrontMatterContext {
+  /** The criteria so far, by `idKey`. */
+  readonly byId: ReadonlyMap<string, Draft>
+  readonly fromMarkdown: ReadonlySet<Draft>
+  readonly locate: Locate
+  readonly atPath: AtPath
+}
+
+/**
+ * A front-matter criterion's draft; undefined when it is reported, or when it gives settings to
+ * the Markdown criterion of its id (which then holds them).
+ */
+function frontMatterDraft(entry: CheckedCriterion, context: FrontMatterContext): Draft | undefined {
+  const { index, criterion, invalidKeys } = entry
+  const { atPath } = context
+  const path: Path = ['criteria', index]
+  // Settings first: a criterion's id or description problem must not hide its ranges' problems.
+  const checkedId =
+    criterion.id ?? (criterion.description ? slugify(criterion.description) : undefined)
+  const name = checkedId && !invalidKeys.includes('id') ? `criterion "${checkedId}"` : entry.name
+  const settings = checkSettings(criterion, path, name, atPath)
+  const failed = !entry.valid || settings === undefined
+  // An id or description that failed validation is already reported; what would follow from
+  // its absence (no id, no description) would be noise.
+  if (invalidKeys.includes('id') || invalidKeys.includes('description')) return undefined
+  const id = checkedId ?? ''
+  if (id === '' || !ID_PATTERN.test(id)) {
+    atPath(path, 'type', `${label(path, undefined)} needs an id or a description`)
+    return undefined
   }
+  const earlier = context.byId.get(idKey(id))
+  if (earlier && context.fromMarkdown.has(earlier) && earlier.frontMatterIndex === undefined) {
+    addSettings(earlier, { entry, id, settings, failed }, atPath)
+    return undefined
+  }
+  if (earlier) {
+    atPath(
+      [...path, criterion.id !== undefined ? 'id' : 'description'],
+      'duplicate-id',
+      `criterion id "${id}" is already used on line ${earlier.line}; ids must be unique`
+    )
+    return undefined
+  }
+  if (criterion.description === undefined) {
+    atPath(
+      path,
+      'type',
+      `criterion "${id}" has no description, and no Markdown criterion has that id`
+    )
+    return undefined
+  }
+  return {
+    id,
+    description: criterion.description,
+    section: criterion.required === false ? 'nice' : 'must',
+    line: context.locate(path, 'value').line,
+    frontMatterIndex: index,
+    ...(settings && { settings }),
+    ...(failed && { failed })
+  }
+}
 
-  // Structured criteria first, then the Markdown ones, each in the order written.
-  return [...frontMatterDrafts, ...drafts].flatMap(draft =>
-    draft.failed ? [] : [finishCriterion(draft)]
-  )
+/**
+ * A front-matter criterion without a description that names a Markdown criterion by its id: its
+ * settings go to that criterion, unless it contradicts the section the criterion is written in.
+ */
+function addSettings(
+  markdown: Draft,
+  given: {
+    readonly entry: CheckedCriterion
+    readonly id: string
+    readonly settings: Settings | undefined
+    readonly failed: boolean
+  },
+  atPath: AtPath
+): void {
+  const { criterion, index } = given.entry
+  const path: Path = ['criteria', index]
+  if (criterion.description !== undefined) {
+    atPath(
+      [...path, 'id'],
+      'duplicate-id',
+      `criterion id "${given.id}" is also a Markdown criterion (line ${markdown.line}); ` +
+        'to add settings to it, leave out description here'
+    )
+    return
+  }
+  const required = markdown.section === 'must'
+  if (criterion.required !== undefined && criterion.required !== required) {
+    atPath(
+      [...path, 'required'],
+      'type',
+      `criterion "${given.id}": required: ${criterion.required} contradicts its Markdown section ` +
+        `(## ${SECTION_HEADINGS[markdown.section]}, line ${markdown.line})`
+    )
+    return
+  }
+  markdown.frontMatterIndex = index
+  if (given.settings) markdown.settings = given.settings
+  if (given.failed) markdown.failed = true
 }
 
 /**

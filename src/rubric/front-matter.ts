@@ -72,97 +72,117 @@ export function checkFrontMatter(
       ]
     }
   }
-
-  const problems: PathProblem[] = []
-  const values: Record<string, unknown> = {}
-  const criteria: CheckedCriterion[] = []
-  const invalidFields = new Set<string>()
-  /** The fields of an object that are valid on their own; the others go to `invalidFields`. */
-  const validPart = (
-    shape: Readonly<Record<string, z.ZodType>>,
-    value: Record<string, unknown>,
-    prefix: string
-  ): Record<string, unknown> => {
-    const part: Record<string, unknown> = {}
-    for (const [field, fieldValue] of Object.entries(value)) {
-      const schema = own(shape, field)
-      const result = schema?.safeParse(fieldValue)
-      if (result?.success) part[field] = result.data
-      else invalidFields.add(`${prefix}.${field}`)
-    }
-    return part
-  }
-
+  const checked: Checked = { values: {}, criteria: [], invalidFields: new Set(), problems: [] }
   for (const [key, value] of Object.entries(data)) {
-    if (!Object.hasOwn(FRONT_MATTER_SHAPE, key)) {
-      const suggestion = closest(key, TOP_LEVEL_KEYS)
-      problems.push({
-        path: [key],
-        at: 'key',
-        rule: 'unknown-key',
-        message:
-          `unknown key "${key}" in the ${what}` +
-          (suggestion ? `; did you mean "${suggestion}"?` : '') +
-          ` (known keys: ${TOP_LEVEL_KEYS.join(', ')})`
-      })
-      continue
-    }
-    if (key === 'criteria' && Array.isArray(value)) {
-      value.forEach((item: unknown, index) => {
-        const name = label(['criteria', index], data)
-        const result = CriterionSchema.safeParse(item, { reportInput: true })
-        if (result.success) {
-          criteria.push({ index, name, criterion: result.data, invalidKeys: [], valid: true })
-          return
-        }
-        problems.push(...describe(result.error.issues, ['criteria', index], data))
-        if (isRecord(item)) criteria.push({ index, name, ...validFields(item), valid: false })
-      })
-      continue
-    }
-    if (key === 'dimensions' && isRecord(value)) {
-      // Entry by entry, so one bad dimension does not hide the others' problems.
-      const valid: Record<string, z.output<typeof DimensionSchema>> = {}
-      for (const [name, entry] of Object.entries(value)) {
-        if (!ID_PATTERN.test(name)) {
-          problems.push({
-            path: ['dimensions', name],
-            at: 'key',
-            rule: 'dimension',
-            message: `dimension name "${name}" may contain only letters, digits, - and _`
-          })
-          continue
-        }
-        const result = DimensionSchema.safeParse(entry, { reportInput: true })
-        if (result.success) {
-          valid[name] = result.data
-          continue
-        }
-        problems.push(...describe(result.error.issues, ['dimensions', name], data))
-        // Kept with its valid fields, so that a missing description is reported too.
-        const prefix = `dimensions.${name}`
-        if (isRecord(entry)) valid[name] = validPart(DIMENSION_FIELDS, entry, prefix)
-        else {
-          valid[name] = {}
-          invalidFields.add(`${prefix}.weight`)
-        }
-      }
-      // Entries that failed are reported above; an all-failed map is not an "empty map".
-      if (Object.keys(valid).length > 0 || Object.keys(value).length === 0) values[key] = valid
-      continue
-    }
-    const schema: z.ZodType = FRONT_MATTER_SHAPE[key as keyof Shape]
-    const result = schema.safeParse(value, { reportInput: true })
-    if (result.success) {
-      values[key] = result.data
-      continue
-    }
-    problems.push(...describe(result.error.issues, [key], data))
-    // An object's valid fields are kept, so that the rules relating them are checked too.
-    const fields = own(OBJECT_FIELDS, key)
-    if (fields && isRecord(value)) values[key] = validPart(fields, value, key)
+    if (!Object.hasOwn(FRONT_MATTER_SHAPE, key)) checked.problems.push(unknownKey(key, what))
+    else if (key === 'criteria' && Array.isArray(value)) checkCriteria(value, data, checked)
+    else if (key === 'dimensions' && isRecord(value)) checkDimensions(value, data, checked)
+    else checkKey(key, value, data, checked)
   }
-  return { values, criteria, invalidFields, problems }
+  return checked
+}
+
+/** A `CheckedFrontMatter` being filled in. */
+interface Checked {
+  readonly values: Record<string, unknown>
+  readonly criteria: CheckedCriterion[]
+  readonly invalidFields: Set<string>
+  readonly problems: PathProblem[]
+}
+
+function unknownKey(key: string, what: 'front matter' | 'rubric'): PathProblem {
+  const suggestion = closest(key, TOP_LEVEL_KEYS)
+  return {
+    path: [key],
+    at: 'key',
+    rule: 'unknown-key',
+    message:
+      `unknown key "${key}" in the ${what}` +
+      (suggestion ? `; did you mean "${suggestion}"?` : '') +
+      ` (known keys: ${TOP_LEVEL_KEYS.join(', ')})`
+  }
+}
+
+/** Every criterion that is a mapping, the invalid ones with their valid fields. */
+function checkCriteria(items: readonly unknown[], data: unknown, checked: Checked): void {
+  items.forEach((item, index) => {
+    const name = label(['criteria', index], data)
+    const result = CriterionSchema.safeParse(item, { reportInput: true })
+    if (result.success) {
+      checked.criteria.push({ index, name, criterion: result.data, invalidKeys: [], valid: true })
+      return
+    }
+    checked.problems.push(...describe(result.error.issues, ['criteria', index], data))
+    if (isRecord(item)) checked.criteria.push({ index, name, ...validFields(item), valid: false })
+  })
+}
+
+/** Entry by entry, so one bad dimension does not hide the others' problems. */
+function checkDimensions(
+  dimensions: Record<string, unknown>,
+  data: unknown,
+  checked: Checked
+): void {
+  const valid: Record<string, z.output<typeof DimensionSchema>> = {}
+  for (const [name, entry] of Object.entries(dimensions)) {
+    if (!ID_PATTERN.test(name)) {
+      checked.problems.push({
+        path: ['dimensions', name],
+        at: 'key',
+        rule: 'dimension',
+        message: `dimension name "${name}" may contain only letters, digits, - and _`
+      })
+      continue
+    }
+    const result = DimensionSchema.safeParse(entry, { reportInput: true })
+    if (result.success) {
+      valid[name] = result.data
+      continue
+    }
+    checked.problems.push(...describe(result.error.issues, ['dimensions', name], data))
+    // Kept with its valid fields, so that a missing description is reported too.
+    const prefix = `dimensions.${name}`
+    if (isRecord(entry)) valid[name] = validPart(DIMENSION_FIELDS, entry, prefix, checked)
+    else {
+      valid[name] = {}
+      checked.invalidFields.add(`${prefix}.weight`)
+    }
+  }
+  // Entries that failed are reported above; an all-failed map is not an "empty map".
+  if (Object.keys(valid).length > 0 || Object.keys(dimensions).length === 0) {
+    checked.values.dimensions = valid
+  }
+}
+
+/** Any other top-level key; of an object that failed, the fields valid on their own are kept. */
+function checkKey(key: string, value: unknown, data: unknown, checked: Checked): void {
+  const schema: z.ZodType = FRONT_MATTER_SHAPE[key as keyof Shape]
+  const result = schema.safeParse(value, { reportInput: true })
+  if (result.success) {
+    checked.values[key] = result.data
+    return
+  }
+  checked.problems.push(...describe(result.error.issues, [key], data))
+  // An object's valid fields are kept, so that the rules relating them are checked too.
+  const fields = own(OBJECT_FIELDS, key)
+  if (fields && isRecord(value)) checked.values[key] = validPart(fields, value, key, checked)
+}
+
+/** The fields of an object that are valid on their own; the others go to `invalidFields`. */
+function validPart(
+  shape: Readonly<Record<string, z.ZodType>>,
+  value: Record<string, unknown>,
+  prefix: string,
+  checked: Checked
+): Record<string, unknown> {
+  const part: Record<string, unknown> = {}
+  for (const [field, fieldValue] of Object.entries(value)) {
+    const schema = own(shape, field)
+    const result = schema?.safeParse(fieldValue)
+    if (result?.success) part[field] = result.data
+    else checked.invalidFields.add(`${prefix}.${field}`)
+  }
+  return part
 }
 
 /** The fields of a criterion that are valid on their own; unknown keys are left out. */

@@ -92,192 +92,215 @@ interface OpenItem {
  * body starts on, so every problem points into the file the user edits.
  */
 export function parseBody(body: string, firstLine: number): ParsedBody {
-  const problems: LineProblem[] = []
+  const parser = new BodyParser()
   const blanked = blankComments(body)
   if (blanked.unterminatedAt !== undefined) {
-    problems.push({
+    parser.problems.push({
       line: firstLine + countNewlines(body, blanked.unterminatedAt),
       rule: 'section-content',
       message: 'HTML comment "<!--" is never closed with "-->"'
     })
   }
-  const lines = blanked.text.split('\n')
+  blanked.text.split('\n').forEach((raw, index) => {
+    parser.line(raw, firstLine + index)
+  })
+  return parser.end()
+}
 
-  const items: Record<Exclude<SectionKind, 'notes'>, BodyItem[]> = { gates: [], must: [], nice: [] }
-  const notes: string[] = []
-  const preamble: string[] = []
-  let title: string | undefined
+type ListKind = Exclude<SectionKind, 'notes'>
+/** What a fenced code block belongs to. */
+type FenceOwner = 'item' | 'notes' | 'preamble' | 'none'
 
-  // Where lines go: before any section, a known section, or an unknown one (already reported).
-  let section: SectionKind | 'preamble' | 'unknown' = 'preamble'
-  let item: OpenItem | undefined
-  let previousBlank = true
-  let fence: { char: string; length: number } | undefined
-  let fenceOwner: 'item' | 'notes' | 'preamble' | 'none' = 'none'
+/** The body, read a line at a time: each line goes to the section, or the item, it is in. */
+class BodyParser {
+  readonly problems: LineProblem[] = []
+  private readonly items: Record<ListKind, BodyItem[]> = { gates: [], must: [], nice: [] }
+  private readonly notes: string[] = []
+  private readonly preamble: string[] = []
+  private title: string | undefined
+  /** Where lines go: before any section, a known section, or an unknown one (already reported). */
+  private section: SectionKind | 'preamble' | 'unknown' = 'preamble'
+  private item: OpenItem | undefined
+  private previousBlank = true
+  private fence: { char: string; length: number } | undefined
+  private fenceOwner: FenceOwner = 'none'
 
-  const closeItem = (): void => {
-    if (item && section !== 'preamble' && section !== 'unknown' && section !== 'notes') {
-      items[section].push({
-        text: item.lines.join('\n').trim(),
-        line: item.line,
-        column: item.column
-      })
-    }
-    item = undefined
-  }
-
-  lines.forEach((raw, index) => {
-    const lineNo = firstLine + index
+  line(raw: string, lineNo: number): void {
     const line = raw.replace(/\s+$/, '')
-    const blank = line === ''
-
-    if (fence) {
-      const close = FENCE.exec(line)
-      if (close?.[2]?.startsWith(fence.char) && close[2].length >= fence.length) {
-        if (line.slice(close[0].length).trim() === '') fence = undefined
-      }
-      appendTo(fenceOwner, raw)
+    if (this.fence) {
+      this.insideFence(this.fence, raw, line)
       return
     }
-
     const fenceOpen = FENCE.exec(line)
     if (fenceOpen) {
-      fence = { char: fenceOpen[2]?.[0] ?? '`', length: fenceOpen[2]?.length ?? 3 }
-      fenceOwner = ownerOf(line)
-      if (fenceOwner === 'none' && isListSection(section)) {
-        closeItem()
-        problems.push(strayText(section, lineNo, line, 'code block'))
-      }
-      appendTo(fenceOwner, raw)
-      previousBlank = false
+      this.openFence(fenceOpen, raw, line, lineNo)
+      this.previousBlank = false
       return
     }
-
     const heading = HEADING.exec(line)
     if (heading) {
-      const level = heading[1]?.length ?? 1
-      const text = (heading[2] ?? '').trim()
-      if (level === 2) {
-        closeItem()
-        const kind = own(SECTION_ALIASES, normaliseHeading(text))
-        if (kind) {
-          section = kind
-        } else {
-          section = 'unknown'
-          const suggestion = closest(text, CANONICAL_HEADINGS)
-          problems.push({
-            line: lineNo,
-            column: 1,
-            rule: 'unknown-section',
-            message:
-              `unknown section "## ${text}"` +
-              (suggestion ? `; did you mean "## ${suggestion}"?` : '') +
-              ` (sections: ${CANONICAL_HEADINGS.map(h => `## ${h}`).join(', ')})`
-          })
-        }
-      } else if (section === 'preamble' && level === 1 && title === undefined) {
-        title = text
-      } else if (section === 'notes' || section === 'preamble') {
-        ;(section === 'notes' ? notes : preamble).push(raw)
-      } else {
-        // A sub-heading inside a list section only groups its items.
-        closeItem()
-      }
-      previousBlank = false
+      this.heading(heading, raw, lineNo)
+      this.previousBlank = false
       return
     }
-
-    switch (section) {
+    const blank = line === ''
+    switch (this.section) {
       case 'preamble':
-        preamble.push(raw)
+        this.preamble.push(raw)
         break
       case 'notes':
-        notes.push(raw)
+        this.notes.push(raw)
         break
       case 'unknown':
         break
       case 'gates':
       case 'must':
       case 'nice':
-        listLine(section, raw, line, lineNo, blank)
+        this.listLine(this.section, raw, line, lineNo, blank)
         break
     }
-    previousBlank = blank
-  })
-  // An unclosed fence simply runs to the end of the body, as in CommonMark.
-  closeItem()
-
-  return {
-    ...(title !== undefined && { title }),
-    preamble: preamble.join('\n').trim(),
-    items,
-    notes: notes.join('\n').trim(),
-    problems
+    this.previousBlank = blank
   }
 
-  function ownerOf(line: string): 'item' | 'notes' | 'preamble' | 'none' {
-    if (section === 'notes') return 'notes'
-    if (section === 'preamble') return 'preamble'
-    if (section === 'unknown') return 'none'
-    if (item && (leadingSpaces(line) >= 2 || !previousBlank)) return 'item'
+  end(): ParsedBody {
+    // An unclosed fence simply runs to the end of the body, as in CommonMark.
+    this.closeItem()
+    return {
+      ...(this.title !== undefined && { title: this.title }),
+      preamble: this.preamble.join('\n').trim(),
+      items: this.items,
+      notes: this.notes.join('\n').trim(),
+      problems: this.problems
+    }
+  }
+
+  private insideFence(fence: { char: string; length: number }, raw: string, line: string): void {
+    const close = FENCE.exec(line)
+    if (close?.[2]?.startsWith(fence.char) && close[2].length >= fence.length) {
+      if (line.slice(close[0].length).trim() === '') this.fence = undefined
+    }
+    this.appendTo(this.fenceOwner, raw)
+  }
+
+  private openFence(match: RegExpExecArray, raw: string, line: string, lineNo: number): void {
+    this.fence = { char: match[2]?.[0] ?? '`', length: match[2]?.length ?? 3 }
+    this.fenceOwner = this.ownerOf(line)
+    if (this.fenceOwner === 'none' && isListSection(this.section)) {
+      this.closeItem()
+      this.problems.push(strayText(this.section, lineNo, line, 'code block'))
+    }
+    this.appendTo(this.fenceOwner, raw)
+  }
+
+  private heading(match: RegExpExecArray, raw: string, lineNo: number): void {
+    const level = match[1]?.length ?? 1
+    const text = (match[2] ?? '').trim()
+    if (level === 2) this.startSection(text, lineNo)
+    else if (this.section === 'preamble' && level === 1 && this.title === undefined)
+      this.title = text
+    else if (this.section === 'notes') this.notes.push(raw)
+    else if (this.section === 'preamble') this.preamble.push(raw)
+    // A sub-heading inside a list section only groups its items.
+    else this.closeItem()
+  }
+
+  private startSection(text: string, lineNo: number): void {
+    this.closeItem()
+    const kind = own(SECTION_ALIASES, normaliseHeading(text))
+    if (kind) {
+      this.section = kind
+      return
+    }
+    this.section = 'unknown'
+    const suggestion = closest(text, CANONICAL_HEADINGS)
+    this.problems.push({
+      line: lineNo,
+      column: 1,
+      rule: 'unknown-section',
+      message:
+        `unknown section "## ${text}"` +
+        (suggestion ? `; did you mean "## ${suggestion}"?` : '') +
+        ` (sections: ${CANONICAL_HEADINGS.map(h => `## ${h}`).join(', ')})`
+    })
+  }
+
+  private closeItem(): void {
+    if (this.item && isListSection(this.section)) {
+      this.items[this.section].push({
+        text: this.item.lines.join('\n').trim(),
+        line: this.item.line,
+        column: this.item.column
+      })
+    }
+    this.item = undefined
+  }
+
+  private ownerOf(line: string): FenceOwner {
+    if (this.section === 'notes') return 'notes'
+    if (this.section === 'preamble') return 'preamble'
+    if (this.section === 'unknown') return 'none'
+    if (this.item && (leadingSpaces(line) >= 2 || !this.previousBlank)) return 'item'
     return 'none'
   }
 
-  function appendTo(owner: 'item' | 'notes' | 'preamble' | 'none', raw: string): void {
-    if (owner === 'item' && item) item.lines.push(dedent(raw, item.contentIndent))
-    else if (owner === 'notes') notes.push(raw)
-    else if (owner === 'preamble') preamble.push(raw)
+  private appendTo(owner: FenceOwner, raw: string): void {
+    if (owner === 'item' && this.item) this.item.lines.push(dedent(raw, this.item.contentIndent))
+    else if (owner === 'notes') this.notes.push(raw)
+    else if (owner === 'preamble') this.preamble.push(raw)
   }
 
-  function listLine(
-    kind: Exclude<SectionKind, 'notes'>,
+  private listLine(
+    kind: ListKind,
     raw: string,
     line: string,
     lineNo: number,
     blank: boolean
   ): void {
     if (blank) {
-      if (item) item.lines.push('')
+      if (this.item) this.item.lines.push('')
       return
     }
     const match = LIST_ITEM.exec(line)
-    if (match && !(item && leadingSpaces(line) >= item.contentIndent)) {
-      closeItem()
-      const marker = (match[1] ?? '') + (match[2] ?? '')
-      const rest = match[3] ?? ''
-      const contentIndent = raw.length - raw.trimStart().length + marker.length + 1
-      if (rest.trim() === '') {
-        problems.push({
-          line: lineNo,
-          column: marker.length,
-          rule: 'section-content',
-          message: `empty list item in ## ${SECTION_HEADINGS[kind]}`
-        })
-        return
-      }
-      item = {
-        lines: [rest.replace(CHECKBOX, '')],
+    if (match && !(this.item && leadingSpaces(line) >= this.item.contentIndent)) {
+      this.openItem(kind, match, raw, lineNo)
+      return
+    }
+    if (this.item && (leadingSpaces(line) >= 2 || !this.previousBlank)) {
+      this.item.lines.push(dedent(raw, this.item.contentIndent))
+      return
+    }
+    this.closeItem()
+    this.problems.push(strayText(kind, lineNo, line, 'text'))
+  }
+
+  private openItem(kind: ListKind, match: RegExpExecArray, raw: string, lineNo: number): void {
+    this.closeItem()
+    const marker = (match[1] ?? '') + (match[2] ?? '')
+    const rest = match[3] ?? ''
+    if (rest.trim() === '') {
+      this.problems.push({
         line: lineNo,
-        column: marker.length + 2,
-        contentIndent
-      }
+        column: marker.length,
+        rule: 'section-content',
+        message: `empty list item in ## ${SECTION_HEADINGS[kind]}`
+      })
       return
     }
-    if (item && (leadingSpaces(line) >= 2 || !previousBlank)) {
-      item.lines.push(dedent(raw, item.contentIndent))
-      return
+    this.item = {
+      lines: [rest.replace(CHECKBOX, '')],
+      line: lineNo,
+      column: marker.length + 2,
+      contentIndent: raw.length - raw.trimStart().length + marker.length + 1
     }
-    closeItem()
-    problems.push(strayText(kind, lineNo, line, 'text'))
   }
 }
 
-function isListSection(section: string): section is Exclude<SectionKind, 'notes'> {
+function isListSection(section: string): section is ListKind {
   return section === 'gates' || section === 'must' || section === 'nice'
 }
 
 function strayText(
-  kind: Exclude<SectionKind, 'notes'>,
+  kind: ListKind,
   line: number,
   text: string,
   what: 'text' | 'code block'

@@ -46,67 +46,18 @@ function describeIssue(
   const input = issue.input
   const rangeAt = path.indexOf('score_range')
   if (rangeAt > 0 && issue.code !== 'unrecognized_keys') {
-    // One message per range, whichever of its two numbers is wrong.
-    const rangePath = path.slice(0, rangeAt + 1)
-    const pair = valueAt(root, rangePath)
-    const shown = Array.isArray(pair) ? `[${pair.map(v => show(v)).join(',')}]` : show(pair)
-    return [
-      {
-        path: rangePath,
-        at: 'value',
-        rule: 'score-range-bounds',
-        message:
-          `${label(rangePath.slice(0, -3), root)}: score_range ${shown} is out of bounds: ` +
-          'a range is two whole numbers within 0–10'
-      }
-    ]
+    return [scoreRangeProblem(path.slice(0, rangeAt + 1), root)]
   }
   switch (issue.code) {
-    case 'unrecognized_keys': {
-      const known = knownKeys(path)
-      return issue.keys.map(key => {
-        const suggestion = closest(key, known)
-        return {
-          path: [...path, key],
-          at: 'key',
-          rule: 'unknown-key',
-          message:
-            `unknown key "${key}"${where(path, root)}` +
-            (suggestion ? `; did you mean "${suggestion}"?` : '') +
-            (known.length > 0 ? ` (known keys: ${known.join(', ')})` : '')
-        }
-      })
-    }
+    case 'unrecognized_keys':
+      return unknownKeys(issue.keys, path, root, knownKeys(path))
     case 'invalid_union': {
       const branch = matchingBranch(issue)
       if (branch) return describeIssues(branch, path, root, knownKeys)
       return [problem(path, root, `must be ${unionPhrase(issue)}, got ${show(input)}`, 'type')]
     }
-    case 'invalid_key': {
-      const key = String(input)
-      if (path.includes('score_ranges')) {
-        return [
-          problem(
-            path.slice(0, -1),
-            root,
-            `key "${key}" is out of bounds: band starts are whole numbers from 0 to 10`,
-            'score-range-bounds',
-            path,
-            'key'
-          )
-        ]
-      }
-      return [
-        problem(
-          path.slice(0, -1),
-          root,
-          `name "${key}" may contain only letters, digits, - and _`,
-          'type',
-          path,
-          'key'
-        )
-      ]
-    }
+    case 'invalid_key':
+      return [invalidKey(String(input), path, root)]
     case 'invalid_type':
       if (input === undefined) return [problem(path, root, 'is required', ruleFor(path, issue))]
       return [
@@ -123,34 +74,9 @@ function describeIssue(
         problem(path, root, `${limitPhrase(issue)}, got ${show(input)}`, ruleFor(path, issue))
       ]
     case 'invalid_format':
-      return [
-        problem(
-          path,
-          root,
-          path.at(-1) === 'id'
-            ? `may contain only letters, digits, - and _, got ${show(input)}`
-            : path[0] === 'extends'
-              ? `must be owner/repo/path@ref with a tag or a full commit SHA, e.g. octo-org/.github/rubrics/base.md@v1, got ${show(input)}`
-              : path[0] === 'name'
-                ? `may contain letters, digits, spaces, ".", "_" and "-" (at most 64, starting with a letter or digit and not ending with a space), got ${show(input)}`
-                : `has the wrong format, got ${show(input)}`,
-          ruleFor(path, issue)
-        )
-      ]
-    case 'invalid_value': {
-      const options = issue.values.map(v => JSON.stringify(v))
-      const suggestion =
-        typeof input === 'string' ? closest(input, issue.values.map(String)) : undefined
-      return [
-        problem(
-          path,
-          root,
-          `must be ${oneOf(options)}, got ${show(input)}` +
-            (suggestion ? `; did you mean "${suggestion}"?` : ''),
-          ruleFor(path, issue)
-        )
-      ]
-    }
+      return [problem(path, root, formatPhrase(path, input), ruleFor(path, issue))]
+    case 'invalid_value':
+      return [invalidValue(issue, path, root)]
     case 'custom':
       return [
         {
@@ -164,6 +90,87 @@ function describeIssue(
     case 'invalid_element':
       return [problem(path, root, issue.message, 'type')]
   }
+}
+
+/** One message per score range, whichever of its two numbers is wrong. */
+function scoreRangeProblem(rangePath: Path, root: unknown): PathProblem {
+  const pair = valueAt(root, rangePath)
+  const shown = Array.isArray(pair) ? `[${pair.map(v => show(v)).join(',')}]` : show(pair)
+  return {
+    path: rangePath,
+    at: 'value',
+    rule: 'score-range-bounds',
+    message:
+      `${label(rangePath.slice(0, -3), root)}: score_range ${shown} is out of bounds: ` +
+      'a range is two whole numbers within 0–10'
+  }
+}
+
+function unknownKeys(
+  keys: readonly string[],
+  path: Path,
+  root: unknown,
+  known: readonly string[]
+): PathProblem[] {
+  return keys.map(key => {
+    const suggestion = closest(key, known)
+    return {
+      path: [...path, key],
+      at: 'key',
+      rule: 'unknown-key',
+      message:
+        `unknown key "${key}"${where(path, root)}` +
+        (suggestion ? `; did you mean "${suggestion}"?` : '') +
+        (known.length > 0 ? ` (known keys: ${known.join(', ')})` : '')
+    }
+  })
+}
+
+/** A key of a record that its schema refuses: a band start, or a name. */
+function invalidKey(key: string, path: Path, root: unknown): PathProblem {
+  return path.includes('score_ranges')
+    ? problem(
+        path.slice(0, -1),
+        root,
+        `key "${key}" is out of bounds: band starts are whole numbers from 0 to 10`,
+        'score-range-bounds',
+        path,
+        'key'
+      )
+    : problem(
+        path.slice(0, -1),
+        root,
+        `name "${key}" may contain only letters, digits, - and _`,
+        'type',
+        path,
+        'key'
+      )
+}
+
+/** What the formats of the fields checked by pattern are. */
+function formatPhrase(path: Path, input: unknown): string {
+  if (path.at(-1) === 'id') return `may contain only letters, digits, - and _, got ${show(input)}`
+  if (path[0] === 'extends') {
+    return `must be owner/repo/path@ref with a tag or a full commit SHA, e.g. octo-org/.github/rubrics/base.md@v1, got ${show(input)}`
+  }
+  if (path[0] === 'name') {
+    return `may contain letters, digits, spaces, ".", "_" and "-" (at most 64, starting with a letter or digit and not ending with a space), got ${show(input)}`
+  }
+  return `has the wrong format, got ${show(input)}`
+}
+
+function invalidValue(issue: z.core.$ZodIssueInvalidValue, path: Path, root: unknown): PathProblem {
+  const input = issue.input
+  const options = issue.values.map(v => JSON.stringify(v))
+  const suggestion =
+    typeof input === 'string' ? closest(input, issue.values.map(String)) : undefined
+  return problem(
+    path,
+    root,
+    `must be ${oneOf(options)}, got ${show(input)}` +
+      (suggestion ? `; did you mean "${suggestion}"?` : ''),
+    ruleFor(path, issue)
+  )
 }
 
 /**

@@ -51,7 +51,7 @@ export function needsCouncil(rubric: Rubric): boolean {
 /**
  * The verdict of docs/verdict.md, computed from data and nothing else: the first row of the decision table
  * that applies decides. Pure; every input combination yields a verdict, and only the last row PASS.
- * Its reasons are codes and facts; src/publish/sentences.ts says them.
+ * Its reasons are codes and facts; src/sentences/reasons.ts says them.
  */
 export function decide(input: VerdictInput): Verdict {
   const { rubric, gates, council } = input

@@ -126,7 +126,7 @@ interface ReasonFacts extends Readonly<Record<CouncilFailure, CouncilShortfall>>
 /** The reason of one code, with its facts. */
 export type ReasonOf<C extends ReasonCode> = { readonly code: C } & ReasonFacts[C]
 
-/** A named reason of the decision table and the facts it is said with (src/publish/sentences.ts). */
+/** A named reason of the decision table and the facts it is said with (src/sentences/reasons.ts). */
 export type Reason = { [C in ReasonCode]: ReasonOf<C> }[ReasonCode]
 
 /**

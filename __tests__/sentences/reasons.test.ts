@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { JudgeRun } from '../../src/council/types.js'
-import { AUDIENCES, nextStep, reasonSentence, type Audience } from '../../src/publish/sentences.js'
+import { AUDIENCES, nextStep, reasonSentence, type Audience } from '../../src/sentences/reasons.js'
 import { decide, invalidVerdict, type VerdictInput } from '../../src/verdict/decide.js'
 import {
   REASON_CODES,

@@ -11,6 +11,11 @@ import {
   type Verdict
 } from '../verdict/types.js'
 
+/*
+ * The words said to users about a verdict, by reason code and audience. Below both report/ and
+ * publish/, which say them, so that neither folder imports the other's.
+ */
+
 /**
  * Who reads the words: `action`, on a pull request (the comment, the check run, the job summary,
  * the step's log), where the `/council` commands and a push start a new run; `terminal`, the user

@@ -3,7 +3,7 @@ import type { SkipReason } from '../engine/skip.js'
 /**
  * The sentences about whether a pull request is judged, and by which rubrics: the `skip-*` rules
  * (docs/pr-bot.md#skipping-a-pull-request) and several rubrics scoped by paths
- * (docs/rubric.md#several-rubrics). The reasons of a verdict are in sentences.ts.
+ * (docs/rubric.md#several-rubrics). The reasons of a verdict are in reasons.ts.
  */
 
 /** A skipped run's check-run title: `skipped: …`, what held. Pure. */
