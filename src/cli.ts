@@ -20,7 +20,7 @@ import { LOOP_SPEC, MCP_SPEC, RUBRIC_SPEC, SESSIONS_SPEC } from './cli/loop-spec
 import { rubricCommand, sessionsCommand } from './cli/sessions.js'
 import { validateCommand } from './cli/validate.js'
 import { mcpCommand } from './cli/mcp.js'
-import { RUBRIC_SOURCES } from './cli/local-rubric.js'
+import { RUBRIC_SOURCES } from './local/place.js'
 import { VERSION } from './version.js'
 
 const COMMANDS: readonly CommandSpec[] = [

@@ -23,11 +23,11 @@ import {
   type CheckOptions,
   type CheckRequest
 } from './check.js'
-import { chooseLocalRubric, localPlace, localRubricSet, type LocalPlace } from './local-rubric.js'
+import { localPlace, localRubricSet, type LocalPlace } from '../local/place.js'
+import { readLocalRubric } from './local-rubric.js'
 import { shownElsewhere } from '../engine/evaluate.js'
 import { plannedRubric } from '../engine/rubric-choice.js'
 import { reportsProblem, writeReports, type CliIo } from './io.js'
-import { defaultTargets } from './validate.js'
 
 /** A local file has no size limit worth cutting for; this only bounds a pathological report. */
 const LOCAL_MARKDOWN_BUDGET = 5_000_000
@@ -44,7 +44,7 @@ export async function rubricSet(
   if (request.rubric !== undefined || request.checker !== undefined) return undefined
   const place = await localPlace(cwd, request.base, request.rubricSource ?? 'base')
   if (!place.ok) return undefined
-  const paths = await localRubricSet(place.value, defaultTargets)
+  const paths = await localRubricSet(place.value)
   return paths === undefined ? undefined : { place: place.value, paths }
 }
 
@@ -75,7 +75,7 @@ export async function checkRubricSet(
   )
   const files = []
   for (const path of set.paths) {
-    const chosen = await chooseLocalRubric(set.place, path, io)
+    const chosen = await readLocalRubric(set.place, path, io)
     if (chosen.line !== undefined) io.stderr(chosen.line)
     files.push({
       path,

@@ -14,7 +14,8 @@ import { gatesHere } from '../gates/run.js'
 import type { GateLog } from '../gates/types.js'
 import { DEFAULT_RUBRIC_PATH } from '../rubric/defaults.js'
 import { parseRubric } from '../rubric/parse.js'
-import { chooseLocalRubric, localPlace, type LocalRubricSource } from './local-rubric.js'
+import { localPlace, type LocalRubricSource } from '../local/place.js'
+import { readLocalRubric } from './local-rubric.js'
 import { formatIssue } from '../rubric/errors.js'
 import { needsCouncil } from '../verdict/decide.js'
 import { checkerRubric } from '../rubric/sugar.js'
@@ -122,7 +123,7 @@ export async function checkHere(
 }
 
 /**
- * The rubric a check grades by: checker sugar as given; a file as `chooseLocalRubric` chooses it
+ * The rubric a check grades by: checker sugar as given; a file as `readLocalRubric` chooses it
  * (the base's unless the request says otherwise), with its line said on stderr.
  */
 export async function chooseCheckRubric(
@@ -134,7 +135,7 @@ export async function chooseCheckRubric(
   }
   const place = await localPlace(io.cwd, request.base, request.rubricSource ?? 'base')
   if (!place.ok) return failed([`rubric-council: ${place.problem}`])
-  const chosen = await chooseLocalRubric(place.value, request.rubric ?? DEFAULT_RUBRIC_PATH, io)
+  const chosen = await readLocalRubric(place.value, request.rubric ?? DEFAULT_RUBRIC_PATH, io)
   if (chosen.line !== undefined) io.stderr(chosen.line)
   return ok(chosen.choice)
 }

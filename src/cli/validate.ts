@@ -1,19 +1,18 @@
-import { existsSync, statSync } from 'node:fs'
+import { statSync } from 'node:fs'
 import { posix, resolve, sep } from 'node:path'
 import { rubricStem } from '../engine/rubric-set.js'
 import { runGit } from '../evidence/git-process.js'
-import { DEFAULT_RUBRIC_PATH } from '../rubric/defaults.js'
 import { isScoped, unmatchedPatterns } from '../rubric/paths.js'
 import type { Rubric } from '../rubric/types.js'
 import { formatIssue } from '../rubric/errors.js'
 import { duplicateRubricName, noCatchAll, unmatchedPattern } from '../publish/scope-sentences.js'
-import { loadRubric, localRubricFiles } from '../rubric/load.js'
+import { loadRubric } from '../rubric/load.js'
 import { describeRubric } from '../rubric/describe.js'
 import type { CliIo } from './io.js'
 import { rubricDeprecationLines, rubricModelLines } from './model-check.js'
 import { withProblemMatcher } from './problem-matcher.js'
 import { cliUpstreamReader } from './upstream.js'
-import { repositoryRoot } from './local-rubric.js'
+import { repositoryRoot, workingTreeRubrics } from '../local/place.js'
 
 /**
  * `rubric-council validate [FILE...]`: 0 when every file is a valid rubric, 1 otherwise. Without
@@ -24,7 +23,7 @@ import { repositoryRoot } from './local-rubric.js'
  * file of the repository (the rubric would never apply).
  */
 export async function validateCommand(files: readonly string[], io: CliIo): Promise<number> {
-  const targets = files.length > 0 ? files : defaultTargets(io.cwd)
+  const targets = files.length > 0 ? files : workingTreeRubrics(io.cwd)
   return withProblemMatcher(io, async () => {
     let invalid = 0
     let checked = 0
@@ -68,16 +67,6 @@ function isDirectory(path: string): boolean {
   } catch {
     return false
   }
-}
-
-/**
- * The repository's rubrics here, as `validate` and `check` take them when given none: the main one
- * (when it exists, or when there is no other) and the `rubrics/` folder's.
- */
-export function defaultTargets(cwd: string): string[] {
-  const listed = localRubricFiles(cwd, DEFAULT_RUBRIC_PATH)
-  const main = listed.length === 0 || existsSync(resolve(cwd, DEFAULT_RUBRIC_PATH))
-  return [...(main ? [DEFAULT_RUBRIC_PATH] : []), ...listed]
 }
 
 /**
