@@ -33,7 +33,7 @@ import { maskSecrets, secretValues } from '../util/secrets.js'
 import { needsCouncil } from '../verdict/decide.js'
 import { USAGE_ERROR } from './args.js'
 import { reportsProblem, terminalText, writeReports, type CliIo } from './io.js'
-import { optionModelLines, rubricModelLines } from './model-check.js'
+import { optionModelLines, rubricModelLines } from '../publish/model-lines.js'
 import { withUpstreams } from './upstream.js'
 
 /** The options of `calibrate` that take a value, by their names on the command line. */

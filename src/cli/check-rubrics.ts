@@ -10,7 +10,7 @@ import {
   type RubricOutcome
 } from '../publish/rubrics.js'
 import { renderMarkdown } from '../report/markdown.js'
-import { renderTerminal } from '../report/terminal.js'
+import { rubricsTerminal } from '../publish/rubrics-terminal.js'
 import { DEFAULT_RUBRIC_PATH } from '../rubric/defaults.js'
 import { DEFAULT_CHECK_NAME } from '../publish/memory.js'
 import { EXIT_CODE } from '../verdict/outcome.js'
@@ -159,25 +159,4 @@ export async function checkRubrics(options: CheckOptions, io: CliIo): Promise<nu
     ['Markdown report', options.markdown === '-' ? undefined : options.markdown, report]
   ])
   return written ? EXIT_CODE[worstVerdict(outcomes)] : USAGE_ERROR
-}
-
-/**
- * The compact report of several rubrics' checks: a line for each that did not apply, and each
- * other's compact report under its check run's name, pointing at its Markdown report's file.
- */
-export function rubricsTerminal(
-  outcomes: readonly RubricOutcome[],
-  markdownFileOf: (outcome: RubricOutcome) => string | undefined
-): string {
-  return outcomes
-    .map(o => {
-      if (o.evaluation === undefined) return `➖ ${o.checkName}: ${o.notApplicable ?? ''}`
-      const markdownFile = markdownFileOf(o)
-      const compact = renderTerminal(
-        o.evaluation,
-        markdownFile === undefined ? {} : { markdownFile }
-      )
-      return `── ${o.checkName} (${o.path})\n${compact.trimEnd()}`
-    })
-    .join('\n\n')
 }

@@ -57,3 +57,11 @@ export function differenceText(
     .map(c => `${c.weakens ? 'WEAKENS: ' : ''}${c.text}`)
   return `differs from the base's${diff.weakened ? ' and weakens it' : ''}: ${changes.join('; ')}`
 }
+
+/** After a rubric file that cannot be read, when the user named none. */
+export const NO_RUBRIC_HINT = ' (pass --rubric FILE, or write one with rubric-council init)'
+
+/** Nothing changed from `base`: HEAD and the working tree are as at their merge base. */
+export function unchangedLine(base: string, mergeBase: string): string {
+  return `rubric-council: no change from ${base}: HEAD and the working tree are as at their merge base ${mergeBase.slice(0, 12)} (a new file counts once it is added with git add); nothing was checked: no gate ran and no judge was asked`
+}
