@@ -24,13 +24,11 @@ import {
   type CheckRequest
 } from './check.js'
 import { localPlace, localRubricSet, type LocalPlace } from '../local/place.js'
+import { LOCAL_MARKDOWN_BUDGET } from '../local/reports.js'
 import { readLocalRubric } from './local-rubric.js'
 import { shownElsewhere } from '../engine/evaluate.js'
 import { plannedRubric } from '../engine/rubric-choice.js'
 import { reportsProblem, writeReports, type CliIo } from './io.js'
-
-/** A local file has no size limit worth cutting for; this only bounds a pathological report. */
-const LOCAL_MARKDOWN_BUDGET = 5_000_000
 
 /**
  * The rubrics a request that names none is of, when the repository has several, with where they

@@ -14,6 +14,7 @@ import { DEFAULT_RUBRIC_PATH } from '../rubric/defaults.js'
 import { parseRubric } from '../rubric/parse.js'
 import { localPlace, type LocalRubricSource } from '../local/place.js'
 import { judgedBase, unreadableRubricLines } from '../local/preconditions.js'
+import { LOCAL_MARKDOWN_BUDGET } from '../local/reports.js'
 import { readLocalRubric } from './local-rubric.js'
 import { checkerRubric } from '../rubric/sugar.js'
 import { maskSecrets, secretValues } from '../util/secrets.js'
@@ -53,9 +54,6 @@ export interface CheckOptions extends CheckRequest {
   /** Print the comment the action would post instead of the terminal rendering. */
   readonly dryRun?: boolean
 }
-
-/** A local file has no size limit worth cutting for; this only bounds a pathological report. */
-const LOCAL_MARKDOWN_BUDGET = 5_000_000
 
 /**
  * `rubric-council check`: one evaluation in the current directory; exits with the verdict's code,

@@ -5,7 +5,13 @@ import type { LocalRubricSource } from '../local/place.js'
 import { everyRubricCheck, oneRubricCheck, type Check, type CheckShown } from '../loop/checks.js'
 import { runDoer } from '../loop/doer.js'
 import { runIterations, type SessionFiles } from '../loop/run.js'
-import { loopExitCode, newSessionState, sessionId, SESSIONS_DIR } from '../loop/session.js'
+import {
+  LOCAL_FOLDER,
+  loopExitCode,
+  newSessionState,
+  sessionId,
+  SESSIONS_DIR
+} from '../loop/session.js'
 import { DEFAULT_RUBRIC_PATH, rubricsFolder } from '../rubric/defaults.js'
 import { formatIssue } from '../rubric/errors.js'
 import { checkerRubric } from '../rubric/sugar.js'
@@ -178,7 +184,7 @@ class RefusedWrite extends Error {
  * repository `init` did not set up.
  */
 async function sessionFiles(cwd: string, folder: string): Promise<Result<SessionFiles>> {
-  const ignore = await writeInside(cwd, '.rubric-council/.gitignore', '*\n')
+  const ignore = await writeInside(cwd, `${LOCAL_FOLDER}/.gitignore`, '*\n')
   if (!ignore.ok) return ignore
   return ok({
     path: name => resolve(cwd, folder, name),

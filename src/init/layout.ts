@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs'
 import { basename, join } from 'node:path'
+import { LOCAL_FOLDER } from '../loop/session.js'
 import { failed, ok, type Result } from '../util/result.js'
 import type { ActionPin } from './pin.js'
 import { detectTestCommand, starterRubric, targetRubricProblem } from './rubrics.js'
@@ -108,16 +109,14 @@ export function initFiles(
 }
 
 /** What `.gitignore` ignores for the loop's sessions (docs/agent-loop.md). */
-export const SESSIONS_ROOT = '.rubric-council/'
+export const SESSIONS_ROOT = `${LOCAL_FOLDER}/`
 
 /** `.gitignore`'s text with the sessions ignored; undefined when it already ignores them. */
 export function withSessionsIgnored(text: string): string | undefined {
   const listed = text
     .split(/\r?\n/)
     .some(line =>
-      ['.rubric-council', '.rubric-council/', '/.rubric-council', '/.rubric-council/'].includes(
-        line.trim()
-      )
+      [LOCAL_FOLDER, SESSIONS_ROOT, `/${LOCAL_FOLDER}`, `/${SESSIONS_ROOT}`].includes(line.trim())
     )
   if (listed) return undefined
   return `${text}${text === '' || text.endsWith('\n') ? '' : '\n'}${SESSIONS_ROOT}\n`

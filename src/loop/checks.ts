@@ -3,6 +3,7 @@ import type { HistoryEntry } from '../engine/history.js'
 import type { GateResult } from '../gates/types.js'
 import { renderRubricsReport, rubricsJsonReport, type RubricOutcome } from '../publish/rubrics.js'
 import { rubricsTerminal } from '../publish/rubrics-terminal.js'
+import { LOCAL_MARKDOWN_BUDGET } from '../local/reports.js'
 import { renderFeedback, renderRubricsFeedback } from '../report/feedback.js'
 import { toJsonReport } from '../report/json.js'
 import { renderMarkdown } from '../report/markdown.js'
@@ -44,9 +45,6 @@ export interface CheckShown {
   readonly now: () => Date
 }
 
-/** The Markdown report of each check, in the session, like `check`'s own. */
-const SESSION_MARKDOWN_BUDGET = 5_000_000
-
 /** Checks of one rubric (`checkOnce`, told the iterations before). */
 export function oneRubricCheck(
   checkOnce: (history: readonly HistoryEntry[]) => Promise<Result<Evaluation, readonly string[]>>,
@@ -64,7 +62,7 @@ export function oneRubricCheck(
     return ok({
       record: iterationRecord(iteration, doer, evaluation, feedback, at),
       report: shown.mask(
-        renderMarkdown(evaluation, { budget: SESSION_MARKDOWN_BUDGET, nextStep: 'terminal' })
+        renderMarkdown(evaluation, { budget: LOCAL_MARKDOWN_BUDGET, nextStep: 'terminal' })
       ),
       terminal: reportFile => renderTerminal(evaluation, { markdownFile: reportFile }).trimEnd(),
       json: toJsonReport(evaluation, 'terminal')
@@ -100,7 +98,7 @@ export function everyRubricCheck(
     const feedback = shown.mask(renderRubricsFeedback(outcomes, iteration))
     return ok({
       record: rubricsIterationRecord(iteration, doer, outcomes, feedback, at),
-      report: shown.mask(renderRubricsReport(outcomes, SESSION_MARKDOWN_BUDGET)),
+      report: shown.mask(renderRubricsReport(outcomes, LOCAL_MARKDOWN_BUDGET)),
       terminal: reportFile => rubricsTerminal(outcomes, () => reportFile),
       json: rubricsJsonReport(outcomes)
     })

@@ -15,8 +15,11 @@ import type { VerdictKind } from '../verdict/types.js'
 
 export const SESSION_SCHEMA = 'rubric-council/loop-session@1'
 
-/** Where the sessions live, from the repository's root; `.rubric-council/` is git-ignored. */
-export const SESSIONS_DIR = '.rubric-council/sessions'
+/** The CLI's own folder in a repository, from its root: git-ignored, by itself and by `init`. */
+export const LOCAL_FOLDER = '.rubric-council'
+
+/** Where the sessions live, from the repository's root. */
+export const SESSIONS_DIR = `${LOCAL_FOLDER}/sessions`
 
 /** A session id: one path segment that cannot be `.` or `..` nor climb out of `SESSIONS_DIR`. */
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/
