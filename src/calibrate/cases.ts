@@ -101,7 +101,7 @@ async function commitOf(cwd: string, ref: string, run: Run): Promise<string | un
  * first parent of the merge commit that merged it into the default base, or, while it is open,
  * its merge base with the default base.
  */
-export async function resolveCase(
+async function resolveCase(
   cwd: string,
   c: CalibrationCase,
   run: Run

@@ -106,11 +106,7 @@ export async function runCalibration(
 }
 
 /** What the calibration keeps of an evaluation. */
-export function calibrationRun(
-  evaluation: Evaluation,
-  index: number,
-  repeat: number
-): CalibrationRun {
+function calibrationRun(evaluation: Evaluation, index: number, repeat: number): CalibrationRun {
   const calls = evaluation.council?.runs ?? []
   return {
     case: index,
