@@ -8,7 +8,7 @@ import { truthy } from '@actions/expressions/result'
 import { parse as parseYaml } from 'yaml'
 import { describe, expect, it } from 'vitest'
 import type { CliIo } from '../src/cli/io.js'
-import { detectSetup } from '../src/cli/init-setup.js'
+import { detectSetup } from '../src/init/setup.js'
 import {
   BOT_WORKFLOW_FILE,
   BOT_WORKFLOW_NAME,
@@ -20,7 +20,7 @@ import {
   splitWorkflow,
   targetWorkflow,
   WORKFLOW_FILE
-} from '../src/cli/init-workflows.js'
+} from '../src/init/workflows.js'
 import { main } from '../src/cli.js'
 import { initCommand } from '../src/cli/init.js'
 import { actionlint } from './helpers/actionlint.js'

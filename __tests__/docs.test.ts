@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parse } from 'yaml'
 import { describe, expect, it } from 'vitest'
-import { detectSetup } from '../src/cli/init-setup.js'
+import { detectSetup } from '../src/init/setup.js'
 import {
   botWorkflow,
   forksWorkflows,
   splitWorkflow,
   targetWorkflow
-} from '../src/cli/init-workflows.js'
+} from '../src/init/workflows.js'
 import { formatIssue } from '../src/rubric/errors.js'
 import { parseRubric } from '../src/rubric/parse.js'
 import { actionlint } from './helpers/actionlint.js'

@@ -3,7 +3,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { readPinFacts } from '../src/cli/action-pin-facts.js'
+import { readPinFacts } from '../src/init/pin-facts.js'
 import { VERSION } from '../src/version.js'
 
 /**

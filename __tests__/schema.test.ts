@@ -4,7 +4,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js'
 import matter from 'gray-matter'
 import { parse as parseYaml } from 'yaml'
 import { describe, expect, it } from 'vitest'
-import { starterRubric } from '../src/cli/init.js'
+import { starterRubric } from '../src/init/rubrics.js'
 import { RUBRIC_SCHEMA_URL, renderJsonSchema } from '../src/rubric/json-schema.js'
 import { parseRubric } from '../src/rubric/parse.js'
 

@@ -1,6 +1,6 @@
 // `npm pack` runs this first (package.json "prepack"): the commit the package is packed from goes
 // into commit.json, which the package ships, so that `rubric-council init` run from the package
-// can pin the action to its own commit (src/cli/action-pin-facts.ts). npm 11 writes no `gitHead`
+// can pin the action to its own commit (src/init/pin-facts.ts). npm 11 writes no `gitHead`
 // into a packed package.json. "postpack" removes the file again: the checkout's HEAD is the truth
 // there. Outside a git checkout of this folder nothing is recorded, and init says how to pin by hand.
 import { execFileSync } from 'node:child_process'

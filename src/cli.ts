@@ -20,19 +20,105 @@ import { LOOP_SPEC, MCP_SPEC, RUBRIC_SPEC, SESSIONS_SPEC } from './cli/loop-spec
 import { rubricCommand, sessionsCommand } from './cli/sessions.js'
 import { validateCommand } from './cli/validate.js'
 import { mcpCommand } from './cli/mcp.js'
-import { RUBRIC_SOURCES } from './cli/local-rubric.js'
+import { RUBRIC_SOURCES } from './local/place.js'
 import { VERSION } from './version.js'
 
-const COMMANDS: readonly CommandSpec[] = [
-  CHECK_SPEC,
-  VALIDATE_SPEC,
-  INIT_SPEC,
-  CALIBRATE_SPEC,
-  LOOP_SPEC,
-  SESSIONS_SPEC,
-  RUBRIC_SPEC,
-  MCP_SPEC
+/** What a command is given, once its arguments are read against its options. */
+interface CommandInput {
+  /** A string option's value; undefined when not given. */
+  readonly value: (name: string) => string | undefined
+  readonly flag: (name: string) => boolean
+  readonly positionals: readonly string[]
+  /** `--rubric-source`, when given. */
+  readonly source: { readonly rubricSource?: 'base' | 'head' }
+}
+
+/** The given values of string options, by the names the command's options take. */
+function present<K extends string>(
+  values: Readonly<Record<K, string | undefined>>
+): Partial<Record<K, string>> {
+  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Partial<
+    Record<K, string>
+  >
+}
+
+/** The commands, in the order the help lists them, and what runs each. */
+const COMMANDS: readonly {
+  readonly spec: CommandSpec
+  readonly run: (input: CommandInput, io: CliIo) => Promise<number>
+}[] = [
+  {
+    spec: CHECK_SPEC,
+    run: async ({ value, flag, source }, io) => {
+      const options = {
+        ...present({
+          rubric: value('rubric'),
+          checker: value('checker'),
+          json: value('json'),
+          markdown: value('markdown'),
+          models: value('models'),
+          base: value('base')
+        }),
+        ...source,
+        dryRun: flag('dry-run')
+      }
+      // Several rubrics, and none named: each that applies (docs/rubric.md#several-rubrics).
+      return (await checkRubrics(options, io)) ?? checkCommand(options, io)
+    }
+  },
+  { spec: VALIDATE_SPEC, run: ({ positionals }, io) => validateCommand(positionals, io) },
+  {
+    spec: INIT_SPEC,
+    run: ({ flag }, io) =>
+      initCommand(
+        {
+          force: flag('force'),
+          forks: flag('forks'),
+          target: flag('target'),
+          calibrate: flag('calibrate'),
+          rubrics: flag('rubrics')
+        },
+        io
+      )
+  },
+  {
+    spec: CALIBRATE_SPEC,
+    run: ({ value, flag }, io) => {
+      const values = present(
+        Object.fromEntries(CALIBRATE_VALUES.map(name => [name, value(name)] as const))
+      )
+      return calibrateCommand({ ...values, gates: flag('gates'), force: flag('force') }, io)
+    }
+  },
+  {
+    spec: LOOP_SPEC,
+    run: ({ value, source }, io) =>
+      loopCommand(
+        {
+          ...present({
+            doer: value('doer'),
+            rubric: value('rubric'),
+            checker: value('checker'),
+            maxIterations: value('max-iterations'),
+            models: value('models'),
+            base: value('base'),
+            json: value('json')
+          }),
+          ...source
+        },
+        io
+      )
+  },
+  { spec: SESSIONS_SPEC, run: (_, io) => sessionsCommand(io) },
+  { spec: RUBRIC_SPEC, run: ({ positionals }, io) => rubricCommand(positionals, io) },
+  {
+    spec: MCP_SPEC,
+    run: ({ value, source }, io) =>
+      mcpCommand(io, { ...present({ base: value('base') }), ...source })
+  }
 ]
+
+const SPECS = COMMANDS.map(c => c.spec)
 
 /** The CLI's composition root: parses arguments and hands over to a command. Returns the exit code. */
 export async function main(argv: readonly string[], given: CliIo): Promise<number> {
@@ -53,36 +139,37 @@ export async function main(argv: readonly string[], given: CliIo): Promise<numbe
     return 0
   }
   if (first === '--help' || first === '-h' || first === 'help') {
-    const topic = COMMANDS.find(c => c.name === args[0])
-    io.stdout(topic ? commandHelp(topic) : mainHelp(COMMANDS))
+    const topic = SPECS.find(c => c.name === args[0])
+    io.stdout(topic ? commandHelp(topic) : mainHelp(SPECS))
     return 0
   }
   if (first === undefined) {
-    io.stderr(mainHelp(COMMANDS))
+    io.stderr(mainHelp(SPECS))
     return USAGE_ERROR
   }
-  const spec = COMMANDS.find(c => c.name === first)
-  if (spec === undefined) {
+  const command = COMMANDS.find(c => c.spec.name === first)
+  if (command === undefined) {
     return first.startsWith('-')
       ? usageError(
           `unknown option "${first}"; options follow the command`,
           'see rubric-council --help'
         )
-      : usageError(unknownCommand(first, COMMANDS), 'see rubric-council --help')
+      : usageError(unknownCommand(first, SPECS), 'see rubric-council --help')
   }
+  const { spec } = command
   const read = parseCommandArgs(
     spec,
     args,
-    COMMANDS.filter(c => c !== spec)
+    SPECS.filter(c => c !== spec)
   )
   if (!read.ok) return usageError(read.problem, `see rubric-council ${spec.name} --help`)
-  const parsed = read.value
-  if (parsed.help) {
+  const { values, positionals, help } = read.value
+  if (help) {
     io.stdout(commandHelp(spec))
     return 0
   }
   const value = (name: string): string | undefined => {
-    const v = parsed.values[name]
+    const v = values[name]
     return typeof v === 'string' ? v : undefined
   }
   const rubricSource = value('rubric-source')
@@ -93,85 +180,5 @@ export async function main(argv: readonly string[], given: CliIo): Promise<numbe
     )
   }
   const source = rubricSource === undefined ? {} : { rubricSource: rubricSource as 'base' | 'head' }
-  switch (spec) {
-    case CHECK_SPEC: {
-      const [rubric, checker, json, markdown, models, base] = [
-        'rubric',
-        'checker',
-        'json',
-        'markdown',
-        'models',
-        'base'
-      ].map(value)
-      const options = {
-        ...(rubric !== undefined && { rubric }),
-        ...(checker !== undefined && { checker }),
-        ...(json !== undefined && { json }),
-        ...(markdown !== undefined && { markdown }),
-        ...(models !== undefined && { models }),
-        ...(base !== undefined && { base }),
-        ...source,
-        dryRun: parsed.values['dry-run'] === true
-      }
-      // Several rubrics, and none named: each that applies (docs/rubric.md#several-rubrics).
-      return (await checkRubrics(options, io)) ?? checkCommand(options, io)
-    }
-    case CALIBRATE_SPEC: {
-      const values = Object.fromEntries(
-        CALIBRATE_VALUES.flatMap(name => {
-          const v = value(name)
-          return v === undefined ? [] : [[name, v] as const]
-        })
-      )
-      return calibrateCommand(
-        { ...values, gates: parsed.values.gates === true, force: parsed.values.force === true },
-        io
-      )
-    }
-    case LOOP_SPEC: {
-      const [doer, rubric, checker, maxIterations, models, base, json] = [
-        'doer',
-        'rubric',
-        'checker',
-        'max-iterations',
-        'models',
-        'base',
-        'json'
-      ].map(value)
-      return loopCommand(
-        {
-          ...(doer !== undefined && { doer }),
-          ...(rubric !== undefined && { rubric }),
-          ...(checker !== undefined && { checker }),
-          ...(maxIterations !== undefined && { maxIterations }),
-          ...(models !== undefined && { models }),
-          ...(base !== undefined && { base }),
-          ...source,
-          ...(json !== undefined && { json })
-        },
-        io
-      )
-    }
-    case SESSIONS_SPEC:
-      return sessionsCommand(io)
-    case RUBRIC_SPEC:
-      return rubricCommand(parsed.positionals, io)
-    case MCP_SPEC: {
-      const base = value('base')
-      return mcpCommand(io, { ...(base !== undefined && { base }), ...source })
-    }
-    case INIT_SPEC:
-      return initCommand(
-        {
-          force: parsed.values.force === true,
-          forks: parsed.values.forks === true,
-          target: parsed.values.target === true,
-          calibrate: parsed.values.calibrate === true,
-          rubrics: parsed.values.rubrics === true
-        },
-        io
-      )
-    default:
-      return validateCommand(parsed.positionals, io)
-  }
+  return command.run({ value, flag: name => values[name] === true, positionals, source }, io)
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { BOT_WORKFLOW_FILE } from '../../src/cli/init-workflows.js'
+import { BOT_WORKFLOW_FILE } from '../../src/init/workflows.js'
 import {
   commentMarker,
   readState,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { terminalCouncilProgress } from '../../src/cli/progress.js'
+import { terminalCouncilProgress } from '../../src/report/terminal-progress.js'
 import type { CliIo } from '../../src/cli/io.js'
 import type { JudgeRun } from '../../src/council/types.js'
 import { councilProgress } from '../../src/action/log.js'

@@ -2,7 +2,7 @@ import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { runAction } from '../../src/action/action.js'
 import { actionGitHub, octokitPort } from '../../src/github/port.js'
-import { BOT_WORKFLOW_FILE } from '../../src/cli/init-workflows.js'
+import { BOT_WORKFLOW_FILE } from '../../src/init/workflows.js'
 import {
   issueCommentEvent,
   openPullRequest,

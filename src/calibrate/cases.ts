@@ -1,6 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { DEFAULT_MAX_EVIDENCE_TOKENS } from '../evidence/build.js'
 import { runGit, type Run } from '../evidence/git-process.js'
 import { pullRequestEvidence, startDiff } from '../evidence/git-source.js'
@@ -10,13 +10,83 @@ import { providerVariables } from '../council/providers/index.js'
 import { gateEnvironment } from '../gates/environment.js'
 import { gatesHere } from '../gates/run.js'
 import type { GateSource } from '../gates/types.js'
+import { readCapped } from '../util/read-capped.js'
 import { failed, ok, type Result } from '../util/result.js'
-import type { CalibrationCase } from './set.js'
+import { MAX_SET_BYTES, parseCalibrationSet, type CalibrationCase, type SetIssue } from './set.js'
 
 /**
  * A calibration case in the local repository: its commits, its evidence as a pull request's is
  * read, and (with `--gates`) its gates in a checkout of its own.
  */
+
+/**
+ * The calibration set at `path` (from `cwd`, inside the repository `root`), its criterion ids
+ * checked against the rubric's; a set that cannot be read says how to write one.
+ */
+export async function readCalibrationSet(
+  cwd: string,
+  path: string,
+  criterionIds: readonly string[],
+  root: string
+): Promise<Result<readonly CalibrationCase[], readonly SetIssue[]>> {
+  const read = await readCapped(resolve(cwd, path), MAX_SET_BYTES, root)
+  if (!read.ok) {
+    return failed([
+      {
+        file: path,
+        rule: 'missing-file',
+        message: `cannot read the calibration set: it ${read.problem.message} (write one, or propose one from this history: rubric-council calibrate --propose 20)`
+      }
+    ])
+  }
+  const set = parseCalibrationSet(read.value.toString('utf8'), path, criterionIds)
+  return set.ok ? ok(set.value.cases) : set
+}
+
+/** A case with the commits its refs name here. */
+export type ResolvedCase = CalibrationCase & { readonly base: string; readonly head: string }
+
+/**
+ * Every case's commits, or the problems at each case's line in the set at `setPath`: refs that
+ * name no commit here, else cases that are one change (listed twice, it would count twice
+ * towards the cases each recommendation needs).
+ */
+export async function resolveCases(
+  cwd: string,
+  cases: readonly CalibrationCase[],
+  setPath: string,
+  run: Run
+): Promise<Result<ResolvedCase[], SetIssue[]>> {
+  const resolved: ResolvedCase[] = []
+  const unresolved: SetIssue[] = []
+  for (const c of cases) {
+    const refs = await resolveCase(cwd, c, run)
+    if (refs.ok) resolved.push({ ...c, ...refs.value })
+    else
+      unresolved.push({
+        file: setPath,
+        line: c.line,
+        column: c.column,
+        rule: 'unresolved-ref',
+        message: `case "${c.name}": ${refs.problem}`
+      })
+  }
+  if (unresolved.length > 0) return failed(unresolved)
+  const twins = resolved.flatMap((c, i) => {
+    const first = resolved.findIndex(o => o.base === c.base && o.head === c.head)
+    return first < i ? [{ c, of: resolved[first] }] : []
+  })
+  if (twins.length === 0) return ok(resolved)
+  return failed(
+    twins.map(({ c, of }) => ({
+      file: setPath,
+      line: c.line,
+      column: c.column,
+      rule: 'duplicate-case' as const,
+      message: `case "${c.name}" is the same change as case "${of?.name ?? ''}" (${c.base.slice(0, 12)}..${c.head.slice(0, 12)}): each case must be a different change`
+    }))
+  )
+}
 
 /** A ref as the commit it names, or undefined when it names none here. */
 async function commitOf(cwd: string, ref: string, run: Run): Promise<string | undefined> {
@@ -32,7 +102,7 @@ async function commitOf(cwd: string, ref: string, run: Run): Promise<string | un
  * first parent of the merge commit that merged it into the default base, or, while it is open,
  * its merge base with the default base.
  */
-export async function resolveCase(
+async function resolveCase(
   cwd: string,
   c: CalibrationCase,
   run: Run

@@ -152,3 +152,15 @@ ${criteria.join('\n')}
 </body></html>
 `
 }
+
+/** The terminal's summary: how much ran, and each criterion's recommendation with its figures. */
+export function calibrationSummary(report: CalibrationReport): string[] {
+  const v = report.verdicts
+  return [
+    `${report.completed} of ${report.planned} runs${report.interrupted > 0 ? ` (interrupted: ${report.interrupted} not run)` : ''}: accuracy ${percent(v.accuracy)}, false PASS ${percent(v.false_pass)}, false FAIL ${percent(v.false_fail)}, UNCLEAR ${percent(v.unclear)}, flip ${percent(v.flip)}`,
+    ...report.criteria.map(
+      c =>
+        `${c.recommendation === 'block' ? 'block ' : 'advise'} ${c.id}: precision ${percent(c.precision)}, recall ${percent(c.recall)}, flip ${percent(c.flip)}. ${c.reason}.`
+    )
+  ]
+}

@@ -1,3 +1,5 @@
+import type { RunProgress } from './run.js'
+
 /** Why a criterion may not block yet, or why it may: the facts, no words. */
 export type RecommendationFact =
   | { readonly code: 'no_fail_labelled' }
@@ -69,4 +71,12 @@ export function recommendationReason(facts: readonly RecommendationFact[]): stri
   const [first, ...rest] = facts.map(recommendationSentence)
   const text = [first, ...rest].join('; ')
   return text.charAt(0).toUpperCase() + text.slice(1)
+}
+
+/**
+ * A completed run's progress line: `[3/12] case 1/4 "name", run 1/3: PASS (expected PASS), 2.1 s`,
+ * then `why`, what an UNCLEAR run's first reason says.
+ */
+export function runLine(run: RunProgress, why: string): string {
+  return `[${run.done}/${run.planned}] case ${run.index + 1}/${run.cases} "${run.case.name}", run ${run.repeat}/${run.repeats}: ${run.evaluation.verdict.verdict} (expected ${run.case.expect}), ${run.seconds.toFixed(1)} s${why}`
 }

@@ -10,7 +10,7 @@ import {
   type RubricOutcome
 } from '../publish/rubrics.js'
 import { renderMarkdown } from '../report/markdown.js'
-import { renderTerminal } from '../report/terminal.js'
+import { rubricsTerminal } from '../publish/rubrics-terminal.js'
 import { DEFAULT_RUBRIC_PATH } from '../rubric/defaults.js'
 import { DEFAULT_CHECK_NAME } from '../publish/memory.js'
 import { EXIT_CODE } from '../verdict/outcome.js'
@@ -23,14 +23,12 @@ import {
   type CheckOptions,
   type CheckRequest
 } from './check.js'
-import { chooseLocalRubric, localPlace, localRubricSet, type LocalPlace } from './local-rubric.js'
+import { localPlace, localRubricSet, type LocalPlace } from '../local/place.js'
+import { LOCAL_MARKDOWN_BUDGET } from '../local/reports.js'
+import { readLocalRubric } from './local-rubric.js'
 import { shownElsewhere } from '../engine/evaluate.js'
 import { plannedRubric } from '../engine/rubric-choice.js'
 import { reportsProblem, writeReports, type CliIo } from './io.js'
-import { defaultTargets } from './validate.js'
-
-/** A local file has no size limit worth cutting for; this only bounds a pathological report. */
-const LOCAL_MARKDOWN_BUDGET = 5_000_000
 
 /**
  * The rubrics a request that names none is of, when the repository has several, with where they
@@ -44,7 +42,7 @@ export async function rubricSet(
   if (request.rubric !== undefined || request.checker !== undefined) return undefined
   const place = await localPlace(cwd, request.base, request.rubricSource ?? 'base')
   if (!place.ok) return undefined
-  const paths = await localRubricSet(place.value, defaultTargets)
+  const paths = await localRubricSet(place.value)
   return paths === undefined ? undefined : { place: place.value, paths }
 }
 
@@ -75,7 +73,7 @@ export async function checkRubricSet(
   )
   const files = []
   for (const path of set.paths) {
-    const chosen = await chooseLocalRubric(set.place, path, io)
+    const chosen = await readLocalRubric(set.place, path, io)
     if (chosen.line !== undefined) io.stderr(chosen.line)
     files.push({
       path,
@@ -159,25 +157,4 @@ export async function checkRubrics(options: CheckOptions, io: CliIo): Promise<nu
     ['Markdown report', options.markdown === '-' ? undefined : options.markdown, report]
   ])
   return written ? EXIT_CODE[worstVerdict(outcomes)] : USAGE_ERROR
-}
-
-/**
- * The compact report of several rubrics' checks: a line for each that did not apply, and each
- * other's compact report under its check run's name, pointing at its Markdown report's file.
- */
-export function rubricsTerminal(
-  outcomes: readonly RubricOutcome[],
-  markdownFileOf: (outcome: RubricOutcome) => string | undefined
-): string {
-  return outcomes
-    .map(o => {
-      if (o.evaluation === undefined) return `➖ ${o.checkName}: ${o.notApplicable ?? ''}`
-      const markdownFile = markdownFileOf(o)
-      const compact = renderTerminal(
-        o.evaluation,
-        markdownFile === undefined ? {} : { markdownFile }
-      )
-      return `── ${o.checkName} (${o.path})\n${compact.trimEnd()}`
-    })
-    .join('\n\n')
 }

@@ -8,16 +8,15 @@ import { evaluate, type EnginePorts } from '../engine/evaluate.js'
 import type { RubricChoice } from '../engine/rubric-choice.js'
 import { DEFAULT_MAX_EVIDENCE_TOKENS } from '../evidence/build.js'
 import { localEvidence } from '../evidence/git-source.js'
-import { localBase, localDiff } from '../evidence/git.js'
-import { EvidenceUnavailableError } from '../evidence/source.js'
 import { gateEnvironment } from '../gates/environment.js'
 import { gatesHere } from '../gates/run.js'
 import type { GateLog } from '../gates/types.js'
 import { DEFAULT_RUBRIC_PATH } from '../rubric/defaults.js'
 import { parseRubric } from '../rubric/parse.js'
-import { chooseLocalRubric, localPlace, type LocalRubricSource } from './local-rubric.js'
-import { formatIssue } from '../rubric/errors.js'
-import { needsCouncil } from '../verdict/decide.js'
+import { localPlace, type LocalRubricSource } from '../local/place.js'
+import { judgedBase, unreadableRubricLines } from '../local/preconditions.js'
+import { LOCAL_MARKDOWN_BUDGET } from '../local/reports.js'
+import { readLocalRubric } from './local-rubric.js'
 import { checkerRubric } from '../rubric/sugar.js'
 import { maskSecrets, secretValues } from '../util/secrets.js'
 import { toJsonReport } from '../report/json.js'
@@ -26,8 +25,8 @@ import { renderTerminal } from '../report/terminal.js'
 import { DEFAULT_CHECK_NAME, renderComment } from '../publish/memory.js'
 import { USAGE_ERROR } from './args.js'
 import { fileProblem, reportsProblem, writeReports, type CliIo } from './io.js'
-import { optionModelLines, rubricModelLines } from './model-check.js'
-import { terminalCouncilProgress } from './progress.js'
+import { optionModelLines, rubricModelLines } from '../publish/model-lines.js'
+import { terminalCouncilProgress } from '../report/terminal-progress.js'
 import type { Evaluation } from '../engine/evaluation.js'
 import type { EvidenceScope } from '../evidence/types.js'
 import type { HistoryEntry } from '../engine/history.js'
@@ -56,9 +55,6 @@ export interface CheckOptions extends CheckRequest {
   /** Print the comment the action would post instead of the terminal rendering. */
   readonly dryRun?: boolean
 }
-
-/** A local file has no size limit worth cutting for; this only bounds a pathological report. */
-const LOCAL_MARKDOWN_BUDGET = 5_000_000
 
 /**
  * `rubric-council check`: one evaluation in the current directory; exits with the verdict's code,
@@ -123,7 +119,7 @@ export async function checkHere(
 }
 
 /**
- * The rubric a check grades by: checker sugar as given; a file as `chooseLocalRubric` chooses it
+ * The rubric a check grades by: checker sugar as given; a file as `readLocalRubric` chooses it
  * (the base's unless the request says otherwise), with its line said on stderr.
  */
 export async function chooseCheckRubric(
@@ -135,7 +131,7 @@ export async function chooseCheckRubric(
   }
   const place = await localPlace(io.cwd, request.base, request.rubricSource ?? 'base')
   if (!place.ok) return failed([`rubric-council: ${place.problem}`])
-  const chosen = await chooseLocalRubric(place.value, request.rubric ?? DEFAULT_RUBRIC_PATH, io)
+  const chosen = await readLocalRubric(place.value, request.rubric ?? DEFAULT_RUBRIC_PATH, io)
   if (chosen.line !== undefined) io.stderr(chosen.line)
   return ok(chosen.choice)
 }
@@ -153,41 +149,18 @@ export async function checkWith(
   const { models, problems } = parseModelList(request.models ?? '')
   if (problems.length > 0) return failed([`rubric-council: --models: ${problems.join('; ')}`])
   const { rubric } = choice
-  // A rubric file that cannot be read is the user's path, not a rubric to grade: one line.
-  const unreadable = rubric.ok
-    ? []
-    : rubric.problem.issues.filter(i => i.rule === 'missing-file' || i.rule === 'unreadable-file')
-  if (unreadable.length > 0) {
-    const hint =
-      request.rubric === undefined
-        ? ' (pass --rubric FILE, or write one with rubric-council init)'
-        : ''
-    return failed(unreadable.map(issue => `rubric-council: ${formatIssue(issue)}${hint}`))
-  }
+  const unreadable = unreadableRubricLines(rubric, request.rubric !== undefined)
+  if (unreadable.length > 0) return failed(unreadable)
   const parsed = rubric.ok ? parseRubric(rubric.value) : undefined
+  const valid = parsed?.ok === true ? parsed.value : undefined
   // The rubric's models win over --models: the lines are about the judges that will be asked. A
   // retired one is said here and not asked; the report says it again.
   const now = io.now ?? Date.now
-  const named = parsed?.ok === true && parsed.value.council.models.length > 0
-  const modelLines = named ? rubricModelLines(parsed.value, now()) : optionModelLines(models, now())
+  const named = valid !== undefined && valid.council.models.length > 0
+  const modelLines = named ? rubricModelLines(valid, now()) : optionModelLines(models, now())
   for (const line of modelLines.lines) io.stderr(line)
-  // The diff is read only for judges; a base the user named is checked all the same.
-  let base = request.base
-  if (request.base !== undefined || (parsed?.ok === true && needsCouncil(parsed.value))) {
-    const found = await localBase(io.cwd, request.base)
-    if (!found.ok) return failed([`rubric-council: ${found.problem}`])
-    base = found.value
-  }
-  // Nothing changed: nothing for the judges to read, and a PASS would vouch for nothing. Only a
-  // diff that was read and found empty counts; one that cannot be read is the verdict's to report.
-  if (base !== undefined && parsed?.ok === true && needsCouncil(parsed.value)) {
-    const unchanged = await unchangedFrom(io.cwd, base)
-    if (unchanged !== undefined) {
-      return failed([
-        `rubric-council: no change from ${base}: HEAD and the working tree are as at their merge base ${unchanged.slice(0, 12)} (a new file counts once it is added with git add); nothing was checked: no gate ran and no judge was asked`
-      ])
-    }
-  }
+  const base = await judgedBase(io.cwd, request.base, valid)
+  if (!base.ok) return base
   const evaluation = await evaluate(
     {
       rubric,
@@ -196,7 +169,7 @@ export async function checkWith(
       ...(request.history && { history: request.history }),
       ...(scope && { scope })
     },
-    checkPorts(io, { models: request.models, base })
+    checkPorts(io, { models: request.models, base: base.value })
   )
   return ok(evaluation)
 }
@@ -234,17 +207,6 @@ export function checkPorts(
       // One checkout's runs (and a loop's iterations) share OpenAI's cache routing.
       thread: io.cwd
     })
-  }
-}
-
-/** The merge base with `base` when the diff from it to the working tree is empty. */
-async function unchangedFrom(cwd: string, base: string): Promise<string | undefined> {
-  try {
-    const { mergeBase, files } = await localDiff({ cwd, base })
-    return files.length === 0 ? mergeBase : undefined
-  } catch (error) {
-    if (error instanceof EvidenceUnavailableError) return undefined
-    throw error
   }
 }
 

@@ -1,30 +1,17 @@
 import { randomBytes } from 'node:crypto'
 import { resolve } from 'node:path'
 import { parseModelList } from '../council/members.js'
-import type { Evaluation } from '../engine/evaluation.js'
-import type { HistoryEntry } from '../engine/history.js'
-import { runGate } from '../gates/run.js'
-import type { GateResult } from '../gates/types.js'
+import type { LocalRubricSource } from '../local/place.js'
+import { everyRubricCheck, oneRubricCheck, type Check, type CheckShown } from '../loop/checks.js'
+import { runDoer } from '../loop/doer.js'
+import { runIterations, type SessionFiles } from '../loop/run.js'
 import {
-  collapsedLine,
-  iterationRecord,
+  LOCAL_FOLDER,
   loopExitCode,
-  loopHistoryEntry,
-  loopStep,
-  rubricsIterationRecord,
-  SESSION_SCHEMA,
+  newSessionState,
   sessionId,
-  SESSIONS_DIR,
-  type SessionOutcome,
-  type IterationRecord,
-  type SessionState
+  SESSIONS_DIR
 } from '../loop/session.js'
-import { renderRubricsReport, rubricsJsonReport } from '../publish/rubrics.js'
-import { renderRubricsFeedback } from '../publish/rubrics-feedback.js'
-import { toJsonReport } from '../report/json.js'
-import { renderFeedback } from '../report/feedback.js'
-import { renderMarkdown } from '../report/markdown.js'
-import { renderTerminal } from '../report/terminal.js'
 import { DEFAULT_RUBRIC_PATH, rubricsFolder } from '../rubric/defaults.js'
 import { formatIssue } from '../rubric/errors.js'
 import { checkerRubric } from '../rubric/sugar.js'
@@ -32,11 +19,10 @@ import { failed, ok, type Result } from '../util/result.js'
 import { maskSecrets, secretValues } from '../util/secrets.js'
 import { USAGE_ERROR } from './args.js'
 import { checkHere, chooseCheckRubric, terminalGateLog, type CheckRequest } from './check.js'
-import type { LocalRubricSource } from './local-rubric.js'
-import { writeInside } from './repository-files.js'
-import { checkRubricSet, rubricSet, rubricsTerminal } from './check-rubrics.js'
+import { checkRubricSet, rubricSet } from './check-rubrics.js'
 import { reportsProblem, writeReports, type CliIo } from './io.js'
 import { DEFAULT_MAX_ITERATIONS, MAX_ITERATIONS_LIMIT } from './loop-spec.js'
+import { writeInside } from './repository-files.js'
 
 export interface LoopOptions {
   readonly doer?: string
@@ -49,16 +35,6 @@ export interface LoopOptions {
   readonly rubricSource?: Exclude<LocalRubricSource, 'session'>
   readonly json?: string
 }
-
-/**
- * The doer is the user's own command (an agent, a script), run with their whole environment: it
- * may need its own keys. Like a gate it runs in its own process group, which nothing outlives; an
- * agent may take long, so the only limit is the timer's (about 24 days).
- */
-const DOER_TIMEOUT_SECONDS = Math.floor((2 ** 31 - 1) / 1000)
-
-/** The Markdown report of each check, in the session, like `check`'s own. */
-const SESSION_MARKDOWN_BUDGET = 5_000_000
 
 /**
  * `rubric-council loop`: the doer → checker loop (docs/agent-loop.md). Exits 0 on ACCEPT, 1 on
@@ -86,8 +62,8 @@ export async function loopCommand(options: LoopOptions, io: CliIo): Promise<numb
   const unwritable = reportsProblem(io, [['JSON report', options.json]])
   if (unwritable !== undefined) return usage(unwritable)
 
-  const started = nowOf(io)
-  const id = sessionId(started, randomBytes(3).toString('hex'))
+  const startedAt = nowOf(io)
+  const id = sessionId(startedAt, randomBytes(3).toString('hex'))
   const planned = await planSession(options, id, io)
   if (!planned.ok) return usage(planned.problem)
   const { check, rubricPath, several } = planned.value
@@ -96,22 +72,40 @@ export async function loopCommand(options: LoopOptions, io: CliIo): Promise<numb
   try {
     const sugar = options.checker === undefined ? undefined : checkerRubric(options.checker)
     if (sugar?.ok === true) await session.value.write('rubric.md', sugar.value.text)
-    const state: SessionState = {
-      schema: SESSION_SCHEMA,
-      session: id,
+    const state = newSessionState({
+      id,
       doer,
-      rubric_path: rubricPath,
-      rubric_source: options.checker === undefined ? (options.rubricSource ?? 'base') : 'session',
-      checker: options.checker ?? null,
-      max_iterations: max,
-      started_at: started.toISOString(),
-      outcome: 'running',
-      history: []
-    }
+      rubricPath,
+      rubricSource: options.checker === undefined ? (options.rubricSource ?? 'base') : 'session',
+      checker: options.checker,
+      maxIterations: max,
+      startedAt
+    })
     io.stderr(
       `rubric-council: session ${id}, ${several === undefined ? `rubric ${rubricPath}` : `rubrics ${several.join(', ')}`}`
     )
-    return await runSession(state, check, session.value, options.json, io)
+    const mask = masker(io)
+    const { outcome, last } = await runIterations(state, {
+      check,
+      files: session.value,
+      doer: (iteration, feedback) =>
+        runDoer(doer, iteration, id, feedback, {
+          cwd: io.cwd,
+          env: io.env,
+          log: terminalGateLog(io),
+          mask
+        }),
+      mask,
+      stdout: io.stdout,
+      stderr: io.stderr
+    })
+    if (outcome === 'stopped') return USAGE_ERROR
+    const written =
+      last === undefined ||
+      (await writeReports(io, [
+        ['JSON report', options.json, `${JSON.stringify(last.json, null, 2)}\n`]
+      ]))
+    return written ? loopExitCode(outcome) : USAGE_ERROR
   } catch (error) {
     if (error instanceof RefusedWrite) return usage(error.message)
     throw error
@@ -142,19 +136,22 @@ async function planSession(
     ...(options.base !== undefined && { base: options.base }),
     rubricSource: options.rubricSource ?? 'base'
   }
-  const secrets = secretValues(io.env)
-  const mask = (text: string): string => maskSecrets(text, secrets)
+  const shown: CheckShown = { mask: masker(io), now: () => nowOf(io) }
+  const oneRubric = (one: CheckRequest): Check =>
+    oneRubricCheck(history => checkHere({ ...one, history }, io), shown)
   const set = await rubricSet(request, io.cwd)
   if (set !== undefined && options.rubric === undefined && options.checker === undefined) {
-    const check = everyRubric(request, io, mask)
+    const check = everyRubricCheck(historyOf => checkRubricSet(request, io, historyOf), shown)
     return ok({ check, rubricPath: rubricsFolder(DEFAULT_RUBRIC_PATH), several: set.paths })
   }
   if (options.checker !== undefined) {
     const sugar = checkerRubric(options.checker)
     if (!sugar.ok) return failed(sugar.problem.issues.map(formatIssue).join('; '))
     const rubricPath = `${SESSIONS_DIR}/${id}/rubric.md`
-    const own = { ...request, rubricSource: 'session' as const, rubric: rubricPath }
-    return ok({ check: oneRubric(own, io, mask), rubricPath })
+    return ok({
+      check: oneRubric({ ...request, rubricSource: 'session', rubric: rubricPath }),
+      rubricPath
+    })
   }
   const rubricPath = options.rubric ?? DEFAULT_RUBRIC_PATH
   const chosen = await chooseCheckRubric({ ...request, rubric: rubricPath }, io)
@@ -164,162 +161,20 @@ async function planSession(
     const hint = options.rubric === undefined ? ' (pass --rubric FILE or --checker TEXT)' : ''
     return failed(`${file.problem.issues.map(formatIssue).join('; ')}${hint}`)
   }
-  return ok({ check: oneRubric({ ...request, rubric: rubricPath }, io, mask), rubricPath })
+  return ok({ check: oneRubric({ ...request, rubric: rubricPath }), rubricPath })
 }
-
-/**
- * The iterations of a started session: the doer, then the check, until ACCEPT, TERMINATE or the
- * last iteration; `state.json`, the feedback and the reports written as they come.
- */
-async function runSession(
-  started: SessionState,
-  check: Check,
-  files: SessionFiles,
-  json: string | undefined,
-  io: CliIo
-): Promise<number> {
-  const secrets = secretValues(io.env)
-  const mask = (text: string): string => maskSecrets(text, secrets)
-  const { session: id, max_iterations: max } = started
-  let state = started
-  const save = (): Promise<void> =>
-    // Every string masked before it is written: gate output and the judges' words may quote one.
-    files.write(
-      'state.json',
-      `${JSON.stringify(state, (_, v: unknown) => (typeof v === 'string' ? mask(v) : v), 2)}\n`
-    )
-  await save()
-  let last: { checked: IterationCheck; feedback: string } | undefined
-  let outcome: SessionOutcome = 'running'
-  for (let iteration = 1; iteration <= max; iteration++) {
-    io.stderr(`rubric-council: iteration ${iteration} of ${max}: the doer`)
-    const ran = await runDoer(state.doer, iteration, id, last?.feedback, io, mask)
-    if (ran.exitCode !== 0) {
-      io.stderr(
-        `rubric-council: the doer ${ran.detail ?? `exited ${ran.exitCode}`}; the check runs all the same`
-      )
-    }
-    io.stderr(`rubric-council: iteration ${iteration} of ${max}: the check`)
-    const checked = await check(iteration, ran)
-    if (!checked.ok) {
-      for (const line of checked.problem) io.stderr(line)
-      state = { ...state, outcome: 'stopped' }
-      await save()
-      return USAGE_ERROR
-    }
-    const { record } = checked.value
-    await files.write(`feedback-${iteration}.md`, record.feedback)
-    await files.write(`report-${iteration}.md`, checked.value.report)
-    const feedbackFile = files.path(`feedback-${iteration}.md`)
-    const reportFile = files.path(`report-${iteration}.md`)
-    const step = loopStep(record.decision, iteration, max)
-    outcome = step.next === 'end' ? step.outcome : 'running'
-    state = { ...state, outcome, history: [...state.history, record] }
-    await save()
-    io.stdout(collapsedLine(record))
-    last = { checked: checked.value, feedback: feedbackFile }
-    if (step.next === 'end') {
-      io.stdout('')
-      io.stdout(checked.value.terminal(reportFile))
-      io.stdout(endLine(outcome, iteration, max, id, feedbackFile))
-      break
-    }
-  }
-  const written =
-    last === undefined ||
-    (await writeReports(io, [
-      ['JSON report', json, `${JSON.stringify(last.checked.json, null, 2)}\n`]
-    ]))
-  return written ? loopExitCode(outcome) : USAGE_ERROR
-}
-
-/** An iteration's check, as the loop keeps and shows it. */
-interface IterationCheck {
-  /** What `state.json` keeps, the feedback (masked) included. */
-  readonly record: IterationRecord
-  /** The Markdown report, masked. */
-  readonly report: string
-  /** The compact report the last iteration prints, pointing at the Markdown report's file. */
-  readonly terminal: (reportFile: string) => string
-  /** What `--json` writes when this is the last check. */
-  readonly json: unknown
-}
-
-type Check = (
-  iteration: number,
-  doer: GateResult
-) => Promise<Result<IterationCheck, readonly string[]>>
 
 const nowOf = (io: CliIo): Date => new Date((io.now ?? Date.now)())
 
-/** Checks of one rubric, whose judges are told the iterations before. */
-function oneRubric(
-  request: CheckRequest & { readonly rubric: string },
-  io: CliIo,
-  mask: (text: string) => string
-): Check {
-  const history: HistoryEntry[] = []
-  return async (iteration, doer) => {
-    const checked = await checkHere({ ...request, history: [...history] }, io)
-    if (!checked.ok) return checked
-    const at = nowOf(io)
-    history.push(loopHistoryEntry(iteration, checked.value, at))
-    // The reports show this iteration last in the history, as the pull request's comment does.
-    const evaluation: Evaluation = { ...checked.value, history: [...history] }
-    const feedback = mask(renderFeedback(evaluation))
-    return ok({
-      record: iterationRecord(iteration, doer, evaluation, feedback, at),
-      report: mask(
-        renderMarkdown(evaluation, { budget: SESSION_MARKDOWN_BUDGET, nextStep: 'terminal' })
-      ),
-      terminal: reportFile => renderTerminal(evaluation, { markdownFile: reportFile }).trimEnd(),
-      json: toJsonReport(evaluation, 'terminal')
-    })
-  }
-}
-
-/**
- * Checks of every rubric of a repository with several, as `check` makes them: each rubric's judges
- * are told its own earlier iterations.
- */
-function everyRubric(request: CheckRequest, io: CliIo, mask: (text: string) => string): Check {
-  const histories = new Map<string, HistoryEntry[]>()
-  return async (iteration, doer) => {
-    const checked = await checkRubricSet(request, io, name => [...(histories.get(name) ?? [])])
-    if (checked === undefined) {
-      return failed([
-        `rubric-council: the session checks every rubric of the repository, and ${rubricsFolder(DEFAULT_RUBRIC_PATH)}/ no longer holds one; start the loop again, or pass --rubric FILE`
-      ])
-    }
-    if (!checked.ok) return checked
-    const at = nowOf(io)
-    const outcomes = checked.value.map(o => {
-      if (o.evaluation === undefined) return o
-      const history = [...(histories.get(o.checkName) ?? [])]
-      history.push(loopHistoryEntry(iteration, o.evaluation, at))
-      histories.set(o.checkName, history)
-      return { ...o, evaluation: { ...o.evaluation, history } }
-    })
-    const feedback = mask(renderRubricsFeedback(outcomes, iteration))
-    return ok({
-      record: rubricsIterationRecord(iteration, doer, outcomes, feedback, at),
-      report: mask(renderRubricsReport(outcomes, SESSION_MARKDOWN_BUDGET)),
-      terminal: reportFile => rubricsTerminal(outcomes, () => reportFile),
-      json: rubricsJsonReport(outcomes)
-    })
-  }
+/** Masks the secrets of the user's environment in what is shown and written. */
+function masker(io: CliIo): (text: string) => string {
+  const secrets = secretValues(io.env)
+  return text => maskSecrets(text, secrets)
 }
 
 /** A write the loop refused (a symbolic link on the way): it ends the loop, saying why. */
 class RefusedWrite extends Error {
   override readonly name: string = 'RefusedWrite'
-}
-
-/** The session's folder: where its files are, and how they are written. */
-interface SessionFiles {
-  readonly path: (name: string) => string
-  /** Throws RefusedWrite when the file or a folder on its way is a symbolic link. */
-  readonly write: (name: string, text: string) => Promise<void>
 }
 
 /**
@@ -329,7 +184,7 @@ interface SessionFiles {
  * repository `init` did not set up.
  */
 async function sessionFiles(cwd: string, folder: string): Promise<Result<SessionFiles>> {
-  const ignore = await writeInside(cwd, '.rubric-council/.gitignore', '*\n')
+  const ignore = await writeInside(cwd, `${LOCAL_FOLDER}/.gitignore`, '*\n')
   if (!ignore.ok) return ignore
   return ok({
     path: name => resolve(cwd, folder, name),
@@ -338,44 +193,4 @@ async function sessionFiles(cwd: string, folder: string): Promise<Result<Session
       if (!written.ok) throw new RefusedWrite(written.problem)
     }
   })
-}
-
-/** The doer, run like a gate (bash, its own process group), its output live on stderr. */
-function runDoer(
-  command: string,
-  iteration: number,
-  session: string,
-  feedback: string | undefined,
-  io: CliIo,
-  mask: (text: string) => string
-): Promise<GateResult> {
-  const env: Record<string, string> = {}
-  for (const [name, value] of Object.entries(io.env)) if (value !== undefined) env[name] = value
-  env.RUBRIC_COUNCIL_ITERATION = String(iteration)
-  env.RUBRIC_COUNCIL_SESSION = session
-  if (feedback === undefined) delete env.RUBRIC_COUNCIL_FEEDBACK
-  else env.RUBRIC_COUNCIL_FEEDBACK = feedback
-  return runGate(
-    { command, timeout: DOER_TIMEOUT_SECONDS, line: 0 },
-    // As `bash -c` runs a command line: each of its commands runs, whatever the one before did.
-    { cwd: io.cwd, env, log: terminalGateLog(io), mask, parallel: 1, shellOptions: [] }
-  )
-}
-
-/** The loop's last line: how it ended, and where the feedback is when it did not ACCEPT. */
-function endLine(
-  outcome: SessionOutcome,
-  iteration: number,
-  max: number,
-  session: string,
-  feedback: string
-): string {
-  switch (outcome) {
-    case 'accepted':
-      return `ACCEPT at iteration ${iteration} of ${max} (session ${session})`
-    case 'terminated':
-      return `TERMINATE at iteration ${iteration} of ${max}: the judges recommend stopping (session ${session}); feedback: ${feedback}`
-    default:
-      return `no ACCEPT after ${iteration} iterations (session ${session}); the last feedback: ${feedback}`
-  }
 }

@@ -1,19 +1,17 @@
-import { existsSync, statSync } from 'node:fs'
-import { posix, resolve, sep } from 'node:path'
-import { rubricStem } from '../engine/rubric-set.js'
-import { runGit } from '../evidence/git-process.js'
-import { DEFAULT_RUBRIC_PATH } from '../rubric/defaults.js'
-import { isScoped, unmatchedPatterns } from '../rubric/paths.js'
-import type { Rubric } from '../rubric/types.js'
-import { formatIssue } from '../rubric/errors.js'
-import { duplicateRubricName, noCatchAll, unmatchedPattern } from '../sentences/scope.js'
-import { loadRubric, localRubricFiles } from '../rubric/load.js'
+import { statSync } from 'node:fs'
+import { writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { repositoryRoot, workingTreeRubrics } from '../local/place.js'
+import { rubricSetProblems } from '../local/rubric-set-problems.js'
+import { rubricDeprecationLines, rubricModelLines } from '../publish/model-lines.js'
+import { MATCHER_OWNER, PROBLEM_MATCHER } from '../publish/problem-matcher.js'
 import { describeRubric } from '../rubric/describe.js'
+import { formatIssue } from '../rubric/errors.js'
+import { loadRubric } from '../rubric/load.js'
+import type { Rubric } from '../rubric/types.js'
 import type { CliIo } from './io.js'
-import { rubricDeprecationLines, rubricModelLines } from './model-check.js'
-import { withProblemMatcher } from './problem-matcher.js'
 import { cliUpstreamReader } from './upstream.js'
-import { repositoryRoot } from './local-rubric.js'
 
 /**
  * `rubric-council validate [FILE...]`: 0 when every file is a valid rubric, 1 otherwise. Without
@@ -24,7 +22,7 @@ import { repositoryRoot } from './local-rubric.js'
  * file of the repository (the rubric would never apply).
  */
 export async function validateCommand(files: readonly string[], io: CliIo): Promise<number> {
-  const targets = files.length > 0 ? files : defaultTargets(io.cwd)
+  const targets = files.length > 0 ? files : workingTreeRubrics(io.cwd)
   return withProblemMatcher(io, async () => {
     let invalid = 0
     let checked = 0
@@ -53,7 +51,7 @@ export async function validateCommand(files: readonly string[], io: CliIo): Prom
         for (const issue of result.problem) io.stderr(formatIssue(issue))
       }
     }
-    const set = await setProblems(valid, io.cwd)
+    const set = await rubricSetProblems(valid, io.cwd)
     for (const line of set.lines) io.stderr(line)
     invalid += set.invalid
     if (targets.length > 1) io.stdout(`${checked - invalid} of ${checked} rubrics valid`)
@@ -71,69 +69,17 @@ function isDirectory(path: string): boolean {
 }
 
 /**
- * The repository's rubrics here, as `validate` and `check` take them when given none: the main one
- * (when it exists, or when there is no other) and the `rubrics/` folder's.
+ * Inside GitHub Actions, registers the matcher for the duration of `body` (the runner reads
+ * `::add-matcher::` from the log); elsewhere just runs `body`.
  */
-export function defaultTargets(cwd: string): string[] {
-  const listed = localRubricFiles(cwd, DEFAULT_RUBRIC_PATH)
-  const main = listed.length === 0 || existsSync(resolve(cwd, DEFAULT_RUBRIC_PATH))
-  return [...(main ? [DEFAULT_RUBRIC_PATH] : []), ...listed]
-}
-
-/**
- * What is wrong with the rubrics together: two of one name (one check run for both), and `paths`
- * patterns that match no file git tracks (a rubric that would never apply), each at its line.
- */
-async function setProblems(
-  rubrics: readonly { readonly file: string; readonly rubric: Rubric }[],
-  cwd: string
-): Promise<{ lines: string[]; invalid: number }> {
-  const lines: string[] = []
-  const bad = new Set<string>()
-  const names = new Map<string, string>()
-  for (const { file, rubric } of rubrics) {
-    if (posix.basename(posix.dirname(file.split(sep).join('/'))) !== 'rubrics') continue
-    const name = rubric.name ?? rubricStem(file)
-    const first = names.get(name)
-    if (first === undefined) names.set(name, file)
-    else {
-      bad.add(file)
-      lines.push(
-        formatIssue({ file, line: 1, rule: 'name', message: duplicateRubricName(name, first) })
-      )
-    }
+async function withProblemMatcher<T>(io: CliIo, body: () => Promise<T>): Promise<T> {
+  if (io.env.GITHUB_ACTIONS !== 'true') return body()
+  const path = join(io.env.RUNNER_TEMP ?? tmpdir(), 'rubric-council-problem-matcher.json')
+  await writeFile(path, JSON.stringify(PROBLEM_MATCHER, null, 2))
+  io.stdout(`::add-matcher::${path}`)
+  try {
+    return await body()
+  } finally {
+    io.stdout(`::remove-matcher owner=${MATCHER_OWNER}::`)
   }
-  // Several rubrics, every one scoped: a pull request outside them all is judged by none.
-  if (names.size > 0 && rubrics.every(r => isScoped(r.rubric.scope))) lines.push(noCatchAll())
-  const scoped = rubrics.filter(r => (r.rubric.scope.paths ?? []).length > 0)
-  if (scoped.length > 0) {
-    const listed = await runGit(['ls-files', '--full-name', '-z'], cwd).catch(() => undefined)
-    if (listed?.exitCode !== 0) {
-      lines.push(
-        "note: not a git repository here, so the rubrics' paths were not checked against its files"
-      )
-    } else {
-      const tracked = listed.stdout.split('\0').filter(Boolean)
-      for (const { file, rubric } of scoped) {
-        for (const pattern of unmatchedPatterns(rubric.scope, tracked)) {
-          bad.add(file)
-          lines.push(
-            formatIssue({
-              file,
-              line: lineOf(rubric.text, pattern),
-              rule: 'paths',
-              message: unmatchedPattern(pattern, file)
-            })
-          )
-        }
-      }
-    }
-  }
-  return { lines, invalid: bad.size }
-}
-
-/** The first line of `text` that holds `needle` (1 when none does). */
-function lineOf(text: string, needle: string): number {
-  const index = text.split('\n').findIndex(line => line.includes(needle))
-  return index === -1 ? 1 : index + 1
 }

@@ -11,12 +11,15 @@ import { failed, ok, type Result } from '../util/result.js'
 import type { VerdictKind } from '../verdict/types.js'
 
 // The doer → checker loop as data (docs/agent-loop.md): what an iteration records, what the loop
-// does next, and how an iteration is shown collapsed. Pure; `cli/loop.ts` runs it.
+// does next, and how an iteration is shown collapsed. Pure; `run.ts` runs the iterations.
 
 export const SESSION_SCHEMA = 'rubric-council/loop-session@1'
 
-/** Where the sessions live, from the repository's root; `.rubric-council/` is git-ignored. */
-export const SESSIONS_DIR = '.rubric-council/sessions'
+/** The CLI's own folder in a repository, from its root: git-ignored, by itself and by `init`. */
+export const LOCAL_FOLDER = '.rubric-council'
+
+/** Where the sessions live, from the repository's root. */
+export const SESSIONS_DIR = `${LOCAL_FOLDER}/sessions`
 
 /** A session id: one path segment that cannot be `.` or `..` nor climb out of `SESSIONS_DIR`. */
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/
@@ -82,6 +85,31 @@ export interface SessionState {
   readonly started_at: string
   readonly outcome: SessionOutcome
   readonly history: readonly IterationRecord[]
+}
+
+/** A new session's state, before its first iteration. */
+export function newSessionState(session: {
+  readonly id: string
+  readonly doer: string
+  readonly rubricPath: string
+  readonly rubricSource: SessionState['rubric_source']
+  /** The checker sugar the session's rubric is made of, if it is. */
+  readonly checker: string | undefined
+  readonly maxIterations: number
+  readonly startedAt: Date
+}): SessionState {
+  return {
+    schema: SESSION_SCHEMA,
+    session: session.id,
+    doer: session.doer,
+    rubric_path: session.rubricPath,
+    rubric_source: session.rubricSource,
+    checker: session.checker ?? null,
+    max_iterations: session.maxIterations,
+    started_at: session.startedAt.toISOString(),
+    outcome: 'running',
+    history: []
+  }
 }
 
 /** Why `id` is not a session id, in words; undefined when it is one. */

@@ -3,7 +3,7 @@ import { readFileSync, realpathSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { VERSION } from '../version.js'
-import type { PinFacts } from './action-pin.js'
+import type { PinFacts } from './pin.js'
 
 /** The package's name, which tells its folder from any other package.json above the code. */
 const PACKAGE_NAME = 'rubric-council'
@@ -12,7 +12,7 @@ const PACKAGE_NAME = 'rubric-council'
 export const COMMIT_FILE = 'commit.json'
 
 /**
- * Where the running CLI came from, for its pin (action-pin.ts): the nearest folder at or above
+ * Where the running CLI came from, for its pin (pin.ts): the nearest folder at or above
  * `from` (this module's, by default) whose package.json is Rubric Council's; whether that folder
  * is the top of a git checkout, and its HEAD; else the commit the package records.
  */

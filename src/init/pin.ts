@@ -15,7 +15,7 @@ export interface ActionPin {
   readonly version: string
 }
 
-/** What the CLI knows about where it came from; read by `readPinFacts` (action-pin-facts.ts). */
+/** What the CLI knows about where it came from; read by `readPinFacts` (pin-facts.ts). */
 export interface PinFacts {
   /** The CLI's version, X.Y.Z. */
   readonly version: string

@@ -1,5 +1,5 @@
-import { ACTION_REPOSITORY, usesPinned, type ActionPin } from './action-pin.js'
-import type { ProjectSetup } from './init-setup.js'
+import { ACTION_REPOSITORY, usesPinned, type ActionPin } from './pin.js'
+import type { ProjectSetup } from './setup.js'
 
 export const RUBRIC_FILE = '.github/rubric.md'
 /** The split layout's one workflow; in the fork layout, the council's workflow. */

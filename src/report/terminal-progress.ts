@@ -1,7 +1,13 @@
 import type { CouncilProgress } from '../council/council.js'
 import type { JudgeRun } from '../council/types.js'
-import { councilStartLine, judgeLine, extraVoteLine } from '../report/progress.js'
-import type { CliIo } from './io.js'
+import { councilStartLine, judgeLine, extraVoteLine } from './progress.js'
+
+/** Where the progress is drawn: stderr, and whether it is a terminal (`CliIo` of the CLI). */
+export interface ProgressTerminal {
+  readonly stderr: (line: string) => void
+  /** stderr is a terminal: the lines are redrawn in place. */
+  readonly live?: boolean
+}
 
 /** How often the live status lines are redrawn, for their elapsed times. */
 const REDRAW_MS = 1000
@@ -11,7 +17,10 @@ const REDRAW_MS = 1000
  * place as calls end (and each second, for the time elapsed); elsewhere (a log file, CI), one
  * line per call as it ends, and every 15 s whom the council still waits for.
  */
-export function terminalCouncilProgress(io: CliIo, now: () => number = Date.now): CouncilProgress {
+export function terminalCouncilProgress(
+  io: ProgressTerminal,
+  now: () => number = Date.now
+): CouncilProgress {
   if (!io.live) {
     return {
       started: calls => {
