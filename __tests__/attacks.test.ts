@@ -867,13 +867,21 @@ describe('the rubric path', () => {
     const pr = pullRequest({ 'src/feature.ts': 'export const feature = 1\n' })
     const from = github.requests.length
     await attempt(pr)
-    const reads = github.requests
-      .slice(from)
+    const made = github.requests.slice(from)
+    // Read through GraphQL as `<ref>:<path>` expressions, or through the contents API's `ref`.
+    const expressions = made
+      .filter(r => r.method === 'POST' && r.path === '/graphql')
+      .flatMap(r => {
+        const variables = (r.body as { variables?: Record<string, unknown> }).variables ?? {}
+        return [variables.main, variables.folder].map(e => String(e).replace(/:.*$/, ''))
+      })
+    const reads = made
       .filter(
         r =>
           r.method === 'GET' && decodeURIComponent(r.path).endsWith('/contents/.github/rubric.md')
       )
       .map(r => r.query.ref)
+      .concat(expressions)
     expect(reads.length).toBeGreaterThan(0)
     expect(new Set(reads)).toEqual(new Set([`refs/heads/${baseBranch(pr.repo)}`]))
   })

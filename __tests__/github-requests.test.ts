@@ -13,8 +13,9 @@ import { startProviderStandIn, type StandIn } from './helpers/provider-standin.j
 
 /**
  * What a review costs in GitHub requests (docs/performance.md, figure 3): each fact is read once
- * a run (the pull request at its start and again before the comment is written, the comment list,
- * the rubrics), and the token's identity comes with the first check run it starts.
+ * a run. At the start one GraphQL request reads the pull request's head and the base's rubrics;
+ * then the comment list; the pull request's head again before the comment is written; and the
+ * token's identity comes with the first check run it starts.
  */
 
 const WRITE = 'ghs_requests_write_0001'
@@ -58,7 +59,7 @@ async function review(repo: Repository, number: number): Promise<string[]> {
 }
 
 describe('GitHub requests of a judged review', () => {
-  it('one rubric: 10 on the first push, 10 on the next, /user never read', async () => {
+  it('one rubric: 8 on the first push, 8 on the next, /user never read', async () => {
     const number = next++
     const repo = openPullRequest(
       github,
@@ -68,9 +69,8 @@ describe('GitHub requests of a judged review', () => {
     )
     const first = await review(repo, number)
     expect(first).toEqual([
-      `GET /pulls/${number}`,
-      'GET /contents/.github/rubrics',
-      'GET /contents/.github/rubric.md',
+      // The pull request's head now, the base's rubric and its rubrics/ folder: one request.
+      'POST /graphql',
       'POST /check-runs',
       `GET /issues/${number}/comments`,
       'GET /commits/{sha}/check-runs',
@@ -82,9 +82,7 @@ describe('GitHub requests of a judged review', () => {
     ])
     const again = await review(repo, number)
     expect(again).toEqual([
-      `GET /pulls/${number}`,
-      'GET /contents/.github/rubrics',
-      'GET /contents/.github/rubric.md',
+      'POST /graphql',
       'POST /check-runs',
       `GET /issues/${number}/comments`,
       'GET /commits/{sha}/check-runs',
@@ -96,7 +94,7 @@ describe('GitHub requests of a judged review', () => {
     ])
   })
 
-  it('each further rubric: its file, its check run started and completed, its name’s check runs listed', async () => {
+  it('each further rubric: its check run started and completed; its file and its name’s check runs come with the others', async () => {
     const counts: number[] = []
     for (const n of [2, 3]) {
       const number = next++
@@ -108,6 +106,6 @@ describe('GitHub requests of a judged review', () => {
       counts.push((await review(repo, number)).length)
     }
     const [two = 0, three = 0] = counts
-    expect(three - two).toBe(4)
+    expect(three - two).toBe(2)
   }, 120_000)
 })

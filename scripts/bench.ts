@@ -11,7 +11,8 @@
  * touches one, against one rubric), the same way.
  */
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { format, resolveConfig } from 'prettier'
@@ -40,7 +41,6 @@ import {
 } from './bench/child.js'
 import {
   diffRepository,
-  GATES_RUBRIC,
   JUDGED_RUBRIC,
   JUDGES,
   openPullRequest,
@@ -86,11 +86,8 @@ const TARGETS = {
   largeOverSmall: 1.5,
   largeRssKb: 300 * 1024,
   councilRatio: 1.2,
-  /**
-   * Was 6: the check run is now created in_progress when a review starts and completed at its end
-   * (docs/pr-bot.md), one request more by design.
-   */
-  githubRequests: 7,
+  /** A judged review of one rubric (issue 37): each fact read once a run. */
+  githubRequests: 8,
   /** Of a re-run's prompt, the share the providers' caches serve. */
   rerunCachedShare: 0.8
 } as const
@@ -330,6 +327,10 @@ async function cacheFigure(world: World, repo: Repository): Promise<readonly Cac
 // 3. GitHub requests per run
 
 interface GitHubFigure {
+  /** What was reviewed, as the figure's row names it. */
+  readonly name: string
+  /** The figure's target applies: one rubric, at most 100 comments. */
+  readonly targeted: boolean
   readonly comments: number
   readonly total: number
   readonly byEndpoint: Readonly<Record<string, number>>
@@ -343,35 +344,116 @@ function endpoint(method: string, path: string): string {
     .replace(/^\/repos\/[^/]+\/[^/]+/, '/repos/{owner}/{repo}')
     .replace(/\/contents\/.*$/, '/contents/{path}')
     .replace(/\/(issues|pulls)\/\d+/, '/$1/{n}')
+    .replace(/\/commits\/[0-9a-f]{40}\//, '/commits/{sha}/')
     .replace(/\/(comments|check-runs)\/\d+/, '/$1/{id}')
   return `${method} ${template}`
 }
 
-async function githubFigure(
+/**
+ * The GitHub requests of judged reviews of one pull request (one judge): the first push (no
+ * comment of ours yet) and the next (the sticky comment read and updated), with `comments`
+ * comments by someone else already on it.
+ */
+async function githubFigures(
   world: World,
   repo: Repository,
-  comments: number
-): Promise<GitHubFigure> {
-  progress(`GitHub requests: a pull request with ${comments} comments`)
-  const pr = openPullRequest(world, repo)
+  given: { readonly comments: number; readonly rubrics: number; readonly pushes: number }
+): Promise<GitHubFigure[]> {
+  const { comments, rubrics, pushes } = given
+  progress(`GitHub requests: ${rubrics} rubric(s), a pull request with ${comments} comments`)
+  const pr = openPullRequest(world, repo, {
+    inputs: { models: 'openai:gpt-5.4-mini' },
+    env: world.providerEnv
+  })
   for (let i = 0; i < comments; i++) {
     world.github.addComment(pr.number, `Comment ${i}: looks good to me`, {
       login: 'octocat',
       type: 'User'
     })
   }
-  const before = world.github.requests.length
+  const figures: GitHubFigure[] = []
   try {
-    const result = await runChecked('GitHub requests', pr.run)
-    const made = world.github.requests.slice(before)
-    const byEndpoint: Record<string, number> = {}
-    for (const request of made) {
-      const key = endpoint(request.method, request.path)
-      byEndpoint[key] = (byEndpoint[key] ?? 0) + 1
+    for (let push = 1; push <= pushes; push++) {
+      const before = world.github.requests.length
+      const result = await runChecked('GitHub requests', pr.run)
+      const made = world.github.requests.slice(before)
+      const byEndpoint: Record<string, number> = {}
+      for (const request of made) {
+        const key = endpoint(request.method, request.path)
+        byEndpoint[key] = (byEndpoint[key] ?? 0) + 1
+      }
+      figures.push({
+        name: `${rubrics === 1 ? 'one rubric' : `${rubrics} rubrics`}, ${push === 1 ? 'first push' : 'next push'}, ${count(comments)} comments`,
+        targeted: rubrics === 1 && comments <= 100,
+        comments,
+        total: made.length,
+        byEndpoint,
+        verdict: result.outputs.verdict ?? ''
+      })
     }
-    return { comments, total: made.length, byEndpoint, verdict: result.outputs.verdict ?? '' }
+    return figures
   } finally {
     pr.dispose()
+  }
+}
+
+/**
+ * Figure 3: judged reviews of one rubric (first and next push; 0, 100 and 1,000 comments by
+ * others), then of three (two more in `rubrics/`), each on a repository of its own.
+ */
+async function requestsFigure(world: World, repos: Repository[]): Promise<GitHubFigure[]> {
+  const one = diffRepository(world, { files: 1, lines: 10 }, JUDGED_RUBRIC)
+  const three = diffRepository(world, { files: 1, lines: 10 }, JUDGED_RUBRIC)
+  repos.push(one, three)
+  for (const name of ['api', 'docs']) {
+    world.github.setFile(three.baseSha, `.github/rubrics/${name}.md`, JUDGED_RUBRIC)
+  }
+  return [
+    ...(await githubFigures(world, one, { comments: 0, rubrics: 1, pushes: 2 })),
+    ...(await githubFigures(world, one, { comments: 100, rubrics: 1, pushes: 1 })),
+    ...(await githubFigures(world, one, { comments: 1000, rubrics: 1, pushes: 1 })),
+    ...(await githubFigures(world, three, { comments: 0, rubrics: 3, pushes: 2 }))
+  ]
+}
+
+function requestsTable(requests: readonly GitHubFigure[]): string {
+  const endpoints = [...new Set(requests.flatMap(g => Object.keys(g.byEndpoint)))]
+  return table([
+    ['GitHub requests by endpoint (judged, comment: sticky)', ...requests.map(g => g.name)],
+    ...endpoints.map(e => [e, ...requests.map(g => count(g.byEndpoint[e] ?? 0))]),
+    ['total', ...requests.map(g => count(g.total))]
+  ])
+}
+
+/** `npm run bench -- requests`: figure 3 alone, printed; no JSON written. */
+async function requestsOnly(): Promise<void> {
+  const world = await startWorld()
+  const repos: Repository[] = []
+  try {
+    const requests = await requestsFigure(world, repos)
+    const sha = createHash('sha256').update(readFileSync(join(ROOT, 'dist/index.js'))).digest('hex')
+    console.log(
+      [
+        `Rubric Council benchmark, GitHub requests · ${new Date().toISOString()} · Node ${process.version}`,
+        `dist/index.js ${sha.slice(0, 12)}`,
+        '',
+        requestsTable(requests),
+        '',
+        table([
+          ['figure', 'value', 'target', ''],
+          ...requests.map(g => [
+            `3. GitHub requests, judged, ${g.name}`,
+            count(g.total),
+            g.targeted ? `≤ ${TARGETS.githubRequests}` : '',
+            mark(g.targeted ? g.total <= TARGETS.githubRequests : undefined)
+          ])
+        ]),
+        `GitHub stand-in violations: ${world.github.violations.length}`
+      ].join('\n')
+    )
+  } finally {
+    await world.close()
+    for (const repo of repos) rmSync(repo.dir, { recursive: true, force: true })
   }
 }
 
@@ -644,9 +726,8 @@ async function main(): Promise<void> {
     progress('creating the repositories')
     const small = diffRepository(world, SMALL, JUDGED_RUBRIC)
     const large = diffRepository(world, LARGE, JUDGED_RUBRIC)
-    const gatesOnly = diffRepository(world, { files: 1, lines: 10 }, GATES_RUBRIC)
     const largeLoose = diffRepository(world, LARGE, JUDGED_RUBRIC, { loose: true })
-    repos.push(small, large, gatesOnly, largeLoose)
+    repos.push(small, large, largeLoose)
 
     // 1. Overhead
     progress('overhead: bare node -e 0')
@@ -690,10 +771,7 @@ async function main(): Promise<void> {
     const lifecycle = await lifecycleFigure(bundle.path, progress)
 
     // 3. GitHub requests
-    const githubFigures: GitHubFigure[] = []
-    for (const comments of [0, 100, 1000]) {
-      githubFigures.push(await githubFigure(world, gatesOnly, comments))
-    }
+    const requests = await requestsFigure(world, repos)
 
     // 4. Provider requests and evidence
     const samples = await samplesFigure(world, small)
@@ -779,11 +857,11 @@ async function main(): Promise<void> {
         target: c.name.startsWith('re-run') ? `≥ ${TARGETS.rerunCachedShare * 100}%` : '',
         met: c.name.startsWith('re-run') ? c.minCallShare >= TARGETS.rerunCachedShare : undefined
       })),
-      ...githubFigures.map(g => ({
-        figure: `3. GitHub requests, ${count(g.comments)} existing comments`,
+      ...requests.map(g => ({
+        figure: `3. GitHub requests, judged, ${g.name}`,
         value: count(g.total),
-        target: g.comments <= 100 ? `≤ ${TARGETS.githubRequests}` : '',
-        met: g.comments <= 100 ? g.total <= TARGETS.githubRequests : undefined
+        target: g.targeted ? `≤ ${TARGETS.githubRequests}` : '',
+        met: g.targeted ? g.total <= TARGETS.githubRequests : undefined
       })),
       {
         figure: `4. provider requests, ${samples.members} members × ${samples.samples} samples`,
@@ -918,18 +996,7 @@ async function main(): Promise<void> {
       ''
     )
     out.push(lifecycleTables(lifecycle), '')
-    const endpoints = [...new Set(githubFigures.flatMap(g => Object.keys(g.byEndpoint)))]
-    out.push(
-      table([
-        [
-          'GitHub requests by endpoint (gates-only, comment: sticky)',
-          ...githubFigures.map(g => `${count(g.comments)} comments`)
-        ],
-        ...endpoints.map(e => [e, ...githubFigures.map(g => count(g.byEndpoint[e] ?? 0))]),
-        ['total', ...githubFigures.map(g => count(g.total))]
-      ]),
-      ''
-    )
+    out.push(requestsTable(requests), '')
     out.push(
       table([
         [
@@ -1008,7 +1075,7 @@ async function main(): Promise<void> {
       council: councils,
       caching,
       lifecycle,
-      github: githubFigures,
+      github: requests,
       providers: { samples, evidence },
       render,
       receipts,
@@ -1050,8 +1117,9 @@ async function monorepoOnly(): Promise<void> {
 
 if (process.argv[2] === 'lifecycle') await lifecycleOnly()
 else if (process.argv[2] === 'monorepo') await monorepoOnly()
+else if (process.argv[2] === 'requests') await requestsOnly()
 else if (process.argv[2] === undefined) await main()
 else {
-  process.stderr.write('usage: npm run bench [-- lifecycle | monorepo]\n')
+  process.stderr.write('usage: npm run bench [-- lifecycle | monorepo | requests]\n')
   process.exit(2)
 }

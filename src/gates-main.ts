@@ -5,6 +5,7 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { prepareRun } from './action/context.js'
+import type { BaseFiles } from './github/base-files.js'
 import { InputError, readActionInputs } from './action/inputs.js'
 import { actionsGateLog } from './action/log.js'
 import { coreIO } from './action/io.js'
@@ -78,7 +79,14 @@ export async function runGatesAction(): Promise<void> {
       process.exitCode = 2
       return
     }
-    const { rubrics, problems } = await rubricsWithGates(github, run, inputs, dirs, env)
+    const { rubrics, problems } = await rubricsWithGates(
+      github,
+      prepared.base,
+      run,
+      inputs,
+      dirs,
+      env
+    )
     const processes = {
       env: gateEnvironment(env, providerVariables()),
       log: actionsGateLog(),
@@ -185,14 +193,15 @@ async function uploadRecord(
  */
 async function rubricsWithGates(
   github: GitHubPort | undefined,
+  base: BaseFiles | undefined,
   run: PullRequestRun,
   inputs: ActionInputs,
   dirs: ActionDirs,
   env: NodeJS.ProcessEnv
 ): Promise<{ rubrics: Rubric[]; problems: readonly RubricIssue[] }> {
-  const several = await severalRubrics(github, run, inputs, dirs)
+  const several = await severalRubrics(base, inputs, dirs)
   if (several === undefined) {
-    const choice = await chooseRubric(github, run, inputs, dirs)
+    const choice = await chooseRubric(github, base, run, inputs, dirs)
     const parsed = choice.rubric.ok
       ? parseRubric(choice.rubric.value)
       : failed(choice.rubric.problem.issues)
@@ -202,7 +211,7 @@ async function rubricsWithGates(
   }
   const read = await Promise.all(
     several.map(async file => {
-      const choice = await chooseRubric(github, run, { ...inputs, rubric: file.path }, dirs)
+      const choice = await chooseRubric(github, base, run, { ...inputs, rubric: file.path }, dirs)
       return { ...file, ...plannedRubric(choice) }
     })
   )

@@ -232,7 +232,7 @@ describe('checkRunsNamed', () => {
       { owner: OWNER, repo: REPO },
       { token: WRITE, baseUrl: github.url, warn: () => undefined }
     )
-    const listed = await port.checkRunsNamed(sha, 'council')
+    const listed = await port.checkRunsNamed(sha, ['council'])
     expect(listed).toHaveLength(125)
     expect(new Set(listed.map(r => r.appSlug))).toEqual(new Set(['github-actions']))
     expect(
@@ -245,6 +245,13 @@ describe('checkRunsNamed', () => {
       filter: 'all',
       per_page: '100'
     })
+    // Several names: every check run of the commit listed (three pages), the names kept.
+    const both = await port.checkRunsNamed(sha, ['council', 'tests'])
+    expect(both.filter(r => r.name === 'tests')).toHaveLength(125)
+    expect(both).toHaveLength(250)
+    const all = github.requests.filter(r => r.path.endsWith(`/commits/${sha}/check-runs`))
+    expect(all.slice(2).map(r => r.query.check_name)).toEqual([undefined, undefined, undefined])
+    expect(await port.checkRunsNamed(sha, ['council', 'lint'])).toHaveLength(125)
   })
 
   it('answers in the shape GitHub’s description gives', async () => {

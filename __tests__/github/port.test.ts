@@ -78,8 +78,9 @@ describe('the check run', () => {
       'the report'
     ])
     expect(run?.output.annotations.map(a => a.start_line)).toEqual(all.map(a => a.start_line))
-    expect(await port().checkRunsNamed(SHA, 'council')).toContainEqual({
+    expect(await port().checkRunsNamed(SHA, ['council'])).toContainEqual({
       id: started.value,
+      name: 'council',
       appSlug: 'github-actions',
       htmlUrl: `https://github.com/${OWNER}/${REPO}/runs/${started.value}`,
       externalId: 'rubric-council',

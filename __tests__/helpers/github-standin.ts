@@ -20,6 +20,7 @@
  * a short-lived signed URL on the stand-in's "blob storage" (`BLOB_PATH`, outside the API and its
  * description, as GitHub's is on another host), which records whether credentials came along.
  */
+import { graphqlReply, type GraphQLView } from './github-graphql.js'
 import { createHash, createHmac, randomBytes } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { createServer } from 'node:http'
@@ -740,6 +741,28 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
     return
   }
 
+  if (url.pathname === '/graphql' && method === 'POST') {
+    const access = token === undefined ? undefined : state.tokens.get(token)
+    const reply =
+      takeFailure(state, method, url) ?? (await graphqlReply(graphqlView(state, access), parsed))
+    state.requests.push({
+      method,
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      body: parsed.value,
+      status: reply.status,
+      token,
+      authorization
+    })
+    send(
+      res,
+      reply.status,
+      { 'content-type': 'application/json', ...('headers' in reply && reply.headers) },
+      ('raw' in reply && reply.raw) || JSON.stringify(reply.body ?? {})
+    )
+    return
+  }
+
   // GitHub's pagination links name the repository by id; it serves them as the named route.
   const routedPath = canonicalPath(state, url.pathname)
   const checked =
@@ -770,6 +793,22 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
     authorization
   })
   answer(state, res, method, token, reply)
+}
+
+/** What GraphQL reads of the state, for a token it knows; undefined for none. */
+function graphqlView(state: State, access: TokenAccess | undefined): GraphQLView | undefined {
+  if (access === undefined) return undefined
+  return {
+    owner: state.owner,
+    repo: state.repo,
+    commitOf: rev => {
+      const named = refName(rev)
+      return state.branches.get(named) ?? named
+    },
+    filesAt: commit => state.files.get(commit),
+    pull: number => state.pulls.get(number) as { head?: { sha?: string } } | undefined,
+    canRead: permission => holds(access, permission, 'read')
+  }
 }
 
 interface Incoming {

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process'
+import type { BaseFiles, BaseWhere } from '../../src/github/base-files.js'
 import type {
   CheckConclusion,
   CheckRunAnnotation,
@@ -254,6 +255,13 @@ export class MemoryGitHub implements GitHubPort {
     )
   }
 
+  /** The three reads the port's one request stands for, at the base ref it is given. */
+  baseFiles = async (where: BaseWhere): Promise<BaseFiles> => ({
+    head: (await this.pullRequest(where.number).catch(() => undefined))?.headSha,
+    fileAt: path => this.fileAt(path, where.ref),
+    filesIn: folder => this.filesAt(folder, where.ref)
+  })
+
   /** A file of another repository (`owner/repo`) at a ref as the port is asked for it. */
   setUpstreamFile(repository: string, ref: string, path: string, content: string): void {
     this.files.set(`${repository}@${ref}:${path}`, content)
@@ -370,12 +378,13 @@ export class MemoryGitHub implements GitHubPort {
     text: CheckRunText
   ): Promise<Result<CheckRunWritten>> => this.checkRun({ ...where, conclusion, ...text })
 
-  checkRunsNamed = (headSha: string, name: string): Promise<ListedCheckRun[]> =>
+  checkRunsNamed = (headSha: string, names: readonly string[]): Promise<ListedCheckRun[]> =>
     Promise.resolve(
       this.checkRuns
-        .filter(c => c.head_sha === headSha && c.name === name)
+        .filter(c => c.head_sha === headSha && names.includes(c.name))
         .map(c => ({
           id: c.id,
+          name: c.name,
           appSlug: c.app,
           externalId: c.externalId,
           htmlUrl: `https://github.com/${OWNER}/${REPO}/runs/${c.id}`,

@@ -36,9 +36,6 @@ dimensions: false
 - clear: The change is easy to follow
 `
 
-/** A gates-only rubric: no judge is asked. */
-export const GATES_RUBRIC = '## Gates\n- `true`\n'
-
 export const ANSWER = {
   findings: [],
   criteria: [

@@ -181,14 +181,22 @@ async function chosenRubrics(
 ): Promise<{ readonly rubrics: RubricRead[]; readonly alone: boolean }> {
   const { github, inputs, where } = given
   const { run, checkout } = prepared
-  const several = await severalRubrics(github, run, inputs, where)
+  const several = await severalRubrics(prepared.base, inputs, where)
   const files = several ?? [
     { path: inputs.rubric, repoPath: repositoryRubricPath(inputs), main: true }
   ]
   const rubrics = await Promise.all(
     files.map(async file => {
       const named = { ...inputs, rubric: file.path }
-      const choice = await chooseRubric(github, run, named, where, checkout, workflow?.central)
+      const choice = await chooseRubric(
+        github,
+        prepared.base,
+        run,
+        named,
+        where,
+        checkout,
+        workflow?.central
+      )
       return { ...file, choice }
     })
   )

@@ -234,7 +234,7 @@ async function acceptGiven(
   const short = head.slice(0, 7)
   const alerts = await Promise.all(
     names.map(async name => {
-      const others = otherCheckRuns(await checkRunsNamed(github, { headSha: head, name }, io))
+      const others = otherCheckRuns(await checkRunsNamed(github, head, [name], io))
       for (const warning of othersWarnings(name, others)) io.warning(warning)
       return othersAlert(name, others)
     })

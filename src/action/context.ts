@@ -7,6 +7,9 @@ import type { GitHubPort } from '../github/port.js'
 import { parseRubric } from '../rubric/parse.js'
 import { InputError, type ActionInputs } from './inputs.js'
 import type { RubricChoice } from '../engine/rubric-choice.js'
+import type { BaseFiles } from '../github/base-files.js'
+import { rubricsFolder } from '../rubric/defaults.js'
+import { baseRef, repositoryRubricPath } from './rubric.js'
 
 /** Where the action works: the checkout, the rubric's directory, and its own temp folder. */
 export interface ActionDirs {
@@ -27,7 +30,13 @@ export type Checkout = 'pull-request' | 'base'
 
 /** The run a review can start from, or why there is none. */
 export type Prepared =
-  | { readonly kind: 'ready'; readonly run: PullRequestRun; readonly checkout: Checkout }
+  | {
+      readonly kind: 'ready'
+      readonly run: PullRequestRun
+      readonly checkout: Checkout
+      /** The base's rubric files as read with the pull request's head; none without a token. */
+      readonly base: BaseFiles | undefined
+    }
   /** A pull request event with nothing to review (e.g. closed): end quietly, saying so. */
   | { readonly kind: 'skip'; readonly message: string }
   /** Something the workflow must fix: UNCLEAR `invalid_input`, with this message. */
@@ -70,7 +79,13 @@ export async function prepareRun(
       }
     }
   }
-  const head = context.trigger === undefined ? await headNow(github, context.pr.number) : undefined
+  const base = await github?.baseFiles({
+    ref: baseRef(context.pr),
+    number: context.pr.number,
+    main: repositoryRubricPath(inputs),
+    folder: rubricsFolder(repositoryRubricPath(inputs))
+  })
+  const head = context.trigger === undefined ? base?.head : undefined
   if (head !== undefined && head !== context.pr.headSha) {
     // No concurrency group cancels a superseded review (a pull request's own workflow could join
     // the group): the review of the newer commit decides, and this one costs nothing.
@@ -88,7 +103,7 @@ export async function prepareRun(
   }
   // workflow_run: the workspace is the base branch, and the evidence comes from git objects,
   // fetched by commit.
-  if (context.trigger !== undefined) return { kind: 'ready', run: context, checkout: 'base' }
+  if (context.trigger !== undefined) return { kind: 'ready', run: context, checkout: 'base', base }
   const checkout = await checkoutProblem(
     dirs.workspace,
     context.pr.headSha,
@@ -103,7 +118,12 @@ export async function prepareRun(
   }
   const rubricPath = await rubricPathProblem(dirs, inputs)
   if (rubricPath !== undefined) return { kind: 'invalid', message: rubricPath }
-  return { kind: 'ready', run: context, checkout: checkout === undefined ? 'pull-request' : 'base' }
+  return {
+    kind: 'ready',
+    run: context,
+    checkout: checkout === undefined ? 'pull-request' : 'base',
+    base
+  }
 }
 
 /**

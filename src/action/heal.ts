@@ -193,7 +193,7 @@ async function look(
   several: (baseRef: string) => Promise<boolean>
 ): Promise<Looked> {
   const name = checkRunName(checkName, pr)
-  const runs = await github.checkRunsNamed(pr.headSha, name)
+  const runs = await github.checkRunsNamed(pr.headSha, [name])
   const others = otherCheckRuns(runs)
   let latest = latestOf(runs)
   let read: { comment?: IssueComment; state: CommentState } | undefined
@@ -233,7 +233,7 @@ export async function latestOurs(
   headSha: string,
   name: string
 ): Promise<ListedCheckRun | undefined> {
-  return latestOf(await github.checkRunsNamed(headSha, name))
+  return latestOf(await github.checkRunsNamed(headSha, [name]))
 }
 
 /** Ours, the newest, among the check runs of a name on a commit. */

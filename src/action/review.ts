@@ -15,7 +15,7 @@ import {
 import type { EvidenceSource } from '../evidence/source.js'
 import type { EvidenceScope } from '../evidence/types.js'
 import type { GateSource } from '../gates/types.js'
-import type { CheckRunPlace } from '../github/check-run.js'
+import type { CheckRunPlace, ListedCheckRun } from '../github/check-run.js'
 import type { IssueComment } from '../github/comment.js'
 import type { PullRequestRun } from '../github/event.js'
 import type { GitHubPort } from '../github/port.js'
@@ -29,7 +29,7 @@ import {
   type CommentState,
   type RubricMemory
 } from '../publish/memory.js'
-import { CHECK_RUN_MARK, type NamedCheckRun } from '../publish/plan.js'
+import { CHECK_RUN_MARK } from '../publish/plan.js'
 import { planReview, type ReviewedRubric, type ReviewPublication } from '../publish/review-plan.js'
 import { duplicateRubricName, notApplicableTitle } from '../sentences/scope.js'
 import { failed } from '../util/result.js'
@@ -213,7 +213,7 @@ async function judged(
     ports
   )
   const head = begun[0]?.place.headSha ?? ''
-  return Promise.all(
+  const reviewed = await Promise.all(
     begun.map(async ({ plan, place, id }, i): Promise<ReviewedRubric> => {
       const base = {
         checkName: place.name,
@@ -236,15 +236,19 @@ async function judged(
         { choice, memory: remembered, head, asked: memory.asked, scope: scoped[i]?.scope },
         { ...ports, gates }
       )
-      // Listed once judged: a job of the same name started meanwhile is named too.
-      const named = await checkRunsNamed(memory.writer, place, io)
       return {
         ...base,
         evaluation,
-        checkRunsNamed: named,
         memory: { history: evaluation.history ?? [], ...(sealed && { judgement: sealed }) }
       }
     })
+  )
+  // Listed once all are judged, in one request: a job of one of these names started meanwhile
+  // is named too.
+  const judgedNames = reviewed.filter(r => r.evaluation).map(r => r.checkName)
+  const named = await checkRunsNamed(memory.writer, head, judgedNames, io)
+  return reviewed.map(r =>
+    r.evaluation ? { ...r, checkRunsNamed: named.filter(run => run.name === r.checkName) } : r
   )
 }
 
@@ -359,21 +363,21 @@ export async function ourComments(
 }
 
 /**
- * The check runs of a check run's name on the head commit, for the plan to name those Rubric
- * Council did not write. None without a token, and none, with a warning, when they cannot be
- * listed.
+ * The check runs of these names on the head commit, for the plan to name those Rubric Council
+ * did not write. None without a token, and none, with a warning, when they cannot be listed.
  */
 export async function checkRunsNamed(
   github: GitHubPort | undefined,
-  place: CheckRunPlace,
+  headSha: string,
+  names: readonly string[],
   io: ActionIO
-): Promise<NamedCheckRun[]> {
-  if (!github) return []
+): Promise<ListedCheckRun[]> {
+  if (!github || names.length === 0) return []
   try {
-    return await github.checkRunsNamed(place.headSha, place.name)
+    return await github.checkRunsNamed(headSha, names)
   } catch (error) {
     io.warning(
-      `Rubric Council: could not list the check runs named "${place.name}" on ${place.headSha.slice(0, 7)}: ${error instanceof Error ? error.message : String(error)}`
+      `Rubric Council: could not list the check runs named ${names.map(n => `"${n}"`).join(', ')} on ${headSha.slice(0, 7)}: ${error instanceof Error ? error.message : String(error)}`
     )
     return []
   }

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs'
 import { posix, relative, resolve, sep } from 'node:path'
 import { rubricChanges, unreadExtends, type RubricChoice } from '../engine/rubric-choice.js'
 import type { PullRequestRun } from '../github/event.js'
+import type { BaseFiles } from '../github/base-files.js'
 import type { GitHubPort } from '../github/port.js'
 import { localRubricFiles, readRubricFile } from '../rubric/load.js'
 import { declaredName, parseRubric } from '../rubric/parse.js'
@@ -47,6 +48,8 @@ async function checkoutRubric(dirs: ActionDirs, path: string): Promise<RubricTex
  */
 export async function chooseRubric(
   github: GitHubPort | undefined,
+  /** The base's files as the run read them (`BaseFiles`); undefined without a token. */
+  base: BaseFiles | undefined,
   run: PullRequestRun,
   inputs: ActionInputs,
   dirs: ActionDirs,
@@ -67,20 +70,16 @@ export async function chooseRubric(
       : await checkoutRubric(dirs, inputs.rubric)
   let baseText: string | undefined
   let baseProblem: string | undefined
-  if (github) {
+  if (base) {
     try {
-      // The base branch as it is now: a re-run after its rubric changed uses the new one.
-      baseText = await github.fileAt(
-        repoPath,
-        run.pr.baseRef === '' ? run.pr.baseSha : branchRef(run.pr.baseRef)
-      )
+      baseText = await base.fileAt(repoPath)
     } catch (error) {
       baseProblem = error instanceof Error ? error.message : String(error)
     }
   }
-  const base: RubricText | undefined =
+  const baseRubric: RubricText | undefined =
     baseText === undefined ? undefined : { text: baseText, path: inputs.rubric, kind: 'file' }
-  const diff = rubricChanges(base, head.ok ? head.value : undefined)
+  const diff = rubricChanges(baseRubric, head.ok ? head.value : undefined)
 
   if (inputs.rubricSource === 'head' && !run.baseRubricOnly) {
     return {
@@ -89,10 +88,10 @@ export async function chooseRubric(
       review: { source: 'head', ...(diff && { diff }) }
     }
   }
-  if (base !== undefined) {
+  if (baseRubric !== undefined) {
     return {
       // What it extends is read at the refs the base names, through the API: never the PR's.
-      rubric: await readExtends(base, github?.upstreamFile),
+      rubric: await readExtends(baseRubric, github?.upstreamFile),
       trusted: true,
       review: { source: 'base', ...(diff && { diff }) }
     }
@@ -173,6 +172,14 @@ async function rubricAtHead(
  */
 export function branchRef(name: string): string {
   return `refs/heads/${name}`
+}
+
+/**
+ * Where the base's rubric is read: the base branch as it is now (a re-run after its rubric
+ * changed uses the new one), or the base commit when the branch is not named.
+ */
+export function baseRef(pr: Pick<PullRequestRun['pr'], 'baseRef' | 'baseSha'>): string {
+  return pr.baseRef === '' ? pr.baseSha : branchRef(pr.baseRef)
 }
 
 /** The rubric's path in the repository, as the review reads it (`working-directory`/`rubric`). */
@@ -299,20 +306,18 @@ interface RubricFileAt {
  * merged); without a token, from the checkout.
  */
 export async function severalRubrics(
-  github: GitHubPort | undefined,
-  run: PullRequestRun,
+  base: BaseFiles | undefined,
   inputs: ActionInputs,
   dirs: ActionDirs
 ): Promise<RubricFileAt[] | undefined> {
   if (inputs.checker !== undefined) return undefined
   const mainRepo = repositoryRubricPath(inputs)
-  const ref = run.pr.baseRef === '' ? run.pr.baseSha : branchRef(run.pr.baseRef)
-  const files = github
-    ? await rubricFilesAt(github, mainRepo, ref)
+  const files = base
+    ? (await base.filesIn(rubricsFolder(mainRepo))).filter(isRubricFile)
     : localRubricFiles(dirs.workspace, mainRepo)
   if (files.length === 0) return undefined
-  const mainExists = github
-    ? (await github.fileAt(mainRepo, ref)) !== undefined
+  const mainExists = base
+    ? (await base.fileAt(mainRepo)) !== undefined
     : existsSync(resolve(dirs.cwd, inputs.rubric))
   const localFolder = rubricsFolder(inputs.rubric)
   return [

@@ -55,6 +55,7 @@ export interface CheckRunWritten {
 /** A check run GitHub lists on a commit. */
 export interface ListedCheckRun {
   readonly id: number
+  readonly name: string
   /** The slug of the app that created it; '' when GitHub names none. */
   readonly appSlug: string
   readonly htmlUrl: string
@@ -156,28 +157,35 @@ export async function writeCheckRun(
 }
 
 /**
- * The check runs named `name` on a commit, every page of them and every one (not only the
- * latest per app): which app created each.
+ * The check runs of these names on a commit, every page of them and every one (not only the
+ * latest per app): which app created each. One request for any number of names: GitHub filters
+ * by one name, so with several every check run of the commit is listed and the names kept here.
  */
 export async function checkRunsNamed(
   github: GitHub,
-  where: Repo & { readonly ref: string; readonly name: string }
+  where: Repo & { readonly ref: string; readonly names: readonly string[] }
 ): Promise<ListedCheckRun[]> {
+  const [only, ...more] = where.names
+  if (only === undefined) return []
   const runs = await github.paginate(github.rest.checks.listForRef, {
     owner: where.owner,
     repo: where.repo,
     ref: where.ref,
-    check_name: where.name,
+    ...(more.length === 0 && { check_name: only }),
     filter: 'all',
     per_page: 100
   })
-  return runs.map(run => ({
-    id: run.id,
-    appSlug: run.app?.slug ?? '',
-    htmlUrl: run.html_url ?? '',
-    externalId: run.external_id ?? '',
-    status: run.status,
-    conclusion: run.conclusion,
-    title: run.output.title ?? ''
-  }))
+  const names = new Set(where.names)
+  return runs
+    .filter(run => names.has(run.name))
+    .map(run => ({
+      id: run.id,
+      name: run.name,
+      appSlug: run.app?.slug ?? '',
+      htmlUrl: run.html_url ?? '',
+      externalId: run.external_id ?? '',
+      status: run.status,
+      conclusion: run.conclusion,
+      title: run.output.title ?? ''
+    }))
 }

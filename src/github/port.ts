@@ -22,6 +22,7 @@ import {
   type Repo
 } from './comment.js'
 import { fileAt, fileInRepository, filesIn } from './contents.js'
+import { readBaseFiles, type BaseFiles, type BaseWhere } from './base-files.js'
 import type { ReadUpstream } from '../rubric/read-extends.js'
 import {
   fullName,
@@ -49,6 +50,11 @@ export interface GitHubPort {
   readonly fileAt: (path: string, ref: string) => Promise<string | undefined>
   /** The files right in a folder at a ref, sorted; none when it does not exist there. */
   readonly filesAt: (folder: string, ref: string) => Promise<string[]>
+  /**
+   * The pull request's head now and the base's rubric files, in one request where GitHub can
+   * answer so (`readBaseFiles`), else through `pullRequest`, `fileAt` and `filesAt`.
+   */
+  readonly baseFiles: (where: BaseWhere) => Promise<BaseFiles>
   /** A rubric another repository's file names in `extends`, read with this token. */
   readonly upstreamFile: ReadUpstream
   /** Our comments on an issue or pull request carrying `marker`, oldest first. */
@@ -73,8 +79,8 @@ export interface GitHubPort {
     conclusion: CheckConclusion,
     text: CheckRunText
   ) => Promise<Result<CheckRunWritten>>
-  /** The check runs of the check's name on a commit, by any app: every page, every run. */
-  readonly checkRunsNamed: (headSha: string, name: string) => Promise<ListedCheckRun[]>
+  /** The check runs of these names on a commit, by any app: every page, every run. */
+  readonly checkRunsNamed: (headSha: string, names: readonly string[]) => Promise<ListedCheckRun[]>
   /** One issue comment by id; undefined when it no longer exists. */
   readonly issueComment: (id: number) => Promise<CommentByUser | undefined>
   /** A user's permission on the repository, as GitHub sums it up (maintain is write). */
@@ -161,6 +167,14 @@ export function octokitPort(
       pullRequestOf((await api().rest.pulls.get({ ...repo, pull_number: number })).data),
     fileAt: (path, ref) => fileAt(api(), { ...repo, path, ref }),
     filesAt: (folder, ref) => filesIn(api(), { ...repo, path: folder, ref }),
+    baseFiles: where =>
+      readBaseFiles(api(), repo, where, {
+        pullRequestHead: async number =>
+          pullRequestOf((await api().rest.pulls.get({ ...repo, pull_number: number })).data)
+            ?.headSha,
+        fileAt: (path, ref) => fileAt(api(), { ...repo, path, ref }),
+        filesAt: (folder, ref) => filesIn(api(), { ...repo, path: folder, ref })
+      }),
     upstreamFile: file => fileInRepository(api(), file),
     comments: (issue, marker) => findComments(api(), { ...repo, issue, marker }, me),
     upsertComment: (issue, body, existing) =>
@@ -180,7 +194,7 @@ export function octokitPort(
         { ...repo, ...(where.id !== undefined && { id: where.id }) },
         { ...where, conclusion, ...text }
       ),
-    checkRunsNamed: (headSha, name) => checkRunsNamed(api(), { ...repo, ref: headSha, name }),
+    checkRunsNamed: (headSha, names) => checkRunsNamed(api(), { ...repo, ref: headSha, names }),
     issueComment: async id => {
       try {
         const { data } = await api().rest.issues.getComment({ ...repo, comment_id: id })
