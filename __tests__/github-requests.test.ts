@@ -19,6 +19,7 @@ import { startProviderStandIn, type StandIn } from './helpers/provider-standin.j
  */
 
 const WRITE = 'ghs_requests_write_0001'
+const READ = 'ghs_requests_read_0001'
 const RUBRIC = '---\ndimensions: false\n---\n## Criteria\n- safe: The change is safe\n'
 
 let github: GitHubStandIn
@@ -27,6 +28,7 @@ let next = 1
 beforeAll(async () => {
   github = await startGitHubStandIn({ owner: OWNER, repo: REPO })
   github.addToken(WRITE, { login: 'github-actions[bot]', type: 'Bot', write: true })
+  github.addToken(READ, { login: 'github-actions[bot]', type: 'Bot', write: false })
   providers = await startProviderStandIn(call => ({ json: wireAnswer(call.schema) }))
 })
 afterAll(async () => {
@@ -34,18 +36,26 @@ afterAll(async () => {
 })
 
 /** One judged review of `repo`'s pull request: the requests it made, as `METHOD path`. */
-async function review(repo: Repository, number: number): Promise<string[]> {
+async function review(
+  repo: Repository,
+  number: number,
+  job: { readonly token: string; readonly models: string; readonly env: Record<string, string> } = {
+    token: WRITE,
+    models: 'openai:gpt-5.4-nano',
+    env: {
+      OPENAI_API_KEY: 'sk-requests-0123456789abcdef',
+      OPENAI_BASE_URL: providers.openaiBaseUrl
+    }
+  }
+): Promise<string[]> {
   const from = github.requests.length
   const result = await runAction({
     workspace: repo.dir,
     eventName: 'pull_request',
     eventPath: pullRequestEvent(repo, { number }),
     apiUrl: github.url,
-    inputs: { 'github-token': WRITE, models: 'openai:gpt-5.4-nano' },
-    env: {
-      OPENAI_API_KEY: 'sk-requests-0123456789abcdef',
-      OPENAI_BASE_URL: providers.openaiBaseUrl
-    }
+    inputs: { 'github-token': job.token, models: job.models },
+    env: job.env
   })
   expect(result.outputs.verdict).toBe('PASS')
   const repoPath = `/repos/${OWNER}/${REPO}`
@@ -91,6 +101,43 @@ describe('GitHub requests of a judged review', () => {
       'GET /issues/comments/{id}',
       'PATCH /check-runs/{id}',
       'PATCH /issues/comments/{id}'
+    ])
+  })
+
+  it('gates in the job: 13, the five write-permission probes included', async () => {
+    // The gates run only in a job that holds no provider key and no token that can write: a
+    // self-hosted judge, and a read-only token (whose check run and comment GitHub refuses).
+    const number = next++
+    const gated = `${RUBRIC}## Gates\n- \`true\`\n`
+    const repo = openPullRequest(
+      github,
+      number,
+      { '.github/rubric.md': gated, 'a.ts': '1\n' },
+      { 'a.ts': '2\n' }
+    )
+    const made = await review(repo, number, {
+      token: READ,
+      models: 'ollama:llama3.1:8b',
+      env: { OLLAMA_BASE_URL: providers.ollamaBaseUrl }
+    })
+    // The probes go out at once, in any order.
+    const ordered = [...made.slice(0, 4), ...made.slice(4, 9).sort(), ...made.slice(9)]
+    expect(ordered).toEqual([
+      'POST /graphql',
+      // Refused (403): the token cannot write, so its identity is read for finding our comment.
+      'POST /check-runs',
+      'GET /user',
+      `GET /issues/${number}/comments`,
+      // The five probes: empty writes GitHub refuses (403) or rejects (422); nothing is written.
+      'POST /actions/workflows/rubric-council-write-probe.yml/dispatches',
+      'POST /check-runs',
+      'POST /git/refs',
+      'POST /pulls',
+      'POST /statuses/{sha}',
+      'GET /commits/{sha}/check-runs',
+      `GET /pulls/${number}`,
+      'POST /check-runs',
+      `POST /issues/${number}/comments`
     ])
   })
 
