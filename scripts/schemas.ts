@@ -1,3 +1,4 @@
+import { join } from 'node:path'
 import { createGenerator } from 'ts-json-schema-generator'
 import { RUBRIC_SCHEMA_URL, renderJsonSchema } from '../src/rubric/json-schema.js'
 
@@ -22,14 +23,15 @@ const REPORT_FORMS = [
   }
 ] as const
 
+const ROOT = join(import.meta.dirname, '..')
 /** The module whose program holds both types (it imports `JsonReport` from src/report/json.ts). */
 const ENTRY = 'src/publish/rubrics.ts'
 
 /** Each file of schema/ by its path from the repository's root, with its text. */
 export function renderSchemas(): Record<string, string> {
   const generator = createGenerator({
-    path: ENTRY,
-    tsconfig: 'tsconfig.json',
+    path: join(ROOT, ENTRY),
+    tsconfig: join(ROOT, 'tsconfig.json'),
     // The root type inline, so its description is the schema's; every other named type a definition.
     topRef: false,
     // Objects are closed where the type is: a key the type does not declare is rejected.
