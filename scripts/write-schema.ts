@@ -1,5 +1,8 @@
-// Writes schema/rubric.schema.json from the zod schema. A test fails when the file is stale.
+// Writes every file of schema/ (scripts/schemas.ts). A test fails when one is stale.
 import { writeFileSync } from 'node:fs'
-import { renderJsonSchema } from '../src/rubric/json-schema.js'
+import { join } from 'node:path'
+import { renderSchemas } from './schemas.js'
 
-writeFileSync('schema/rubric.schema.json', renderJsonSchema())
+for (const [file, text] of Object.entries(renderSchemas())) {
+  writeFileSync(join(import.meta.dirname, '..', file), text)
+}
