@@ -2,7 +2,12 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { prepareRun, type ActionDirs, type Prepared } from './action/context.js'
-import { InputError, readActionInputs, type ActionInputs, type GetInput } from './action/inputs.js'
+import {
+  InputError,
+  readActionInputs,
+  type ActionInputs,
+  type GetInput
+} from './inputs/action-inputs.js'
 import type { ActionIO } from './action/io.js'
 import { actionsGateLog } from './action/log.js'
 import { internalError } from './action/publish.js'
