@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { readActionInputs } from '../../src/action/inputs.js'
+import { readActionInputs } from '../../src/inputs/action-inputs.js'
 
 /** The inputs as the runner hands them over: '' for every input not set. */
 const read = (given: Record<string, string> = {}) => readActionInputs(name => given[name] ?? '')

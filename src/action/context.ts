@@ -1,15 +1,23 @@
 import { lstat } from 'node:fs/promises'
-import { isAbsolute, join, relative, resolve, sep } from 'node:path'
+import { join, relative, resolve, sep } from 'node:path'
 import { checkoutProblem } from '../evidence/git.js'
 import { readRecord } from '../gates/record.js'
-import { LABEL_ACTIONS, readRunContext, type PullRequestRun } from '../github/event.js'
+import { readRunContext } from '../github/event.js'
 import type { GitHubPort } from '../github/port.js'
-import { parseRubric } from '../rubric/parse.js'
-import { InputError, type ActionInputs } from './inputs.js'
-import type { RubricChoice } from '../engine/rubric-choice.js'
-import type { BaseFiles } from '../github/base-files.js'
+import {
+  checkoutOf,
+  labelEventSkip,
+  RECORDED_NEEDS_TOKEN,
+  rubricOutside,
+  supersededSkip,
+  type Prepared
+} from '../engine/run-preparation.js'
+import { InputError, type ActionInputs } from '../inputs/action-inputs.js'
+import { baseRefOf, repositoryRubricPath } from '../engine/pull-request-rubric.js'
 import { rubricsFolder } from '../rubric/defaults.js'
-import { baseRef, repositoryRubricPath } from './rubric.js'
+
+// The action's modules take these from here, with the reads that decide them.
+export { gatesHereProblem, type Checkout, type Prepared } from '../engine/run-preparation.js'
 
 /** Where the action works: the checkout, the rubric's directory, and its own temp folder. */
 export interface ActionDirs {
@@ -19,28 +27,6 @@ export interface ActionDirs {
   /** The JSON report goes here. */
   readonly tempDir: string
 }
-
-/**
- * What the working tree is. `pull-request`: the pull request, which the gates may run on. `base`:
- * not the pull request (the base branch that workflow_run and pull_request_target check out), on
- * which no gate may run; the evidence comes from the pull request's commits, fetched as git
- * objects by commit, either way.
- */
-export type Checkout = 'pull-request' | 'base'
-
-/** The run a review can start from, or why there is none. */
-export type Prepared =
-  | {
-      readonly kind: 'ready'
-      readonly run: PullRequestRun
-      readonly checkout: Checkout
-      /** The base's rubric files as read with the pull request's head; none without a token. */
-      readonly base: BaseFiles | undefined
-    }
-  /** A pull request event with nothing to review (e.g. closed): end quietly, saying so. */
-  | { readonly kind: 'skip'; readonly message: string }
-  /** Something the workflow must fix: UNCLEAR `invalid_input`, with this message. */
-  | { readonly kind: 'invalid'; readonly message: string }
 
 /**
  * The pull request this run reviews, once it is known what the checkout is (see `Checkout`) and
@@ -70,60 +56,31 @@ export async function prepareRun(
   })
   if (context.kind === 'skip') return context
   if (context.kind === 'unsupported') return { kind: 'invalid', message: context.message }
-  if ((LABEL_ACTIONS as readonly string[]).includes(context.action)) {
-    const label = context.label ?? ''
-    if (inputs.skip.label === '' || label !== inputs.skip.label) {
-      return {
-        kind: 'skip',
-        message: `nothing to review for ${context.event}.${context.action} of "${label}": only the skip-label input's label (${inputs.skip.label === '' ? 'none is set' : `"${inputs.skip.label}"`}) starts a run`
-      }
-    }
-  }
+  const label = labelEventSkip(context, inputs.skip.label)
+  if (label !== undefined) return label
+  const repoPath = repositoryRubricPath(inputs)
   const base = await github?.baseFiles({
-    ref: baseRef(context.pr),
+    ref: baseRefOf(context.pr),
     number: context.pr.number,
-    main: repositoryRubricPath(inputs),
-    folder: rubricsFolder(repositoryRubricPath(inputs))
+    main: repoPath,
+    folder: rubricsFolder(repoPath)
   })
   const head = context.trigger === undefined ? base?.head : undefined
-  if (head !== undefined && head !== context.pr.headSha) {
-    // No concurrency group cancels a superseded review (a pull request's own workflow could join
-    // the group): the review of the newer commit decides, and this one costs nothing.
-    return {
-      kind: 'skip',
-      message: `pull request #${context.pr.number} is now at ${head.slice(0, 7)}, not at ${context.pr.headSha.slice(0, 7)}: the review of the newer commit decides`
-    }
-  }
-  if (inputs.gates === 'recorded' && !github) {
-    return {
-      kind: 'invalid',
-      message:
-        'gates: recorded reads the gate results through the API: give the action a github-token with actions: read'
-    }
-  }
+  const superseded = supersededSkip(context, head)
+  if (superseded !== undefined) return superseded
+  if (inputs.gates === 'recorded' && !github)
+    return { kind: 'invalid', message: RECORDED_NEEDS_TOKEN }
   // workflow_run: the workspace is the base branch, and the evidence comes from git objects,
   // fetched by commit.
   if (context.trigger !== undefined) return { kind: 'ready', run: context, checkout: 'base', base }
-  const checkout = await checkoutProblem(
-    dirs.workspace,
-    context.pr.headSha,
+  const checkout = checkoutOf(
     context.event,
-    context.pr.number
+    await checkoutProblem(dirs.workspace, context.pr.headSha, context.event, context.pr.number)
   )
-  // pull_request_target checks out the base branch by default: the pull request is then graded
-  // from its commits as data, never checked out, if no gate has to run here. Elsewhere the gates
-  // would run on other code than the pull request the verdict is posted on.
-  if (checkout !== undefined && context.event !== 'pull_request_target') {
-    return { kind: 'invalid', message: checkout }
-  }
+  if (typeof checkout === 'object') return { kind: 'invalid', message: checkout.invalid }
   const rubricPath = await rubricPathProblem(dirs, inputs)
   if (rubricPath !== undefined) return { kind: 'invalid', message: rubricPath }
-  return {
-    kind: 'ready',
-    run: context,
-    checkout: checkout === undefined ? 'pull-request' : 'base',
-    base
-  }
+  return { kind: 'ready', run: context, checkout, base }
 }
 
 /**
@@ -142,36 +99,6 @@ export async function headNow(
 }
 
 /**
- * Why this run may not go on with the rubric it chose: `gates: run`, a rubric with gates, and a
- * checkout that is not the pull request, where the gates would run on the base branch's code (and
- * on pull_request_target beside the secrets). The one place this is decided: only once the base's
- * rubric is read is it known whether it has gates. A rubric that does not parse has none to run;
- * the evaluation reports it.
- */
-export function gatesHereProblem(
-  run: PullRequestRun,
-  checkout: Checkout,
-  choice: RubricChoice,
-  inputs: ActionInputs
-): string | undefined {
-  if (checkout === 'pull-request' || inputs.gates === 'recorded') return undefined
-  const parsed = choice.rubric.ok ? parseRubric(choice.rubric.value) : undefined
-  const gates = parsed?.ok === true ? parsed.value.gates.length : 0
-  if (gates === 0) return undefined
-  if (run.trigger !== undefined) {
-    return 'on workflow_run the gates ran in the triggering run: set gates: recorded (docs/security.md, the fork layout)'
-  }
-  const count = `${gates} gate${gates === 1 ? '' : 's'}`
-  return (
-    `the rubric has ${count} to run, and on ${run.event} the checkout is the base branch, not the pull request: ` +
-    'the gates would run on other code, in a job that holds the secrets. Run them on pull_request in a job without ' +
-    'secrets: the split layout (`rubric-council init`), or for pull requests from forks the fork layout ' +
-    '(`rubric-council init --forks`); this one-workflow layout (`rubric-council init --target`) is for rubrics ' +
-    'without gates (docs/security.md)'
-  )
-}
-
-/**
  * The `rubric` input must name a file inside the workspace, and not a symlink: a pull request
  * could otherwise point it at a file of its choosing outside what the base branch controls.
  */
@@ -181,10 +108,8 @@ async function rubricPathProblem(
 ): Promise<string | undefined> {
   if (inputs.checker !== undefined) return undefined
   const full = resolve(dirs.cwd, inputs.rubric)
-  const inside = relative(dirs.workspace, full)
-  if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) {
-    return `the rubric "${inputs.rubric}" is outside the workspace (${dirs.workspace}); give a path inside the repository`
-  }
+  const outside = rubricOutside(dirs.workspace, full, inputs.rubric)
+  if (outside !== undefined) return outside
   const link = await symbolicLinkOn(dirs.workspace, full)
   return link === undefined
     ? undefined

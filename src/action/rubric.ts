@@ -1,21 +1,33 @@
 import { failed, ok } from '../util/result.js'
 import { existsSync } from 'node:fs'
-import { posix, relative, resolve, sep } from 'node:path'
-import { rubricChanges, unreadExtends, type RubricChoice } from '../engine/rubric-choice.js'
+import { relative, resolve, sep } from 'node:path'
+import type { RubricChoice } from '../engine/rubric-choice.js'
+import {
+  branchRef,
+  criteriaOf,
+  pullRequestRubric,
+  repositoryRubricPath,
+  severalRubricFiles,
+  type PullRequestRubricFacts,
+  type RubricFileAt
+} from '../engine/pull-request-rubric.js'
 import type { PullRequestRun } from '../github/event.js'
-import type { BaseFiles } from '../github/base-files.js'
 import type { GitHubPort } from '../github/port.js'
+import type { BaseFiles } from '../github/base-files.js'
 import { localRubricFiles, readRubricFile } from '../rubric/load.js'
 import { declaredName, parseRubric } from '../rubric/parse.js'
 import { readExtends } from '../rubric/read-extends.js'
 import { isRubricFile, rubricsFolder } from '../rubric/defaults.js'
 import { checkerRubric } from '../rubric/sugar.js'
-import type { RubricText, RubricTextResult } from '../rubric/text.js'
+import type { RubricTextResult } from '../rubric/text.js'
 import type { Rubric } from '../rubric/types.js'
 import { symbolicLinkOn, type ActionDirs, type Checkout } from './context.js'
 import type { ActionInputs } from './inputs.js'
 import { planRubrics } from '../engine/rubric-set.js'
 import { checkRunName } from '../publish/check-name.js'
+
+// The action's modules take these from here, with the reads that use them.
+export { branchRef, repositoryRubricPath }
 
 /**
  * A rubric file of the checkout (the pull request's), read only as a file of its own: one reached
@@ -39,12 +51,10 @@ async function checkoutRubric(dirs: ActionDirs, path: string): Promise<RubricTex
 }
 
 /**
- * The rubric as a trust boundary (docs/security.md): read at the tip of the base branch, so a
- * pull request cannot weaken the gate that grades it; the PR's own only when asked, or when the
- * base has none yet (never under pull_request_target, nor under a workflow of another repository:
- * an organisation ruleset runs that on repositories which may have no rubric yet, and a pull
- * request must not bring the one that grades it). When the PR changes the rubric, the review says
- * how.
+ * The rubric a run grades by (`pullRequestRubric`): the workflow's checker, or the base branch's
+ * rubric and the pull request's, read here, then chosen between. A checkout that is not the pull
+ * request holds the base's rubric: the pull request's is then read at its head commit, only to
+ * show what it changes (such a run grades by the base's).
  */
 export async function chooseRubric(
   github: GitHubPort | undefined,
@@ -60,86 +70,42 @@ export async function chooseRubric(
   // The checker input is part of the workflow, which is the repository owner's (a pull request
   // that edits it is workflow_modified).
   if (inputs.checker !== undefined) return { rubric: checkerRubric(inputs.checker), trusted: true }
-
   const repoPath = relative(dirs.workspace, resolve(dirs.cwd, inputs.rubric)).split(sep).join('/')
-  // A checkout that is not the pull request holds the base's rubric: the pull request's is read
-  // at its head commit, only to show what it changes (such a run grades by the base's).
   const head =
     checkout === 'base'
       ? await rubricAtHead(github, repoPath, run.pr.headSha, inputs.rubric)
       : await checkoutRubric(dirs, inputs.rubric)
-  let baseText: string | undefined
-  let baseProblem: string | undefined
-  if (base) {
-    try {
-      baseText = await base.fileAt(repoPath)
-    } catch (error) {
-      baseProblem = error instanceof Error ? error.message : String(error)
-    }
-  }
-  const baseRubric: RubricText | undefined =
-    baseText === undefined ? undefined : { text: baseText, path: inputs.rubric, kind: 'file' }
-  const diff = rubricChanges(baseRubric, head.ok ? head.value : undefined)
-
-  if (inputs.rubricSource === 'head' && !run.baseRubricOnly) {
-    return {
-      rubric: unreadExtends(head),
-      trusted: false,
-      review: { source: 'head', ...(diff && { diff }) }
-    }
-  }
-  if (baseRubric !== undefined) {
-    return {
-      // What it extends is read at the refs the base names, through the API: never the PR's.
-      rubric: await readExtends(baseRubric, github?.upstreamFile),
-      trusted: true,
-      review: { source: 'base', ...(diff && { diff }) }
-    }
-  }
-  const at =
-    run.pr.baseRef === ''
-      ? `${repoPath} at the base commit ${run.pr.baseSha.slice(0, 7)}`
-      : `${repoPath} on the base branch ${run.pr.baseRef}`
-  if (!github && !run.baseRubricOnly && !central) {
-    return {
-      rubric: unreadExtends(head),
-      trusted: false,
-      review: {
-        source: 'head',
-        note: `Without a github-token the base commit's rubric cannot be read, so the rubric in the working tree (${repoPath}) is used.`
-      }
-    }
-  }
-  if (run.baseRubricOnly || central || baseProblem !== undefined) {
-    // Without the base's rubric there is nothing trusted to grade by.
-    const why =
-      baseProblem !== undefined
-        ? `could not be read (${baseProblem})`
-        : github
-          ? 'does not exist'
-          : 'could not be read without a github-token'
-    const rule = run.baseRubricOnly
-      ? 'pull_request_target uses only the base branch’s rubric'
-      : central
-        ? 'a workflow required from another repository uses only the base branch’s rubric, so that a pull request cannot bring the rubric that grades it'
-        : 'the base branch’s rubric is required with rubric-source: base'
-    const message = `${at} ${why}; ${rule}`
-    return {
-      rubric: failed({
-        source: { path: inputs.rubric, kind: 'file' },
-        issues: [{ file: inputs.rubric, rule: 'missing-file', message }]
-      }),
-      trusted: false,
-      review: { source: 'base' }
-    }
-  }
+  const decided = pullRequestRubric({
+    path: inputs.rubric,
+    repoPath,
+    head,
+    // The base branch as it is now: a re-run after its rubric changed uses the new one.
+    base: base ? await baseFile(base, repoPath) : 'unread',
+    source: inputs.rubricSource,
+    baseRubricOnly: run.baseRubricOnly,
+    central,
+    baseRef: run.pr.baseRef,
+    baseSha: run.pr.baseSha
+  })
+  if (decided.kind === 'chosen') return decided.choice
+  // What it extends is read at the refs the base names, through the API: never the PR's.
   return {
-    rubric: unreadExtends(head),
-    trusted: false,
-    review: {
-      source: 'head',
-      note: `The base branch has no rubric at ${repoPath} yet, so this pull request's own rubric is used. Once it is merged, later pull requests are graded by the base branch's.`
-    }
+    rubric: await readExtends(decided.base, github?.upstreamFile),
+    trusted: true,
+    review: decided.review
+  }
+}
+
+/** The base's rubric file as `pullRequestRubric` takes it. */
+async function baseFile(
+  base: BaseFiles,
+  repoPath: string
+): Promise<PullRequestRubricFacts['base']> {
+  try {
+    const text = await base.fileAt(repoPath)
+    return text === undefined ? 'absent' : { text }
+  } catch (error) {
+    return { problem: error instanceof Error ? error.message : String(error) }
   }
 }
 
@@ -163,30 +129,6 @@ async function rubricAtHead(
         ]
       })
     : ok({ text, path, kind: 'file' })
-}
-
-/**
- * A branch by its full name, as the base branch's files are read: git resolves a short name to a
- * tag before a branch, and a tag named like the base branch (which someone who may push tags can
- * create where branch protection does not reach) must never stand in for its rubric.
- */
-export function branchRef(name: string): string {
-  return `refs/heads/${name}`
-}
-
-/**
- * Where the base's rubric is read: the base branch as it is now (a re-run after its rubric
- * changed uses the new one), or the base commit when the branch is not named.
- */
-export function baseRef(pr: Pick<PullRequestRun['pr'], 'baseRef' | 'baseSha'>): string {
-  return pr.baseRef === '' ? pr.baseSha : branchRef(pr.baseRef)
-}
-
-/** The rubric's path in the repository, as the review reads it (`working-directory`/`rubric`). */
-export function repositoryRubricPath(
-  inputs: Pick<ActionInputs, 'workingDirectory' | 'rubric'>
-): string {
-  return posix.normalize(posix.join(inputs.workingDirectory, inputs.rubric))
 }
 
 /**
@@ -280,21 +222,7 @@ export async function baseCriteria(
   path: string,
   ref: string
 ): Promise<ReadonlyMap<string, boolean> | undefined> {
-  const rubrics = await baseRubrics(github, path, ref)
-  if (rubrics.length === 0) return undefined
-  const criteria = new Map<string, boolean>()
-  for (const c of rubrics.flatMap(r => r.criteria))
-    criteria.set(c.id, c.required || criteria.get(c.id) === true)
-  return criteria
-}
-
-/** A rubric file of the repository: where it is, and whether it is the `rubric` input's. */
-interface RubricFileAt {
-  /** Relative to the working directory, as the `rubric` input is. */
-  readonly path: string
-  /** Relative to the repository's root. */
-  readonly repoPath: string
-  readonly main: boolean
+  return criteriaOf(await baseRubrics(github, path, ref))
 }
 
 /**
@@ -311,21 +239,13 @@ export async function severalRubrics(
   dirs: ActionDirs
 ): Promise<RubricFileAt[] | undefined> {
   if (inputs.checker !== undefined) return undefined
-  const mainRepo = repositoryRubricPath(inputs)
-  const files = base
-    ? (await base.filesIn(rubricsFolder(mainRepo))).filter(isRubricFile)
-    : localRubricFiles(dirs.workspace, mainRepo)
-  if (files.length === 0) return undefined
-  const mainExists = base
-    ? (await base.fileAt(mainRepo)) !== undefined
+  const repoPath = repositoryRubricPath(inputs)
+  const folder = base
+    ? (await base.filesIn(rubricsFolder(repoPath))).filter(isRubricFile)
+    : localRubricFiles(dirs.workspace, repoPath)
+  if (folder.length === 0) return undefined
+  const exists = base
+    ? (await base.fileAt(repoPath)) !== undefined
     : existsSync(resolve(dirs.cwd, inputs.rubric))
-  const localFolder = rubricsFolder(inputs.rubric)
-  return [
-    ...(mainExists ? [{ path: inputs.rubric, repoPath: mainRepo, main: true }] : []),
-    ...files.map(repoPath => ({
-      path: posix.join(localFolder, posix.basename(repoPath)),
-      repoPath,
-      main: false
-    }))
-  ]
+  return severalRubricFiles({ path: inputs.rubric, repoPath, exists }, folder)
 }

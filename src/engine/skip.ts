@@ -1,6 +1,7 @@
 import { parse } from 'yaml'
 import { excludedBy } from '../evidence/denylist.js'
 import type { Actor, PullRequest } from '../github/pull-request.js'
+import { rubricsFolder } from '../rubric/defaults.js'
 import { isRecord } from '../util/is-record.js'
 
 /** The `skip-*` inputs: all off by default. */
@@ -112,4 +113,93 @@ export function workflowTypes(text: string, event: string): readonly string[] | 
   if (types === undefined) return DEFAULT_TYPES
   if (typeof types === 'string') return [types]
   return Array.isArray(types) ? types.filter(t => typeof t === 'string') : []
+}
+
+/**
+ * The events a skip rule applies on: those a pull request's own activity starts. A run someone
+ * starts by hand (workflow_dispatch) reviews for real.
+ */
+const SKIPPABLE_EVENTS = ['pull_request', 'pull_request_target', 'workflow_run']
+
+/** Whether any `skip-*` rule is set and may apply on `event`. Pure. */
+export function skipMayApply(rules: SkipRules, event: string): boolean {
+  const set = rules.drafts || rules.bots || rules.label !== '' || rules.paths.length > 0
+  return set && SKIPPABLE_EVENTS.includes(event)
+}
+
+/**
+ * The paths no skip may pass over: this check's machinery, its rubric, and the folder of several
+ * rubrics beside it (`rubricPath` undefined for a `checker` rubric). Pure.
+ */
+export function guardedPaths(
+  rubricPath: string | undefined,
+  machinery: (path: string) => boolean
+): (path: string) => boolean {
+  const folder = rubricPath === undefined ? undefined : `${rubricsFolder(rubricPath)}/`
+  return path =>
+    machinery(path) || path === rubricPath || (folder !== undefined && path.startsWith(folder))
+}
+
+/**
+ * Why a rule about the pull request (a draft, its author, a label) may not skip this run: a check
+ * run is the commit's, so a skipped draft that shares its head commit and base with another pull
+ * request would write `success` on that one's required check. The changed files (`skip-paths`)
+ * are the same for both, so that rule is theirs too. `others`: those pull requests; undefined when
+ * they could not be listed. Pure.
+ */
+export function twinProblem(
+  reason: SkipReason,
+  others: readonly number[] | undefined
+): string | undefined {
+  if (reason.rule === 'paths') return undefined
+  if (others === undefined) {
+    return 'the open pull requests at this head commit could not be listed, and the check run is theirs too'
+  }
+  return others.length === 0
+    ? undefined
+    : `pull request ${others.map(n => `#${n}`).join(', ')} has the same head commit and base, and the check run on that commit is its too`
+}
+
+/** The workflow whose activity types must end a skip: its path, and the activity it must run on. */
+export type EndingWorkflow =
+  { readonly path: string; readonly needed: string } | { readonly problem: string } | undefined
+
+/**
+ * The workflow the pull request's events start (this one, or on workflow_run the triggering one),
+ * which must run on the activity that ends `reason`; undefined when no activity is needed. A
+ * central workflow (an organisation ruleset's) is not in the workspace: a file at its path there is
+ * the pull request's, which could claim any activity types, so it is never read. Pure.
+ */
+export function endingWorkflow(
+  reason: SkipReason,
+  trigger: { readonly path?: string } | undefined,
+  workflow: { readonly path: string; readonly central: boolean } | undefined
+): EndingWorkflow {
+  const needed = ENDED_BY[reason.rule]
+  if (needed === undefined) return undefined
+  const own =
+    workflow !== undefined && !workflow.central && workflow.path.startsWith('.github/workflows/')
+      ? workflow.path
+      : undefined
+  const path = trigger?.path ?? own
+  return path === undefined
+    ? { problem: 'the workflow that runs it is not in this repository' }
+    : { path, needed }
+}
+
+/**
+ * Why the workflow at `path` (its `text`, undefined when it could not be read) would not run the
+ * check again once the reason to skip goes away; undefined when it would. Pure.
+ */
+export function unseenEndProblem(
+  ending: { readonly path: string; readonly needed: string },
+  runEvent: string,
+  text: string | undefined
+): string | undefined {
+  const { path, needed } = ending
+  if (text === undefined) return `${path} could not be read from the workspace`
+  const event = runEvent === 'workflow_run' ? 'pull_request' : runEvent
+  return workflowTypes(text, event)?.includes(needed) === true
+    ? undefined
+    : `${path} does not run on ${event} ${needed}, so the check would not run again once the reason goes away`
 }

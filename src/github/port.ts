@@ -143,6 +143,9 @@ export function actionGitHub(
   return octokitPort({ owner, repo }, { token, baseUrl, warn })
 }
 
+/** The client, made on first use. */
+type Api = () => GitHub
+
 /**
  * The port over Octokit. The client is made on first use, so that whatever runs before the first
  * request (git computing the diff) is not held up by it.
@@ -152,38 +155,92 @@ export function octokitPort(
   client: { readonly token: string; readonly baseUrl: string; readonly warn: (m: string) => void }
 ): GitHubPort {
   let github: GitHub | undefined
-  const api = (): GitHub => (github ??= createGitHub(client.token, client.baseUrl, client.warn))
-  // Who the token is, read once a run: from the first check run it starts (an app's token writes
-  // as `<slug>[bot]`), else through /user (`whoAmI`). A failed read is tried again next time.
-  let identity: Promise<string> | undefined
-  const me = (): Promise<string> =>
-    (identity ??= whoAmI(api()).catch((error: unknown) => {
-      identity = undefined
-      throw error
-    }))
+  const api: Api = () => (github ??= createGitHub(client.token, client.baseUrl, client.warn))
+  const identity = tokenIdentity(api)
   return {
     repo,
-    pullRequest: async number =>
-      pullRequestOf((await api().rest.pulls.get({ ...repo, pull_number: number })).data),
-    fileAt: (path, ref) => fileAt(api(), { ...repo, path, ref }),
-    filesAt: (folder, ref) => filesIn(api(), { ...repo, path: folder, ref }),
+    ...contentsReads(api, repo),
+    ...commentsPart(api, repo, identity.me),
+    ...checkRunsPart(api, repo, identity.learn),
+    ...pullRequestsPart(api, repo),
+    ...actionsPart(api, repo),
+    issueComment: id => issueCommentById(api(), repo, id),
+    permission: login => permissionOf(api(), repo, login),
+    writablePermissions: headSha => writablePermissions(api(), repo, headSha)
+  }
+}
+
+/**
+ * Who the token is, read once a run: from the first check run it starts (an app's token writes
+ * as `<slug>[bot]`, which `learn` is told), else through /user (`whoAmI`). A failed read is tried
+ * again next time.
+ */
+function tokenIdentity(api: Api): {
+  readonly me: () => Promise<string>
+  readonly learn: (login: string) => void
+} {
+  let identity: Promise<string> | undefined
+  return {
+    me: () =>
+      (identity ??= whoAmI(api()).catch((error: unknown) => {
+        identity = undefined
+        throw error
+      })),
+    learn: login => {
+      identity ??= Promise.resolve(login)
+    }
+  }
+}
+
+function contentsReads(
+  api: Api,
+  repo: Repo
+): Pick<GitHubPort, 'fileAt' | 'filesAt' | 'baseFiles' | 'upstreamFile'> {
+  const reads = {
+    fileAt: (path: string, ref: string) => fileAt(api(), { ...repo, path, ref }),
+    filesAt: (folder: string, ref: string) => filesIn(api(), { ...repo, path: folder, ref })
+  }
+  return {
+    ...reads,
     baseFiles: where =>
       readBaseFiles(api(), repo, where, {
+        ...reads,
         pullRequestHead: async number =>
           pullRequestOf((await api().rest.pulls.get({ ...repo, pull_number: number })).data)
-            ?.headSha,
-        fileAt: (path, ref) => fileAt(api(), { ...repo, path, ref }),
-        filesAt: (folder, ref) => filesIn(api(), { ...repo, path: folder, ref })
+            ?.headSha
       }),
-    upstreamFile: file => fileInRepository(api(), file),
+    upstreamFile: file => fileInRepository(api(), file)
+  }
+}
+
+function commentsPart(
+  api: Api,
+  repo: Repo,
+  me: () => Promise<string>
+): Pick<GitHubPort, 'comments' | 'upsertComment' | 'react' | 'reply'> {
+  return {
     comments: (issue, marker) => findComments(api(), { ...repo, issue, marker }, me),
     upsertComment: (issue, body, existing) =>
       upsertComment(api(), { ...repo, issue }, body, existing),
+    react: async (commentId, content) => {
+      await api().rest.reactions.createForIssueComment({ ...repo, comment_id: commentId, content })
+    },
+    reply: async (issue, body) => {
+      await api().rest.issues.createComment({ ...repo, issue_number: issue, body })
+    }
+  }
+}
+
+function checkRunsPart(
+  api: Api,
+  repo: Repo,
+  learn: (login: string) => void
+): Pick<GitHubPort, 'startCheckRun' | 'checkRun' | 'completeCheckRun' | 'checkRunsNamed'> {
+  return {
     startCheckRun: async (where, text) => {
       const started = await startCheckRun(api(), { ...repo, ...where }, text)
       if (!started.ok) return started
-      if (started.value.appSlug !== '')
-        identity ??= Promise.resolve(`${started.value.appSlug}[bot]`)
+      if (started.value.appSlug !== '') learn(`${started.value.appSlug}[bot]`)
       return ok(started.value.id)
     },
     checkRun: run =>
@@ -194,34 +251,17 @@ export function octokitPort(
         { ...repo, ...(where.id !== undefined && { id: where.id }) },
         { ...where, conclusion, ...text }
       ),
-    checkRunsNamed: (headSha, names) => checkRunsNamed(api(), { ...repo, ref: headSha, names }),
-    issueComment: async id => {
-      try {
-        const { data } = await api().rest.issues.getComment({ ...repo, comment_id: id })
-        return {
-          body: data.body ?? '',
-          login: data.user?.login ?? '',
-          type: data.user?.type ?? '',
-          issue: Number(/\/issues\/(\d+)$/.exec(data.issue_url)?.[1] ?? '0')
-        }
-      } catch (error) {
-        if (statusOf(error) === 404) return undefined
-        throw error
-      }
-    },
-    permission: async login => {
-      try {
-        const { data } = await api().rest.repos.getCollaboratorPermissionLevel({
-          ...repo,
-          username: login
-        })
-        const level = data.permission
-        return level === 'admin' || level === 'write' || level === 'read' ? level : 'none'
-      } catch (error) {
-        if (statusOf(error) === 404) return 'none'
-        throw error
-      }
-    },
+    checkRunsNamed: (headSha, names) => checkRunsNamed(api(), { ...repo, ref: headSha, names })
+  }
+}
+
+function pullRequestsPart(
+  api: Api,
+  repo: Repo
+): Pick<GitHubPort, 'pullRequest' | 'openPullRequests'> {
+  return {
+    pullRequest: async number =>
+      pullRequestOf((await api().rest.pulls.get({ ...repo, pull_number: number })).data),
     openPullRequests: async branch =>
       (
         await api().paginate(api().rest.pulls.list, {
@@ -237,42 +277,89 @@ export function octokitPort(
         headRef: pr.head.ref,
         baseRef: pr.base.ref,
         defaultBranch: pr.base.repo.default_branch
-      })),
+      }))
+  }
+}
+
+function actionsPart(
+  api: Api,
+  repo: Repo
+): Pick<GitHubPort, 'workflowRunsAt' | 'rerunWorkflowRun' | 'recordingRun'> {
+  return {
     workflowRunsAt: (file, headSha) => workflowRunsAt(api(), { ...repo, workflow: file, headSha }),
     rerunWorkflowRun: runId => rerunWorkflowRun(api(), { ...repo, runId }),
-    react: async (commentId, content) => {
-      await api().rest.reactions.createForIssueComment({ ...repo, comment_id: commentId, content })
-    },
-    reply: async (issue, body) => {
-      await api().rest.issues.createComment({ ...repo, issue_number: issue, body })
-    },
-    recordingRun: (runId, attempt, jobName) => {
-      const where = { ...repo, runId }
-      let record: Promise<string | undefined> | undefined
-      let conclusion: Promise<string | null | undefined> | undefined
-      return {
-        description: `the job "${jobName}" of run ${runId}`,
-        recordText: () =>
-          (record ??= findArtifact(api(), { ...where, name: gatesArtifact(attempt) }).then(
-            async found =>
-              found === undefined
-                ? undefined
-                : (
-                    await downloadArtifactFile(api(), {
-                      ...repo,
-                      artifactId: found.id,
-                      file: GATES_FILE,
-                      maxBytes: MAX_RECORD_BYTES
-                    })
-                  ).toString('utf8')
-          )),
-        jobConclusion: () =>
-          (conclusion ??= runJobs(api(), { ...where, attempt }).then(jobs => {
-            const job = jobs.find(j => j.name === jobName)
-            return job === undefined ? undefined : job.conclusion
-          }))
-      }
-    },
-    writablePermissions: headSha => writablePermissions(api(), repo, headSha)
+    recordingRun: (runId, attempt, jobName) =>
+      recordingRunOf(api, repo, { runId, attempt, jobName })
+  }
+}
+
+async function issueCommentById(
+  github: GitHub,
+  repo: Repo,
+  id: number
+): Promise<CommentByUser | undefined> {
+  try {
+    const { data } = await github.rest.issues.getComment({ ...repo, comment_id: id })
+    return {
+      body: data.body ?? '',
+      login: data.user?.login ?? '',
+      type: data.user?.type ?? '',
+      issue: Number(/\/issues\/(\d+)$/.exec(data.issue_url)?.[1] ?? '0')
+    }
+  } catch (error) {
+    if (statusOf(error) === 404) return undefined
+    throw error
+  }
+}
+
+async function permissionOf(
+  github: GitHub,
+  repo: Repo,
+  login: string
+): Promise<'admin' | 'write' | 'read' | 'none'> {
+  try {
+    const { data } = await github.rest.repos.getCollaboratorPermissionLevel({
+      ...repo,
+      username: login
+    })
+    const level = data.permission
+    return level === 'admin' || level === 'write' || level === 'read' ? level : 'none'
+  } catch (error) {
+    if (statusOf(error) === 404) return 'none'
+    throw error
+  }
+}
+
+/** A run's recorded gate results and its gates job's conclusion, each read at most once. */
+function recordingRunOf(
+  api: Api,
+  repo: Repo,
+  of: { readonly runId: number; readonly attempt: number; readonly jobName: string }
+): RecordingRun {
+  const { runId, attempt, jobName } = of
+  const where = { ...repo, runId }
+  let record: Promise<string | undefined> | undefined
+  let conclusion: Promise<string | null | undefined> | undefined
+  return {
+    description: `the job "${jobName}" of run ${runId}`,
+    recordText: () =>
+      (record ??= findArtifact(api(), { ...where, name: gatesArtifact(attempt) }).then(
+        async found =>
+          found === undefined
+            ? undefined
+            : (
+                await downloadArtifactFile(api(), {
+                  ...repo,
+                  artifactId: found.id,
+                  file: GATES_FILE,
+                  maxBytes: MAX_RECORD_BYTES
+                })
+              ).toString('utf8')
+      )),
+    jobConclusion: () =>
+      (conclusion ??= runJobs(api(), { ...where, attempt }).then(jobs => {
+        const job = jobs.find(j => j.name === jobName)
+        return job === undefined ? undefined : job.conclusion
+      }))
   }
 }
