@@ -74,7 +74,14 @@ export async function gatesAction(shell: GatesShell): Promise<void> {
       return
     }
     const { run } = prepared
-    const { rubrics, problems } = await rubricsWithGates(github, prepared.base, run, inputs, dirs, env)
+    const { rubrics, problems } = await rubricsWithGates(
+      github,
+      prepared.base,
+      run,
+      inputs,
+      dirs,
+      env
+    )
     const mask = (text: string): string => maskSecrets(text, secrets)
     const ran = await runGates(rubrics, { env, dirs, mask, setup: shell.getInput('setup') })
     const file = await recordFile(tempDir, ran, run, env)
