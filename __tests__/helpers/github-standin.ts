@@ -699,12 +699,8 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
   const authorization = req.headers.authorization
   const token = /^(?:token|bearer)\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1]
   const parsed = parseJson(text)
-
-  if (url.pathname.startsWith(TWIRP_PATH)) {
-    // The results service: its own host on GitHub, its own tokens (the job's runtime token).
-    const reply =
-      takeFailure(state, method, url) ??
-      resultsService(state, method, url, req.headers['content-type'] ?? '', token, parsed)
+  /** Every request is recorded with the status it was answered with. */
+  const record = (reply: Reply): Reply => {
     state.requests.push({
       method,
       path: url.pathname,
@@ -714,11 +710,24 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
       token,
       authorization
     })
+    return reply
+  }
+  const sendJson = (reply: Reply): void => {
     send(
       res,
       reply.status,
       { 'content-type': 'application/json', ...reply.headers },
       reply.raw ?? JSON.stringify(reply.body ?? {})
+    )
+  }
+
+  if (url.pathname.startsWith(TWIRP_PATH)) {
+    // The results service: its own host on GitHub, its own tokens (the job's runtime token).
+    sendJson(
+      record(
+        takeFailure(state, method, url) ??
+          resultsService(state, method, url, req.headers['content-type'] ?? '', token, parsed)
+      )
     )
     return
   }
@@ -728,37 +737,16 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
     const reply =
       takeFailure(state, method, url) ??
       (method === 'PUT' ? uploadBlob(state, url, bytes) : serveBlob(state, url))
-    state.requests.push({
-      method,
-      path: url.pathname,
-      query: Object.fromEntries(url.searchParams),
-      body: parsed.value,
-      status: reply.status,
-      token,
-      authorization
-    })
-    sendBlob(res, method, reply)
+    sendBlob(res, method, record(reply))
     return
   }
 
   if (url.pathname === '/graphql' && method === 'POST') {
     const access = token === undefined ? undefined : state.tokens.get(token)
-    const reply =
-      takeFailure(state, method, url) ?? (await graphqlReply(graphqlView(state, access), parsed))
-    state.requests.push({
-      method,
-      path: url.pathname,
-      query: Object.fromEntries(url.searchParams),
-      body: parsed.value,
-      status: reply.status,
-      token,
-      authorization
-    })
-    send(
-      res,
-      reply.status,
-      { 'content-type': 'application/json', ...('headers' in reply && reply.headers) },
-      ('raw' in reply && reply.raw) || JSON.stringify(reply.body ?? {})
+    sendJson(
+      record(
+        takeFailure(state, method, url) ?? (await graphqlReply(graphqlView(state, access), parsed))
+      )
     )
     return
   }
@@ -782,16 +770,7 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
     json: parsed.json,
     accept: req.headers.accept ?? ''
   }
-  const reply = takeFailure(state, method, url) ?? respond(state, incoming, checked)
-  state.requests.push({
-    method,
-    path: url.pathname,
-    query: Object.fromEntries(url.searchParams),
-    body: parsed.value,
-    status: reply.status,
-    token,
-    authorization
-  })
+  const reply = record(takeFailure(state, method, url) ?? respond(state, incoming, checked))
   answer(state, res, method, token, reply)
 }
 
