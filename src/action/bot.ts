@@ -21,7 +21,7 @@ import {
   withAlert
 } from '../publish/memory.js'
 import { code, escapeMarkdown } from '../report/escape.js'
-import { isRecord } from '../util/is-record.js'
+import { parsePayload, type EventName, type Payload } from '../github/payload.js'
 import {
   acceptedReply,
   COMMANDS_HELP,
@@ -47,7 +47,7 @@ interface BotContext {
   readonly github: GitHubPort
   readonly inputs: ActionInputs
   readonly io: ActionIO
-  /** The event's payload, as the runner wrote it. */
+  /** The event's payload, as the runner wrote it: read by `parsePayload` into its event's type. */
   readonly payload: unknown
   /** The job's environment: on `schedule`, the provider keys and endpoints the probes use. */
   readonly env: Readonly<Record<string, string | undefined>>
@@ -55,9 +55,21 @@ interface BotContext {
 
 /** The bot's events, and what it does on each: not a review, but something about pull requests. */
 export const BOT_HANDLERS: Readonly<Record<string, (context: BotContext) => Promise<void>>> = {
-  push: context => rubricPushed(context),
-  issue_comment: context => commandGiven(context),
-  schedule: context => healOutages(context)
+  push: context => withPayload(context, 'push', push => rubricPushed(context, push)),
+  issue_comment: context =>
+    withPayload(context, 'issue_comment', comment => commandGiven(context, comment)),
+  schedule: context => withPayload(context, 'schedule', cron => healOutages(context, cron))
+}
+
+/** `then`, on the event's payload once read into its type; a payload that cannot be is said and left. */
+async function withPayload<E extends EventName>(
+  context: BotContext,
+  event: E,
+  then: (payload: Payload<E>) => Promise<void>
+): Promise<void> {
+  const parsed = parsePayload(event, context.payload)
+  if (parsed.ok) await then(parsed.value)
+  else context.io.notice(`Rubric Council: ${parsed.problem}; nothing to do`)
 }
 
 /** A command comment, as the event gives it, once its author may give commands. */
@@ -81,21 +93,25 @@ type CommandOf<K extends Command['kind']> = Extract<Command, { kind: K }>
  * starting with `/council` gets a short reply, at most one per pull request to someone without
  * write permission. Bots, the action's own comments and comments on issues are left alone.
  */
-export async function commandGiven(context: BotContext): Promise<void> {
-  const { github, io, payload } = context
-  const record = isRecord(payload) ? payload : {}
-  const issue = isRecord(record.issue) ? record.issue : {}
-  const comment = isRecord(record.comment) ? record.comment : {}
-  const user = isRecord(comment.user) ? comment.user : {}
-  const body = typeof comment.body === 'string' ? comment.body : ''
-  const login = typeof user.login === 'string' ? user.login : ''
-  const number = typeof issue.number === 'number' ? issue.number : 0
+export async function commandGiven(
+  context: BotContext,
+  event: Payload<'issue_comment'>
+): Promise<void> {
+  const { github, io } = context
+  const { issue, comment } = event
+  const { body } = comment
+  const { login } = comment.user
+  const { number } = issue
   const command = parseCommand(body)
-  if (record.action !== 'created' || !isRecord(issue.pull_request) || number === 0) {
+  if (event.action !== 'created' || issue.pull_request === undefined) {
     io.notice('Rubric Council: not a new comment on a pull request; nothing to do')
     return
   }
-  if (command === undefined || user.type === 'Bot' || body.startsWith('<!-- rubric-council')) {
+  if (
+    command === undefined ||
+    comment.user.type === 'Bot' ||
+    body.startsWith('<!-- rubric-council')
+  ) {
     io.notice('Rubric Council: not a command for the bot; nothing to do')
     return
   }
@@ -129,8 +145,8 @@ export async function commandGiven(context: BotContext): Promise<void> {
     number,
     login,
     who,
-    commentId: typeof comment.id === 'number' ? comment.id : 0,
-    writtenAt: typeof comment.created_at === 'string' ? comment.created_at : undefined,
+    commentId: comment.id,
+    writtenAt: comment.created_at,
     pr: await github.pullRequest(number)
   }
   if (command.kind === 'rerun') await rerunGiven(context, given)

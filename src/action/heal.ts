@@ -21,7 +21,6 @@ import {
 } from '../publish/plan.js'
 import { parseModelId, type Provider } from '../rubric/model-id.js'
 import { proxiedFetch } from '../util/fetch.js'
-import { isRecord } from '../util/is-record.js'
 import { mapBounded } from '../util/pool.js'
 import { failed, ok, type Result } from '../util/result.js'
 import type { ActionInputs } from './inputs.js'
@@ -29,6 +28,7 @@ import type { ActionIO } from './io.js'
 import { reverify, SHARED_PROBLEMS } from './reverify.js'
 import { baseRubrics, branchRef, repositoryRubricPath, rubricFilesAt } from './rubric.js'
 import type { ListedCheckRun } from '../github/check-run.js'
+import type { Payload } from '../github/payload.js'
 
 /** How many pull requests are looked at at once. */
 const LOOK_WIDTH = 4
@@ -41,7 +41,6 @@ export interface HealContext {
   readonly github: GitHubPort
   readonly inputs: ActionInputs
   readonly io: ActionIO
-  readonly payload: unknown
   /** The job's environment: the provider keys and endpoints the probes use, as the judges would. */
   readonly env: Readonly<Record<string, string | undefined>>
 }
@@ -64,9 +63,12 @@ interface Looked {
  * answers one cheap request again; at most `heal-limit` per run and 3 per head commit. The log
  * says what was re-run and what was left alone, and why.
  */
-export async function healOutages(context: HealContext): Promise<void> {
-  const { github, inputs, io, payload, env } = context
-  const cron = isRecord(payload) && typeof payload.schedule === 'string' ? payload.schedule : ''
+export async function healOutages(
+  context: HealContext,
+  schedule: Payload<'schedule'>
+): Promise<void> {
+  const { github, inputs, io, env } = context
+  const cron = schedule.schedule ?? ''
   const pulls = await github.openPullRequests()
   const several = severalAt(github, inputs)
   const looked = await mapBounded(pulls, LOOK_WIDTH, pr =>

@@ -1,9 +1,9 @@
+import type { Payload } from '../github/payload.js'
 import type { GitHubPort } from '../github/port.js'
 import { checkRunName } from '../publish/check-name.js'
 import { CHECK_RUN_MARK } from '../publish/plan.js'
 import { rubricsFolder } from '../rubric/defaults.js'
 import { rubricHash } from '../rubric/hash.js'
-import { isRecord } from '../util/is-record.js'
 import { mapBounded } from '../util/pool.js'
 import type { ActionInputs } from './inputs.js'
 import type { ActionIO } from './io.js'
@@ -17,12 +17,11 @@ const LISTED_PROBLEMS = 10
 
 const NO_COMMIT = /^0+$/
 
-/** What the bot's `push` job has: the API, its inputs and log, and the push event's payload. */
+/** What the bot's `push` job has: the API, its inputs and log. */
 interface PushContext {
   readonly github: GitHubPort
   readonly inputs: ActionInputs
   readonly io: ActionIO
-  readonly payload: unknown
 }
 
 /**
@@ -31,20 +30,15 @@ interface PushContext {
  * reverify.ts), and its check marked pending meanwhile. Re-run first, pending second: a pull
  * request that could not be re-run keeps the verdict already posted rather than pending for ever.
  */
-export async function rubricPushed(context: PushContext): Promise<void> {
-  const { github, inputs, io, payload } = context
-  const record = isRecord(payload) ? payload : {}
-  const ref = typeof record.ref === 'string' ? record.ref : ''
-  const before = typeof record.before === 'string' ? record.before : ''
-  const after = typeof record.after === 'string' ? record.after : ''
+export async function rubricPushed(context: PushContext, push: Payload<'push'>): Promise<void> {
+  const { github, inputs, io } = context
+  const { ref, before, after } = push
   if (!ref.startsWith('refs/heads/') || NO_COMMIT.test(after) || NO_COMMIT.test(before)) {
     io.notice(`Rubric Council: nothing to re-verify for a push to ${ref || 'an unknown ref'}`)
     return
   }
   const branch = ref.slice('refs/heads/'.length)
-  const repository = isRecord(record.repository) ? record.repository : {}
-  const defaultBranch =
-    typeof repository.default_branch === 'string' ? repository.default_branch : ''
+  const defaultBranch = push.repository.default_branch
   const name = checkRunName(inputs.checkName, { baseRef: branch, defaultBranch })
   let pending = true
   const main = repositoryRubricPath(inputs)
