@@ -2,7 +2,7 @@ import type { Acceptance } from '../engine/evaluation.js'
 import type { GitHubPort } from '../github/port.js'
 import type { CommentState, StoredAcceptance, StoredWaiver } from '../publish/memory.js'
 import type { Waiver } from '../verdict/types.js'
-import { mayCommand, parseCommand } from './commands.js'
+import { parseCommand, permitsCommands } from '../bot/commands.js'
 import type { ActionIO } from './io.js'
 
 // What the comment's memory asks of a review, each request checked through the API before it
@@ -114,4 +114,9 @@ export async function verifiedWaivers(
     }
   }
   return verified
+}
+
+/** Whether `login` may give the bot commands (`permitsCommands`), as GitHub says now. */
+export async function mayCommand(github: GitHubPort, login: string): Promise<boolean> {
+  return permitsCommands(await github.permission(login))
 }

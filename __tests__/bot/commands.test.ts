@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import {
-  acceptedReply,
-  missingPart,
-  parseCommand,
-  unknownCriterionReply
-} from '../../src/action/commands.js'
+import { missingPart, parseCommand } from '../../src/bot/commands.js'
+import { acceptedReply, unknownCriterionReply } from '../../src/bot/replies.js'
 
 describe('parseCommand', () => {
   it.each([
