@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import { missingPart, parseCommand } from '../../src/bot/commands.js'
-import { acceptedReply, unknownCriterionReply } from '../../src/bot/replies.js'
+import {
+  commandReason,
+  commandTaken,
+  commentAsks,
+  missingPart,
+  parseCommand,
+  permitsCommands
+} from '../../src/bot/commands.js'
+import { acceptedReply, COMMANDS_HELP, unknownCriterionReply } from '../../src/bot/replies.js'
 
 describe('parseCommand', () => {
   it.each([
@@ -79,5 +86,128 @@ describe('what the bot says about a command', () => {
     )
     const many = new Map(Array.from({ length: 40 }, (_, i) => [`c${String(i)}`, true] as const))
     expect(unknownCriterionReply('@m', 'x', many)).toContain('<code>c29</code> and 10 more;')
+  })
+})
+
+describe('what a comment asks of the bot', () => {
+  const event = (
+    body: string,
+    change: Partial<{ action: string; type: string; pr: boolean }> = {}
+  ) => ({
+    action: change.action ?? 'created',
+    issue: { number: 7, ...(change.pr !== false && { pull_request: {} }) },
+    comment: {
+      id: 42,
+      body,
+      created_at: '2026-12-04T12:00:00Z',
+      user: { login: 'octo-maintainer', type: change.type ?? 'User' }
+    }
+  })
+
+  it('a command on a pull request, with who gave it and when', () => {
+    expect(commentAsks(event('/council rerun'))).toEqual({
+      kind: 'command',
+      command: { kind: 'rerun' },
+      comment: {
+        number: 7,
+        login: 'octo-maintainer',
+        who: '@octo-maintainer',
+        commentId: 42,
+        writtenAt: '2026-12-04T12:00:00Z'
+      }
+    })
+  })
+
+  it('nothing from an edit, an issue, a bot, our own comment, or a comment that is no command', () => {
+    const notices = [
+      event('/council rerun', { action: 'edited' }),
+      event('/council rerun', { pr: false }),
+      event('/council rerun', { type: 'Bot' }),
+      event('<!-- rubric-council:x -->\n/council rerun'),
+      event('LGTM')
+    ].map(e => {
+      const asks = commentAsks(e)
+      return asks.kind === 'nothing' ? asks.notice : asks.kind
+    })
+    expect(notices).toEqual([
+      'not a new comment on a pull request; nothing to do',
+      'not a new comment on a pull request; nothing to do',
+      'not a command for the bot; nothing to do',
+      'not a command for the bot; nothing to do',
+      'not a command for the bot; nothing to do'
+    ])
+  })
+})
+
+describe('whether a command is taken', () => {
+  it('from someone with write permission, once it has what it needs', () => {
+    expect(commandTaken({ kind: 'rerun' }, '@m', true)).toEqual({
+      ok: true,
+      value: { kind: 'rerun' }
+    })
+    expect(commandTaken({ kind: 'accept', reason: '' }, '@m', true)).toEqual({
+      ok: false,
+      problem: { reply: '@m say why: `/council accept <reason>`.' }
+    })
+  })
+
+  it('attack: refused without write permission, naming the command and who may', () => {
+    const refused = commandTaken({ kind: 'accept', reason: 'ship it' }, '@reader', false)
+    expect(refused).toEqual({
+      ok: false,
+      problem: {
+        reply: expect.stringContaining(
+          '@reader only people with write permission on the repository may run `/council accept`.'
+        ) as string,
+        notice: 'refused /council accept from @reader: no write permission'
+      }
+    })
+  })
+
+  it('an unknown one gets the commands, whoever wrote it', () => {
+    const unknown = commandTaken({ kind: 'unknown', text: '/council merge' }, '@m', false)
+    expect(!unknown.ok && unknown.problem.reply).toBe(
+      `@m <code>/council merge</code> is not a command I know. ${COMMANDS_HELP}`
+    )
+  })
+
+  it('only admin and write (maintain sums up as write) may command', () => {
+    expect(['admin', 'write', 'read', 'none', undefined].map(permitsCommands)).toEqual([
+      true,
+      true,
+      false,
+      false,
+      false
+    ])
+  })
+})
+
+describe('commandReason: a recorded command, read again', () => {
+  const comment = (body: string, change: Partial<{ issue: number; login: string }> = {}) => ({
+    body,
+    login: change.login ?? 'octo-maintainer',
+    type: 'User',
+    issue: change.issue ?? 7
+  })
+  const by = { by: 'octo-maintainer' }
+
+  it('gives the reason the command comment says now', () => {
+    expect(commandReason(comment('/council accept flaky'), by, 7)).toBe('flaky')
+    const waiver = { ...by, criterion: 'tested' }
+    expect(commandReason(comment('/council waive tested flaky'), waiver, 7)).toBe('flaky')
+  })
+
+  it('attack: none for an edited, moved, deleted or borrowed command', () => {
+    const waiver = { ...by, criterion: 'tested' }
+    expect([
+      commandReason(comment('/council accept'), by, 7),
+      commandReason(comment('thanks'), by, 7),
+      commandReason(comment('/council accept flaky', { issue: 8 }), by, 7),
+      commandReason(comment('/council accept flaky', { login: 'someone' }), by, 7),
+      commandReason(undefined, by, 7),
+      commandReason(comment('/council waive tested flaky'), by, 7),
+      commandReason(comment('/council accept tested flaky'), waiver, 7),
+      commandReason(comment('/council waive tidy flaky'), waiver, 7)
+    ]).toEqual(Array.from({ length: 8 }, () => undefined))
   })
 })

@@ -1,3 +1,4 @@
+import type { CommentByUser } from '../github/port.js'
 import type { Payload } from '../github/payload.js'
 import { failed, ok, type Result } from '../util/result.js'
 import { REPLY } from './replies.js'
@@ -139,4 +140,28 @@ export function commandTaken(
   }
   const missing = missingPart(command)
   return missing === undefined ? ok(command) : failed({ reply: `${who} ${missing}` })
+}
+
+/**
+ * The reason of the command a comment's state records (`stored`: an acceptance, or a waiver of a
+ * criterion), when its command comment, read again (`comment`; undefined when it is gone), still
+ * gives it: on pull request `number`, by the user the state names, the same command with a
+ * reason. Undefined for anything else (an edited or deleted command, a waiver's command for an
+ * acceptance, a command on another pull request): the state can be edited by anyone with write
+ * access. Whether its author may still command is asked apart.
+ */
+export function commandReason(
+  comment: CommentByUser | undefined,
+  stored: { readonly by: string; readonly criterion?: string },
+  number: number
+): string | undefined {
+  const command = comment === undefined ? undefined : parseCommand(comment.body)
+  if (comment?.issue !== number || comment.login !== stored.by || command === undefined) {
+    return undefined
+  }
+  const reason =
+    stored.criterion === undefined
+      ? command.kind === 'accept' && command.reason
+      : command.kind === 'waive' && command.criterion === stored.criterion && command.reason
+  return reason === false || reason === '' ? undefined : reason
 }
