@@ -17,7 +17,6 @@ import {
 } from '../bot/commands.js'
 import { acceptedReply, REPLY } from '../bot/replies.js'
 import { parsePayload, type EventName, type Payload } from '../github/payload.js'
-import type { GitHubPort } from '../github/port.js'
 import type { PullRequest } from '../github/pull-request.js'
 import { checkRunName } from '../publish/check-name.js'
 import {
@@ -29,22 +28,16 @@ import {
 } from '../publish/memory.js'
 import { CHECK_RUN_MARK, otherCheckRuns, othersAlert, othersWarnings } from '../publish/plan.js'
 import { mayCommand } from './asked.js'
-import { healOutages, latestOurs } from './heal.js'
-import type { ActionInputs } from './inputs.js'
-import type { ActionIO } from './io.js'
+import { healOutages, latestOurs, type HealContext } from './heal.js'
 import { reverify } from './reverify.js'
 import { checkRunsNamed } from './review.js'
 import { rubricPushed } from './rubric-pushed.js'
 import { baseCriteria, branchRef, ownCheckNames, repositoryRubricPath } from './rubric.js'
 
-interface BotContext {
-  readonly github: GitHubPort
-  readonly inputs: ActionInputs
-  readonly io: ActionIO
+/** What the bot's job has: the API, its inputs, log and environment (`HealContext`), and the event. */
+interface BotContext extends HealContext {
   /** The event's payload, as the runner wrote it: read by `parsePayload` into its event's type. */
   readonly payload: unknown
-  /** The job's environment: on `schedule`, the provider keys and endpoints the probes use. */
-  readonly env: Readonly<Record<string, string | undefined>>
 }
 
 /** The bot's events, and what it does on each: not a review, but something about pull requests. */

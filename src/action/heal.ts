@@ -1,18 +1,18 @@
 import { probeProvider, type ProbeFailure } from '../council/probe.js'
 import {
+  alertRefreshed,
   councilOf,
   countNotKept,
   healedLine,
   healingSummary,
   latestOf,
   lookedAt,
-  alertRefreshed,
-  warnedLine,
   markedForHeal,
   notHealedOf,
   providersOf,
   stillFailing,
   unclearRubrics,
+  warnedLine,
   type Looked
 } from '../bot/heal.js'
 import { SHARED_PROBLEMS } from '../bot/reverify.js'
@@ -39,6 +39,7 @@ const LOOK_WIDTH = 4
 /** A provider's probe answers far below this: the response is not read. */
 const PROBE_RESPONSE_BYTES = 1024 * 1024
 
+/** What the bot's `schedule` job has: the API, its inputs and log, and its environment. */
 export interface HealContext {
   readonly github: GitHubPort
   readonly inputs: ActionInputs
