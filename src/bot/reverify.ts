@@ -16,7 +16,7 @@ const PULL_REQUEST_EVENTS: ReadonlySet<string> = new Set(['pull_request', 'pull_
 /** GitHub re-runs a run only this many days after it was first created. */
 const RERUN_DAYS = 30
 
-export type ReverifyProblem =
+type ReverifyProblem =
   /** No such workflow file on the default branch (404). */
   | 'no-workflow'
   /** The token may not read or re-run runs (403): no `actions: write`. */
@@ -33,7 +33,7 @@ export type ReverifyProblem =
   | 'failed'
 
 /** What stopped a re-run: its kind, and a message that names the cause and what to do. */
-export interface ReverifyFailure {
+interface ReverifyFailure {
   readonly kind: ReverifyProblem
   readonly message: string
 }
