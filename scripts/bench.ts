@@ -431,7 +431,9 @@ async function requestsOnly(): Promise<void> {
   const repos: Repository[] = []
   try {
     const requests = await requestsFigure(world, repos)
-    const sha = createHash('sha256').update(readFileSync(join(ROOT, 'dist/index.js'))).digest('hex')
+    const sha = createHash('sha256')
+      .update(readFileSync(join(ROOT, 'dist/index.js')))
+      .digest('hex')
     console.log(
       [
         `Rubric Council benchmark, GitHub requests · ${new Date().toISOString()} · Node ${process.version}`,

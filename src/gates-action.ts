@@ -2,7 +2,8 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises'
 import type { BaseFiles } from './github/base-files.js'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { prepareRun, type ActionDirs, type Prepared } from './action/context.js'
+import { prepareRun, type ActionDirs } from './action/context.js'
+import type { Prepared } from './engine/run-preparation.js'
 import {
   InputError,
   readActionInputs,

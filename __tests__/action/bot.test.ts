@@ -262,6 +262,24 @@ describe('/council rerun', () => {
     expect(pr.github.commentsOn(pr.number)).toHaveLength(before + 2)
   })
 
+  it('attack: a payload whose comment names no author runs nothing, and says which field', async () => {
+    const pr = judged()
+    await review(pr)
+    const before = pr.github.commentsOn(pr.number).length
+    const checks = checksOnHead(pr).map(c => [c.conclusion, c.title])
+    const event = JSON.parse(
+      readFileSync(written(pr, '/council accept ship it', MAINTAINER), 'utf8')
+    ) as { comment: Record<string, unknown> }
+    delete event.comment.user
+    const result = await delivered(pr, writeEvent(event))
+    expect(result.log).toContain(
+      'notice: Rubric Council: the issue_comment event payload cannot be read: comment.user holds nothing (Invalid input: expected object, received undefined); nothing to do'
+    )
+    expect(pr.github.reruns).toEqual([])
+    expect(pr.github.commentsOn(pr.number)).toHaveLength(before + 1)
+    expect(checksOnHead(pr).map(c => [c.conclusion, c.title])).toEqual(checks)
+  })
+
   it('an unknown command gets the list of commands', async () => {
     const pr = judged()
     await commented(pr, '/council approve', MAINTAINER)

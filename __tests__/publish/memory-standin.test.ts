@@ -2,7 +2,7 @@ import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { runAction } from '../../src/action/action.js'
 import { octokitPort } from '../../src/github/port.js'
-import { COMMANDS_HELP } from '../../src/action/commands.js'
+import { COMMANDS_HELP } from '../../src/bot/replies.js'
 import { readState, refusalMarker } from '../../src/publish/memory.js'
 import {
   issueCommentEvent,

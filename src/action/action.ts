@@ -5,23 +5,26 @@ import { maskSecrets, secretValues } from '../util/secrets.js'
 import type { FailOn } from '../publish/outcome.js'
 import { readPayload } from '../github/event.js'
 import { BOT_HANDLERS } from './bot.js'
-import { gatesHereProblem, prepareRun, type ActionDirs, type Prepared } from './context.js'
-import { InputError, readActionInputs, type ActionInputs, type GetInput } from './inputs.js'
+import { prepareRun, type ActionDirs } from './context.js'
+import { gatesHereProblem, type Prepared } from '../engine/run-preparation.js'
+import {
+  InputError,
+  readActionInputs,
+  type ActionInputs,
+  type GetInput
+} from '../inputs/action-inputs.js'
 import type { ActionIO } from './io.js'
 import { reviewPorts } from './ports.js'
 import { endEarly, internalError, publishSkipped, runUrl, type PublishContext } from './publish.js'
+import { skippedCheckRuns } from '../publish/review-plan.js'
 import { reviewPullRequest, type ReviewPorts, type RubricRead } from './review.js'
-import type { CheckRunPlace } from '../github/check-run.js'
-import { chooseRubric, repositoryRubricPath, severalRubrics } from './rubric.js'
-import { plannedRubric } from '../engine/rubric-choice.js'
-import { planRubrics } from '../engine/rubric-set.js'
+import { chooseRubric, severalRubrics } from './rubric.js'
+import { repositoryRubricPath } from '../engine/pull-request-rubric.js'
 import type { SkipReason } from '../engine/skip.js'
 import type { PullRequestRun } from '../github/event.js'
 import { skipOf } from './skip.js'
 import { runningWorkflow, type RunningWorkflow } from './machinery.js'
 import { centralWorkflowLine } from './log.js'
-import { checkRunName } from '../publish/check-name.js'
-import { CHECK_RUN_MARK } from '../publish/plan.js'
 import type { Ticker } from '../util/ticker.js'
 
 /** What the action is given by the runner: its environment, inputs, log and a way to GitHub. */
@@ -154,7 +157,11 @@ async function review(
   const skip = await skipped(run, { inputs, github, workflow, ports, where }, io)
   const detailsUrl = runUrl(env)
   if (skip.reason !== undefined) {
-    const places = skippedPlaces(rubrics, alone, { inputs, run, detailsUrl })
+    const places = skippedCheckRuns(rubrics, alone, {
+      checkName: inputs.checkName,
+      pr: run.pr,
+      detailsUrl
+    })
     await publishSkipped(skip.reason, places, github, inputs.dryRun, io)
     return
   }
@@ -201,32 +208,6 @@ async function chosenRubrics(
     })
   )
   return { rubrics, alone: several === undefined }
-}
-
-/** Every rubric's check run, when a skip rule skips the run: a required one must not wait. */
-function skippedPlaces(
-  rubrics: readonly RubricRead[],
-  alone: boolean,
-  given: {
-    readonly inputs: ActionInputs
-    readonly run: PullRequestRun
-    readonly detailsUrl: string | undefined
-  }
-): CheckRunPlace[] {
-  const { inputs, run, detailsUrl } = given
-  const names = alone
-    ? [inputs.checkName]
-    : planRubrics(
-        rubrics.map(read => ({ ...read, ...plannedRubric(read.choice) })),
-        undefined,
-        inputs.checkName
-      ).map(plan => plan.checkName)
-  return names.map(name => ({
-    headSha: run.pr.headSha,
-    name: checkRunName(name, run.pr),
-    externalId: CHECK_RUN_MARK,
-    ...(detailsUrl !== undefined && { detailsUrl })
-  }))
 }
 
 /** The `skip-*` rule that skips this run, or why one that held did not (for the log and report). */

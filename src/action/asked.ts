@@ -2,7 +2,7 @@ import type { Acceptance } from '../engine/evaluation.js'
 import type { GitHubPort } from '../github/port.js'
 import type { CommentState, StoredAcceptance, StoredWaiver } from '../publish/memory.js'
 import type { Waiver } from '../verdict/types.js'
-import { mayCommand, parseCommand } from './commands.js'
+import { commandReason, permitsCommands } from '../bot/commands.js'
 import type { ActionIO } from './io.js'
 
 // What the comment's memory asks of a review, each request checked through the API before it
@@ -51,15 +51,9 @@ export async function verifiedAcceptance(
   if (!github || stored?.commit !== head) return undefined
   try {
     const comment = await github.issueComment(stored.commentId)
-    const command = comment === undefined ? undefined : parseCommand(comment.body)
-    if (
-      comment?.issue === of.number &&
-      comment.login === stored.by &&
-      command?.kind === 'accept' &&
-      command.reason !== '' &&
-      (await mayCommand(github, stored.by))
-    ) {
-      return { by: stored.by, reason: command.reason, commit: head }
+    const reason = commandReason(comment, { by: stored.by }, of.number)
+    if (reason !== undefined && (await mayCommand(github, stored.by))) {
+      return { by: stored.by, reason, commit: head }
     }
   } catch (error) {
     io.warning(
@@ -92,16 +86,9 @@ export async function verifiedWaivers(
   for (const waiver of stored) {
     try {
       const comment = await github.issueComment(waiver.commentId)
-      const command = comment === undefined ? undefined : parseCommand(comment.body)
-      if (
-        comment?.issue === number &&
-        comment.login === waiver.by &&
-        command?.kind === 'waive' &&
-        command.criterion === waiver.criterion &&
-        command.reason !== '' &&
-        (await mayCommand(github, waiver.by))
-      ) {
-        verified.push({ criterion: command.criterion, by: waiver.by, reason: command.reason })
+      const reason = commandReason(comment, waiver, number)
+      if (reason !== undefined && (await mayCommand(github, waiver.by))) {
+        verified.push({ criterion: waiver.criterion, by: waiver.by, reason })
         continue
       }
       io.warning(
@@ -114,4 +101,9 @@ export async function verifiedWaivers(
     }
   }
   return verified
+}
+
+/** Whether `login` may give the bot commands (`permitsCommands`), as GitHub says now. */
+export async function mayCommand(github: GitHubPort, login: string): Promise<boolean> {
+  return permitsCommands(await github.permission(login))
 }

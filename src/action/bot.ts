@@ -1,141 +1,114 @@
-import type { GitHubPort } from '../github/port.js'
+import {
+  acceptanceOutput,
+  acceptedComment,
+  ownRubricNames,
+  recordedCheckName,
+  verdictOnHead,
+  waivedComment,
+  waiverRefused,
+  type OnHead
+} from '../bot/accept.js'
+import {
+  commandTaken,
+  commentAsks,
+  type CommandComment,
+  type Said,
+  type Taken
+} from '../bot/commands.js'
+import { acceptedReply, REPLY } from '../bot/replies.js'
+import { parsePayload, type EventName, type Payload } from '../github/payload.js'
+import type { PullRequest } from '../github/pull-request.js'
 import { checkRunName } from '../publish/check-name.js'
-import { CHECK_RUN_MARK, otherCheckRuns, othersAlert, othersWarnings } from '../publish/plan.js'
-import { nextIteration } from '../engine/history.js'
 import {
   askRerun,
   commentMarker,
-  historyEntryNoted,
-  noteAcceptance,
-  noteWaiver,
-  otherWaivers,
   readState,
   refusalMarker,
-  MAX_WAIVER_ID,
-  MAX_WAIVERS,
-  replaceState,
-  type CommentState,
-  type StoredWaiver,
-  verdictToAccept,
-  withAcceptance,
-  withAlert
+  replaceState
 } from '../publish/memory.js'
-import { code, escapeMarkdown } from '../report/escape.js'
-import { isRecord } from '../util/is-record.js'
-import {
-  acceptedReply,
-  COMMANDS_HELP,
-  mayCommand,
-  missingPart,
-  parseCommand,
-  unknownCriterionReply,
-  waivedReply,
-  type Command
-} from './commands.js'
-import { baseCriteria, branchRef, ownCheckNames, repositoryRubricPath } from './rubric.js'
-import type { HistoryEntry } from '../engine/history.js'
-import type { IssueComment } from '../github/comment.js'
-import type { PullRequest } from '../github/pull-request.js'
-import type { ActionInputs } from './inputs.js'
-import type { ActionIO } from './io.js'
-import { healOutages, latestOurs } from './heal.js'
+import { CHECK_RUN_MARK, otherCheckRuns, othersAlert, othersWarnings } from '../publish/plan.js'
+import { mayCommand } from './asked.js'
+import { healOutages, latestOurs, type HealContext } from './heal.js'
 import { reverify } from './reverify.js'
 import { checkRunsNamed } from './review.js'
 import { rubricPushed } from './rubric-pushed.js'
+import { baseCriteria, ownCheckNames } from './rubric.js'
+import { branchRef, repositoryRubricPath } from '../engine/pull-request-rubric.js'
 
-interface BotContext {
-  readonly github: GitHubPort
-  readonly inputs: ActionInputs
-  readonly io: ActionIO
-  /** The event's payload, as the runner wrote it. */
+/** What the bot's job has: the API, its inputs, log and environment (`HealContext`), and the event. */
+interface BotContext extends HealContext {
+  /** The event's payload, as the runner wrote it: read by `parsePayload` into its event's type. */
   readonly payload: unknown
-  /** The job's environment: on `schedule`, the provider keys and endpoints the probes use. */
-  readonly env: Readonly<Record<string, string | undefined>>
 }
 
 /** The bot's events, and what it does on each: not a review, but something about pull requests. */
 export const BOT_HANDLERS: Readonly<Record<string, (context: BotContext) => Promise<void>>> = {
-  push: context => rubricPushed(context),
-  issue_comment: context => commandGiven(context),
-  schedule: context => healOutages(context)
+  push: context => withPayload(context, 'push', push => rubricPushed(context, push)),
+  issue_comment: context =>
+    withPayload(context, 'issue_comment', comment => commandGiven(context, comment)),
+  schedule: context => withPayload(context, 'schedule', cron => healOutages(context, cron))
 }
 
-/** A command comment, as the event gives it, once its author may give commands. */
-interface Given {
-  readonly number: number
-  readonly login: string
-  /** `@login`, for the replies. */
-  readonly who: string
-  readonly commentId: number
-  /** When the command was written (GitHub's `created_at`). */
-  readonly writtenAt: string | undefined
-  /** The pull request now; undefined when GitHub's answer is not one. */
+/** `then`, on the event's payload once read into its type; a payload that cannot be is said and left. */
+async function withPayload<E extends EventName>(
+  context: BotContext,
+  event: E,
+  then: (payload: Payload<E>) => Promise<void>
+): Promise<void> {
+  const parsed = parsePayload(event, context.payload)
+  if (parsed.ok) await then(parsed.value)
+  else context.io.notice(`Rubric Council: ${parsed.problem}; nothing to do`)
+}
+
+/** A command comment from a user with write permission, and its pull request now. */
+interface Given extends CommandComment {
+  /** Undefined when GitHub's answer is not one. */
   readonly pr: PullRequest | undefined
 }
 
-type CommandOf<K extends Command['kind']> = Extract<Command, { kind: K }>
+type CommandOf<K extends Taken['kind']> = Extract<Taken, { kind: K }>
+
+type Handler<K extends Taken['kind']> = (
+  context: BotContext,
+  given: Given,
+  command: CommandOf<K>
+) => Promise<void>
+
+/** Each command the bot takes, and its handler (docs/pr-bot.md#commands). */
+const COMMANDS: { readonly [K in Taken['kind']]: Handler<K> } = {
+  rerun: rerunGiven,
+  accept: acceptGiven,
+  waive: waiveGiven
+}
 
 /**
  * A comment on a pull request: `/council rerun`, `/council accept <reason>` or `/council waive
  * <criterion-id> <reason>` from a user with write permission, each to its handler; anything else
- * starting with `/council` gets a short reply, at most one per pull request to someone without
- * write permission. Bots, the action's own comments and comments on issues are left alone.
+ * starting with `/council` gets a short reply (the commands, to one it does not know), at most one
+ * per pull request to someone without write permission. Bots, the action's own comments and
+ * comments on issues are left alone.
  */
-export async function commandGiven(context: BotContext): Promise<void> {
-  const { github, io, payload } = context
-  const record = isRecord(payload) ? payload : {}
-  const issue = isRecord(record.issue) ? record.issue : {}
-  const comment = isRecord(record.comment) ? record.comment : {}
-  const user = isRecord(comment.user) ? comment.user : {}
-  const body = typeof comment.body === 'string' ? comment.body : ''
-  const login = typeof user.login === 'string' ? user.login : ''
-  const number = typeof issue.number === 'number' ? issue.number : 0
-  const command = parseCommand(body)
-  if (record.action !== 'created' || !isRecord(issue.pull_request) || number === 0) {
-    io.notice('Rubric Council: not a new comment on a pull request; nothing to do')
+export async function commandGiven(
+  context: BotContext,
+  event: Payload<'issue_comment'>
+): Promise<void> {
+  const { github, io } = context
+  const asks = commentAsks(event)
+  if (asks.kind === 'nothing') {
+    io.notice(`Rubric Council: ${asks.notice}`)
     return
   }
-  if (command === undefined || user.type === 'Bot' || body.startsWith('<!-- rubric-council')) {
-    io.notice('Rubric Council: not a command for the bot; nothing to do')
+  const { comment } = asks
+  const permitted = await mayCommand(github, comment.login)
+  const command = commandTaken(asks.command, comment.who, permitted)
+  if (!command.ok) {
+    await answer(context, { ...comment, permitted }, command.problem.reply)
+    if (command.problem.notice !== undefined) io.notice(`Rubric Council: ${command.problem.notice}`)
     return
   }
-  const who = `@${login}`
-  const permitted = await mayCommand(github, login)
-  const refusal = { number, login, permitted }
-  if (command.kind === 'unknown') {
-    await answer(
-      context,
-      refusal,
-      `${who} ${code(command.text)} is not a command I know. ${COMMANDS_HELP}`
-    )
-    io.notice(`Rubric Council: unknown command from ${who}`)
-    return
-  }
-  if (!permitted) {
-    await answer(
-      context,
-      refusal,
-      `${who} only people with write permission on the repository may run \`/council ${command.kind}\`. ${COMMANDS_HELP}`
-    )
-    io.notice(`Rubric Council: refused /council ${command.kind} from ${who}: no write permission`)
-    return
-  }
-  const missing = missingPart(command)
-  if (missing !== undefined) {
-    await github.reply(number, `${who} ${missing}`)
-    return
-  }
-  const given: Given = {
-    number,
-    login,
-    who,
-    commentId: typeof comment.id === 'number' ? comment.id : 0,
-    writtenAt: typeof comment.created_at === 'string' ? comment.created_at : undefined,
-    pr: await github.pullRequest(number)
-  }
-  if (command.kind === 'rerun') await rerunGiven(context, given)
-  else if (command.kind === 'accept') await acceptGiven(context, given, command)
-  else await waiveGiven(context, given, command)
+  const given: Given = { ...comment, pr: await github.pullRequest(comment.number) }
+  // The table pairs each command with its handler, which the compiler cannot follow through a union.
+  await (COMMANDS[command.value.kind] as Handler<Taken['kind']>)(context, given, command.value)
 }
 
 /**
@@ -161,10 +134,7 @@ async function rerunGiven(context: BotContext, given: Given): Promise<void> {
   })
   if (!outcome.ok) {
     io.warning(`Rubric Council: ${outcome.problem.message}`)
-    await github.reply(
-      number,
-      `${who} I could not start the review again: ${outcome.problem.message}`
-    )
+    await github.reply(number, REPLY.notStarted(who, outcome.problem.message))
     return
   }
   io.info(
@@ -172,42 +142,21 @@ async function rerunGiven(context: BotContext, given: Given): Promise<void> {
   )
 }
 
-/** The sticky comment and the verdict on the head a command written then is about. */
-interface OnHead {
-  readonly head: string
-  readonly ours: IssueComment
-  readonly state: CommentState
-  readonly last: HistoryEntry
-}
-
 /**
- * The verdict `/council accept` or `/council waive` is about: the newest, on the pull request's
- * head now, given before the command was written. Otherwise the commenter is told why there is
- * none, and undefined.
+ * The verdict `/council accept` or `/council waive` is about (see `verdictOnHead`), after a 👀 on
+ * the command; otherwise the commenter is told why there is none, and undefined.
  */
-async function verdictOnHead(
+async function onHead(
   context: BotContext,
   given: Given,
-  kind: 'accept' | 'waive'
+  verb: 'accept' | 'waive'
 ): Promise<OnHead | undefined> {
-  const { github, inputs, io } = context
-  const { number, who } = given
+  const { github, inputs } = context
   await github.react(given.commentId, 'eyes')
-  const head = given.pr?.headSha ?? ''
-  const [ours] = await github.comments(number, commentMarker(inputs.checkName))
-  const state = ours ? readState(ours.body) : { history: [] }
-  const verdict = verdictToAccept(state.history, head, given.writtenAt)
-  if (ours && verdict.ok) return { head, ours, state, last: verdict.value }
-  const short = head.slice(0, 7)
-  await github.reply(
-    number,
-    verdict.ok || verdict.problem === 'no_verdict'
-      ? `${who} there is no verdict on the head commit ${short} yet to ${kind === 'accept' ? 'accept' : 'waive a must-have of'}; wait for the review to finish, then ${kind === 'accept' ? 'accept it' : 'waive it'}.`
-      : `${who} the pull request changed after your comment: the verdict on its head commit ${short} was given after it, so it is not ${kind === 'accept' ? 'accepted' : 'waived'}. Read the report on ${short}, then ${kind === 'accept' ? 'accept it' : 'waive it'} again.`
-  )
-  io.notice(
-    `Rubric Council: /council ${kind} by ${who} not taken for ${short}: ${verdict.ok ? 'no comment' : verdict.problem}`
-  )
+  const [ours] = await github.comments(given.number, commentMarker(inputs.checkName))
+  const found = verdictOnHead(ours, given.pr?.headSha ?? '', given, verb)
+  if (found.ok) return found.value
+  await said(context, given.number, found.problem)
   return undefined
 }
 
@@ -223,15 +172,13 @@ async function acceptGiven(
   command: CommandOf<'accept'>
 ): Promise<void> {
   const { github, io } = context
-  const { number, who, login, pr } = given
-  const onHead = await verdictOnHead(context, given, 'accept')
-  if (onHead === undefined) return
-  const { head, ours, state, last } = onHead
-  const names = await namesToAccept(context, given, head, state)
+  const { number, who, pr } = given
+  const found = await onHead(context, given, 'accept')
+  if (found === undefined) return
+  const { head, ours } = found
+  const names = await namesToAccept(context, given, found)
   if (names === undefined) return
-  const reason = command.reason
-  const accepted = `Accepted by @${login}: ${reason}`
-  const short = head.slice(0, 7)
+  const { reason } = command
   const alerts = await Promise.all(
     names.map(async name => {
       const others = otherCheckRuns(await checkRunsNamed(github, head, [name], io))
@@ -241,35 +188,21 @@ async function acceptGiven(
   )
   const written = await Promise.all(
     names.map((name, i) =>
-      github.completeCheckRun({ headSha: head, name, externalId: CHECK_RUN_MARK }, 'success', {
-        title: accepted,
-        summary:
-          (alerts[i] ?? '') +
-          `@${login} accepted the council's verdict on ${short} ` +
-          `(${last.verdict}${last.reasons.length > 0 ? `: ${last.reasons.join(', ')}` : ''}): ${escapeMarkdown(reason)}\n\n` +
-          `It holds for this commit only; a new push is judged again. The report: ${ours.html_url}`
-      })
+      github.completeCheckRun(
+        { headSha: head, name, externalId: CHECK_RUN_MARK },
+        'success',
+        acceptanceOutput(found, given.login, reason, alerts[i] ?? '')
+      )
     )
   )
   const check = written.find(w => !w.ok) ?? written[0]
   if (check !== undefined && !check.ok) {
     io.warning(`Rubric Council: ${check.problem}`)
-    await github.reply(number, `${who} I could not record the acceptance: ${check.problem}.`)
+    await github.reply(number, REPLY.acceptanceUnwritten(who, check.problem))
     return
   }
-  const noted = withAcceptance(
-    ours.body,
-    { by: login, reason, commit: head },
-    noteAcceptance(
-      state,
-      historyEntryNoted(last, nextIteration(state.history), `accepted by @${login}: ${reason}`),
-      { commit: head, by: login, reason, commentId: given.commentId }
-    )
-  )
-  // The comment of several rubrics has no alert: each rubric's check run carries its own.
-  await github.upsertComment(number, state.rubrics ? noted : withAlert(noted, alerts[0] ?? ''), [
-    ours
-  ])
+  const body = acceptedComment(found, given, reason, alerts[0] ?? '')
+  await github.upsertComment(number, body, [ours])
   const first = reason.split(' ', 1)[0] ?? ''
   // Only for the reply's hint: the acceptance is recorded whatever the base's rubrics say.
   const criteria = await criteriaOfBase(context, pr).catch(() => undefined)
@@ -277,12 +210,12 @@ async function acceptGiven(
     number,
     acceptedReply(who, head, criteria?.get(first) === true ? first : undefined)
   )
-  io.info(`Rubric Council: ${accepted} (${short})`)
+  io.info(`Rubric Council: Accepted by @${given.login}: ${reason} (${head.slice(0, 7)})`)
 }
 
 /**
- * The check runs this pull request's verdicts on `head` were posted on, under the names its base
- * gives now: with several rubrics each one judged on the head, else the one the state says. A
+ * The check runs this pull request's verdicts on the head were posted on, under the names its
+ * base gives now: with several rubrics each one judged on the head, else the one the state says. A
  * name of another check, or of another base (the pull request was retargeted after the verdict),
  * is never completed: the state can be edited, and a base can change without a review. Undefined,
  * with a reply saying why, when there are none or they cannot be read.
@@ -290,78 +223,85 @@ async function acceptGiven(
 async function namesToAccept(
   context: BotContext,
   given: Given,
-  head: string,
-  state: CommentState
+  found: OnHead
 ): Promise<string[] | undefined> {
-  const { github, io } = context
+  const { github, inputs, io } = context
   const { number, who } = given
+  const { head, state } = found
   const base = given.pr ?? { baseRef: '', defaultBranch: '' }
   let names: string[]
   try {
-    names = state.rubrics
-      ? await ownRubricNames(context, state.rubrics, head, base)
-      : await ownCheckName(context, state.check, head, base)
+    if (state.rubrics) {
+      const path = repositoryRubricPath(inputs)
+      const own = await ownCheckNames(github, path, inputs.checkName, base)
+      names = ownRubricNames(state.rubrics, head, own)
+    } else {
+      const name = checkRunName(inputs.checkName, base)
+      names =
+        recordedCheckName(state.check, name) ??
+        ((await latestOurs(github, head, name)) === undefined ? [] : [name])
+    }
   } catch (error) {
     // The 👀 is there already: the commenter is told, not left with it alone.
-    const said = error instanceof Error ? error.message : String(error)
-    io.warning(`Rubric Council: /council accept by ${who}: ${said}`)
-    await github.reply(
-      number,
-      `${who} I could not read which check runs to accept (${said}): nothing was accepted. Accept it again in a moment.`
-    )
+    const problem = error instanceof Error ? error.message : String(error)
+    io.warning(`Rubric Council: /council accept by ${who}: ${problem}`)
+    await github.reply(number, REPLY.checkRunsUnread(who, problem))
     return undefined
   }
   if (names.length > 0) return names
-  const short = head.slice(0, 7)
-  await github.reply(
-    number,
-    `${who} the verdict on ${short} was not posted on the check run that this pull request's base branch ${code(base.baseRef)} requires (the pull request was retargeted, or the base's rubrics changed, since its review): nothing was accepted. Comment \`/council rerun\` to have it reviewed under ${code(base.baseRef)}, then accept it.`
-  )
-  io.notice(
-    `Rubric Council: /council accept by ${who} not taken for ${short}: not this check's run under its base`
-  )
+  await said(context, number, {
+    reply: REPLY.notOurCheckRun(who, head, base.baseRef),
+    notice: `/council accept by ${who} not taken for ${head.slice(0, 7)}: not this check's run under its base`
+  })
   return undefined
 }
 
 /**
- * `/council waive <criterion-id> <reason>`: the id must name a must-have of the base branch's
- * rubrics (read through the API, never the pull request's); an unknown id is refused with the
- * must-haves that exist, a nice-to-have with why there is nothing to waive.
+ * `/council waive <criterion-id> <reason>`: once the id names a must-have of the base branch's
+ * rubrics (`waiverRefused`) and the verdict on the head is known, the waiver is kept in the
+ * comment's state (for the head commit only) and the pull request reviewed again by re-running
+ * its latest review run. That review checks the waiver's command comment through the API
+ * (asked.ts `verifiedWaivers`) and computes the verdict with the must-have WAIVED; the judges'
+ * answers are reused, so no provider is asked again.
  */
 async function waiveGiven(
   context: BotContext,
   given: Given,
   command: CommandOf<'waive'>
 ): Promise<void> {
-  const { github } = context
+  const { github, inputs, io } = context
   const { number, who, pr } = given
-  const { criterion } = command
-  const criteria = await criteriaOfBase(context, pr)
-  const known = criteria?.get(criterion)
-  if (known === undefined) {
-    await github.reply(number, unknownCriterionReply(who, criterion, criteria))
+  const refused = waiverRefused(who, command, await criteriaOfBase(context, pr))
+  if (refused !== undefined) {
+    await github.reply(number, refused)
     return
   }
-  if (!known) {
-    await github.reply(
-      number,
-      `${who} ${code(criterion)} is a nice-to-have: it never fails the check, so there is nothing to waive. Nothing was waived.`
-    )
+  const found = await onHead(context, given, 'waive')
+  if (found === undefined) return
+  const { head, ours } = found
+  const waiver = { commit: head, criterion: command.criterion, by: given.login }
+  const noted = waivedComment(found, { ...waiver, commentId: given.commentId }, command.reason)
+  if (!noted.ok) {
+    await said(context, number, noted.problem)
     return
   }
-  if (command.reason === '') {
-    await github.reply(number, `${who} say why: \`/council waive ${criterion} <reason>\`.`)
+  const written = await github.upsertComment(number, noted.value.body, [ours])
+  if (!written.ok) {
+    io.warning(`Rubric Council: ${written.problem}`)
+    await github.reply(number, REPLY.waiverUnwritten(who, written.problem))
     return
   }
-  const onHead = await verdictOnHead(context, given, 'waive')
-  if (onHead === undefined) return
-  await waiverGiven(context, {
-    ...onHead,
-    number,
-    waiver: { commit: onHead.head, criterion, by: given.login, commentId: given.commentId },
-    reason: command.reason,
-    from: { headRepository: pr?.headRepository ?? '', headRef: pr?.headRef ?? '' }
-  })
+  const from = { headRepository: pr?.headRepository ?? '', headRef: pr?.headRef ?? '' }
+  const outcome = await reverify(github, inputs.reviewWorkflow, { number, headSha: head, ...from })
+  if (!outcome.ok) {
+    io.warning(`Rubric Council: ${outcome.problem.message}`)
+    await github.reply(number, REPLY.waiverNotStarted(who, outcome.problem.message))
+    return
+  }
+  await github.reply(number, REPLY.waived(who, command.criterion, head))
+  io.info(
+    `Rubric Council: ${noted.value.note} (${head.slice(0, 7)}); re-running ${outcome.value.runUrl} for #${number}`
+  )
 }
 
 /**
@@ -376,112 +316,10 @@ async function criteriaOfBase(
   return baseCriteria(context.github, repositoryRubricPath(context.inputs), branchRef(pr.baseRef))
 }
 
-/** The rubrics judged on `head`, among several, by this check's run names for a pull request into `base`. */
-async function ownRubricNames(
-  context: BotContext,
-  rubrics: NonNullable<CommentState['rubrics']>,
-  head: string,
-  base: { readonly baseRef: string; readonly defaultBranch: string }
-): Promise<string[]> {
-  const { github, inputs } = context
-  const own = await ownCheckNames(github, repositoryRubricPath(inputs), inputs.checkName, base)
-  return Object.entries(rubrics).flatMap(([name, memory]) =>
-    memory.history.at(-1)?.commit === head && own.has(name) ? [name] : []
-  )
-}
-
-/**
- * The one rubric's check run name for a pull request into `base`, when its verdict was posted
- * there: the name the state records (`check`); for a state written before it did, when this
- * check has a run of that name on `head`.
- */
-async function ownCheckName(
-  context: BotContext,
-  recorded: string | undefined,
-  head: string,
-  base: { readonly baseRef: string; readonly defaultBranch: string }
-): Promise<string[]> {
-  const name = checkRunName(context.inputs.checkName, base)
-  if (recorded !== undefined) return recorded === name ? [name] : []
-  return (await latestOurs(context.github, head, name)) === undefined ? [] : [name]
-}
-
-/**
- * `/council waive <criterion-id> <reason>`, once the verdict on the head is known: the waiver is
- * kept in the comment's state (for the head commit only) and the pull request reviewed again by
- * re-running its latest review run. That review checks the waiver's command comment through the
- * API (review.ts `verifiedWaivers`) and computes the verdict with the must-have WAIVED; the
- * judges' answers are reused, so no provider is asked again. A must-have that did not fail or
- * split on the head is not waived.
- */
-async function waiverGiven(
-  context: BotContext,
-  given: {
-    readonly number: number
-    readonly head: string
-    readonly ours: IssueComment
-    readonly state: CommentState
-    readonly last: HistoryEntry
-    readonly waiver: StoredWaiver
-    readonly reason: string
-    /** Its head's repository and branch, which tell its review runs from others' at `head`. */
-    readonly from: { readonly headRepository: string; readonly headRef: string }
-  }
-): Promise<void> {
-  const { github, inputs, io } = context
-  const { number, head, ours, state, last, waiver, reason, from } = given
-  const who = `@${waiver.by}`
-  const short = head.slice(0, 7)
-  if (waiver.criterion.length > MAX_WAIVER_ID) {
-    await github.reply(
-      number,
-      `${who} a criterion id longer than ${MAX_WAIVER_ID} characters cannot be waived; nothing was waived. Accept the whole check instead: \`/council accept <reason>\`.`
-    )
-    return
-  }
-  if (!(last.waivable ?? []).includes(waiver.criterion)) {
-    await github.reply(
-      number,
-      `${who} ${code(waiver.criterion)} did not fail or split on the head commit ${short}: there is nothing to waive, and nothing was waived.`
-    )
-    io.notice(
-      `Rubric Council: /council waive ${waiver.criterion} by ${who} not taken: it did not fail on ${short}`
-    )
-    return
-  }
-  const others = otherWaivers(state, head, waiver.criterion)
-  if (others.length >= MAX_WAIVERS) {
-    await github.reply(
-      number,
-      `${who} ${short} already has ${MAX_WAIVERS} waivers, the most one commit can have; nothing more was waived. Accept the whole check instead: \`/council accept <reason>\`.`
-    )
-    return
-  }
-  const note = `waived ${waiver.criterion} by ${who}: ${reason}`
-  const written = await github.upsertComment(
-    number,
-    replaceState(
-      ours.body,
-      noteWaiver(state, historyEntryNoted(last, nextIteration(state.history), note), waiver)
-    ),
-    [ours]
-  )
-  if (!written.ok) {
-    io.warning(`Rubric Council: ${written.problem}`)
-    await github.reply(number, `${who} I could not record the waiver: ${written.problem}.`)
-    return
-  }
-  const outcome = await reverify(github, inputs.reviewWorkflow, { number, headSha: head, ...from })
-  if (!outcome.ok) {
-    io.warning(`Rubric Council: ${outcome.problem.message}`)
-    await github.reply(
-      number,
-      `${who} the waiver is recorded, but I could not start the review again: ${outcome.problem.message}`
-    )
-    return
-  }
-  await github.reply(number, waivedReply(who, waiver.criterion, head))
-  io.info(`Rubric Council: ${note} (${short}); re-running ${outcome.value.runUrl} for #${number}`)
+/** The reply on pull request `number`, and its notice in the log when it has one. */
+async function said(context: BotContext, number: number, what: Said): Promise<void> {
+  await context.github.reply(number, what.reply)
+  if (what.notice !== undefined) context.io.notice(`Rubric Council: ${what.notice}`)
 }
 
 /**

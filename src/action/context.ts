@@ -16,9 +16,6 @@ import { InputError, type ActionInputs } from '../inputs/action-inputs.js'
 import { baseRefOf, repositoryRubricPath } from '../engine/pull-request-rubric.js'
 import { rubricsFolder } from '../rubric/defaults.js'
 
-// The action's modules take these from here, with the reads that decide them.
-export { gatesHereProblem, type Checkout, type Prepared } from '../engine/run-preparation.js'
-
 /** Where the action works: the checkout, the rubric's directory, and its own temp folder. */
 export interface ActionDirs {
   readonly workspace: string

@@ -1,54 +1,74 @@
-import type { GitHubPort } from '../github/port.js'
-import { checkRunName } from '../publish/check-name.js'
+import {
+  branchPushed,
+  notReverified,
+  pendingCheck,
+  reverified,
+  reverifying,
+  rubricChange,
+  type BranchPush,
+  type RubricChange
+} from '../bot/rubric-push.js'
+import { SHARED_PROBLEMS } from '../bot/reverify.js'
+import type { Payload } from '../github/payload.js'
+import type { GitHubPort, OpenPullRequest } from '../github/port.js'
 import { CHECK_RUN_MARK } from '../publish/plan.js'
-import { rubricsFolder } from '../rubric/defaults.js'
-import { rubricHash } from '../rubric/hash.js'
-import { isRecord } from '../util/is-record.js'
 import { mapBounded } from '../util/pool.js'
-import type { ActionInputs } from './inputs.js'
+import { failed, ok, type Result } from '../util/result.js'
+import type { ActionInputs } from '../inputs/action-inputs.js'
 import type { ActionIO } from './io.js'
-import { reverify, SHARED_PROBLEMS } from './reverify.js'
-import { repositoryRubricPath, rubricFilesAt } from './rubric.js'
+import { reverify } from './reverify.js'
+import { rubricFilesAt } from './rubric.js'
+import { repositoryRubricPath } from '../engine/pull-request-rubric.js'
 
 /** How many pull requests are re-verified at once when the base rubric changes. */
 const REVERIFY_WIDTH = 4
-/** Pull requests named one by one in the warning about those that were not re-verified. */
-const LISTED_PROBLEMS = 10
 
-const NO_COMMIT = /^0+$/
-
-/** What the bot's `push` job has: the API, its inputs and log, and the push event's payload. */
+/** What the bot's `push` job has: the API, its inputs and log. */
 interface PushContext {
   readonly github: GitHubPort
   readonly inputs: ActionInputs
   readonly io: ActionIO
-  readonly payload: unknown
 }
 
 /**
  * A push to a branch: when it changes the rubric, every open pull request based on that branch is
  * reviewed again by re-running its own latest review run (in its pull request's scope, see
- * reverify.ts), and its check marked pending meanwhile. Re-run first, pending second: a pull
+ * bot/reverify.ts), and its check marked pending meanwhile. Re-run first, pending second: a pull
  * request that could not be re-run keeps the verdict already posted rather than pending for ever.
  */
-export async function rubricPushed(context: PushContext): Promise<void> {
-  const { github, inputs, io, payload } = context
-  const record = isRecord(payload) ? payload : {}
-  const ref = typeof record.ref === 'string' ? record.ref : ''
-  const before = typeof record.before === 'string' ? record.before : ''
-  const after = typeof record.after === 'string' ? record.after : ''
-  if (!ref.startsWith('refs/heads/') || NO_COMMIT.test(after) || NO_COMMIT.test(before)) {
-    io.notice(`Rubric Council: nothing to re-verify for a push to ${ref || 'an unknown ref'}`)
+export async function rubricPushed(context: PushContext, payload: Payload<'push'>): Promise<void> {
+  const { github, inputs, io } = context
+  const push = branchPushed(payload)
+  if (!push.ok) {
+    io.notice(`Rubric Council: ${push.problem}`)
     return
   }
-  const branch = ref.slice('refs/heads/'.length)
-  const repository = isRecord(record.repository) ? record.repository : {}
-  const defaultBranch =
-    typeof repository.default_branch === 'string' ? repository.default_branch : ''
-  const name = checkRunName(inputs.checkName, { baseRef: branch, defaultBranch })
-  let pending = true
-  const main = repositoryRubricPath(inputs)
-  // The rubric, and the rubrics in the folder beside it (docs/rubric.md#several-rubrics).
+  const change = await changeOf(github, repositoryRubricPath(inputs), push.value)
+  if (!change.ok) {
+    io.info(`Rubric Council: ${change.problem.line}`)
+    return
+  }
+  const pulls = await github.openPullRequests(push.value.branch)
+  io.info(`Rubric Council: ${reverifying(push.value.branch, change.value, pulls.length)}`)
+  // With several rubrics each has its check run, which the review marks pending itself.
+  const pending = change.value.several
+    ? undefined
+    : pendingCheck(inputs.checkName, push.value, change.value)
+  const rerun = await reverifyAll(context, pulls, pending)
+  io.info(`Rubric Council: ${reverified(inputs.reviewWorkflow, rerun, pulls.length)}`)
+}
+
+/**
+ * What `push` changed of the rubric at `main` and the rubrics in the folder beside it
+ * (docs/rubric.md#several-rubrics), each read at both commits, and whether the branch has several
+ * now; otherwise the log's line that none changed.
+ */
+async function changeOf(
+  github: GitHubPort,
+  main: string,
+  push: BranchPush
+): Promise<Result<RubricChange & { readonly several: boolean }, { readonly line: string }>> {
+  const { before, after } = push
   const listed = await Promise.all([
     rubricFilesAt(github, main, before),
     rubricFilesAt(github, main, after)
@@ -57,24 +77,23 @@ export async function rubricPushed(context: PushContext): Promise<void> {
   const versions = await Promise.all(
     paths.map(async p => [await github.fileAt(p, before), await github.fileAt(p, after)] as const)
   )
-  const changed = paths.filter((_, i) => versions[i]?.[0] !== versions[i]?.[1])
-  if (changed.length === 0) {
-    const what = paths.length === 1 ? main : `${main} and ${rubricsFolder(main)}/`
-    io.info(`Rubric Council: ${what} did not change on ${branch}; nothing to re-verify`)
-    return
-  }
-  const hash = (text: string | undefined): string =>
-    text === undefined ? 'none' : rubricHash(text)
-  const [old, now] = versions[paths.indexOf(changed[0] ?? main)] ?? []
-  const path = changed.join(', ')
-  const change =
-    changed.length === 1 ? `${hash(old)} → ${hash(now)}` : `${changed.length} rubrics changed`
-  // With several rubrics each has its check run, which the review marks pending itself.
-  if (listed[1].length > 0) pending = false
-  const pulls = await github.openPullRequests(branch)
-  io.info(
-    `Rubric Council: the rubric changed on ${branch} (${change}); re-verifying ${pulls.length} open pull request${pulls.length === 1 ? '' : 's'}`
-  )
+  const change = rubricChange(main, paths, versions, push.branch)
+  if (!change.ok) return failed({ line: change.problem })
+  return ok({ ...change.value, several: listed[1].length > 0 })
+}
+
+/**
+ * Re-runs the review of each of `pulls`, a few at a time, and marks its check `pending`
+ * (undefined when each rubric's review marks its own). A problem every pull request shares stops
+ * the rest; the others are named in one warning. How many were re-run.
+ */
+async function reverifyAll(
+  context: PushContext,
+  pulls: readonly OpenPullRequest[],
+  pending: ReturnType<typeof pendingCheck> | undefined
+): Promise<number> {
+  const { github, inputs, io } = context
+  let marking = pending
   let stopped: string | undefined
   const problems: string[] = []
   const done = await mapBounded(pulls, REVERIFY_WIDTH, async pr => {
@@ -85,17 +104,15 @@ export async function rubricPushed(context: PushContext): Promise<void> {
       else problems.push(outcome.problem.message)
       return false
     }
-    if (pending) {
+    if (marking) {
+      const { name, title, summary } = marking
       const started = await github.startCheckRun(
         { headSha: pr.headSha, name, externalId: CHECK_RUN_MARK },
-        {
-          title: `The rubric changed: ${change}; re-verifying`,
-          summary: `The rubric at ${path} on ${branch} changed (${change}). This pull request is being reviewed again under the new rubric.`
-        }
+        { title, summary }
       )
       if (!started.ok) {
         // No permission for one is no permission for any: say it once.
-        pending = false
+        marking = undefined
         io.warning(
           `Rubric Council: cannot mark the checks pending (${started.problem}); give the workflow "checks: write"`
         )
@@ -103,21 +120,9 @@ export async function rubricPushed(context: PushContext): Promise<void> {
     }
     return true
   })
-  const rerun = done.filter(Boolean).length
   if (stopped !== undefined) {
     io.warning(`Rubric Council: ${stopped}; the verdicts already posted are left as they are`)
   }
-  if (problems.length > 0) {
-    const more = problems.length - LISTED_PROBLEMS
-    io.warning(
-      [
-        `Rubric Council: ${problems.length} pull request${problems.length === 1 ? ' was' : 's were'} not re-verified; their verdicts are left as they are:`,
-        ...problems.slice(0, LISTED_PROBLEMS).map(p => `- ${p}`),
-        ...(more > 0 ? [`- and ${more} more`] : [])
-      ].join('\n')
-    )
-  }
-  io.info(
-    `Rubric Council: re-ran the review (${inputs.reviewWorkflow}) of ${rerun} of ${pulls.length} pull request${pulls.length === 1 ? '' : 's'}`
-  )
+  if (problems.length > 0) io.warning(`Rubric Council: ${notReverified(problems)}`)
+  return done.filter(Boolean).length
 }

@@ -21,13 +21,11 @@ import { isRubricFile, rubricsFolder } from '../rubric/defaults.js'
 import { checkerRubric } from '../rubric/sugar.js'
 import type { RubricTextResult } from '../rubric/text.js'
 import type { Rubric } from '../rubric/types.js'
-import { symbolicLinkOn, type ActionDirs, type Checkout } from './context.js'
-import type { ActionInputs } from './inputs.js'
+import { symbolicLinkOn, type ActionDirs } from './context.js'
+import type { Checkout } from '../engine/run-preparation.js'
+import type { ActionInputs } from '../inputs/action-inputs.js'
 import { planRubrics } from '../engine/rubric-set.js'
 import { checkRunName } from '../publish/check-name.js'
-
-// The action's modules take these from here, with the reads that use them.
-export { branchRef, repositoryRubricPath }
 
 /**
  * A rubric file of the checkout (the pull request's), read only as a file of its own: one reached

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises'
-import { isRecord } from '../util/is-record.js'
-import { actorOf, pullRequestOf, type Actor, type PullRequest } from './pull-request.js'
+import { parsePayload, type EventName, type Payload } from './payload.js'
+import { pullRequestOf, type Actor, type PullRequest } from './pull-request.js'
 
 /** What the evaluation needs from a pull request. */
 export type PullRequestContext = Omit<PullRequest, 'state'>
@@ -82,74 +82,102 @@ export async function readRunContext(sources: ContextSources): Promise<RunContex
       message: 'GITHUB_REPOSITORY is not set; run this action in a GitHub Actions workflow'
     }
   }
-
+  const where = { sources, owner, repo }
   if (event === 'pull_request' || event === 'pull_request_target') {
-    const action = isRecord(payload) && typeof payload.action === 'string' ? payload.action : ''
-    if (![...REVIEWED_ACTIONS, ...LABEL_ACTIONS].some(a => a === action)) {
-      return {
-        kind: 'skip',
-        message: `nothing to review for ${event}.${action || '(no action)'}; the check runs on ${REVIEWED_ACTIONS.join(', ')}`
-      }
-    }
-    const pr = pullRequestOf(isRecord(payload) ? payload.pull_request : undefined)
-    if (!pr)
-      return {
-        kind: 'unsupported',
-        message: `the ${event} event payload has no readable pull_request`
-      }
-    const label =
-      isRecord(payload) && isRecord(payload.label) && typeof payload.label.name === 'string'
-        ? payload.label.name
-        : undefined
-    return {
-      kind: 'pull_request',
-      event,
-      owner,
-      repo,
-      pr,
-      baseRubricOnly: event === 'pull_request_target',
-      action,
-      ...(label !== undefined && { label }),
-      ...senderOf(payload)
-    }
+    return read(event, payload, p => pullRequestContext(where, event, p))
   }
-
   if (event === 'workflow_dispatch') {
-    const inputs = isRecord(payload) && isRecord(payload.inputs) ? payload.inputs : {}
-    const raw = [
-      sources.pullRequestInput,
-      inputs['pull-request'],
-      inputs.pull_request,
-      inputs['pr-number']
-    ]
-      .map(v => (typeof v === 'string' || typeof v === 'number' ? String(v).trim() : ''))
-      .find(v => v !== '')
-    const number = Number(raw)
-    if (raw === undefined || !Number.isInteger(number) || number <= 0) {
-      return {
-        kind: 'unsupported',
-        message: `workflow_dispatch needs the pull request's number: set the action's pull-request input (got ${JSON.stringify(raw ?? '')})`
-      }
-    }
-    const pr = await sources.getPullRequest(owner, repo, number)
-    if (!pr) return { kind: 'unsupported', message: `pull request #${number} could not be read` }
-    return {
-      kind: 'pull_request',
-      event,
-      owner,
-      repo,
-      pr,
-      baseRubricOnly: false,
-      action: '',
-      ...senderOf(payload)
-    }
+    return read(event, payload, p => dispatchContext(where, p))
   }
-
-  if (event === 'workflow_run') return workflowRunContext(sources, payload, owner, repo)
-
+  if (event === 'workflow_run') return read(event, payload, p => workflowRunContext(where, p))
   return {
     kind: 'unsupported',
     message: `this action reviews pull requests; the "${event || 'unknown'}" event has none. Run it on pull_request, pull_request_target, workflow_dispatch with a pull-request number, or workflow_run after the gates workflow; on push, issue_comment and schedule it is the PR bot (docs/pr-bot.md)`
+  }
+}
+
+/** What every event's context is read with: the sources, and the repository. */
+interface Where {
+  readonly sources: ContextSources
+  readonly owner: string
+  readonly repo: string
+}
+
+/** The context `then` makes of `event`'s payload once read into its type; unsupported if it cannot be. */
+async function read<E extends EventName>(
+  event: E,
+  payload: unknown,
+  then: (payload: Payload<E>) => RunContext | Promise<RunContext>
+): Promise<RunContext> {
+  const parsed = parsePayload(event, payload)
+  return parsed.ok ? then(parsed.value) : { kind: 'unsupported', message: parsed.problem }
+}
+
+function pullRequestContext(
+  where: Where,
+  event: 'pull_request' | 'pull_request_target',
+  payload: Payload<'pull_request'>
+): RunContext {
+  const { action, label, sender } = payload
+  if (![...REVIEWED_ACTIONS, ...LABEL_ACTIONS].some(a => a === action)) {
+    return {
+      kind: 'skip',
+      message: `nothing to review for ${event}.${action || '(no action)'}; the check runs on ${REVIEWED_ACTIONS.join(', ')}`
+    }
+  }
+  const pr = pullRequestOf(payload.pull_request)
+  if (!pr) {
+    return {
+      kind: 'unsupported',
+      message: `the ${event} event payload has no readable pull_request`
+    }
+  }
+  return {
+    kind: 'pull_request',
+    event,
+    owner: where.owner,
+    repo: where.repo,
+    pr,
+    baseRubricOnly: event === 'pull_request_target',
+    action,
+    ...(label !== undefined && { label: label.name }),
+    ...(sender !== undefined && { sender })
+  }
+}
+
+/** workflow_dispatch: the pull request whose number the `pull-request` input gives, read through the API. */
+async function dispatchContext(
+  where: Where,
+  payload: Payload<'workflow_dispatch'>
+): Promise<RunContext> {
+  const { sources, owner, repo } = where
+  const inputs = payload.inputs ?? {}
+  const raw = [
+    sources.pullRequestInput,
+    inputs['pull-request'],
+    inputs.pull_request,
+    inputs['pr-number']
+  ]
+    .map(v => (typeof v === 'string' || typeof v === 'number' ? String(v).trim() : ''))
+    .find(v => v !== '')
+  const number = Number(raw)
+  if (raw === undefined || !Number.isInteger(number) || number <= 0) {
+    return {
+      kind: 'unsupported',
+      message: `workflow_dispatch needs the pull request's number: set the action's pull-request input (got ${JSON.stringify(raw ?? '')})`
+    }
+  }
+  const pr = await sources.getPullRequest(owner, repo, number)
+  if (!pr) return { kind: 'unsupported', message: `pull request #${number} could not be read` }
+  return {
+    kind: 'pull_request',
+    event: 'workflow_dispatch',
+    owner,
+    repo,
+    pr,
+    baseRubricOnly: false,
+    action: '',
+    ...(payload.sender !== undefined && { sender: payload.sender })
   }
 }
 
@@ -160,16 +188,11 @@ export async function readRunContext(sources: ContextSources): Promise<RunContex
  * (from the API) is the commit the triggering run ran on.
  */
 async function workflowRunContext(
-  sources: ContextSources,
-  payload: unknown,
-  owner: string,
-  repo: string
+  where: Where,
+  payload: Payload<'workflow_run'>
 ): Promise<RunContext> {
-  const run = isRecord(payload) && isRecord(payload.workflow_run) ? payload.workflow_run : undefined
-  const action = isRecord(payload) && typeof payload.action === 'string' ? payload.action : ''
-  if (run === undefined) {
-    return { kind: 'unsupported', message: 'the workflow_run event payload has no workflow_run' }
-  }
+  const { sources, owner, repo } = where
+  const { action, workflow_run: run } = payload
   if (action !== 'completed') {
     return {
       kind: 'skip',
@@ -177,22 +200,10 @@ async function workflowRunContext(
     }
   }
   if (run.conclusion === 'cancelled' || run.conclusion === 'skipped') {
-    return {
-      kind: 'skip',
-      message: `the triggering run was ${run.conclusion}: nothing to review`
-    }
+    return { kind: 'skip', message: `the triggering run was ${run.conclusion}: nothing to review` }
   }
-  const runId = run.id
-  const headSha = run.head_sha
-  const attempt = typeof run.run_attempt === 'number' ? run.run_attempt : 1
-  if (typeof runId !== 'number' || typeof headSha !== 'string') {
-    return { kind: 'unsupported', message: 'the workflow_run payload has no run id or head commit' }
-  }
-  const listed = Array.isArray(run.pull_requests)
-    ? run.pull_requests.find(isRecord)?.number
-    : undefined
-  const number =
-    typeof listed === 'number' ? listed : await sources.recordedPullRequest(runId, attempt)
+  const { id: runId, head_sha: headSha, run_attempt: attempt } = run
+  const number = run.pull_requests[0]?.number ?? (await sources.recordedPullRequest(runId, attempt))
   if (number === undefined) {
     return {
       kind: 'unsupported',
@@ -214,15 +225,10 @@ async function workflowRunContext(
     repo,
     pr,
     baseRubricOnly: true,
-    trigger: { runId, attempt, ...(typeof run.path === 'string' && { path: run.path }) },
+    trigger: { runId, attempt, ...(run.path !== undefined && { path: run.path }) },
     action: 'completed',
-    ...senderOf(payload)
+    ...(payload.sender !== undefined && { sender: payload.sender })
   }
-}
-
-function senderOf(payload: unknown): { readonly sender?: Actor } {
-  const sender = isRecord(payload) ? actorOf(payload.sender) : undefined
-  return sender === undefined ? {} : { sender }
 }
 
 /** The event's payload as the runner wrote it; undefined when there is none or it is unreadable. */

@@ -31,6 +31,10 @@ import {
 import { notApplicableSummary } from '../sentences/scope.js'
 import { formatNumber } from '../sentences/reasons.js'
 import { EXIT_CODE } from '../verdict/outcome.js'
+import { plannedRubric, type RubricChoice } from '../engine/rubric-choice.js'
+import { planRubrics, type RubricFile } from '../engine/rubric-set.js'
+import type { CheckRunPlace } from '../github/check-run.js'
+import { checkRunName } from './check-name.js'
 
 /**
  * Everything said about one review of a pull request, whatever the number of its rubrics: each
@@ -325,5 +329,35 @@ function problemsOf(rubric: ReviewedRubric): RubricProblemAnnotation[] {
     file: issue.file,
     ...(issue.line !== undefined && { line: issue.line }),
     ...(issue.column !== undefined && { column: issue.column })
+  }))
+}
+
+/** Every rubric's check run, when a skip rule skips the run: a required one must not wait. */
+export function skippedCheckRuns(
+  rubrics: readonly (Omit<RubricFile, 'rubric'> & { readonly choice: RubricChoice })[],
+  alone: boolean,
+  given: {
+    readonly checkName: string
+    readonly pr: {
+      readonly headSha: string
+      readonly baseRef: string
+      readonly defaultBranch: string
+    }
+    readonly detailsUrl: string | undefined
+  }
+): CheckRunPlace[] {
+  const { checkName, pr, detailsUrl } = given
+  const names = alone
+    ? [checkName]
+    : planRubrics(
+        rubrics.map(read => ({ ...read, ...plannedRubric(read.choice) })),
+        undefined,
+        checkName
+      ).map(plan => plan.checkName)
+  return names.map(name => ({
+    headSha: pr.headSha,
+    name: checkRunName(name, pr),
+    externalId: CHECK_RUN_MARK,
+    ...(detailsUrl !== undefined && { detailsUrl })
   }))
 }
