@@ -2,6 +2,13 @@ import { main } from './cli.js'
 import { fileProblem } from './cli/io.js'
 import { intervalTicker } from './util/ticker.js'
 
+// A reader that stops reading (`rubric-council init | head`) has what it wanted: end quietly, as
+// other command-line tools do, rather than with a stack trace.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error
+  process.exit(0)
+})
+
 const signals = { interrupted: false }
 /** A command that keeps what it has done on Ctrl-C (calibrate) asks for it; a second one ends. */
 const onInterrupt = (stop: () => void): (() => void) => {

@@ -10,6 +10,7 @@ import { invalidVerdict } from '../../src/verdict/decide.js'
 import { evaluationOf, gateResult, judgeRun, SEARCH_RUBRIC } from '../helpers/evaluation.js'
 import { RANKING_EVIDENCE } from '../helpers/evidence.js'
 import { lines, parse } from '../helpers/rubric.js'
+import { cmarkGfm } from '../helpers/render-github.js'
 
 const PASSING_GATES = [
   gateResult('pytest tests/test_search.py', 'pass', '12 passed in 0.4s\n'),
@@ -172,6 +173,48 @@ describe('the Markdown report, per verdict', () => {
     })
     expect(json.judges).toHaveLength(3)
     expect(json.criteria[0]?.votes).toHaveLength(3)
+  })
+})
+
+describe('the history of iterations', () => {
+  it('shows each rubric hash exactly as the outputs give it, copyable and searchable', async () => {
+    const hash = SEARCH_RUBRIC.hash
+    const entry = (iteration: number, rubricHash: string) => ({
+      iteration,
+      commit: `${String(iteration)}bd6fc8d9819f0000000000000000000000000000`,
+      verdict: 'PASS' as const,
+      summary: 'All criteria passed',
+      rubricHash,
+      reasons: []
+    })
+    const evaluation = {
+      ...evaluationOf(SEARCH_RUBRIC, []),
+      history: [entry(1, 'bd6fc8d9819f'), entry(2, hash)]
+    }
+    const html = await cmarkGfm(renderMarkdown(evaluation, { budget: COMMENT_LIMIT }))
+    const section = html.slice(html.indexOf('Iterations'))
+    expect(section).toContain('<code>bd6fc8d9819f</code>')
+    expect(section).toContain(`<code>${hash}</code>`)
+    expect(section).not.toContain('\u2060')
+  })
+
+  it('still escapes a hash that is not one (a hand-edited comment state)', () => {
+    const evaluation = {
+      ...evaluationOf(SEARCH_RUBRIC, []),
+      history: [
+        {
+          iteration: 1,
+          commit: 'abc1234',
+          verdict: 'PASS' as const,
+          summary: '',
+          rubricHash: '</code><img src=x>',
+          reasons: []
+        }
+      ]
+    }
+    expect(renderMarkdown(evaluation, { budget: COMMENT_LIMIT })).toContain(
+      '<code>&lt;/code&gt;&lt;img src=x&gt;</code>'
+    )
   })
 })
 

@@ -76,13 +76,17 @@ export function code(text: string): string {
 }
 
 /**
- * A commit's short id as inline code, left as it is: a commit id the report states (the history's,
- * an acceptance's) is ours to show and to copy, unlike one in a judge's text. Anything that is not
- * a hex id is escaped like any text.
+ * An id the report states (a commit's, a rubric's hash) as inline code, left exactly as it is: it
+ * is ours to show, to copy and to search for, unlike a hex run in a judge's text, and GitHub links
+ * no commit id inside `<code>`. Anything that is not hex is escaped like any text.
  */
+export function idCode(id: string): string {
+  return /^[0-9a-f]+$/.test(id) ? `<code>${id}</code>` : code(id)
+}
+
+/** A commit's short id as inline code (`idCode`). */
 export function commitCode(commit: string): string {
-  const short = commit.slice(0, 7)
-  return /^[0-9a-f]+$/.test(short) ? `<code>${short}</code>` : code(short)
+  return idCode(commit.slice(0, 7))
 }
 
 /** A fence that no run of backticks inside `text` can close. */

@@ -2,7 +2,7 @@ import type { Evaluation } from '../engine/evaluation.js'
 import type { HistoryEntry } from '../engine/history.js'
 import { formatIssue } from '../rubric/errors.js'
 import type { Block, Piece, Section } from './budget.js'
-import { code, commitCode, escapeCell, escapeSummary } from './escape.js'
+import { code, commitCode, escapeCell, escapeSummary, idCode } from './escape.js'
 import { codeBlock, ICON, prose, REASON_FLOOR } from './markdown-pieces.js'
 
 // The Markdown report's parts about the rubric and the pull request's earlier iterations.
@@ -127,7 +127,7 @@ export function historySection(history: readonly HistoryEntry[]): Section {
           .filter(t => t !== undefined)
           .join(' · ')
       ),
-      `${code(entry.rubricHash)}${changed ? ' ✎ changed' : ''}`
+      `${idCode(entry.rubricHash)}${changed ? ' ✎ changed' : ''}`
     ]
     // The newest iterations matter most; the oldest go first when space runs out.
     return { pieces: [`| ${cells.join(' | ')} |\n`], priority: 40 + (i / history.length) * 10 }
