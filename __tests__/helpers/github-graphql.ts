@@ -149,13 +149,7 @@ function gitObject(view: GraphQLView, expression: string): object | null {
   const file = files.get(path)
   if (file !== undefined) return blob(file)
   const prefix = path === '' ? '' : `${path}/`
-  const children = new Map<string, Buffer | undefined>()
-  for (const [name, content] of files) {
-    if (!name.startsWith(prefix)) continue
-    const rest = name.slice(prefix.length)
-    const slash = rest.indexOf('/')
-    children.set(slash === -1 ? rest : rest.slice(0, slash), slash === -1 ? content : undefined)
-  }
+  const children = entriesAt(files, path)
   if (children.size === 0) return null
   return {
     __typename: 'Tree',
@@ -171,6 +165,25 @@ function gitObject(view: GraphQLView, expression: string): object | null {
           content === undefined ? gitObject(view, `${expression}/${name}`) : blob(content)
       }))
   }
+}
+
+/**
+ * A folder's entries in a commit's flat map of files: each file's content by its name, and each
+ * folder's name with undefined. None when there is no such folder.
+ */
+export function entriesAt(
+  files: Iterable<[string, Buffer]>,
+  folder: string
+): Map<string, Buffer | undefined> {
+  const prefix = folder === '' ? '' : `${folder}/`
+  const entries = new Map<string, Buffer | undefined>()
+  for (const [name, content] of files) {
+    if (!name.startsWith(prefix)) continue
+    const rest = name.slice(prefix.length)
+    const slash = rest.indexOf('/')
+    entries.set(slash === -1 ? rest : rest.slice(0, slash), slash === -1 ? content : undefined)
+  }
+  return entries
 }
 
 function blob(content: Buffer): object {

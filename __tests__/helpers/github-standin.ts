@@ -20,7 +20,7 @@
  * a short-lived signed URL on the stand-in's "blob storage" (`BLOB_PATH`, outside the API and its
  * description, as GitHub's is on another host), which records whether credentials came along.
  */
-import { graphqlReply, type GraphQLView } from './github-graphql.js'
+import { entriesAt, graphqlReply, type GraphQLView } from './github-graphql.js'
 import { createHash, createHmac, randomBytes } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { createServer } from 'node:http'
@@ -1708,14 +1708,7 @@ function getContent(state: State, call: Call): Reply {
     return { status: 200, body: contentJson(state, ref, path, file, true) }
   }
   const prefix = `${path}/`
-  const children = new Map<string, Buffer | undefined>()
-  for (const [name, content] of tree ?? []) {
-    if (!name.startsWith(prefix)) continue
-    const rest = name.slice(prefix.length)
-    const slash = rest.indexOf('/')
-    if (slash === -1) children.set(rest, content)
-    else children.set(rest.slice(0, slash), undefined)
-  }
+  const children = entriesAt(tree ?? [], path)
   if (children.size === 0) return errorReply(404, 'Not Found', DOCS_CONTENTS)
   const entries = [...children.entries()]
     .sort(([a], [b]) => a.localeCompare(b))

@@ -19,9 +19,9 @@ export interface BaseFiles {
   readonly filesIn: (folder: string) => Promise<string[]>
 }
 
-/** The REST reads the snapshot falls back on, at the same ref. */
+/** The port's REST reads the snapshot falls back on, at the same ref. */
 export interface RestReads {
-  readonly pullRequestHead: (number: number) => Promise<string | undefined>
+  readonly pullRequest: (number: number) => Promise<{ readonly headSha: string } | undefined>
   readonly fileAt: (path: string, ref: string) => Promise<string | undefined>
   readonly filesAt: (folder: string, ref: string) => Promise<string[]>
 }
@@ -151,6 +151,7 @@ export async function readBaseFiles(
     answer !== undefined && folder === where.folder
       ? Promise.resolve([...answer.folder])
       : rest.filesAt(folder, where.ref)
-  const head = answer?.head ?? (await rest.pullRequestHead(where.number).catch(() => undefined))
+  const head =
+    answer?.head ?? (await rest.pullRequest(where.number).catch(() => undefined))?.headSha
   return { head, fileAt, filesIn }
 }

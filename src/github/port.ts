@@ -157,7 +157,7 @@ export function octokitPort(
   let github: GitHub | undefined
   const api: Api = () => (github ??= createGitHub(client.token, client.baseUrl, client.warn))
   const identity = tokenIdentity(api)
-  return {
+  const port: Omit<GitHubPort, 'baseFiles'> = {
     repo,
     ...contentsReads(api, repo),
     ...commentsPart(api, repo, identity.me),
@@ -168,6 +168,7 @@ export function octokitPort(
     permission: login => permissionOf(api(), repo, login),
     writablePermissions: headSha => writablePermissions(api(), repo, headSha)
   }
+  return { ...port, baseFiles: where => readBaseFiles(api(), repo, where, port) }
 }
 
 /**
@@ -195,20 +196,10 @@ function tokenIdentity(api: Api): {
 function contentsReads(
   api: Api,
   repo: Repo
-): Pick<GitHubPort, 'fileAt' | 'filesAt' | 'baseFiles' | 'upstreamFile'> {
-  const reads = {
-    fileAt: (path: string, ref: string) => fileAt(api(), { ...repo, path, ref }),
-    filesAt: (folder: string, ref: string) => filesIn(api(), { ...repo, path: folder, ref })
-  }
+): Pick<GitHubPort, 'fileAt' | 'filesAt' | 'upstreamFile'> {
   return {
-    ...reads,
-    baseFiles: where =>
-      readBaseFiles(api(), repo, where, {
-        ...reads,
-        pullRequestHead: async number =>
-          pullRequestOf((await api().rest.pulls.get({ ...repo, pull_number: number })).data)
-            ?.headSha
-      }),
+    fileAt: (path, ref) => fileAt(api(), { ...repo, path, ref }),
+    filesAt: (folder, ref) => filesIn(api(), { ...repo, path: folder, ref }),
     upstreamFile: file => fileInRepository(api(), file)
   }
 }
