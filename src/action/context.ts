@@ -81,21 +81,6 @@ export async function prepareRun(
 }
 
 /**
- * The pull request's head now; undefined without a token or when it cannot be read (then nothing
- * is withheld on its account).
- */
-export async function headNow(
-  github: GitHubPort | undefined,
-  number: number
-): Promise<string | undefined> {
-  try {
-    return (await github?.pullRequest(number))?.headSha
-  } catch {
-    return undefined
-  }
-}
-
-/**
  * The `rubric` input must name a file inside the workspace, and not a symlink: a pull request
  * could otherwise point it at a file of its choosing outside what the base branch controls.
  */

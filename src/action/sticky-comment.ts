@@ -10,7 +10,6 @@ import {
   replaceState,
   type CommentState
 } from '../publish/memory.js'
-import { headNow } from './context.js'
 import type { ActionIO } from './io.js'
 
 /**
@@ -141,4 +140,13 @@ async function removeDuplicates(
   )
   if (!outcome.ok) io.warning(`Rubric Council: ${outcome.problem}`)
   else io.info(`Rubric Council: kept one comment of ${sorted.length} written at once`)
+}
+
+/** The pull request's head now; undefined when it cannot be read (then nothing is withheld). */
+async function headNow(github: GitHubPort, number: number): Promise<string | undefined> {
+  try {
+    return (await github.pullRequest(number))?.headSha
+  } catch {
+    return undefined
+  }
 }
