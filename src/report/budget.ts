@@ -5,9 +5,10 @@
  * A document is fixed text, elastic texts that may be shortened (reasonings, logs), and blocks that
  * may be dropped (a criterion's details). To fit, every elastic text is capped at one common
  * length L — so the longest are shortened first — with L as large as the budget allows. Where that
- * would cut them to stubs, blocks are dropped instead, least important first, each leaving its
- * `stub` (a criterion's one line: its verdict is never dropped), and each section says how many it
- * lost. Every piece is well-formed on its own, so any selection of them is well-formed too.
+ * would cut them below a useful length, blocks are dropped instead, least important first, each
+ * leaving its `stub` (a criterion's line with its verdict, which is never dropped), and each section
+ * says how many it lost. Every piece is well-formed on its own, so any selection of them is
+ * well-formed too.
  */
 
 export interface Elastic {

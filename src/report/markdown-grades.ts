@@ -34,10 +34,15 @@ export function criteriaSection(
 }
 
 /**
- * A criterion's line: its id, status and votes, and the start of its description. One line of
- * HTML, so that it reads the same as a `<summary>` and as a paragraph of its own.
+ * A criterion's line as a paragraph of its own: what stays of it when its details do not fit.
+ * An HTML block, so its text is escaped as the `<summary>` it otherwise is.
  */
-export function criterionLine(c: CriterionResult): string {
+export function criterionParagraph(c: CriterionResult): string {
+  return `<p>${criterionLine(c)}</p>\n\n`
+}
+
+/** A criterion's line: its id, status and votes, and the start of its description. */
+function criterionLine(c: CriterionResult): string {
   return (
     `${STATUS_ICON[c.status]} <b>${escapeHtml(c.id)}</b> · ${[c.status, c.waived ? `by @${c.waived.by}` : '', tally(c)].filter(Boolean).map(escapeHtml).join(' ')} — ` +
     escapeSummary(abbreviate(c.description, SUMMARY_DESCRIPTION))
@@ -75,7 +80,7 @@ function criterionBlock(c: CriterionResult, priority: number): Block {
   // Failing and split criteria are what the author needs most; they are kept longest.
   const urgency = c.status === 'FAIL' ? 40 : c.status === 'SPLIT' || c.waived ? 30 : 0
   // Without its details, the line stays: a reader still sees every criterion's verdict.
-  return { ...details(summary, body, priority + urgency), stub: `<p>${summary}</p>\n\n` }
+  return { ...details(summary, body, priority + urgency), stub: criterionParagraph(c) }
 }
 
 /** Characters of a criterion's description shown on its summary line. */

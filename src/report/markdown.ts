@@ -6,7 +6,7 @@ import { fitToBudget, type BudgetUnit, type Doc, type Piece, type Section } from
 import { code, commitCode, escapeInline, escapeMarkdown } from './escape.js'
 import {
   criteriaSection,
-  criterionLine,
+  criterionParagraph,
   dimensionsSection,
   findingsSection,
   extraVotesSentence
@@ -113,9 +113,7 @@ function buildDoc(evaluation: Evaluation, step: Audience | undefined): Doc {
       next +
       `Reasons: ${verdict.reasons.map(r => r.code).join(', ') || 'none'}. ` +
       'The report is too long to show here; the job summary and the JSON report have it in full.\n\n' +
-      worstFirst(verdict.criteria)
-        .map(c => `<p>${criterionLine(c)}</p>\n\n`)
-        .join('')
+      worstFirst(verdict.criteria).map(criterionParagraph).join('')
   }
 }
 
