@@ -655,6 +655,62 @@ describe('judges’ text that would link elsewhere', () => {
   })
 })
 
+describe('a pull request that makes the comment long', () => {
+  it("cannot push a criterion's line out of the comment: the failing one and every other keep their verdict", async () => {
+    // 100 must-haves, the one the hidden code fails last: the comment's budget drops from the end.
+    const ids = Array.from({ length: 99 }, (_, i) => `c${i + 1}`)
+    const rubric = [
+      ...RUBRIC.split('\n').slice(0, -2),
+      ...ids.map(id => `- ${id}: Behaviour ${id} of the app is kept as the specification says`),
+      '- safe: The change sends no data to outside hosts',
+      ''
+    ].join('\n')
+    // Files with long names, which the judges name back in their findings.
+    const names = Array.from(
+      { length: 40 },
+      (_, i) => `src/${'deeply/nested/'.repeat(15)}module-${i}.ts`
+    )
+    const pr = pullRequest(
+      {
+        'src/feature.ts': `${HIDDEN}\n`,
+        ...Object.fromEntries(names.map(name => [name, `export const filler = ${name.length}\n`]))
+      },
+      { ...BASE, '.github/rubric.md': rubric }
+    )
+    // The judges quote the pull request back at length on every criterion, as its content asks.
+    providers.setScript(call => {
+      const reply = watchfulJudge(call)
+      if (!('json' in reply)) return reply
+      const json = reply.json as { criteria: { id: string; reasoning: string }[] }
+      return {
+        json: {
+          ...json,
+          criteria: json.criteria.map(c => ({
+            ...c,
+            reasoning: `${c.id}: ${'quoted '.repeat(700)}`
+          })),
+          findings: names.map(path => ({
+            severity: 'minor',
+            title: `Odd file ${path}`,
+            path,
+            line: 1,
+            evidence: 'see the file '.repeat(150)
+          }))
+        }
+      }
+    })
+    const { outcome } = await attempt(pr, {
+      inputs: { models: 'openai:gpt-5.4-nano, openai:gpt-5.4-mini, openai:gpt-5.5' }
+    })
+    expect(outcome).toBe('FAIL criterion_failed')
+    const [comment = ''] = (github.comments.get(pr.number) ?? []).map(c => c.body)
+    expect(comment.length).toBeLessThanOrEqual(65_536)
+    const html = await cmarkGfm(comment)
+    expect(html).toContain('❌ <b>safe</b> · FAIL (0/3 PASS) — ')
+    for (const id of ids) expect(html).toContain(`<b>${id}</b> · PASS (3/3 PASS) — `)
+  })
+})
+
 describe('the verdict cache without a real secret', () => {
   it('keeps nothing when the only key is one anyone could guess, so no comment edit can forge answers', async () => {
     const pr = pullRequest({ 'src/feature.ts': 'export const feature = 1\n' })

@@ -1,6 +1,5 @@
 import type { Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { COMMENT_LIMIT, renderMarkdown } from '../src/report/markdown.js'
 import {
   closeBrowser,
   cmarkGfm,
@@ -10,7 +9,12 @@ import {
   sanitizeLikeGitHub,
   startBrowser
 } from './helpers/render-github.js'
-import { sampleEvaluations, type Sample } from './helpers/sample-evaluations.js'
+import {
+  manyCriteria,
+  postedComment,
+  sampleEvaluations,
+  type Sample
+} from './helpers/sample-evaluations.js'
 
 /*
  * The report as a reviewer meets it on a pull request: rendered by GitHub's Markdown engine,
@@ -69,7 +73,8 @@ describe.each(sampleEvaluations().map(s => [s.name, s] as const))(
       .map(r => r.judge)
 
     beforeAll(async () => {
-      markdown = renderMarkdown(sample.evaluation, { budget: COMMENT_LIMIT })
+      // The comment as the action posts it, which the README's pictures show too.
+      markdown = postedComment(sample.evaluation)
       html = await renderGfm(markdown)
     })
 
@@ -169,7 +174,7 @@ describe('the FAIL comment', () => {
 
   it("opens the failing gate's output from inside the gates section", async () => {
     if (!fail) throw new Error('no FAIL sample')
-    const html = await renderGfm(renderMarkdown(fail.evaluation, { budget: COMMENT_LIMIT }))
+    const html = await renderGfm(postedComment(fail.evaluation))
     await inBrowser(html, async page => {
       const output = section(page, 'pytest tests/test_search.py')
       await expect(output.locator(':scope > summary').isVisible()).resolves.toBe(false)
@@ -178,6 +183,28 @@ describe('the FAIL comment', () => {
       const log = output.locator('pre')
       expect(await log.isVisible()).toBe(true)
       expect(await log.innerText()).toContain('1 failed, 23 passed')
+    })
+  })
+})
+
+describe('a comment of 100 must-haves with 4,000 characters of reasoning from each of 3 judges', () => {
+  it("shows every criterion's line, its status and votes, before anything is opened", async () => {
+    const markdown = postedComment(manyCriteria(100, { reasoning: 4_000, fail: ['c100'] }))
+    const html = await renderGfm(markdown)
+    expect(sanitizeLikeGitHub(await cmarkGfm(markdown))).toBe(html)
+    await inBrowser(html, async page => {
+      // A criterion's line is its details' summary, or a paragraph once its details had to go.
+      const texts = await page
+        .locator('.comment-body > p:visible, .comment-body > details > summary:visible')
+        .allInnerTexts()
+      const shown = new Map(
+        texts.flatMap(text => {
+          const id = /^\S+ (c\d+) · /u.exec(text.trim())?.[1]
+          return id === undefined ? [] : [[id, text.trim()] as const]
+        })
+      )
+      for (let i = 1; i < 100; i++) expect(shown.get(`c${i}`)).toMatch(/ · PASS \(3\/3 PASS\) — /)
+      expect(shown.get('c100')).toMatch(/^❌ c100 · FAIL \(1\/3 PASS\) — /)
     })
   })
 })

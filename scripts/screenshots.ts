@@ -1,9 +1,11 @@
 /**
- * Pictures of the PR comment for the docs, rendered exactly as `__tests__/rendered-comment.test.ts`
- * checks it: GitHub's Markdown engine, a GitHub-like page, Chromium. Run with
- * `npx tsx scripts/screenshots.ts`; it writes docs/images/comment-{pass,fail,unclear}.png.
+ * Pictures of the PR comment for the docs: the comment the action posts (`commentMarkdown`),
+ * rendered exactly as `__tests__/rendered-comment.test.ts` checks it: GitHub's Markdown engine, a
+ * GitHub-like page, Chromium. Run with `npx tsx scripts/screenshots.ts`; it writes
+ * docs/images/comment-{pass,fail,unclear}.png.
  */
 import { mkdir } from 'node:fs/promises'
+import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import {
   closeBrowser,
@@ -11,16 +13,27 @@ import {
   openInBrowser,
   renderGfm
 } from '../__tests__/helpers/render-github.js'
-import { sampleEvaluations } from '../__tests__/helpers/sample-evaluations.js'
-import { COMMENT_LIMIT, renderMarkdown } from '../src/report/markdown.js'
+import {
+  postedComment,
+  sampleEvaluations,
+  type Sample
+} from '../__tests__/helpers/sample-evaluations.js'
 
 const OUT = fileURLToPath(new URL('../docs/images/', import.meta.url))
+
+/**
+ * A picture's Markdown: the sticky comment as the action posts it, "Next:" line, iterations and
+ * hidden state included (__tests__/publish/pictures.test.ts holds the two together).
+ */
+export function commentMarkdown(sample: Sample): string {
+  return postedComment(sample.evaluation)
+}
 
 async function main(): Promise<void> {
   await mkdir(OUT, { recursive: true })
   try {
     for (const sample of sampleEvaluations()) {
-      const html = await renderGfm(renderMarkdown(sample.evaluation, { budget: COMMENT_LIMIT }))
+      const html = await renderGfm(commentMarkdown(sample))
       const view = await openInBrowser(githubPage(html))
       const { page } = view
       try {
@@ -43,4 +56,7 @@ async function main(): Promise<void> {
   }
 }
 
-await main()
+// Imported by the test that compares its Markdown with the posted comment: only run, it draws.
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  await main()
+}

@@ -1,7 +1,11 @@
-import type { JudgeRun } from '../../src/council/types.js'
+import type { JudgeAnswer, JudgeRun } from '../../src/council/types.js'
 import type { Evaluation } from '../../src/engine/evaluation.js'
+import { publicationSettings, readActionInputs } from '../../src/inputs/action-inputs.js'
+import { historyEntry } from '../../src/publish/memory.js'
+import { planReview, type ReviewPublication } from '../../src/publish/review-plan.js'
 import type { VerdictKind } from '../../src/verdict/types.js'
 import { evaluationOf, gateResult, judgeRun, SEARCH_RUBRIC, type JudgeSpec } from './evaluation.js'
+import { lines, parse } from './rubric.js'
 
 /**
  * One realistic evaluation per verdict, shared by the rendered-comment test and the screenshot
@@ -160,4 +164,87 @@ function unclearSample(): Sample {
 /** PASS, FAIL and UNCLEAR, in that order. */
 export function sampleEvaluations(): readonly Sample[] {
   return [passSample(), failSample(), unclearSample()]
+}
+
+/** The pull request the samples are posted on, and its head commit. */
+export const SAMPLE_PULL_REQUEST = {
+  number: 7,
+  headSha: 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678'
+}
+
+/**
+ * What the action publishes about `evaluation` on a pull request's first review, with every input
+ * of the workflow at its default: the action's own plan (`planReview`), the evaluation carrying
+ * this run's history entry as the review gives it. `postedComment` is the sticky comment it posts.
+ */
+export function samplePublication(evaluation: Evaluation): ReviewPublication {
+  const inputs = readActionInputs(() => '')
+  const { headSha } = SAMPLE_PULL_REQUEST
+  const at = new Date('2026-11-27T10:00:00Z')
+  return planReview(
+    [
+      {
+        name: 'rubric',
+        checkName: inputs.checkName,
+        path: inputs.rubric,
+        evaluation: { ...evaluation, history: [historyEntry(evaluation, headSha, undefined, at)] }
+      }
+    ],
+    publicationSettings(inputs),
+    {
+      headSha,
+      pullRequest: SAMPLE_PULL_REQUEST.number,
+      reportPath: 'rubric-council-report.json',
+      alone: true,
+      prior: [],
+      waivers: [],
+      at,
+      base: { baseRef: 'main', defaultBranch: 'main' }
+    }
+  )
+}
+
+/** The sticky comment the action posts about `evaluation` (`samplePublication`). */
+export function postedComment(evaluation: Evaluation): string {
+  const publication = samplePublication(evaluation)
+  return publication.comment(publication.state)
+}
+
+/**
+ * A rubric of `count` must-haves, `c1` to `c<count>`, each with a description longer than a
+ * criterion's line shows, judged by the three sample judges: each writes `reasoning` characters on
+ * every criterion, two of them fail those in `fail` (so each reads FAIL, 1/3 PASS), and each
+ * reports `findings`. The largest report a comment must still name every criterion of (issue 38).
+ */
+export function manyCriteria(
+  count: number,
+  options: {
+    readonly reasoning: number
+    readonly fail?: readonly string[]
+    readonly findings?: JudgeAnswer['findings']
+  }
+): Evaluation {
+  const rubric = parse(
+    lines(
+      '## Criteria',
+      ...Array.from(
+        { length: count },
+        (_, i) =>
+          `- c${i + 1}: Behaviour ${i + 1} of the search API works as the specification says, ` +
+          'with a test that shows it and a line in the docs that tells users about it'
+      )
+    )
+  )
+  const said = 'The diff handles this in src/search/api.py & its tests <ok>; '
+  const reasoning = (id: string): string =>
+    `${id}: ${said.repeat(Math.ceil(options.reasoning / said.length))}`.slice(0, options.reasoning)
+  const runs = SAMPLE_JUDGES.map((judge, i) =>
+    judgeRun(rubric, {
+      judge,
+      reasoning,
+      ...(i < 2 && options.fail && { fail: options.fail }),
+      ...(options.findings && { findings: options.findings })
+    })
+  )
+  return evaluationOf(rubric, PASSING_GATES, { runs, quorum: 2 })
 }

@@ -2,6 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { JudgeRun } from '../../src/council/types.js'
 import type { CoverageReceipt } from '../../src/evidence/types.js'
+import { DEFAULT_CHECK_NAME, renderComment } from '../../src/publish/memory.js'
 import { SUMMARY_BUDGET_BYTES } from '../../src/publish/plan.js'
 import { COMMENT_LIMIT, renderMarkdown } from '../../src/report/markdown.js'
 import { renderTerminal } from '../../src/report/terminal.js'
@@ -11,6 +12,7 @@ import { evaluationOf, gateResult, judgeRun, SEARCH_RUBRIC } from '../helpers/ev
 import { RANKING_EVIDENCE } from '../helpers/evidence.js'
 import { lines, parse } from '../helpers/rubric.js'
 import { cmarkGfm } from '../helpers/render-github.js'
+import { manyCriteria } from '../helpers/sample-evaluations.js'
 
 const PASSING_GATES = [
   gateResult('pytest tests/test_search.py', 'pass', '12 passed in 0.4s\n'),
@@ -360,9 +362,10 @@ describe('the length budget', () => {
     expect(markdown).toContain(
       '- **gate_failed**: 1 of 1 gate did not pass: "make test" (exit 1)\n'
     )
-    expect(markdown).toMatch(/more criteria are not shown here/)
-    // The failing criterion and the failing gate are what the author needs; they survive.
-    expect(markdown).toContain('<b>c3</b> · FAIL')
+    expect(markdown).toMatch(/The judges' reasoning on \d+ criteria is not shown here/)
+    // Every criterion keeps its line; the failing one and the failing gate keep their details.
+    for (let i = 0; i < 200; i++) expect(markdown).toContain(`<b>c${i}</b> · `)
+    expect(markdown).toContain('<summary>❌ <b>c3</b> · FAIL')
     expect(markdown).toContain('<summary>❌ <code>make test</code> · output</summary>')
   })
 
@@ -443,6 +446,77 @@ describe('the length budget', () => {
     const markdown = renderMarkdown(bigEvaluation(10, 100), { budget: 60 })
     expect(markdown.length).toBeLessThanOrEqual(60)
     expect(markdown.startsWith('### ❌ Rubric Council: FAIL')).toBe(true)
+  })
+})
+
+describe('every criterion keeps its line', () => {
+  const ids = (count: number): string[] => Array.from({ length: count }, (_, i) => `c${i + 1}`)
+  /** Each criterion's line as the comment shows it, open or not: id, status and votes. */
+  const line = (id: string, failing: readonly string[]): string =>
+    failing.includes(id) ? `<b>${id}</b> · FAIL (1/3 PASS) — ` : `<b>${id}</b> · PASS (3/3 PASS) — `
+
+  // The rubric schema sets no limit on the number of criteria, so the issue's 100 is the target.
+  it.each([40, 100])(
+    'names each of %i must-haves with its status and votes, with 4,000 characters of reasoning from 3 judges',
+    async count => {
+      const failing = [`c${count - 1}`, `c${count}`]
+      const evaluation = manyCriteria(count, { reasoning: 4_000, fail: failing })
+      const comment = renderComment(evaluation, DEFAULT_CHECK_NAME)
+      expect(comment.length).toBeLessThanOrEqual(COMMENT_LIMIT)
+      assertWellFormed(comment)
+      const html = await cmarkGfm(comment)
+      for (const id of ids(count)) {
+        expect(comment).toContain(line(id, failing))
+        expect(html).toContain(line(id, failing))
+      }
+      // Reasoning is cut before details go, and the failing criteria keep theirs longest.
+      expect(comment).toMatch(/characters cut\)\*/)
+      for (const id of failing) expect(comment).toContain(`<summary>❌ <b>${id}</b> · FAIL`)
+      expect(comment).toContain('**Next:** ')
+    }
+  )
+
+  it('cannot be pushed out by judges that write at length or files with long names', async () => {
+    // What a pull request can make large: the judges' reasoning (its content, quoted back) and
+    // the paths of the files it adds, which findings and the coverage receipt name.
+    const path = (i: number): string => `src/${'deeply/nested/'.repeat(60)}file-${i}.ts`
+    const findings = Array.from({ length: 300 }, (_, i) => ({
+      severity: 'minor' as const,
+      title: `Odd name ${path(i)}`,
+      path: path(i),
+      evidence: 'x'.repeat(2_000)
+    }))
+    const base = manyCriteria(100, { reasoning: 60_000, fail: ['c100'], findings })
+    const evaluation = {
+      ...base,
+      evidence: {
+        ...RANKING_EVIDENCE,
+        receipt: {
+          ...RANKING_EVIDENCE.receipt,
+          omitted: Array.from({ length: 3_000 }, (_, i) => ({
+            path: path(i),
+            reason: 'budget' as const,
+            detail: 'not tried: the budget was spent',
+            counts: true
+          }))
+        }
+      }
+    }
+    const comment = renderComment(evaluation, DEFAULT_CHECK_NAME)
+    expect(comment.length).toBeLessThanOrEqual(COMMENT_LIMIT)
+    const html = await cmarkGfm(comment)
+    expect(html).toContain('❌ <b>c100</b> · FAIL (1/3 PASS) — ')
+    for (const id of ids(99)) expect(html).toContain(line(id, []))
+  })
+
+  it('lists the lines in the fallback too, failing must-haves first, cut at the end of a line', () => {
+    const evaluation = manyCriteria(100, { reasoning: 100, fail: ['c100'] })
+    const markdown = renderMarkdown(evaluation, { budget: 3_000 })
+    expect(markdown.length).toBeLessThanOrEqual(3_000)
+    expect(markdown).toContain('The report is too long to show here')
+    expect(markdown).toContain(`<p>❌ ${line('c100', ['c100'])}`)
+    expect(markdown.indexOf('<b>c100</b>')).toBeLessThan(markdown.indexOf('<b>c1</b>'))
+    expect(markdown.endsWith('</p>\n\n')).toBe(true)
   })
 })
 

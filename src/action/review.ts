@@ -34,7 +34,7 @@ import { planReview, type ReviewedRubric, type ReviewPublication } from '../publ
 import { duplicateRubricName, notApplicableTitle } from '../sentences/scope.js'
 import { failed } from '../util/result.js'
 import { askedOf, verifiedAcceptance, type Asked } from './asked.js'
-import type { ActionInputs } from '../inputs/action-inputs.js'
+import { publicationSettings, type ActionInputs } from '../inputs/action-inputs.js'
 import type { ActionIO } from './io.js'
 import { reportPathIn, sayToRunner, type PublishContext } from './publish.js'
 import { stickyComment } from './sticky-comment.js'
@@ -120,7 +120,7 @@ export async function reviewPullRequest(
     }
     const publication = planReview(
       rubrics.map(r => (r.evaluation ? { ...r, evaluation: { ...r.evaluation, ...told } } : r)),
-      { checkName: inputs.checkName, failOn: inputs.failOn, comment: inputs.comment === 'sticky' },
+      publicationSettings(inputs),
       {
         headSha: run.pr.headSha,
         pullRequest: run.pr.number,

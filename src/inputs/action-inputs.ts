@@ -3,6 +3,7 @@ import { DEFAULT_MAX_EVIDENCE_TOKENS } from '../evidence/build.js'
 import { DEFAULT_CHECK_NAME } from '../publish/memory.js'
 import { DEFAULT_RUBRIC_PATH } from '../rubric/defaults.js'
 import { FAIL_ON, type FailOn } from '../publish/outcome.js'
+import type { PublicationSettings } from '../publish/plan.js'
 import type { SkipRules } from '../engine/skip.js'
 
 /** A bad action input; the message quotes the value and says what would be accepted. */
@@ -112,6 +113,15 @@ export function readActionInputs(getInput: GetInput): ActionInputs {
     },
     healLimit: optionalInteger(getInput, 'heal-limit', 0, 100) ?? DEFAULT_HEAL_LIMIT,
     ...(checker.trim() !== '' && { checker })
+  }
+}
+
+/** What the inputs say about what is published: the check's name, its failing, the comment. */
+export function publicationSettings(inputs: ActionInputs): PublicationSettings {
+  return {
+    checkName: inputs.checkName,
+    failOn: inputs.failOn,
+    comment: inputs.comment === 'sticky'
   }
 }
 

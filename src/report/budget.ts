@@ -4,9 +4,11 @@
  *
  * A document is fixed text, elastic texts that may be shortened (reasonings, logs), and blocks that
  * may be dropped (a criterion's details). To fit, every elastic text is capped at one common
- * length L — so the longest are shortened first — with L as large as the budget allows. When even
- * L = 0 does not fit, blocks are dropped, least important first, and each section says how many it
- * lost. Every piece is well-formed on its own, so any selection of them is well-formed too.
+ * length L — so the longest are shortened first — with L as large as the budget allows. Where that
+ * would cut them below a useful length, blocks are dropped instead, least important first, each
+ * leaving its `stub` (a criterion's line with its verdict, which is never dropped), and each section
+ * says how many it lost. Every piece is well-formed on its own, so any selection of them is
+ * well-formed too.
  */
 
 export interface Elastic {
@@ -29,6 +31,8 @@ export interface Block {
   readonly pieces: readonly Piece[]
   /** Lower is dropped first; among equals, the later block goes first. */
   readonly priority: number
+  /** What stays in the block's place when it is dropped; it is never dropped itself. */
+  readonly stub?: string
 }
 
 export interface Section {
@@ -44,7 +48,10 @@ export interface Doc {
   readonly sections: readonly Section[]
   /** Added after the head whenever anything was shortened or dropped. */
   readonly shortenedNote: string
-  /** Used, cut to the budget, only if even the head does not fit. */
+  /**
+   * Used only if even the head and the stubs do not fit: cut to the budget at the end of a line
+   * (a line cut in two could leave its emphasis open), so it should put what matters most first.
+   */
   readonly fallback: string
 }
 
@@ -122,7 +129,10 @@ function pieces(doc: Doc, kept: readonly (readonly boolean[])[], shortened: bool
     let dropped = 0
     section.blocks.forEach((block, bi) => {
       if (kept[si]?.[bi]) out.push(...block.pieces)
-      else dropped++
+      else {
+        dropped++
+        if (block.stub !== undefined) out.push(block.stub)
+      }
     })
     if (dropped > 0) out.push(section.omitted(dropped))
     out.push(...section.close)
@@ -152,6 +162,8 @@ interface Layout {
     readonly open: Sized
     readonly close: Sized
     readonly blocks: readonly Sized[]
+    /** The size of each block's stub (0 for none). */
+    readonly stubs: readonly number[]
     readonly omitted: (count: number) => string
   }[]
 }
@@ -182,6 +194,7 @@ function measured(doc: Doc, unit: BudgetUnit): Layout {
       open: sized(section.open),
       close: sized(section.close),
       blocks: section.blocks.map(block => sized(block.pieces)),
+      stubs: section.blocks.map(block => sizeOf(block.stub ?? '', unit)),
       omitted: section.omitted
     }))
   }
@@ -219,7 +232,10 @@ function measureDoc(layout: Layout, kept: readonly (readonly boolean[])[], cap: 
     let dropped = 0
     section.blocks.forEach((block, bi) => {
       if (kept[si]?.[bi]) length += at(block)
-      else dropped++
+      else {
+        dropped++
+        length += section.stubs[bi] ?? 0
+      }
     })
     if (dropped > 0) length += sizeOf(section.omitted(dropped), unit)
   })
@@ -302,14 +318,19 @@ const USEFUL_LENGTH = 300
 
 function truncateFallback(text: string, budget: number, unit: BudgetUnit): string {
   if (sizeOf(text, unit) <= budget) return text
-  if (unit === 'characters') return safeHead(text, budget)
-  // The longest head within the budget; a character takes at least one byte, so no more than
-  // `budget` characters are ever needed.
+  const head = unit === 'characters' ? safeHead(text, budget) : bytesHead(text, budget)
+  const end = head.lastIndexOf('\n')
+  return end === -1 ? head : head.slice(0, end + 1)
+}
+
+/** The longest head within `budget` UTF-8 bytes. */
+function bytesHead(text: string, budget: number): string {
+  // A character takes at least one byte, so no more than `budget` characters are ever needed.
   let low = 0
   let high = Math.min(text.length, budget)
   while (low < high) {
     const mid = Math.ceil((low + high) / 2)
-    if (sizeOf(safeHead(text, mid), unit) <= budget) low = mid
+    if (sizeOf(safeHead(text, mid), 'bytes') <= budget) low = mid
     else high = mid - 1
   }
   return safeHead(text, low)

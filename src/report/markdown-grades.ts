@@ -28,15 +28,29 @@ export function criteriaSection(
     open: [`#### ${title} · ${met}\n\n`],
     blocks: criteria.map(c => criterionBlock(c, priority)),
     close: [],
-    omitted: n => `*${n} more criteri${n === 1 ? 'on is' : 'a are'} not shown here.*\n\n`
+    omitted: n =>
+      `*The judges' reasoning on ${n} criteri${n === 1 ? 'on is' : 'a is'} not shown here.*\n\n`
   }
 }
 
-function criterionBlock(c: CriterionResult, priority: number): Block {
-  const icon = STATUS_ICON[c.status]
-  const summary =
-    `${icon} <b>${escapeHtml(c.id)}</b> · ${[c.status, c.waived ? `by @${c.waived.by}` : '', tally(c)].filter(Boolean).map(escapeHtml).join(' ')} — ` +
+/**
+ * A criterion's line as a paragraph of its own: what stays of it when its details do not fit.
+ * An HTML block, so its text is escaped as the `<summary>` it otherwise is.
+ */
+export function criterionParagraph(c: CriterionResult): string {
+  return `<p>${criterionLine(c)}</p>\n\n`
+}
+
+/** A criterion's line: its id, status and votes, and the start of its description. */
+function criterionLine(c: CriterionResult): string {
+  return (
+    `${STATUS_ICON[c.status]} <b>${escapeHtml(c.id)}</b> · ${[c.status, c.waived ? `by @${c.waived.by}` : '', tally(c)].filter(Boolean).map(escapeHtml).join(' ')} — ` +
     escapeSummary(abbreviate(c.description, SUMMARY_DESCRIPTION))
+  )
+}
+
+function criterionBlock(c: CriterionResult, priority: number): Block {
+  const summary = criterionLine(c)
   // The summary line already shows the description unless it had to be shortened there.
   const shortened =
     abbreviate(c.description, SUMMARY_DESCRIPTION) !== c.description.replace(/\s+/g, ' ').trim()
@@ -65,7 +79,8 @@ function criterionBlock(c: CriterionResult, priority: number): Block {
   }
   // Failing and split criteria are what the author needs most; they are kept longest.
   const urgency = c.status === 'FAIL' ? 40 : c.status === 'SPLIT' || c.waived ? 30 : 0
-  return details(summary, body, priority + urgency)
+  // Without its details, the line stays: a reader still sees every criterion's verdict.
+  return { ...details(summary, body, priority + urgency), stub: criterionParagraph(c) }
 }
 
 /** Characters of a criterion's description shown on its summary line. */

@@ -1,10 +1,12 @@
 import type { Acceptance, Evaluation } from '../engine/evaluation.js'
 import { nextStep, reasonSentence, type Audience } from '../sentences/reasons.js'
+import type { CriterionResult, CriterionStatus } from '../verdict/types.js'
 import { VERSION } from '../version.js'
 import { fitToBudget, type BudgetUnit, type Doc, type Piece, type Section } from './budget.js'
 import { code, commitCode, escapeInline, escapeMarkdown } from './escape.js'
 import {
   criteriaSection,
+  criterionParagraph,
   dimensionsSection,
   findingsSection,
   extraVotesSentence
@@ -110,8 +112,27 @@ function buildDoc(evaluation: Evaluation, step: Audience | undefined): Doc {
       (summary ? `**${escapeMarkdown(summary)}**\n\n` : '') +
       next +
       `Reasons: ${verdict.reasons.map(r => r.code).join(', ') || 'none'}. ` +
-      'The report is too long to show here; the job summary and the JSON report have it in full.\n'
+      'The report is too long to show here; the job summary and the JSON report have it in full.\n\n' +
+      worstFirst(verdict.criteria).map(criterionParagraph).join('')
   }
+}
+
+/**
+ * The criteria in the order a cut must spare them: must-haves before nice-to-haves, and among each
+ * the failed, split and waived before the rest.
+ */
+function worstFirst(criteria: readonly CriterionResult[]): CriterionResult[] {
+  const rank = (c: CriterionResult): number => (c.required ? 0 : 10) + STATUS_RANK[c.status]
+  return [...criteria].sort((a, b) => rank(a) - rank(b))
+}
+
+const STATUS_RANK: Readonly<Record<CriterionStatus, number>> = {
+  FAIL: 0,
+  SPLIT: 1,
+  WAIVED: 2,
+  UNGRADED: 3,
+  SCORED: 4,
+  PASS: 5
 }
 
 /** A maintainer's acceptance, above everything else: the check passes because of it. */
