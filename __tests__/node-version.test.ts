@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { copyFileSync, existsSync, mkdtempSync, realpathSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -54,6 +54,16 @@ describe('on Node 20', () => {
     expect(result.stderr).not.toContain('npm warn EBADENGINE')
     expect(result.stdout).not.toMatch(/^add /m)
     expect(existsSync(join(copy, 'node_modules'))).toBe(false)
+  })
+
+  it("the README's Usage opens with Node 24 and git, and each way to get Node 24 the CLI's line names", async () => {
+    const { stderr } = await onNode20(['bin/rubric-council.js', '--version'], ROOT)
+    const ways = [...stderr.matchAll(/"([^"]+)"/g)].map(m => m[1] ?? '')
+    expect(ways.length).toBeGreaterThan(1)
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+    const opening = (/^## Usage\n\n([\s\S]*?)\n\n/m.exec(readme)?.[1] ?? '').replace(/\s+/g, ' ')
+    expect(opening).toMatch(/^\*\*You need Node 24 or later, and git\.\*\* /)
+    for (const way of ways) expect(opening).toContain(`\`${way}\``)
   })
 
   it('on this Node, the CLI runs', async () => {
