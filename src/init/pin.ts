@@ -82,10 +82,10 @@ export function pinSource(facts: PinFacts, pin: ActionPin): PinSource {
   const head = facts.checkoutHead?.trim().toLowerCase()
   if (head !== pin.commit || facts.packageRoot === undefined)
     return { kind: 'package', version: facts.version }
-  const byAge = [...facts.releaseTags].sort((a, b) => compareReleases(a.tag, b.tag))
+  const byVersion = [...facts.releaseTags].sort((a, b) => compareReleases(a.tag, b.tag))
   const root = facts.packageRoot
-  const latest = byAge.at(-1)?.tag
-  const here = byAge.filter(t => t.commit.toLowerCase() === head).at(-1)?.tag
+  const latest = byVersion.at(-1)?.tag
+  const here = byVersion.filter(t => t.commit.toLowerCase() === head).at(-1)?.tag
   if (here === undefined) return { kind: 'checkout', root, latest }
   return { kind: 'release', root, tag: here, newer: latest === here ? undefined : latest }
 }
