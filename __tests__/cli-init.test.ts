@@ -611,7 +611,8 @@ describe('rubric-council init, when it cannot tell its own commit', () => {
       version: VERSION,
       packageRoot: '/opt/rubric-council',
       checkoutHead: undefined,
-      packedCommit: undefined
+      packedCommit: undefined,
+      releaseTags: []
     }))
     expect(code).toBe(1)
     expect(err).toHaveLength(1)

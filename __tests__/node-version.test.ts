@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process'
-import { copyFileSync, existsSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
+import { NEEDS_24, onNode20 } from './helpers/node20.js'
 
 /**
  * On a Node older than 24, the CLI and the test suite stop at once with one line that names the
@@ -13,30 +14,6 @@ import { describe, expect, it } from 'vitest'
  */
 
 const ROOT = join(import.meta.dirname, '..')
-const pretendNode20 = join(mkdtempSync(join(tmpdir(), 'rc-node20-')), 'node20.mjs')
-writeFileSync(
-  pretendNode20,
-  `Object.defineProperty(process.versions, 'node', { value: '20.20.2' })
-Object.defineProperty(process, 'version', { value: 'v20.20.2' })
-`
-)
-
-async function onNode20(
-  args: string[],
-  cwd = ROOT
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(
-      process.execPath,
-      ['--import', pretendNode20, ...args],
-      { cwd, env: { PATH: process.env.PATH ?? '' } }
-    )
-    return { code: 0, stdout, stderr }
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string }
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr }
-  }
-}
 
 /** npm's own script: the one `npm test` runs under, else the `npm` on PATH. */
 function npmCli(): string {
@@ -49,19 +26,16 @@ function npmCli(): string {
   throw new Error('npm is not on PATH: the test runs npm ci as a user would')
 }
 
-const NEEDS_24 =
-  /^.+ needs Node 24 or later, and this is Node v20\.20\.2: install it with "nvm install 24", .+\n$/
-
 describe('on Node 20', () => {
   it('the CLI says which Node it needs, in one line, and stops', async () => {
-    const result = await onNode20(['bin/rubric-council.js', '--version'])
+    const result = await onNode20(['bin/rubric-council.js', '--version'], ROOT)
     expect(result).toMatchObject({ code: 2, stdout: '' })
     expect(result.stderr).toMatch(NEEDS_24)
     expect(result.stderr).toMatch(/^rubric-council needs/)
   })
 
   it('the test suite says which Node it needs, in one line, and stops', async () => {
-    const result = await onNode20(['node_modules/vitest/vitest.mjs', 'run', '__tests__/util'])
+    const result = await onNode20(['node_modules/vitest/vitest.mjs', 'run', '__tests__/util'], ROOT)
     expect(result).toMatchObject({ code: 2, stdout: '' })
     expect(result.stderr).toMatch(NEEDS_24)
     expect(result.stderr).toMatch(/^Rubric Council's test suite needs/)
@@ -80,6 +54,16 @@ describe('on Node 20', () => {
     expect(result.stderr).not.toContain('npm warn EBADENGINE')
     expect(result.stdout).not.toMatch(/^add /m)
     expect(existsSync(join(copy, 'node_modules'))).toBe(false)
+  })
+
+  it("the README's Usage opens with Node 24 and git, and each way to get Node 24 the CLI's line names", async () => {
+    const { stderr } = await onNode20(['bin/rubric-council.js', '--version'], ROOT)
+    const ways = [...stderr.matchAll(/"([^"]+)"/g)].map(m => m[1] ?? '')
+    expect(ways.length).toBeGreaterThan(1)
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+    const opening = (/^## Usage\n\n([\s\S]*?)\n\n/m.exec(readme)?.[1] ?? '').replace(/\s+/g, ' ')
+    expect(opening).toMatch(/^\*\*You need Node 24 or later, and git\.\*\* /)
+    for (const way of ways) expect(opening).toContain(`\`${way}\``)
   })
 
   it('on this Node, the CLI runs', async () => {

@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { choosePin, usesPinned, type PinFacts } from '../../src/init/pin.js'
+import { choosePin, pinSource, usesPinned, type PinFacts } from '../../src/init/pin.js'
 import { readPinFacts } from '../../src/init/pin-facts.js'
+import { pinSentence } from '../../src/init/sentences.js'
 import { VERSION } from '../../src/version.js'
 
 const A = '0123456789abcdef0123456789abcdef01234567'
@@ -15,6 +16,7 @@ const facts = (over: Partial<PinFacts>): PinFacts => ({
   packageRoot: '/opt/rubric-council',
   checkoutHead: undefined,
   packedCommit: undefined,
+  releaseTags: [],
   ...over
 })
 
@@ -56,32 +58,33 @@ describe('the commit init pins the action to', () => {
   })
 })
 
-describe('where the CLI comes from', () => {
-  const env = {
-    ...process.env,
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CONFIG_GLOBAL: '/dev/null',
-    GIT_AUTHOR_NAME: 'Pin Test',
-    GIT_AUTHOR_EMAIL: 'pin@example.com',
-    GIT_COMMITTER_NAME: 'Pin Test',
-    GIT_COMMITTER_EMAIL: 'pin@example.com'
-  }
-  const git = (cwd: string, ...args: string[]): string =>
-    execFileSync('git', args, { cwd, env, encoding: 'utf8' }).trim()
-  /** A git repository with one commit of `files`; its HEAD. */
-  const repository = (dir: string, files: Record<string, string>): string => {
-    mkdirSync(dir, { recursive: true })
-    for (const [name, text] of Object.entries(files)) {
-      mkdirSync(join(dir, name, '..'), { recursive: true })
-      writeFileSync(join(dir, name), text)
-    }
-    git(dir, 'init', '-q')
-    git(dir, 'add', '-A')
-    git(dir, 'commit', '-q', '-m', 'one')
-    return git(dir, 'rev-parse', 'HEAD')
-  }
-  const ours = '{"name":"rubric-council","version":"0.1.0"}\n'
+const env = {
+  ...process.env,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_AUTHOR_NAME: 'Pin Test',
+  GIT_AUTHOR_EMAIL: 'pin@example.com',
+  GIT_COMMITTER_NAME: 'Pin Test',
+  GIT_COMMITTER_EMAIL: 'pin@example.com'
+}
+const git = (cwd: string, ...args: string[]): string =>
+  execFileSync('git', args, { cwd, env, encoding: 'utf8' }).trim()
+const ours = '{"name":"rubric-council","version":"0.1.0"}\n'
 
+/** A git repository with one commit of `files`; its HEAD. */
+const repository = (dir: string, files: Record<string, string>): string => {
+  mkdirSync(dir, { recursive: true })
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(join(dir, name, '..'), { recursive: true })
+    writeFileSync(join(dir, name), text)
+  }
+  git(dir, 'init', '-q')
+  git(dir, 'add', '-A')
+  git(dir, 'commit', '-q', '-m', 'one')
+  return git(dir, 'rev-parse', 'HEAD')
+}
+
+describe('where the CLI comes from', () => {
   it('a clone of Rubric Council: its HEAD, found from a folder inside it', () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'rc-pin-')), 'clone')
     const head = repository(dir, { 'package.json': ours, 'dist/cli/index.js': '' })
@@ -89,7 +92,8 @@ describe('where the CLI comes from', () => {
       version: VERSION,
       packageRoot: dir,
       checkoutHead: head,
-      packedCommit: undefined
+      packedCommit: undefined,
+      releaseTags: []
     })
   })
 
@@ -105,7 +109,8 @@ describe('where the CLI comes from', () => {
       version: VERSION,
       packageRoot: root,
       checkoutHead: undefined,
-      packedCommit: A
+      packedCommit: A,
+      releaseTags: []
     })
   })
 
@@ -123,4 +128,143 @@ describe('where the CLI comes from', () => {
     expect(facts.packageRoot).toBeUndefined()
     expect(choosePin(facts).ok).toBe(false)
   })
+})
+
+/** A new commit in `dir` (one file more); its id. */
+function commit(dir: string, name: string): string {
+  writeFileSync(join(dir, name), `${name}\n`)
+  git(dir, 'add', '-A')
+  git(dir, 'commit', '-q', '-m', name)
+  return git(dir, 'rev-parse', 'HEAD')
+}
+
+/** What init would say of a clone at `dir`, from the facts it reads there. */
+function said(dir: string): string {
+  const facts = readPinFacts(dir)
+  const pin = choosePin(facts)
+  if (!pin.ok) throw new Error(pin.problem)
+  return pinSentence(pinSource(facts, pin.value), pin.value.commit)
+}
+
+describe('whether the pinned commit is a release, from the clone’s tags', () => {
+  const dir = join(mkdtempSync(join(tmpdir(), 'rc-pin-')), 'clone')
+  const first = repository(dir, { 'package.json': ours })
+
+  it('a clone with no release tag: its HEAD, which is no release, and how to get the tags', () => {
+    git(dir, 'tag', 'latest')
+    git(dir, 'tag', 'v0.1.0-rc.1')
+    expect(said(dir)).toBe(
+      `The workflows pin the action to ${first}, the HEAD of ${dir}, which is no release: GitHub ` +
+        'has it only if it was pushed there.\nThis checkout has no release tag (vX.Y.Z): to pin a ' +
+        `release, get the tags (git -C ${dir} fetch --tags), check out the newest, then run this ` +
+        'init again with --force (it keeps the rubric).'
+    )
+  })
+
+  it('a HEAD past the releases: no release, and the latest release tag (by version, annotated or not) with how to pin it', () => {
+    git(dir, 'tag', '--annotate', 'v0.9.0', '--message', 'Rubric Council v0.9.0')
+    const second = commit(dir, 'two')
+    git(dir, 'tag', 'v0.10.0')
+    const head = commit(dir, 'three')
+    expect(readPinFacts(dir).releaseTags).toEqual(
+      expect.arrayContaining([
+        { tag: 'v0.9.0', commit: first },
+        { tag: 'v0.10.0', commit: second }
+      ])
+    )
+    expect(readPinFacts(dir).releaseTags).toHaveLength(2)
+    expect(said(dir)).toBe(
+      `The workflows pin the action to ${head}, the HEAD of ${dir}, which is no release: GitHub ` +
+        'has it only if it was pushed there.\nTo pin the latest release here, v0.10.0, check it out ' +
+        `(git -C ${dir} checkout v0.10.0), then run this init again with --force (it keeps the rubric).`
+    )
+  })
+
+  it('a HEAD a release tag names: that release’s commit, and a newer release when there is one', () => {
+    git(dir, 'checkout', '-q', 'v0.9.0')
+    expect(said(dir)).toBe(
+      `The workflows pin the action to ${first}, the release v0.9.0.\nv0.10.0 is newer: to pin it, ` +
+        `check it out (git -C ${dir} checkout v0.10.0), then run this init again with --force ` +
+        '(it keeps the rubric).'
+    )
+    git(dir, 'checkout', '-q', 'v0.10.0')
+    expect(said(dir)).toBe(
+      `The workflows pin the action to ${readPinFacts(dir).checkoutHead ?? ''}, the release v0.10.0.`
+    )
+  })
+
+  it('a package, not a clone: the commit it was packed from, and how to compare it with the release', () => {
+    const facts: PinFacts = {
+      version: '0.1.0',
+      packageRoot: '/opt/rubric-council',
+      checkoutHead: undefined,
+      packedCommit: A,
+      releaseTags: []
+    }
+    const pin = choosePin(facts)
+    expect(pin.ok && pinSentence(pinSource(facts, pin.value), pin.value.commit)).toBe(
+      `The workflows pin the action to ${A}, the commit this package, version 0.1.0, was packed ` +
+        'from.\nThe release v0.1.0 is the commit that git ls-remote ' +
+        "https://github.com/rubric-council/rubric-council 'refs/tags/v0.1.0^{}' prints: if it " +
+        'differs, this package is no release, and the uses: lines should name that commit instead.'
+    )
+  })
+})
+
+/**
+ * `init` run as a user runs it from a clone: the built CLI (bin/ and dist/) in a git repository of
+ * its own, writing the workflows into a project beside it.
+ */
+describe('init from a clone of the built CLI', () => {
+  const ROOT = join(import.meta.dirname, '..', '..')
+  const base = mkdtempSync(join(tmpdir(), 'rc-pin-clone-'))
+  const clone = join(base, 'rubric-council')
+  const project = join(base, 'project')
+  cpSync(join(ROOT, 'bin'), join(clone, 'bin'), { recursive: true })
+  cpSync(join(ROOT, 'dist'), join(clone, 'dist'), { recursive: true })
+  const head = repository(clone, {
+    'package.json': readFileSync(join(ROOT, 'package.json'), 'utf8')
+  })
+  // The project's own tags say nothing of Rubric Council's commits: a v9.9.9 on its HEAD is ignored.
+  repository(project, { 'package.json': '{}' })
+  git(project, 'tag', 'v9.9.9')
+
+  const init = (...args: string[]): string =>
+    execFileSync(process.execPath, [join(clone, 'bin', 'rubric-council.js'), 'init', ...args], {
+      cwd: project,
+      env,
+      encoding: 'utf8'
+    })
+  const pinnedIn = (file: string): string[] =>
+    [...readFileSync(join(project, file), 'utf8').matchAll(/rubric-council@([0-9a-f]{40})/g)].map(
+      m => m[1] ?? ''
+    )
+
+  it('pins the clone’s HEAD, and says it is no release', { timeout: 60_000 }, () => {
+    const out = init()
+    expect(out).toContain(
+      `The workflows pin the action to ${head}, the HEAD of ${clone}, which is no release`
+    )
+    expect(out).not.toContain('v9.9.9')
+    expect(new Set(pinnedIn('.github/workflows/rubric-council.yml'))).toEqual(new Set([head]))
+  })
+
+  it(
+    'at a release tag, pins it and says the release; past it, names it and how to pin it',
+    { timeout: 60_000 },
+    () => {
+      git(clone, 'tag', '--annotate', 'v0.1.0', '--message', 'Rubric Council v0.1.0')
+      expect(init('--force')).toContain(
+        `The workflows pin the action to ${head}, the release v0.1.0.\n`
+      )
+      const next = commit(clone, 'NEXT')
+      const out = init('--force')
+      expect(out).toContain(
+        `The workflows pin the action to ${next}, the HEAD of ${clone}, which is no release: GitHub ` +
+          'has it only if it was pushed there.\nTo pin the latest release here, v0.1.0, check it out ' +
+          `(git -C ${clone} checkout v0.1.0), then run this init again with --force (it keeps the rubric).`
+      )
+      expect(new Set(pinnedIn('.github/workflows/rubric-council.yml'))).toEqual(new Set([next]))
+    }
+  )
 })

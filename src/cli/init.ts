@@ -9,10 +9,16 @@ import {
   withSessionsIgnored,
   type InitOptions
 } from '../init/layout.js'
-import { choosePin, type ActionPin, type PinFacts } from '../init/pin.js'
+import { choosePin, pinSource, type ActionPin, type PinFacts } from '../init/pin.js'
 import { readPinFacts } from '../init/pin-facts.js'
 import { EXAMPLE_RUBRIC_FILE, exampleRubric } from '../init/rubrics.js'
-import { CALIBRATE_ADVICE, layoutAdvice, RUBRICS_ADVICE, targetAdvice } from '../init/sentences.js'
+import {
+  CALIBRATE_ADVICE,
+  layoutAdvice,
+  pinSentence,
+  RUBRICS_ADVICE,
+  targetAdvice
+} from '../init/sentences.js'
 import { CALIBRATE_WORKFLOW_FILE, calibrateWorkflow, RUBRIC_FILE } from '../init/workflows.js'
 import { USAGE_ERROR } from './args.js'
 import type { CliIo } from './io.js'
@@ -34,17 +40,28 @@ export async function initCommand(
   }
   if (layout.value === 'rubrics') return writeExampleRubric(io)
   // The workflows pin the action to this CLI's own commit: no tag may exist yet.
-  const pin = choosePin(pinFacts())
+  const facts = pinFacts()
+  const pin = choosePin(facts)
   if (!pin.ok) {
     io.stderr(`rubric-council: ${pin.problem}`)
     return 1
   }
-  if (layout.value === 'calibrate') return writeCalibrateWorkflow(io, pin.value, options.force)
-  return writeLayout(options, io, pin.value)
+  const pinned = pinSentence(pinSource(facts, pin.value), pin.value.commit)
+  if (layout.value === 'calibrate')
+    return writeCalibrateWorkflow(io, pin.value, options.force, pinned)
+  return writeLayout(options, io, pin.value, pinned)
 }
 
-/** A review layout's files, the sessions ignored, and what to do next. */
-async function writeLayout(options: InitOptions, io: CliIo, pin: ActionPin): Promise<number> {
+/**
+ * A review layout's files, the sessions ignored, and what to do next; `pinned` says what the
+ * commit the workflows pin is.
+ */
+async function writeLayout(
+  options: InitOptions,
+  io: CliIo,
+  pin: ActionPin,
+  pinned: string
+): Promise<number> {
   const { files, setup } = initFiles(io.cwd, options, pin)
   const existing = files.filter(f => existsSync(join(io.cwd, f.path)))
   if (existing.length > 0 && !options.force) {
@@ -73,6 +90,7 @@ async function writeLayout(options: InitOptions, io: CliIo, pin: ActionPin): Pro
       `${other} is not part of this layout and still runs: delete it (git rm ${other}) if init wrote it`
     )
   }
+  io.stdout(pinned)
   const advice =
     options.target === true
       ? targetAdvice(!keptRubric)
@@ -82,7 +100,12 @@ async function writeLayout(options: InitOptions, io: CliIo, pin: ActionPin): Pro
 }
 
 /** `init --calibrate`: the calibration workflow alone, never over one that exists without --force. */
-async function writeCalibrateWorkflow(io: CliIo, pin: ActionPin, force: boolean): Promise<number> {
+async function writeCalibrateWorkflow(
+  io: CliIo,
+  pin: ActionPin,
+  force: boolean,
+  pinned: string
+): Promise<number> {
   const full = join(io.cwd, CALIBRATE_WORKFLOW_FILE)
   if (existsSync(full) && !force) {
     io.stderr(`rubric-council: ${CALIBRATE_WORKFLOW_FILE} exists; not overwriting it (use --force)`)
@@ -91,6 +114,7 @@ async function writeCalibrateWorkflow(io: CliIo, pin: ActionPin, force: boolean)
   await mkdir(dirname(full), { recursive: true })
   await writeFile(full, calibrateWorkflow(pin))
   io.stdout(`wrote ${CALIBRATE_WORKFLOW_FILE}`)
+  io.stdout(pinned)
   io.stdout(CALIBRATE_ADVICE.join('\n'))
   return 0
 }

@@ -3,7 +3,7 @@ import { readFileSync, realpathSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { VERSION } from '../version.js'
-import type { PinFacts } from './pin.js'
+import { RELEASE_TAG, type PinFacts, type ReleaseTag } from './pin.js'
 
 /** The package's name, which tells its folder from any other package.json above the code. */
 const PACKAGE_NAME = 'rubric-council'
@@ -14,7 +14,7 @@ export const COMMIT_FILE = 'commit.json'
 /**
  * Where the running CLI came from, for its pin (pin.ts): the nearest folder at or above
  * `from` (this module's, by default) whose package.json is Rubric Council's; whether that folder
- * is the top of a git checkout, and its HEAD; else the commit the package records.
+ * is the top of a git checkout, its HEAD and its release tags; else the commit the package records.
  */
 export function readPinFacts(from: string = dirname(fileURLToPath(import.meta.url))): PinFacts {
   const root = packageRoot(from)
@@ -23,15 +23,18 @@ export function readPinFacts(from: string = dirname(fileURLToPath(import.meta.ur
       version: VERSION,
       packageRoot: undefined,
       checkoutHead: undefined,
-      packedCommit: undefined
+      packedCommit: undefined,
+      releaseTags: []
     }
+  const head = checkoutHead(root)
   return {
     version: VERSION,
     packageRoot: root,
-    checkoutHead: checkoutHead(root),
+    checkoutHead: head,
     packedCommit:
       jsonString(join(root, 'package.json'), 'gitHead') ??
-      jsonString(join(root, COMMIT_FILE), 'commit')
+      jsonString(join(root, COMMIT_FILE), 'commit'),
+    releaseTags: head === undefined ? [] : releaseTags(root)
   }
 }
 
@@ -48,17 +51,41 @@ function packageRoot(from: string): string | undefined {
  */
 function checkoutHead(root: string): string | undefined {
   try {
-    const git = (...args: string[]): string =>
-      execFileSync('git', ['-C', root, ...args], {
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'ignore']
-      }).trim()
-    if (realpathSync(git('rev-parse', '--show-toplevel')) !== realpathSync(root)) return undefined
-    return git('rev-parse', 'HEAD^{commit}')
+    if (realpathSync(git(root, 'rev-parse', '--show-toplevel')) !== realpathSync(root))
+      return undefined
+    return git(root, 'rev-parse', 'HEAD^{commit}')
   } catch {
     // No git, or not a checkout: the package may still record its commit.
     return undefined
   }
+}
+
+/**
+ * The checkout's `vX.Y.Z` tags, each with the commit it names: `show-ref --dereference` adds a
+ * `<tag>^{}` line with the commit under an annotated tag, which replaces the tag object's id.
+ */
+function releaseTags(root: string): ReleaseTag[] {
+  let listed: string
+  try {
+    listed = git(root, 'show-ref', '--tags', '--dereference')
+  } catch {
+    // show-ref exits 1 when there is no tag at all.
+    return []
+  }
+  const commits = new Map<string, string>()
+  for (const line of listed.split('\n')) {
+    const [id = '', ref = ''] = line.split(' ')
+    const tag = ref.replace(/^refs\/tags\//, '').replace(/\^\{\}$/, '')
+    if (RELEASE_TAG.test(tag) && (ref.endsWith('^{}') || !commits.has(tag))) commits.set(tag, id)
+  }
+  return [...commits].map(([tag, commit]) => ({ tag, commit }))
+}
+
+function git(root: string, ...args: string[]): string {
+  return execFileSync('git', ['-C', root, ...args], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore']
+  }).trim()
 }
 
 /** A string field of a JSON file; undefined when the file, its JSON or the field is not there. */

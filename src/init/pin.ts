@@ -15,6 +15,12 @@ export interface ActionPin {
   readonly version: string
 }
 
+/** A release tag of a checkout, `vX.Y.Z`, and the commit it names. */
+export interface ReleaseTag {
+  readonly tag: string
+  readonly commit: string
+}
+
 /** What the CLI knows about where it came from; read by `readPinFacts` (pin-facts.ts). */
 export interface PinFacts {
   /** The CLI's version, X.Y.Z. */
@@ -25,9 +31,27 @@ export interface PinFacts {
   readonly checkoutHead: string | undefined
   /** The commit the package was packed from: package.json's `gitHead`, or `commit.json`. */
   readonly packedCommit: string | undefined
+  /** The checkout's release tags; none outside a checkout. */
+  readonly releaseTags: readonly ReleaseTag[]
 }
 
+/**
+ * What the pinned commit is, for the sentence `init` says of it (sentences.ts): a release, a
+ * checkout's HEAD that no release tag names, or the commit a package was packed from.
+ */
+export type PinSource =
+  | {
+      readonly kind: 'release'
+      readonly root: string
+      readonly tag: string
+      readonly newer: string | undefined
+    }
+  | { readonly kind: 'checkout'; readonly root: string; readonly latest: string | undefined }
+  | { readonly kind: 'package'; readonly version: string }
+
 const FULL_SHA = /^[0-9a-f]{40}$/
+/** A release's tag: `v` and three numbers, nothing after (a pre-release is not one). */
+export const RELEASE_TAG = /^v(\d+)\.(\d+)\.(\d+)$/
 
 /**
  * The pin, from the first commit known: the checkout's HEAD, else the commit the package was packed
@@ -47,6 +71,31 @@ export function choosePin(facts: PinFacts): Result<ActionPin> {
       'examples/workflows/ and put in each `uses:` line the full commit SHA of a release, which ' +
       `\`git ls-remote https://github.com/${ACTION_REPOSITORY} 'refs/tags/v${facts.version}^{}'\` prints`
   )
+}
+
+/**
+ * Whether the pinned commit is a release, from the checkout's tags: a HEAD that release tags name
+ * is the newest of them (and a newer release is named); any other HEAD is no release, and the
+ * newest release tag is named instead. Without a checkout, the package's version is all it knows.
+ */
+export function pinSource(facts: PinFacts, pin: ActionPin): PinSource {
+  const head = facts.checkoutHead?.trim().toLowerCase()
+  if (head !== pin.commit || facts.packageRoot === undefined)
+    return { kind: 'package', version: facts.version }
+  const byVersion = [...facts.releaseTags].sort((a, b) => compareReleases(a.tag, b.tag))
+  const root = facts.packageRoot
+  const latest = byVersion.at(-1)?.tag
+  const here = byVersion.filter(t => t.commit.toLowerCase() === head).at(-1)?.tag
+  if (here === undefined) return { kind: 'checkout', root, latest }
+  return { kind: 'release', root, tag: here, newer: latest === here ? undefined : latest }
+}
+
+/** Orders `vX.Y.Z` tags by version. */
+function compareReleases(a: string, b: string): number {
+  const numbers = (tag: string): number[] => (RELEASE_TAG.exec(tag) ?? []).slice(1).map(Number)
+  const [x, y] = [numbers(a), numbers(b)]
+  for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return (x[i] ?? 0) - (y[i] ?? 0)
+  return 0
 }
 
 /**

@@ -1,5 +1,6 @@
 import { BOT_WORKFLOW_FILE, GATES_WORKFLOW_FILE, RUBRIC_FILE, WORKFLOW_FILE } from './workflows.js'
 import { EXAMPLE_RUBRIC_FILE } from './rubrics.js'
+import { ACTION_REPOSITORY, type PinSource } from './pin.js'
 
 // What `rubric-council init` says after it wrote a layout's files: what to do next.
 
@@ -93,3 +94,37 @@ export const RUBRICS_ADVICE: readonly string[] = [
   '  4. Once merged, make each "rubric-council / <name>" a required status check: one that does',
   '     not apply concludes success, so it never waits.'
 ]
+
+/**
+ * What `init` says of the commit its workflows pin the action to (pin.ts pinSource): the release
+ * it is; or that it is none, with the latest release the checkout knows and how to pin that. One
+ * line says what the pin is, the next what to do about it.
+ */
+export function pinSentence(source: PinSource, commit: string): string {
+  const pinned = `The workflows pin the action to ${commit}`
+  const again = 'then run this init again with --force (it keeps the rubric)'
+  switch (source.kind) {
+    case 'release':
+      return source.newer === undefined
+        ? `${pinned}, the release ${source.tag}.`
+        : `${pinned}, the release ${source.tag}.\n${source.newer} is newer: to pin it, check it ` +
+            `out (git -C ${source.root} checkout ${source.newer}), ${again}.`
+    case 'checkout':
+      return (
+        `${pinned}, the HEAD of ${source.root}, which is no release: GitHub has it only if it ` +
+        'was pushed there.\n' +
+        (source.latest === undefined
+          ? 'This checkout has no release tag (vX.Y.Z): to pin a release, get the tags ' +
+            `(git -C ${source.root} fetch --tags), check out the newest, ${again}.`
+          : `To pin the latest release here, ${source.latest}, check it out ` +
+            `(git -C ${source.root} checkout ${source.latest}), ${again}.`)
+      )
+    case 'package':
+      return (
+        `${pinned}, the commit this package, version ${source.version}, was packed from.\n` +
+        `The release v${source.version} is the commit that git ls-remote ` +
+        `https://github.com/${ACTION_REPOSITORY} 'refs/tags/v${source.version}^{}' prints: if it ` +
+        'differs, this package is no release, and the uses: lines should name that commit instead.'
+      )
+  }
+}
