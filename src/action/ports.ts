@@ -51,7 +51,7 @@ export function reviewPorts(options: {
   /** The running workflow (GITHUB_WORKFLOW_REF): a central one is not the pull request's. */
   readonly workflow: RunningWorkflow | undefined
   readonly io: ActionIO
-  /** Ticks while judges are pending, for the log's waiting lines. */
+  /** Ticks while gates run or judges are pending, for the log's heartbeat and waiting lines. */
   readonly ticker?: Ticker
   /** Epoch ms: today, for the models' retirement dates; Date.now without it. */
   readonly now?: () => number
@@ -84,7 +84,14 @@ export function reviewPorts(options: {
                 cwd: dirs.cwd,
                 env: gateEnvironment(env, providerVariables()),
                 log: actionsGateLog(),
-                mask
+                mask,
+                ...(options.ticker && {
+                  waiting: {
+                    ticker: options.ticker,
+                    now: options.now ?? Date.now,
+                    say: options.io.info
+                  }
+                })
               }),
               {
                 allowed: inputs.allowGatesWithSecrets,
