@@ -252,7 +252,10 @@ function groupEnder(
   }
 }
 
-/** Registers the running gate for a stop of the run (src/gates/running.ts); call the result once its group is gone. */
+/**
+ * Registers the running gate for a stop of the run (src/gates/running.ts); the function returned
+ * is to be called once its group is gone.
+ */
 function tracked(gate: Gate, pid: number, ender: ReturnType<typeof groupEnder>): () => void {
   const startedAt = performance.now()
   let gone: () => void = () => undefined

@@ -30,7 +30,7 @@ export interface StoppedGate {
 const running = new Set<RunningGate>()
 let stoppedBy: StopSignal | undefined
 
-/** Registers a started gate until its group is gone; the signal that stopped the run, if one did. */
+/** Registers a started gate, until its group is gone. */
 export function track(gate: RunningGate): void {
   running.add(gate)
   void gate.ended.finally(() => running.delete(gate))
