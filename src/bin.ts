@@ -1,5 +1,8 @@
 import { main } from './cli.js'
 import { fileProblem } from './cli/io.js'
+import { killGates, onStopSignals, signalExitCode, stopGates } from './gates/running.js'
+import { stoppedGateLine } from './gates/sentences.js'
+import type { StopSignal } from './gates/types.js'
 import { intervalTicker } from './util/ticker.js'
 
 // A reader that stops reading (`rubric-council init | head`) has what it wanted: end quietly, as
@@ -9,16 +12,39 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   process.exit(0)
 })
 
-const signals = { interrupted: false }
-/** A command that keeps what it has done on Ctrl-C (calibrate) asks for it; a second one ends. */
-const onInterrupt = (stop: () => void): (() => void) => {
-  const listener = (): void => {
-    if (signals.interrupted) process.exit(130)
-    signals.interrupted = true
-    stop()
+/**
+ * SIGINT (Ctrl-C, sent by a terminal to its whole foreground group) and SIGTERM. The gates run in
+ * groups of their own, which the terminal's signal does not reach: the first signal ends every
+ * running gate (src/gates/running.ts) and says which and after how long; then the process ends
+ * with 130 / 143, once their groups are gone. A command that keeps what it has done (calibrate's
+ * reports, loop's session) asks to be told instead, and ends itself. A second signal ends at once.
+ */
+const stop: {
+  signal?: StopSignal
+  gatesEnded?: Promise<void>
+  keep?: (signal: StopSignal) => void
+} = {}
+onStopSignals({
+  first: signal => {
+    stop.signal = signal
+    stop.gatesEnded = stopGates(signal).then(stopped => {
+      for (const gate of stopped) {
+        process.stderr.write(`rubric-council: ${stoppedGateLine(gate.command, gate.ms, signal)}\n`)
+      }
+    })
+    if (stop.keep) stop.keep(signal)
+    else void stop.gatesEnded.then(() => process.exit(signalExitCode(signal)))
+  },
+  again: signal => {
+    killGates()
+    process.exit(signalExitCode(stop.signal ?? signal))
   }
-  process.on('SIGINT', listener)
-  return () => process.off('SIGINT', listener)
+})
+const onInterrupt = (keep: (signal: StopSignal) => void): (() => void) => {
+  stop.keep = keep
+  return () => {
+    if (stop.keep === keep) delete stop.keep
+  }
 }
 
 try {
@@ -31,8 +57,11 @@ try {
     ticker: intervalTicker,
     onInterrupt
   })
-  // Calls still in flight when Ctrl-C stopped the command would keep the process waiting.
-  if (signals.interrupted) process.exit()
+  // Calls still in flight when a signal stopped the command would keep the process waiting.
+  if (stop.signal !== undefined) {
+    await stop.gatesEnded
+    process.exit(signalExitCode(stop.signal))
+  }
 } catch (error) {
   const problem = fileProblem(error)
   const path = (error as { path?: unknown }).path

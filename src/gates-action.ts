@@ -20,7 +20,7 @@ import { planRubrics } from './engine/rubric-set.js'
 import { startDiff } from './evidence/git-source.js'
 import { gateEnvironment } from './gates/environment.js'
 import { gatesArtifact, GATES_FILE, writeRecord } from './gates/record.js'
-import { gatesHere } from './gates/run.js'
+import { gatesHere, type GateWaiting } from './gates/run.js'
 import { notRun, readSetupCommands, runSetup, setupLabel } from './gates/setup.js'
 import type { GateResult } from './gates/types.js'
 import type { PullRequestRun } from './github/event.js'
@@ -29,6 +29,7 @@ import { formatIssue, type RubricIssue } from './rubric/errors.js'
 import { parseRubric } from './rubric/parse.js'
 import type { Rubric } from './rubric/types.js'
 import { failed } from './util/result.js'
+import type { Ticker } from './util/ticker.js'
 import { maskSecrets, secretValues } from './util/secrets.js'
 
 /** What the gates sub-action is given by the runner (src/gates-main.ts gives the real ones). */
@@ -40,6 +41,8 @@ export interface GatesShell {
   readonly github: (token: string) => GitHubPort | undefined
   /** Uploads `file` as this workflow run's artifact `name` (the results service); its id, when said. */
   readonly upload: (name: string, file: string) => Promise<number | undefined>
+  /** Ticks while a gate runs, for the log's heartbeat; none without it. */
+  readonly ticker?: Ticker
 }
 
 /** The gates of each rubric, as recorded for the council job. */
@@ -84,7 +87,13 @@ export async function gatesAction(shell: GatesShell): Promise<void> {
       env
     )
     const mask = (text: string): string => maskSecrets(text, secrets)
-    const ran = await runGates(rubrics, { env, dirs, mask, setup: shell.getInput('setup') })
+    const ran = await runGates(rubrics, {
+      env,
+      dirs,
+      mask,
+      setup: shell.getInput('setup'),
+      ...(shell.ticker && { waiting: { ticker: shell.ticker, now: Date.now, say: io.info } })
+    })
     const file = await recordFile(tempDir, ran, run, env)
     io.setOutput('results-file', file)
     const results = [
@@ -133,13 +142,15 @@ async function runGates(
     readonly mask: (text: string) => string
     /** The `setup` input. */
     readonly setup: string
+    readonly waiting?: GateWaiting
   }
 ): Promise<{ readonly setup: GateResult[]; readonly rubrics: RubricGates[] }> {
   const processes = {
     env: gateEnvironment(how.env, providerVariables()),
     log: actionsGateLog(),
     mask: how.mask,
-    cwd: how.dirs.cwd
+    cwd: how.dirs.cwd,
+    ...(how.waiting && { waiting: how.waiting })
   }
   const first = rubrics.find(r => r.gates.length > 0)
   const setup =

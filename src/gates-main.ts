@@ -1,9 +1,11 @@
 import { DefaultArtifactClient } from '@actions/artifact'
 import * as core from '@actions/core'
 import { dirname } from 'node:path'
+import { stopGatesOnCancel } from './action/cancel.js'
 import { coreIO } from './action/io.js'
 import { gatesAction } from './gates-action.js'
 import { actionGitHub } from './github/port.js'
+import { intervalTicker } from './util/ticker.js'
 
 /**
  * The gates sub-action's shell: the runner's environment, inputs and log, GitHub through Octokit
@@ -17,11 +19,13 @@ export async function runGatesAction(): Promise<void> {
   const env = process.env
   const io = coreIO()
   const artifacts = new DefaultArtifactClient()
+  stopGatesOnCancel(io)
   await gatesAction({
     env,
     getInput: name => core.getInput(name),
     io,
     github: token => actionGitHub(env, token, io.warning),
-    upload: async (name, file) => (await artifacts.uploadArtifact(name, [file], dirname(file))).id
+    upload: async (name, file) => (await artifacts.uploadArtifact(name, [file], dirname(file))).id,
+    ticker: intervalTicker
   })
 }

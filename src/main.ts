@@ -2,6 +2,7 @@ import * as core from '@actions/core'
 import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { runAction } from './action/action.js'
+import { stopGatesOnCancel } from './action/cancel.js'
 import { coreIO } from './action/io.js'
 import { actionGitHub } from './github/port.js'
 import { intervalTicker } from './util/ticker.js'
@@ -13,6 +14,7 @@ import { intervalTicker } from './util/ticker.js'
 export async function run(): Promise<void> {
   const env = process.env
   const io = coreIO()
+  stopGatesOnCancel(io)
   await runAction({
     env,
     getInput: name => core.getInput(name),

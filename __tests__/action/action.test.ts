@@ -335,6 +335,20 @@ describe('the job log while a judge is slow to answer', () => {
   })
 })
 
+describe('the job log while a gate runs', () => {
+  it('says which gate is still running and for how long, and stops once it ended', async () => {
+    // The interval of 15 s is played by one of 20 ms.
+    const ticker = fastTicker()
+    const pr = pullRequest({ '.github/rubric.md': gates('sleep 0.3') })
+    const result = await run(pr, { ticker })
+    expect(result.outputs.verdict).toBe('PASS')
+    expect(result.log).toContainEqual(
+      expect.stringMatching(/^Gates: still running: sleep 0\.3 \(\d+ s\)$/)
+    )
+    expect(ticker.running()).toBe(0)
+  })
+})
+
 describe('a member whose model retires', () => {
   const MEMBERS = 'openai:gpt-5.4-mini, anthropic:claude-sonnet-4-5'
 

@@ -1,33 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createCouncil } from '../../src/council/council.js'
 import { judgeJsonSchema } from '../../src/council/judge-schema.js'
-import { WAITING_EVERY_MS, waitingLine, watchCalls } from '../../src/council/waiting.js'
-import type { Ticker } from '../../src/util/ticker.js'
+import { waitingLine, watchCalls } from '../../src/council/waiting.js'
 import { fastTicker } from '../helpers/fast-ticker.js'
+import { handTicker } from '../helpers/hand-ticker.js'
 import { RANKING_EVIDENCE } from '../helpers/evidence.js'
 import { wireAnswer } from '../helpers/judge-answers.js'
 import { startProviderStandIn, type StandIn } from '../helpers/provider-standin.js'
 import { lines, parse } from '../helpers/rubric.js'
-
-/** A ticker the test ticks by hand; it remembers which intervals are running. */
-function handTicker(): Ticker & { tick: () => void; running: () => number[] } {
-  const intervals = new Map<number, () => void>()
-  let next = 0
-  return {
-    every: (ms, tick) => {
-      const id = next++
-      expect(ms).toBe(WAITING_EVERY_MS)
-      intervals.set(id, tick)
-      return () => {
-        intervals.delete(id)
-      }
-    },
-    tick: () => {
-      for (const tick of intervals.values()) tick()
-    },
-    running: () => [...intervals.keys()]
-  }
-}
 
 const A = { judge: 'openai:gpt-5.4-mini', sample: 1 }
 const B = { judge: 'anthropic:claude-sonnet-4-6', sample: 1 }

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -11,6 +11,7 @@ import type { Gate } from '../../src/rubric/types.js'
 import { providerVariables } from '../../src/council/providers/index.js'
 import { gateEnvironment } from '../../src/gates/environment.js'
 import { maskSecrets, secretValues } from '../../src/util/secrets.js'
+import { handTicker } from '../helpers/hand-ticker.js'
 
 type LogEvent =
   | { readonly kind: 'start'; readonly name: string }
@@ -287,5 +288,30 @@ describe('runGates', () => {
 
   it('returns an empty list for no gates', async () => {
     expect(await runGates([], options())).toEqual([])
+  })
+})
+
+describe('runGate: the heartbeat', () => {
+  it('says every 15 s which gate still runs and for how long, and stops when the gate ends', async () => {
+    const ticker = handTicker()
+    let now = 1_000_000
+    const said: string[] = []
+    const release = join(dir, 'heartbeat-release')
+    const command = `until [ -f ${release} ]; do sleep 0.05; done`
+    const running = runGate(
+      gate(command),
+      options({ waiting: { ticker, now: () => now, say: line => said.push(line) } })
+    )
+    now += 15_000
+    ticker.tick()
+    now += 15_000
+    ticker.tick()
+    writeFileSync(release, '')
+    expect((await running).status).toBe('pass')
+    expect(said).toEqual([
+      `Gates: still running: ${command} (15 s)`,
+      `Gates: still running: ${command} (30 s)`
+    ])
+    expect(ticker.running()).toEqual([])
   })
 })

@@ -51,7 +51,7 @@ export function reviewPorts(options: {
   /** The running workflow (GITHUB_WORKFLOW_REF): a central one is not the pull request's. */
   readonly workflow: RunningWorkflow | undefined
   readonly io: ActionIO
-  /** Ticks while judges are pending, for the log's waiting lines. */
+  /** Ticks while gates run or judges are pending, for the log's heartbeat and waiting lines. */
   readonly ticker?: Ticker
   /** Epoch ms: today, for the models' retirement dates; Date.now without it. */
   readonly now?: () => number
@@ -63,36 +63,10 @@ export function reviewPorts(options: {
     headSha: run.pr.headSha,
     auth: { serverUrl: env.GITHUB_SERVER_URL ?? 'https://github.com', token: inputs.githubToken }
   })
-  // The run that recorded the gates: the triggering one on workflow_run, else this one.
-  const recording = run.trigger ?? {
-    runId: Number(env.GITHUB_RUN_ID),
-    attempt: Number(env.GITHUB_RUN_ATTEMPT ?? '1')
-  }
   const judgementKey = sealingKey(issuedProviderKeys(env))
   return {
     github,
-    gates:
-      inputs.gates === 'recorded' && github
-        ? recordedGates(github.recordingRun(recording.runId, recording.attempt, inputs.gatesJob), {
-            pullRequest: run.pr.number,
-            headSha: run.pr.headSha
-          })
-        : options.checkout === 'base'
-          ? noGatesHere
-          : guardedGates(
-              gatesHere({
-                cwd: dirs.cwd,
-                env: gateEnvironment(env, providerVariables()),
-                log: actionsGateLog(),
-                mask
-              }),
-              {
-                allowed: inputs.allowGatesWithSecrets,
-                eventName: env.GITHUB_EVENT_NAME ?? '',
-                env,
-                writable: async () => (github ? github.writablePermissions(run.pr.headSha) : [])
-              }
-            ),
+    gates: gatesPort(options),
     evidence: pullRequestEvidence({
       diff,
       title: run.pr.title,
@@ -118,4 +92,41 @@ export function reviewPorts(options: {
         f.previousPath === undefined ? [f.path] : [f.path, f.previousPath]
       )
   }
+}
+
+/**
+ * Where the review's gate results come from: the job that ran the gates sub-action (`gates:
+ * recorded`), none on a checkout of the base, or the gates run here, without credentials, with
+ * their heartbeat in the log.
+ */
+function gatesPort(options: Parameters<typeof reviewPorts>[0]): GateSource {
+  const { env, inputs, dirs, run, github } = options
+  if (inputs.gates === 'recorded' && github) {
+    // The run that recorded the gates: the triggering one on workflow_run, else this one.
+    const recording = run.trigger ?? {
+      runId: Number(env.GITHUB_RUN_ID),
+      attempt: Number(env.GITHUB_RUN_ATTEMPT ?? '1')
+    }
+    return recordedGates(github.recordingRun(recording.runId, recording.attempt, inputs.gatesJob), {
+      pullRequest: run.pr.number,
+      headSha: run.pr.headSha
+    })
+  }
+  if (options.checkout === 'base') return noGatesHere
+  const { ticker } = options
+  return guardedGates(
+    gatesHere({
+      cwd: dirs.cwd,
+      env: gateEnvironment(env, providerVariables()),
+      log: actionsGateLog(),
+      mask: options.mask,
+      ...(ticker && { waiting: { ticker, now: options.now ?? Date.now, say: options.io.info } })
+    }),
+    {
+      allowed: inputs.allowGatesWithSecrets,
+      eventName: env.GITHUB_EVENT_NAME ?? '',
+      env,
+      writable: async () => (github ? github.writablePermissions(run.pr.headSha) : [])
+    }
+  )
 }

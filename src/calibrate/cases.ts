@@ -178,7 +178,10 @@ export async function headGates(
   const folder = await mkdtemp(join(tmpdir(), 'rubric-council-calibrate-'))
   const checkout = join(folder, 'head')
   const added = await runGit(['worktree', 'add', '--detach', checkout, head], repo.cwd)
+  // A run left by Ctrl-C may still be ending its gates: their checkout goes once they are gone.
+  let running: Promise<unknown> = Promise.resolve()
   const remove = async (): Promise<void> => {
+    await running
     await runGit(['worktree', 'remove', '--force', checkout], repo.cwd)
     await rm(folder, { recursive: true, force: true })
   }
@@ -187,13 +190,20 @@ export async function headGates(
     throw new Error(`git worktree add failed: ${added.stderr.trim()}`)
   }
   const quiet = { startGroup: () => undefined, write: () => undefined, endGroup: () => undefined }
+  const here = gatesHere({
+    cwd: checkout,
+    env: gateEnvironment(repo.env, providerVariables()),
+    log: quiet,
+    mask
+  })
   return {
-    source: gatesHere({
-      cwd: checkout,
-      env: gateEnvironment(repo.env, providerVariables()),
-      log: quiet,
-      mask
-    }),
+    source: {
+      results: rubric => {
+        const results = here.results(rubric)
+        running = results.catch(() => undefined)
+        return results
+      }
+    },
     remove
   }
 }

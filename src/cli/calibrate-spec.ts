@@ -101,7 +101,10 @@ export const CALIBRATE_SPEC: CommandSpec = {
       '2',
       'a usage error, an invalid set or rubric, a ref that does not resolve, or a report not written'
     ],
-    ['130', 'interrupted (Ctrl-C): the reports hold the runs that completed']
+    [
+      '130',
+      'interrupted by Ctrl-C (143: by SIGTERM): the gates were ended; the reports hold the runs that completed'
+    ]
   ],
   docs: `${DOCS_URL}/calibration.md`
 }

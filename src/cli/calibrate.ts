@@ -28,6 +28,8 @@ import { readRubricFile } from '../rubric/load.js'
 import { parseRubric } from '../rubric/parse.js'
 import type { RubricTextResult } from '../rubric/text.js'
 import type { Rubric } from '../rubric/types.js'
+import { signalExitCode } from '../gates/running.js'
+import type { StopSignal } from '../gates/types.js'
 import { failed, ok, type Result } from '../util/result.js'
 import { maskSecrets, secretValues } from '../util/secrets.js'
 import { needsCouncil } from '../verdict/decide.js'
@@ -58,8 +60,6 @@ export type CalibrateOptions = Readonly<
   readonly force?: boolean
 }
 
-/** The exit code of a calibration stopped by Ctrl-C, as a shell reports a SIGINT. */
-export const INTERRUPTED = 130
 const DEFAULT_REPEAT = 3
 
 /**
@@ -95,7 +95,7 @@ export async function calibrateCommand(options: CalibrateOptions, io: CliIo): Pr
     for (const issue of cases.problem) io.stderr(formatIssue(issue))
     return USAGE_ERROR
   }
-  // Ctrl-C stops what runs, and the reports are written with what completed.
+  // Ctrl-C or SIGTERM stops what runs, and the reports are written with what completed.
   const stop = interruption(io)
   const secrets = secretValues(io.env)
   const { runs, judged } = await runCalibration(
@@ -107,7 +107,7 @@ export async function calibrateCommand(options: CalibrateOptions, io: CliIo): Pr
       ...(io.ticker && { ticker: io.ticker }),
       mask: value => maskSecrets(value, secrets),
       stopped: stop.stopped,
-      interrupted: stop.interrupted,
+      interrupted: () => stop.signal() !== undefined,
       completed: run => {
         io.stderr(runLine(run, unclearWhy(run.evaluation)))
       }
@@ -120,11 +120,12 @@ export async function calibrateCommand(options: CalibrateOptions, io: CliIo): Pr
     criteria: rubric.criteria.map(c => ({ id: c.id, required: c.required })),
     repeat,
     runs,
-    interrupted: stop.interrupted(),
+    interrupted: stop.signal() !== undefined,
     thresholds
   })
   const written = await writeCalibrationReports(report, options, io)
-  if (stop.interrupted()) return INTERRUPTED
+  const signal = stop.signal()
+  if (signal !== undefined) return signalExitCode(signal)
   // Every run without one answer (no key, a provider down): it measured the machinery only.
   if (runs.length > 0 && judged === 0) {
     io.stderr(
@@ -157,12 +158,13 @@ async function readCalibratedRubric(
 }
 
 /**
- * Ctrl-C while the calibration runs: `stopped` settles and `interrupted` turns true, until
- * `release`; a second Ctrl-C ends the process (`CliIo.onInterrupt`).
+ * SIGINT (Ctrl-C) or SIGTERM while the calibration runs: `stopped` settles and `signal` says which,
+ * until `release`; the running gates are ended meanwhile (src/bin.ts), and a second signal ends
+ * the process (`CliIo.onInterrupt`).
  */
 function interruption(io: CliIo): {
   readonly stopped: Promise<'stopped'>
-  readonly interrupted: () => boolean
+  readonly signal: () => StopSignal | undefined
   readonly release: () => void
 } {
   let stop: () => void = () => undefined
@@ -171,13 +173,13 @@ function interruption(io: CliIo): {
       done('stopped')
     }
   })
-  const state = { interrupted: false }
-  const release = io.onInterrupt?.(() => {
-    state.interrupted = true
+  const state: { signal?: StopSignal } = {}
+  const release = io.onInterrupt?.(signal => {
+    state.signal = signal
     io.stderr('rubric-council: interrupted; writing the reports of the runs that completed')
     stop()
   })
-  return { stopped, interrupted: () => state.interrupted, release: () => release?.() }
+  return { stopped, signal: () => state.signal, release: () => release?.() }
 }
 
 /** The summary, or the Markdown report, on stdout, and the reports asked for; true when written. */

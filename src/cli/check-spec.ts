@@ -90,7 +90,8 @@ export const CHECK_SPEC: CommandSpec = {
     ['1', 'FAIL'],
     ['2', 'UNCLEAR'],
     ['2', 'a usage error or unmet precondition (nothing ran), or a report not written'],
-    ['2', 'no change from the base: no gate ran and no judge was asked']
+    ['2', 'no change from the base: no gate ran and no judge was asked'],
+    ['130', 'stopped by Ctrl-C (143: by SIGTERM): the running gates were ended; no verdict']
   ],
   docs: `${DOCS_URL}/rubric.md`
 }

@@ -189,7 +189,8 @@ export function checkPorts(
       cwd: io.cwd,
       env: gateEnvironment(io.env, providerVariables()),
       log: terminalGateLog(io),
-      mask
+      mask,
+      ...(io.ticker && { waiting: { ticker: io.ticker, now: io.now ?? Date.now, say: io.stderr } })
     }),
     evidence: localEvidence({
       cwd: io.cwd,

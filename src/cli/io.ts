@@ -2,6 +2,7 @@ import { accessSync, constants, statSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path'
 import { showControls } from '../evidence/content.js'
+import type { StopSignal } from '../gates/types.js'
 import type { Ticker } from '../util/ticker.js'
 
 /** What a CLI command may touch, injected so tests run commands in-process. */
@@ -17,10 +18,12 @@ export interface CliIo {
   /** Epoch ms: today, for the models' retirement dates; Date.now by default. */
   readonly now?: () => number
   /**
-   * Ctrl-C calls `stop` instead of ending the process, until the returned function is called; a
-   * second Ctrl-C ends it. Absent: Ctrl-C ends the process as usual.
+   * SIGINT (Ctrl-C) or SIGTERM calls `stop` with the signal instead of ending the process once the
+   * running gates are ended (src/bin.ts), until the returned function is called: the command then
+   * ends itself, keeping what it has done. A second signal ends the process at once. Absent: the
+   * process ends as src/bin.ts ends it.
    */
-  readonly onInterrupt?: (stop: () => void) => () => void
+  readonly onInterrupt?: (stop: (signal: StopSignal) => void) => () => void
 }
 
 const FILE_PROBLEMS: Readonly<Record<string, string>> = {

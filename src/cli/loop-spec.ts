@@ -63,7 +63,11 @@ export const LOOP_SPEC: CommandSpec = {
   exitCodes: [
     ['0', 'ACCEPT: the rubric passed'],
     ['1', 'TERMINATE, or no ACCEPT within --max-iterations'],
-    ['2', 'a usage error or unmet precondition, or a report not written']
+    ['2', 'a usage error or unmet precondition, or a report not written'],
+    [
+      '130',
+      'interrupted by Ctrl-C (143: by SIGTERM): the doer or gates were ended; state.json keeps the finished iterations'
+    ]
   ],
   docs: `${DOCS_URL}/agent-loop.md`
 }

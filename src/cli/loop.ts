@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { resolve } from 'node:path'
 import { parseModelList } from '../council/members.js'
+import { signalExitCode } from '../gates/running.js'
+import type { StopSignal } from '../gates/types.js'
 import type { LocalRubricSource } from '../local/place.js'
 import { everyRubricCheck, oneRubricCheck, type Check, type CheckShown } from '../loop/checks.js'
 import { runDoer } from '../loop/doer.js'
@@ -85,6 +87,11 @@ export async function loopCommand(options: LoopOptions, io: CliIo): Promise<numb
       `rubric-council: session ${id}, ${several === undefined ? `rubric ${rubricPath}` : `rubrics ${several.join(', ')}`}`
     )
     const mask = masker(io)
+    // Ctrl-C or SIGTERM: the session ends `interrupted`, its finished iterations kept.
+    let release: (() => void) | undefined
+    const interrupted = new Promise<StopSignal>(done => {
+      release = io.onInterrupt?.(done)
+    })
     const { outcome, last } = await runIterations(state, {
       check,
       files: session.value,
@@ -97,8 +104,10 @@ export async function loopCommand(options: LoopOptions, io: CliIo): Promise<numb
         }),
       mask,
       stdout: io.stdout,
-      stderr: io.stderr
-    })
+      stderr: io.stderr,
+      ...(io.onInterrupt && { interrupted })
+    }).finally(() => release?.())
+    if (outcome === 'interrupted') return signalExitCode(await interrupted)
     if (outcome === 'stopped') return USAGE_ERROR
     const written =
       last === undefined ||

@@ -1,7 +1,4 @@
-import type { Ticker } from '../util/ticker.js'
-
-/** How often the log says whom the council is still waiting for: a call can take minutes. */
-export const WAITING_EVERY_MS = 15_000
+import { WAITING_EVERY_MS, type Ticker } from '../util/ticker.js'
 
 export interface Call {
   readonly judge: string

@@ -76,8 +76,10 @@ export async function evaluate(
       : evidence.changed.filter(path => machinery(path))
 
   const gates = await ports.gates.results(rubric)
+  // A signal stopped the run (Ctrl-C, the runner's cancel): the gate decides, no judge is paid for.
+  const stopped = gates.some(gate => gate.stopped !== undefined)
   const council =
-    evidence && needsCouncil(rubric)
+    evidence && needsCouncil(rubric) && !stopped
       ? await conveneCouncil(ports.council, {
           rubric,
           gates,

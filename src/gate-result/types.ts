@@ -6,6 +6,9 @@
 /** What a gate run ends as (docs/rubric.md#gates): only `pass` lets the verdict get past row 2. */
 export type GateStatus = 'pass' | 'fail' | 'error' | 'timeout'
 
+/** A signal that ends a run early: Ctrl-C (SIGINT), `kill` (SIGTERM), the runner's cancel (both). */
+export type StopSignal = 'SIGINT' | 'SIGTERM'
+
 /** A gate's output, bounded: the start and the end are kept, the middle elided. */
 export interface OutputExcerpt {
   readonly head: string
@@ -24,4 +27,9 @@ export interface GateResult {
   readonly output: OutputExcerpt
   /** Why the gate is `error` or `timeout`, in words a user can act on. */
   readonly detail?: string
+  /**
+   * The signal that stopped the run while this gate ran or waited to (`error` then, whatever the
+   * gate exited with): the run is ending, and no judge is asked after it. Never recorded.
+   */
+  readonly stopped?: StopSignal
 }

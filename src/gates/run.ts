@@ -5,7 +5,17 @@ import { StringDecoder } from 'node:string_decoder'
 import type { Gate } from '../rubric/types.js'
 import { formatExcerpt, HEAD_BYTES, TAIL_BYTES } from './excerpt.js'
 import { mapBounded } from '../util/pool.js'
-import type { GateLog, GateResult, GateSource, GateStatus, OutputExcerpt } from './types.js'
+import { WAITING_EVERY_MS, type Ticker } from '../util/ticker.js'
+import { killGroup, runStoppedBy, track } from './running.js'
+import { notStartedDetail, stillRunningLine, stoppedDetail } from './sentences.js'
+import type {
+  GateLog,
+  GateResult,
+  GateSource,
+  GateStatus,
+  OutputExcerpt,
+  StopSignal
+} from './types.js'
 
 /** How long the pipes may keep delivering after bash exits, before the rest of the group goes. */
 const DRAIN_MS = 200
@@ -30,6 +40,18 @@ export interface GateRunOptions {
    * (`-o pipefail`); the loop's doer is the user's command line, run as `bash -c` runs it.
    */
   readonly shellOptions?: readonly string[]
+  /**
+   * The heartbeat: every `WAITING_EVERY_MS` while a gate runs, `say` gets a line naming it and
+   * how long it has run (`now`, epoch ms). None without it.
+   */
+  readonly waiting?: GateWaiting
+}
+
+/** Where and by which clock the heartbeat of running gates is said. */
+export interface GateWaiting {
+  readonly ticker: Ticker
+  readonly now: () => number
+  readonly say: (line: string) => void
 }
 
 const GATE_SHELL_OPTIONS = ['-eo', 'pipefail'] as const
@@ -66,10 +88,11 @@ export async function runGate(gate: Gate, options: GateRunOptions): Promise<Gate
   const liveLog = live ? new LiveLog(options.log, options.mask) : undefined
   if (live) options.log.startGroup(gate.command)
 
+  const stopWaiting = heartbeat(gate, options.waiting)
   const outcome = await execute(gate, options, (chunk, stream) => {
     output.add(chunk)
     liveLog?.add(chunk, stream)
-  })
+  }).finally(stopWaiting)
   const durationMs = performance.now() - started
   const result: GateResult = {
     command: gate.command,
@@ -90,11 +113,26 @@ export async function runGate(gate: Gate, options: GateRunOptions): Promise<Gate
   return result
 }
 
+/** Says `stillRunningLine` every `WAITING_EVERY_MS` until the function it returns is called. */
+function heartbeat(gate: Gate, waiting: GateWaiting | undefined): () => void {
+  if (waiting === undefined) return () => undefined
+  const started = waiting.now()
+  return waiting.ticker.every(WAITING_EVERY_MS, () => {
+    waiting.say(stillRunningLine(gate.command, Math.round((waiting.now() - started) / 1000)))
+  })
+}
+
 interface Outcome {
   readonly status: GateStatus
   readonly exitCode: number | null
   readonly detail?: string
+  readonly stopped?: StopSignal
 }
+
+/** Why a gate is being ended before it exits: its timeout, or a signal that stops the run. */
+type Ending =
+  | { readonly why: 'timeout' }
+  | { readonly why: 'stop'; readonly signal: StopSignal; readonly ms: number }
 
 type Stream = 'stdout' | 'stderr'
 
@@ -106,7 +144,25 @@ async function execute(
   // Without this check a missing directory surfaces as `spawn bash ENOENT`, which blames bash.
   const cwdProblem = await checkDirectory(options.cwd)
   if (cwdProblem !== undefined) return { status: 'error', exitCode: null, detail: cwdProblem }
+  const stoppedBefore = runStoppedBy()
+  if (stoppedBefore !== undefined) {
+    return {
+      status: 'error',
+      exitCode: null,
+      detail: notStartedDetail(stoppedBefore),
+      stopped: stoppedBefore
+    }
+  }
 
+  return spawnGate(gate, options, onData)
+}
+
+/** Runs the gate's bash in a process group of its own, ended by its timeout or a stop. */
+function spawnGate(
+  gate: Gate,
+  options: GateRunOptions,
+  onData: (chunk: Buffer, stream: Stream) => void
+): Promise<Outcome> {
   return new Promise<Outcome>(resolve => {
     // The command is an argument of -c, never spliced into a script: inputs cannot inject code.
     const shell = options.shellOptions ?? GATE_SHELL_OPTIONS
@@ -114,42 +170,34 @@ async function execute(
       cwd: options.cwd,
       env: { ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
-      // Its own process group, so a timeout can kill the gate's children and grandchildren too.
+      // Its own process group, so a timeout or a stop can kill its children and grandchildren too.
       detached: true
     })
     const pid = child.pid
-    let timedOut = false
+    const ender = groupEnder(pid, options.killGraceMs ?? DEFAULT_KILL_GRACE_MS)
     let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined
-    let settled = false
-    let killTimer: NodeJS.Timeout | undefined
     let drainTimer: NodeJS.Timeout | undefined
-
     const timeoutTimer = setTimeout(
       () => {
-        if (pid === undefined) return
-        timedOut = true
-        killGroup(pid, 'SIGTERM')
-        killTimer = setTimeout(() => {
-          killGroup(pid, 'SIGKILL')
-        }, options.killGraceMs ?? DEFAULT_KILL_GRACE_MS)
+        ender.end({ why: 'timeout' })
       },
       Math.min(gate.timeout * 1000, MAX_TIMER_MS)
     )
+    const groupGone = pid === undefined ? () => undefined : tracked(gate, pid, ender)
 
     const settle = (outcome: Outcome): void => {
-      if (settled) return
-      settled = true
+      if (!ender.close()) return
       clearTimeout(timeoutTimer)
-      clearTimeout(killTimer)
       clearTimeout(drainTimer)
       // Whatever the gate left running (servers, watchers, `cmd &`) must not outlive it.
       if (pid !== undefined) killGroup(pid, 'SIGKILL')
+      groupGone()
       child.stdout.destroy()
       child.stderr.destroy()
       resolve(outcome)
     }
     const settleExited = (): void => {
-      if (exited !== undefined) settle(exitOutcome(exited.code, exited.signal, timedOut, gate))
+      if (exited !== undefined) settle(exitOutcome(exited.code, exited.signal, ender.why(), gate))
     }
 
     child.stdout.on('data', (chunk: Buffer) => {
@@ -173,13 +221,76 @@ async function execute(
   })
 }
 
+/**
+ * How a gate's group is ended before bash exits, by its timeout or a stop, the one path for both:
+ * SIGTERM, then SIGKILL after the grace period. The first reason is the one kept; nothing is
+ * signalled once `close` (the gate settled, its group killed) returned true.
+ */
+function groupEnder(
+  pid: number | undefined,
+  graceMs: number
+): { end: (why: Ending) => void; why: () => Ending | undefined; close: () => boolean } {
+  let ending: Ending | undefined
+  let closed = false
+  let killTimer: NodeJS.Timeout | undefined
+  return {
+    end: why => {
+      if (pid === undefined || ending !== undefined || closed) return
+      ending = why
+      killGroup(pid, 'SIGTERM')
+      killTimer = setTimeout(() => {
+        killGroup(pid, 'SIGKILL')
+      }, graceMs)
+    },
+    why: () => ending,
+    close: () => {
+      if (closed) return false
+      closed = true
+      clearTimeout(killTimer)
+      return true
+    }
+  }
+}
+
+/**
+ * Registers the running gate for a stop of the run (src/gates/running.ts); the function returned
+ * is to be called once its group is gone.
+ */
+function tracked(gate: Gate, pid: number, ender: ReturnType<typeof groupEnder>): () => void {
+  const startedAt = performance.now()
+  let gone: () => void = () => undefined
+  track({
+    command: gate.command,
+    startedAt,
+    stop: signal => {
+      ender.end({ why: 'stop', signal, ms: performance.now() - startedAt })
+    },
+    kill: () => {
+      killGroup(pid, 'SIGKILL')
+    },
+    ended: new Promise<void>(done => {
+      gone = done
+    })
+  })
+  return gone
+}
+
 function exitOutcome(
   code: number | null,
   signal: NodeJS.Signals | null,
-  timedOut: boolean,
+  ending: Ending | undefined,
   gate: Gate
 ): Outcome {
-  if (timedOut) {
+  // Whatever a stopped or timed-out gate exits with (a `trap 'exit 0' TERM` included), it did not pass.
+  if (ending?.why === 'stop') {
+    return {
+      status: 'error',
+      exitCode: null,
+      detail: stoppedDetail(ending.signal, ending.ms),
+      stopped: ending.signal
+    }
+  }
+  if (ending?.why === 'timeout') {
     return {
       status: 'timeout',
       exitCode: null,
@@ -201,19 +312,6 @@ async function checkDirectory(path: string): Promise<string | undefined> {
     return code === 'ENOENT'
       ? `working directory ${path} does not exist`
       : `working directory ${path} is not accessible (${code ?? String(error)})`
-  }
-}
-
-/**
- * Signals the whole process group. A group already gone (ESRCH) is what we wanted; EPERM is what
- * macOS answers for a group of zombies. Neither may crash the run from inside a timer.
- */
-function killGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal)
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    if (code !== 'ESRCH' && code !== 'EPERM') throw error
   }
 }
 

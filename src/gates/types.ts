@@ -3,7 +3,7 @@ import type { Rubric } from '../rubric/types.js'
 
 // The result type lives below the gates and their readers (src/gate-result/); the gates' own
 // modules and their callers keep importing it from here.
-export type { GateResult, GateStatus, OutputExcerpt } from '../gate-result/types.js'
+export type { GateResult, GateStatus, OutputExcerpt, StopSignal } from '../gate-result/types.js'
 
 /** Where a gate's live output goes: a collapsible group in the Actions log, or the terminal. */
 export interface GateLog {

@@ -1,6 +1,6 @@
-import type { GateResult } from '../gates/types.js'
+import type { GateResult, StopSignal } from '../gates/types.js'
 import type { Check, IterationCheck } from './checks.js'
-import { doerFailedLine, endLine, iterationLine } from './sentences.js'
+import { doerFailedLine, endLine, interruptedLine, iterationLine } from './sentences.js'
 import { collapsedLine, loopStep, type SessionOutcome, type SessionState } from './session.js'
 
 /** The session's folder: where its files are, and how they are written. */
@@ -20,6 +20,11 @@ export interface LoopPorts {
   readonly mask: (text: string) => string
   readonly stdout: (line: string) => void
   readonly stderr: (line: string) => void
+  /**
+   * Settles with the signal that interrupts the session (Ctrl-C, SIGTERM): the doer or check in
+   * flight is left (its gates are ended by src/bin.ts), and the session ends `interrupted`.
+   */
+  readonly interrupted?: Promise<StopSignal>
 }
 
 /**
@@ -42,12 +47,21 @@ export async function runIterations(
   await save()
   let last: { checked: IterationCheck; feedback: string } | undefined
   let outcome: SessionOutcome = 'running'
+  const unlessInterrupted = interruptible(ports.interrupted)
+  const endInterrupted = async (): Promise<{ readonly outcome: SessionOutcome }> => {
+    state = { ...state, outcome: 'interrupted' }
+    await save()
+    ports.stderr(interruptedLine(id, state.history.length, files.path('state.json')))
+    return { outcome: 'interrupted' }
+  }
   for (let iteration = 1; iteration <= max; iteration++) {
     ports.stderr(iterationLine(iteration, max, 'the doer'))
-    const ran = await ports.doer(iteration, last?.feedback)
+    const ran = await unlessInterrupted(() => ports.doer(iteration, last?.feedback))
+    if ('interrupted' in ran) return endInterrupted()
     if (ran.exitCode !== 0) ports.stderr(doerFailedLine(ran.exitCode, ran.detail))
     ports.stderr(iterationLine(iteration, max, 'the check'))
-    const checked = await ports.check(iteration, ran)
+    const checked = await unlessInterrupted(() => ports.check(iteration, ran))
+    if ('interrupted' in checked) return endInterrupted()
     if (!checked.ok) {
       for (const line of checked.problem) ports.stderr(line)
       state = { ...state, outcome: 'stopped' }
@@ -72,4 +86,21 @@ export async function runIterations(
     }
   }
   return { outcome, ...(last && { last: last.checked }) }
+}
+
+/**
+ * Runs a step unless the session is interrupted: once it is, no step starts, and the one in flight
+ * is left (the gates it runs are ended by src/bin.ts) for `{ interrupted }`.
+ */
+function interruptible(
+  interrupted: Promise<StopSignal> | undefined
+): <T>(step: () => Promise<T>) => Promise<T | { interrupted: StopSignal }> {
+  let signal: StopSignal | undefined
+  const settled = interrupted?.then(s => ({ interrupted: (signal = s) }))
+  return step =>
+    signal !== undefined
+      ? Promise.resolve({ interrupted: signal })
+      : settled
+        ? Promise.race([step(), settled])
+        : step()
 }

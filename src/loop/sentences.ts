@@ -34,3 +34,12 @@ export function endLine(
       return `no ACCEPT after ${iteration} iterations (session ${session}); the last feedback: ${feedback}`
   }
 }
+
+/** A session a signal (Ctrl-C, SIGTERM) ended: what of it is kept, and where. */
+export function interruptedLine(session: string, iterations: number, state: string): string {
+  const kept =
+    iterations === 0
+      ? 'no iteration had finished'
+      : `its ${iterations} finished ${iterations === 1 ? 'iteration is' : 'iterations are'} kept`
+  return `rubric-council: session ${session} interrupted; ${kept} in ${state}`
+}

@@ -65,8 +65,12 @@ export interface RubricIterationRecord {
   readonly rubric_hash: string | null
 }
 
-/** How a session ended; `running` while it runs, or when it was stopped before it ended. */
-export type SessionOutcome = 'running' | 'accepted' | 'terminated' | 'exhausted' | 'stopped'
+/**
+ * How a session ended: `running` while it runs (or when its process was killed); `stopped` when a
+ * check could not run; `interrupted` by Ctrl-C or SIGTERM, its finished iterations kept.
+ */
+export type SessionOutcome =
+  'running' | 'accepted' | 'terminated' | 'exhausted' | 'stopped' | 'interrupted'
 
 export interface SessionState {
   readonly schema: typeof SESSION_SCHEMA
@@ -128,7 +132,10 @@ export function sessionId(startedAt: Date, random: string): string {
 /** What the loop does after an iteration's check, and the exit code it ends with. */
 export type LoopStep =
   | { readonly next: 'retry' }
-  | { readonly next: 'end'; readonly outcome: Exclude<SessionOutcome, 'running' | 'stopped'> }
+  | {
+      readonly next: 'end'
+      readonly outcome: Exclude<SessionOutcome, 'running' | 'stopped' | 'interrupted'>
+    }
 
 export function loopStep(
   decision: Recommendation,
@@ -291,7 +298,7 @@ const StoredState = z.object({
   rubric_path: z.string(),
   // Absent in the states of earlier versions, which read the working tree's.
   rubric_source: z.enum(['base', 'head', 'session']).default('head'),
-  outcome: z.enum(['running', 'accepted', 'terminated', 'exhausted', 'stopped']),
+  outcome: z.enum(['running', 'accepted', 'terminated', 'exhausted', 'stopped', 'interrupted']),
   history: z.array(
     z.object({
       iteration: z.int().positive(),

@@ -8,6 +8,12 @@ export interface Ticker {
 }
 
 /**
+ * How often a log says what it is still waiting for (the judges' calls, a gate): a call or a
+ * test suite can take minutes, and a log silent that long looks hung.
+ */
+export const WAITING_EVERY_MS = 15_000
+
+/**
  * The real one, given by the shells (src/main.ts, src/bin.ts): an interval that never keeps the
  * process alive on its own.
  */
