@@ -11,7 +11,6 @@ import {
   type GetInput
 } from './inputs/action-inputs.js'
 import type { ActionIO } from './action/io.js'
-import { actionsGateLog } from './action/log.js'
 import { internalError } from './action/publish.js'
 import { chooseRubric, severalRubrics } from './action/rubric.js'
 import { providerVariables } from './council/providers/index.js'
@@ -22,7 +21,7 @@ import { gateEnvironment } from './gates/environment.js'
 import { gatesArtifact, GATES_FILE, writeRecord } from './gates/record.js'
 import { gatesHere } from './gates/run.js'
 import { notRun, readSetupCommands, runSetup, setupLabel } from './gates/setup.js'
-import type { GateResult } from './gates/types.js'
+import type { GateLog, GateResult } from './gates/types.js'
 import type { PullRequestRun } from './github/event.js'
 import type { GitHubPort } from './github/port.js'
 import { formatIssue, type RubricIssue } from './rubric/errors.js'
@@ -84,7 +83,13 @@ export async function gatesAction(shell: GatesShell): Promise<void> {
       env
     )
     const mask = (text: string): string => maskSecrets(text, secrets)
-    const ran = await runGates(rubrics, { env, dirs, mask, setup: shell.getInput('setup') })
+    const ran = await runGates(rubrics, {
+      env,
+      dirs,
+      mask,
+      log: io.gateLog,
+      setup: shell.getInput('setup')
+    })
     const file = await recordFile(tempDir, ran, run, env)
     io.setOutput('results-file', file)
     const results = [
@@ -131,13 +136,14 @@ async function runGates(
     readonly env: NodeJS.ProcessEnv
     readonly dirs: ActionDirs
     readonly mask: (text: string) => string
+    readonly log: GateLog
     /** The `setup` input. */
     readonly setup: string
   }
 ): Promise<{ readonly setup: GateResult[]; readonly rubrics: RubricGates[] }> {
   const processes = {
     env: gateEnvironment(how.env, providerVariables()),
-    log: actionsGateLog(),
+    log: how.log,
     mask: how.mask,
     cwd: how.dirs.cwd
   }

@@ -13,7 +13,7 @@ import type { Checkout } from '../engine/run-preparation.js'
 import type { ActionInputs } from '../inputs/action-inputs.js'
 import type { ActionIO } from './io.js'
 import { guardedGates } from './gate-guard.js'
-import { actionsGateLog, councilProgress } from './log.js'
+import { councilProgress } from './log.js'
 import { machineryOf, type RunningWorkflow } from './machinery.js'
 import type { ReviewPorts } from './review.js'
 import type { Ticker } from '../util/ticker.js'
@@ -83,7 +83,7 @@ export function reviewPorts(options: {
               gatesHere({
                 cwd: dirs.cwd,
                 env: gateEnvironment(env, providerVariables()),
-                log: actionsGateLog(),
+                log: options.io.gateLog,
                 mask
               }),
               {
