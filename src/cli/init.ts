@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path'
 import {
   chooseLayout,
   initFiles,
+  LAYOUT_WORKFLOWS,
   otherLayoutWorkflows,
   SESSIONS_ROOT,
   withSessionsIgnored,
@@ -12,15 +13,17 @@ import {
 import { choosePin, type ActionPin, type PinFacts } from '../init/pin.js'
 import { readPinFacts } from '../init/pin-facts.js'
 import { EXAMPLE_RUBRIC_FILE, exampleRubric } from '../init/rubrics.js'
-import { CALIBRATE_ADVICE, layoutAdvice, RUBRICS_ADVICE, targetAdvice } from '../init/sentences.js'
+import { calibrateAdvice, layoutAdvice, rubricsAdvice, targetAdvice } from '../init/sentences.js'
 import { CALIBRATE_WORKFLOW_FILE, calibrateWorkflow, RUBRIC_FILE } from '../init/workflows.js'
 import { USAGE_ERROR } from './args.js'
+import { CLI_NAME } from './invocation.js'
 import type { CliIo } from './io.js'
 
 /**
  * `rubric-council init`: a starter rubric and the split-layout workflow, or with `--forks` the
- * two workflows of the fork layout, and the bot's workflow. Keeps a rubric that exists; refuses
- * to overwrite a workflow without `--force`, and writes nothing unless it can write them all.
+ * two workflows of the fork layout, and the bot's workflow; with `--rubrics` the example rubric
+ * among several too. Keeps a rubric that exists; refuses to overwrite a workflow without
+ * `--force`, and writes nothing unless it can write them all.
  */
 export async function initCommand(
   options: InitOptions,
@@ -52,8 +55,12 @@ async function writeLayout(options: InitOptions, io: CliIo, pin: ActionPin): Pro
       io.stderr(`rubric-council: ${f.path} exists; not overwriting it (use --force)`)
     return 1
   }
-  const keptRubric = !files.some(f => f.path === RUBRIC_FILE)
-  if (keptRubric) io.stdout(`kept ${RUBRIC_FILE} as it is (init never overwrites a rubric)`)
+  const rubrics = options.rubrics === true
+  const wrote = (path: string): boolean => files.some(f => f.path === path)
+  for (const kept of [RUBRIC_FILE, ...(rubrics ? [EXAMPLE_RUBRIC_FILE] : [])].filter(
+    p => !wrote(p)
+  ))
+    io.stdout(`kept ${kept} as it is (init never overwrites a rubric)`)
   for (const f of files) {
     const full = join(io.cwd, f.path)
     await mkdir(dirname(full), { recursive: true })
@@ -73,10 +80,11 @@ async function writeLayout(options: InitOptions, io: CliIo, pin: ActionPin): Pro
       `${other} is not part of this layout and still runs: delete it (git rm ${other}) if init wrote it`
     )
   }
+  const command = io.invokedAs ?? CLI_NAME
   const advice =
     options.target === true
-      ? targetAdvice(!keptRubric)
-      : layoutAdvice(options.forks, setup.placeholder)
+      ? targetAdvice(wrote(RUBRIC_FILE), rubrics, command)
+      : layoutAdvice({ forks: options.forks, placeholder: setup.placeholder, rubrics, command })
   io.stdout(advice.join('\n'))
   return 0
 }
@@ -91,11 +99,14 @@ async function writeCalibrateWorkflow(io: CliIo, pin: ActionPin, force: boolean)
   await mkdir(dirname(full), { recursive: true })
   await writeFile(full, calibrateWorkflow(pin))
   io.stdout(`wrote ${CALIBRATE_WORKFLOW_FILE}`)
-  io.stdout(CALIBRATE_ADVICE.join('\n'))
+  io.stdout(calibrateAdvice(io.invokedAs ?? CLI_NAME).join('\n'))
   return 0
 }
 
-/** `init --rubrics`: the example rubric among several; an existing one is kept. */
+/**
+ * `init --rubrics` where init wrote the workflows before: the example rubric among several (an
+ * existing one is kept), beside the workflows, kept as they are: their review reads it.
+ */
 async function writeExampleRubric(io: CliIo): Promise<number> {
   const full = join(io.cwd, EXAMPLE_RUBRIC_FILE)
   if (existsSync(full)) {
@@ -105,6 +116,11 @@ async function writeExampleRubric(io: CliIo): Promise<number> {
     await writeFile(full, exampleRubric())
     io.stdout(`wrote ${EXAMPLE_RUBRIC_FILE}`)
   }
-  io.stdout(RUBRICS_ADVICE.join('\n'))
+  for (const kept of LAYOUT_WORKFLOWS.filter(path => existsSync(join(io.cwd, path)))) {
+    io.stdout(
+      `kept ${kept} as it is: it runs the rubrics in .github/rubrics/ too (--force writes the layout anew)`
+    )
+  }
+  io.stdout(rubricsAdvice(io.invokedAs ?? CLI_NAME).join('\n'))
   return 0
 }

@@ -1,7 +1,8 @@
 import { BOT_WORKFLOW_FILE, GATES_WORKFLOW_FILE, RUBRIC_FILE, WORKFLOW_FILE } from './workflows.js'
 import { EXAMPLE_RUBRIC_FILE } from './rubrics.js'
 
-// What `rubric-council init` says after it wrote a layout's files: what to do next.
+// What `rubric-council init` says after it wrote a layout's files: what to do next. `command` is
+// the CLI as the user runs it (src/cli/invocation.ts), so each command named can be copied.
 
 /**
  * A job named like the check in a workflow a pull request adds posts a check run of the same name:
@@ -16,17 +17,30 @@ function requireWorkflow(file: string): string[] {
   ]
 }
 
-/** What to do after `init` or `init --forks`; `placeholder`: the gates job's set-up is to fill in. */
-export function layoutAdvice(forks: boolean, placeholder: boolean): string[] {
+/** How many files a layout writes, in words. */
+const COUNTS = ['three', 'four', 'five'] as const
+
+/**
+ * What to do after `init` or `init --forks`; `placeholder`: the gates job's set-up is to fill in;
+ * `rubrics`: the example rubric among several was written too.
+ */
+export function layoutAdvice(options: {
+  readonly forks: boolean
+  readonly placeholder: boolean
+  readonly rubrics: boolean
+  readonly command: string
+}): string[] {
+  const { forks, placeholder, command } = options
   const gatesFile = forks ? GATES_WORKFLOW_FILE : WORKFLOW_FILE
+  const files = COUNTS[(forks ? 1 : 0) + (options.rubrics ? 1 : 0)]
   const commit = forks
     ? [
-        '  3. Commit the four files to the default branch: workflow_run runs the council workflow only',
+        `  3. Commit the ${files} files to the default branch: workflow_run runs the council workflow only`,
         '     from there. Pull requests opened afterwards get the check; make "rubric-council" a',
         '     required status check in the branch protection rules.'
       ]
     : [
-        '  3. Commit the three files; pull requests opened afterwards get the check. Make "rubric-council"',
+        `  3. Commit the ${files} files; pull requests opened afterwards get the check. Make "rubric-council"`,
         '     a required status check in the branch protection rules.',
         ...requireWorkflow(WORKFLOW_FILE)
       ]
@@ -48,12 +62,13 @@ export function layoutAdvice(forks: boolean, placeholder: boolean): string[] {
     '     Only the council job reads it; the gates job, which runs the PR’s code, gets none.',
     ...commit,
     ...bot,
-    `  Check the rubric any time: rubric-council validate ${RUBRIC_FILE}`
+    `  Check the rubric any time: ${command} validate ${RUBRIC_FILE}`,
+    ...(options.rubrics ? rubricsAdvice(command, 'Then, for the rubrics in .github/rubrics/:') : [])
   ]
 }
 
 /** What to do after `init --target`. */
-export function targetAdvice(wroteRubric: boolean): string[] {
+export function targetAdvice(wroteRubric: boolean, rubrics: boolean, command: string): string[] {
   return [
     '',
     'Next:',
@@ -66,30 +81,38 @@ export function targetAdvice(wroteRubric: boolean): string[] {
     '     from the base branch. Make "rubric-council" a required status check in the branch protection',
     '     rules. To review a pull request again, re-run its workflow run.',
     ...requireWorkflow(WORKFLOW_FILE),
-    `  Check the rubric any time: rubric-council validate ${RUBRIC_FILE}`
+    `  Check the rubric any time: ${command} validate ${RUBRIC_FILE}`,
+    ...(rubrics ? rubricsAdvice(command, 'Then, for the rubrics in .github/rubrics/:') : [])
   ]
 }
 
 /** What to do after `init --calibrate`. */
-export const CALIBRATE_ADVICE: readonly string[] = [
-  '',
-  'Next:',
-  '  1. Write the calibration set, .github/rubric-calibration.yml: rubric-council calibrate --propose 20',
-  '     proposes one from this history; review each case (docs/calibration.md).',
-  '  2. Commit both; run it from Actions → Rubric Council calibration → Run workflow. The reports',
-  '     are the run’s artifact, rubric-council-calibration, and the Markdown one its summary.'
-]
+export function calibrateAdvice(command: string): string[] {
+  return [
+    '',
+    'Next:',
+    `  1. Write the calibration set, .github/rubric-calibration.yml: ${command} calibrate --propose 20`,
+    '     proposes one from this history; review each case (docs/calibration.md).',
+    '  2. Commit both; run it from Actions → Rubric Council calibration → Run workflow. The reports',
+    '     are the run’s artifact, rubric-council-calibration, and the Markdown one its summary.'
+  ]
+}
 
-/** What to do after `init --rubrics`. */
-export const RUBRICS_ADVICE: readonly string[] = [
-  '',
-  'Next:',
-  `  1. Rename ${EXAMPLE_RUBRIC_FILE} after the part of the repository it is about, and set its paths`,
-  '     and criteria. Every *.md and *.yml file in .github/rubrics/ is a rubric with its own check',
-  '     run, "rubric-council / <name>"; .github/rubric.md, if kept, judges every pull request.',
-  '  2. A changed file that no rubric judging the pull request matches counts against coverage:',
-  "     keep .github/rubric.md as the catch-all, or list such files in a rubric's exclude.",
-  '  3. Check them all: rubric-council validate (it also names paths that match no file).',
-  '  4. Once merged, make each "rubric-council / <name>" a required status check: one that does',
-  '     not apply concludes success, so it never waits.'
-]
+/**
+ * What to do about the example rubric among several (`init --rubrics`), under `heading`: `Next:`
+ * when the workflows were there already, a line of its own after a layout's advice.
+ */
+export function rubricsAdvice(command: string, heading = 'Next:'): string[] {
+  return [
+    '',
+    heading,
+    `  1. Rename ${EXAMPLE_RUBRIC_FILE} after the part of the repository it is about, and set its paths`,
+    '     and criteria. Every *.md and *.yml file in .github/rubrics/ is a rubric with its own check',
+    '     run, "rubric-council / <name>"; .github/rubric.md, if kept, judges every pull request.',
+    '  2. A changed file that no rubric judging the pull request matches counts against coverage:',
+    "     keep .github/rubric.md as the catch-all, or list such files in a rubric's exclude.",
+    `  3. Check them all: ${command} validate (it also names paths that match no file).`,
+    '  4. Once merged, make each "rubric-council / <name>" a required status check: one that does',
+    '     not apply concludes success, so it never waits.'
+  ]
+}
