@@ -57,10 +57,8 @@ async function writeLayout(options: InitOptions, io: CliIo, pin: ActionPin): Pro
   }
   const rubrics = options.rubrics === true
   const wrote = (path: string): boolean => files.some(f => f.path === path)
-  for (const kept of [RUBRIC_FILE, ...(rubrics ? [EXAMPLE_RUBRIC_FILE] : [])].filter(
-    p => !wrote(p)
-  ))
-    io.stdout(`kept ${kept} as it is (init never overwrites a rubric)`)
+  const kept = [RUBRIC_FILE, ...(rubrics ? [EXAMPLE_RUBRIC_FILE] : [])].filter(p => !wrote(p))
+  for (const path of kept) io.stdout(`kept ${path} as it is (init never overwrites a rubric)`)
   for (const f of files) {
     const full = join(io.cwd, f.path)
     await mkdir(dirname(full), { recursive: true })
@@ -83,9 +81,9 @@ async function writeLayout(options: InitOptions, io: CliIo, pin: ActionPin): Pro
   const command = io.invokedAs ?? CLI_NAME
   const advice =
     options.target === true
-      ? targetAdvice(wrote(RUBRIC_FILE), rubrics, command)
+      ? targetAdvice(wrote(RUBRIC_FILE), command)
       : layoutAdvice({ forks: options.forks, placeholder: setup.placeholder, rubrics, command })
-  io.stdout(advice.join('\n'))
+  io.stdout([...advice, ...(rubrics ? rubricsAdvice(command, true) : [])].join('\n'))
   return 0
 }
 
@@ -121,6 +119,6 @@ async function writeExampleRubric(io: CliIo): Promise<number> {
       `kept ${kept} as it is: it runs the rubrics in .github/rubrics/ too (--force writes the layout anew)`
     )
   }
-  io.stdout(rubricsAdvice(io.invokedAs ?? CLI_NAME).join('\n'))
+  io.stdout(rubricsAdvice(io.invokedAs ?? CLI_NAME, false).join('\n'))
   return 0
 }

@@ -62,13 +62,12 @@ export function layoutAdvice(options: {
     '     Only the council job reads it; the gates job, which runs the PR’s code, gets none.',
     ...commit,
     ...bot,
-    `  Check the rubric any time: ${command} validate ${RUBRIC_FILE}`,
-    ...(options.rubrics ? rubricsAdvice(command, 'Then, for the rubrics in .github/rubrics/:') : [])
+    `  Check the rubric any time: ${command} validate ${RUBRIC_FILE}`
   ]
 }
 
 /** What to do after `init --target`. */
-export function targetAdvice(wroteRubric: boolean, rubrics: boolean, command: string): string[] {
+export function targetAdvice(wroteRubric: boolean, command: string): string[] {
   return [
     '',
     'Next:',
@@ -81,8 +80,7 @@ export function targetAdvice(wroteRubric: boolean, rubrics: boolean, command: st
     '     from the base branch. Make "rubric-council" a required status check in the branch protection',
     '     rules. To review a pull request again, re-run its workflow run.',
     ...requireWorkflow(WORKFLOW_FILE),
-    `  Check the rubric any time: ${command} validate ${RUBRIC_FILE}`,
-    ...(rubrics ? rubricsAdvice(command, 'Then, for the rubrics in .github/rubrics/:') : [])
+    `  Check the rubric any time: ${command} validate ${RUBRIC_FILE}`
   ]
 }
 
@@ -99,13 +97,13 @@ export function calibrateAdvice(command: string): string[] {
 }
 
 /**
- * What to do about the example rubric among several (`init --rubrics`), under `heading`: `Next:`
- * when the workflows were there already, a line of its own after a layout's advice.
+ * What to do about the example rubric among several (`init --rubrics`): the next steps when the
+ * workflows were there already (`afterLayout` false), else the steps that follow a layout's.
  */
-export function rubricsAdvice(command: string, heading = 'Next:'): string[] {
+export function rubricsAdvice(command: string, afterLayout: boolean): string[] {
   return [
     '',
-    heading,
+    afterLayout ? 'Then, for the rubrics in .github/rubrics/:' : 'Next:',
     `  1. Rename ${EXAMPLE_RUBRIC_FILE} after the part of the repository it is about, and set its paths`,
     '     and criteria. Every *.md and *.yml file in .github/rubrics/ is a rubric with its own check',
     '     run, "rubric-council / <name>"; .github/rubric.md, if kept, judges every pull request.',
