@@ -1767,6 +1767,9 @@ describe('artifact uploads through the results service, as @actions/artifact mak
     vi.stubEnv('ACTIONS_RUNTIME_TOKEN', runtime.ACTIONS_RUNTIME_TOKEN)
     vi.stubEnv('ACTIONS_RESULTS_URL', runtime.ACTIONS_RESULTS_URL)
     vi.stubEnv('GITHUB_SERVER_URL', 'https://github.com')
+    // The client logs to the runner (::debug::, ::add-mask::, its progress) on stdout, which is
+    // here the terminal of the tests: kept from it, as the runner keeps a step's log.
+    const runnerLog = vi.spyOn(process.stdout, 'write').mockImplementation(() => true)
     try {
       const result = await new DefaultArtifactClient().uploadArtifact(
         name,
@@ -1777,6 +1780,7 @@ describe('artifact uploads through the results service, as @actions/artifact mak
     } catch (error) {
       return { error: error instanceof Error ? error.message : String(error) }
     } finally {
+      runnerLog.mockRestore()
       vi.unstubAllEnvs()
     }
   }

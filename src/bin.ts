@@ -1,4 +1,5 @@
 import { main } from './cli.js'
+import { invokedAs } from './cli/invocation.js'
 import { fileProblem } from './cli/io.js'
 import { killGates, onStopSignals, signalExitCode, stopGates } from './gates/running.js'
 import { stoppedGateLine } from './gates/sentences.js'
@@ -53,6 +54,12 @@ try {
     stderr: line => process.stderr.write(`${line}\n`),
     env: process.env,
     cwd: process.cwd(),
+    invokedAs: invokedAs({
+      script: process.argv[1],
+      node: process.execPath,
+      cwd: process.cwd(),
+      env: process.env
+    }),
     live: process.stderr.isTTY,
     ticker: intervalTicker,
     onInterrupt

@@ -11,7 +11,6 @@ import {
   type GetInput
 } from './inputs/action-inputs.js'
 import type { ActionIO } from './action/io.js'
-import { actionsGateLog } from './action/log.js'
 import { internalError } from './action/publish.js'
 import { chooseRubric, severalRubrics } from './action/rubric.js'
 import { providerVariables } from './council/providers/index.js'
@@ -22,7 +21,7 @@ import { gateEnvironment } from './gates/environment.js'
 import { gatesArtifact, GATES_FILE, writeRecord } from './gates/record.js'
 import { gatesHere, type GateWaiting } from './gates/run.js'
 import { notRun, readSetupCommands, runSetup, setupLabel } from './gates/setup.js'
-import type { GateResult } from './gates/types.js'
+import type { GateLog, GateResult } from './gates/types.js'
 import type { PullRequestRun } from './github/event.js'
 import type { GitHubPort } from './github/port.js'
 import { formatIssue, type RubricIssue } from './rubric/errors.js'
@@ -91,6 +90,7 @@ export async function gatesAction(shell: GatesShell): Promise<void> {
       env,
       dirs,
       mask,
+      log: io.gateLog,
       setup: shell.getInput('setup'),
       ...(shell.ticker && { waiting: { ticker: shell.ticker, now: Date.now, say: io.info } })
     })
@@ -140,6 +140,7 @@ async function runGates(
     readonly env: NodeJS.ProcessEnv
     readonly dirs: ActionDirs
     readonly mask: (text: string) => string
+    readonly log: GateLog
     /** The `setup` input. */
     readonly setup: string
     readonly waiting?: GateWaiting
@@ -147,7 +148,7 @@ async function runGates(
 ): Promise<{ readonly setup: GateResult[]; readonly rubrics: RubricGates[] }> {
   const processes = {
     env: gateEnvironment(how.env, providerVariables()),
-    log: actionsGateLog(),
+    log: how.log,
     mask: how.mask,
     cwd: how.dirs.cwd,
     ...(how.waiting && { waiting: how.waiting })

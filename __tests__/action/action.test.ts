@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { readState } from '../../src/publish/memory.js'
 import { rubricHash } from '../../src/rubric/hash.js'
 import { baseBranch, pullRequestEvent, pullRequestJson } from '../helpers/action-run.js'
@@ -231,6 +231,24 @@ describe('secrets', () => {
       'texts with the key'
     ).toEqual([])
     expect(result.outputs.verdict).toBe('PASS')
+  })
+})
+
+describe('the job log', () => {
+  it('holds each gate’s output in its group, through the runner’s port: nothing reaches the terminal the tests run in', async () => {
+    const pr = pullRequest({ '.github/rubric.md': gates('echo gate-says-hello') })
+    const terminal = vi.spyOn(process.stdout, 'write')
+    let result
+    try {
+      result = await run(pr)
+    } finally {
+      terminal.mockRestore()
+    }
+    expect(result.log).toContainEqual(
+      expect.stringMatching(/^\[echo gate-says-hello\] gate-says-hello\n→ pass in [\d.]+ s\n$/)
+    )
+    const written = terminal.mock.calls.map(([chunk]) => String(chunk))
+    expect(written.filter(text => text.includes('::'))).toEqual([])
   })
 })
 

@@ -103,12 +103,94 @@ describe('init --rubrics', () => {
     )
   })
 
-  it('is a usage error with another layout option', async () => {
-    const dir = await repository({})
+  // What a fresh repository needs to run the example: the workflows, as init writes them.
+  it.each([
+    { flags: [], commit: '3. Commit the four files;' },
+    { flags: ['--forks'], commit: '3. Commit the five files' },
+    { flags: ['--target'], commit: '3. Commit to the default branch' }
+  ])(
+    'without the workflows, writes what init $flags writes, the example rubric among them',
+    async ({ flags, commit }) => {
+      const files = { 'src/index.ts': 'export {}\n', 'package.json': '{}\n' }
+      const [plain, both] = [await repository(files), await repository(files)]
+      const init = await cli(['init', ...flags], plain)
+      const result = await cli(['init', '--rubrics', ...flags], both)
+      const wrote = (out: string): string[] =>
+        out.split('\n').flatMap(l => (l.startsWith('wrote ') ? [l.slice('wrote '.length)] : []))
+      expect(result.code).toBe(0)
+      expect(wrote(result.out)).toEqual([
+        '.github/rubric.md',
+        '.github/rubrics/example.md',
+        ...wrote(init.out).slice(1)
+      ])
+      for (const file of wrote(init.out)) {
+        expect(await readFile(join(both, file), 'utf8')).toBe(
+          await readFile(join(plain, file), 'utf8')
+        )
+      }
+      expect(result.out).toContain(commit)
+      expect(result.out).toContain('\nThen, for the rubrics in .github/rubrics/:\n')
+    }
+  )
+
+  it('where init wrote the workflows, keeps them as they are, writes the example alone and says so', async () => {
+    const dir = await repository({ 'src/index.ts': 'export {}\n' })
+    expect((await cli(['init'], dir)).code).toBe(0)
+    const workflow = join(dir, '.github/workflows/rubric-council.yml')
+    const edited = `${await readFile(workflow, 'utf8')}# edited by the user\n`
+    await writeFile(workflow, edited)
     const result = await cli(['init', '--rubrics', '--forks'], dir)
+    expect([result.code, result.err]).toEqual([0, ''])
+    expect(result.out.split('\n').slice(0, 4)).toEqual([
+      'wrote .github/rubrics/example.md',
+      'kept .github/workflows/rubric-council.yml as it is: it runs the rubrics in .github/rubrics/ too (--force writes the layout anew)',
+      'kept .github/workflows/rubric-council-bot.yml as it is: it runs the rubrics in .github/rubrics/ too (--force writes the layout anew)',
+      ''
+    ])
+    expect(await readFile(workflow, 'utf8')).toBe(edited)
+    expect(existsSync(join(dir, '.github/workflows/rubric-council-gates.yml'))).toBe(false)
+    expect(result.out).toContain('4. Once merged, make each "rubric-council / <name>" a required')
+  })
+
+  it('where another workflow of the layout exists, refuses as init does and writes nothing', async () => {
+    const dir = await repository({ '.github/workflows/rubric-council-bot.yml': 'mine\n' })
+    const result = await cli(['init', '--rubrics'], dir)
+    expect([result.code, result.err]).toEqual([
+      1,
+      'rubric-council: .github/workflows/rubric-council-bot.yml exists; not overwriting it (use --force)'
+    ])
+    expect(existsSync(join(dir, '.github/rubrics/example.md'))).toBe(false)
+    expect(existsSync(join(dir, '.github/rubric.md'))).toBe(false)
+  })
+
+  it('with --force, writes the layout anew as init --force does, and keeps both rubrics', async () => {
+    const dir = await repository({
+      '.github/rubric.md': rubric('title: Mine'),
+      '.github/rubrics/example.md': rubric('paths: [src/**]'),
+      '.github/workflows/rubric-council.yml': 'mine\n'
+    })
+    const result = await cli(['init', '--rubrics', '--force'], dir)
+    expect(result.code).toBe(0)
+    expect(result.out.split('\n').slice(0, 4)).toEqual([
+      'kept .github/rubric.md as it is (init never overwrites a rubric)',
+      'kept .github/rubrics/example.md as it is (init never overwrites a rubric)',
+      'wrote .github/workflows/rubric-council.yml',
+      'wrote .github/workflows/rubric-council-bot.yml'
+    ])
+    expect(await readFile(join(dir, '.github/workflows/rubric-council.yml'), 'utf8')).not.toBe(
+      'mine\n'
+    )
+    expect(await readFile(join(dir, '.github/rubrics/example.md'), 'utf8')).toBe(
+      rubric('paths: [src/**]')
+    )
+  })
+
+  it('is a usage error with --calibrate, which writes its workflow alone', async () => {
+    const dir = await repository({})
+    const result = await cli(['init', '--rubrics', '--calibrate'], dir)
     expect([result.code, result.err]).toEqual([
       2,
-      'rubric-council: --rubrics writes only the example rubric: run it apart from --forks, --target and --calibrate (see rubric-council init --help)'
+      'rubric-council: --calibrate writes only the calibration workflow: run it apart from --forks, --target and --rubrics (see rubric-council init --help)'
     ])
   })
 })

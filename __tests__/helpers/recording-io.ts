@@ -2,7 +2,10 @@ import type { ActionIO, AnnotationPlace } from '../../src/action/io.js'
 
 /** What the action told the runner, recorded: as the runner would show it. */
 export interface RecordingIO extends ActionIO {
-  /** Log lines, with `notice:`, `warning:` and `error:` for annotations; groups as `[name] text`. */
+  /**
+   * Log lines, with `notice:`, `warning:` and `error:` for annotations; groups as `[name] text`,
+   * a gate's group as `[command] output` with the output as the gate wrote it.
+   */
   readonly log: string[]
   readonly errors: { readonly message: string; readonly place?: AnnotationPlace }[]
   readonly outputs: Record<string, string>
@@ -29,6 +32,11 @@ export function recordingIO(): RecordingIO {
       io.errors.push({ message, ...(place && { place }) })
     },
     group: (name, text) => io.log.push(`[${name}] ${text}`),
+    gateLog: {
+      startGroup: name => io.log.push(`[${name}] `),
+      write: chunk => io.log.push(`${io.log.pop() ?? ''}${chunk}`),
+      endGroup: () => undefined
+    },
     setOutput: (name, value) => {
       io.outputs[name] = value
     },

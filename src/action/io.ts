@@ -1,4 +1,6 @@
 import * as core from '@actions/core'
+import { randomUUID } from 'node:crypto'
+import type { GateLog } from '../gates/types.js'
 
 /** Where a problem with a file is shown: an annotation on the file, when there is one. */
 export interface AnnotationPlace {
@@ -21,6 +23,8 @@ export interface ActionIO {
   readonly warning: (message: string) => void
   readonly error: (message: string, place?: AnnotationPlace) => void
   readonly group: (name: string, text: string) => void
+  /** Where the gates' live output goes: a group per gate, its text as the gate writes it. */
+  readonly gateLog: GateLog
   readonly setOutput: (name: string, value: string) => void
   /** The job summary; outside the runner (a local run) the log gets it. */
   readonly summary: (markdown: string) => Promise<void>
@@ -42,6 +46,7 @@ export function coreIO(): ActionIO {
       core.info(text)
       core.endGroup()
     },
+    gateLog: actionsGateLog(),
     setOutput: core.setOutput,
     summary: async markdown => {
       if (process.env.GITHUB_STEP_SUMMARY) await core.summary.addRaw(markdown).write()
@@ -50,6 +55,35 @@ export function coreIO(): ActionIO {
     fail: (message, exitCode) => {
       core.setFailed(message)
       process.exitCode = exitCode
+    }
+  }
+}
+
+/**
+ * Gate output in the job log: one collapsible group per gate. The output is the pull request's
+ * own code talking, so workflow commands in it (`::error::`, `::add-mask::`, …) are suspended
+ * with an unguessable token for the length of the group.
+ */
+function actionsGateLog(): GateLog {
+  let token: string | undefined
+  let atLineStart = true
+  const emit = (text: string): void => {
+    if (text === '') return
+    process.stdout.write(text)
+    atLineStart = text.endsWith('\n')
+  }
+  return {
+    startGroup: name => {
+      core.startGroup(name)
+      token = randomUUID()
+      emit(`::stop-commands::${token}\n`)
+    },
+    write: emit,
+    endGroup: () => {
+      if (!atLineStart) emit('\n')
+      if (token !== undefined) emit(`::${token}::\n`)
+      token = undefined
+      core.endGroup()
     }
   }
 }

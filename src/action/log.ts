@@ -1,41 +1,7 @@
-import * as core from '@actions/core'
-import { randomUUID } from 'node:crypto'
 import type { CouncilProgress } from '../council/council.js'
-import type { GateLog } from '../gates/types.js'
 import type { ActionIO } from './io.js'
 import type { RunningWorkflow } from './machinery.js'
 import { councilStartLine, judgeLine, extraVoteLine } from '../report/progress.js'
-
-/**
- * Gate output in the job log: one collapsible group per gate. The output is the pull request's
- * own code talking, so workflow commands in it (`::error::`, `::add-mask::`, …) are suspended
- * with an unguessable token for the length of the group.
- */
-export function actionsGateLog(
-  write: (text: string) => void = text => process.stdout.write(text)
-): GateLog {
-  let token: string | undefined
-  let atLineStart = true
-  const emit = (text: string): void => {
-    if (text === '') return
-    write(text)
-    atLineStart = text.endsWith('\n')
-  }
-  return {
-    startGroup: name => {
-      core.startGroup(name)
-      token = randomUUID()
-      emit(`::stop-commands::${token}\n`)
-    },
-    write: emit,
-    endGroup: () => {
-      if (!atLineStart) emit('\n')
-      if (token !== undefined) emit(`::${token}::\n`)
-      token = undefined
-      core.endGroup()
-    }
-  }
-}
 
 /**
  * The council's progress in the job log: who is asked, then each judge as it answers, and every

@@ -13,7 +13,7 @@ import type { Checkout } from '../engine/run-preparation.js'
 import type { ActionInputs } from '../inputs/action-inputs.js'
 import type { ActionIO } from './io.js'
 import { guardedGates } from './gate-guard.js'
-import { actionsGateLog, councilProgress } from './log.js'
+import { councilProgress } from './log.js'
 import { machineryOf, type RunningWorkflow } from './machinery.js'
 import type { ReviewPorts } from './review.js'
 import type { Ticker } from '../util/ticker.js'
@@ -118,7 +118,7 @@ function gatesPort(options: Parameters<typeof reviewPorts>[0]): GateSource {
     gatesHere({
       cwd: dirs.cwd,
       env: gateEnvironment(env, providerVariables()),
-      log: actionsGateLog(),
+      log: options.io.gateLog,
       mask: options.mask,
       ...(ticker && { waiting: { ticker, now: options.now ?? Date.now, say: options.io.info } })
     }),

@@ -40,8 +40,10 @@ export const INIT_SPEC: CommandSpec = {
       name: 'rubrics',
       type: 'boolean',
       help: [
-        'Write only .github/rubrics/example.md: a rubric scoped by paths, with its own check run',
-        '"rubric-council / example", beside .github/rubric.md (default: off). Kept if it exists'
+        'Also write .github/rubrics/example.md: a rubric scoped by paths, with its own check run',
+        '"rubric-council / example", beside .github/rubric.md (default: off). Kept if it exists.',
+        'Where .github/workflows/rubric-council.yml exists, writes the rubric alone and keeps the',
+        'workflows as they are (they run it too), unless --force'
       ]
     },
     {

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path'
 import {
   chooseLayout,
   initFiles,
+  LAYOUT_WORKFLOWS,
   otherLayoutWorkflows,
   SESSIONS_ROOT,
   withSessionsIgnored,
@@ -13,20 +14,22 @@ import { choosePin, pinSource, type ActionPin, type PinFacts } from '../init/pin
 import { readPinFacts } from '../init/pin-facts.js'
 import { EXAMPLE_RUBRIC_FILE, exampleRubric } from '../init/rubrics.js'
 import {
-  CALIBRATE_ADVICE,
+  calibrateAdvice,
   layoutAdvice,
   pinSentence,
-  RUBRICS_ADVICE,
+  rubricsAdvice,
   targetAdvice
 } from '../init/sentences.js'
 import { CALIBRATE_WORKFLOW_FILE, calibrateWorkflow, RUBRIC_FILE } from '../init/workflows.js'
 import { USAGE_ERROR } from './args.js'
+import { CLI_NAME } from './invocation.js'
 import type { CliIo } from './io.js'
 
 /**
  * `rubric-council init`: a starter rubric and the split-layout workflow, or with `--forks` the
- * two workflows of the fork layout, and the bot's workflow. Keeps a rubric that exists; refuses
- * to overwrite a workflow without `--force`, and writes nothing unless it can write them all.
+ * two workflows of the fork layout, and the bot's workflow; with `--rubrics` the example rubric
+ * among several too. Keeps a rubric that exists; refuses to overwrite a workflow without
+ * `--force`, and writes nothing unless it can write them all.
  */
 export async function initCommand(
   options: InitOptions,
@@ -69,8 +72,10 @@ async function writeLayout(
       io.stderr(`rubric-council: ${f.path} exists; not overwriting it (use --force)`)
     return 1
   }
-  const keptRubric = !files.some(f => f.path === RUBRIC_FILE)
-  if (keptRubric) io.stdout(`kept ${RUBRIC_FILE} as it is (init never overwrites a rubric)`)
+  const rubrics = options.rubrics === true
+  const wrote = (path: string): boolean => files.some(f => f.path === path)
+  const kept = [RUBRIC_FILE, ...(rubrics ? [EXAMPLE_RUBRIC_FILE] : [])].filter(p => !wrote(p))
+  for (const path of kept) io.stdout(`kept ${path} as it is (init never overwrites a rubric)`)
   for (const f of files) {
     const full = join(io.cwd, f.path)
     await mkdir(dirname(full), { recursive: true })
@@ -91,11 +96,12 @@ async function writeLayout(
     )
   }
   io.stdout(pinned)
+  const command = io.invokedAs ?? CLI_NAME
   const advice =
     options.target === true
-      ? targetAdvice(!keptRubric)
-      : layoutAdvice(options.forks, setup.placeholder)
-  io.stdout(advice.join('\n'))
+      ? targetAdvice(wrote(RUBRIC_FILE), command)
+      : layoutAdvice({ forks: options.forks, placeholder: setup.placeholder, rubrics, command })
+  io.stdout([...advice, ...(rubrics ? rubricsAdvice(command, true) : [])].join('\n'))
   return 0
 }
 
@@ -115,11 +121,14 @@ async function writeCalibrateWorkflow(
   await writeFile(full, calibrateWorkflow(pin))
   io.stdout(`wrote ${CALIBRATE_WORKFLOW_FILE}`)
   io.stdout(pinned)
-  io.stdout(CALIBRATE_ADVICE.join('\n'))
+  io.stdout(calibrateAdvice(io.invokedAs ?? CLI_NAME).join('\n'))
   return 0
 }
 
-/** `init --rubrics`: the example rubric among several; an existing one is kept. */
+/**
+ * `init --rubrics` where init wrote the workflows before: the example rubric among several (an
+ * existing one is kept), beside the workflows, kept as they are: their review reads it.
+ */
 async function writeExampleRubric(io: CliIo): Promise<number> {
   const full = join(io.cwd, EXAMPLE_RUBRIC_FILE)
   if (existsSync(full)) {
@@ -129,6 +138,11 @@ async function writeExampleRubric(io: CliIo): Promise<number> {
     await writeFile(full, exampleRubric())
     io.stdout(`wrote ${EXAMPLE_RUBRIC_FILE}`)
   }
-  io.stdout(RUBRICS_ADVICE.join('\n'))
+  for (const kept of LAYOUT_WORKFLOWS.filter(path => existsSync(join(io.cwd, path)))) {
+    io.stdout(
+      `kept ${kept} as it is: it runs the rubrics in .github/rubrics/ too (--force writes the layout anew)`
+    )
+  }
+  io.stdout(rubricsAdvice(io.invokedAs ?? CLI_NAME, false).join('\n'))
   return 0
 }

@@ -15,6 +15,12 @@ export interface CliIo {
   readonly live?: boolean
   /** Ticks while judges are pending, for the waiting lines of a log (not live); none without it. */
   readonly ticker?: Ticker
+  /**
+   * The CLI as the user runs it, for the commands its Next lines name (`npx rubric-council`,
+   * `node ../rubric-council/bin/rubric-council.js`; src/cli/invocation.ts); `rubric-council` by
+   * default.
+   */
+  readonly invokedAs?: string
   /** Epoch ms: today, for the models' retirement dates; Date.now by default. */
   readonly now?: () => number
   /**

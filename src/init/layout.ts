@@ -3,7 +3,13 @@ import { basename, join } from 'node:path'
 import { LOCAL_FOLDER } from '../loop/session.js'
 import { failed, ok, type Result } from '../util/result.js'
 import type { ActionPin } from './pin.js'
-import { detectTestCommand, starterRubric, targetRubricProblem } from './rubrics.js'
+import {
+  detectTestCommand,
+  EXAMPLE_RUBRIC_FILE,
+  exampleRubric,
+  starterRubric,
+  targetRubricProblem
+} from './rubrics.js'
 import { detectSetup, type ProjectSetup } from './setup.js'
 import {
   BOT_WORKFLOW_FILE,
@@ -26,28 +32,30 @@ export interface InitOptions {
 }
 
 /**
- * What `init` writes: a review layout (`split`, `forks` or `target`, each with its workflows), or
- * one file alone (`calibrate`: the calibration workflow; `rubrics`: the example rubric).
+ * What `init` writes: a review layout (`split`, `forks` or `target`, each with its workflows, and
+ * with `--rubrics` the example rubric among several too), or one file alone (`calibrate`: the
+ * calibration workflow; `rubrics`: the example rubric, where init wrote the workflows before).
  */
 export type InitLayout = 'split' | 'forks' | 'target' | 'calibrate' | 'rubrics'
 
 /**
- * The layout the options ask for, or why they ask for none, in the words stderr shows: options
- * that write one file alone do not combine with a layout, and `--target` refuses a rubric that
- * has gates (`targetRubricProblem`).
+ * The layout the options ask for, or why they ask for none, in the words stderr shows:
+ * `--calibrate` writes one file alone and combines with no other; `--rubrics` where the review
+ * workflow exists writes the rubric alone (that review reads every rubric of the folder), unless
+ * `--force` asks for the layout anew; `--target` refuses a rubric that has gates
+ * (`targetRubricProblem`).
  */
 export function chooseLayout(options: InitOptions, cwd: string): Result<InitLayout> {
-  if (options.calibrate === true && (options.forks || options.target === true)) {
+  if (
+    options.calibrate === true &&
+    (options.forks || options.target === true || options.rubrics === true)
+  ) {
     return failed(
-      '--calibrate writes only the calibration workflow: run it apart from --forks and --target (see rubric-council init --help)'
+      '--calibrate writes only the calibration workflow: run it apart from --forks, --target and --rubrics (see rubric-council init --help)'
     )
   }
-  if (options.rubrics === true) {
-    return options.forks || options.target === true || options.calibrate === true
-      ? failed(
-          '--rubrics writes only the example rubric: run it apart from --forks, --target and --calibrate (see rubric-council init --help)'
-        )
-      : ok('rubrics')
+  if (options.rubrics === true && !options.force && existsSync(join(cwd, WORKFLOW_FILE))) {
+    return ok('rubrics')
   }
   if (options.target === true) {
     const problem = options.forks
@@ -62,50 +70,55 @@ export function chooseLayout(options: InitOptions, cwd: string): Result<InitLayo
 }
 
 /**
- * The files `init` writes into `cwd`, in the order it writes them: the starter rubric only when
- * there is no rubric (one that exists is never overwritten, `--force` or not), then the layout's
- * workflows.
+ * The files `init` writes into `cwd`, in the order it writes them: the starter rubric (and with
+ * `rubrics` the example rubric among several) only where there is none (a rubric that exists is
+ * never overwritten, `--force` or not), then the layout's workflows.
  */
 export function initFiles(
   cwd: string,
+  options: { readonly forks: boolean; readonly target?: boolean; readonly rubrics?: boolean },
+  pin: ActionPin
+): { readonly files: InitFile[]; readonly setup: ProjectSetup } {
+  const setup = detectSetup(cwd)
+  const starter = (): string =>
+    options.target === true
+      ? starterRubric(undefined, { gates: false })
+      : starterRubric(detectTestCommand(cwd))
+  // An existing rubric is the one the workflows are for: kept, whatever the layout or --force.
+  const rubrics = [
+    { path: RUBRIC_FILE, text: starter },
+    ...(options.rubrics === true ? [{ path: EXAMPLE_RUBRIC_FILE, text: exampleRubric }] : [])
+  ]
+    .filter(r => !existsSync(join(cwd, r.path)))
+    .map(r => ({ path: r.path, text: r.text() }))
+  return { files: [...rubrics, ...layoutWorkflows(setup, options, pin)], setup }
+}
+
+/** A file `init` writes: its path, relative to the repository, and its text. */
+export interface InitFile {
+  readonly path: string
+  readonly text: string
+}
+
+/** The workflows of the layout `options` choose. */
+function layoutWorkflows(
+  setup: ProjectSetup,
   options: { readonly forks: boolean; readonly target?: boolean },
   pin: ActionPin
-): { readonly files: { path: string; text: string }[]; readonly setup: ProjectSetup } {
-  const setup = detectSetup(cwd)
-  // An existing rubric is the one the workflows are for: kept, whatever the layout or --force.
-  const rubric = existsSync(join(cwd, RUBRIC_FILE))
-    ? []
-    : [
-        {
-          path: RUBRIC_FILE,
-          text:
-            options.target === true
-              ? starterRubric(undefined, { gates: false })
-              : starterRubric(detectTestCommand(cwd))
-        }
-      ]
-  if (options.target === true) {
-    return { files: [...rubric, { path: WORKFLOW_FILE, text: targetWorkflow(pin) }], setup }
+): InitFile[] {
+  if (options.target === true) return [{ path: WORKFLOW_FILE, text: targetWorkflow(pin) }]
+  if (!options.forks) {
+    return [
+      { path: WORKFLOW_FILE, text: splitWorkflow(setup, pin) },
+      { path: BOT_WORKFLOW_FILE, text: botWorkflow(basename(WORKFLOW_FILE), pin) }
+    ]
   }
-  if (!options.forks)
-    return {
-      files: [
-        ...rubric,
-        { path: WORKFLOW_FILE, text: splitWorkflow(setup, pin) },
-        { path: BOT_WORKFLOW_FILE, text: botWorkflow(basename(WORKFLOW_FILE), pin) }
-      ],
-      setup
-    }
   const { gates, council } = forksWorkflows(setup, pin)
-  return {
-    files: [
-      ...rubric,
-      { path: GATES_WORKFLOW_FILE, text: gates },
-      { path: WORKFLOW_FILE, text: council },
-      { path: BOT_WORKFLOW_FILE, text: botWorkflow(basename(GATES_WORKFLOW_FILE), pin) }
-    ],
-    setup
-  }
+  return [
+    { path: GATES_WORKFLOW_FILE, text: gates },
+    { path: WORKFLOW_FILE, text: council },
+    { path: BOT_WORKFLOW_FILE, text: botWorkflow(basename(GATES_WORKFLOW_FILE), pin) }
+  ]
 }
 
 /** What `.gitignore` ignores for the loop's sessions (docs/agent-loop.md). */
@@ -123,7 +136,7 @@ export function withSessionsIgnored(text: string): string | undefined {
 }
 
 /** Every workflow some layout of `init` writes. */
-const LAYOUT_WORKFLOWS = [WORKFLOW_FILE, GATES_WORKFLOW_FILE, BOT_WORKFLOW_FILE] as const
+export const LAYOUT_WORKFLOWS = [WORKFLOW_FILE, GATES_WORKFLOW_FILE, BOT_WORKFLOW_FILE] as const
 
 /**
  * The workflows of another layout that `exists` finds beside those written: they still run on
