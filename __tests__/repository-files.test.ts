@@ -135,6 +135,33 @@ describe('the repository files', () => {
       expect(Object.keys(update.groups ?? {}).length).toBeGreaterThan(0)
     }
   })
+
+  it('dependabot groups every package src/ imports as bundled, and leaves them out of development', () => {
+    const npm = (
+      parse(read('.github/dependabot.yml')) as {
+        updates: {
+          'package-ecosystem': string
+          groups: Record<string, { patterns?: string[]; 'exclude-patterns'?: string[] }>
+        }[]
+      }
+    ).updates.find(u => u['package-ecosystem'] === 'npm')
+    const bundled = npm?.groups.bundled?.patterns ?? []
+    expect(npm?.groups.development?.['exclude-patterns']).toEqual(bundled)
+    const matches = (name: string): boolean =>
+      bundled.some(p => (p.endsWith('/*') ? name.startsWith(p.slice(0, -1)) : name === p))
+    const imported = new Set<string>()
+    const sources = readdirSync(join(ROOT, 'src'), { recursive: true, encoding: 'utf8' })
+    for (const file of sources.filter(f => f.endsWith('.ts'))) {
+      for (const [, specifier = ''] of read(join('src', file)).matchAll(
+        /^import (?!type )[^']*'([^'.][^']*)'/gm
+      ))
+        if (!specifier.startsWith('node:'))
+          imported.add(/^(@[^/]+\/[^/]+|[^/]+)/.exec(specifier)?.[1] ?? specifier)
+    }
+    expect(imported.size).toBeGreaterThan(10)
+    for (const name of imported)
+      expect({ name, bundled: matches(name) }).toEqual({ name, bundled: true })
+  })
 })
 
 interface Step {
