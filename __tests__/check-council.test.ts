@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -356,6 +356,54 @@ describe('rubric-council check with a council on two providers', () => {
       reasons: [{ code: 'incomplete_coverage' }]
     })
     expect(run.code).toBe(2)
+  })
+})
+
+describe('a rubric too large for the council (docs/council.md#the-rubrics-size)', () => {
+  /** RUBRIC with a gate that leaves a marker, and 1,000 more must-haves of ~700 characters. */
+  const HUGE = RUBRIC.replace(
+    '## Criteria\n',
+    '## Gates\n- `touch gate-ran`\n\n## Criteria\n'
+  ).replace(
+    '## Nice to Have',
+    Array.from(
+      { length: 1000 },
+      (_, i) =>
+        `- c${i}: The change handles case ${i} ${'with care and tests it thoroughly, '.repeat(20)}`
+    ).join('\n') + '\n\n## Nice to Have'
+  )
+
+  it('is refused before any gate runs or any judge is asked: UNCLEAR invalid_rubric, naming its size and the window', async () => {
+    const dir = repository(FEATURE, HUGE)
+    const run = await check(dir, call => answer(call))
+    expect(run.calls).toHaveLength(0)
+    expect(existsSync(join(dir, 'gate-ran'))).toBe(false)
+    expect(run.code).toBe(2)
+    expect(run.report).toMatchObject({
+      verdict: 'UNCLEAR',
+      reasons: [{ code: 'invalid_rubric' }],
+      rubric: {
+        problems: [
+          expect.stringMatching(
+            /^\.github\/rubric\.md: error: the rubric takes about [\d,]+ tokens of the judges' prompt \(with their instructions\); the smallest context window of the council, anthropic:claude-sonnet-4-6's 200,000 tokens, leaves it 108,000 beside 60,000 for the evidence and 32,000 for the answer: shorten it .* \[too-large\]$/
+          )
+        ]
+      }
+    })
+    const [problem] = (run.report.rubric as { problems: string[] }).problems
+    expect(run.stdout).toContain(problem)
+  })
+
+  it('in the pull request, changes nothing: the base branch’s rubric grades it, and a FAIL stays a FAIL', async () => {
+    // The attack: a pull request that fails its rubric swaps in one no judge can read, hoping for
+    // anything but FAIL.
+    const run = await check(repository({ ...FEATURE, '.github/rubric.md': HUGE }), call =>
+      answer(call, ['errors'])
+    )
+    expect(run.calls).toHaveLength(3)
+    for (const call of run.calls) expect(call.text).not.toContain('c999')
+    expect(run.report).toMatchObject({ verdict: 'FAIL', reasons: [{ code: 'criterion_failed' }] })
+    expect(run.code).toBe(1)
   })
 })
 

@@ -1052,6 +1052,31 @@ describe.concurrent('fault matrix: the rubric', SLOW, () => {
     )
   })
 
+  it('a rubric too large for the council → UNCLEAR invalid_rubric before any call, naming its size and the window', async ({
+    expect
+  }) => {
+    const criteria = Array.from(
+      { length: 1000 },
+      (_, i) =>
+        `- c${i}: The change handles case ${i} ${'with care and tests it thoroughly, '.repeat(20)}`
+    )
+    await invalid(
+      expect,
+      {
+        '.github/rubric.md': [
+          '---',
+          'council: { models: [openai:gpt-5.4-nano, anthropic:claude-sonnet-4-6] }',
+          '---',
+          '## Criteria',
+          ...criteria,
+          ''
+        ].join('\n')
+      },
+      /\.github\/rubric\.md: error: the rubric takes about [\d,]+ tokens of the judges' prompt \(with their instructions\); the smallest context window of the council, anthropic:claude-sonnet-4-6's 200,000 tokens, leaves it 108,000 beside 60,000 for the evidence and 32,000 for the answer/,
+      '::error title=Invalid rubric (too-large),file=.github/rubric.md::the rubric takes about'
+    )
+  })
+
   it('overlapping score ranges → UNCLEAR invalid_rubric, naming the overlap', async ({
     expect
   }) => {

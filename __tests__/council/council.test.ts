@@ -6,7 +6,7 @@ import type { CouncilOutcome, JudgeRun, TokenUsage } from '../../src/council/typ
 import type { Evidence } from '../../src/evidence/types.js'
 import type { GateResult } from '../../src/gates/types.js'
 import type { Rubric } from '../../src/rubric/types.js'
-import { evidenceRoom } from '../../src/council/members.js'
+import { evidenceRoom } from '../../src/council/window.js'
 import { nextStep } from '../../src/sentences/reasons.js'
 import { maskSecrets, secretValues } from '../../src/util/secrets.js'
 import { decide } from '../../src/verdict/decide.js'

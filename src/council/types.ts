@@ -151,6 +151,11 @@ export interface Council {
    */
   readonly contextLimit?: (rubric: Rubric) => number | undefined
   /**
+   * Why the rubric does not fit the context windows of those asked, beside the evidence budget
+   * (`max-evidence-tokens`) and the answer, with what to do; undefined when it fits.
+   */
+  readonly tooLarge?: (rubric: Rubric, evidenceBudget: number) => string | undefined
+  /**
    * Who is asked about this rubric, and how many times, as text: a judgement is reused only for
    * the same configuration (the verdict cache).
    */
