@@ -8,6 +8,7 @@ import { PROVIDER_TABLE, providerVariables } from '../src/council/providers/inde
 import { countTokens } from '../src/evidence/tokens.js'
 import { wireAnswer } from './helpers/judge-answers.js'
 import {
+  rejectedKey,
   startProviderStandIn,
   type RecordedCall,
   type Reply,
@@ -264,28 +265,69 @@ describe('rubric-council check with a council on two providers', () => {
     )
   })
 
-  it('UNCLEAR: two providers failing loses the quorum, exit 2 with the cause', async () => {
+  it('UNCLEAR: two providers refusing their keys (401) loses the quorum: rejected_credentials, naming each variable', async () => {
     const run = await check(repository(FEATURE), call =>
-      call.model === 'gpt-5.4-nano'
-        ? answer(call)
-        : {
-            status: 401,
-            body: {
-              error: {
-                message: `Incorrect API key provided: ${call.apiKey ?? ''}`,
-                type: 'invalid_request_error'
-              }
-            }
-          }
+      call.model === 'gpt-5.4-nano' ? answer(call) : rejectedKey(call)
     )
     expect(run.code).toBe(2)
     expect(run.report).toMatchObject({
       verdict: 'UNCLEAR',
       exit_code: 2,
+      reasons: [{ code: 'rejected_credentials' }]
+    })
+    const [reason] = run.report.reasons as { message: string }[]
+    expect(reason?.message).toContain(
+      'openai:gpt-5.5: the provider rejected OPENAI_API_KEY (401): Incorrect API key provided: sk-test-'
+    )
+    expect(reason?.message).toContain(
+      'anthropic:claude-sonnet-4-6: the provider rejected ANTHROPIC_API_KEY (401): invalid x-api-key'
+    )
+    expect(reason?.message).not.toContain('missing')
+    // A refused key is not asked again.
+    expect(run.calls.filter(c => c.model === 'gpt-5.5')).toHaveLength(1)
+    expect(run.stdout).toContain(
+      'next: Only 1 of 3 judges answered (the quorum is 2): the provider refused the key in `OPENAI_API_KEY` (openai:gpt-5.5); ' +
+        'the provider refused the key in `ANTHROPIC_API_KEY` (anthropic:claude-sonnet-4-6). ' +
+        'Replace the keys in `OPENAI_API_KEY` and `ANTHROPIC_API_KEY` with current ones allowed to use the model, and run `rubric-council check` again.'
+    )
+    expectNothingLeaked(run)
+  })
+
+  it('UNCLEAR: a key refused with 403 is rejected_credentials too', async () => {
+    const rubric = RUBRIC.replace(
+      'models: [openai:gpt-5.4-nano, openai:gpt-5.5, anthropic:claude-sonnet-4-6]',
+      'models: [openai:gpt-5.4-nano, anthropic:claude-sonnet-4-6]\n  quorum: 2'
+    )
+    // Anthropic's own 403 body: permission_error.
+    const run = await check(repository(FEATURE, rubric), call =>
+      call.service === 'anthropic' ? { status: 403 } : answer(call)
+    )
+    expect(run.code).toBe(2)
+    expect(run.report).toMatchObject({
+      verdict: 'UNCLEAR',
+      reasons: [{ code: 'rejected_credentials' }]
+    })
+    expect((run.report.reasons as { message: string }[])[0]?.message).toContain(
+      'anthropic:claude-sonnet-4-6: the provider rejected ANTHROPIC_API_KEY (403): Your API key does not have permission to use the specified resource'
+    )
+    expect(run.stdout).toContain(
+      'Replace the key in `ANTHROPIC_API_KEY` with a current one allowed to use the model, and run `rubric-council check` again.'
+    )
+  })
+
+  it('UNCLEAR: no key set at all is still missing_credentials, and no provider is called', async () => {
+    const run = await check(repository(FEATURE), call => answer(call), {
+      OPENAI_API_KEY: '',
+      ANTHROPIC_API_KEY: ''
+    })
+    expect(run.code).toBe(2)
+    expect(run.calls).toHaveLength(0)
+    expect(run.report).toMatchObject({
+      verdict: 'UNCLEAR',
       reasons: [{ code: 'missing_credentials' }]
     })
-    expect(run.stdout).toContain('the provider rejected the API key (401)')
-    expectNothingLeaked(run)
+    expect(run.stdout).not.toContain('rejected')
+    expect(run.stdout).toContain('OPENAI_API_KEY is not set')
   })
 
   it('a gate of the pull request reads no provider’s key or endpoint: every one the provider table names is withheld', async () => {
@@ -360,6 +402,7 @@ describe('rubric-council check with a council on two providers', () => {
 })
 
 describe('a rubric too large for the council (docs/council.md#the-rubrics-size)', () => {
+  // A 700 KB rubric is read, parsed and measured in each run: seconds on a busy machine.
   /** RUBRIC with a gate that leaves a marker, and 1,000 more must-haves of ~700 characters. */
   const HUGE = RUBRIC.replace(
     '## Criteria\n',
@@ -392,7 +435,7 @@ describe('a rubric too large for the council (docs/council.md#the-rubrics-size)'
     })
     const [problem] = (run.report.rubric as { problems: string[] }).problems
     expect(run.stdout).toContain(problem)
-  })
+  }, 60_000)
 
   it('in the pull request, changes nothing: the base branch’s rubric grades it, and a FAIL stays a FAIL', async () => {
     // The attack: a pull request that fails its rubric swaps in one no judge can read, hoping for
@@ -404,7 +447,7 @@ describe('a rubric too large for the council (docs/council.md#the-rubrics-size)'
     for (const call of run.calls) expect(call.text).not.toContain('c999')
     expect(run.report).toMatchObject({ verdict: 'FAIL', reasons: [{ code: 'criterion_failed' }] })
     expect(run.code).toBe(1)
-  })
+  }, 60_000)
 })
 
 describe('the same verdicts from every provider, each held to its own rules', () => {

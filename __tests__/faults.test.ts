@@ -349,7 +349,7 @@ describe.concurrent('fault matrix: API keys', SLOW, () => {
 })
 
 describe.concurrent('fault matrix: provider HTTP errors', SLOW, () => {
-  it('401 from two of three judges: quorum lost → UNCLEAR missing_credentials', async ({
+  it('401 from two of three judges: quorum lost → UNCLEAR rejected_credentials', async ({
     expect
   }) => {
     await inWorld(
@@ -370,19 +370,21 @@ describe.concurrent('fault matrix: provider HTTP errors', SLOW, () => {
         const result = await run(w, pr)
         const report = expectVerdict(expect, w, result, {
           verdict: 'UNCLEAR',
-          reasons: ['missing_credentials']
+          reasons: ['rejected_credentials']
         })
         // A rejected key is not retried.
         expect(callsTo(w, 'gpt-5.5')).toHaveLength(1)
         expect(judge(report, 'openai:gpt-5.5')?.error).toContain(
-          'the provider rejected the API key (401)'
+          'the provider rejected OPENAI_API_KEY (401)'
         )
-        expect(shown(result)).toContain('check the key and its permissions')
+        expect(shown(result)).toContain(
+          'A maintainer replaces the repository secrets <code>OPENAI_API_KEY</code> and <code>ANTHROPIC_API_KEY</code> with current keys allowed to use the model, then comments <code>/council rerun</code>.'
+        )
       }
     )
   })
 
-  it('403 from two of three judges: quorum lost → UNCLEAR missing_credentials', async ({
+  it('403 from two of three judges: quorum lost → UNCLEAR rejected_credentials', async ({
     expect
   }) => {
     await inWorld(
@@ -391,12 +393,12 @@ describe.concurrent('fault matrix: provider HTTP errors', SLOW, () => {
       async w => {
         const pr = pullRequest(w, { '.github/rubric.md': RUBRIC })
         const result = await run(w, pr)
-        expectVerdict(expect, w, result, { verdict: 'UNCLEAR', reasons: ['missing_credentials'] })
+        expectVerdict(expect, w, result, { verdict: 'UNCLEAR', reasons: ['rejected_credentials'] })
         expect(callsTo(w, 'claude-sonnet-4-6')).toHaveLength(1)
         expect(shown(result)).toContain(
-          'anthropic:claude-sonnet-4-6: the provider rejected the API key (403)'
+          'anthropic:claude-sonnet-4-6: the provider rejected ANTHROPIC_API_KEY (403)'
         )
-        expect(shown(result)).toContain('check the key and its permissions')
+        expect(shown(result)).toContain('with a current key allowed to use the model')
       }
     )
   })

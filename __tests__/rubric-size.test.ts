@@ -73,7 +73,8 @@ function refusal(tokens: number): string {
   )
 }
 
-describe('validate refuses a rubric too large for its council', () => {
+// Each run reads, parses and measures up to 1.4 MB of rubric: seconds on a busy machine.
+describe('validate refuses a rubric too large for its council', { timeout: 60_000 }, () => {
   it('a 1.4 MB rubric, through what it extends: exit 1, its size in tokens and the smallest window', async () => {
     // Each file is under the 1 MiB a rubric file may have; together they are 1.4 MB.
     const upstream = lines('---', '---', '## Criteria', ...criteria(1000))

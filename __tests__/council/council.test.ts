@@ -484,7 +484,7 @@ describe('the council against real provider protocols', () => {
     )
   })
 
-  it('a rejected key is missing_credentials, and the key never appears in the outcome', async () => {
+  it('a rejected key is rejected_credentials, naming its variable, and the key never appears in the outcome', async () => {
     const { outcome } = await convene(() => ({
       status: 401,
       body: {
@@ -495,8 +495,9 @@ describe('the council against real provider protocols', () => {
         }
       }
     }))
-    expect(reasons(outcome)).toEqual(['missing_credentials'])
+    expect(reasons(outcome)).toEqual(['rejected_credentials'])
     const text = JSON.stringify(outcome)
+    expect(text).toContain('the provider rejected OPENAI_API_KEY (401)')
     expect(text).not.toContain(KEYS.openai)
     expect(text).toContain('Incorrect API key provided: ***')
   })

@@ -44,7 +44,12 @@ export interface JudgeAnswer {
 
 /** Why a judge call produced no valid answer; each maps to the verdict reason of the same name. */
 export type CouncilFailure =
-  'missing_credentials' | 'rate_limited' | 'timeout' | 'provider_error' | 'invalid_output'
+  | 'missing_credentials'
+  | 'rejected_credentials'
+  | 'rate_limited'
+  | 'timeout'
+  | 'provider_error'
+  | 'invalid_output'
 
 /** Tokens billed for one judge call, summed over its requests. */
 export interface TokenUsage {
