@@ -199,6 +199,13 @@ describe('the commonest YAML mistakes in front matter, at their cause', () => {
     expect(message).not.toContain('\u0007')
   })
 
+  it('a quote closed lines later, by the next value’s quote, is named where it opens', async () => {
+    expect(await loaded('title: "Payments', '  blocking: any', '  name: "payments"')).toEqual([
+      '.github/rubric.md:2:8: error: invalid YAML: the " that starts a quoted value here is closed only on line 4: ' +
+        '"title: \\"Payments"; end the value with " on the same line [yaml-syntax]'
+    ])
+  })
+
   it('a tab in the indentation is named, and shown', async () => {
     expect(await loaded('thresholds:', '\tpass: 0.8')).toEqual([
       '.github/rubric.md:3:1: error: invalid YAML: this line is indented with a tab: "\\tpass: 0.8"; ' +

@@ -63,7 +63,7 @@ function firstLeftOpen(source: Source, errors: readonly YAMLError[]): Explained 
     if (token.type !== 'document') continue
     CST.visit(token, item => {
       for (const node of [item.key, item.value]) {
-        const open = node ? leftOpen(node, errors) : undefined
+        const open = node ? leftOpen(node, errors, source) : undefined
         if (open) found.push(open)
       }
     })
@@ -79,7 +79,11 @@ const CLOSED_QUOTE: Readonly<Record<string, RegExp>> = {
   'single-quoted-scalar': /^'(?:[^']|'')*'$/
 }
 
-function leftOpen(node: CST.Token, errors: readonly YAMLError[]): LeftOpen | undefined {
+function leftOpen(
+  node: CST.Token,
+  errors: readonly YAMLError[],
+  source: Source
+): LeftOpen | undefined {
   if (node.type === 'flow-collection') {
     const map = node.start.source === '{'
     const [open, close, kind] = map ? ['{', '}', 'mapping'] : ['[', ']', 'list']
@@ -95,16 +99,22 @@ function leftOpen(node: CST.Token, errors: readonly YAMLError[]): LeftOpen | und
   const closed = CLOSED_QUOTE[node.type]
   if (!closed || !('source' in node)) return undefined
   const end = node.offset + node.source.length
-  // A quoted value may span lines; then it is the cause when the parser choked inside it.
+  // A quoted value may span lines; then it is the cause when the parser choked inside it or right
+  // after it (a later quote closed it), unless on an escape of its own.
   const choked =
     node.source.includes('\n') &&
-    errors.some(error => error.pos[0] >= node.offset && error.pos[0] < end)
-  if (closed.test(node.source) && !choked) return undefined
+    errors.some(
+      error => error.code !== 'BAD_DQ_ESCAPE' && error.pos[0] >= node.offset && error.pos[0] <= end
+    )
+  const unclosed = !closed.test(node.source)
+  if (!unclosed && !choked) return undefined
   const quote = node.source[0] ?? '"'
   return {
     offset: node.offset,
     mismatched: false,
-    cause: `the ${quote} that starts a quoted value here is never closed`,
+    cause: unclosed
+      ? `the ${quote} that starts a quoted value here is never closed`
+      : `the ${quote} that starts a quoted value here is closed only on line ${source.position(end).line}`,
     fix: `end the value with ${quote} on the same line`
   }
 }
