@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -8,6 +8,7 @@ import { PROVIDER_TABLE, providerVariables } from '../src/council/providers/inde
 import { countTokens } from '../src/evidence/tokens.js'
 import { wireAnswer } from './helpers/judge-answers.js'
 import {
+  rejectedKey,
   startProviderStandIn,
   type RecordedCall,
   type Reply,
@@ -264,28 +265,69 @@ describe('rubric-council check with a council on two providers', () => {
     )
   })
 
-  it('UNCLEAR: two providers failing loses the quorum, exit 2 with the cause', async () => {
+  it('UNCLEAR: two providers refusing their keys (401) loses the quorum: rejected_credentials, naming each variable', async () => {
     const run = await check(repository(FEATURE), call =>
-      call.model === 'gpt-5.4-nano'
-        ? answer(call)
-        : {
-            status: 401,
-            body: {
-              error: {
-                message: `Incorrect API key provided: ${call.apiKey ?? ''}`,
-                type: 'invalid_request_error'
-              }
-            }
-          }
+      call.model === 'gpt-5.4-nano' ? answer(call) : rejectedKey(call)
     )
     expect(run.code).toBe(2)
     expect(run.report).toMatchObject({
       verdict: 'UNCLEAR',
       exit_code: 2,
+      reasons: [{ code: 'rejected_credentials' }]
+    })
+    const [reason] = run.report.reasons as { message: string }[]
+    expect(reason?.message).toContain(
+      'openai:gpt-5.5: the provider rejected OPENAI_API_KEY (401): Incorrect API key provided: sk-test-'
+    )
+    expect(reason?.message).toContain(
+      'anthropic:claude-sonnet-4-6: the provider rejected ANTHROPIC_API_KEY (401): invalid x-api-key'
+    )
+    expect(reason?.message).not.toContain('missing')
+    // A refused key is not asked again.
+    expect(run.calls.filter(c => c.model === 'gpt-5.5')).toHaveLength(1)
+    expect(run.stdout).toContain(
+      'next: Only 1 of 3 judges answered (the quorum is 2): the provider refused the key in `OPENAI_API_KEY` (openai:gpt-5.5); ' +
+        'the provider refused the key in `ANTHROPIC_API_KEY` (anthropic:claude-sonnet-4-6). ' +
+        'Replace the keys in `OPENAI_API_KEY` and `ANTHROPIC_API_KEY` with current ones allowed to use the model, and run `rubric-council check` again.'
+    )
+    expectNothingLeaked(run)
+  })
+
+  it('UNCLEAR: a key refused with 403 is rejected_credentials too', async () => {
+    const rubric = RUBRIC.replace(
+      'models: [openai:gpt-5.4-nano, openai:gpt-5.5, anthropic:claude-sonnet-4-6]',
+      'models: [openai:gpt-5.4-nano, anthropic:claude-sonnet-4-6]\n  quorum: 2'
+    )
+    // Anthropic's own 403 body: permission_error.
+    const run = await check(repository(FEATURE, rubric), call =>
+      call.service === 'anthropic' ? { status: 403 } : answer(call)
+    )
+    expect(run.code).toBe(2)
+    expect(run.report).toMatchObject({
+      verdict: 'UNCLEAR',
+      reasons: [{ code: 'rejected_credentials' }]
+    })
+    expect((run.report.reasons as { message: string }[])[0]?.message).toContain(
+      'anthropic:claude-sonnet-4-6: the provider rejected ANTHROPIC_API_KEY (403): Your API key does not have permission to use the specified resource'
+    )
+    expect(run.stdout).toContain(
+      'Replace the key in `ANTHROPIC_API_KEY` with a current one allowed to use the model, and run `rubric-council check` again.'
+    )
+  })
+
+  it('UNCLEAR: no key set at all is still missing_credentials, and no provider is called', async () => {
+    const run = await check(repository(FEATURE), call => answer(call), {
+      OPENAI_API_KEY: '',
+      ANTHROPIC_API_KEY: ''
+    })
+    expect(run.code).toBe(2)
+    expect(run.calls).toHaveLength(0)
+    expect(run.report).toMatchObject({
+      verdict: 'UNCLEAR',
       reasons: [{ code: 'missing_credentials' }]
     })
-    expect(run.stdout).toContain('the provider rejected the API key (401)')
-    expectNothingLeaked(run)
+    expect(run.stdout).not.toContain('rejected')
+    expect(run.stdout).toContain('OPENAI_API_KEY is not set')
   })
 
   it('a gate of the pull request reads no provider’s key or endpoint: every one the provider table names is withheld', async () => {
@@ -357,6 +399,55 @@ describe('rubric-council check with a council on two providers', () => {
     })
     expect(run.code).toBe(2)
   })
+})
+
+describe('a rubric too large for the council (docs/council.md#the-rubrics-size)', () => {
+  // A 700 KB rubric is read, parsed and measured in each run: seconds on a busy machine.
+  /** RUBRIC with a gate that leaves a marker, and 1,000 more must-haves of ~700 characters. */
+  const HUGE = RUBRIC.replace(
+    '## Criteria\n',
+    '## Gates\n- `touch gate-ran`\n\n## Criteria\n'
+  ).replace(
+    '## Nice to Have',
+    Array.from(
+      { length: 1000 },
+      (_, i) =>
+        `- c${i}: The change handles case ${i} ${'with care and tests it thoroughly, '.repeat(20)}`
+    ).join('\n') + '\n\n## Nice to Have'
+  )
+
+  it('is refused before any gate runs or any judge is asked: UNCLEAR invalid_rubric, naming its size and the window', async () => {
+    const dir = repository(FEATURE, HUGE)
+    const run = await check(dir, call => answer(call))
+    expect(run.calls).toHaveLength(0)
+    expect(existsSync(join(dir, 'gate-ran'))).toBe(false)
+    expect(run.code).toBe(2)
+    expect(run.report).toMatchObject({
+      verdict: 'UNCLEAR',
+      reasons: [{ code: 'invalid_rubric' }],
+      rubric: {
+        problems: [
+          expect.stringMatching(
+            /^\.github\/rubric\.md: error: the rubric takes about [\d,]+ tokens of the judges' prompt \(with their instructions\); the smallest context window of the council, anthropic:claude-sonnet-4-6's 200,000 tokens, leaves it 108,000 beside 60,000 for the evidence and 32,000 for the answer: shorten it .* \[too-large\]$/
+          )
+        ]
+      }
+    })
+    const [problem] = (run.report.rubric as { problems: string[] }).problems
+    expect(run.stdout).toContain(problem)
+  }, 60_000)
+
+  it('in the pull request, changes nothing: the base branch’s rubric grades it, and a FAIL stays a FAIL', async () => {
+    // The attack: a pull request that fails its rubric swaps in one no judge can read, hoping for
+    // anything but FAIL.
+    const run = await check(repository({ ...FEATURE, '.github/rubric.md': HUGE }), call =>
+      answer(call, ['errors'])
+    )
+    expect(run.calls).toHaveLength(3)
+    for (const call of run.calls) expect(call.text).not.toContain('c999')
+    expect(run.report).toMatchObject({ verdict: 'FAIL', reasons: [{ code: 'criterion_failed' }] })
+    expect(run.code).toBe(1)
+  }, 60_000)
 })
 
 describe('the same verdicts from every provider, each held to its own rules', () => {

@@ -237,7 +237,7 @@ describe('rubric-council check in a terminal without keys', () => {
     const lines = result.out.join('\n').split('\n')
     const reason = lines.find(l => l.includes('missing_credentials:')) ?? ''
     expect(reason.trim()).toBe(
-      'missing_credentials: the council is unavailable: 0 valid answers of 0, quorum 1: no judge could be formed: no provider API key is set. Set OPENAI_API_KEY (or ANTHROPIC_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY, OPENROUTER_API_KEY) in your environment, or check that the key is valid.'
+      'missing_credentials: the council is unavailable: 0 valid answers of 0, quorum 1: no judge could be formed: no provider API key is set. Set OPENAI_API_KEY (or ANTHROPIC_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY, OPENROUTER_API_KEY) in your environment.'
     )
     expect(result.out.join('\n')).not.toMatch(/workflow|--models|name models/)
   })

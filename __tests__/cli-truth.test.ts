@@ -160,7 +160,7 @@ describe('check: the next step names why the judges fell short', () => {
     const run = await check(dir, { OPENAI_API_KEY: OPENAI_KEY, ANTHROPIC_API_KEY: ANTHROPIC_KEY })
     expect(run.code).toBe(2)
     expect(nextLine(run)).toBe(
-      'next: Only 1 of 2 judges answered (the quorum is 2): the provider refused the key in `ANTHROPIC_API_KEY` (anthropic:claude-sonnet-4-6). Check that `ANTHROPIC_API_KEY` holds a current key allowed to use the model, and run `rubric-council check` again.'
+      'next: Only 1 of 2 judges answered (the quorum is 2): the provider refused the key in `ANTHROPIC_API_KEY` (anthropic:claude-sonnet-4-6). Replace the key in `ANTHROPIC_API_KEY` with a current one allowed to use the model, and run `rubric-council check` again.'
     )
     expect(lines(run).join('\n')).not.toContain(ANTHROPIC_KEY)
   })

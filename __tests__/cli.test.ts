@@ -80,6 +80,32 @@ describe('rubric-council validate (bundled, as the README runs it)', () => {
     expect(result.stderr).toBe(`__tests__/fixtures/${message}\n`)
     expect(result.stderr).toContain(name)
   })
+
+  it('names the line where an unclosed { opens, quoting it, not the lines the parser reached', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rc-yaml-'))
+    const rubric = [
+      '---',
+      'title: Payments',
+      'blocking: any',
+      'thresholds: { pass: 0.85, fail: 0.7',
+      '# stricter than the default',
+      'gates:',
+      '  timeout: 900',
+      '---',
+      '## Criteria',
+      '- tested: The change is tested',
+      ''
+    ]
+    writeFileSync(join(dir, 'rubric.md'), rubric.join('\n'))
+    expect(await bundled(['validate', 'rubric.md'], dir)).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        'rubric.md:4:13: error: invalid YAML: the { that starts a mapping here is never closed with }: ' +
+        '"thresholds: { pass: 0.85, fail: 0.7"; add the } after the mapping\'s last item ' +
+        '(lines inside { … } are indented deeper than this one) [yaml-syntax]\n'
+    })
+  })
 })
 
 describe('rubric-council check (bundled)', () => {

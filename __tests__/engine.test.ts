@@ -6,6 +6,7 @@ import type { Council, CouncilRequest, JudgeRun } from '../src/council/types.js'
 import type { Rubric } from '../src/rubric/types.js'
 import { evaluate, type EnginePorts, type EvaluationRequest } from '../src/engine/evaluate.js'
 import { EvidenceUnavailableError, type EvidenceSource } from '../src/evidence/source.js'
+import { DEFAULT_MAX_EVIDENCE_TOKENS } from '../src/evidence/build.js'
 import type { Evidence } from '../src/evidence/types.js'
 import { providerVariables } from '../src/council/providers/index.js'
 import { gateEnvironment } from '../src/gates/environment.js'
@@ -50,6 +51,7 @@ const EVIDENCE: Evidence = {
 }
 
 const inMemory = (evidence: Evidence = EVIDENCE): EvidenceSource => ({
+  budget: DEFAULT_MAX_EVIDENCE_TOKENS,
   collect: () => Promise.resolve(evidence)
 })
 
@@ -171,6 +173,7 @@ describe('evaluate', () => {
     const cwd = workspace(RUBRIC)
     const council = judges({ judge: 'a' })
     const unreadable: EvidenceSource = {
+      budget: DEFAULT_MAX_EVIDENCE_TOKENS,
       collect: () =>
         Promise.reject(new EvidenceUnavailableError('base commit abc is not in the repository'))
     }

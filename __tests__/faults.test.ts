@@ -349,7 +349,7 @@ describe.concurrent('fault matrix: API keys', SLOW, () => {
 })
 
 describe.concurrent('fault matrix: provider HTTP errors', SLOW, () => {
-  it('401 from two of three judges: quorum lost → UNCLEAR missing_credentials', async ({
+  it('401 from two of three judges: quorum lost → UNCLEAR rejected_credentials', async ({
     expect
   }) => {
     await inWorld(
@@ -370,19 +370,21 @@ describe.concurrent('fault matrix: provider HTTP errors', SLOW, () => {
         const result = await run(w, pr)
         const report = expectVerdict(expect, w, result, {
           verdict: 'UNCLEAR',
-          reasons: ['missing_credentials']
+          reasons: ['rejected_credentials']
         })
         // A rejected key is not retried.
         expect(callsTo(w, 'gpt-5.5')).toHaveLength(1)
         expect(judge(report, 'openai:gpt-5.5')?.error).toContain(
-          'the provider rejected the API key (401)'
+          'the provider rejected OPENAI_API_KEY (401)'
         )
-        expect(shown(result)).toContain('check the key and its permissions')
+        expect(shown(result)).toContain(
+          'A maintainer replaces the repository secrets <code>OPENAI_API_KEY</code> and <code>ANTHROPIC_API_KEY</code> with current keys allowed to use the model, then comments <code>/council rerun</code>.'
+        )
       }
     )
   })
 
-  it('403 from two of three judges: quorum lost → UNCLEAR missing_credentials', async ({
+  it('403 from two of three judges: quorum lost → UNCLEAR rejected_credentials', async ({
     expect
   }) => {
     await inWorld(
@@ -391,12 +393,12 @@ describe.concurrent('fault matrix: provider HTTP errors', SLOW, () => {
       async w => {
         const pr = pullRequest(w, { '.github/rubric.md': RUBRIC })
         const result = await run(w, pr)
-        expectVerdict(expect, w, result, { verdict: 'UNCLEAR', reasons: ['missing_credentials'] })
+        expectVerdict(expect, w, result, { verdict: 'UNCLEAR', reasons: ['rejected_credentials'] })
         expect(callsTo(w, 'claude-sonnet-4-6')).toHaveLength(1)
         expect(shown(result)).toContain(
-          'anthropic:claude-sonnet-4-6: the provider rejected the API key (403)'
+          'anthropic:claude-sonnet-4-6: the provider rejected ANTHROPIC_API_KEY (403)'
         )
-        expect(shown(result)).toContain('check the key and its permissions')
+        expect(shown(result)).toContain('with a current key allowed to use the model')
       }
     )
   })
@@ -1049,6 +1051,31 @@ describe.concurrent('fault matrix: the rubric', SLOW, () => {
       },
       /\.github\/rubric\.md:[23]:\d+: error: invalid YAML: /,
       /::error title=Invalid rubric \(yaml-syntax\),file=\.github\/rubric\.md,line=[23],col=\d+::invalid YAML/
+    )
+  })
+
+  it('a rubric too large for the council → UNCLEAR invalid_rubric before any call, naming its size and the window', async ({
+    expect
+  }) => {
+    const criteria = Array.from(
+      { length: 1000 },
+      (_, i) =>
+        `- c${i}: The change handles case ${i} ${'with care and tests it thoroughly, '.repeat(20)}`
+    )
+    await invalid(
+      expect,
+      {
+        '.github/rubric.md': [
+          '---',
+          'council: { models: [openai:gpt-5.4-nano, anthropic:claude-sonnet-4-6] }',
+          '---',
+          '## Criteria',
+          ...criteria,
+          ''
+        ].join('\n')
+      },
+      /\.github\/rubric\.md: error: the rubric takes about [\d,]+ tokens of the judges' prompt \(with their instructions\); the smallest context window of the council, anthropic:claude-sonnet-4-6's 200,000 tokens, leaves it 108,000 beside 60,000 for the evidence and 32,000 for the answer/,
+      '::error title=Invalid rubric (too-large),file=.github/rubric.md::the rubric takes about'
     )
   })
 

@@ -687,6 +687,7 @@ describe('never green by accident', () => {
   it('no combination of failing machinery is PASS', () => {
     const failures: CouncilFailure[] = [
       'missing_credentials',
+      'rejected_credentials',
       'rate_limited',
       'timeout',
       'provider_error',

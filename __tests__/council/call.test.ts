@@ -154,11 +154,52 @@ describe('what a provider error means', () => {
     expect(classify(apiError(400, '', true)).retryable).toBe(true)
   })
 
-  it('401 and 403 are the key, not the request', () => {
-    expect(classify(apiError(401))).toMatchObject({
-      failure: 'missing_credentials',
-      retryable: false
+  it.each([401, 403])(
+    '%i is the key, not the request: rejected_credentials, naming its variable',
+    status => {
+      expect(classify(apiError(status), 'OPENAI_API_KEY')).toEqual({
+        failure: 'rejected_credentials',
+        message: `the provider rejected OPENAI_API_KEY (${status})`,
+        retryable: false,
+        rejected: true
+      })
+    }
+  )
+
+  it('so is Gemini’s 400 API_KEY_INVALID, the way it refuses a key it does not know', () => {
+    // The body Gemini sends for an unknown key (google-gemini/gemini-cli#4690 and others quote it).
+    const body = JSON.stringify({
+      error: {
+        code: 400,
+        message: 'API key not valid. Please pass a valid API key.',
+        status: 'INVALID_ARGUMENT',
+        details: [
+          {
+            '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+            reason: 'API_KEY_INVALID',
+            domain: 'googleapis.com',
+            metadata: { service: 'generativelanguage.googleapis.com' }
+          },
+          {
+            '@type': 'type.googleapis.com/google.rpc.LocalizedMessage',
+            locale: 'en-US',
+            message: 'API key not valid. Please pass a valid API key.'
+          }
+        ]
+      }
     })
+    expect(classify(apiError(400, body), 'GOOGLE_GENERATIVE_AI_API_KEY')).toMatchObject({
+      failure: 'rejected_credentials',
+      message:
+        'the provider rejected GOOGLE_GENERATIVE_AI_API_KEY (400): API key not valid. Please pass a valid API key'
+    })
+    // Another 400 of Gemini's is the request's.
+    const other = JSON.stringify({
+      error: { code: 400, message: 'Bad', status: 'INVALID_ARGUMENT' }
+    })
+    expect(classify(apiError(400, other), 'GOOGLE_GENERATIVE_AI_API_KEY').failure).toBe(
+      'provider_error'
+    )
   })
 })
 

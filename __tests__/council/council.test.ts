@@ -6,7 +6,7 @@ import type { CouncilOutcome, JudgeRun, TokenUsage } from '../../src/council/typ
 import type { Evidence } from '../../src/evidence/types.js'
 import type { GateResult } from '../../src/gates/types.js'
 import type { Rubric } from '../../src/rubric/types.js'
-import { evidenceRoom } from '../../src/council/members.js'
+import { evidenceRoom } from '../../src/council/window.js'
 import { nextStep } from '../../src/sentences/reasons.js'
 import { maskSecrets, secretValues } from '../../src/util/secrets.js'
 import { decide } from '../../src/verdict/decide.js'
@@ -484,7 +484,7 @@ describe('the council against real provider protocols', () => {
     )
   })
 
-  it('a rejected key is missing_credentials, and the key never appears in the outcome', async () => {
+  it('a rejected key is rejected_credentials, naming its variable, and the key never appears in the outcome', async () => {
     const { outcome } = await convene(() => ({
       status: 401,
       body: {
@@ -495,8 +495,9 @@ describe('the council against real provider protocols', () => {
         }
       }
     }))
-    expect(reasons(outcome)).toEqual(['missing_credentials'])
+    expect(reasons(outcome)).toEqual(['rejected_credentials'])
     const text = JSON.stringify(outcome)
+    expect(text).toContain('the provider rejected OPENAI_API_KEY (401)')
     expect(text).not.toContain(KEYS.openai)
     expect(text).toContain('Incorrect API key provided: ***')
   })

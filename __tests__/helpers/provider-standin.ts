@@ -993,6 +993,73 @@ const GOOGLE_ERRORS: Readonly<Record<number, readonly [status: string, message: 
 }
 
 /**
+ * What each service answers a call whose key it does not accept (set, but unknown or revoked), in
+ * its own status and body:
+ * - OpenAI: 401 `invalid_api_key`, echoing the key with all but its first 8 and last 4 characters
+ *   starred (a short one whole), https://platform.openai.com/docs/guides/error-codes#api-errors;
+ * - Anthropic: 401 `authentication_error` "invalid x-api-key", https://docs.anthropic.com/en/api/errors;
+ * - Gemini: 400 `INVALID_ARGUMENT` with a `google.rpc.ErrorInfo` of reason `API_KEY_INVALID`, not a
+ *   401, https://ai.google.dev/gemini-api/docs/troubleshooting (the body as google-gemini/gemini-cli
+ *   issues quote it);
+ * - OpenRouter: 401 "User not found.", https://openrouter.ai/docs/api-reference/errors;
+ * - Ollama asks for no key: 401 "unauthorized" from a proxy in front of it.
+ */
+export function rejectedKey(call: RecordedCall): Reply {
+  const key = call.apiKey ?? ''
+  if (call.service === 'openrouter') {
+    return { status: 401, body: { error: { message: 'User not found.', code: 401 } } }
+  }
+  switch (call.protocol) {
+    case 'openai-responses':
+    case 'openai-chat': {
+      const shown =
+        key.length > 12 ? `${key.slice(0, 8)}${'*'.repeat(key.length - 12)}${key.slice(-4)}` : key
+      return {
+        status: 401,
+        body: {
+          error: {
+            message: `Incorrect API key provided: ${shown}. You can find your API key at https://platform.openai.com/account/api-keys.`,
+            type: 'invalid_request_error',
+            param: null,
+            code: 'invalid_api_key'
+          }
+        }
+      }
+    }
+    case 'anthropic-messages':
+      return { status: 401 }
+    case 'google-generate': {
+      const message = 'API key not valid. Please pass a valid API key.'
+      return {
+        status: 400,
+        body: {
+          error: {
+            code: 400,
+            message,
+            status: 'INVALID_ARGUMENT',
+            details: [
+              {
+                '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+                reason: 'API_KEY_INVALID',
+                domain: 'googleapis.com',
+                metadata: { service: 'generativelanguage.googleapis.com' }
+              },
+              {
+                '@type': 'type.googleapis.com/google.rpc.LocalizedMessage',
+                locale: 'en-US',
+                message
+              }
+            ]
+          }
+        }
+      }
+    }
+    case 'ollama-chat':
+      return { status: 401 }
+  }
+}
+
+/**
  * Gemini's 429 for a spent quota, as the API sends it: the wait is in the body, in a
  * `google.rpc.RetryInfo` detail (`retryDelay`, a protobuf Duration: "38s"), beside the quota that
  * ran out; no `retry-after` header. Per-minute quotas ask for seconds, daily ones for hours.

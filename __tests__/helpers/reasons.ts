@@ -27,6 +27,21 @@ export const EXAMPLE_REASONS: { readonly [C in ReasonCode]: ReasonOf<C> } = {
     of: 3
   },
   missing_credentials: { code: 'missing_credentials', ...SHORTFALL },
+  rejected_credentials: {
+    code: 'rejected_credentials',
+    valid: 0,
+    asked: 1,
+    quorum: 1,
+    failures: [
+      {
+        judge: 'openai:gpt-5.4-mini',
+        message: 'the provider rejected OPENAI_API_KEY (401): Incorrect API key provided',
+        failure: 'rejected_credentials',
+        keyRejected: 'OPENAI_API_KEY'
+      }
+    ],
+    rejected: false
+  },
   rate_limited: { code: 'rate_limited', ...SHORTFALL },
   timeout: { code: 'timeout', ...SHORTFALL },
   provider_error: { code: 'provider_error', ...SHORTFALL },

@@ -33,6 +33,7 @@ const CLASS: Readonly<Record<ReasonCode, 'fail' | 'strict' | 'tolerable'>> = {
   invalid_input: 'strict',
   workflow_modified: 'strict',
   missing_credentials: 'tolerable',
+  rejected_credentials: 'tolerable',
   rate_limited: 'tolerable',
   timeout: 'tolerable',
   provider_error: 'tolerable',

@@ -111,12 +111,15 @@ describe('wrong types', () => {
     ])
   })
 
-  it('reports invalid YAML with its position', () => {
-    expect(errorsOf(lines('---', 'title: [unclosed', '---', ...CRITERIA))[0]).toMatch(
-      /^rubric\.md:\d+:\d+: error: invalid YAML: .+ \[yaml-syntax\]$/
-    )
+  it('reports invalid YAML at its cause, quoting the line', () => {
+    expect(errorsOf(lines('---', 'title: [unclosed', '---', ...CRITERIA))).toEqual([
+      'rubric.md:2:8: error: invalid YAML: the [ that starts a list here is never closed with ]: ' +
+        '"title: [unclosed"; add the ] after the list\'s last item (lines inside [ … ] are indented ' +
+        'deeper than this one) [yaml-syntax]'
+    ])
     expect(errorsOf(lines('---', 'title: a', 'title: b', '---', ...CRITERIA))).toEqual([
-      'rubric.md:3:1: error: invalid YAML: Map keys must be unique [yaml-syntax]'
+      'rubric.md:3:1: error: invalid YAML: the key "title" is set twice in the same mapping ' +
+        '(first on line 2): "title: b"; keep one of them [yaml-syntax]'
     ])
   })
 
@@ -143,6 +146,112 @@ describe('wrong types', () => {
     ])
     // A first line of four dashes is a thematic break in the body, not front matter.
     expect(parse(lines('----', ...CRITERIA)).criteria.map(c => c.id)).toEqual(['a'])
+  })
+})
+
+describe('the commonest YAML mistakes in front matter, at their cause', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'rc-yaml-'))
+  /** What the loader says of a rubric file with this front matter, as `validate` prints it. */
+  const loaded = async (...frontMatter: string[]): Promise<string[]> => {
+    writeFileSync(join(dir, 'rubric.md'), lines('---', ...frontMatter, '---', ...CRITERIA))
+    const result = await loadRubric(join(dir, 'rubric.md'), '.github/rubric.md')
+    return result.ok ? [] : result.problem.map(formatIssue)
+  }
+
+  it('an unclosed { is reported where it opens, not where the parser noticed (the lines after it)', async () => {
+    expect(
+      await loaded(
+        'title: Payments',
+        'blocking: any',
+        'thresholds: { pass: 0.85, fail: 0.7',
+        '# stricter than the default',
+        'gates:',
+        '  timeout: 900'
+      )
+    ).toEqual([
+      '.github/rubric.md:4:13: error: invalid YAML: the { that starts a mapping here is never closed with }: ' +
+        '"thresholds: { pass: 0.85, fail: 0.7"; add the } after the mapping\'s last item ' +
+        '(lines inside { … } are indented deeper than this one) [yaml-syntax]'
+    ])
+  })
+
+  it('an unclosed [ inside a { is the one named, though the } is there', async () => {
+    expect(
+      await loaded('council: { models: [openai:gpt-5.5, anthropic:claude-sonnet-4-6 }')
+    ).toEqual([
+      '.github/rubric.md:2:20: error: invalid YAML: the [ that starts a list here is never closed with ]: ' +
+        '"council: { models: [openai:gpt-5.5, anthropic:claude-sonnet-4-6 }"; add the ] after the ' +
+        "list's last item (lines inside [ … ] are indented deeper than this one) [yaml-syntax]"
+    ])
+  })
+
+  it('an unclosed quote is reported on the line it opens', async () => {
+    expect(await loaded('title: "Payments', 'blocking: any', 'focus: ["security"]')).toEqual([
+      '.github/rubric.md:2:8: error: invalid YAML: the " that starts a quoted value here is never closed: ' +
+        '"title: \\"Payments"; end the value with " on the same line [yaml-syntax]'
+    ])
+  })
+
+  it('quotes a line as a JSON string, so an escape sequence in it never reaches the terminal', async () => {
+    const [message = ''] = await loaded('title: "\u001b]0;pwned\u0007 Payments')
+    expect(message).toContain('"title: \\"\\u001b]0;pwned\\u0007 Payments"')
+    expect(message).not.toContain('\u001b')
+    expect(message).not.toContain('\u0007')
+  })
+
+  it('a quote closed lines later, by the next value’s quote, is named where it opens', async () => {
+    expect(await loaded('title: "Payments', '  blocking: any', '  name: "payments"')).toEqual([
+      '.github/rubric.md:2:8: error: invalid YAML: the " that starts a quoted value here is closed only on line 4: ' +
+        '"title: \\"Payments"; end the value with " on the same line [yaml-syntax]'
+    ])
+  })
+
+  it('a tab in the indentation is named, and shown', async () => {
+    expect(await loaded('thresholds:', '\tpass: 0.8')).toEqual([
+      '.github/rubric.md:3:1: error: invalid YAML: this line is indented with a tab: "\\tpass: 0.8"; ' +
+        'YAML indents with spaces only: replace the tab with spaces [yaml-syntax]'
+    ])
+  })
+
+  it('an unquoted ": " in a value says to quote it, and how', async () => {
+    expect(
+      await loaded('criteria:', '  - id: keys', '    description: Secrets: none in code or logs')
+    ).toEqual([
+      '.github/rubric.md:4:18: error: invalid YAML: the value "Secrets: none in code or logs" contains ": ", ' +
+        'which YAML reads as a key inside the value: "    description: Secrets: none in code or logs"; ' +
+        'put the value in quotes: description: "Secrets: none in code or logs" [yaml-syntax]'
+    ])
+  })
+
+  it('a duplicate key names the line it was first set on', async () => {
+    expect(await loaded('thresholds:', '  pass: 0.8', '  fail: 0.5', '  pass: 0.9')).toEqual([
+      '.github/rubric.md:5:3: error: invalid YAML: the key "pass" is set twice in the same mapping ' +
+        '(first on line 3): "  pass: 0.9"; keep one of them [yaml-syntax]'
+    ])
+  })
+
+  it.each([
+    [
+      'a key indented deeper than its siblings',
+      ['thresholds:', '  pass: 0.8', '   fail: 0.5'],
+      '.github/rubric.md:4:4: error: invalid YAML: this line is indented deeper than the keys beside it, ' +
+        'so YAML reads it as the rest of the value on line 3: "   fail: 0.5"; indent it exactly as the ' +
+        'keys beside it [yaml-syntax]'
+    ],
+    [
+      'a key indented less than its siblings',
+      ['thresholds:', '    pass: 0.8', '  fail: 0.5'],
+      '.github/rubric.md:4:3: error: invalid YAML: this key is not lined up with the keys above it in the ' +
+        'same mapping: "  fail: 0.5"; indent it exactly as they are [yaml-syntax]'
+    ],
+    [
+      'a list item out of line',
+      ['criteria:', '  - id: a', '    description: A', '   - id: b', '     description: B'],
+      '.github/rubric.md:5:4: error: invalid YAML: the - of this list item is not lined up with the items ' +
+        'above it: "   - id: b"; indent it exactly as they are [yaml-syntax]'
+    ]
+  ])('bad indentation: %s', async (_, frontMatter, message) => {
+    expect(await loaded(...frontMatter)).toEqual([message])
   })
 })
 

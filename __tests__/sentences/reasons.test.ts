@@ -26,6 +26,9 @@ function exampleOf(kind: VerdictKind, ...codes: ReasonCode[]): Verdict {
 const UNAVAILABLE =
   'the council is unavailable: 1 valid answer of 3, quorum 2: anthropic:b: no answer within 30 s; google:c: 429 Too Many Requests.'
 
+const REFUSED_REASON =
+  'the council is unavailable: 0 valid answers of 1, quorum 1: openai:gpt-5.4-mini: the provider rejected OPENAI_API_KEY (401): Incorrect API key provided.'
+
 /**
  * What each example reason (__tests__/helpers/reasons.ts) says, in the action's words; where a
  * terminal reads it otherwise, `terminal` says how.
@@ -35,8 +38,12 @@ const REASONS: Readonly<Record<ReasonCode, string | Readonly<Record<Audience, st
   invalid_input: 'fail-on must be one of unclear, fail, never',
   gate_failed: '2 of 3 gates did not pass: "npm test" (exit 1), "npm run lint" (timed out)',
   missing_credentials: {
-    action: `${UNAVAILABLE} Set a provider API key (e.g. OPENAI_API_KEY) in the workflow’s env, or check that the key is valid.`,
-    terminal: `${UNAVAILABLE} Set OPENAI_API_KEY (or ANTHROPIC_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY, OPENROUTER_API_KEY) in your environment, or check that the key is valid.`
+    action: `${UNAVAILABLE} Set a provider API key (e.g. OPENAI_API_KEY) in the workflow’s env.`,
+    terminal: `${UNAVAILABLE} Set OPENAI_API_KEY (or ANTHROPIC_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY, OPENROUTER_API_KEY) in your environment.`
+  },
+  rejected_credentials: {
+    action: `${REFUSED_REASON} A provider refused the API key it was given, so re-running will not help: replace the repository secret the message names with a current key allowed to use the model.`,
+    terminal: `${REFUSED_REASON} A provider refused the API key it was given, so re-running will not help: put a current key allowed to use the model in the variable the message names.`
   },
   rate_limited: `${UNAVAILABLE} The providers are rate limiting, not judging the pull request: run the job again later, raise the provider’s limits, or lower samples.`,
   timeout: `${UNAVAILABLE} The judges did not answer in time: run the job again, or raise the rubric’s council.timeout or lower max-evidence-tokens.`,
@@ -91,6 +98,12 @@ const STEPS: Readonly<Record<ReasonCode, Readonly<Record<Audience, string>>>> = 
   missing_credentials: {
     action: `${SHORT} A maintainer adds the missing keys as repository secrets and passes them in the workflow's \`env\` (or names only judges with a key), then comments \`/council rerun\`. Pull requests from forks get no secrets on \`pull_request\`: use the fork layout (\`rubric-council init --forks\`).`,
     terminal: `${SHORT} Set the missing keys in your environment, or name only judges whose key you have (\`--models\` or the rubric’s \`council.models\`), and run \`rubric-council check\` again.`
+  },
+  rejected_credentials: {
+    action:
+      'No judge answered: the provider refused the key in `OPENAI_API_KEY` (openai:gpt-5.4-mini). A maintainer replaces the repository secret `OPENAI_API_KEY` with a current key allowed to use the model, then comments `/council rerun`.',
+    terminal:
+      'No judge answered: the provider refused the key in `OPENAI_API_KEY` (openai:gpt-5.4-mini). Replace the key in `OPENAI_API_KEY` with a current one allowed to use the model, and run `rubric-council check` again.'
   },
   rate_limited: {
     action: `${SHORT} The providers rate-limited the judges; the pull request is not at fault: ${RERUN}`,
@@ -284,11 +297,11 @@ describe('the facts a sentence is made precise with', () => {
     expect(reason?.code).toBe('missing_credentials')
     expect(reason && reasonSentence(reason, 'action')).toBe(
       'the council is unavailable: 0 valid answers of 0, quorum 1: no judge could be formed; set an API key for a provider or name models. ' +
-        'Set a provider API key (e.g. OPENAI_API_KEY) in the workflow’s env, or check that the key is valid.'
+        'Set a provider API key (e.g. OPENAI_API_KEY) in the workflow’s env.'
     )
     expect(reason && reasonSentence(reason, 'terminal')).toBe(
       'the council is unavailable: 0 valid answers of 0, quorum 1: no judge could be formed: no provider API key is set. ' +
-        'Set OPENAI_API_KEY (or ANTHROPIC_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY, OPENROUTER_API_KEY) in your environment, or check that the key is valid.'
+        'Set OPENAI_API_KEY (or ANTHROPIC_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY, OPENROUTER_API_KEY) in your environment.'
     )
   })
 
@@ -305,20 +318,23 @@ describe('the facts a sentence is made precise with', () => {
             sample: 1,
             latencyMs: 0,
             status: 'failed',
-            failure: 'missing_credentials',
             ...(outcome === 'refused'
               ? {
-                  message:
-                    'the provider rejected the API key (401); check the key and its permissions',
+                  failure: 'rejected_credentials' as const,
+                  message: 'the provider rejected ANTHROPIC_API_KEY (401)',
                   rejected: true as const
                 }
-              : { message: 'GOOGLE_GENERATIVE_AI_API_KEY is not set; this judge was not asked' })
+              : {
+                  failure: 'missing_credentials' as const,
+                  message: 'GOOGLE_GENERATIVE_AI_API_KEY is not set; this judge was not asked'
+                })
           }
     const refused = searchVerdict({
       council: { runs: [run('anthropic:claude-sonnet-4-6', 'refused')], quorum: 1 }
     })
+    expect(refused.reasons.map(r => r.code)).toEqual(['rejected_credentials'])
     expect(nextStep(refused, 'terminal')).toBe(
-      'No judge answered: the provider refused the key in `ANTHROPIC_API_KEY` (anthropic:claude-sonnet-4-6). Check that `ANTHROPIC_API_KEY` holds a current key allowed to use the model, and run `rubric-council check` again.'
+      'No judge answered: the provider refused the key in `ANTHROPIC_API_KEY` (anthropic:claude-sonnet-4-6). Replace the key in `ANTHROPIC_API_KEY` with a current one allowed to use the model, and run `rubric-council check` again.'
     )
     expect(nextStep(refused, 'action')).toBe(
       'No judge answered: the provider refused the key in `ANTHROPIC_API_KEY` (anthropic:claude-sonnet-4-6). A maintainer replaces the repository secret `ANTHROPIC_API_KEY` with a current key allowed to use the model, then comments `/council rerun`.'
@@ -334,7 +350,7 @@ describe('the facts a sentence is made precise with', () => {
       }
     })
     expect(nextStep(short, 'terminal')).toBe(
-      'Only 1 of 3 judges answered (the quorum is 2): not asked: GOOGLE_GENERATIVE_AI_API_KEY is not set (google:gemini-3.5-flash); the provider refused the key in `ANTHROPIC_API_KEY` (anthropic:claude-sonnet-4-6). Check that `ANTHROPIC_API_KEY` holds a current key allowed to use the model, and run `rubric-council check` again.'
+      'Only 1 of 3 judges answered (the quorum is 2): not asked: GOOGLE_GENERATIVE_AI_API_KEY is not set (google:gemini-3.5-flash); the provider refused the key in `ANTHROPIC_API_KEY` (anthropic:claude-sonnet-4-6). Replace the key in `ANTHROPIC_API_KEY` with a current one allowed to use the model; set the missing keys in your environment, or name only judges whose key you have (`--models` or the rubric’s `council.models`), and run `rubric-council check` again.'
     )
     for (const verdict of [none, refused, short]) {
       expect(nextStep(verdict, 'terminal')).not.toContain('No judge had a provider key')

@@ -2,6 +2,9 @@ import { statSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { everyDefaultJudge } from '../council/members.js'
+import { askedModels, rubricTooLarge } from '../council/window.js'
+import { DEFAULT_MAX_EVIDENCE_TOKENS } from '../evidence/build.js'
 import { repositoryRoot, workingTreeRubrics } from '../local/place.js'
 import { rubricSetProblems } from '../local/rubric-set-problems.js'
 import { rubricDeprecationLines, rubricModelLines } from '../publish/model-lines.js'
@@ -10,6 +13,7 @@ import { describeRubric } from '../rubric/describe.js'
 import { formatIssue } from '../rubric/errors.js'
 import { loadRubric } from '../rubric/load.js'
 import type { Rubric } from '../rubric/types.js'
+import { needsCouncil } from '../verdict/decide.js'
 import type { CliIo } from './io.js'
 import { cliUpstreamReader } from './upstream.js'
 
@@ -40,11 +44,13 @@ export async function validateCommand(files: readonly string[], io: CliIo): Prom
       checked++
       const result = await loadRubric(resolve(io.cwd, file), file, upstream, root)
       if (result.ok) {
-        const models = rubricModelLines(result.value, (io.now ?? Date.now)())
-        if (models.errors > 0) invalid++
+        const today = (io.now ?? Date.now)()
+        const models = rubricModelLines(result.value, today)
+        const size = sizeLines(result.value, today)
+        if (models.errors + size.length > 0) invalid++
         else io.stdout(`${file}: ok (${describeRubric(result.value)})`)
         valid.push({ file, rubric: result.value })
-        for (const line of [...models.lines, ...rubricDeprecationLines(result.value)])
+        for (const line of [...models.lines, ...size, ...rubricDeprecationLines(result.value)])
           io.stderr(line)
       } else {
         invalid++
@@ -58,6 +64,22 @@ export async function validateCommand(files: readonly string[], io: CliIo): Prom
     // Only folders: nothing was validated, which is not "all valid".
     return invalid === 0 && checked > 0 ? 0 : 1
   })
+}
+
+/**
+ * A rubric too large for its council, as the run would refuse it (council/window.ts): its members,
+ * else every provider's default judges (the keys of the run are not known here), and its reserves,
+ * with the default evidence budget.
+ */
+function sizeLines(rubric: Rubric, today: number): string[] {
+  if (!needsCouncil(rubric)) return []
+  const { models, reserve } = rubric.council
+  const members = models.length > 0 ? models : everyDefaultJudge()
+  const asked = askedModels(members, reserve, today)
+  const message = rubricTooLarge(rubric, asked, DEFAULT_MAX_EVIDENCE_TOKENS)
+  return message === undefined
+    ? []
+    : [formatIssue({ file: rubric.source.path, rule: 'too-large', message })]
 }
 
 function isDirectory(path: string): boolean {

@@ -220,7 +220,7 @@ async function requestWithRetries(
         rejected: false
       }
     }
-    const next = afterError(outcome.error, retry, policy)
+    const next = afterError(outcome.error, call.provider.variables.key, retry, policy)
     if (next.kind === 'failed') return next
     await sleep(next.waitMs)
   }
@@ -283,10 +283,11 @@ function answerIn(error: NoObjectGeneratedError): Attempt {
 /** After a failed request: how long to wait before the next, or the judge's failure. */
 function afterError(
   error: unknown,
+  key: string,
   retry: number,
   policy: CallPolicy
 ): { readonly kind: 'retry'; readonly waitMs: number } | Failure {
-  const problem = classify(error)
+  const problem = classify(error, key)
   const retries = problem.overloaded ? policy.overloadedMaxRetries : policy.maxRetries
   const base = problem.overloaded ? policy.overloadedRetryBaseMs : policy.retryBaseMs
   const wait = problem.retryAfterMs ?? backoff(base, retry)

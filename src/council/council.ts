@@ -5,10 +5,11 @@ import { proxiedFetch } from '../util/fetch.js'
 import type { Ticker } from '../util/ticker.js'
 import { cacheTurns } from './cache-turns.js'
 import { languageModel } from './judge-model.js'
-import { defaultModels, evidenceRoom } from './members.js'
+import { defaultModels } from './members.js'
 import { lifecycle, retirementNote } from './models.js'
 import { effortOf, judgeSession, type CouncilRun, type Task } from './session.js'
 import type { Council, CouncilOutcome, CouncilRequest, JudgeRun } from './types.js'
+import { askedModels, evidenceRoom, rubricTooLarge } from './window.js'
 
 export interface CouncilOptions {
   readonly env: Readonly<Record<string, string | undefined>>
@@ -96,6 +97,8 @@ export function createCouncil(options: CouncilOptions): Council {
     configuration: rubric => configuration(council, rubric),
     reserves: rubric => reserves(council, rubric),
     contextLimit: rubric => contextLimit(council, rubric),
+    tooLarge: (rubric, evidenceBudget) =>
+      rubricTooLarge(rubric, asked(council, rubric), evidenceBudget),
     convene: request => convene(council, request),
     extraVote: (request, vote) => extraVote(council, request, vote)
   }
@@ -136,17 +139,15 @@ function reserves(council: CouncilRun, rubric: Rubric): readonly string[] {
 
 /** The evidence every window can take, of the members and reserves that may be asked. */
 function contextLimit(council: CouncilRun, rubric: Rubric): number | undefined {
-  const today = council.now()
-  // A retired member is not asked: its window bounds nothing. A reserve may be asked with the
-  // same evidence: its window bounds it too.
-  const asked = [...membersOf(council, rubric), ...rubric.council.reserve].filter(
-    m => lifecycle(m, today).state !== 'retired'
-  )
-  const rooms = asked.flatMap(member => {
+  const rooms = asked(council, rubric).flatMap(member => {
     const room = evidenceRoom(member)
     return room === undefined ? [] : [room]
   })
   return rooms.length === 0 ? undefined : Math.min(...rooms)
+}
+
+function asked(council: CouncilRun, rubric: Rubric): readonly string[] {
+  return askedModels(membersOf(council, rubric), rubric.council.reserve, council.now())
 }
 
 /** Every member asked `samples` times; the members retiring soon said first. */

@@ -1,7 +1,6 @@
 import { parseModelId } from '../rubric/model-id.js'
 import { closest } from '../rubric/similar.js'
-import { MODELS, modelRow } from './models.js'
-import { ANSWER_MAX_TOKENS } from './providers/common.js'
+import { MODELS } from './models.js'
 import { everyProvider, nonEmpty, providerOf } from './providers/index.js'
 
 type Environment = Readonly<Record<string, string | undefined>>
@@ -22,6 +21,14 @@ export function defaultModels(env: Environment): string[] {
     )
   const direct = judges(false)
   return direct.length > 0 ? direct : judges(true)
+}
+
+/**
+ * The default judges of every provider that has its own (not a fallback's): the council a rubric
+ * that names no models meets where every key is set, and what `validate` measures it against.
+ */
+export function everyDefaultJudge(): string[] {
+  return defaultModels(Object.fromEntries(everyProvider().map(([, p]) => [p.variables.key, 'set'])))
 }
 
 /** Parses a comma- or newline-separated list of `provider:model` (the `models` input). */
@@ -65,16 +72,4 @@ export function unknownModel(member: string): { readonly suggestion?: string } |
   const suggestion = closest(name, known)
   if (suggestion === undefined) return {}
   return { suggestion: `${provider}:${vendor}${suggestion}` }
-}
-
-/** What a prompt holds beside the evidence: instructions and rubric, and the answer's room. */
-const PROMPT_RESERVE_TOKENS = 16_000 + ANSWER_MAX_TOKENS
-
-/** The evidence a member's window leaves room for, or undefined when its window is not known. */
-export function evidenceRoom(member: string): number | undefined {
-  const parsed = parseModelId(member)
-  if (!parsed.ok || providerOf(parsed.value).tableModels === undefined) return undefined
-  // As the table writes it (`gpt-5.4-mini`), or a Claude version dotted by OpenRouter (`4.6`).
-  const window = modelRow(parsed.value.model)?.contextWindow
-  return window === undefined ? undefined : window - PROMPT_RESERVE_TOKENS
 }

@@ -88,6 +88,16 @@ export function buildPrompt(input: PromptInput): JudgePrompt {
   }
 }
 
+/**
+ * The parts of every judge's prompt that the pull request brings nothing to (the instructions, the
+ * rubric and the order of grading), as the prompt has them: what the rubric's size is measured by.
+ */
+export function standingParts(rubric: Rubric): readonly string[] {
+  const must = rubric.criteria.filter(c => c.required)
+  const nice = rubric.criteria.filter(c => !c.required)
+  return [SYSTEM, rubricPart(rubric, must, nice), judgePart(must, nice, '')]
+}
+
 /** What every call shares, and every push while the rubric stays: nothing from the pull request. */
 function rubricPart(rubric: Rubric, must: Criterion[], nice: Criterion[]): string {
   const shared: string[] = []

@@ -28,18 +28,19 @@ export interface Problem {
  * What an error from a provider call means for the verdict, and whether to try again. Whether
  * an HTTP error is transient is the SDK's call (`APICallError.isRetryable`: 408, 409, 429, 5xx,
  * or what the provider's headers say); a success status with an unreadable body is retried too.
+ * `key` names the variable the call's key came from, for a provider that refuses it.
  */
-export function classify(error: unknown): Problem {
+export function classify(error: unknown, key?: string): Problem {
   if (LoadAPIKeyError.isInstance(error)) {
     return { failure: 'missing_credentials', message: firstLine(error.message), retryable: false }
   }
   if (APICallError.isInstance(error)) {
     const status = error.statusCode
     const detail = providerMessage(error)
-    if (status === 401 || status === 403) {
+    if (status === 401 || status === 403 || keyRefused(error)) {
       return {
-        failure: 'missing_credentials',
-        message: `the provider rejected the API key (${status})${detail}; check the key and its permissions`,
+        failure: 'rejected_credentials',
+        message: `the provider rejected ${key ?? 'the API key'} (${status})${detail}`,
         retryable: false,
         // The same key will be refused again.
         rejected: true
@@ -96,6 +97,12 @@ export function classify(error: unknown): Problem {
     message: `the call failed: ${message}`,
     retryable: /fetch failed|ECONN|ETIMEDOUT|socket/i.test(message)
   }
+}
+
+/** A provider's own way of refusing a key under another status (Gemini's 400 API_KEY_INVALID). */
+function keyRefused(error: APICallError): boolean {
+  const response = { headers: error.responseHeaders, body: error.responseBody }
+  return everyProvider().some(([, { errors }]) => errors?.keyRefused?.(response) === true)
 }
 
 function providerMessage(error: APICallError): string {

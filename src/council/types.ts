@@ -44,7 +44,12 @@ export interface JudgeAnswer {
 
 /** Why a judge call produced no valid answer; each maps to the verdict reason of the same name. */
 export type CouncilFailure =
-  'missing_credentials' | 'rate_limited' | 'timeout' | 'provider_error' | 'invalid_output'
+  | 'missing_credentials'
+  | 'rejected_credentials'
+  | 'rate_limited'
+  | 'timeout'
+  | 'provider_error'
+  | 'invalid_output'
 
 /** Tokens billed for one judge call, summed over its requests. */
 export interface TokenUsage {
@@ -150,6 +155,11 @@ export interface Council {
    * rubric and the answer, where the windows are known; undefined when none is.
    */
   readonly contextLimit?: (rubric: Rubric) => number | undefined
+  /**
+   * Why the rubric does not fit the context windows of those asked, beside the evidence budget
+   * (`max-evidence-tokens`) and the answer, with what to do; undefined when it fits.
+   */
+  readonly tooLarge?: (rubric: Rubric, evidenceBudget: number) => string | undefined
   /**
    * Who is asked about this rubric, and how many times, as text: a judgement is reused only for
    * the same configuration (the verdict cache).

@@ -133,6 +133,8 @@ async function usableRubric(
       gates: []
     })
   }
+  const tooLarge = tooLargeRubric(parsed.value, ports)
+  if (tooLarge !== undefined) return failed(tooLarge)
   const refusal = await ports.gates.refusal?.(parsed.value)
   if (refusal === undefined) return parsed
   return failed({
@@ -140,6 +142,28 @@ async function usableRubric(
     rubric: describe(parsed.value),
     gates: []
   })
+}
+
+/**
+ * A rubric its judges' context windows cannot hold beside the evidence budget and the answer: an
+ * invalid rubric, said before any gate runs or any judge is asked (a provider would answer 400).
+ */
+function tooLargeRubric(
+  rubric: Rubric,
+  ports: Pick<EnginePorts, 'council' | 'evidence'>
+): Omit<Evaluation, 'iteration'> | undefined {
+  const message = needsCouncil(rubric)
+    ? ports.council.tooLarge?.(rubric, ports.evidence.budget)
+    : undefined
+  if (message === undefined) return undefined
+  return {
+    verdict: invalidVerdict('invalid_rubric', 1),
+    rubric: {
+      ...describe(rubric),
+      problems: [{ file: rubric.source.path, rule: 'too-large', message }]
+    },
+    gates: []
+  }
 }
 
 /**

@@ -23,6 +23,7 @@ export const LASTING_REASONS: ReadonlySet<ReasonCode> = new Set<ReasonCode>([
   'invalid_input',
   'gate_failed',
   'missing_credentials',
+  'rejected_credentials',
   'workflow_modified',
   'incomplete_coverage'
 ])

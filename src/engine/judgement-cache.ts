@@ -137,6 +137,7 @@ export function cachingCouncil(
 
   return {
     ...(council.contextLimit && { contextLimit: council.contextLimit }),
+    ...(council.tooLarge && { tooLarge: council.tooLarge }),
     ...(council.configuration && { configuration: council.configuration }),
     convene: async request => {
       digest = judgementDigest(request, council.configuration?.(request.rubric) ?? '')

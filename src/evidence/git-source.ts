@@ -97,6 +97,7 @@ export function pullRequestEvidence(
   }
 ): EvidenceSource {
   return {
+    budget: options.maxTokens,
     collect: async request => {
       const { cwd, mergeBase, head, files } = await options.diff
       const media = await sniffMedia(files, file =>
@@ -126,6 +127,7 @@ export function localEvidence(
 ): EvidenceSource {
   const run = options.run ?? runGit
   return {
+    budget: options.maxTokens,
     collect: async request => {
       const base = options.base ?? (await defaultBase(options.cwd, run))
       const { mergeBase, files } = await localDiff({ cwd: options.cwd, base, run })

@@ -21,6 +21,8 @@ export interface EvidenceRequest {
  */
 export interface EvidenceSource {
   readonly collect: (request: EvidenceRequest) => Promise<Evidence>
+  /** The `max-evidence-tokens` budget: the most the evidence takes where the windows hold more. */
+  readonly budget: number
 }
 
 export class EvidenceUnavailableError extends Error {

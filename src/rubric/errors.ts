@@ -28,6 +28,7 @@ export type RubricRule =
   | 'extends'
   | 'paths'
   | 'name'
+  | 'too-large'
 
 export interface RubricIssue {
   readonly file: string

@@ -1,5 +1,6 @@
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml'
 import type { LineProblem } from './markdown.js'
+import { explainYamlErrors, firstSentence } from './yaml-errors.js'
 import type { Path } from './zod-issues.js'
 
 export interface Position {
@@ -29,11 +30,7 @@ export function parseYaml(text: string): YamlSource {
     const { line, col } = lineCounter.linePos(offset)
     return { line, column: col }
   }
-  const problems: LineProblem[] = [...doc.errors, ...doc.warnings].map(error => ({
-    ...position(error.pos[0]),
-    rule: 'yaml-syntax' as const,
-    message: `invalid YAML: ${firstSentence(error.message)}`
-  }))
+  const problems = explainYamlErrors(text, doc, position)
 
   let data: unknown
   if (problems.length === 0) {
@@ -83,9 +80,4 @@ export function parseYaml(text: string): YamlSource {
 
 function isNode(value: unknown): value is Node {
   return typeof value === 'object' && value !== null && 'range' in value
-}
-
-/** yaml's messages end with " at line L, column C" and an excerpt; the position is reported apart. */
-function firstSentence(message: string): string {
-  return (message.split('\n')[0] ?? message).replace(/ at line \d+, column \d+:?$/, '')
 }

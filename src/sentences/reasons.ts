@@ -128,8 +128,9 @@ function describeGate(gate: FailedGate): string {
 
 /** What to do about each cause of row 3: the pull request is not at fault for any of them. */
 const SHORTFALL_ADVICE: Readonly<Record<CouncilFailure, string>> = {
-  missing_credentials:
-    'Set a provider API key (e.g. OPENAI_API_KEY) in the workflow’s env, or check that the key is valid.',
+  missing_credentials: 'Set a provider API key (e.g. OPENAI_API_KEY) in the workflow’s env.',
+  rejected_credentials:
+    'A provider refused the API key it was given, so re-running will not help: replace the repository secret the message names with a current key allowed to use the model.',
   rate_limited:
     'The providers are rate limiting, not judging the pull request: run the job again later, raise the provider’s limits, or lower samples.',
   timeout:
@@ -141,8 +142,14 @@ const SHORTFALL_ADVICE: Readonly<Record<CouncilFailure, string>> = {
 }
 
 /** In a terminal the keys come from the user's environment; there is no workflow to edit. */
-const TERMINAL_CREDENTIALS =
-  'Set OPENAI_API_KEY (or ANTHROPIC_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY, OPENROUTER_API_KEY) in your environment, or check that the key is valid.'
+const TERMINAL_CREDENTIALS: Readonly<
+  Record<'missing_credentials' | 'rejected_credentials', string>
+> = {
+  missing_credentials:
+    'Set OPENAI_API_KEY (or ANTHROPIC_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY, OPENROUTER_API_KEY) in your environment.',
+  rejected_credentials:
+    'A provider refused the API key it was given, so re-running will not help: put a current key allowed to use the model in the variable the message names.'
+}
 
 /** A request the providers rejected as such will be rejected again: no "run the job again". */
 const REJECTED_ADVICE =
@@ -160,8 +167,9 @@ function shortfall(code: CouncilFailure, facts: CouncilShortfall, audience: Audi
   const advice =
     code === 'provider_error' && facts.rejected
       ? REJECTED_ADVICE
-      : audience === 'terminal' && code === 'missing_credentials'
-        ? TERMINAL_CREDENTIALS
+      : audience === 'terminal' &&
+          (code === 'missing_credentials' || code === 'rejected_credentials')
+        ? TERMINAL_CREDENTIALS[code]
         : SHORTFALL_ADVICE[code]
   return `the council is unavailable: ${valid} valid answer${valid === 1 ? '' : 's'} of ${asked}, quorum ${quorum}${detail}. ${advice}`
 }
@@ -178,6 +186,7 @@ const NO_JUDGE: Readonly<Record<Audience, string>> = {
 
 /** What kept a call from answering, after the judges it names. */
 const UNANSWERED: Readonly<Record<Exclude<CouncilFailure, 'missing_credentials'>, string>> = {
+  rejected_credentials: 'its key refused by the provider',
   rate_limited: 'rate-limited',
   timeout: 'timed out',
   provider_error: 'failed at the provider',
@@ -235,6 +244,46 @@ function shortfallStep<C extends CouncilFailure>(what: Say<C>): Say<C> {
   }
 }
 
+/**
+ * What to do about the keys of a council short of its quorum: replace those the providers refused
+ * (naming their variables), set those missing; then run again.
+ */
+function keySteps({ failures }: CouncilShortfall, audience: Audience): string {
+  const refused = [...new Set(failures.flatMap(f => f.keyRejected ?? []))]
+  const missing = refused.length === 0 || failures.some(f => f.failure === 'missing_credentials')
+  const keys = refused.map(k => `\`${k}\``).join(' and ')
+  const many = refused.length > 1
+  if (audience === 'action') {
+    const steps = [
+      ...(refused.length > 0
+        ? [
+            `replaces the repository ${many ? 'secrets' : 'secret'} ${keys} with ${many ? 'current keys' : 'a current key'} allowed to use the model`
+          ]
+        : []),
+      ...(missing
+        ? [
+            "adds the missing keys as repository secrets and passes them in the workflow's `env` (or names only judges with a key)"
+          ]
+        : [])
+    ]
+    return `A maintainer ${steps.join(' and ')}, then comments \`/council rerun\`.${missing ? ` ${FORK_SECRETS}` : ''}`
+  }
+  const steps = [
+    ...(refused.length > 0
+      ? [
+          `replace the ${many ? 'keys' : 'key'} in ${keys} with ${many ? 'current ones' : 'a current one'} allowed to use the model`
+        ]
+      : []),
+    ...(missing
+      ? [
+          'set the missing keys in your environment, or name only judges whose key you have (`--models` or the rubric’s `council.models`)'
+        ]
+      : [])
+  ]
+  const said = steps.join('; ')
+  return `${said.charAt(0).toUpperCase()}${said.slice(1)}, and run \`rubric-council check\` again.`
+}
+
 /** Every reason code's sentences; a code without them does not typecheck. */
 const SENTENCES: { readonly [C in ReasonCode]: Sentences<C> } = {
   invalid_rubric: {
@@ -265,18 +314,11 @@ const SENTENCES: { readonly [C in ReasonCode]: Sentences<C> } = {
   },
   missing_credentials: {
     reason: (facts, audience) => shortfall('missing_credentials', facts, audience),
-    next: shortfallStep((facts, audience) => {
-      const refused = [...new Set(facts.failures.flatMap(f => f.keyRejected ?? []))]
-      if (refused.length > 0) {
-        const keys = refused.map(k => `\`${k}\``).join(' and ')
-        return audience === 'action'
-          ? `A maintainer replaces the repository ${plural(refused.length, 'secret', 'secrets')} ${keys} with a current key allowed to use the model, then comments \`/council rerun\`.`
-          : `Check that ${keys} ${plural(refused.length, 'holds', 'hold')} a current key allowed to use the model, and run \`rubric-council check\` again.`
-      }
-      return audience === 'action'
-        ? `A maintainer adds the missing keys as repository secrets and passes them in the workflow's \`env\` (or names only judges with a key), then comments \`/council rerun\`. ${FORK_SECRETS}`
-        : 'Set the missing keys in your environment, or name only judges whose key you have (`--models` or the rubric’s `council.models`), and run `rubric-council check` again.'
-    })
+    next: shortfallStep(keySteps)
+  },
+  rejected_credentials: {
+    reason: (facts, audience) => shortfall('rejected_credentials', facts, audience),
+    next: shortfallStep(keySteps)
   },
   rate_limited: {
     reason: (facts, audience) => shortfall('rate_limited', facts, audience),

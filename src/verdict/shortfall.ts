@@ -6,6 +6,7 @@ import type { Reason } from './types.js'
 /** The order in which a failure is named when several kinds keep the council short of quorum. */
 const FAILURE_PRECEDENCE: readonly CouncilFailure[] = [
   'missing_credentials',
+  'rejected_credentials',
   'rate_limited',
   'timeout',
   'provider_error',
@@ -34,8 +35,7 @@ export function shortfallReason(
     asked: council?.runs.length ?? 0,
     quorum,
     failures: failed.map(r => {
-      const keyRejected =
-        r.failure === 'missing_credentials' && r.rejected ? keyOf(r.judge) : undefined
+      const keyRejected = r.failure === 'rejected_credentials' ? keyOf(r.judge) : undefined
       return {
         judge: r.judge,
         message: r.message,

@@ -19,6 +19,7 @@ export const REASON_CODES = [
   'invalid_input',
   'gate_failed',
   'missing_credentials',
+  'rejected_credentials',
   'rate_limited',
   'timeout',
   'provider_error',
@@ -46,8 +47,8 @@ export interface UnansweredCall {
   readonly message: string
   readonly failure: CouncilFailure
   /**
-   * The variable holding the key the provider refused (401, 403), when it refused one; a key that
-   * was not set, or a judge that could not be formed, has none.
+   * The variable holding the key the provider refused (401, 403: `rejected_credentials`), when it
+   * refused one; a key that was not set, or a judge that could not be formed, has none.
    */
   readonly keyRejected?: string
   /** No request was made (a retired model): the message says why and what to use instead. */

@@ -29,7 +29,10 @@ export const google: ProviderModule = {
   },
   // No `breakpoint`: Gemini caches on its own, at no charge for a write.
   countsWholePrompt: true,
-  errors: { waitAsked: { by: 'Gemini', read: ({ body }) => geminiRetryDelay(body) } },
+  errors: {
+    waitAsked: { by: 'Gemini', read: ({ body }) => geminiRetryDelay(body) },
+    keyRefused: ({ body }) => geminiKeyInvalid(body)
+  },
   // https://ai.google.dev/api/models#method:-models.list: the key in `x-goog-api-key`.
   probe: {
     defaultBaseUrl: 'https://generativelanguage.googleapis.com/v1beta',
@@ -51,6 +54,24 @@ const GEMINI_THINKING_BUDGET: Readonly<Record<ReasoningEffort, number>> = {
 function geminiTakesLevels(model: string): boolean {
   const version = /^gemini-(\d+)/.exec(model)
   return version === null || Number(version[1]) >= 3
+}
+
+/**
+ * Gemini refuses a key it does not know with 400 INVALID_ARGUMENT ("API key not valid. Please pass
+ * a valid API key."), not 401: its `error.details[]` holds a `google.rpc.ErrorInfo` whose reason is
+ * `API_KEY_INVALID`. https://ai.google.dev/gemini-api/docs/troubleshooting,
+ * https://cloud.google.com/apis/design/errors#error_info
+ */
+export function geminiKeyInvalid(body: string | undefined): boolean {
+  const parsed = jsonBody(body)
+  const error = isRecord(parsed) ? parsed.error : undefined
+  const details = isRecord(error) && Array.isArray(error.details) ? error.details : []
+  return details.some(
+    detail =>
+      isRecord(detail) &&
+      detail['@type'] === 'type.googleapis.com/google.rpc.ErrorInfo' &&
+      detail.reason === 'API_KEY_INVALID'
+  )
 }
 
 /**

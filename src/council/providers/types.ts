@@ -110,6 +110,11 @@ export interface ErrorDialect {
     readonly by: string
     readonly read: (error: ErrorResponse) => number | undefined
   }
+  /**
+   * Whether an error other than a 401 or 403 is the provider refusing the key (Gemini answers a
+   * key it does not know with 400): re-running will not help, replacing the key will.
+   */
+  readonly keyRefused?: (error: ErrorResponse) => boolean
   /** A router's error that carries the error body of the provider it routed to, and its name. */
   readonly upstream?: (
     error: Readonly<Record<string, unknown>>

@@ -1,0 +1,100 @@
+import { countTokens } from '../evidence/tokens.js'
+import { parseModelId } from '../rubric/model-id.js'
+import type { Rubric } from '../rubric/types.js'
+import { formatCount } from '../util/format-count.js'
+import { lifecycle, modelRow } from './models.js'
+import { standingParts } from './prompt.js'
+import { ANSWER_MAX_TOKENS } from './providers/common.js'
+import { providerOf } from './providers/index.js'
+
+/**
+ * How a judge's context window is shared (docs/council.md#the-rubrics-size): the answer's room
+ * (`ANSWER_MAX_TOKENS`), the instructions with the rubric, and the evidence. The evidence budget
+ * (`max-evidence-tokens`) is lowered to what the smallest known window leaves beside the answer and
+ * `RUBRIC_ROOM_TOKENS`; a rubric is refused when, with the instructions, it takes more than the
+ * window leaves beside the answer and that budget. So a rubric within `RUBRIC_ROOM_TOKENS` fits
+ * any window the table knows, and a larger one fits where the evidence budget leaves it room.
+ */
+
+/**
+ * What the prompt keeps for the instructions and the rubric whatever the evidence budget; also
+ * the most they may take when no member's window is known.
+ */
+export const RUBRIC_ROOM_TOKENS = 16_000
+
+/** What a prompt holds beside the evidence at least: instructions and rubric, and the answer. */
+const PROMPT_RESERVE_TOKENS = RUBRIC_ROOM_TOKENS + ANSWER_MAX_TOKENS
+
+/** A member's context window in input tokens, as the model table gives it; undefined if unknown. */
+function contextWindow(member: string): number | undefined {
+  const parsed = parseModelId(member)
+  if (!parsed.ok || providerOf(parsed.value).tableModels === undefined) return undefined
+  // As the table writes it (`gpt-5.4-mini`), or a Claude version dotted by OpenRouter (`4.6`).
+  return modelRow(parsed.value.model)?.contextWindow
+}
+
+/** The evidence a member's window leaves room for, or undefined when its window is not known. */
+export function evidenceRoom(member: string): number | undefined {
+  const window = contextWindow(member)
+  return window === undefined ? undefined : window - PROMPT_RESERVE_TOKENS
+}
+
+/** Those that may be asked on `today` (epoch ms): members and reserves, less the retired. */
+export function askedModels(
+  members: readonly string[],
+  reserve: readonly string[],
+  today: number
+): readonly string[] {
+  // A retired member is not asked: its window bounds nothing. A reserve may be asked with the
+  // same evidence: its window bounds it too.
+  return [...members, ...reserve].filter(m => lifecycle(m, today).state !== 'retired')
+}
+
+/** The smallest known window among `asked`, and whose it is. */
+function smallestWindow(
+  asked: readonly string[]
+): { readonly member: string; readonly tokens: number } | undefined {
+  let smallest: { member: string; tokens: number } | undefined
+  for (const member of asked) {
+    const tokens = contextWindow(member)
+    if (tokens !== undefined && (smallest === undefined || tokens < smallest.tokens))
+      smallest = { member, tokens }
+  }
+  return smallest
+}
+
+/** The tokens of the prompt's parts the pull request brings nothing to: instructions and rubric. */
+export function rubricPromptTokens(rubric: Rubric): number {
+  return standingParts(rubric)
+    .map(countTokens)
+    .reduce((a, b) => a + b, 0)
+}
+
+/**
+ * Why `rubric` does not fit the context windows of `asked` with `evidenceBudget` tokens of
+ * evidence (the `max-evidence-tokens` budget), as a sentence with what to do; undefined when it fits.
+ */
+export function rubricTooLarge(
+  rubric: Rubric,
+  asked: readonly string[],
+  evidenceBudget: number
+): string | undefined {
+  const tokens = rubricPromptTokens(rubric)
+  // Within the room every prompt keeps for it, a rubric fits any window the table knows.
+  if (tokens <= RUBRIC_ROOM_TOKENS) return undefined
+  const size = `the rubric takes about ${formatCount(tokens)} tokens of the judges' prompt (with their instructions)`
+  const todo =
+    'shorten it (its notes, its descriptions), split it into rubrics for parts of the repository (`paths`, in .github/rubrics/)'
+  const window = smallestWindow(asked)
+  if (window === undefined) {
+    return `${size}; with the context window of no member known, it may take ${formatCount(RUBRIC_ROOM_TOKENS)} (docs/council.md#the-rubrics-size): ${todo}, or name members whose windows the model table knows`
+  }
+  const evidence = Math.min(evidenceBudget, window.tokens - PROMPT_RESERVE_TOKENS)
+  const room = window.tokens - ANSWER_MAX_TOKENS - evidence
+  if (tokens <= room) return undefined
+  return (
+    `${size}; the smallest context window of the council, ${window.member}'s ${formatCount(window.tokens)} tokens, ` +
+    `leaves it ${formatCount(room)} beside ${formatCount(evidence)} for the evidence and ${formatCount(ANSWER_MAX_TOKENS)} for the answer: ` +
+    `${todo}, give the council models with larger windows, or lower max-evidence-tokens`
+  )
+}
