@@ -13,8 +13,15 @@ import { describe, expect, it } from 'vitest'
 
 const ROOT = join(import.meta.dirname, '..', '..')
 const NODE_DIR = dirname(process.execPath)
-/** The folders every run needs on PATH: this node's, then git's and sh's. */
-const BASE_PATH = [NODE_DIR, '/usr/local/bin', '/usr/bin', '/bin'].join(delimiter)
+/**
+ * The folders every run needs on PATH: this node alone (its own folder may hold a linked
+ * rubric-council, which would rightly change what the lines say), then git's and sh's.
+ */
+const BASE_PATH = (() => {
+  const node = mkdtempSync(join(tmpdir(), 'rc-node-'))
+  symlinkSync(process.execPath, join(node, 'node'))
+  return [node, '/usr/bin', '/bin'].join(delimiter)
+})()
 
 interface Place {
   /** The project folder init runs in. */
