@@ -14,6 +14,7 @@ import {
 import { startGitHubStandIn, type GitHubStandIn } from './helpers/github-standin.js'
 import { wireAnswer } from './helpers/judge-answers.js'
 import { startProviderStandIn, type StandIn } from './helpers/provider-standin.js'
+import { isAlive } from './helpers/process-alive.js'
 
 /**
  * The bundled action (dist/index.js) cancelled as the runner cancels a step: a signal to its
@@ -41,15 +42,6 @@ afterAll(async () => {
   await github.close()
   await providers.close()
 })
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 /**
  * The action on a pull request whose rubric has `gate` and a criterion for the judges; `signal`
@@ -95,14 +87,14 @@ async function cancelled(gate: string, signal: NodeJS.Signals) {
   child.kill(signal)
   await exited
   const deadline = Date.now() + 10_000
-  while (gatePids.some(alive) && Date.now() < deadline) await sleep(100)
+  while (gatePids.some(isAlive) && Date.now() < deadline) await sleep(100)
   const check = github.checkRuns.filter(c => c.head_sha === repo.headSha).at(-1)
   return {
     stdout,
     outputs: readOutputs(readFileSync(outputFile, 'utf8')),
     conclusion: check?.conclusion,
     judgeCalls: providers.calls.length - calls,
-    survivors: gatePids.filter(alive)
+    survivors: gatePids.filter(isAlive)
   }
 }
 

@@ -17,6 +17,7 @@ import { readSessionState } from '../../src/loop/session.js'
 import { fastTicker } from '../helpers/fast-ticker.js'
 import { wireAnswer } from '../helpers/judge-answers.js'
 import { startProviderStandIn, type StandIn } from '../helpers/provider-standin.js'
+import { isAlive } from '../helpers/process-alive.js'
 
 /**
  * While a gate runs, and when it is stopped. Ctrl-C and SIGTERM against the built CLI (bin/rubric-council.js, which loads dist/cli/), run in
@@ -105,20 +106,11 @@ async function gatePids(file: string, count: number, cli: Cli): Promise<number[]
   throw new Error(`the gate never wrote ${count} pids to ${file}; the CLI said:\n${cli.stderr()}`)
 }
 
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
-
 /** The pids still alive after up to `ms`: none, when every process of the gate is gone in time. */
 async function survivors(pids: readonly number[], ms = 10_000): Promise<number[]> {
   const deadline = Date.now() + ms
-  while (pids.some(alive) && Date.now() < deadline) await sleep(100)
-  return pids.filter(alive)
+  while (pids.some(isAlive) && Date.now() < deadline) await sleep(100)
+  return pids.filter(isAlive)
 }
 
 /** As a terminal's Ctrl-C: SIGINT to the whole foreground process group. */

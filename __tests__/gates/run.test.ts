@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, writeFileSync } from 'node:fs'
+import { isAlive } from '../helpers/process-alive.js'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -56,22 +57,6 @@ function options(overrides: Partial<GateRunOptions> = {}): GateRunOptions & { lo
     parallel: 1,
     ...overrides,
     log: recordingLog()
-  }
-}
-
-/** A zombie (killed, not yet reaped by a non-reaping PID 1) has stopped running: it counts as dead. */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false
-    throw error
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z'
-  } catch {
-    return false
   }
 }
 

@@ -9,20 +9,12 @@ import { gateEnvironment } from '../../src/gates/environment.js'
 import { runGates } from '../../src/gates/run.js'
 import { runStoppedBy, signalExitCode, stopGates } from '../../src/gates/running.js'
 import { notStartedDetail } from '../../src/gates/sentences.js'
+import { isAlive } from '../helpers/process-alive.js'
 
 /**
  * A stop of the run in process: `stopGates` is what src/bin.ts and src/action/cancel.ts call on
  * SIGINT or SIGTERM. A stop is the process's for good, so this file holds one.
  */
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 async function pidsIn(file: string, count: number): Promise<number[]> {
   for (let i = 0; i < 200; i++) {
@@ -55,8 +47,8 @@ describe('stopGates', () => {
     // Every group has had its SIGKILL once stopGates resolves (the deaf one after its grace);
     // the kernel and the reaper of orphans take a moment more.
     const deadline = Date.now() + 5_000
-    while (pids.some(alive) && Date.now() < deadline) await sleep(50)
-    expect(pids.filter(alive)).toEqual([])
+    while (pids.some(isAlive) && Date.now() < deadline) await sleep(50)
+    expect(pids.filter(isAlive)).toEqual([])
     const [first, second, third] = await results
     for (const result of [first, second]) {
       expect(result).toMatchObject({ status: 'error', exitCode: null, stopped: 'SIGTERM' })
