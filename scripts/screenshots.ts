@@ -23,7 +23,7 @@ const OUT = fileURLToPath(new URL('../docs/images/', import.meta.url))
 
 /**
  * A picture's Markdown: the sticky comment as the action posts it, "Next:" line, iterations and
- * hidden state included (__tests__/publish/pictures.test.ts holds the two together).
+ * hidden state included (__tests__/action/pictures.test.ts holds the two together).
  */
 export function commentMarkdown(sample: Sample): string {
   return postedComment(sample.evaluation)
