@@ -5,6 +5,7 @@ import { anthropicReset } from '../../src/council/providers/anthropic.js'
 import { geminiRetryDelay } from '../../src/council/providers/google.js'
 import { extractJson } from '../../src/council/extract-json.js'
 import { estimateCost } from '../../src/council/pricing.js'
+import { GEMINI_UNKNOWN_KEY } from '../helpers/provider-standin.js'
 
 describe('retry-after', () => {
   it('reads seconds, an HTTP date and OpenAI’s retry-after-ms', () => {
@@ -167,27 +168,7 @@ describe('what a provider error means', () => {
   )
 
   it('so is Gemini’s 400 API_KEY_INVALID, the way it refuses a key it does not know', () => {
-    // The body Gemini sends for an unknown key (google-gemini/gemini-cli#4690 and others quote it).
-    const body = JSON.stringify({
-      error: {
-        code: 400,
-        message: 'API key not valid. Please pass a valid API key.',
-        status: 'INVALID_ARGUMENT',
-        details: [
-          {
-            '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
-            reason: 'API_KEY_INVALID',
-            domain: 'googleapis.com',
-            metadata: { service: 'generativelanguage.googleapis.com' }
-          },
-          {
-            '@type': 'type.googleapis.com/google.rpc.LocalizedMessage',
-            locale: 'en-US',
-            message: 'API key not valid. Please pass a valid API key.'
-          }
-        ]
-      }
-    })
+    const body = JSON.stringify(GEMINI_UNKNOWN_KEY)
     expect(classify(apiError(400, body), 'GOOGLE_GENERATIVE_AI_API_KEY')).toMatchObject({
       failure: 'rejected_credentials',
       message:

@@ -992,6 +992,28 @@ const GOOGLE_ERRORS: Readonly<Record<number, readonly [status: string, message: 
   504: ['DEADLINE_EXCEEDED', 'The request timed out. Please try again.']
 }
 
+/** The body Gemini sends for a key it does not know (google-gemini/gemini-cli#4690 and others quote it). */
+export const GEMINI_UNKNOWN_KEY = {
+  error: {
+    code: 400,
+    message: 'API key not valid. Please pass a valid API key.',
+    status: 'INVALID_ARGUMENT',
+    details: [
+      {
+        '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+        reason: 'API_KEY_INVALID',
+        domain: 'googleapis.com',
+        metadata: { service: 'generativelanguage.googleapis.com' }
+      },
+      {
+        '@type': 'type.googleapis.com/google.rpc.LocalizedMessage',
+        locale: 'en-US',
+        message: 'API key not valid. Please pass a valid API key.'
+      }
+    ]
+  }
+}
+
 /**
  * What each service answers a call whose key it does not accept (set, but unknown or revoked), in
  * its own status and body:
@@ -1028,32 +1050,8 @@ export function rejectedKey(call: RecordedCall): Reply {
     }
     case 'anthropic-messages':
       return { status: 401 }
-    case 'google-generate': {
-      const message = 'API key not valid. Please pass a valid API key.'
-      return {
-        status: 400,
-        body: {
-          error: {
-            code: 400,
-            message,
-            status: 'INVALID_ARGUMENT',
-            details: [
-              {
-                '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
-                reason: 'API_KEY_INVALID',
-                domain: 'googleapis.com',
-                metadata: { service: 'generativelanguage.googleapis.com' }
-              },
-              {
-                '@type': 'type.googleapis.com/google.rpc.LocalizedMessage',
-                locale: 'en-US',
-                message
-              }
-            ]
-          }
-        }
-      }
-    }
+    case 'google-generate':
+      return { status: 400, body: GEMINI_UNKNOWN_KEY }
     case 'ollama-chat':
       return { status: 401 }
   }
