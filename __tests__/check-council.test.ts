@@ -240,6 +240,52 @@ describe('rubric-council check with a council on two providers', () => {
     expectNothingLeaked(run)
   })
 
+  it('FAIL settled by two of three judges: the run does not wait for a judge 60 s slow, and names the cancelled call', async () => {
+    const slow = 'claude-sonnet-4-6'
+    const started = performance.now()
+    const run = await check(repository(FEATURE), call =>
+      call.model === slow ? { delayMs: 60_000, then: answer(call) } : answer(call, ['errors'])
+    )
+    expect(performance.now() - started).toBeLessThan(15_000)
+    expect(run.code).toBe(1)
+    expect(run.report).toMatchObject({ verdict: 'FAIL', reasons: [{ code: 'criterion_failed' }] })
+    expect(run.stdout.split('\n')[0]).toContain('judges 2/2 (1 cancelled, the verdict settled)')
+    const judges = run.report.judges as { judge: string; status: string; error: string | null }[]
+    expect(judges.map(j => [j.judge, j.status])).toEqual([
+      ['openai:gpt-5.4-nano', 'ok'],
+      ['openai:gpt-5.5', 'ok'],
+      ['anthropic:claude-sonnet-4-6', 'cancelled']
+    ])
+    expect(judges[2]?.error).toMatch(/^cancelled, not failed: the answers in hand already decided/)
+    expect(run.stdout).toContain('anthropic:claude-sonnet-4-6 (sample 1): cancelled, not failed')
+    expect(run.stderr).toContain(
+      'The answers in hand decide the verdict (criterion_failed): not waiting for anthropic:claude-sonnet-4-6 #1, its request cancelled'
+    )
+    // The slow request was dropped: the stand-in wrote nothing back to it.
+    const dropped = run.calls.find(c => c.model === slow)
+    expect(dropped?.sent.bytes).toBe(0)
+  })
+
+  it('attack: two judges PASS at once and the slow one finds a critical issue: the run waits for it and ends FAIL', async () => {
+    const rubric = RUBRIC.replace('dimensions: false', 'dimensions: false\nblocking: any')
+    const run = await check(repository(FEATURE, rubric), call =>
+      call.model === 'claude-sonnet-4-6'
+        ? {
+            delayMs: 2_000,
+            then: {
+              json: wireAnswer(call.schema, {
+                findings: [{ severity: 'critical', title: 'Deletes every user' }]
+              })
+            }
+          }
+        : answer(call)
+    )
+    expect(run.code).toBe(1)
+    expect(run.report).toMatchObject({ verdict: 'FAIL', reasons: [{ code: 'blocking_issue' }] })
+    const judges = run.report.judges as { status: string }[]
+    expect(judges.map(j => j.status)).toEqual(['ok', 'ok', 'ok'])
+  })
+
   it('two judges split on a must-have: the reserve casts an extra vote, and the report says so', async () => {
     const rubric = RUBRIC.replace(
       'models: [openai:gpt-5.4-nano, openai:gpt-5.5, anthropic:claude-sonnet-4-6]',
@@ -502,12 +548,18 @@ criteria:
     ],
     ['Ollama', ['ollama:llama3.1:8b', 'ollama:qwen3:8b', 'ollama:gpt-oss:20b']]
   ]
+  // A FAIL is settled by the first two answers: the third call, kept slow, is cancelled (its
+  // request was made, with the whole change in it), and the summary says so.
   const scenarios = [
-    ['PASS', 0, (call: RecordedCall): Reply => ({ json: wireAnswer(call.schema) })],
+    ['PASS', 0, 'judges 3/3', (call: RecordedCall): Reply => ({ json: wireAnswer(call.schema) })],
     [
       'FAIL',
       1,
-      (call: RecordedCall): Reply => ({ json: wireAnswer(call.schema, { fail: ['errors'] }) })
+      'judges 2/2 \\(1 cancelled, the verdict settled\\)',
+      (call: RecordedCall, index: number): Reply => {
+        const answer: Reply = { json: wireAnswer(call.schema, { fail: ['errors'] }) }
+        return index === 2 ? { delayMs: 30_000, then: answer } : answer
+      }
     ]
   ] as const
 
@@ -519,10 +571,10 @@ criteria:
       OLLAMA_BASE_URL: standIn.ollamaBaseUrl
     }
     const args = models.length > 0 ? ['--models', models.join(',')] : []
-    for (const [verdict, code, script] of scenarios) {
+    for (const [verdict, code, judges, script] of scenarios) {
       const run = await check(repository(CHANGE, FULL_RUBRIC), script, env, args)
       expect(run.stdout.split('\n')[0]).toMatch(
-        new RegExp(`^${verdict} \\(exit ${code}\\) .* judges 3/3$`)
+        new RegExp(`^${verdict} \\(exit ${code}\\) .* ${judges}$`)
       )
       // Every judge read the whole change, the end of the long file included.
       expect(run.calls).toHaveLength(3)

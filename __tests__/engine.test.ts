@@ -13,6 +13,8 @@ import { gateEnvironment } from '../src/gates/environment.js'
 import { gatesHere } from '../src/gates/run.js'
 import type { GateLog } from '../src/gates/types.js'
 import { maskSecrets, secretValues } from '../src/util/secrets.js'
+import { COMMENT_LIMIT, renderMarkdown } from '../src/report/markdown.js'
+import { toJsonReport } from '../src/report/json.js'
 import { judgeRun } from './helpers/evaluation.js'
 import { lines } from './helpers/rubric.js'
 
@@ -117,6 +119,33 @@ describe('evaluate', () => {
       source: 'file',
       counts: { gates: 1, must: 1, nice: 0 }
     })
+  })
+
+  it('judge-after-failed-gate: asked after a failed gate by default; with false, no judge is asked and the report says why', async () => {
+    const cwd = workspace(RUBRIC.replace('test -f rubric.md', 'false'))
+    const asked = judges({ judge: 'openai:a' }, { judge: 'anthropic:b' })
+    const byDefault = await evaluate(rubricAt(cwd), ports(cwd, asked))
+    expect(asked.requests).toHaveLength(1)
+    expect(byDefault.council?.runs).toHaveLength(2)
+    expect(byDefault.judgesNotAsked).toBeUndefined()
+
+    const unasked = judges({ judge: 'openai:a' }, { judge: 'anthropic:b' })
+    const request = { ...rubricAt(cwd), judgeAfterFailedGate: false }
+    const evaluation = await evaluate(request, ports(cwd, unasked))
+    expect(unasked.requests).toEqual([])
+    expect(evaluation.verdict.reasons.map(r => r.code)).toEqual(['gate_failed'])
+    expect(evaluation.judgesNotAsked).toBe('gate_failed')
+    expect(renderMarkdown(evaluation, { budget: COMMENT_LIMIT })).toContain(
+      'The judges were not asked: a gate failed, which decides FAIL whatever they would say, and `judge-after-failed-gate` is `false`'
+    )
+    expect(toJsonReport(evaluation).judges_not_asked).toMatchObject({ reason: 'gate_failed' })
+    expect(toJsonReport(byDefault).judges_not_asked).toBeNull()
+
+    // A gate that passes: the judges are asked whatever the input says.
+    const passing = workspace(RUBRIC)
+    const asked2 = judges({ judge: 'openai:a' }, { judge: 'anthropic:b' })
+    await evaluate({ ...rubricAt(passing), judgeAfterFailedGate: false }, ports(passing, asked2))
+    expect(asked2.requests).toHaveLength(1)
   })
 
   it('a majority FAIL from in-process judges fails the PR', async () => {

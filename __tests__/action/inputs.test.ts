@@ -22,7 +22,8 @@ describe('readActionInputs', () => {
       dryRun: false,
       gates: 'run',
       gatesJob: 'gates',
-      healLimit: 10
+      healLimit: 10,
+      judgeAfterFailedGate: true
     })
   })
 
@@ -35,7 +36,8 @@ describe('readActionInputs', () => {
         samples: '2',
         'review-workflow': 'review.yaml',
         'github-token': 'ghs_x',
-        'heal-limit': '0'
+        'heal-limit': '0',
+        'judge-after-failed-gate': 'False'
       })
     ).toMatchObject({
       models: ['openai:gpt-5.4-nano', 'anthropic:claude-sonnet-4-6'],
@@ -44,7 +46,8 @@ describe('readActionInputs', () => {
       samples: 2,
       reviewWorkflow: 'review.yaml',
       githubToken: 'ghs_x',
-      healLimit: 0
+      healLimit: 0,
+      judgeAfterFailedGate: false
     })
   })
 
@@ -67,6 +70,10 @@ describe('readActionInputs', () => {
       'input "rubric" is "a.md\\nb.md"; expected one path to a rubric file'
     ],
     [{ gates: 'both' }, 'input "gates" is "both"; expected one of run, recorded'],
+    [
+      { 'judge-after-failed-gate': 'no' },
+      'input "judge-after-failed-gate" is "no"; expected one of true, false'
+    ],
     [
       { 'review-workflow': '../ci.yml' },
       'input "review-workflow" is "../ci.yml"; expected the file name of a workflow in .github/workflows, such as rubric-council.yml'

@@ -946,3 +946,85 @@ describe('extra votes through the providers', () => {
     expect(verdictOf(outcome, rubric).verdict).toBe('UNCLEAR')
   })
 })
+
+describe('a verdict settled before every judge has answered', () => {
+  async function settle(rubric: Rubric, script: (call: RecordedCall) => Reply) {
+    const before = standIn.calls.length
+    standIn.setScript(call => script(call))
+    const started = Date.now()
+    const outcome = await conveneCouncil(
+      createCouncil({
+        env: env(),
+        models: JUDGES,
+        mask: text => text,
+        retryBaseMs: 20,
+        now: () => Date.parse('2026-11-27T12:00:00Z')
+      }),
+      { rubric, gates: [], evidence: EVIDENCE, iteration: 1, earlier: [] }
+    )
+    return { outcome, ms: Date.now() - started, calls: standIn.calls.slice(before) }
+  }
+
+  it('two of three judges fail a must-have: the hanging third is cancelled, not failed, and the verdict is FAIL', async () => {
+    const { outcome, ms, calls } = await settle(RUBRIC, call =>
+      call.model === 'claude-sonnet-4-6'
+        ? { hang: true }
+        : { json: answer(RUBRIC, { fail: ['tested'] }) }
+    )
+    expect(ms).toBeLessThan(5000)
+    expect(outcome.runs.map(r => [r.judge, r.status])).toEqual([
+      ['openai:gpt-5.4-nano', 'ok'],
+      ['openai:gpt-5.5', 'ok']
+    ])
+    expect(outcome.cancelled).toEqual([
+      expect.objectContaining({
+        judge: 'anthropic:claude-sonnet-4-6',
+        sample: 1,
+        settledBy: ['criterion_failed']
+      })
+    ])
+    // Not a failure: the quorum stands and no provider failure is reported.
+    const verdict = verdictOf(outcome)
+    expect([verdict.verdict, reasons(outcome)]).toEqual(['FAIL', ['criterion_failed']])
+    // The request was made, then dropped: nothing was written back to it.
+    expect(calls.find(c => c.model === 'claude-sonnet-4-6')?.sent.bytes).toBe(0)
+  })
+
+  it('with a reserve that could tie it, the council waits for every member and asks the reserve', async () => {
+    const rubric = parse(
+      RUBRIC.text.replace(
+        'dimensions: { accuracy: 1 }',
+        'dimensions: { accuracy: 1 }\ncouncil: { reserve: [anthropic:claude-sonnet-5] }'
+      )
+    )
+    const { outcome } = await settle(rubric, call =>
+      call.model === 'claude-sonnet-4-6'
+        ? { delayMs: 300, then: { json: answer(rubric) } }
+        : call.model === 'claude-sonnet-5'
+          ? { json: answer(rubric) }
+          : { json: answer(rubric, { fail: ['tested'] }) }
+    )
+    expect(outcome.cancelled).toBeUndefined()
+    expect(outcome.runs.map(r => r.judge)).toEqual([...JUDGES, 'anthropic:claude-sonnet-5'])
+    // 2–2 after the reserve's PASS: the early FAIL would have been wrong.
+    expect(verdictOf(outcome, rubric).verdict).toBe('UNCLEAR')
+  })
+
+  it('two judges pass and the slow third would fail: no early stop, the third is waited for', async () => {
+    const { outcome } = await settle(RUBRIC, call =>
+      call.model === 'claude-sonnet-4-6'
+        ? {
+            delayMs: 500,
+            then: {
+              json: answer(RUBRIC, {
+                findings: [{ severity: 'critical', title: 'x' }],
+                fail: ['tested']
+              })
+            }
+          }
+        : { json: answer(RUBRIC) }
+    )
+    expect(outcome.cancelled).toBeUndefined()
+    expect(outcome.runs).toHaveLength(3)
+  })
+})

@@ -559,3 +559,45 @@ describe('a must-have that took extra votes', () => {
     assertWellFormed(markdown)
   })
 })
+
+describe('a call cancelled once the verdict was settled', () => {
+  const settled = {
+    ...council([
+      { judge: JUDGES[0] ?? '', fail: ['edge-cases'] },
+      { judge: JUDGES[1] ?? '', fail: ['edge-cases'] }
+    ]),
+    cancelled: [
+      {
+        judge: JUDGES[2] ?? '',
+        sample: 1,
+        settledBy: ['criterion_failed'],
+        latencyMs: 1200,
+        requests: 1,
+        tokens: { input: 1000, cachedInput: 0, cacheWrite: 0, output: 0 },
+        costUsd: 0.001
+      }
+    ]
+  }
+  const evaluation = evaluationOf(SEARCH_RUBRIC, PASSING_GATES, settled)
+
+  it('is named, as cancelled and why, in the comment, the terminal and the JSON report; its spend counts', () => {
+    const markdown = renderMarkdown(evaluation, { budget: COMMENT_LIMIT })
+    expect(markdown).toContain('<b>Judges</b> · 2 of 3 answered · quorum 2')
+    expect(markdown).toContain('| google:gemini-3.5-flash | 1 | ⏹️ cancelled | 1.2 s |')
+    expect(markdown).toContain(
+      '- **google:gemini-3.5-flash** (sample 1): cancelled, not failed: the answers in hand already decided the verdict (`criterion_failed`)'
+    )
+    const terminal = renderTerminal(evaluation)
+    expect(terminal.split('\n')[0]).toContain('judges 2/2 (1 cancelled, the verdict settled)')
+    expect(terminal).toContain('google:gemini-3.5-flash (sample 1): cancelled, not failed')
+    const json = toJsonReport(evaluation)
+    expect(json.judges.map(j => [j.judge, j.status])).toEqual([
+      [JUDGES[0], 'ok'],
+      [JUDGES[1], 'ok'],
+      [JUDGES[2], 'cancelled']
+    ])
+    expect(json.judges[2]).toMatchObject({ failure: null, requests: 1, cost_usd: 0.001 })
+    // Not a failure: the verdict is the judges' FAIL, not a shortfall of the quorum.
+    expect(evaluation.verdict.reasons.map(r => r.code)).toEqual(['criterion_failed'])
+  })
+})

@@ -1,7 +1,7 @@
 import type { CouncilProgress } from '../council/council.js'
 import type { ActionIO } from './io.js'
 import type { RunningWorkflow } from './machinery.js'
-import { councilStartLine, judgeLine, extraVoteLine } from '../report/progress.js'
+import { councilStartLine, judgeLine, extraVoteLine, settledLine } from '../report/progress.js'
 
 /**
  * The council's progress in the job log: who is asked, then each judge as it answers, and every
@@ -17,6 +17,9 @@ export function councilProgress(io: ActionIO): CouncilProgress {
     },
     extraVote: (call, criteria) => {
       io.info(extraVoteLine(call, criteria))
+    },
+    settled: (calls, settledBy) => {
+      io.info(settledLine(calls, settledBy))
     },
     waiting: line => {
       io.info(line)

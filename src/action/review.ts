@@ -107,7 +107,9 @@ export async function reviewPullRequest(
   try {
     const state: CommentState = existing[0] ? readState(existing[0].body) : { history: [] }
     const asked = await askedOf(state, run.pr, ports.github, io)
-    const rubrics = await judged(begun, { state, asked, alone: review.alone, writer }, ports, io)
+    const judgeAfterFailedGate = inputs.judgeAfterFailedGate
+    const memory = { state, asked, alone: review.alone, writer, judgeAfterFailedGate }
+    const rubrics = await judged(begun, memory, ports, io)
     const acceptance = await verifiedAcceptance(
       ports.github,
       state.accepted,
@@ -202,6 +204,8 @@ async function judged(
     readonly alone: boolean
     /** Where check runs are written (none in a dry run): those of our names are listed there. */
     readonly writer: GitHubPort | undefined
+    /** The `judge-after-failed-gate` input. */
+    readonly judgeAfterFailedGate: boolean
   },
   ports: ReviewPorts,
   io: ActionIO
@@ -233,7 +237,14 @@ async function judged(
           : { ...plan.file.choice, rubric: duplicate(plan) }
       const remembered = memoryOf(memory.state, place.name, memory.alone)
       const { evaluation, sealed } = await judgeRubric(
-        { choice, memory: remembered, head, asked: memory.asked, scope: scoped[i]?.scope },
+        {
+          choice,
+          memory: remembered,
+          head,
+          asked: memory.asked,
+          scope: scoped[i]?.scope,
+          judgeAfterFailedGate: memory.judgeAfterFailedGate
+        },
         { ...ports, gates }
       )
       return {
@@ -264,6 +275,7 @@ async function judgeRubric(
     readonly asked: Asked
     /** A rubric among several: which changed files its judges see. */
     readonly scope?: EvidenceScope | undefined
+    readonly judgeAfterFailedGate: boolean
   },
   ports: ReviewPorts
 ): Promise<{ readonly evaluation: Evaluation; readonly sealed?: SealedJudgement }> {
@@ -281,7 +293,8 @@ async function judgeRubric(
       ...(choice.review && { review: choice.review }),
       history: prior,
       ...(request.scope && { scope: request.scope }),
-      ...(asked.waived.length > 0 && { waived: asked.waived })
+      ...(asked.waived.length > 0 && { waived: asked.waived }),
+      judgeAfterFailedGate: request.judgeAfterFailedGate
     },
     { ...ports, council }
   )

@@ -58,6 +58,12 @@ export interface CallPolicy {
   readonly overloadedMaxRetries: number
   /** Hides secrets in every message that leaves this module. */
   readonly mask: (text: string) => string
+  /**
+   * Aborted when the council no longer needs this call (the verdict is settled): the request in
+   * flight is dropped, so a provider that stops on disconnect bills nothing more, and no retry
+   * or repair follows.
+   */
+  readonly cancel?: AbortSignal
 }
 
 /** One repair request that returns the invalid answer with the error, then two re-asks. */
@@ -93,6 +99,17 @@ interface Usage {
 }
 
 type Failure = Extract<Attempt, { kind: 'failed' }>
+
+/**
+ * A call ended by `CallPolicy.cancel`. The council that cancelled it reports it as cancelled, never
+ * as this failure (src/council/session.ts): it is no judge's fault and counts against no quorum.
+ */
+const CANCELLED: Failure = {
+  kind: 'failed',
+  failure: 'timeout',
+  rejected: false,
+  message: 'cancelled: the verdict was settled without this answer'
+}
 
 /** How a judge call ends: a valid answer, or a failure. */
 type Ending = { readonly kind: 'ok'; readonly answer: JudgeAnswer } | Failure
@@ -199,6 +216,7 @@ async function requestWithRetries(
   usage: Usage
 ): Promise<Attempt> {
   for (let retry = 0; ; retry++) {
+    if (policy.cancel?.aborted) return CANCELLED
     const remaining = policy.deadline - Date.now()
     if (remaining <= 0) {
       return {
@@ -209,10 +227,12 @@ async function requestWithRetries(
       }
     }
     const timeoutMs = Math.min(policy.timeoutMs, remaining)
-    const signal = AbortSignal.timeout(timeoutMs)
+    const timeout = AbortSignal.timeout(timeoutMs)
+    const signal = policy.cancel ? AbortSignal.any([timeout, policy.cancel]) : timeout
     const outcome = await request(call, messages, signal, usage)
+    if (policy.cancel?.aborted) return CANCELLED
     if (outcome.kind !== 'error') return outcome
-    if (signal.aborted) {
+    if (timeout.aborted) {
       return {
         kind: 'failed',
         failure: 'timeout',
@@ -222,7 +242,7 @@ async function requestWithRetries(
     }
     const next = afterError(outcome.error, call.provider.variables.key, retry, policy)
     if (next.kind === 'failed') return next
-    await sleep(next.waitMs)
+    await sleep(next.waitMs, policy.cancel)
   }
 }
 
@@ -376,6 +396,15 @@ function backoff(baseMs: number, retry: number): number {
   return Math.round(baseMs * 2 ** retry * (0.5 + Math.random() * 0.5))
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise(resolve => setTimeout(resolve, ms))
+/** Waits `ms`, or less when `cancel` aborts: a cancelled call does not sleep through a backoff. */
+function sleep(ms: number, cancel?: AbortSignal): Promise<void> {
+  return new Promise(resolve => {
+    const timer = setTimeout(done, ms)
+    cancel?.addEventListener('abort', done, { once: true })
+    function done() {
+      clearTimeout(timer)
+      cancel?.removeEventListener('abort', done)
+      resolve()
+    }
+  })
 }

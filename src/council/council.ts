@@ -8,7 +8,7 @@ import { languageModel } from './judge-model.js'
 import { defaultModels } from './members.js'
 import { lifecycle, retirementNote } from './models.js'
 import { effortOf, judgeSession, type CouncilRun, type Task } from './session.js'
-import type { Council, CouncilOutcome, CouncilRequest, JudgeRun } from './types.js'
+import type { Council, CouncilOutcome, CouncilRequest, JudgeRun, SettledCheck } from './types.js'
 import { askedModels, evidenceRoom, rubricTooLarge } from './window.js'
 
 export interface CouncilOptions {
@@ -58,6 +58,14 @@ export interface CouncilProgress {
     criteria: readonly string[]
   ) => void
   /**
+   * The answers in hand settled the verdict (its reason codes `settledBy`): the council stops
+   * waiting for `calls`, whose requests are cancelled.
+   */
+  readonly settled?: (
+    calls: readonly { readonly judge: string; readonly sample: number }[],
+    settledBy: readonly string[]
+  ) => void
+  /**
    * Every 15 s while calls are pending (with a ticker): who is still being waited for, as
    * `Judges: 2 of 3 done; still waiting on anthropic:claude-sonnet-4-6 (30 s)`.
    */
@@ -99,7 +107,7 @@ export function createCouncil(options: CouncilOptions): Council {
     contextLimit: rubric => contextLimit(council, rubric),
     tooLarge: (rubric, evidenceBudget) =>
       rubricTooLarge(rubric, asked(council, rubric), evidenceBudget),
-    convene: request => convene(council, request),
+    convene: (request, settled) => convene(council, request, settled),
     extraVote: (request, vote) => extraVote(council, request, vote)
   }
 }
@@ -150,8 +158,15 @@ function asked(council: CouncilRun, rubric: Rubric): readonly string[] {
   return askedModels(membersOf(council, rubric), rubric.council.reserve, council.now())
 }
 
-/** Every member asked `samples` times; the members retiring soon said first. */
-async function convene(council: CouncilRun, request: CouncilRequest): Promise<CouncilOutcome> {
+/**
+ * Every member asked `samples` times; the members retiring soon said first. With `settled`, the
+ * council stops waiting once the answers in hand settle the verdict, and cancels the calls out.
+ */
+async function convene(
+  council: CouncilRun,
+  request: CouncilRequest,
+  settled?: SettledCheck
+): Promise<CouncilOutcome> {
   const { rubric } = request
   const members = membersOf(council, rubric)
   const samples = samplesOf(council, rubric)
@@ -168,7 +183,15 @@ async function convene(council: CouncilRun, request: CouncilRequest): Promise<Co
     if (note !== undefined) progress?.retiring?.(note)
   }
   progress?.started(tasks)
-  return { runs: await judgeSession(council, request)(tasks), quorum }
+  const until =
+    settled &&
+    ((runs: readonly JudgeRun[], pending: readonly Task[]) =>
+      settled(
+        { runs, quorum },
+        pending.map(({ judge, sample }) => ({ judge, sample }))
+      ))
+  const { runs, cancelled } = await judgeSession(council, request)(tasks, until)
+  return { runs, quorum, ...(cancelled.length > 0 && { cancelled }) }
 }
 
 /** One more call to `judge`, for an extra vote on the must-haves `criteria`. */
@@ -182,6 +205,6 @@ async function extraVote(
   const sample = member ? samplesOf(council, request.rubric) + 1 : 1
   council.options.progress?.extraVote?.({ judge, sample, reserve: !member }, criteria)
   const ask = judgeSession(council, request)
-  const [run] = await ask([{ judge, sample, seed: `${judge}#extra-${round}` }])
-  return run
+  const { runs } = await ask([{ judge, sample, seed: `${judge}#extra-${round}` }])
+  return runs[0]
 }

@@ -10,7 +10,7 @@ import { judgeJsonSchema, validateAnswer } from './judge-schema.js'
 import { lifecycle, retirementNote } from './models.js'
 import { buildPrompt, fenceToken, withoutFence } from './prompt.js'
 import { providerOf } from './providers/index.js'
-import type { CouncilRequest, JudgeRun } from './types.js'
+import type { CancelledCall, CouncilRequest, JudgeRun } from './types.js'
 import { watchCalls } from './waiting.js'
 
 /** Timing and retry defaults, in one place (documented in docs/council.md). */
@@ -56,13 +56,29 @@ export interface CouncilRun {
 }
 
 /**
+ * Whether the runs ended so far settle the verdict, given the tasks still out: the settled
+ * verdict's reason codes, or undefined.
+ */
+export type Until = (
+  ended: readonly JudgeRun[],
+  pending: readonly Task[]
+) => readonly string[] | undefined
+
+/** The runs of a session, and the calls it cancelled once `until` said the verdict was settled. */
+export interface Asked {
+  readonly runs: JudgeRun[]
+  readonly cancelled: CancelledCall[]
+}
+
+/**
  * The calls about one request: every one shares its schema, its policy and the prompt's shared
- * part, which is counted once. `tasks` are asked all at once, within the council's bound.
+ * part, which is counted once. `tasks` are asked all at once, within the council's bound; with
+ * `until`, those still out are cancelled as soon as it says the verdict is settled.
  */
 export function judgeSession(
   council: CouncilRun,
   request: CouncilRequest
-): (tasks: readonly Task[]) => Promise<JudgeRun[]> {
+): (tasks: readonly Task[], until?: Until) => Promise<Asked> {
   const policy = callPolicy(council, request.rubric)
   const schema = judgeJsonSchema(request.rubric)
   let sharedTokens: number | undefined
@@ -75,7 +91,9 @@ export function judgeSession(
       .reduce((a, b) => a + b, 0)
     return { fence, prompt, promptTokens: sharedTokens + countTokens(prompt.judge) }
   }
-  const ask = async (task: Task): Promise<JudgeRun> => {
+  const ask = async (task: Task, cancel?: AbortSignal): Promise<JudgeRun> => {
+    // Cancelled before it started: no prompt is built, no request made.
+    if (cancel?.aborted) return notAsked(task, 'cancelled')
     const id = parseModelId(task.judge)
     if (!id.ok) return notAsked(task, id.problem)
     // Past its retirement date the provider refuses the model (or answers with another): no
@@ -110,32 +128,72 @@ export function judgeSession(
           cache: { turn: () => council.turns(task.judge), breakpoint }
         })
       },
-      policy
+      cancel ? { ...policy, cancel } : policy
     )
     return withoutFence(run, fence)
   }
-  return tasks => askAll(council, tasks, ask)
+  return (tasks, until) => askAll(council, tasks, ask, until)
 }
 
-/** Every task asked, at most `concurrency` at once, each told to the log as it ends. */
+/**
+ * Every task asked, at most `concurrency` at once, each told to the log as it ends. Once `until`
+ * says the runs ended so far settle the verdict, the calls still out are aborted: a call that
+ * ends after that (aborted, or answering just then) is cancelled, not a run.
+ */
 async function askAll(
   council: CouncilRun,
   tasks: readonly Task[],
-  ask: (task: Task) => Promise<JudgeRun>
-): Promise<JudgeRun[]> {
+  ask: (task: Task, cancel?: AbortSignal) => Promise<JudgeRun>,
+  until?: Until
+): Promise<Asked> {
   const { ticker, progress, concurrency } = council.options
   const waiting = progress?.waiting
   const watch =
     ticker && waiting ? watchCalls(tasks, waiting, { ticker, now: council.now }) : undefined
+  const stop = until && new AbortController()
+  const out = new Set(tasks)
+  const ended: JudgeRun[] = []
+  let settledBy: readonly string[] = []
   try {
-    return await mapBounded(tasks, concurrency ?? COUNCIL_DEFAULTS.concurrency, async task => {
-      const run = await ask(task)
+    const width = concurrency ?? COUNCIL_DEFAULTS.concurrency
+    const results = await mapBounded(tasks, width, async (task): Promise<Ended> => {
+      const run = await ask(task, stop?.signal)
+      out.delete(task)
       watch?.ended(task)
+      if (stop?.signal.aborted) return { cancelled: cancelledCall(run, settledBy) }
+      ended.push(run)
       progress?.finished(run)
-      return run
+      const settled = out.size > 0 ? until?.(ended, [...out]) : undefined
+      if (settled !== undefined) {
+        settledBy = settled
+        stop?.abort()
+        progress?.settled?.([...out], settled)
+      }
+      return { run }
     })
+    return {
+      runs: results.flatMap(r => (r.run ? [r.run] : [])),
+      cancelled: results.flatMap(r => (r.cancelled ? [r.cancelled] : []))
+    }
   } finally {
     watch?.stop()
+  }
+}
+
+type Ended =
+  | { readonly run: JudgeRun; readonly cancelled?: never }
+  | { readonly run?: never; readonly cancelled: CancelledCall }
+
+/** A call cancelled once the verdict was settled: who, why, and what it had spent. */
+function cancelledCall(run: JudgeRun, settledBy: readonly string[]): CancelledCall {
+  return {
+    judge: run.judge,
+    sample: run.sample,
+    settledBy,
+    latencyMs: run.latencyMs,
+    ...(run.requests !== undefined && { requests: run.requests }),
+    ...(run.tokens !== undefined && { tokens: run.tokens }),
+    ...(run.costUsd !== undefined && { costUsd: run.costUsd })
   }
 }
 

@@ -107,7 +107,34 @@ export interface CouncilOutcome {
   readonly runs: readonly JudgeRun[]
   /** Valid answers needed for a verdict. */
   readonly quorum: number
+  /**
+   * The calls the council stopped waiting for, because the answers in `runs` had settled the
+   * verdict (src/verdict/settled.ts). None of them is a failure: they count for no quorum and no
+   * extra vote; absent when none was cancelled.
+   */
+  readonly cancelled?: readonly CancelledCall[]
 }
+
+/** A call cancelled once the verdict was settled, with what it had spent until then. */
+export interface CancelledCall {
+  readonly judge: string
+  readonly sample: number
+  /** The reason codes of the settled verdict: what no answer of this call could change. */
+  readonly settledBy: readonly string[]
+  readonly latencyMs: number
+  readonly requests?: number
+  readonly tokens?: TokenUsage
+  readonly costUsd?: number
+}
+
+/**
+ * Whether the answers in hand settle the verdict, asked by the council as each call ends: the
+ * reason codes of the settled verdict, or undefined while an outstanding call could change it.
+ */
+export type SettledCheck = (
+  inHand: CouncilOutcome,
+  pending: readonly { readonly judge: string; readonly sample: number }[]
+) => readonly string[] | undefined
 
 export interface CouncilRequest {
   readonly rubric: Rubric
@@ -135,7 +162,11 @@ interface EarlierRun {
  * failed run with its typed reason, so one broken judge cannot crash the verdict.
  */
 export interface Council {
-  readonly convene: (request: CouncilRequest) => Promise<CouncilOutcome>
+  /**
+   * Every member asked; with `settled`, the calls still out are cancelled (and reported in
+   * `cancelled`) as soon as it says the answers in hand settle the verdict.
+   */
+  readonly convene: (request: CouncilRequest, settled?: SettledCheck) => Promise<CouncilOutcome>
   /**
    * The reserves that can be asked for an extra vote on this rubric, in order: the rubric's
    * `council.reserve` less any member, retired model or model without credentials.

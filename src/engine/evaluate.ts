@@ -1,11 +1,12 @@
 import { failed, type Result } from '../util/result.js'
-import type { Council, CouncilOutcome, CouncilRequest } from '../council/types.js'
+import type { Council, CouncilOutcome, CouncilRequest, SettledCheck } from '../council/types.js'
 import { EvidenceUnavailableError, type EvidenceSource } from '../evidence/source.js'
 import type { Evidence, EvidenceScope } from '../evidence/types.js'
 import type { GateSource } from '../gates/types.js'
 import { parseRubric } from '../rubric/parse.js'
 import type { RubricTextResult } from '../rubric/text.js'
 import type { Rubric } from '../rubric/types.js'
+import { settledVerdict } from '../verdict/settled.js'
 import type { Waiver } from '../verdict/types.js'
 import {
   decide,
@@ -35,6 +36,11 @@ export interface EvaluationRequest {
   readonly waived?: readonly Waiver[]
   /** A rubric among several: which changed files its judges see (docs/rubric.md#several-rubrics). */
   readonly scope?: EvidenceScope
+  /**
+   * Whether the judges are asked once a gate has failed (the `judge-after-failed-gate` input):
+   * their feedback, for a verdict the gate has already decided. Asked unless false.
+   */
+  readonly judgeAfterFailedGate?: boolean
 }
 
 /** The engine's ports: where gate results, evidence and judgement come from. */
@@ -78,15 +84,23 @@ export async function evaluate(
   const gates = await ports.gates.results(rubric)
   // A signal stopped the run (Ctrl-C, the runner's cancel): the gate decides, no judge is paid for.
   const stopped = gates.some(gate => gate.stopped !== undefined)
+  const judged = evidence !== undefined && needsCouncil(rubric) && !stopped
+  // A failed gate has decided FAIL: the judges are asked for their feedback unless told not to.
+  const unasked =
+    judged && request.judgeAfterFailedGate === false && gates.some(g => g.status !== 'pass')
   const council =
-    evidence && needsCouncil(rubric) && !stopped
-      ? await conveneCouncil(ports.council, {
-          rubric,
-          gates,
-          evidence,
-          iteration,
-          earlier: history
-        })
+    evidence && judged && !unasked
+      ? await conveneCouncil(
+          ports.council,
+          {
+            rubric,
+            gates,
+            evidence,
+            iteration,
+            earlier: history
+          },
+          request.waived
+        )
       : undefined
   const verdict = decide({
     rubric,
@@ -104,6 +118,7 @@ export async function evaluate(
     gates,
     ...(ports.gates.provenance !== undefined && { gatesProvenance: ports.gates.provenance }),
     ...(council && { council }),
+    ...(unasked && { judgesNotAsked: 'gate_failed' as const }),
     ...(evidence && { evidence }),
     ...context
   }
@@ -239,19 +254,27 @@ export async function shownElsewhere<P extends PlannedRubric>(
  * The council's answers, and while the judges are not agreed on a must-have, extra votes: one call
  * at a time, each to a voter that has not voted yet (a reserve, or a member whose call failed), for
  * the must-haves without a lead of two votes, up to the rubric's `council.max_extra_votes`
- * (docs/verdict.md#the-numbers). A council that throws has a bug; it still ends as a named failure,
- * never as a crash or a PASS.
+ * (docs/verdict.md#the-numbers). The council stops waiting as soon as the answers in hand settle
+ * the verdict (src/verdict/settled.ts); then no extra vote could change it either. A council that
+ * throws has a bug; it still ends as a named failure, never as a crash or a PASS.
  */
 export async function conveneCouncil(
   council: Council,
-  request: CouncilRequest
+  request: CouncilRequest,
+  waived: readonly Waiver[] = []
 ): Promise<CouncilOutcome> {
   try {
-    let outcome = await council.convene(request)
     const { rubric } = request
     const reserves = council.reserves?.(rubric) ?? []
+    const gatesPassed = request.gates.every(g => g.status === 'pass')
+    // After a failed gate the judges are asked for their feedback (`judge-after-failed-gate`):
+    // every answer is waited for, though the gate has decided the verdict.
+    let outcome = await council.convene(
+      request,
+      gatesPassed ? settledCheck(request, reserves, waived) : undefined
+    )
     // A failed gate decides the verdict (row 2) whatever the votes: no extra call is worth its cost.
-    const budget = request.gates.every(g => g.status === 'pass') ? rubric.council.maxExtraVotes : 0
+    const budget = gatesPassed && !outcome.cancelled ? rubric.council.maxExtraVotes : 0
     for (let round = 1; round <= budget; round++) {
       const criteria = mustHavesInDoubt(rubric, outcome)
       if (criteria.length === 0 || council.extraVote === undefined) break
@@ -278,6 +301,18 @@ export async function conveneCouncil(
       ]
     }
   }
+}
+
+/** The council's check, as each call ends, that no call still out can change the verdict. */
+function settledCheck(
+  { rubric, gates }: CouncilRequest,
+  reserves: readonly string[],
+  waived: readonly Waiver[]
+): SettledCheck {
+  return (council, pending) =>
+    settledVerdict({ rubric, gates, council, waived }, { pending, reserves })?.reasons.map(
+      r => r.code
+    )
 }
 
 /** What the report says of a valid rubric. */

@@ -53,6 +53,11 @@ export interface Evaluation {
   readonly gatesProvenance?: string
   /** Absent when the rubric needs no council or evaluation stopped before it. */
   readonly council?: CouncilOutcome
+  /**
+   * Why the judges were not asked though the rubric has criteria: `gate_failed`, a gate failed and
+   * the judges are not asked after one (`judge-after-failed-gate: false`). The report says it.
+   */
+  readonly judgesNotAsked?: 'gate_failed'
   /** What the judges were shown, with its coverage receipt; absent when they were not asked. */
   readonly evidence?: Evidence
   /** Every run on this pull request, this one last; absent outside a pull request. */

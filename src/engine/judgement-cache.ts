@@ -139,7 +139,7 @@ export function cachingCouncil(
     ...(council.contextLimit && { contextLimit: council.contextLimit }),
     ...(council.tooLarge && { tooLarge: council.tooLarge }),
     ...(council.configuration && { configuration: council.configuration }),
-    convene: async request => {
+    convene: async (request, settled) => {
       digest = judgementDigest(request, council.configuration?.(request.rubric) ?? '')
       const previous =
         key === undefined || options.previous === undefined
@@ -150,7 +150,7 @@ export function cachingCouncil(
         const main = previous.runs.filter(r => r.extra === undefined)
         return { runs: main.map(replayed), quorum: previous.quorum }
       }
-      const outcome: CouncilOutcome = await council.convene(request)
+      const outcome: CouncilOutcome = await council.convene(request, settled)
       asked.push(...outcome.runs)
       quorum = outcome.quorum
       return outcome

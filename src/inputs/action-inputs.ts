@@ -59,6 +59,8 @@ export interface ActionInputs {
   readonly skip: SkipRules
   /** On `schedule`, the most pull requests the bot re-verifies after a provider outage. */
   readonly healLimit: number
+  /** Ask the judges once a gate has failed, for their feedback (`judge-after-failed-gate`). */
+  readonly judgeAfterFailedGate: boolean
 }
 
 /** `heal-limit` when not set. */
@@ -112,6 +114,7 @@ export function readActionInputs(getInput: GetInput): ActionInputs {
       paths: globList(getInput('skip-paths'))
     },
     healLimit: optionalInteger(getInput, 'heal-limit', 0, 100) ?? DEFAULT_HEAL_LIMIT,
+    judgeAfterFailedGate: flag(getInput, 'judge-after-failed-gate', 'true'),
     ...(checker.trim() !== '' && { checker })
   }
 }
@@ -133,9 +136,9 @@ function globList(raw: string): string[] {
     .filter(g => g !== '')
 }
 
-/** `true` or `false`, `false` when not set. */
-function flag(getInput: GetInput, name: string): boolean {
-  return oneOf(name, getInput(name).trim() || 'false', ['true', 'false']) === 'true'
+/** `true` or `false`; `unset` when not set. */
+function flag(getInput: GetInput, name: string, unset: 'true' | 'false' = 'false'): boolean {
+  return oneOf(name, getInput(name).trim() || unset, ['true', 'false']) === 'true'
 }
 
 /** A label's name, on one line; '' when not set. */

@@ -1,8 +1,10 @@
 import type {
+  CancelledCall,
   ChecklistVerdict,
   CouncilFailure,
   Recommendation,
-  Severity
+  Severity,
+  TokenUsage
 } from '../council/types.js'
 import type { Evaluation } from '../engine/evaluation.js'
 import type { CoverageReceipt, Omission, Redaction } from '../evidence/types.js'
@@ -10,7 +12,12 @@ import type { GateStatus } from '../gates/types.js'
 import { formatIssue } from '../rubric/errors.js'
 import type { RubricChange } from '../rubric/diff.js'
 import type { RubricSourceKind } from '../rubric/types.js'
-import { reasonSentence, type Audience } from '../sentences/reasons.js'
+import {
+  cancelledSentence,
+  JUDGES_NOT_ASKED,
+  reasonSentence,
+  type Audience
+} from '../sentences/reasons.js'
 import type { CriterionResult, ExitCode, ReasonCode, Tally, VerdictKind } from '../verdict/types.js'
 import { summaryLine } from './summary.js'
 
@@ -103,10 +110,14 @@ export interface JsonReport {
     readonly evidence: string
   }[]
   readonly blocking: { readonly judges: number; readonly of: number }
+  /**
+   * Every call: answered (`ok`), `failed`, or `cancelled` once the answers in hand had settled the
+   * verdict (no failure: `error` then says why it was not waited for).
+   */
   readonly judges: readonly {
     readonly judge: string
     readonly sample: number
-    readonly status: 'ok' | 'failed'
+    readonly status: 'ok' | 'failed' | 'cancelled'
     readonly failure: CouncilFailure | null
     readonly error: string | null
     readonly recommendation: Recommendation | null
@@ -122,6 +133,11 @@ export interface JsonReport {
     readonly cost_usd: number | null
   }[]
   readonly quorum: number | null
+  /**
+   * Why no judge was asked though the rubric has criteria: `gate_failed` when a gate had failed and
+   * `judge-after-failed-gate` is false. Null when the judges were asked (or none was needed).
+   */
+  readonly judges_not_asked: { readonly reason: 'gate_failed'; readonly message: string } | null
   readonly coverage: {
     readonly ratio: number
     readonly reviewable: number
@@ -200,8 +216,17 @@ export function toJsonReport(evaluation: Evaluation, audience: Audience = 'actio
       evidence: f.evidence
     })),
     blocking: verdict.blocking,
-    judges: (council?.runs ?? []).map(jsonJudge),
+    judges: [
+      ...(council?.runs ?? []).map(jsonJudge),
+      ...(council?.cancelled ?? []).map(jsonCancelled)
+    ],
     quorum: council?.quorum ?? null,
+    judges_not_asked: evaluation.judgesNotAsked
+      ? {
+          reason: evaluation.judgesNotAsked,
+          message: JUDGES_NOT_ASKED[evaluation.judgesNotAsked]
+        }
+      : null,
     coverage: jsonCoverage(evaluation.evidence?.receipt),
     iteration: evaluation.iteration,
     ...jsonHistory(evaluation)
@@ -266,16 +291,36 @@ function jsonJudge(run: NonNullable<Evaluation['council']>['runs'][number]): Ele
     feedback: run.status === 'ok' ? run.answer.feedback : null,
     latency_ms: Math.round(run.latencyMs),
     requests: run.requests ?? null,
-    tokens: run.tokens
-      ? {
-          input: run.tokens.input,
-          cached_input: run.tokens.cachedInput,
-          cache_write: run.tokens.cacheWrite,
-          output: run.tokens.output
-        }
-      : null,
+    tokens: jsonTokens(run.tokens),
     cost_usd: run.costUsd ?? null
   }
+}
+
+function jsonCancelled(call: CancelledCall): Element<'judges'> {
+  return {
+    judge: call.judge,
+    sample: call.sample,
+    status: 'cancelled',
+    failure: null,
+    error: cancelledSentence(call.settledBy),
+    recommendation: null,
+    feedback: null,
+    latency_ms: Math.round(call.latencyMs),
+    requests: call.requests ?? null,
+    tokens: jsonTokens(call.tokens),
+    cost_usd: call.costUsd ?? null
+  }
+}
+
+function jsonTokens(tokens: TokenUsage | undefined): Element<'judges'>['tokens'] {
+  return tokens
+    ? {
+        input: tokens.input,
+        cached_input: tokens.cachedInput,
+        cache_write: tokens.cacheWrite,
+        output: tokens.output
+      }
+    : null
 }
 
 function jsonCoverage(receipt: CoverageReceipt | undefined): JsonReport['coverage'] {

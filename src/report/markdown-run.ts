@@ -1,8 +1,9 @@
 import { escapeName } from '../evidence/content.js'
-import type { JudgeRun, TokenUsage } from '../council/types.js'
+import type { CancelledCall, JudgeRun, TokenUsage } from '../council/types.js'
 import type { CoverageReceipt } from '../evidence/types.js'
 import { formatExcerpt } from '../gates/excerpt.js'
 import type { GateResult } from '../gates/types.js'
+import { cancelledSentence } from '../sentences/reasons.js'
 import { formatCount } from '../util/format-count.js'
 import type { Block, Piece, Section } from './budget.js'
 import { abbreviate, code, escapeCell, escapeHtml, escapeMarkdown } from './escape.js'
@@ -111,8 +112,24 @@ function buildCoverageSection(receipt: CoverageReceipt): Section {
   }
 }
 
+/** One row of the judges' table: who, which sample, its answer, and what it took. */
+function judgeRow(
+  who: string,
+  status: string,
+  call: Pick<JudgeRun, 'sample' | 'latencyMs' | 'tokens' | 'costUsd'>
+): string[] {
+  return [
+    escapeCell(who),
+    String(call.sample),
+    status,
+    seconds(call.latencyMs),
+    call.tokens ? formatTokens(call.tokens) : '—',
+    call.costUsd === undefined ? '—' : `$${call.costUsd.toFixed(4)}`
+  ]
+}
+
 /** The council's whole bill: tokens, the share the prompt caches served, and the cost. */
-function totalsLine(runs: readonly JudgeRun[]): string {
+function totalsLine(runs: readonly Pick<JudgeRun, 'tokens' | 'costUsd'>[]): string {
   const counted = runs.flatMap(r => (r.tokens ? [r.tokens] : []))
   if (counted.length === 0) return ''
   const sum = (pick: (t: TokenUsage) => number): number =>
@@ -130,29 +147,32 @@ function totalsLine(runs: readonly JudgeRun[]): string {
   return `In all: ${formatCount(input)} input tokens, ${formatCount(cached)} of them from the providers’ prompt caches${share}${writes}; ${formatCount(sum(t => t.output))} output tokens${cost}.\n\n`
 }
 
-export function judgesSection(runs: readonly JudgeRun[], quorum: number): Section {
+export function judgesSection(
+  runs: readonly JudgeRun[],
+  quorum: number,
+  cancelled: readonly CancelledCall[] = []
+): Section {
   const valid = runs.filter(r => r.status === 'ok').length
   const rows = runs.map(run => {
     const status = run.status === 'ok' ? `✅ ${run.answer.verdict}` : `❌ ${run.failure}`
-    const cost = run.costUsd === undefined ? '—' : `$${run.costUsd.toFixed(4)}`
     // An extra call says whose it was and the must-haves its vote was asked for.
     const extra = run.extra
       ? ` (${run.extra.reserve ? 'reserve' : 'extra vote'} on ${run.extra.criteria.join(', ')})`
       : ''
-    return [
-      escapeCell(`${run.judge}${extra}`),
-      String(run.sample),
-      status,
-      seconds(run.latencyMs),
-      run.tokens ? formatTokens(run.tokens) : '—',
-      cost
-    ]
+    return judgeRow(`${run.judge}${extra}`, status, run)
   })
+  const stopped = cancelled.map(call => judgeRow(call.judge, '⏹️ cancelled', call))
+  const asked = runs.length + cancelled.length
   return {
     open: [
-      `<details>\n<summary><b>Judges</b> · ${valid} of ${runs.length} answered · quorum ${quorum}</summary>\n\n`,
-      table(['judge', 'sample', 'answer', 'latency', 'tokens', 'cost'], rows),
-      totalsLine(runs)
+      `<details>\n<summary><b>Judges</b> · ${valid} of ${asked} answered · quorum ${quorum}</summary>\n\n`,
+      table(['judge', 'sample', 'answer', 'latency', 'tokens', 'cost'], [...rows, ...stopped]),
+      totalsLine([...runs, ...cancelled]),
+      ...cancelled.map(
+        call =>
+          `- **${escapeMarkdown(call.judge)}** (sample ${call.sample}): ${cancelledSentence(call.settledBy)}.\n`
+      ),
+      cancelled.length > 0 ? '\n' : ''
     ],
     blocks: runs.flatMap(run =>
       run.status === 'failed'

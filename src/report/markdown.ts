@@ -1,5 +1,5 @@
 import type { Acceptance, Evaluation } from '../engine/evaluation.js'
-import { nextStep, reasonSentence, type Audience } from '../sentences/reasons.js'
+import { JUDGES_NOT_ASKED, nextStep, reasonSentence, type Audience } from '../sentences/reasons.js'
 import type { CriterionResult, CriterionStatus } from '../verdict/types.js'
 import { VERSION } from '../version.js'
 import { fitToBudget, type BudgetUnit, type Doc, type Piece, type Section } from './budget.js'
@@ -70,6 +70,9 @@ function buildDoc(evaluation: Evaluation, step: Audience | undefined): Doc {
         'shown has changed, so no provider was asked. `/council rerun` asks them again.\n\n'
     )
   }
+  if (evaluation.judgesNotAsked !== undefined) {
+    head.push(`ℹ️ ${JUDGES_NOT_ASKED[evaluation.judgesNotAsked]}\n\n`)
+  }
   if (evaluation.skipRefused !== undefined) {
     head.push(`ℹ️ ${escapeMarkdown(evaluation.skipRefused)}\n\n`)
   }
@@ -87,7 +90,8 @@ function buildDoc(evaluation: Evaluation, step: Audience | undefined): Doc {
   if (verdict.findings.length > 0) sections.push(findingsSection(verdict.findings))
   if (evaluation.evidence) sections.push(coverageSection(evaluation.evidence.receipt))
   if (evaluation.council && evaluation.council.runs.length > 0) {
-    sections.push(judgesSection(evaluation.council.runs, evaluation.council.quorum))
+    const { runs, quorum, cancelled } = evaluation.council
+    sections.push(judgesSection(runs, quorum, cancelled))
   }
   // An input error stops before any rubric is read: there is nothing to say about one.
   if (evaluation.rubric.path !== '') sections.push(rubricSection(evaluation))

@@ -28,6 +28,19 @@ export function extraVoteLine(
 }
 
 /**
+ * `The answers in hand decide the verdict (criterion_failed): not waiting for
+ * anthropic:claude-sonnet-4-6 #1, its request cancelled`.
+ */
+export function settledLine(
+  calls: readonly { readonly judge: string; readonly sample: number }[],
+  settledBy: readonly string[]
+): string {
+  const who = calls.map(c => `${c.judge} #${c.sample}`).join(', ')
+  const requests = calls.length === 1 ? 'its request' : 'their requests'
+  return `The answers in hand decide the verdict (${settledBy.join(', ')}): not waiting for ${who}, ${requests} cancelled`
+}
+
+/**
  * `✓ openai:gpt-5.4-mini #1: ACCEPT in 12.3 s · 21,004 in (18,000 cached) / 812 out · 1 request`.
  * One line whatever the failure's message quotes (a judge's or a provider's text): a line break in
  * it would start a line of its own in the job log, where `::add-mask::` or `::warning::` at the

@@ -20,7 +20,8 @@ export function metOf(criteria: readonly CriterionResult[], total: number): stri
 /**
  * The one-line summary of Scope's TUI:
  * `gates 1/2 · must 2/3 · nice 1/2 · score 0.74 · confidence 0.82 · judges 3/3`; waived
- * must-haves are not met, and counted: `must 1/2 (1 waived)`.
+ * must-haves are not met, and counted: `must 1/2 (1 waived)`; calls cancelled once the verdict was
+ * settled are counted apart: `judges 2/2 (1 cancelled, the verdict settled)`.
  * Parts that do not apply to the rubric are left out.
  */
 export function summaryLine(evaluation: Evaluation): string {
@@ -40,7 +41,9 @@ export function summaryLine(evaluation: Evaluation): string {
   if (verdict.confidence !== null) parts.push(`confidence ${formatNumber(verdict.confidence)}`)
   if (council) {
     const valid = council.runs.filter(r => r.status === 'ok').length
-    parts.push(`judges ${valid}/${council.runs.length}`)
+    const cancelled = council.cancelled?.length ?? 0
+    const note = cancelled > 0 ? ` (${cancelled} cancelled, the verdict settled)` : ''
+    parts.push(`judges ${valid}/${council.runs.length}${note}`)
   }
   return parts.join(' · ')
 }

@@ -1,6 +1,6 @@
 import type { CouncilProgress } from '../council/council.js'
 import type { JudgeRun } from '../council/types.js'
-import { councilStartLine, judgeLine, extraVoteLine } from './progress.js'
+import { councilStartLine, judgeLine, extraVoteLine, settledLine } from './progress.js'
 
 /** Where the progress is drawn: stderr, and whether it is a terminal (`CliIo` of the CLI). */
 export interface ProgressTerminal {
@@ -32,6 +32,9 @@ export function terminalCouncilProgress(
       extraVote: (call, criteria) => {
         io.stderr(extraVoteLine(call, criteria))
       },
+      settled: (list, settledBy) => {
+        io.stderr(settledLine(list, settledBy))
+      },
       waiting: line => {
         io.stderr(`  ${line}`)
       }
@@ -39,6 +42,7 @@ export function terminalCouncilProgress(
   }
   let calls: readonly { readonly judge: string; readonly sample: number }[] = []
   const done = new Map<string, JudgeRun>()
+  const cancelled = new Set<string>()
   let started = 0
   let drawn = false
   let timer: NodeJS.Timeout | undefined
@@ -47,7 +51,10 @@ export function terminalCouncilProgress(
     const seconds = Math.round((now() - started) / 1000)
     const lines = calls.map(call => {
       const run = done.get(key(call.judge, call.sample))
-      return run ? judgeLine(run) : `⋯ ${call.judge} #${call.sample}: asking (${seconds} s)`
+      if (run) return judgeLine(run)
+      return cancelled.has(key(call.judge, call.sample))
+        ? `⏹ ${call.judge} #${call.sample}: cancelled, the verdict was settled`
+        : `⋯ ${call.judge} #${call.sample}: asking (${seconds} s)`
     })
     // Back over the lines drawn last time, then each line cleared and written again.
     const up = drawn ? `\x1b[${lines.length}A` : ''
@@ -78,6 +85,11 @@ export function terminalCouncilProgress(
       done.set(key(run.judge, run.sample), run)
       draw()
       if (calls.every(c => done.has(key(c.judge, c.sample)))) clearInterval(timer)
+    },
+    settled: list => {
+      for (const call of list) cancelled.add(key(call.judge, call.sample))
+      draw()
+      clearInterval(timer)
     }
   }
 }

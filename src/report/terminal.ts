@@ -2,7 +2,13 @@ import type { JudgeRun, TokenUsage } from '../council/types.js'
 import type { GateResult } from '../gates/types.js'
 import { formatIssue } from '../rubric/errors.js'
 import type { Thresholds } from '../rubric/types.js'
-import { formatNumber, nextStep, reasonSentence } from '../sentences/reasons.js'
+import {
+  cancelledSentence,
+  formatNumber,
+  JUDGES_NOT_ASKED,
+  nextStep,
+  reasonSentence
+} from '../sentences/reasons.js'
 import type {
   CriterionResult,
   CriterionStatus,
@@ -88,10 +94,14 @@ export function renderTerminal(evaluation: Evaluation, options: TerminalOptions 
   }
 
   const details = [
+    ...(evaluation.judgesNotAsked ? [JUDGES_NOT_ASKED[evaluation.judgesNotAsked]] : []),
     ...findingLines(verdict.findings),
     ...dimensionLines(verdict.dimensions, verdict.dimensionsScore),
     ...scoreLines(verdict, rubric.thresholds),
-    ...costLines(evaluation.council?.runs ?? [])
+    ...(evaluation.council?.cancelled ?? []).map(
+      call => `${call.judge} (sample ${call.sample}): ${cancelledSentence(call.settledBy)}`
+    ),
+    ...costLines([...(evaluation.council?.runs ?? []), ...(evaluation.council?.cancelled ?? [])])
   ]
   if (details.length > 0) lines.push('', ...details)
 
@@ -252,7 +262,7 @@ function scoreLines(verdict: Verdict, thresholds: Thresholds | undefined): strin
 }
 
 /** `cost: 37,035 in (30,720 cached) / 2,034 out · est. $0.0369`, when the providers said. */
-function costLines(runs: readonly JudgeRun[]): string[] {
+function costLines(runs: readonly Pick<JudgeRun, 'tokens' | 'costUsd'>[]): string[] {
   const counted = runs.flatMap(r => (r.tokens ? [r.tokens] : []))
   const priced = runs.filter(r => r.costUsd !== undefined)
   if (counted.length === 0 && priced.length === 0) return []

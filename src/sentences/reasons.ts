@@ -59,6 +59,21 @@ function sentencesOf<C extends ReasonCode>(reason: ReasonOf<C>): Sentences<C> {
   return SENTENCES[reason.code]
 }
 
+/**
+ * Why the council did not wait for a call (src/verdict/settled.ts): the answers in hand had
+ * settled the verdict, for the reasons `settledBy`, whatever the call would have answered.
+ */
+export function cancelledSentence(settledBy: readonly string[]): string {
+  const codes = settledBy.length > 0 ? ` (${settledBy.map(c => `\`${c}\``).join(', ')})` : ''
+  return `cancelled, not failed: the answers in hand already decided the verdict${codes}, and no answer of this call could change it; its request was aborted, so nothing more is billed where the provider stops on disconnect`
+}
+
+/** Why no judge was asked though the rubric has criteria (`Evaluation.judgesNotAsked`). */
+export const JUDGES_NOT_ASKED: Readonly<Record<'gate_failed', string>> = {
+  gate_failed:
+    'The judges were not asked: a gate failed, which decides FAIL whatever they would say, and `judge-after-failed-gate` is `false`, so no provider was billed. Set it to `true` for their feedback on the rest of the rubric.'
+}
+
 /** `1 PASS, 1 FAIL`, and the abstentions, of the judges' votes on a checklist criterion. */
 export function describeTally(t: Tally): string {
   const parts = [`${t.pass} PASS`, `${t.fail} FAIL`]
