@@ -411,3 +411,37 @@ describe('a member whose model retires', () => {
     )
   })
 })
+
+describe('judge-after-failed-gate', () => {
+  const RUBRIC = `${gates('false')}\n## Criteria\n- a: Needs judges\n`
+
+  async function review(inputs: Record<string, string>) {
+    const providers = await startProviderStandIn(call => ({ json: wireAnswer(call.schema) }))
+    try {
+      const pr = pullRequest({ '.github/rubric.md': `---\ndimensions: false\n---\n${RUBRIC}` })
+      const result = await run(pr, {
+        inputs: { models: 'openai:gpt-5.4-mini', ...inputs },
+        providers: { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: providers.openaiBaseUrl }
+      })
+      return { result, pr, calls: providers.calls.length }
+    } finally {
+      await providers.close()
+    }
+  }
+
+  it('by default, the judges are still asked after a failed gate, for their feedback', async () => {
+    const { result, pr, calls } = await review({})
+    expect(result.outputs.verdict).toBe('FAIL')
+    expect(calls).toBe(1)
+    expect(commentBody(pr)).not.toContain('The judges were not asked')
+  })
+
+  it('false: no provider is called, the verdict is FAIL, and the comment says why no judge was asked', async () => {
+    const { result, pr, calls } = await review({ 'judge-after-failed-gate': 'false' })
+    expect(result.outputs.verdict).toBe('FAIL')
+    expect(calls).toBe(0)
+    expect(commentBody(pr)).toContain(
+      'The judges were not asked: a gate failed, which decides FAIL whatever they would say, and `judge-after-failed-gate` is `false`'
+    )
+  })
+})
