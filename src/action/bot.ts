@@ -30,7 +30,7 @@ import { CHECK_RUN_MARK, otherCheckRuns, othersAlert, othersWarnings } from '../
 import { mayCommand } from './asked.js'
 import { healOutages, latestOurs, type HealContext } from './heal.js'
 import { reverify } from './reverify.js'
-import { checkRunsNamed } from './review.js'
+import { checkRunsNamed } from './review-github.js'
 import { rubricPushed } from './rubric-pushed.js'
 import { baseCriteria, ownCheckNames } from './rubric.js'
 import { branchRef, repositoryRubricPath } from '../engine/pull-request-rubric.js'
