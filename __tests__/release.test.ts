@@ -1,5 +1,6 @@
 import { Evaluator, Lexer, Parser, data } from '@actions/expressions'
 import { execFileSync, spawnSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -84,11 +85,31 @@ function tags(where: 'local' | 'origin' = 'local'): Record<string, string> {
 
 const BUILD = `import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 const source = readFileSync('src/index.js', 'utf8')
-for (const dir of ['dist', 'gates/dist']) {
+for (const dir of ['dist', 'gates/dist', 'dist/cli']) {
   mkdirSync(dir, { recursive: true })
   writeFileSync(dir + '/index.js', '// built\\n' + source)
+  writeFileSync(dir + '/licenses.txt', 'none\\n')
 }
 `
+
+/** What the release commit holds: the actions, their bundles, the licences; no source, no CLI. */
+const RELEASE_FILES = [
+  'LICENSE',
+  'action.yml',
+  'dist/index.js',
+  'dist/licenses.txt',
+  'gates/action.yml',
+  'gates/dist/index.js',
+  'gates/dist/licenses.txt'
+]
+
+/** The release commit a tag names, checked: its one parent is `source`, its tree the release's. */
+function releaseCommit(tag: string, source: string): string {
+  const commit = git('rev-parse', `${tag}^{commit}`)
+  expect(git('rev-list', '--parents', '-n', '1', commit)).toBe(`${commit} ${source}`)
+  expect(git('ls-tree', '-r', '--name-only', commit).split('\n')).toEqual(RELEASE_FILES)
+  return commit
+}
 
 const CHANGELOG = `# Changelog
 
@@ -126,6 +147,9 @@ function setUp(): void {
   write('src/index.js', "console.log('one')\n")
   write('src/version.ts', "export const VERSION = '0.1.0'\n")
   write('CHANGELOG.md', CHANGELOG)
+  write('LICENSE', 'MIT\n')
+  write('action.yml', 'name: Action\nruns:\n  using: node24\n  main: dist/index.js\n')
+  write('gates/action.yml', 'name: Gates\nruns:\n  using: node24\n  main: dist/index.js\n')
   execFileSync('node', ['build.mjs'], { cwd: work, env })
   commit('The first commit')
   git('push', '-q', 'origin', 'main')
@@ -175,12 +199,51 @@ describe('the release script on a temporary repository', { timeout: 120_000 }, (
     commit('Rebuild dist/')
   })
 
+  it('--dry-run prints the release archive and leaves no tag, ref, object or file behind', () => {
+    const refs = git('for-each-ref')
+    const out = join(base, 'dry-run')
+    const r = release('tag', '--dry-run', '--out', out)
+    expect(r.code, r.err).toBe(0)
+    expect(Number(/^release archive: (\d+) bytes/m.exec(r.out)?.[1])).toBeLessThanOrEqual(1_200_000)
+    expect(git('for-each-ref')).toBe(refs)
+    expect(git('status', '--porcelain')).toBe('')
+    const tree = /^The release tree ([0-9a-f]{40}) /m.exec(r.out)?.[1] ?? ''
+    expect(spawnSync('git', ['cat-file', '-e', tree], { cwd: work, env }).status).toBe(1)
+    expect(
+      execFileSync('find', ['.', '-type', 'f'], { cwd: out, encoding: 'utf8' })
+        .split('\n')
+        .filter(f => f !== '')
+        .map(f => f.slice(2))
+        .sort()
+    ).toEqual(RELEASE_FILES)
+  })
+
+  it('refuses a release tree over 1.2 MB gzipped, or missing a file a bundle imports; tags nothing', () => {
+    // Random bytes do not compress: 1.3 MB of them stay over the budget.
+    write('dist/chunks/big.js', randomBytes(1_300_000).toString('base64'))
+    commit('A large chunk')
+    const big = release('tag', '--dry-run')
+    expect(big.code).toBe(1)
+    expect(big.err).toMatch(/release archive: \d+ bytes gzipped, over its budget of 1200000 bytes/)
+    git('rm', '-q', 'dist/chunks/big.js')
+    write('gates/dist/index.js', 'import "../../dist/chunks/gone.js"\n')
+    commit('A bundle that imports a chunk that is not there')
+    const lacking = release('tag', '--dry-run')
+    expect(lacking.code).toBe(1)
+    expect(lacking.err).toContain(
+      'The release tree lacks what a job reads:\n  dist/chunks/gone.js (imported by gates/dist/index.js)'
+    )
+    expect(tags()).toEqual({})
+    git('reset', '-q', '--hard', 'HEAD~2')
+  })
+
   let first = ''
   it('0.1.0: tags v0.1.0 (annotated), points v0 at it, pushes both, writes the notes', () => {
     const r = release('tag', '0.1.0', '--notes', notes, '--push', 'origin')
     expect(r.code, r.err).toBe(0)
-    const head = git('rev-parse', 'HEAD')
-    expect(tags()).toEqual({ 'v0.1.0': `tag ${head}`, v0: `tag ${head}` })
+    const released = releaseCommit('v0.1.0', git('rev-parse', 'HEAD'))
+    expect(r.out).toMatch(/^release archive: \d+ bytes$/m)
+    expect(tags()).toEqual({ 'v0.1.0': `tag ${released}`, v0: `tag ${released}` })
     expect(tags('origin')).toEqual(tags())
     expect(git('cat-file', '-p', 'v0.1.0')).toContain('Rubric Council v0.1.0')
     expect(readFileSync(notes, 'utf8')).toBe(
@@ -218,10 +281,10 @@ describe('the release script on a temporary repository', { timeout: 120_000 }, (
 
     const r = release('tag', '0.2.0', '--notes', notes, '--push', 'origin')
     expect(r.code, r.err).toBe(0)
-    const head = git('rev-parse', 'HEAD')
+    const released = releaseCommit('v0.2.0', git('rev-parse', 'HEAD'))
     const before = tags()
-    expect(before).toMatchObject({ 'v0.2.0': `tag ${head}`, v0: `tag ${head}` })
-    expect(before['v0.1.0']).not.toBe(`tag ${head}`)
+    expect(before).toMatchObject({ 'v0.2.0': `tag ${released}`, v0: `tag ${released}` })
+    expect(before['v0.1.0']).not.toBe(`tag ${released}`)
     expect(git('rev-parse', 'v0.1.0')).toBe(first)
     expect(tags('origin')).toEqual(before)
     // One line per item: GitHub shows every newline of a release's body as a line break.
@@ -230,7 +293,8 @@ describe('the release script on a temporary repository', { timeout: 120_000 }, (
 
   it('0.1.1 on a maintenance branch: tags v0.1.1 and leaves v0 at the newer v0.2.0', () => {
     const before = tags()
-    git('checkout', '-q', '-b', 'maintenance', 'v0.1.0')
+    // A maintenance branch starts at the commit the release was built from.
+    git('checkout', '-q', '-b', 'maintenance', 'v0.1.0^')
     const changelog = readFileSync(join(work, 'CHANGELOG.md'), 'utf8')
     write('CHANGELOG.md', changelog.replace('## Unreleased\n', '## Unreleased\n\n- A backport.\n'))
     commit('A backport')
@@ -242,8 +306,8 @@ describe('the release script on a temporary repository', { timeout: 120_000 }, (
     const r = release('tag', '0.1.1', '--notes', notes, '--push', 'origin')
     expect(r.code, r.err).toBe(0)
     expect(r.out).toContain('Left v0 alone: v0.2.0 is newer')
-    const head = git('rev-parse', 'HEAD')
-    expect(tags()).toEqual({ ...before, 'v0.1.1': `tag ${head}` })
+    const released = releaseCommit('v0.1.1', git('rev-parse', 'HEAD'))
+    expect(tags()).toEqual({ ...before, 'v0.1.1': `tag ${released}` })
     expect(tags('origin')).toEqual(tags())
     git('checkout', '-q', 'main')
   })
@@ -327,8 +391,8 @@ describe('release.yml, its steps run on the same repository', { timeout: 120_000
       expect(r.status, `${step.name ?? ''}:\n${r.stdout}${r.stderr}`).toBe(0)
     }
 
-    const head = git('rev-parse', 'HEAD')
-    expect(tags('origin')).toMatchObject({ 'v0.3.0': `tag ${head}`, v0: `tag ${head}` })
+    const released = releaseCommit('v0.3.0', git('rev-parse', 'HEAD'))
+    expect(tags('origin')).toMatchObject({ 'v0.3.0': `tag ${released}`, v0: `tag ${released}` })
     expect(tags('origin')['v0.1.0']).toBe(tags()['v0.1.0'])
     expect(readFileSync(ghLog, 'utf8')).toBe(
       [

@@ -60,6 +60,7 @@ import {
   type LifecycleRun
 } from './bench/lifecycle.js'
 import { monorepoFigure, monorepoTable } from './bench/monorepo.js'
+import { firstOutputFigure, firstOutputTable } from './bench/first-output.js'
 
 /** Timed runs per figure (plus one warm-up run, not counted, and one traced run). */
 const RUNS = 5
@@ -1123,11 +1124,33 @@ async function monorepoOnly(): Promise<void> {
   }
 }
 
+/** `npm run bench -- first-output [runs]`: time to first output, printed; no JSON written. */
+async function firstOutputOnly(): Promise<void> {
+  const bundle = await snapshotBundle()
+  try {
+    const runs = Number(process.argv[3] ?? 15)
+    const rows = await firstOutputFigure(ROOT, bundle.path, runs)
+    console.log(
+      [
+        `Rubric Council benchmark, first output · ${new Date().toISOString()} · Node ${process.version} · load ${loadavg()[0]?.toFixed(2) ?? '?'}`,
+        `dist/index.js ${bundle.sha256} at ${bundle.commit}${bundle.dirty === '' ? '' : ` (${bundle.dirty})`}, ${runs} runs each, interleaved`,
+        '',
+        firstOutputTable(rows)
+      ].join('\n')
+    )
+  } finally {
+    bundle.dispose()
+  }
+}
+
 if (process.argv[2] === 'lifecycle') await lifecycleOnly()
+else if (process.argv[2] === 'first-output') await firstOutputOnly()
 else if (process.argv[2] === 'monorepo') await monorepoOnly()
 else if (process.argv[2] === 'requests') await requestsOnly()
 else if (process.argv[2] === undefined) await main()
 else {
-  process.stderr.write('usage: npm run bench [-- lifecycle | monorepo | requests]\n')
+  process.stderr.write(
+    'usage: npm run bench [-- lifecycle | monorepo | requests | first-output [runs]]\n'
+  )
   process.exit(2)
 }

@@ -8,16 +8,39 @@
 //   npm run release -- X.Y.Z [--notes FILE] [--push REMOTE]
 //     On the merged commit: refuses unless the working tree is clean, the versions agree, the
 //     CHANGELOG has "## [X.Y.Z] - YYYY-MM-DD" with text under it, vX.Y.Z does not exist yet and
-//     `npm run bundle` leaves dist/ and gates/dist/ unchanged. Then it creates the annotated tag
-//     vX.Y.Z, moves the major tag vX (v0 for 0.x) to the same commit unless a higher release of that
-//     major exists, writes the section's text, each paragraph unwrapped onto one line, to FILE
-//     (release-notes.md by default) and, with
-//     --push, pushes both tags atomically (the major tag forced).
+//     `npm run bundle` leaves dist/ and gates/dist/ unchanged. Then it makes the release commit:
+//     the files a job runs (src/init/release-tree.ts: action.yml, dist/ but dist/cli/, gates/,
+//     the licences), and nothing else, in a commit whose one parent is the merged commit. It refuses
+//     when that tree's archive (`git archive | gzip`, what `uses:` downloads) is over 1,200,000
+//     bytes. It creates the annotated tag vX.Y.Z on the release commit, moves the major tag vX (v0
+//     for 0.x) to it unless a higher release of that major exists, writes the section's text, each
+//     paragraph unwrapped onto one line, to FILE (release-notes.md by default) and, with --push,
+//     pushes both tags atomically (the major tag forced).
 //
+//   npm run release -- --dry-run [--out DIR]
+//     Builds the release tree of HEAD's commit in a temporary folder (an index and an object store
+//     of its own: no ref, object or file of the repository changes), checks it, prints
+//     `release archive: <bytes> bytes` and refuses (exit 1) over the budget. With --out, the tree's
+//     files are written to DIR, which must be empty or absent.
+//
+// The release commit's parent is the development commit, so `git log vX.Y.Z` shows the history the
+// release was built from and `vX.Y.Z^` is that commit (a maintenance branch starts there); the
+// development branch itself never holds a release commit.
 // .github/workflows/release.yml runs the second step and publishes the GitHub release with the notes.
 import { execFileSync } from 'node:child_process'
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
-import { resolve } from 'node:path'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync
+} from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, posix, resolve } from 'node:path'
+import { parse } from 'yaml'
+import { inReleaseTree, RELEASE_ACTIONS, RELEASE_LICENCES } from '../src/init/release-tree.js'
 
 /** A release version, X.Y.Z. */
 export interface Version {
@@ -173,13 +196,115 @@ export function prepareChangelog(
   return `${out.join('\n')}\n`
 }
 
-/** Git in `cwd`; its output trimmed. */
-function git(cwd: string, args: readonly string[]): string {
+/** Git in `cwd`, with `env` (the scratch index and objects of a release tree) and `input`; its output trimmed. */
+function git(
+  cwd: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+  input?: string
+): string {
   return execFileSync('git', args, {
     cwd,
+    env,
     encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe']
+    maxBuffer: 1 << 28,
+    ...(input === undefined ? { stdio: ['ignore', 'pipe', 'pipe'] } : { input })
   }).trim()
+}
+
+/** At most this many bytes does a job download when it `uses:` a release (its archive, gzipped). */
+export const RELEASE_ARCHIVE_BUDGET = 1_200_000
+
+/** A release tree, written to an object store: its id, its files and its archive's size. */
+export interface ReleaseTree {
+  readonly tree: string
+  readonly files: readonly string[]
+  /** `git archive <tree> | gzip`, in bytes: what a job downloads. */
+  readonly archiveBytes: number
+}
+
+/**
+ * Git's environment for a release tree built in `scratch`: an index of its own, so the repository's
+ * index and working tree are never read or touched; with `ownObjects`, an object store of its own
+ * too, reading the repository's as an alternate, so nothing is written into the repository.
+ */
+function scratchEnv(cwd: string, scratch: string, ownObjects: boolean): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, GIT_INDEX_FILE: join(scratch, 'index') }
+  if (!ownObjects) return env
+  const objects = join(scratch, 'objects')
+  mkdirSync(objects, { recursive: true })
+  return {
+    ...env,
+    GIT_OBJECT_DIRECTORY: objects,
+    GIT_ALTERNATE_OBJECT_DIRECTORIES: resolve(cwd, git(cwd, ['rev-parse', '--git-path', 'objects']))
+  }
+}
+
+/**
+ * The release tree of `commit` (its files that `inReleaseTree` keeps), written with `env`
+ * (`scratchEnv`), checked by `checkReleaseTree` and measured; a ReleaseError over the budget.
+ */
+export function buildReleaseTree(cwd: string, commit: string, env: NodeJS.ProcessEnv): ReleaseTree {
+  const entries = git(cwd, ['ls-tree', '-r', '-z', '--full-tree', commit], env)
+    .split('\0')
+    .filter(entry => inReleaseTree(entry.slice(entry.indexOf('\t') + 1)))
+  git(cwd, ['read-tree', '--empty'], env)
+  // ls-tree's lines are one of the forms --index-info reads: mode, type, object, tab, path.
+  git(cwd, ['update-index', '-z', '--index-info'], env, entries.map(e => `${e}\0`).join(''))
+  const tree = git(cwd, ['write-tree'], env)
+  const files = entries.map(entry => entry.slice(entry.indexOf('\t') + 1))
+  checkReleaseTree(files, path => git(cwd, ['cat-file', 'blob', `${tree}:${path}`], env))
+  const archive = execFileSync('git', ['archive', '--format=tar', tree], {
+    cwd,
+    env,
+    maxBuffer: 1 << 30
+  })
+  // gzip itself, not zlib's own deflate (some kilobytes apart): the figure is the command's.
+  const archiveBytes = execFileSync('gzip', ['-c'], { input: archive, maxBuffer: 1 << 30 }).length
+  if (archiveBytes > RELEASE_ARCHIVE_BUDGET)
+    throw new ReleaseError(
+      `release archive: ${archiveBytes} bytes gzipped, over its budget of ${RELEASE_ARCHIVE_BUDGET} ` +
+        `bytes: the release tree of ${commit} (${files.length} files) is what every job that uses ` +
+        'the release downloads; make the bundles smaller'
+    )
+  return { tree, files, archiveBytes }
+}
+
+/** A relative import in a bundle: `from"./x.js"`, `import"./x.js"`, `import("./x.js")`. */
+const RELATIVE_IMPORT = /\b(?:from|import)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g
+
+/**
+ * Refuses a release tree that lacks a file a job reads: each action's `runs:` entries (main, pre,
+ * post), every file those bundles import by relative path, transitively, and the licences.
+ */
+export function checkReleaseTree(files: readonly string[], read: (path: string) => string): void {
+  const have = new Set(files)
+  const missing: string[] = []
+  const need = (path: string, why: string): boolean => {
+    if (have.has(path)) return true
+    missing.push(`${path} (${why})`)
+    return false
+  }
+  const bundles: string[] = []
+  for (const action of RELEASE_ACTIONS) {
+    if (!need(action, 'the action a job runs')) continue
+    const runs = (parse(read(action)) as { runs?: Record<string, unknown> } | null)?.runs ?? {}
+    for (const key of ['pre', 'main', 'post'] as const) {
+      const entry = runs[key]
+      if (typeof entry !== 'string') continue
+      const path = posix.join(posix.dirname(action), entry)
+      if (need(path, `runs.${key} of ${action}`)) bundles.push(path)
+    }
+  }
+  for (const file of bundles) {
+    for (const [, spec = ''] of read(file).matchAll(RELATIVE_IMPORT)) {
+      const path = posix.join(posix.dirname(file), spec)
+      if (need(path, `imported by ${file}`) && !bundles.includes(path)) bundles.push(path)
+    }
+  }
+  for (const licence of RELEASE_LICENCES) need(licence, 'a licence')
+  if (missing.length > 0)
+    throw new ReleaseError(`The release tree lacks what a job reads:\n  ${missing.join('\n  ')}`)
 }
 
 /** The release tags vX.Y.Z that exist, as versions. */
@@ -255,7 +380,10 @@ export interface Tagged {
   readonly tag: string
   /** The major tag when it was moved; undefined when a higher release of that major exists. */
   readonly major: string | undefined
+  /** The release commit the tags name: the release tree, its parent `source`. */
   readonly commit: string
+  /** The development commit the release was built from. */
+  readonly source: string
 }
 
 /** Step two: the checks, then the tags and the notes. */
@@ -294,9 +422,10 @@ export function tagRelease(cwd: string, version: Version, options: TagOptions): 
       `dist/ differs from what the source builds; commit the rebuilt dist/ and try again:\n${stale}`
     )
 
-  const commit = git(cwd, ['rev-parse', 'HEAD^{commit}'])
+  const source = git(cwd, ['rev-parse', 'HEAD^{commit}'])
+  const commit = releaseCommit(cwd, source, tag, log)
   git(cwd, ['tag', '--annotate', tag, '--message', `Rubric Council ${tag}`, commit])
-  log(`Tagged ${tag} at ${commit}`)
+  log(`Tagged ${tag} at ${commit}, the release commit of ${source}`)
 
   const higher = released.filter(r => r.major === version.major && compareVersions(r, version) > 0)
   const major = higher.length === 0 ? majorTag(version) : undefined
@@ -324,7 +453,67 @@ export function tagRelease(cwd: string, version: Version, options: TagOptions): 
     git(cwd, ['push', '--atomic', options.push, ...refs])
     log(`Pushed ${refs.join(' ')}`)
   }
-  return { tag, major, commit }
+  return { tag, major, commit, source }
+}
+
+/** The release commit of `source`: its release tree, with `source` as its one parent. */
+function releaseCommit(
+  cwd: string,
+  source: string,
+  tag: string,
+  log: (line: string) => void
+): string {
+  const scratch = mkdtempSync(join(tmpdir(), 'rc-release-'))
+  try {
+    const built = buildReleaseTree(cwd, source, scratchEnv(cwd, scratch, false))
+    log(`release archive: ${built.archiveBytes} bytes`)
+    const message =
+      `Rubric Council ${tag}: the files a job runs (action.yml, dist/, gates/, licences), ` +
+      `from ${source}`
+    return git(cwd, ['commit-tree', built.tree, '-p', source, '-m', message])
+  } finally {
+    rmSync(scratch, { recursive: true, force: true })
+  }
+}
+
+/**
+ * `--dry-run`: the release tree of HEAD's commit, built and checked in a temporary folder of its
+ * own (`scratchEnv`), nothing tagged and nothing written into the repository; its files written to
+ * `out` when given.
+ */
+export function dryRun(
+  cwd: string,
+  out: string | undefined,
+  log: (line: string) => void = line => {
+    console.log(line)
+  }
+): ReleaseTree {
+  if (out !== undefined && existsSync(out) && readdirSync(out).length > 0)
+    throw new ReleaseError(`--out ${out}: the folder is not empty`)
+  const commit = git(cwd, ['rev-parse', 'HEAD^{commit}'])
+  const scratch = mkdtempSync(join(tmpdir(), 'rc-release-'))
+  try {
+    const env = scratchEnv(cwd, scratch, true)
+    const built = buildReleaseTree(cwd, commit, env)
+    log(`The release tree ${built.tree} of ${commit}: ${built.files.length} files`)
+    if (git(cwd, ['status', '--porcelain']) !== '')
+      log('The working tree has uncommitted changes: they are not in it, the commit is.')
+    log(`release archive: ${built.archiveBytes} bytes (budget ${RELEASE_ARCHIVE_BUDGET})`)
+    if (out !== undefined) {
+      mkdirSync(out, { recursive: true })
+      const archive = execFileSync('git', ['archive', '--format=tar', built.tree], {
+        cwd,
+        env,
+        maxBuffer: 1 << 30
+      })
+      execFileSync('tar', ['-x', '-C', out], { input: archive })
+      log(`Wrote its files to ${out}`)
+    }
+    log('Dry run: nothing was tagged.')
+    return built
+  } finally {
+    rmSync(scratch, { recursive: true, force: true })
+  }
 }
 
 function option(args: string[], name: string): string | undefined {
@@ -336,21 +525,30 @@ function option(args: string[], name: string): string | undefined {
   return value
 }
 
+const USAGE =
+  'Usage: release.ts prepare X.Y.Z [--date YYYY-MM-DD]\n' +
+  '       release.ts tag X.Y.Z [--notes FILE] [--push REMOTE]\n' +
+  '       release.ts tag --dry-run [--out DIR]'
+
 function main(argv: readonly string[]): void {
   const args = [...argv]
   const command = args.shift()
   const date = option(args, '--date') ?? new Date().toISOString().slice(0, 10)
   const notes = option(args, '--notes') ?? 'release-notes.md'
   const push = option(args, '--push')
+  const out = option(args, '--out')
+  const dry = args.indexOf('--dry-run')
+  if (dry !== -1) args.splice(dry, 1)
   const unknown = args.filter(a => a.startsWith('--'))
   if (unknown.length > 0) throw new ReleaseError(`Unknown option ${unknown.join(', ')}`)
-  if (args.length !== 1 || (command !== 'prepare' && command !== 'tag'))
-    throw new ReleaseError(
-      'Usage: release.ts prepare X.Y.Z [--date YYYY-MM-DD]\n' +
-        '       release.ts tag X.Y.Z [--notes FILE] [--push REMOTE]'
-    )
-  const version = parseVersion(args[0] ?? '')
   const cwd = process.cwd()
+  if (dry !== -1 && command === 'tag' && args.length === 0 && push === undefined) {
+    dryRun(cwd, out === undefined ? undefined : resolve(out))
+    return
+  }
+  if (args.length !== 1 || (command !== 'prepare' && command !== 'tag') || dry !== -1)
+    throw new ReleaseError(USAGE)
+  const version = parseVersion(args[0] ?? '')
   if (command === 'prepare') {
     prepare(cwd, version, date)
     console.log(

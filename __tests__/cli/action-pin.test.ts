@@ -138,6 +138,23 @@ function commit(dir: string, name: string): string {
   return git(dir, 'rev-parse', 'HEAD')
 }
 
+/**
+ * A release commit of `source`, as scripts/release.ts makes one: its action.yml, dist/ but the
+ * CLI's, and LICENSE, in a commit whose parent is `source`; built through an index of its own.
+ */
+function releaseCommit(dir: string, source: string): string {
+  const index = join(mkdtempSync(join(tmpdir(), 'rc-pin-index-')), 'index')
+  const withIndex = { ...env, GIT_INDEX_FILE: index }
+  const run = (...args: string[]): string =>
+    execFileSync('git', args, { cwd: dir, env: withIndex, encoding: 'utf8' }).trim()
+  run('read-tree', source)
+  const drop = run('ls-files')
+    .split('\n')
+    .filter(f => !['action.yml', 'LICENSE', 'dist/index.js'].includes(f))
+  run('rm', '-q', '--cached', ...drop)
+  return run('commit-tree', run('write-tree'), '-p', source, '-m', 'release')
+}
+
 /** What init would say of a clone at `dir`, from the facts it reads there. */
 function said(dir: string): string {
   const facts = readPinFacts(dir)
@@ -168,8 +185,8 @@ describe('whether the pinned commit is a release, from the clone’s tags', () =
     const head = commit(dir, 'three')
     expect(readPinFacts(dir).releaseTags).toEqual(
       expect.arrayContaining([
-        { tag: 'v0.9.0', commit: first },
-        { tag: 'v0.10.0', commit: second }
+        { tag: 'v0.9.0', commit: first, ofHead: false, checkout: 'v0.9.0' },
+        { tag: 'v0.10.0', commit: second, ofHead: false, checkout: 'v0.10.0' }
       ])
     )
     expect(readPinFacts(dir).releaseTags).toHaveLength(2)
@@ -193,6 +210,54 @@ describe('whether the pinned commit is a release, from the clone’s tags', () =
     )
   })
 
+  it('a release commit of HEAD (its action, bundles and licences alone): pins it, says the release, and how to check out a newer one', () => {
+    writeFileSync(join(dir, 'action.yml'), 'runs:\n  using: node24\n  main: dist/index.js\n')
+    mkdirSync(join(dir, 'dist/cli'), { recursive: true })
+    writeFileSync(join(dir, 'dist/index.js'), '// the action\n')
+    writeFileSync(join(dir, 'dist/cli/index.js'), '// the CLI\n')
+    writeFileSync(join(dir, 'LICENSE'), 'MIT\n')
+    const source = commit(dir, 'four')
+    const release = (from: string, tag: string): string => {
+      const r = releaseCommit(dir, from)
+      git(dir, 'tag', '--annotate', tag, '--message', `Rubric Council ${tag}`, r)
+      return r
+    }
+    const v011 = release(source, 'v0.11.0')
+    expect(said(dir)).toBe(`The workflows pin the action to ${v011}, the release v0.11.0.`)
+    const pin = choosePin(readPinFacts(dir))
+    expect(pin.ok && usesPinned(pin.value)).toBe(`rubric-council/rubric-council@${v011} # v0.11.0`)
+    // A newer release, built from a later commit: named, with the commit to check out to pin it.
+    writeFileSync(join(dir, 'dist/index.js'), '// the action, fixed\n')
+    const fixed = commit(dir, 'five')
+    release(fixed, 'v0.12.0')
+    git(dir, 'checkout', '-q', source)
+    expect(said(dir)).toBe(
+      `The workflows pin the action to ${v011}, the release v0.11.0.\nv0.12.0 is newer: to pin it, ` +
+        `check it out (git -C ${dir} checkout 'v0.12.0^'), then run this init again with --force ` +
+        '(it keeps the rubric).'
+    )
+    git(dir, 'checkout', '-q', 'v0.12.0^')
+    expect(said(dir)).toMatch(
+      /^The workflows pin the action to [0-9a-f]{40}, the release v0\.12\.0\.$/
+    )
+  })
+
+  it('a tag on a release-like commit whose bundle is not HEAD’s: never pinned, HEAD is', () => {
+    // The clone's HEAD is the source of v0.12.0; a tag naming other code of the same shape.
+    const head = git(dir, 'rev-parse', 'HEAD')
+    writeFileSync(join(dir, 'dist/index.js'), '// something else\n')
+    const other = commit(dir, 'six')
+    git(dir, 'tag', 'v0.99.0', releaseCommit(dir, other))
+    git(dir, 'checkout', '-q', head)
+    const facts = readPinFacts(dir)
+    expect(facts.releaseTags.find(t => t.tag === 'v0.99.0')?.ofHead).toBe(false)
+    const pin = choosePin(facts)
+    expect(pin.ok && pin.value.commit).toBe(git(dir, 'rev-parse', 'v0.12.0^{commit}'))
+    expect(said(dir)).toContain(
+      `v0.99.0 is newer: to pin it, check it out (git -C ${dir} checkout 'v0.99.0^')`
+    )
+  })
+
   it('a package, not a clone: the commit it was packed from, and how to compare it with the release', () => {
     const facts: PinFacts = {
       version: '0.1.0',
@@ -205,8 +270,10 @@ describe('whether the pinned commit is a release, from the clone’s tags', () =
     expect(pin.ok && pinSentence(pinSource(facts, pin.value), pin.value.commit)).toBe(
       `The workflows pin the action to ${A}, the commit this package, version 0.1.0, was packed ` +
         'from.\nThe release v0.1.0 is the commit that git ls-remote ' +
-        "https://github.com/rubric-council/rubric-council 'refs/tags/v0.1.0^{}' prints: if it " +
-        'differs, this package is no release, and the uses: lines should name that commit instead.'
+        "https://github.com/rubric-council/rubric-council 'refs/tags/v0.1.0^{}' prints: it holds " +
+        'only the files a job runs, the smaller download, and its parent is the commit the release ' +
+        'was built from. If that parent is this one, the uses: lines should name the release ' +
+        'commit instead; if not, this package is no release.'
     )
   })
 })

@@ -1,12 +1,4 @@
-import {
-  generateText,
-  jsonSchema,
-  NoObjectGeneratedError,
-  Output,
-  type LanguageModel,
-  type LanguageModelUsage,
-  type ModelMessage
-} from 'ai'
+import type { LanguageModel, LanguageModelUsage, ModelMessage, NoObjectGeneratedError } from 'ai'
 import type { ProviderOptions } from '@ai-sdk/provider-utils'
 import type { Validation } from './judge-schema.js'
 import { extractJson } from './extract-json.js'
@@ -254,6 +246,9 @@ async function request(
   usage: Usage
 ): Promise<Attempt | { readonly kind: 'error'; readonly error: unknown }> {
   usage.requests++
+  // The AI SDK is loaded by the first request, not before: the action's and the CLI's first
+  // line never wait for it (docs/performance.md#first-output).
+  const { generateText, jsonSchema, NoObjectGeneratedError, Output } = await import('ai')
   const turn = call.cache?.turn()
   try {
     const result = await generateText({

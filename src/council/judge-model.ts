@@ -1,22 +1,22 @@
 import type { ProviderOptions } from '@ai-sdk/provider-utils'
-import type { LanguageModel } from 'ai'
 import type { ModelId } from '../rubric/model-id.js'
 import type { ReasoningEffort } from '../rubric/types.js'
 import { failed, type Result } from '../util/result.js'
 import { nonEmpty, providerOf } from './providers/index.js'
-import type { CallContext, CallSettings, ProviderModule } from './providers/types.js'
+import type { CallContext, CallSettings, ModelLoader, ProviderModule } from './providers/types.js'
 
 type Environment = Readonly<Record<string, string | undefined>>
 
 /**
- * The AI SDK model for a member, or why it cannot be formed (a missing key or endpoint). Its
- * requests go through `fetch` (the council's `proxiedFetch()`).
+ * What loads the AI SDK model for a member (its provider's SDK with it), or why it cannot be formed
+ * (a missing key or endpoint), which is known without loading anything. Its requests go through
+ * `fetch` (the council's `proxiedFetch()`).
  */
 export function languageModel(
   id: ModelId,
   env: Environment,
   fetch: typeof globalThis.fetch
-): Result<LanguageModel> {
+): Result<ModelLoader> {
   const provider = providerOf(id)
   const { key, baseUrl } = provider.variables
   const { apiKey, baseURL } = providerEnvironment(provider, env)

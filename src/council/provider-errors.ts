@@ -1,4 +1,5 @@
-import { APICallError, LoadAPIKeyError } from 'ai'
+// Where the AI SDK's errors are defined: 'ai' re-exports them, and is loaded only by a request.
+import { APICallError, LoadAPIKeyError } from '@ai-sdk/provider'
 import { ResponseTooLargeError } from '../util/fetch.js'
 import { isRecord } from '../util/is-record.js'
 import { jsonBody } from './providers/common.js'

@@ -114,7 +114,7 @@ export function judgeSession(
         judge: task.judge,
         provider,
         sample: task.sample,
-        model: model.value,
+        model: await model.value(),
         prompt,
         schema,
         validate: value => validateAnswer(value, request.rubric),

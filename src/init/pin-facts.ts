@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { VERSION } from '../version.js'
 import { RELEASE_TAG, type PinFacts, type ReleaseTag } from './pin.js'
+import { inReleaseTree } from './release-tree.js'
 
 /** The package's name, which tells its folder from any other package.json above the code. */
 const PACKAGE_NAME = 'rubric-council'
@@ -34,7 +35,7 @@ export function readPinFacts(from: string = dirname(fileURLToPath(import.meta.ur
     packedCommit:
       jsonString(join(root, 'package.json'), 'gitHead') ??
       jsonString(join(root, COMMIT_FILE), 'commit'),
-    releaseTags: head === undefined ? [] : releaseTags(root)
+    releaseTags: head === undefined ? [] : releaseTags(root, head)
   }
 }
 
@@ -61,10 +62,11 @@ function checkoutHead(root: string): string | undefined {
 }
 
 /**
- * The checkout's `vX.Y.Z` tags, each with the commit it names: `show-ref --dereference` adds a
- * `<tag>^{}` line with the commit under an annotated tag, which replaces the tag object's id.
+ * The checkout's `vX.Y.Z` tags, each with the commit it names (`show-ref --dereference` adds a
+ * `<tag>^{}` line with the commit under an annotated tag, which replaces the tag object's id), and
+ * whether it is a release of `head` (`ReleaseTag.ofHead`).
  */
-function releaseTags(root: string): ReleaseTag[] {
+function releaseTags(root: string, head: string): ReleaseTag[] {
   let listed: string
   try {
     listed = git(root, 'show-ref', '--tags', '--dereference')
@@ -78,7 +80,30 @@ function releaseTags(root: string): ReleaseTag[] {
     const tag = ref.replace(/^refs\/tags\//, '').replace(/\^\{\}$/, '')
     if (RELEASE_TAG.test(tag) && (ref.endsWith('^{}') || !commits.has(tag))) commits.set(tag, id)
   }
-  return [...commits].map(([tag, commit]) => ({ tag, commit }))
+  const ours = files(root, head).filter(line => inReleaseTree(pathOf(line)))
+  return [...commits].map(([tag, commit]) => {
+    const listed = files(root, commit)
+    // A release commit holds only release files; any other tag names a development commit.
+    const releaseCommit = listed.length > 0 && listed.every(line => inReleaseTree(pathOf(line)))
+    const same = releaseCommit && listed.join('\n') === ours.join('\n')
+    return {
+      tag,
+      commit,
+      ofHead: commit === head || same,
+      checkout: releaseCommit ? `${tag}^` : tag
+    }
+  })
+}
+
+/** A commit's files as `git ls-tree -r` lists them: mode, type, object id, tab, path; by path. */
+function files(root: string, commit: string): string[] {
+  return git(root, 'ls-tree', '-r', '--full-tree', commit)
+    .split('\n')
+    .filter(line => line !== '')
+}
+
+function pathOf(line: string): string {
+  return line.slice(line.indexOf('\t') + 1)
 }
 
 function git(root: string, ...args: string[]): string {

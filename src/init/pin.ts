@@ -4,14 +4,16 @@ import { failed, ok, type Result } from '../util/result.js'
 export const ACTION_REPOSITORY = 'rubric-council/rubric-council'
 
 /**
- * The commit the workflows `init` writes pin the action to: the exact commit of the running CLI,
- * as a full SHA, which GitHub resolves whether or not a tag exists yet, and which nobody can move
- * (https://docs.github.com/en/actions/security-guides/security-hardening-for-github-actions#using-third-party-actions).
+ * The commit the workflows `init` writes pin the action to, as a full SHA, which GitHub resolves
+ * whether or not a tag exists yet, and which nobody can move
+ * (https://docs.github.com/en/actions/security-guides/security-hardening-for-github-actions#using-third-party-actions):
+ * the release commit of the running CLI's commit when a release tag names one (the same action,
+ * dist/ and gates/, a smaller download), else the CLI's own commit.
  */
 export interface ActionPin {
   /** 40 hexadecimal digits. */
   readonly commit: string
-  /** The CLI's version, X.Y.Z, shown in the line's comment for people and for Dependabot. */
+  /** The version, X.Y.Z, shown in the line's comment for people and for Dependabot. */
   readonly version: string
 }
 
@@ -19,6 +21,17 @@ export interface ActionPin {
 export interface ReleaseTag {
   readonly tag: string
   readonly commit: string
+  /**
+   * Whether it is a release of the checkout's HEAD: it names HEAD, or a release commit
+   * (scripts/release.ts) whose files are exactly HEAD's action.yml, dist/, gates/ and licences
+   * (src/init/release-tree.ts), compared object by object.
+   */
+  readonly ofHead: boolean
+  /**
+   * What to check out to run that release's CLI: the tag, or for a release commit (which holds
+   * no CLI) the commit it was built from, `vX.Y.Z^`.
+   */
+  readonly checkout: string
 }
 
 /** What the CLI knows about where it came from; read by `readPinFacts` (pin-facts.ts). */
@@ -44,9 +57,9 @@ export type PinSource =
       readonly kind: 'release'
       readonly root: string
       readonly tag: string
-      readonly newer: string | undefined
+      readonly newer: ReleaseTag | undefined
     }
-  | { readonly kind: 'checkout'; readonly root: string; readonly latest: string | undefined }
+  | { readonly kind: 'checkout'; readonly root: string; readonly latest: ReleaseTag | undefined }
   | { readonly kind: 'package'; readonly version: string }
 
 const FULL_SHA = /^[0-9a-f]{40}$/
@@ -54,14 +67,19 @@ const FULL_SHA = /^[0-9a-f]{40}$/
 export const RELEASE_TAG = /^v(\d+)\.(\d+)\.(\d+)$/
 
 /**
- * The pin, from the first commit known: the checkout's HEAD, else the commit the package was packed
- * from. Without either there is no pin: a tag is never guessed from the version (before the first
- * release there is none, and GitHub then stops the job), so the problem says how to pin by hand.
+ * The pin, from the first commit known: the checkout's HEAD (its release commit when a release tag
+ * of HEAD names one: `headRelease`), else the commit the package was packed from. Without either
+ * there is no pin: a tag is never guessed from the version (before the first release there is
+ * none, and GitHub then stops the job), so the problem says how to pin by hand.
  */
 export function choosePin(facts: PinFacts): Result<ActionPin> {
   const commit = [facts.checkoutHead, facts.packedCommit]
     .map(c => c?.trim().toLowerCase())
     .find(c => c !== undefined && FULL_SHA.test(c))
+  const release =
+    commit === facts.checkoutHead?.trim().toLowerCase() ? headRelease(facts) : undefined
+  if (release !== undefined)
+    return ok({ commit: release.commit.toLowerCase(), version: release.tag.slice(1) })
   if (commit !== undefined) return ok({ commit, version: facts.version })
   const where = facts.packageRoot ?? 'its package folder'
   return failed(
@@ -73,21 +91,37 @@ export function choosePin(facts: PinFacts): Result<ActionPin> {
   )
 }
 
+/** The newest release tag of the checkout's HEAD (`ReleaseTag.ofHead`), if any. */
+function headRelease(facts: PinFacts): ReleaseTag | undefined {
+  return byVersion(facts.releaseTags)
+    .filter(t => t.ofHead)
+    .at(-1)
+}
+
+function byVersion(tags: readonly ReleaseTag[]): ReleaseTag[] {
+  return [...tags].sort((a, b) => compareReleases(a.tag, b.tag))
+}
+
 /**
- * Whether the pinned commit is a release, from the checkout's tags: a HEAD that release tags name
+ * Whether the pinned commit is a release, from the checkout's tags: a HEAD that release tags are of
  * is the newest of them (and a newer release is named); any other HEAD is no release, and the
  * newest release tag is named instead. Without a checkout, the package's version is all it knows.
  */
 export function pinSource(facts: PinFacts, pin: ActionPin): PinSource {
   const head = facts.checkoutHead?.trim().toLowerCase()
-  if (head !== pin.commit || facts.packageRoot === undefined)
+  const here = headRelease(facts)
+  const headPin = here === undefined ? head : here.commit.toLowerCase()
+  if (head === undefined || headPin !== pin.commit || facts.packageRoot === undefined)
     return { kind: 'package', version: facts.version }
-  const byVersion = [...facts.releaseTags].sort((a, b) => compareReleases(a.tag, b.tag))
   const root = facts.packageRoot
-  const latest = byVersion.at(-1)?.tag
-  const here = byVersion.filter(t => t.commit.toLowerCase() === head).at(-1)?.tag
+  const latest = byVersion(facts.releaseTags).at(-1)
   if (here === undefined) return { kind: 'checkout', root, latest }
-  return { kind: 'release', root, tag: here, newer: latest === here ? undefined : latest }
+  return {
+    kind: 'release',
+    root,
+    tag: here.tag,
+    newer: latest?.tag === here.tag ? undefined : latest
+  }
 }
 
 /** Orders `vX.Y.Z` tags by version. */

@@ -130,8 +130,8 @@ export function pinSentence(source: PinSource, commit: string): string {
     case 'release':
       return source.newer === undefined
         ? `${pinned}, the release ${source.tag}.`
-        : `${pinned}, the release ${source.tag}.\n${source.newer} is newer: to pin it, check it ` +
-            `out (git -C ${root} checkout ${source.newer}), ${again}.`
+        : `${pinned}, the release ${source.tag}.\n${source.newer.tag} is newer: to pin it, check ` +
+            `it out (git -C ${root} checkout ${shellWord(source.newer.checkout)}), ${again}.`
     case 'checkout':
       return (
         `${pinned}, the HEAD of ${source.root}, which is no release: GitHub has it only if it ` +
@@ -139,15 +139,17 @@ export function pinSentence(source: PinSource, commit: string): string {
         (source.latest === undefined
           ? 'This checkout has no release tag (vX.Y.Z): to pin a release, get the tags ' +
             `(git -C ${root} fetch --tags), check out the newest, ${again}.`
-          : `To pin the latest release here, ${source.latest}, check it out ` +
-            `(git -C ${root} checkout ${source.latest}), ${again}.`)
+          : `To pin the latest release here, ${source.latest.tag}, check it out ` +
+            `(git -C ${root} checkout ${shellWord(source.latest.checkout)}), ${again}.`)
       )
     case 'package':
       return (
         `${pinned}, the commit this package, version ${source.version}, was packed from.\n` +
         `The release v${source.version} is the commit that git ls-remote ` +
-        `https://github.com/${ACTION_REPOSITORY} 'refs/tags/v${source.version}^{}' prints: if it ` +
-        'differs, this package is no release, and the uses: lines should name that commit instead.'
+        `https://github.com/${ACTION_REPOSITORY} 'refs/tags/v${source.version}^{}' prints: it ` +
+        'holds only the files a job runs, the smaller download, and its parent is the commit the ' +
+        'release was built from. If that parent is this one, the uses: lines should name the ' +
+        'release commit instead; if not, this package is no release.'
       )
   }
 }

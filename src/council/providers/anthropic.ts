@@ -1,4 +1,3 @@
-import { createAnthropic } from '@ai-sdk/anthropic'
 import type { ReasoningEffort } from '../../rubric/types.js'
 import { ok } from '../../util/result.js'
 import { ANSWER_MAX_TOKENS } from './common.js'
@@ -7,7 +6,8 @@ import type { ErrorResponse, ProviderModule } from './types.js'
 /** Anthropic's own API, spoken to on its Messages API. */
 export const anthropic: ProviderModule = {
   variables: { key: 'ANTHROPIC_API_KEY', keyRequired: true, baseUrl: 'ANTHROPIC_BASE_URL' },
-  languageModel: (model, connection) => ok(createAnthropic(connection)(model)),
+  languageModel: (model, connection) =>
+    ok(async () => (await import('@ai-sdk/anthropic')).createAnthropic(connection)(model)),
   // Anthropic requires a `max_tokens`, and for a model the SDK does not know it guesses one.
   callSettings: () => ({ maxOutputTokens: ANSWER_MAX_TOKENS }),
   reasoning: {

@@ -1,7 +1,6 @@
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
-import type { LanguageModel, LanguageModelUsage } from 'ai'
+import type { LanguageModelUsage } from 'ai'
 import { failed, ok, type Result } from '../../util/result.js'
-import type { Connection } from './types.js'
+import type { Connection, ModelLoader } from './types.js'
 
 /**
  * A model on an endpoint that speaks OpenAI's Chat Completions with structured outputs
@@ -13,17 +12,20 @@ export function chatCompletionsModel(
   model: string,
   connection: Connection,
   baseUrlVariable: string
-): Result<LanguageModel> {
+): Result<ModelLoader> {
   const { baseURL, apiKey, fetch } = connection
   if (baseURL === undefined) return failed(`${baseUrlVariable} is not set (the endpoint to call)`)
-  const provider = createOpenAICompatible({
-    name,
-    baseURL,
-    fetch,
-    ...(apiKey !== undefined && { apiKey }),
-    supportsStructuredOutputs: true
+  return ok(async () => {
+    const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible')
+    const provider = createOpenAICompatible({
+      name,
+      baseURL,
+      fetch,
+      ...(apiKey !== undefined && { apiKey }),
+      supportsStructuredOutputs: true
+    })
+    return provider(model)
   })
-  return ok(provider(model))
 }
 
 /**

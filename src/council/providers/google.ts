@@ -1,4 +1,3 @@
-import { createGoogleGenerativeAI } from '@ai-sdk/google'
 import type { ReasoningEffort } from '../../rubric/types.js'
 import { isRecord } from '../../util/is-record.js'
 import { ok } from '../../util/result.js'
@@ -12,7 +11,8 @@ export const google: ProviderModule = {
     keyRequired: true,
     baseUrl: 'GOOGLE_GENERATIVE_AI_BASE_URL'
   },
-  languageModel: (model, connection) => ok(createGoogleGenerativeAI(connection)(model)),
+  languageModel: (model, connection) =>
+    ok(async () => (await import('@ai-sdk/google')).createGoogleGenerativeAI(connection)(model)),
   callSettings: () => ({}),
   reasoning: {
     default: 'medium',

@@ -1,4 +1,3 @@
-import { createOllama } from 'ollama-ai-provider-v2'
 import { ok } from '../../util/result.js'
 import { bearer } from './common.js'
 import type { ProviderModule } from './types.js'
@@ -20,8 +19,8 @@ export const ollama: ProviderModule = {
     defaultBaseUrl: 'http://localhost:11434'
   },
   languageModel: (model, { baseURL, apiKey, fetch }) =>
-    ok(
-      createOllama({
+    ok(async () =>
+      (await import('ollama-ai-provider-v2')).createOllama({
         baseURL: `${ollamaServer(baseURL ?? '')}/api`,
         fetch,
         ...(apiKey !== undefined && { headers: { authorization: `Bearer ${apiKey}` } })

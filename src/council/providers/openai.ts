@@ -1,4 +1,3 @@
-import { createOpenAI } from '@ai-sdk/openai'
 import { createHash } from 'node:crypto'
 import { ok } from '../../util/result.js'
 import { bearer } from './common.js'
@@ -7,7 +6,8 @@ import type { ProviderModule } from './types.js'
 /** OpenAI's own API, spoken to on its Responses API. */
 export const openai: ProviderModule = {
   variables: { key: 'OPENAI_API_KEY', keyRequired: true, baseUrl: 'OPENAI_BASE_URL' },
-  languageModel: (model, connection) => ok(createOpenAI(connection)(model)),
+  languageModel: (model, connection) =>
+    ok(async () => (await import('@ai-sdk/openai')).createOpenAI(connection)(model)),
   // The Responses API keeps every response (prompt included) unless told not to: `store`
   // defaults to true. Only OpenAI's own API takes it; OpenRouter and other endpoints do not.
   // A model that bills cache writes writes only at the breakpoints the call sets, never at one of

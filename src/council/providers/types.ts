@@ -12,8 +12,11 @@ import type { Vendor } from '../models.js'
  */
 export interface ProviderModule {
   readonly variables: ProviderVariables
-  /** The AI SDK model, or why it cannot be formed (an endpoint the provider cannot do without). */
-  readonly languageModel: (model: string, connection: Connection) => Result<LanguageModel>
+  /**
+   * What loads the AI SDK model, or why it cannot be formed (an endpoint the provider cannot do
+   * without). The provider's SDK is imported by the loader, when a judge is called, never before.
+   */
+  readonly languageModel: (model: string, connection: Connection) => Result<ModelLoader>
   /** What a judge's request needs besides the prompt and the reasoning effort. */
   readonly callSettings: (model: string, call: CallContext) => CallSettings
   readonly reasoning: Reasoning
@@ -40,6 +43,12 @@ export interface ProviderModule {
   /** The judges it brings to a council nobody named (docs/council.md#members). */
   readonly defaultJudges?: DefaultJudges
 }
+
+/**
+ * Loads a provider's SDK (a chunk of the bundle of its own, by a dynamic import of a fixed
+ * package name) and forms the model.
+ */
+export type ModelLoader = () => Promise<LanguageModel>
 
 /** Where a provider finds its key and endpoint in the environment (docs/council.md#members). */
 export interface ProviderVariables {
