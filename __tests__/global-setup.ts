@@ -16,6 +16,7 @@ const ROOT = join(import.meta.dirname, '..')
 const BUNDLE_INPUTS = [
   'src',
   'scripts/bundle.mjs',
+  'scripts/bundle-options.mjs',
   'package.json',
   'package-lock.json',
   'node_modules/.package-lock.json',

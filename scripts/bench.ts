@@ -5,16 +5,20 @@
  * docs/performance.json. A measurement, not a test: it exits 0 whether or not the targets are met,
  * and says which are not. What each figure means is in docs/performance.md.
  *
+ * The full bench also writes what it printed into docs/performance.md (`writeDocsBlock`).
+ *
  * `npm run bench -- lifecycle` runs the lifecycle figure alone (a pull request's five pushes,
- * before and after issue 24) and prints it, without writing docs/performance.json;
- * `npm run bench -- monorepo` the monorepo figure (10 rubrics scoped by paths, a pull request that
- * touches one, against one rubric), the same way.
+ * before and after issue 24, on three edit patterns, replayed under three layouts) and prints it,
+ * without writing docs/performance.json; `npm run bench -- monorepo` the monorepo figure (10
+ * rubrics scoped by paths, a pull request that touches one, against one rubric), the same way;
+ * both write their section of docs/performance.md. `-- requests` (figure 3) and `-- caching`
+ * (figure 2b) print theirs only.
  */
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { format, resolveConfig } from 'prettier'
 import type { Repository } from '../__tests__/helpers/action-run.js'
 import {
@@ -30,7 +34,6 @@ import { SUMMARY_BUDGET_BYTES } from '../src/publish/plan.js'
 import type { Evaluation } from '../src/engine/evaluation.js'
 import { COMMENT_LIMIT, renderMarkdown } from '../src/report/markdown.js'
 import {
-  actionPath,
   measureBareNode,
   ROOT,
   rssSource,
@@ -49,7 +52,13 @@ import {
   type World
 } from './bench/fixtures.js'
 import { count, median, mib, ms, repeat, table } from './bench/stats.js'
-import { bytesByPackage, profileByPackage, type ProfileShares } from './bench/profile.js'
+import {
+  mapBundle,
+  profileByPackage,
+  type BundleMap,
+  type ProfileShares,
+  type Share
+} from './bench/profile.js'
 import { breakdown, type Breakdown } from './bench/timeline.js'
 import {
   LIFECYCLE_TARGETS,
@@ -61,6 +70,7 @@ import {
 } from './bench/lifecycle.js'
 import { monorepoFigure, monorepoTable } from './bench/monorepo.js'
 import { firstOutputFigure, firstOutputTable } from './bench/first-output.js'
+import { writeDocsBlock } from './bench/docs.js'
 
 /** Timed runs per figure (plus one warm-up run, not counted, and one traced run). */
 const RUNS = 5
@@ -173,9 +183,10 @@ async function scenarios(
   })
 }
 
-/** One run under `--cpu-prof`, its self time attributed to the bundle's packages. */
+/** One run under `--cpu-prof`, its self time attributed to dist/'s files and packages. */
 async function profiled(
   world: World,
+  bundleMap: BundleMap,
   name: string,
   repo: Repository,
   inputs: Record<string, string>
@@ -190,7 +201,7 @@ async function profiled(
     })
     const [file] = readdirSync(dir).filter(f => f.endsWith('.cpuprofile'))
     if (file === undefined) throw new Error(`${name}: node wrote no CPU profile`)
-    const shares = profileByPackage(join(dir, file), actionPath())
+    const shares = profileByPackage(join(dir, file), bundleMap)
     return { name, totalMs: shares.byPackage.reduce((sum, s) => sum + s.ms, 0), ...shares }
   } finally {
     pr.dispose()
@@ -257,8 +268,8 @@ interface CacheRun {
   readonly inputTokens: number
   readonly cachedTokens: number
   readonly cacheWriteTokens: number
-  /** The smallest share of one call's prompt the caches served. */
-  readonly minCallShare: number
+  /** Per provider, the smallest share of one call's prompt the caches served. */
+  readonly minCallShare: Readonly<Record<string, number>>
   readonly costUsd: number
   /** What the same tokens cost with no cache at all. */
   readonly uncachedCostUsd: number
@@ -277,15 +288,19 @@ async function cacheRun(
     const judges = result.report?.judges ?? []
     const sum = (pick: (j: (typeof judges)[number]) => number): number =>
       judges.reduce((total, judge) => total + pick(judge), 0)
+    const minCallShare: Record<string, number> = {}
+    for (const j of judges) {
+      const provider = j.judge.slice(0, j.judge.indexOf(':'))
+      const share = j.tokens ? j.tokens.cached_input / j.tokens.input : 0
+      minCallShare[provider] = Math.min(minCallShare[provider] ?? 1, share)
+    }
     return {
       name,
       calls: judges.length,
       inputTokens: sum(j => j.tokens?.input ?? 0),
       cachedTokens: sum(j => j.tokens?.cached_input ?? 0),
       cacheWriteTokens: sum(j => j.tokens?.cache_write ?? 0),
-      minCallShare: Math.min(
-        ...judges.map(j => (j.tokens ? j.tokens.cached_input / j.tokens.input : 0))
-      ),
+      minCallShare,
       costUsd: sum(j => j.cost_usd ?? 0),
       uncachedCostUsd: sum(j => {
         const model = j.judge.slice(j.judge.indexOf(':') + 1)
@@ -307,11 +322,15 @@ async function cacheRun(
 
 /**
  * Three judges (OpenAI, Anthropic, Gemini) × 2 samples on the 1,000-line diff, then the same
- * evidence again. The stand-ins bill a repeated prefix as their providers do; a prefix is readable
- * only once the call that wrote it has been answered, so calls sent together all miss.
+ * evidence again. Cold: stand-ins and a repository of its own, so that no earlier figure's prompts
+ * are in the caches (the other figures send the same rubric and the same diff). The stand-ins
+ * bill a repeated prefix as their providers do; a prefix is readable only once the call that wrote
+ * it has been answered, so calls sent together all miss.
  */
-async function cacheFigure(world: World, repo: Repository): Promise<readonly CacheRun[]> {
-  progress('prompt caching: 3 judges × 2 samples, then a re-run of the same evidence')
+async function cacheFigure(): Promise<readonly CacheRun[]> {
+  progress('prompt caching: 3 judges × 2 samples, then a re-run of the same evidence (cold)')
+  const world = await startWorld()
+  const repo = diffRepository(world, SMALL, JUDGED_RUBRIC)
   world.setJudgeDelay(CACHE_JUDGE_DELAY_MS)
   try {
     const inputs = { models: OVERHEAD_JUDGES.join(', '), samples: '2' }
@@ -320,8 +339,47 @@ async function cacheFigure(world: World, repo: Repository): Promise<readonly Cac
       await cacheRun(world, repo, 're-run of the same evidence', inputs)
     ]
   } finally {
-    world.setJudgeDelay(0)
+    await world.close()
+    rmSync(repo.dir, { recursive: true, force: true })
   }
+}
+
+/** Figure 2b's rows: per provider, the least share of a call's prompt read from a cache. */
+function cacheTargets(caching: readonly CacheRun[]): TargetRow[] {
+  return caching.flatMap(c =>
+    Object.entries(c.minCallShare).map(([provider, share]) => {
+      const rerun = c.name.startsWith('re-run')
+      return {
+        figure: `2b. prompt cache, ${c.name}, ${provider}: cached share of each call's prompt (least)`,
+        value: `${(share * 100).toFixed(0)}%`,
+        target: rerun ? `≥ ${TARGETS.rerunCachedShare * 100}%` : '',
+        met: rerun ? share >= TARGETS.rerunCachedShare : undefined
+      }
+    })
+  )
+}
+
+function cacheTable(caching: readonly CacheRun[]): string {
+  return table([
+    [
+      'prompt caching, 1,000-line diff, 3 judges × 2 samples',
+      'calls',
+      'input tokens',
+      'of which cached',
+      'cache writes',
+      'cost',
+      'cost without caching'
+    ],
+    ...caching.map(c => [
+      c.name,
+      count(c.calls),
+      count(c.inputTokens),
+      `${count(c.cachedTokens)} (${((c.cachedTokens / c.inputTokens) * 100).toFixed(0)}%)`,
+      count(c.cacheWriteTokens),
+      `$${c.costUsd.toFixed(4)}`,
+      `$${c.uncachedCostUsd.toFixed(4)}`
+    ])
+  ])
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -657,22 +715,24 @@ const mark = (met: boolean | undefined): string => (met === undefined ? '' : met
 
 /**
  * The lifecycle figure's done-when rows: the cached share of OpenAI's and Gemini's input over the
- * five pushes, and Anthropic's cache writes against its reads. Targets on the last run ("after");
- * the earlier one is shown for reference.
+ * five pushes, and Anthropic's cache writes against its reads, per edit pattern. Targets on the
+ * bundle measured; the earlier one is shown for reference.
  */
 function lifecycleTargets(runs: readonly LifecycleRun[]): TargetRow[] {
+  const measured = runs.at(-1)?.label
   return runs.flatMap((run, i) => {
-    const judged = i === runs.length - 1
+    const judged = run.label === measured
     const shares = lifecycleShares(run)
     const target = `≥ ${LIFECYCLE_TARGETS.cachedShare * 100}%`
+    const name = `6. lifecycle, ${run.label}, ${run.pattern}`
     return [
       ...(['openai', 'google'] as const).map(provider => ({
-        figure: `6. lifecycle, ${run.label}: ${provider} input billed cached, 5 pushes`,
+        figure: `${name}: ${provider} input billed cached`,
         value: `${(shares[provider] * 100).toFixed(0)}%`,
         target: judged ? target : '',
         met: judged ? shares[provider] >= LIFECYCLE_TARGETS.cachedShare : undefined
       })),
-      ...(judged
+      ...(judged && i === 1
         ? [
             {
               figure: `6. lifecycle: what a prefix cache can serve of 5 pushes, each changing one file at random`,
@@ -683,7 +743,7 @@ function lifecycleTargets(runs: readonly LifecycleRun[]): TargetRow[] {
           ]
         : []),
       {
-        figure: `6. lifecycle, ${run.label}: anthropic cache writes / reads, 5 pushes`,
+        figure: `${name}: anthropic cache writes / reads`,
         value: `${count(shares.anthropicWritten)} / ${count(shares.anthropicRead)}`,
         target: judged ? 'writes ≤ reads' : '',
         met: judged ? shares.anthropicWritten <= shares.anthropicRead : undefined
@@ -692,31 +752,112 @@ function lifecycleTargets(runs: readonly LifecycleRun[]): TargetRow[] {
   })
 }
 
-/** `npm run bench -- lifecycle`: the lifecycle figure alone, printed; no JSON written. */
+/** The lifecycle figure's tables and done-when rows, as printed and as written to the docs. */
+function lifecycleSection(runs: readonly LifecycleRun[]): string {
+  return [
+    lifecycleTables(runs),
+    '',
+    table([
+      ['figure', 'value', 'target', ''],
+      ...lifecycleTargets(runs).map(t => [t.figure, t.value, t.target, mark(t.met)])
+    ])
+  ].join('\n')
+}
+
+/** `npm run bench -- lifecycle`: the lifecycle figure alone, printed and written to the docs. */
 async function lifecycleOnly(): Promise<void> {
   const started = performance.now()
   const bundle = await snapshotBundle()
   try {
     const runs = await lifecycleFigure(bundle.path, progress)
-    const targets = lifecycleTargets(runs)
+    const section = lifecycleSection(runs)
     console.log(
       [
         `Rubric Council benchmark, lifecycle figure · ${new Date().toISOString()} · Node ${process.version}`,
         `after: dist/index.js ${bundle.sha256} at ${bundle.commit}${bundle.dirty === '' ? '' : ` (${bundle.dirty})`}`,
         '',
-        lifecycleTables(runs),
+        section,
+        '',
+        `Bench took ${((performance.now() - started) / 1000).toFixed(0)} s.`
+      ].join('\n')
+    )
+    writeDocsBlock('lifecycle', 'npm run bench -- lifecycle', section)
+  } finally {
+    bundle.dispose()
+  }
+}
+
+/** `npm run bench -- caching`: figure 2b alone, printed; nothing written. */
+async function cachingOnly(): Promise<void> {
+  const bundle = await snapshotBundle()
+  try {
+    const caching = await cacheFigure()
+    console.log(
+      [
+        `Rubric Council benchmark, prompt caching · ${new Date().toISOString()} · Node ${process.version}`,
+        `dist/index.js ${bundle.sha256} at ${bundle.commit}${bundle.dirty === '' ? '' : ` (${bundle.dirty})`}`,
+        '',
+        cacheTable(caching),
         '',
         table([
           ['figure', 'value', 'target', ''],
-          ...targets.map(t => [t.figure, t.value, t.target, mark(t.met)])
-        ]),
-        '',
-        `Bench took ${((performance.now() - started) / 1000).toFixed(0)} s.`
+          ...cacheTargets(caching).map(t => [t.figure, t.value, t.target, mark(t.met)])
+        ])
       ].join('\n')
     )
   } finally {
     bundle.dispose()
   }
+}
+
+/** What the action loads by package, then each CPU profile by file, by package and by function. */
+function profileTables(
+  bundleMap: BundleMap,
+  profiles: readonly ({ name: string; totalMs: number } & ProfileShares)[]
+): string {
+  const composition = bundleMap.bytesByPackage
+  const bytes = composition.reduce((sum, part) => sum + part.bytes, 0)
+  const out = [
+    `What the action loads (dist/index.js and its chunks) by package: ${count(bytes)} bytes, parsed and compiled at every start (esbuild's metafile)`,
+    table([
+      ['package', 'bytes', 'share'],
+      ...composition
+        .slice(0, 8)
+        .map(part => [part.name, count(part.bytes), `${((part.bytes / bytes) * 100).toFixed(0)}%`])
+    ]),
+    bundleMap.differing.length === 0
+      ? 'Source maps: a build of src/ gives every file of dist/ byte for byte.'
+      : `Source maps: a build of src/ differs from ${bundleMap.differing.map(f => `dist/${f}`).join(', ')}; time in those is given by file only.`,
+    ''
+  ]
+  const shares = (list: readonly Share[], totalMs: number, top: number): string[][] => {
+    const rest = list.slice(top).reduce((sum, share) => sum + share.ms, 0)
+    return [
+      ...list.slice(0, top).map(s => [s.name, ms(s.ms), `${((s.ms / totalMs) * 100).toFixed(0)}%`]),
+      ['everything else', ms(rest), `${((rest / totalMs) * 100).toFixed(0)}%`]
+    ]
+  }
+  for (const profile of profiles) {
+    out.push(
+      `CPU profile — ${profile.name} (one run under --cpu-prof, ${ms(profile.totalMs)} sampled)`,
+      table([
+        ['self time in file', 'time', 'share'],
+        ...shares(profile.byFile, profile.totalMs, 6)
+      ]),
+      '',
+      table([
+        ['self time in package (by source map)', 'time', 'share'],
+        ...shares(profile.byPackage, profile.totalMs, 8)
+      ]),
+      '',
+      table([
+        ['hottest functions of the bundle (self time)', 'time'],
+        ...profile.byFunction.slice(0, 6).map(share => [share.name, ms(share.ms)])
+      ]),
+      ''
+    )
+  }
+  return out.join('\n')
 }
 
 function phasesTable(name: string, traced: Breakdown | undefined): string {
@@ -764,9 +905,11 @@ async function main(): Promise<void> {
     if (!loadOnly || !smallRun || !smallNoComment || !largeRun || !largeLooseRun) {
       throw new Error('an overhead scenario is missing')
     }
+    progress('source maps: building src/ as npm run bundle does')
+    const bundleMap = await mapBundle(dirname(bundle.path))
     const profiles = [
-      await profiled(world, '1,000-line diff', small, { models }),
-      await profiled(world, '3,000 files / 100,000 lines', large, { models })
+      await profiled(world, bundleMap, '1,000-line diff', small, { models }),
+      await profiled(world, bundleMap, '3,000 files / 100,000 lines', large, { models })
     ]
 
     // 2. Council
@@ -777,10 +920,7 @@ async function main(): Promise<void> {
       await councilFigure(world, small, 9)
     ]
     world.setJudgeDelay(0)
-    // A repository of its own: nothing the runs above sent is in the providers' caches yet.
-    const uncached = diffRepository(world, SMALL, `${JUDGED_RUBRIC}\n<!-- caching figure -->\n`)
-    repos.push(uncached)
-    const caching = await cacheFigure(world, uncached)
+    const caching = await cacheFigure()
     // 6. A pull request's life: its own stand-ins, the bundle before issue 24 and this one.
     const lifecycle = await lifecycleFigure(bundle.path, progress)
 
@@ -865,12 +1005,7 @@ async function main(): Promise<void> {
         target: `≤ ${TARGETS.councilRatio}×`,
         met: c.ratio <= TARGETS.councilRatio
       })),
-      ...caching.map(c => ({
-        figure: `2b. prompt cache, ${c.name}: cached share of each call's prompt (least)`,
-        value: `${(c.minCallShare * 100).toFixed(0)}%`,
-        target: c.name.startsWith('re-run') ? `≥ ${TARGETS.rerunCachedShare * 100}%` : '',
-        met: c.name.startsWith('re-run') ? c.minCallShare >= TARGETS.rerunCachedShare : undefined
-      })),
+      ...cacheTargets(caching),
       ...requestTargets(requests),
       {
         figure: `4. provider requests, ${samples.members} members × ${samples.samples} samples`,
@@ -930,44 +1065,7 @@ async function main(): Promise<void> {
       ''
     )
     out.push(phasesTable('Where the time goes — 3,000 files / 100,000 lines', largeRun.traced), '')
-    const composition = bytesByPackage(actionPath())
-    const bundleBytes = composition.reduce((sum, part) => sum + part.bytes, 0)
-    out.push(
-      `dist/index.js by package (${count(bundleBytes)} bytes, parsed and compiled at every start)`,
-      table([
-        ['package', 'bytes', 'share'],
-        ...composition
-          .slice(0, 6)
-          .map(part => [
-            part.name,
-            count(part.bytes),
-            `${((part.bytes / bundleBytes) * 100).toFixed(0)}%`
-          ])
-      ]),
-      ''
-    )
-    for (const profile of profiles) {
-      const top = profile.byPackage.slice(0, 8)
-      const rest = profile.byPackage.slice(8).reduce((sum, share) => sum + share.ms, 0)
-      out.push(
-        `CPU profile by package — ${profile.name} (one run under --cpu-prof, ${ms(profile.totalMs)} sampled)`,
-        table([
-          ['self time in', 'time', 'share'],
-          ...top.map(share => [
-            share.name,
-            ms(share.ms),
-            `${((share.ms / profile.totalMs) * 100).toFixed(0)}%`
-          ]),
-          ['everything else', ms(rest), `${((rest / profile.totalMs) * 100).toFixed(0)}%`]
-        ]),
-        '',
-        table([
-          ['hottest functions of the bundle (self time)', 'time'],
-          ...profile.byFunction.slice(0, 6).map(share => [share.name, ms(share.ms)])
-        ]),
-        ''
-      )
-    }
+    out.push(profileTables(bundleMap, profiles))
     out.push(
       table([
         ['council', 'council wall (each run)', 'slowest judge latency', 'whole run', 'calls'],
@@ -981,29 +1079,7 @@ async function main(): Promise<void> {
       ]),
       ''
     )
-    out.push(
-      table([
-        [
-          'prompt caching, 1,000-line diff, 3 judges × 2 samples',
-          'calls',
-          'input tokens',
-          'of which cached',
-          'cache writes',
-          'cost',
-          'cost without caching'
-        ],
-        ...caching.map(c => [
-          c.name,
-          count(c.calls),
-          count(c.inputTokens),
-          `${count(c.cachedTokens)} (${((c.cachedTokens / c.inputTokens) * 100).toFixed(0)}%)`,
-          count(c.cacheWriteTokens),
-          `$${c.costUsd.toFixed(4)}`,
-          `$${c.uncachedCostUsd.toFixed(4)}`
-        ])
-      ]),
-      ''
-    )
+    out.push(cacheTable(caching), '')
     out.push(lifecycleTables(lifecycle), '')
     out.push(requestsTable(requests), '')
     out.push(
@@ -1061,6 +1137,8 @@ async function main(): Promise<void> {
     const elapsed = (performance.now() - started) / 1000
     out.push('', `Bench took ${elapsed.toFixed(0)} s.`)
     console.log(out.join('\n'))
+    writeDocsBlock('latest', 'npm run bench', out.join('\n'))
+    writeDocsBlock('lifecycle', 'npm run bench', lifecycleSection(lifecycle))
 
     const json = {
       date: new Date().toISOString(),
@@ -1078,7 +1156,8 @@ async function main(): Promise<void> {
       overhead: {
         bareNode: { wallMs: bareRuns.map(r => r.wallMs), medianMs: bareMs, medianRssKb: bareRssKb },
         scenarios: [loadOnly, smallRun, smallNoComment, largeRun, largeLooseRun],
-        bundleComposition: composition,
+        bundleComposition: bundleMap.bytesByPackage,
+        bundleDiffering: bundleMap.differing,
         profiles
       },
       council: councils,
@@ -1103,22 +1182,22 @@ async function main(): Promise<void> {
   }
 }
 
-/** `npm run bench -- monorepo`: the monorepo figure alone, printed; no JSON written. */
+/** `npm run bench -- monorepo`: the monorepo figure alone, printed and written to the docs. */
 async function monorepoOnly(): Promise<void> {
   const started = performance.now()
   const bundle = await snapshotBundle()
   try {
     const runs = await monorepoFigure(bundle.path, progress)
-    console.log(
-      [
-        `Rubric Council benchmark, monorepo figure · ${new Date().toISOString()} · Node ${process.version}`,
-        `dist/index.js ${bundle.sha256} at ${bundle.commit}${bundle.dirty === '' ? '' : ` (${bundle.dirty})`}`,
-        '',
-        monorepoTable(runs),
-        '',
-        `Bench took ${((performance.now() - started) / 1000).toFixed(0)} s.`
-      ].join('\n')
-    )
+    const printed = [
+      `Rubric Council benchmark, monorepo figure · ${new Date().toISOString()} · Node ${process.version}`,
+      `dist/index.js ${bundle.sha256} at ${bundle.commit}${bundle.dirty === '' ? '' : ` (${bundle.dirty})`}`,
+      '',
+      monorepoTable(runs),
+      '',
+      `Bench took ${((performance.now() - started) / 1000).toFixed(0)} s.`
+    ].join('\n')
+    console.log(printed)
+    writeDocsBlock('monorepo', 'npm run bench -- monorepo', printed)
   } finally {
     bundle.dispose()
   }
@@ -1147,10 +1226,11 @@ if (process.argv[2] === 'lifecycle') await lifecycleOnly()
 else if (process.argv[2] === 'first-output') await firstOutputOnly()
 else if (process.argv[2] === 'monorepo') await monorepoOnly()
 else if (process.argv[2] === 'requests') await requestsOnly()
+else if (process.argv[2] === 'caching') await cachingOnly()
 else if (process.argv[2] === undefined) await main()
 else {
   process.stderr.write(
-    'usage: npm run bench [-- lifecycle | monorepo | requests | first-output [runs]]\n'
+    'usage: npm run bench [-- lifecycle | monorepo | requests | caching | first-output [runs]]\n'
   )
   process.exit(2)
 }

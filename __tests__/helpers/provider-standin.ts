@@ -495,8 +495,11 @@ async function endless(res: ServerResponse, call: RecordedCall, gone: AbortSigna
   }
 }
 
-/** What the provider's prompt cache serves of this request. */
-function cacheLookup(call: RecordedCall, cache: PromptCache): CacheLookup {
+/**
+ * What the provider's prompt cache serves of this request. The lifecycle bench replays recorded
+ * requests through it under other prompt layouts (scripts/bench/layouts.ts).
+ */
+export function cacheLookup(call: RecordedCall, cache: PromptCache): CacheLookup {
   switch (call.service) {
     case 'openai':
       return OPENAI_MODELS[call.model]?.cacheWrites === true

@@ -13,6 +13,8 @@ import {
   TOKEN,
   type DiffShape
 } from './fixtures.js'
+import type { RecordedCall } from '../../__tests__/helpers/provider-standin.js'
+import { LAYOUTS, replayLayouts, type LayoutFigure } from './layouts.js'
 import { count, table } from './stats.js'
 
 /**
@@ -28,15 +30,26 @@ import { count, table } from './stats.js'
 /** The commit before issue 24's work: its committed dist/ is the "before" bundle. */
 export const LIFECYCLE_BEFORE = '5507557'
 export const LIFECYCLE_PUSHES = 5
+const AFTER = 'after (dist/)'
 /** A pull request the size of figure 1a: 1,000 added lines in 30 files. */
 export const LIFECYCLE_SHAPE: DiffShape = { files: 30, lines: 1_000 }
 /** One judge per vendor, as in figure 1a. */
 export const LIFECYCLE_JUDGES = JUDGES.slice(0, 3)
 /**
- * The files pushes 2–5 change (indexes into the 30 added files), spread over the diff: where a
- * change falls decides how much of the evidence before it is byte-identical to the last push.
+ * How pushes 2–5 edit the pull request: which of the 30 added files each changes (indexes), spread
+ * over the diff, for where a change falls decides how much of the evidence before it is
+ * byte-identical to the last push. Three patterns: each push a file no push changed before; one
+ * file again and again; files revisited (A, B, A, C).
  */
-const CHANGED_FILES = [20, 5, 27, 12] as const
+export interface EditPattern {
+  readonly name: string
+  readonly files: readonly number[]
+}
+export const EDIT_PATTERNS: readonly EditPattern[] = [
+  { name: 'a new file per push', files: [20, 5, 27, 12] },
+  { name: 'the same file re-edited', files: [20, 20, 20, 20] },
+  { name: 'files revisited (A, B, A, C)', files: [20, 5, 20, 27] }
+]
 /** Lines each later push changes. */
 const CHANGED_LINES = 3
 /** Prefill time: calls that arrive together all miss, as in figure 2b. */
@@ -81,6 +94,7 @@ export interface EveryEdit {
 export interface LifecycleRun {
   readonly bundle: string
   readonly label: string
+  readonly pattern: string
   readonly everyEdit: EveryEdit
   /**
    * Per push: how much of the diff's text is byte-identical to an earlier push's up to the first
@@ -91,6 +105,10 @@ export interface LifecycleRun {
   readonly pushes: readonly (readonly ProviderTokens[])[]
   /** The five pushes together, per provider. */
   readonly total: readonly ProviderTokens[]
+  /** The same requests replayed under each layout (the bundle being measured only). */
+  readonly layouts?: LayoutFigure
+  /** Why they could not be replayed. */
+  readonly layoutsError?: string
 }
 
 export const fullPrice = (t: ProviderTokens): number => Math.max(0, t.input - t.cached - t.written)
@@ -167,21 +185,30 @@ function sumTokens(rows: readonly ProviderTokens[]): ProviderTokens[] {
   return [...byProvider.values()]
 }
 
-/** Five pushes of one pull request, run by `bundle` against a fresh GitHub and provider stand-in. */
-export async function lifecycleRun(bundle: string, label: string): Promise<LifecycleRun> {
+/**
+ * Five pushes of one pull request edited as `pattern` says, run by `bundle` against a fresh GitHub
+ * and provider stand-in; with `layouts`, its requests replayed under each layout too.
+ */
+export async function lifecycleRun(
+  bundle: string,
+  label: string,
+  pattern: EditPattern,
+  layouts: boolean
+): Promise<LifecycleRun> {
   const world = await startWorld()
   world.setJudgeDelay(JUDGE_DELAY_MS)
   const repo = diffRepository(world, LIFECYCLE_SHAPE, JUDGED_RUBRIC)
   const number = 1
   const inputs = { 'github-token': TOKEN, models: LIFECYCLE_JUDGES.join(', ') }
   const pushes: ProviderTokens[][] = []
+  const recorded: RecordedCall[][] = []
   const diffTexts: string[] = []
   const diffs: PushDiff[] = []
   let every: EveryEdit | undefined
   try {
     for (let push = 1; push <= LIFECYCLE_PUSHES; push++) {
       if (push > 1) {
-        const file = CHANGED_FILES[(push - 2) % CHANGED_FILES.length] ?? 0
+        const file = pattern.files[(push - 2) % pattern.files.length] ?? 0
         const path = modulePath(file)
         repo.commit(
           { [path]: edited(readFileSync(join(repo.dir, path), 'utf8'), push) },
@@ -200,16 +227,21 @@ export async function lifecycleRun(bundle: string, label: string): Promise<Lifec
         number,
         action: push === 1 ? 'opened' : 'synchronize'
       })
+      const before = world.providers.calls.length
       try {
-        const result = await runChecked(`lifecycle, ${label}, push ${String(push)}`, {
-          workspace: repo.dir,
-          eventName: 'pull_request',
-          eventPath,
-          apiUrl: world.github.url,
-          inputs,
-          env: world.providerEnv,
-          bundle
-        })
+        const result = await runChecked(
+          `lifecycle, ${label}, ${pattern.name}, push ${String(push)}`,
+          {
+            workspace: repo.dir,
+            eventName: 'pull_request',
+            eventPath,
+            apiUrl: world.github.url,
+            inputs,
+            env: world.providerEnv,
+            bundle
+          }
+        )
+        recorded.push(world.providers.calls.slice(before))
         const judges = result.report?.judges ?? []
         pushes.push(
           sumTokens(
@@ -246,30 +278,62 @@ export async function lifecycleRun(bundle: string, label: string): Promise<Lifec
       }
     }
     if (every === undefined) throw new Error('lifecycle: no push was made')
-    return { bundle, label, everyEdit: every, diffs, pushes, total: sumTokens(pushes.flat()) }
+    const outputOf = (push: number, provider: string): number => {
+      const t = pushes[push]?.find(x => x.provider === provider)
+      return t === undefined ? 0 : t.output / t.calls
+    }
+    return {
+      bundle,
+      label,
+      pattern: pattern.name,
+      everyEdit: every,
+      diffs,
+      pushes,
+      total: sumTokens(pushes.flat()),
+      ...(layouts && replayed(recorded, outputOf))
+    }
   } finally {
     await world.close()
     rmSync(repo.dir, { recursive: true, force: true })
   }
 }
 
-/** The figure: the commit before issue 24 against `afterBundle` (the working tree's dist/). */
+/** The layouts' replay, or why there is none, without losing the run's own figures. */
+function replayed(
+  recorded: readonly (readonly RecordedCall[])[],
+  outputOf: (push: number, provider: string) => number
+): { layouts: LayoutFigure } | { layoutsError: string } {
+  try {
+    return { layouts: replayLayouts(recorded, outputOf) }
+  } catch (error) {
+    return { layoutsError: error instanceof Error ? error.message : String(error) }
+  }
+}
+
+/**
+ * The figure: the commit before issue 24 against `afterBundle` (the working tree's dist/) on the
+ * first edit pattern, then `afterBundle` on the others; each of `afterBundle`'s runs replayed
+ * under each layout.
+ */
 export async function lifecycleFigure(
   afterBundle: string,
   progress: (message: string) => void
 ): Promise<readonly LifecycleRun[]> {
   const dir = mkdtempSync(join(tmpdir(), 'rc-bench-lifecycle-'))
+  const [first, ...others] = EDIT_PATTERNS
+  if (first === undefined) throw new Error('lifecycle: no edit pattern')
   try {
     const before = bundleOf(LIFECYCLE_BEFORE, dir)
     const runs: LifecycleRun[] = []
-    for (const [bundle, label] of [
-      [before, `before (${LIFECYCLE_BEFORE})`],
-      [afterBundle, 'after (dist/)']
+    for (const [bundle, label, pattern] of [
+      [before, `before (${LIFECYCLE_BEFORE})`, first],
+      [afterBundle, AFTER, first],
+      ...others.map(pattern => [afterBundle, AFTER, pattern] as const)
     ] as const) {
       progress(
-        `lifecycle: ${label}, ${String(LIFECYCLE_PUSHES)} pushes of one pull request, 3 judges`
+        `lifecycle: ${label}, ${pattern.name}, ${String(LIFECYCLE_PUSHES)} pushes of one pull request, 3 judges`
       )
-      runs.push(await lifecycleRun(bundle, label))
+      runs.push(await lifecycleRun(bundle, label, pattern, bundle === afterBundle))
     }
     return runs
   } finally {
@@ -308,8 +372,14 @@ const percent = (part: number, whole: number): string =>
   whole === 0 ? '–' : `${((part / whole) * 100).toFixed(0)}%`
 const dollars = (usd: number): string => (Number.isNaN(usd) ? 'unpriced' : `$${usd.toFixed(4)}`)
 
-/** The tables: per provider, before and after side by side; then each push's cached share. */
-export function lifecycleTables(runs: readonly LifecycleRun[]): string {
+/** The tables: the first edit pattern's (before and after), then the layouts'. */
+export function lifecycleTables(all: readonly LifecycleRun[]): string {
+  const runs = all.filter(run => run.pattern === all[0]?.pattern)
+  return [bundleTables(runs), '', layoutTable(all)].join('\n')
+}
+
+/** Per provider, before and after side by side; then each push's cached share. */
+function bundleTables(runs: readonly LifecycleRun[]): string {
   const providers = [...new Set(runs.flatMap(r => r.total.map(t => t.provider)))]
   const rows: string[][] = []
   for (const provider of providers) {
@@ -383,7 +453,7 @@ export function lifecycleTables(runs: readonly LifecycleRun[]): string {
   return [
     table([
       [
-        `lifecycle: ${String(LIFECYCLE_PUSHES)} pushes of one pull request (${count(LIFECYCLE_SHAPE.lines)} lines in ${count(LIFECYCLE_SHAPE.files)} files, then ${String(CHANGED_LINES)} lines a push)`,
+        `lifecycle: ${String(LIFECYCLE_PUSHES)} pushes of one pull request (${count(LIFECYCLE_SHAPE.lines)} lines in ${count(LIFECYCLE_SHAPE.files)} files, then ${String(CHANGED_LINES)} lines a push, ${runs[0]?.pattern ?? ''})`,
         'bundle',
         'calls',
         'input tokens',
@@ -405,3 +475,72 @@ export function lifecycleTables(runs: readonly LifecycleRun[]): string {
     ])
   ].join('\n')
 }
+
+const PROVIDERS = ['openai', 'google', 'anthropic'] as const
+
+/**
+ * Per edit pattern and layout: each provider's cached share of its input over the five pushes
+ * (Anthropic's cache writes beside it), all input tokens against today's layout, the dollars, and
+ * the prefix ceiling; then whether the replay of today's layout gave what the run measured.
+ */
+function layoutTable(runs: readonly LifecycleRun[]): string {
+  const rows: string[][] = []
+  const mismatches: string[] = []
+  for (const run of runs) {
+    if (run.layoutsError !== undefined) mismatches.push(`  ${run.pattern}: ${run.layoutsError}`)
+    if (run.layouts === undefined) continue
+    const today = run.layouts.layouts.find(l => l.layout === 'today')
+    const todayInput = sum(today?.providers ?? [], t => t.input)
+    for (const replay of run.layouts.layouts) {
+      const name = LAYOUTS.find(l => l.id === replay.layout)?.name ?? replay.layout
+      const of = (provider: string) => replay.providers.find(t => t.provider === provider)
+      const input = sum(replay.providers, t => t.input)
+      rows.push([
+        run.pattern,
+        name,
+        ...PROVIDERS.map(provider => {
+          const t = of(provider)
+          if (t === undefined) return '–'
+          const share = percent(t.cached, t.input)
+          return provider === 'anthropic' ? `${share} (w ${count(t.written)})` : share
+        }),
+        `${count(input)} (${input >= todayInput ? '+' : ''}${(((input - todayInput) / todayInput) * 100).toFixed(1)}%)`,
+        dollars(sum(replay.providers, t => t.costUsd)),
+        percent(run.layouts.ceiling, 1)
+      ])
+    }
+    for (const t of today?.providers ?? []) {
+      const measured = run.total.find(x => x.provider === t.provider)
+      const same =
+        measured?.input === t.input &&
+        measured.cached === t.cached &&
+        measured.written === t.written
+      if (!same) {
+        mismatches.push(
+          `  ${run.pattern}, ${t.provider}: measured ${count(measured?.input ?? 0)} in / ${count(measured?.cached ?? 0)} cached / ${count(measured?.written ?? 0)} written, replayed ${count(t.input)} / ${count(t.cached)} / ${count(t.written)}`
+        )
+      }
+    }
+  }
+  return [
+    table([
+      [
+        `layouts: ${String(LIFECYCLE_PUSHES)} pushes, 3 judges, replayed (edit pattern of pushes 2–5)`,
+        'layout',
+        'openai cached',
+        'google cached',
+        'anthropic cached (written)',
+        'input tokens (vs today)',
+        'dollars',
+        'prefix ceiling'
+      ],
+      ...rows
+    ]),
+    mismatches.length === 0
+      ? "The replay of today's layout gives each run's measured tokens, provider by provider."
+      : `The replay of today's layout differs from the measured run, or failed:\n${mismatches.join('\n')}`
+  ].join('\n')
+}
+
+const sum = <T>(rows: readonly T[], pick: (row: T) => number): number =>
+  rows.reduce((total, row) => total + pick(row), 0)
