@@ -179,7 +179,11 @@ describe('a gates-only rubric on a pull request', () => {
   it('masks secrets the runner knows in everything it prints and posts', async () => {
     const pr = pullRequest({ '.github/rubric.md': gates(['echo "$SERVICE_PASSWORD"']) })
     const result = await run(pr, { env: { SERVICE_PASSWORD: 'hunter2-but-longer' } })
-    expect(result.stdout).toContain('::add-mask::hunter2-but-longer')
+    // Told first, before the action's modules load, and once: nothing before it, no line twice.
+    const masks = result.stdout.split('\n').filter(line => line.startsWith('::add-mask::'))
+    expect(result.stdout.startsWith('::add-mask::')).toBe(true)
+    expect(masks).toContain('::add-mask::hunter2-but-longer')
+    expect(new Set(masks).size).toBe(masks.length)
     expect(result.summary).not.toContain('hunter2-but-longer')
     expect(comments(pr)[0]?.body).not.toContain('hunter2-but-longer')
   })

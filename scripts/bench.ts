@@ -1203,20 +1203,20 @@ async function monorepoOnly(): Promise<void> {
   }
 }
 
-/** `npm run bench -- first-output [runs]`: time to first output, printed; no JSON written. */
+/** `npm run bench -- first-output [runs]`: time to first output, printed and put in the docs. */
 async function firstOutputOnly(): Promise<void> {
   const bundle = await snapshotBundle()
   try {
     const runs = Number(process.argv[3] ?? 15)
     const rows = await firstOutputFigure(ROOT, bundle.path, runs)
-    console.log(
-      [
-        `Rubric Council benchmark, first output · ${new Date().toISOString()} · Node ${process.version} · load ${loadavg()[0]?.toFixed(2) ?? '?'}`,
-        `dist/index.js ${bundle.sha256} at ${bundle.commit}${bundle.dirty === '' ? '' : ` (${bundle.dirty})`}, ${runs} runs each, interleaved`,
-        '',
-        firstOutputTable(rows)
-      ].join('\n')
-    )
+    const printed = [
+      `Rubric Council benchmark, first output · ${new Date().toISOString()} · Node ${process.version} · load ${loadavg()[0]?.toFixed(2) ?? '?'}`,
+      `dist/index.js ${bundle.sha256} at ${bundle.commit}${bundle.dirty === '' ? '' : ` (${bundle.dirty})`}, ${runs} runs each, interleaved`,
+      '',
+      firstOutputTable(rows)
+    ].join('\n')
+    console.log(printed)
+    writeDocsBlock('first-output', `npm run bench -- first-output ${runs}`, printed)
   } finally {
     bundle.dispose()
   }

@@ -9,9 +9,11 @@ import { intervalTicker } from './util/ticker.js'
 
 /**
  * The action's shell: the runner's environment, inputs and log, and GitHub through Octokit, handed
- * to one run (src/action/action.ts). Zero arguments, so that `@github/local-action` can drive it.
+ * to one run (src/action/action.ts). `bundleDir` is where the action's own files are: the entry's
+ * folder, which src/index.ts gives (this module is in a chunk of the bundle). Called without
+ * arguments, as `@github/local-action` does, this module's own folder.
  */
-export async function run(): Promise<void> {
+export async function run(bundleDir = dirname(fileURLToPath(import.meta.url))): Promise<void> {
   const env = process.env
   const io = coreIO()
   stopGatesOnCancel(io)
@@ -20,7 +22,7 @@ export async function run(): Promise<void> {
     getInput: name => core.getInput(name),
     io,
     github: token => actionGitHub(env, token, io.warning),
-    bundleDir: dirname(fileURLToPath(import.meta.url)),
+    bundleDir,
     ticker: intervalTicker
   })
 }

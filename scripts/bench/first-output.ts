@@ -1,12 +1,12 @@
 /**
  * Time to first output: `npm run bench -- first-output`. From spawn to the first byte a process
  * writes (stdout or stderr), for the action (`node dist/index.js` with a runner's environment and a
- * github-token input, whose `::add-mask::` is its first line, written once its modules are
- * loaded) and the CLI (`bin/rubric-council.js --version`), beside a bare `node -e ""` (spawn to
+ * github-token input, whose `::add-mask::` is its first line, written before its modules load;
+ * and, apart, its first line the job log shows, once they have) and the CLI (`bin/rubric-council.js --version`), beside a bare `node -e ""` (spawn to
  * exit: it writes nothing) and a checkout-like entry: a one-line script that prints one line, as
  * actions/checkout's first step does (its dist is not on this machine; the figure is Node's start
  * plus one small file, a lower bound for any action). Each run is a new process; the runs of the
- * four are interleaved, so that a change in the machine's load falls on all of them alike.
+ * subjects are interleaved, so that a change in the machine's load falls on all of them alike.
  */
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -24,6 +24,11 @@ interface Subject {
   readonly env: Readonly<Record<string, string>>
   /** Spawn to exit instead of to the first byte: for a process that writes nothing. */
   readonly untilExit?: boolean
+  /**
+   * To the first line the job log shows instead: a line other than the runner's `::add-mask::`,
+   * which the runner takes and does not show.
+   */
+  readonly shown?: boolean
 }
 
 /** Milliseconds from spawn to the first byte (or to exit, for `untilExit`). */
@@ -33,8 +38,13 @@ function firstByte(subject: Subject): Promise<number> {
     const started = performance.now()
     const child = spawn(command, args, { env: subject.env, stdio: ['ignore', 'pipe', 'pipe'] })
     let first: number | undefined
-    const seen = (): void => {
-      first ??= performance.now() - started
+    let text = ''
+    const seen = (data: Buffer): void => {
+      if (first !== undefined) return
+      text += data.toString()
+      const lines = text.split('\n').slice(0, -1)
+      if (!subject.shown || lines.some(line => !line.startsWith('::add-mask::')))
+        first = performance.now() - started
     }
     child.stdout.on('data', seen)
     child.stderr.on('data', seen)
@@ -79,6 +89,12 @@ export async function firstOutputFigure(
     },
     { name: 'checkout-like: a one-line script', argv: [node, checkoutLike], env: path },
     { name: 'the action: node dist/index.js', argv: [node, action], env: runner.env },
+    {
+      name: 'the action: its first line the log shows',
+      argv: [node, action],
+      env: runner.env,
+      shown: true
+    },
     {
       name: 'the CLI: bin/rubric-council.js --version',
       argv: [node, join(root, 'bin/rubric-council.js'), '--version'],

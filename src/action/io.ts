@@ -1,6 +1,7 @@
 import * as core from '@actions/core'
 import { randomUUID } from 'node:crypto'
 import type { GateLog } from '../gates/types.js'
+import { maskForRunner } from './mask.js'
 
 /** Where a problem with a file is shown: an annotation on the file, when there is one. */
 export interface AnnotationPlace {
@@ -34,7 +35,9 @@ export interface ActionIO {
 
 export function coreIO(): ActionIO {
   return {
-    setSecret: core.setSecret,
+    setSecret: value => {
+      maskForRunner([value])
+    },
     info: core.info,
     notice: core.notice,
     warning: core.warning,
