@@ -17,6 +17,7 @@ import { promptText, type JudgePrompt } from './prompt.js'
 import { classify, spokenWait } from './provider-errors.js'
 import { failed } from '../util/result.js'
 import type { CacheTurn } from './cache-turns.js'
+import { evidenceBreakpoints } from './breakpoints.js'
 import type { CouncilFailure, JudgeAnswer, JudgeRun, TokenUsage } from './types.js'
 
 export interface JudgeCall {
@@ -34,11 +35,15 @@ export interface JudgeCall {
   readonly promptTokens: number
   /**
    * For a model whose cache serves only what a breakpoint marks (the provider's `breakpoint`):
-   * whether a request marks the prompt's shared part (see `cacheTurns`), and the part's options
-   * that mark it. Absent: the model caches on its own (Gemini, OpenAI's earlier models) or not at
-   * all.
+   * when a request may go (`turn`, see `cacheTurns`), the part's options that set a breakpoint, and
+   * the fewest tokens a marked prefix must have to be cached (the model table's). Absent: the model
+   * caches on its own (Gemini, OpenAI's earlier models) or not at all.
    */
-  readonly cache?: { readonly turn: () => CacheTurn; readonly breakpoint: ProviderOptions }
+  readonly cache?: {
+    readonly turn: (cancel?: AbortSignal) => Promise<CacheTurn>
+    readonly breakpoint: ProviderOptions
+    readonly minimum: number
+  }
 }
 
 export interface CallPolicy {
@@ -124,7 +129,7 @@ export async function callJudge(call: JudgeCall, policy: CallPolicy): Promise<Ju
   const usage: Usage = { requests: 0, ...none, cost: estimateCost(pricedModel(call), none) }
   const finish = (outcome: Ending): JudgeRun =>
     judgeRun(call, outcome, { usage, latencyMs: Date.now() - started, mask: policy.mask })
-  const base: ModelMessage[] = [userMessage(call, false)]
+  const base: ModelMessage[] = [userMessage(call)]
   let messages = base
   for (let asked = 1; ; asked++) {
     const attempt = await requestWithRetries(call, messages, policy, usage)
@@ -217,8 +222,12 @@ async function requestWithRetries(
 ): Promise<Attempt> {
   for (let retry = 0; ; retry++) {
     if (policy.cancel?.aborted) return CANCELLED
+    // Behind the first request of its model, until that one has begun its answer: then it reads.
+    const turn = await call.cache?.turn(policy.cancel)
     const remaining = policy.deadline - Date.now()
-    if (remaining <= 0) {
+    if (policy.cancel?.aborted || remaining <= 0) {
+      turn?.settle(false)
+      if (policy.cancel?.aborted) return CANCELLED
       return {
         kind: 'failed',
         failure: 'timeout',
@@ -229,7 +238,7 @@ async function requestWithRetries(
     const timeoutMs = Math.min(policy.timeoutMs, remaining)
     const timeout = AbortSignal.timeout(timeoutMs)
     const signal = policy.cancel ? AbortSignal.any([timeout, policy.cancel]) : timeout
-    const outcome = await request(call, messages, signal, usage)
+    const outcome = await request(call, messages, signal, usage, turn)
     if (policy.cancel?.aborted) return CANCELLED
     if (outcome.kind !== 'error') return outcome
     if (timeout.aborted) {
@@ -251,15 +260,15 @@ async function request(
   call: JudgeCall,
   messages: ModelMessage[],
   signal: AbortSignal,
-  usage: Usage
+  usage: Usage,
+  turn: CacheTurn | undefined
 ): Promise<Attempt | { readonly kind: 'error'; readonly error: unknown }> {
   usage.requests++
-  const turn = call.cache?.turn()
   try {
     const result = await generateText({
       model: call.model,
       instructions: call.prompt.system,
-      messages: turn?.marked ? [userMessage(call, true), ...messages.slice(1)] : messages,
+      messages,
       output: Output.object({ schema: jsonSchema(call.schema), name: 'judgement' }),
       ...call.settings,
       // Retries are ours: they honour retry-after and the council's deadline.
@@ -333,20 +342,30 @@ function afterError(
 }
 
 /**
- * The first message as the provider takes it: one text, or, for a model that caches only at a
- * breakpoint, the same parts with one after the shared part (instructions, rubric, criteria and
- * the answer's form) when `marked`: what follows it is fenced with each call's own token, so no
- * later call shares it. A prefix shorter than the model's minimum is not cached, and not billed
- * as a write.
+ * The first message as the provider takes it: one text, or, for a model that caches only at
+ * breakpoints, the same text in parts, with a breakpoint after the shared part (instructions,
+ * rubric, criteria and the answer's form) and up to three inside the diff (`evidenceBreakpoints`).
+ * The parts put together are the text every call read before there were breakpoints in the diff,
+ * byte for byte: the breakpoints only say where the provider may cache. What follows the diff is
+ * fenced with each call's own token, so no later call shares it. A prefix shorter than the model's
+ * minimum is not cached, and not billed as a write.
  */
-function userMessage(call: JudgeCall, marked: boolean): ModelMessage {
+function userMessage(call: JudgeCall): ModelMessage {
   if (call.cache === undefined) return { role: 'user', content: promptText(call.prompt) }
   const { rubric, evidence, run, judge } = call.prompt
+  const marked = { providerOptions: call.cache.breakpoint }
+  const cuts = evidenceBreakpoints(call.prompt, call.cache.minimum)
+  const pieces = [0, ...cuts].map((from, i) => ({
+    type: 'text' as const,
+    text: evidence.slice(from, cuts[i] ?? evidence.length),
+    ...(i < cuts.length && marked)
+  }))
   return {
     role: 'user',
     content: [
-      { type: 'text', text: rubric, ...(marked && { providerOptions: call.cache.breakpoint }) },
-      ...[evidence, run, judge].filter(Boolean).map(text => ({ type: 'text' as const, text }))
+      { type: 'text', text: rubric, ...marked },
+      ...pieces,
+      ...[run, judge].filter(Boolean).map(text => ({ type: 'text' as const, text }))
     ]
   }
 }
