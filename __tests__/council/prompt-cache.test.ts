@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { evidenceBreakpoints } from '../../src/council/breakpoints.js'
+import { evidenceCuts } from '../../src/council/breakpoints.js'
 import { cacheTurns } from '../../src/council/cache-turns.js'
 import { createCouncil } from '../../src/council/council.js'
 import { judgeJsonSchema } from '../../src/council/judge-schema.js'
@@ -161,12 +161,14 @@ describe('Anthropic caching inside the evidence', () => {
       { text: prompt.run, marked: false },
       { text: prompt.judge, marked: false }
     ])
-    // The evidence is cut only at line ends of the diff, before this call's own fence.
-    const cuts = sent.slice(1, -3).map(p => p.text)
-    expect(cuts.length).toBe(3)
+    // The evidence is cut only at line ends of the diff, before this call's own fence; three of
+    // its parts end with a breakpoint, the last part (with the fence) does not.
+    const evidenceParts = sent.slice(1, -2)
+    expect(evidenceParts.filter(p => p.marked)).toHaveLength(3)
+    expect(evidenceParts.at(-1)?.marked).toBe(false)
     let at = 0
-    for (const cut of cuts) {
-      at += cut.length
+    for (const part of evidenceParts.slice(0, -1)) {
+      at += part.text.length
       expect(prompt.evidence[at - 1]).toBe('\n')
       expect(at).toBeLessThan(prompt.sharedEvidence)
     }
@@ -219,14 +221,16 @@ describe('breakpoints in the evidence', () => {
   const prefix = (p: JudgePrompt, cut: number): number =>
     countTokens(p.system) + countTokens(p.rubric) + countTokens(p.evidence.slice(0, cut))
 
-  it('stay where they were when a later file changes, or the pull request grows a little', () => {
+  it('stay where they were when a later file changes; when the pull request grows, the cuts before stay', () => {
     const minimum = cacheMinimum('claude-sonnet-4-6')
-    const first = evidenceBreakpoints(prompt(), minimum)
-    expect(first).toHaveLength(3)
-    const revised = evidenceBreakpoints(prompt({ 29: 'revised' }), minimum)
-    expect(revised).toEqual(first)
-    const grown = evidenceBreakpoints(prompt({}, 31), minimum)
-    expect(grown).toEqual(first)
+    const first = evidenceCuts(prompt(), minimum)
+    expect(first.filter(c => c.marked)).toHaveLength(3)
+    expect(first.at(-1)?.marked).toBe(true)
+    expect(evidenceCuts(prompt({ 29: 'revised' }), minimum)).toEqual(first)
+    // Grown by a third: other rungs may be marked, but every cut of before is still a cut, where
+    // the provider finds what the last push wrote there.
+    const grown = evidenceCuts(prompt({}, 40), minimum).map(c => c.offset)
+    for (const cut of first) expect(grown).toContain(cut.offset)
   })
 
   it('each marks a prefix of at least the model’s minimum, from the model table', () => {
@@ -235,18 +239,20 @@ describe('breakpoints in the evidence', () => {
       // The table agrees with the service's (the stand-in's) minimum.
       expect(minimum).toBe(ANTHROPIC_MODELS[model]?.minCacheTokens)
       const p = prompt()
-      for (const cut of evidenceBreakpoints(p, minimum)) {
-        expect(prefix(p, cut)).toBeGreaterThanOrEqual(minimum)
+      // The council counts the prefix line by line, which is within 2% of counting it whole.
+      for (const cut of evidenceCuts(p, minimum)) {
+        expect(prefix(p, cut.offset)).toBeGreaterThanOrEqual(minimum * 0.98)
       }
     }
     // Haiku's 4,096 leaves room for fewer breakpoints in the same pull request than Sonnet's 1,024.
-    expect(evidenceBreakpoints(prompt(), cacheMinimum('claude-haiku-4-5')).length).toBeLessThan(3)
+    const haiku = evidenceCuts(prompt(), cacheMinimum('claude-haiku-4-5'))
+    expect(haiku.filter(c => c.marked).length).toBeLessThan(3)
     // A model the table does not know is taken at the highest minimum.
     expect(cacheMinimum('claude-future-9')).toBe(4096)
   })
 
   it('none in a pull request too small to be cached', () => {
-    expect(evidenceBreakpoints(prompt({}, 1), cacheMinimum('claude-sonnet-4-6'))).toEqual([])
+    expect(evidenceCuts(prompt({}, 1), cacheMinimum('claude-sonnet-4-6'))).toEqual([])
   })
 })
 

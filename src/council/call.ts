@@ -10,15 +10,15 @@ import {
 import type { ProviderOptions } from '@ai-sdk/provider-utils'
 import type { Validation } from './judge-schema.js'
 import { extractJson } from './extract-json.js'
-import { estimateCost } from './pricing.js'
+import { cacheCost, estimateCost } from './pricing.js'
 import type { CallSettings, ProviderModule } from './providers/types.js'
 import { formatCount } from '../util/format-count.js'
 import { promptText, type JudgePrompt } from './prompt.js'
 import { classify, spokenWait } from './provider-errors.js'
 import { failed } from '../util/result.js'
 import type { CacheTurn } from './cache-turns.js'
-import { evidenceBreakpoints } from './breakpoints.js'
-import type { CouncilFailure, JudgeAnswer, JudgeRun, TokenUsage } from './types.js'
+import { evidenceCuts } from './breakpoints.js'
+import type { CacheCost, CouncilFailure, JudgeAnswer, JudgeRun, TokenUsage } from './types.js'
 
 export interface JudgeCall {
   /** `provider:model` */
@@ -101,6 +101,8 @@ interface Usage {
   output: number
   /** Each request priced on its own (a long prompt's price is per request); none if unpriced. */
   cost: number | undefined
+  /** Of `cost`, the cache's reads and writes. */
+  cacheCost: CacheCost | undefined
 }
 
 type Failure = Extract<Attempt, { kind: 'failed' }>
@@ -126,7 +128,13 @@ type Ending = { readonly kind: 'ok'; readonly answer: JudgeAnswer } | Failure
 export async function callJudge(call: JudgeCall, policy: CallPolicy): Promise<JudgeRun> {
   const started = Date.now()
   const none = { input: 0, cachedInput: 0, cacheWrite: 0, output: 0 }
-  const usage: Usage = { requests: 0, ...none, cost: estimateCost(pricedModel(call), none) }
+  const model = pricedModel(call)
+  const usage: Usage = {
+    requests: 0,
+    ...none,
+    cost: estimateCost(model, none),
+    cacheCost: cacheCost(model, none)
+  }
   const finish = (outcome: Ending): JudgeRun =>
     judgeRun(call, outcome, { usage, latencyMs: Date.now() - started, mask: policy.mask })
   const base: ModelMessage[] = [userMessage(call)]
@@ -165,7 +173,7 @@ function judgeRun(
     readonly mask: (text: string) => string
   }
 ): JudgeRun {
-  const { requests, cost, ...counted } = spent.usage
+  const { requests, cost, cacheCost: cache, ...counted } = spent.usage
   const tokens: TokenUsage = { ...counted }
   const common = {
     judge: call.judge,
@@ -173,7 +181,8 @@ function judgeRun(
     latencyMs: spent.latencyMs,
     requests,
     tokens,
-    ...(cost !== undefined && { costUsd: cost })
+    ...(cost !== undefined && { costUsd: cost }),
+    ...(cache !== undefined && { cacheCostUsd: cache })
   }
   if (outcome.kind === 'ok') return { ...common, status: 'ok', answer: outcome.answer }
   return {
@@ -344,7 +353,7 @@ function afterError(
 /**
  * The first message as the provider takes it: one text, or, for a model that caches only at
  * breakpoints, the same text in parts, with a breakpoint after the shared part (instructions,
- * rubric, criteria and the answer's form) and up to three inside the diff (`evidenceBreakpoints`).
+ * rubric, criteria and the answer's form) and up to three inside the diff (`evidenceCuts`).
  * The parts put together are the text every call read before there were breakpoints in the diff,
  * byte for byte: the breakpoints only say where the provider may cache. What follows the diff is
  * fenced with each call's own token, so no later call shares it. A prefix shorter than the model's
@@ -354,11 +363,11 @@ function userMessage(call: JudgeCall): ModelMessage {
   if (call.cache === undefined) return { role: 'user', content: promptText(call.prompt) }
   const { rubric, evidence, run, judge } = call.prompt
   const marked = { providerOptions: call.cache.breakpoint }
-  const cuts = evidenceBreakpoints(call.prompt, call.cache.minimum)
-  const pieces = [0, ...cuts].map((from, i) => ({
+  const cuts = evidenceCuts(call.prompt, call.cache.minimum)
+  const pieces = [{ offset: 0, marked: false }, ...cuts].map((from, i) => ({
     type: 'text' as const,
-    text: evidence.slice(from, cuts[i] ?? evidence.length),
-    ...(i < cuts.length && marked)
+    text: evidence.slice(from.offset, cuts[i]?.offset ?? evidence.length),
+    ...(cuts[i]?.marked === true && marked)
   }))
   return {
     role: 'user',
@@ -399,6 +408,11 @@ function addUsage(usage: Usage, add: LanguageModelUsage | undefined, call: Judge
   usage.output += one.output
   const cost = estimateCost(pricedModel(call), one)
   usage.cost = usage.cost === undefined || cost === undefined ? undefined : usage.cost + cost
+  const cache = cacheCost(pricedModel(call), one)
+  usage.cacheCost =
+    usage.cacheCost === undefined || cache === undefined
+      ? undefined
+      : { read: usage.cacheCost.read + cache.read, write: usage.cacheCost.write + cache.write }
 }
 
 /** "Gemini asked to wait 38 s, more than the 25 s left". */

@@ -197,7 +197,8 @@ function cancelledCall(run: JudgeRun, settledBy: readonly string[]): CancelledCa
     latencyMs: run.latencyMs,
     ...(run.requests !== undefined && { requests: run.requests }),
     ...(run.tokens !== undefined && { tokens: run.tokens }),
-    ...(run.costUsd !== undefined && { costUsd: run.costUsd })
+    ...(run.costUsd !== undefined && { costUsd: run.costUsd }),
+    ...(run.cacheCostUsd !== undefined && { cacheCostUsd: run.cacheCostUsd })
   }
 }
 
