@@ -308,6 +308,33 @@ const percent = (part: number, whole: number): string =>
   whole === 0 ? '–' : `${((part / whole) * 100).toFixed(0)}%`
 const dollars = (usd: number): string => (Number.isNaN(usd) ? 'unpriced' : `$${usd.toFixed(4)}`)
 
+/**
+ * Anthropic's input over the five pushes, in dollars as billed (reads and writes at their rates)
+ * against the same tokens at the plain input price: the done-when's "at most 85%".
+ */
+export function anthropicInputLines(runs: readonly LifecycleRun[]): string[] {
+  return runs.flatMap(run => {
+    const t = run.total.find(x => x.provider === 'anthropic')
+    if (t === undefined) return []
+    const billed = estimateCost(t.model, {
+      input: t.input,
+      cachedInput: t.cached,
+      cacheWrite: t.written,
+      output: 0
+    })
+    const plain = estimateCost(t.model, {
+      input: t.input,
+      cachedInput: 0,
+      cacheWrite: 0,
+      output: 0
+    })
+    if (billed === undefined || plain === undefined) return []
+    return [
+      `anthropic input, ${run.label}: ${dollars(billed)} of ${dollars(plain)} uncached (${percent(billed, plain)})`
+    ]
+  })
+}
+
 /** The tables: per provider, before and after side by side; then each push's cached share. */
 export function lifecycleTables(runs: readonly LifecycleRun[]): string {
   const providers = [...new Set(runs.flatMap(r => r.total.map(t => t.provider)))]
@@ -402,6 +429,8 @@ export function lifecycleTables(runs: readonly LifecycleRun[]): string {
         ...Array.from({ length: LIFECYCLE_PUSHES }, (_, i) => `push ${String(i + 1)}`)
       ],
       ...perPush
-    ])
+    ]),
+    '',
+    ...anthropicInputLines(runs)
   ].join('\n')
 }
