@@ -35,7 +35,8 @@ export interface EvidenceCut {
 
 /**
  * The cuts of `prompt.evidence`, ascending: each the end of a line of the part every call of one
- * diff shares, none under `minimum` tokens of prefix; at most three marked, the last one marked.
+ * diff shares, none under `minimum` tokens of prefix, none after the last breakpoint; at most three
+ * marked.
  */
 export function evidenceCuts(prompt: JudgePrompt, minimum: number): EvidenceCut[] {
   const before = countTokens(prompt.system) + countTokens(prompt.rubric)
@@ -49,9 +50,9 @@ export function evidenceCuts(prompt: JudgePrompt, minimum: number): EvidenceCut[
   }
   // A line that passes several rungs is one cut, marked if one of them is.
   const cuts = new Map<number, boolean>()
+  const last = Math.max(...marked)
   let i = 0
-  for (let rung = before < minimum ? 0 : Math.floor(rungOf(before)) + 1; ; rung++) {
-    if (rung > Math.max(...marked)) break
+  for (let rung = before < minimum ? 0 : Math.floor(rungOf(before)) + 1; rung <= last; rung++) {
     while ((ends[i]?.tokens ?? Infinity) < minimum * RUNG ** rung) i++
     const end = ends[i]
     if (end === undefined) break
