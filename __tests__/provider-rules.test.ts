@@ -5,6 +5,7 @@ import { APICallError, generateText, jsonSchema, NoObjectGeneratedError, Output 
 import { createOllama } from 'ollama-ai-provider-v2'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startProviderStandIn, type StandIn } from './helpers/provider-standin.js'
+import { record } from './helpers/providers/schema.js'
 
 /**
  * Each request rule of the providers that our requests could break, shown with the error the real
@@ -868,6 +869,30 @@ describe('retired models, on the day they retire', () => {
         }
       }
     })
+  })
+
+  it('OpenRouter: five cache breakpoints on Claude are refused with Anthropic’s error, passed on', async () => {
+    const headers = { authorization: 'Bearer sk-or-test' }
+    const part = { type: 'text', text: 'x', cache_control: { type: 'ephemeral' } }
+    const body = {
+      model: 'anthropic/claude-sonnet-4.6',
+      messages: [{ role: 'user', content: [part, part, part, part, part] }]
+    }
+    const path = '/openrouter/api/v1/chat/completions'
+    const answer = await on('2026-11-29', path, body, headers)
+    expect(answer.status).toBe(400)
+    const raw = JSON.parse(
+      String(record(record(record(answer.body)?.error)?.metadata)?.raw)
+    ) as unknown
+    expect(raw).toEqual({
+      type: 'error',
+      error: {
+        type: 'invalid_request_error',
+        message: 'A maximum of 4 blocks with cache_control may be provided. Found 5.'
+      }
+    })
+    const four = { ...body, messages: [{ role: 'user', content: [part, part, part, part] }] }
+    expect((await on('2026-11-29', path, four, headers)).status).toBe(200)
   })
 
   it('OpenRouter: a retired vendor model is an id the router no longer lists', async () => {

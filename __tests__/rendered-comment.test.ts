@@ -134,7 +134,7 @@ describe.each(sampleEvaluations().map(s => [s.name, s] as const))(
       const tables = {
         Gates: ['', 'gate', 'result', 'time'],
         Dimensions: ['dimension', 'weight', 'median', ...answered],
-        Judges: ['judge', 'sample', 'answer', 'latency', 'tokens', 'cost']
+        Judges: ['judge', 'sample', 'answer', 'latency', 'tokens', 'prompt cache', 'cost']
       }
       await inBrowser(html, async page => {
         for (const [title, header] of Object.entries(tables)) {

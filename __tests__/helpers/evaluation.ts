@@ -79,6 +79,7 @@ export function judgeRun(rubric: Rubric, spec: JudgeSpec): JudgeRun {
     latencyMs: 2150,
     tokens: { input: 12_345, cachedInput: 10_240, cacheWrite: 0, output: 678 },
     costUsd: 0.0123,
+    cacheCostUsd: { read: 0.0008, write: 0 },
     status: 'ok',
     answer
   }

@@ -601,3 +601,59 @@ describe('a call cancelled once the verdict was settled', () => {
     expect(evaluation.verdict.reasons.map(r => r.code)).toEqual(['criterion_failed'])
   })
 })
+
+describe('what the prompt caches read and wrote', () => {
+  // One Anthropic member, three samples: the first wrote the shared prefix, the two behind it read it.
+  const [writer, ...readers] = council([
+    { judge: 'anthropic:claude-sonnet-4-6' },
+    { judge: 'anthropic:claude-sonnet-4-6' },
+    { judge: 'anthropic:claude-sonnet-4-6' }
+  ]).runs.map((run, i) => ({ ...run, sample: i + 1 }))
+  if (writer === undefined) throw new Error('no run')
+  const runs: JudgeRun[] = [
+    {
+      ...writer,
+      tokens: { input: 9000, cachedInput: 0, cacheWrite: 8192, output: 600 },
+      costUsd: 0.0448,
+      cacheCostUsd: { read: 0, write: 0.03072 }
+    },
+    ...readers.map(run => ({
+      ...run,
+      tokens: { input: 9000, cachedInput: 8192, cacheWrite: 0, output: 600 },
+      costUsd: 0.0139,
+      cacheCostUsd: { read: 0.0024576, write: 0 }
+    }))
+  ]
+  const evaluation = evaluationOf(SEARCH_RUBRIC, PASSING_GATES, { runs, quorum: 2 })
+
+  it('shows each call’s cache reads and writes with their dollars, in the comment, the terminal and the JSON report', () => {
+    const markdown = renderMarkdown(evaluation, { budget: COMMENT_LIMIT })
+    expect(markdown).toContain(
+      '| judge | sample | answer | latency | tokens | prompt cache | cost |'
+    )
+    expect(markdown).toContain('| written 8,192 ($0.0307) | $0.0448 |')
+    expect(markdown).toContain('| read 8,192 ($0.0025) | $0.0139 |')
+    expect(renderTerminal(evaluation)).toContain(
+      'prompt cache: anthropic:claude-sonnet-4-6 read 16,384 ($0.0049), written 8,192 ($0.0307)\n'
+    )
+    const json = toJsonReport(evaluation)
+    expect(json.judges.map(j => j.cache_cost_usd)).toEqual([
+      { read: 0, write: 0.03072 },
+      { read: 0.0024576, write: 0 },
+      { read: 0.0024576, write: 0 }
+    ])
+  })
+
+  it('has no prompt-cache column when no call read or wrote a cache', () => {
+    const none = evaluationOf(SEARCH_RUBRIC, PASSING_GATES, {
+      runs: runs.map(run => ({
+        ...run,
+        tokens: { input: 9000, cachedInput: 0, cacheWrite: 0, output: 600 }
+      })),
+      quorum: 2
+    })
+    const markdown = renderMarkdown(none, { budget: COMMENT_LIMIT })
+    expect(markdown).toContain('| judge | sample | answer | latency | tokens | cost |')
+    expect(renderTerminal(none)).not.toContain('prompt cache')
+  })
+})

@@ -45,6 +45,8 @@ export interface LayoutFigure {
    */
   readonly ceiling: number
   readonly layouts: readonly LayoutReplay[]
+  /** Providers whose requests carry breakpoints inside the diff: not replayed (`withDiff`). */
+  readonly notReplayed: readonly string[]
 }
 
 const DIFF_OPEN = '<data name="diff">\n'
@@ -123,16 +125,16 @@ function replaced(value: unknown, from: string, to: string, found: { count: numb
   return value
 }
 
-/** `call` as it would have gone with `diff` in its diff block. */
-function withDiff(call: RecordedCall, diff: string): RecordedCall {
+/**
+ * `call` as it would have gone with `diff` in its diff block; undefined when its diff is split
+ * across content blocks (a model given breakpoints inside the diff, src/council/breakpoints.ts):
+ * another layout would move those, and only the product places them.
+ */
+function withDiff(call: RecordedCall, diff: string): RecordedCall | undefined {
   const { at, diff: sent } = diffOf(call.text)
   const found = { count: 0 }
   const body = replaced(call.body, sent, diff, found)
-  if (found.count !== 1) {
-    throw new Error(
-      `layout replay: ${call.service}:${call.model}'s diff is in ${String(found.count)} strings of the request, not one (split across content blocks?): the replay would have to place its breakpoints`
-    )
-  }
+  if (found.count !== 1) return undefined
   return { ...call, body, text: call.text.slice(0, at) + diff + call.text.slice(at + sent.length) }
 }
 
@@ -169,12 +171,17 @@ export function replayLayouts(
   outputOf: (push: number, provider: string) => number
 ): LayoutFigure {
   const pushes = recorded.map(calls => sectionsOf(diffOf(calls[0]?.text ?? '').diff))
+  const notReplayed = new Set<string>()
   const layouts = LAYOUTS.map(({ id }) => {
     const diffs = laidOut(pushes, id)
     const cache = new PromptCache()
     const sums = new Map<string, ReplayedTokens>()
     recorded.forEach((calls, p) => {
-      const replays = calls.map(call => withDiff(call, diffs[p] ?? ''))
+      const replays = calls.flatMap(call => {
+        const replay = withDiff(call, diffs[p] ?? '')
+        if (replay === undefined) notReplayed.add(call.service)
+        return replay === undefined ? [] : [replay]
+      })
       const lookups = replays.map(call => ({ call, lookup: cacheLookup(call, cache) }))
       for (const { call, lookup } of lookups) {
         lookup.commit()
@@ -199,7 +206,9 @@ export function replayLayouts(
         })
       }
     })
-    return { layout: id, providers: [...sums.values()] }
+    // A provider with any request not replayed is left out whole: a part of its pushes would read
+    // as its figure.
+    return { layout: id, providers: [...sums.values()].filter(t => !notReplayed.has(t.provider)) }
   })
-  return { ceiling: ceilingOf(recorded), layouts }
+  return { ceiling: ceilingOf(recorded), layouts, notReplayed: [...notReplayed] }
 }

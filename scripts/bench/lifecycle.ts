@@ -372,6 +372,33 @@ const percent = (part: number, whole: number): string =>
   whole === 0 ? '–' : `${((part / whole) * 100).toFixed(0)}%`
 const dollars = (usd: number): string => (Number.isNaN(usd) ? 'unpriced' : `$${usd.toFixed(4)}`)
 
+/**
+ * Anthropic's input over the five pushes, in dollars as billed (reads and writes at their rates)
+ * against the same tokens at the plain input price: the done-when's "at most 85%".
+ */
+export function anthropicInputLines(runs: readonly LifecycleRun[]): string[] {
+  return runs.flatMap(run => {
+    const t = run.total.find(x => x.provider === 'anthropic')
+    if (t === undefined) return []
+    const billed = estimateCost(t.model, {
+      input: t.input,
+      cachedInput: t.cached,
+      cacheWrite: t.written,
+      output: 0
+    })
+    const plain = estimateCost(t.model, {
+      input: t.input,
+      cachedInput: 0,
+      cacheWrite: 0,
+      output: 0
+    })
+    if (billed === undefined || plain === undefined) return []
+    return [
+      `anthropic input, ${run.label}: ${dollars(billed)} of ${dollars(plain)} uncached (${percent(billed, plain)})`
+    ]
+  })
+}
+
 /** The tables: the first edit pattern's (before and after), then the layouts'. */
 export function lifecycleTables(all: readonly LifecycleRun[]): string {
   const runs = all.filter(run => run.pattern === all[0]?.pattern)
@@ -472,7 +499,9 @@ function bundleTables(runs: readonly LifecycleRun[]): string {
         ...Array.from({ length: LIFECYCLE_PUSHES }, (_, i) => `push ${String(i + 1)}`)
       ],
       ...perPush
-    ])
+    ]),
+    '',
+    ...anthropicInputLines(runs)
   ].join('\n')
 }
 
@@ -531,15 +560,30 @@ function layoutTable(runs: readonly LifecycleRun[]): string {
         'google cached',
         'anthropic cached (written)',
         'input tokens (vs today)',
-        'dollars',
+        'dollars (those replayed)',
         'prefix ceiling'
       ],
       ...rows
     ]),
+    ...notReplayedLines(runs),
     mismatches.length === 0
       ? "The replay of today's layout gives each run's measured tokens, provider by provider."
       : `The replay of today's layout differs from the measured run, or failed:\n${mismatches.join('\n')}`
   ].join('\n')
+}
+
+/**
+ * The providers given breakpoints inside the diff are not replayed under other layouts (only the
+ * product places those breakpoints): what today's layout measured for them, per pattern.
+ */
+function notReplayedLines(runs: readonly LifecycleRun[]): string[] {
+  return runs.flatMap(run =>
+    (run.layouts?.notReplayed ?? []).map(provider => {
+      const t = run.total.find(x => x.provider === provider)
+      const measured = t ? `${percent(t.cached, t.input)} cached, ${count(t.written)} written` : '–'
+      return `${provider}, ${run.pattern}: not replayed (breakpoints inside the diff, placed by the product); today's layout measured ${measured}`
+    })
+  )
 }
 
 const sum = <T>(rows: readonly T[], pick: (row: T) => number): number =>

@@ -2,14 +2,15 @@ import type { LanguageModel, LanguageModelUsage, ModelMessage, NoObjectGenerated
 import type { ProviderOptions } from '@ai-sdk/provider-utils'
 import type { Validation } from './judge-schema.js'
 import { extractJson } from './extract-json.js'
-import { estimateCost } from './pricing.js'
+import { cacheCost, estimateCost } from './pricing.js'
 import type { CallSettings, ProviderModule } from './providers/types.js'
 import { formatCount } from '../util/format-count.js'
 import { promptText, type JudgePrompt } from './prompt.js'
 import { classify, spokenWait } from './provider-errors.js'
 import { failed } from '../util/result.js'
 import type { CacheTurn } from './cache-turns.js'
-import type { CouncilFailure, JudgeAnswer, JudgeRun, TokenUsage } from './types.js'
+import { evidenceCuts } from './breakpoints.js'
+import type { CacheCost, CouncilFailure, JudgeAnswer, JudgeRun, TokenUsage } from './types.js'
 
 export interface JudgeCall {
   /** `provider:model` */
@@ -26,11 +27,15 @@ export interface JudgeCall {
   readonly promptTokens: number
   /**
    * For a model whose cache serves only what a breakpoint marks (the provider's `breakpoint`):
-   * whether a request marks the prompt's shared part (see `cacheTurns`), and the part's options
-   * that mark it. Absent: the model caches on its own (Gemini, OpenAI's earlier models) or not at
-   * all.
+   * when a request may go (`turn`, see `cacheTurns`), the part's options that set a breakpoint, and
+   * the fewest tokens a marked prefix must have to be cached (the model table's). Absent: the model
+   * caches on its own (Gemini, OpenAI's earlier models) or not at all.
    */
-  readonly cache?: { readonly turn: () => CacheTurn; readonly breakpoint: ProviderOptions }
+  readonly cache?: {
+    readonly turn: (cancel?: AbortSignal) => Promise<CacheTurn>
+    readonly breakpoint: ProviderOptions
+    readonly minimum: number
+  }
 }
 
 export interface CallPolicy {
@@ -88,6 +93,8 @@ interface Usage {
   output: number
   /** Each request priced on its own (a long prompt's price is per request); none if unpriced. */
   cost: number | undefined
+  /** Of `cost`, the cache's reads and writes. */
+  cacheCost: CacheCost | undefined
 }
 
 type Failure = Extract<Attempt, { kind: 'failed' }>
@@ -113,10 +120,16 @@ type Ending = { readonly kind: 'ok'; readonly answer: JudgeAnswer } | Failure
 export async function callJudge(call: JudgeCall, policy: CallPolicy): Promise<JudgeRun> {
   const started = Date.now()
   const none = { input: 0, cachedInput: 0, cacheWrite: 0, output: 0 }
-  const usage: Usage = { requests: 0, ...none, cost: estimateCost(pricedModel(call), none) }
+  const model = pricedModel(call)
+  const usage: Usage = {
+    requests: 0,
+    ...none,
+    cost: estimateCost(model, none),
+    cacheCost: cacheCost(model, none)
+  }
   const finish = (outcome: Ending): JudgeRun =>
     judgeRun(call, outcome, { usage, latencyMs: Date.now() - started, mask: policy.mask })
-  const base: ModelMessage[] = [userMessage(call, false)]
+  const base: ModelMessage[] = [userMessage(call)]
   let messages = base
   for (let asked = 1; ; asked++) {
     const attempt = await requestWithRetries(call, messages, policy, usage)
@@ -152,7 +165,7 @@ function judgeRun(
     readonly mask: (text: string) => string
   }
 ): JudgeRun {
-  const { requests, cost, ...counted } = spent.usage
+  const { requests, cost, cacheCost: cache, ...counted } = spent.usage
   const tokens: TokenUsage = { ...counted }
   const common = {
     judge: call.judge,
@@ -160,7 +173,8 @@ function judgeRun(
     latencyMs: spent.latencyMs,
     requests,
     tokens,
-    ...(cost !== undefined && { costUsd: cost })
+    ...(cost !== undefined && { costUsd: cost }),
+    ...(cache !== undefined && { cacheCostUsd: cache })
   }
   if (outcome.kind === 'ok') return { ...common, status: 'ok', answer: outcome.answer }
   return {
@@ -209,8 +223,12 @@ async function requestWithRetries(
 ): Promise<Attempt> {
   for (let retry = 0; ; retry++) {
     if (policy.cancel?.aborted) return CANCELLED
+    // Behind the first request of its model, until that one has begun its answer: then it reads.
+    const turn = await call.cache?.turn(policy.cancel)
     const remaining = policy.deadline - Date.now()
-    if (remaining <= 0) {
+    if (policy.cancel?.aborted || remaining <= 0) {
+      turn?.settle(false)
+      if (policy.cancel?.aborted) return CANCELLED
       return {
         kind: 'failed',
         failure: 'timeout',
@@ -221,7 +239,7 @@ async function requestWithRetries(
     const timeoutMs = Math.min(policy.timeoutMs, remaining)
     const timeout = AbortSignal.timeout(timeoutMs)
     const signal = policy.cancel ? AbortSignal.any([timeout, policy.cancel]) : timeout
-    const outcome = await request(call, messages, signal, usage)
+    const outcome = await request(call, messages, signal, usage, turn)
     if (policy.cancel?.aborted) return CANCELLED
     if (outcome.kind !== 'error') return outcome
     if (timeout.aborted) {
@@ -243,18 +261,18 @@ async function request(
   call: JudgeCall,
   messages: ModelMessage[],
   signal: AbortSignal,
-  usage: Usage
+  usage: Usage,
+  turn: CacheTurn | undefined
 ): Promise<Attempt | { readonly kind: 'error'; readonly error: unknown }> {
   usage.requests++
   // The AI SDK is loaded by the first request, not before: the action's and the CLI's first
-  // line never wait for it (docs/performance.md#first-output).
+  // line never wait for it (docs/performance.md, figure 8).
   const { generateText, jsonSchema, NoObjectGeneratedError, Output } = await import('ai')
-  const turn = call.cache?.turn()
   try {
     const result = await generateText({
       model: call.model,
       instructions: call.prompt.system,
-      messages: turn?.marked ? [userMessage(call, true), ...messages.slice(1)] : messages,
+      messages,
       output: Output.object({ schema: jsonSchema(call.schema), name: 'judgement' }),
       ...call.settings,
       // Retries are ours: they honour retry-after and the council's deadline.
@@ -328,20 +346,30 @@ function afterError(
 }
 
 /**
- * The first message as the provider takes it: one text, or, for a model that caches only at a
- * breakpoint, the same parts with one after the shared part (instructions, rubric, criteria and
- * the answer's form) when `marked`: what follows it is fenced with each call's own token, so no
- * later call shares it. A prefix shorter than the model's minimum is not cached, and not billed
- * as a write.
+ * The first message as the provider takes it: one text, or, for a model that caches only at
+ * breakpoints, the same text in parts, with a breakpoint after the shared part (instructions,
+ * rubric, criteria and the answer's form) and up to three inside the diff (`evidenceCuts`).
+ * The parts put together are the text every call read before there were breakpoints in the diff,
+ * byte for byte: the breakpoints only say where the provider may cache. What follows the diff is
+ * fenced with each call's own token, so no later call shares it. A prefix shorter than the model's
+ * minimum is not cached, and not billed as a write.
  */
-function userMessage(call: JudgeCall, marked: boolean): ModelMessage {
+function userMessage(call: JudgeCall): ModelMessage {
   if (call.cache === undefined) return { role: 'user', content: promptText(call.prompt) }
   const { rubric, evidence, run, judge } = call.prompt
+  const marked = { providerOptions: call.cache.breakpoint }
+  const cuts = evidenceCuts(call.prompt, call.cache.minimum)
+  const pieces = [{ offset: 0, marked: false }, ...cuts].map((from, i) => ({
+    type: 'text' as const,
+    text: evidence.slice(from.offset, cuts[i]?.offset ?? evidence.length),
+    ...(cuts[i]?.marked === true && marked)
+  }))
   return {
     role: 'user',
     content: [
-      { type: 'text', text: rubric, ...(marked && { providerOptions: call.cache.breakpoint }) },
-      ...[evidence, run, judge].filter(Boolean).map(text => ({ type: 'text' as const, text }))
+      { type: 'text', text: rubric, ...marked },
+      ...pieces,
+      ...[run, judge].filter(Boolean).map(text => ({ type: 'text' as const, text }))
     ]
   }
 }
@@ -375,6 +403,11 @@ function addUsage(usage: Usage, add: LanguageModelUsage | undefined, call: Judge
   usage.output += one.output
   const cost = estimateCost(pricedModel(call), one)
   usage.cost = usage.cost === undefined || cost === undefined ? undefined : usage.cost + cost
+  const cache = cacheCost(pricedModel(call), one)
+  usage.cacheCost =
+    usage.cacheCost === undefined || cache === undefined
+      ? undefined
+      : { read: usage.cacheCost.read + cache.read, write: usage.cacheCost.write + cache.write }
 }
 
 /** "Gemini asked to wait 38 s, more than the 25 s left". */

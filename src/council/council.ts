@@ -22,6 +22,11 @@ export interface CouncilOptions {
   readonly deadline?: number
   readonly concurrency?: number
   readonly retryBaseMs?: number
+  /**
+   * The longest a call waits for the first call of its model to answer, so that it reads what that
+   * one wrote to the prompt cache (`CACHE_WAIT_MS` by default; cache-turns.ts).
+   */
+  readonly cacheWaitMs?: number
   /** Told when the council starts and as each call ends, for the log. */
   readonly progress?: CouncilProgress
   /**
@@ -98,7 +103,7 @@ export function createCouncil(options: CouncilOptions): Council {
   const council: CouncilRun = {
     options,
     fetch: proxiedFetch(),
-    turns: cacheTurns(),
+    turns: cacheTurns(options.cacheWaitMs),
     now: options.now ?? Date.now
   }
   return {

@@ -40,6 +40,11 @@ export interface KnownModel {
   readonly retires?: string
   /** The model (same vendor, a row of this table) to use instead, once `retires` is set. */
   readonly replacement?: string
+  /**
+   * For a model whose prompt cache serves only what a breakpoint marks: the fewest tokens a marked
+   * prefix must have to be cached (a shorter one is neither cached nor billed as a write).
+   */
+  readonly cacheMinimum?: number
   /** The pages the row's facts come from, and the day they were read. */
   readonly source: string
   readonly read: string
@@ -53,6 +58,22 @@ const OPENAI_DEPRECATIONS = 'https://developers.openai.com/api/docs/deprecations
 const GEMINI_PRICING = 'https://ai.google.dev/gemini-api/docs/pricing'
 const GEMINI_MODELS_PAGE = 'https://ai.google.dev/gemini-api/docs/models'
 const GEMINI_DEPRECATIONS = 'https://ai.google.dev/gemini-api/docs/deprecations'
+
+/**
+ * The minimum cacheable prompt length, per model, from Anthropic's prompt-caching page
+ * (https://platform.claude.com/docs/en/build-with-claude/prompt-caching, "Cache limitations"; as
+ * quoted in anthropics/anthropic-sdk-python#1194 and by dev.to/creeta, read 2026-11-30): 1,024
+ * tokens for Sonnet 5, Sonnet 4.6 and Sonnet 4.5; 4,096 for Haiku 4.5 and Opus 4.5. OpenAI's
+ * prompt caching starts at 1,024 tokens (https://developers.openai.com/api/docs/guides/prompt-caching).
+ */
+const CLAUDE_SONNET_CACHE_MINIMUM = 1024
+const CLAUDE_HAIKU_OPUS_4_5_CACHE_MINIMUM = 4096
+const OPENAI_CACHE_MINIMUM = 1024
+/**
+ * A model the table does not know, or knows without a minimum: the highest any model has, so
+ * that no breakpoint is set where it could not be cached.
+ */
+export const DEFAULT_CACHE_MINIMUM = 4096
 
 /** Anthropic bills 5-minute cache writes at 1.25× the input price and reads at 0.1×. */
 const SONNET_4: Price = { input: 3, cachedInput: 0.3, cacheWrite: 3.75, output: 15 }
@@ -125,60 +146,70 @@ export const MODELS: Readonly<Record<string, KnownModel>> = {
   'gpt-6.2-astra': openai({
     contextWindow: GPT_6_INPUT,
     price: writeBilled(8, 0.4, 40),
+    cacheMinimum: OPENAI_CACHE_MINIMUM,
     source: openaiModelPage('gpt-6.2-astra'),
     read: '2026-11-29'
   }),
   'gpt-6.2-sol': openai({
     contextWindow: GPT_6_INPUT,
     price: writeBilled(2, 0.1, 10),
+    cacheMinimum: OPENAI_CACHE_MINIMUM,
     source: openaiModelPage('gpt-6.2-sol'),
     read: '2026-11-29'
   }),
   'gpt-6.1-sol': openai({
     contextWindow: GPT_6_INPUT,
     price: writeBilled(2, 0.1, 10),
+    cacheMinimum: OPENAI_CACHE_MINIMUM,
     source: openaiModelPage('gpt-6.1-sol'),
     read: '2026-11-29'
   }),
   'gpt-6.1-terra': openai({
     contextWindow: GPT_6_INPUT,
     price: writeBilled(1, 0.05, 5),
+    cacheMinimum: OPENAI_CACHE_MINIMUM,
     source: openaiModelPage('gpt-6.1-terra'),
     read: '2026-11-29'
   }),
   'gpt-6-astra': openai({
     contextWindow: GPT_6_INPUT,
     price: writeBilled(10, 1, 50),
+    cacheMinimum: OPENAI_CACHE_MINIMUM,
     source: openaiModelPage('gpt-6-astra'),
     read: '2026-11-29'
   }),
   'gpt-6-sol': openai({
     contextWindow: GPT_6_INPUT,
     price: writeBilled(2, 0.2, 10),
+    cacheMinimum: OPENAI_CACHE_MINIMUM,
     source: openaiModelPage('gpt-6-sol'),
     read: '2026-11-29'
   }),
   'gpt-6-luna': openai({
     contextWindow: GPT_6_INPUT,
     price: writeBilled(0.1, 0.01, 0.5),
+    cacheMinimum: OPENAI_CACHE_MINIMUM,
     source: openaiModelPage('gpt-6-luna'),
     read: '2026-11-29'
   }),
   'gpt-5.6-sol': openai({
     contextWindow: GPT_6_INPUT,
     price: writeBilled(4, 0.4, 20),
+    cacheMinimum: OPENAI_CACHE_MINIMUM,
     source: openaiModelPage('gpt-5.6-sol'),
     read: '2026-11-29'
   }),
   'gpt-5.6-terra': openai({
     contextWindow: GPT_6_INPUT,
     price: writeBilled(2, 0.2, 12),
+    cacheMinimum: OPENAI_CACHE_MINIMUM,
     source: openaiModelPage('gpt-5.6-terra'),
     read: '2026-11-29'
   }),
   'gpt-5.6-luna': openai({
     contextWindow: GPT_6_INPUT,
     price: writeBilled(0.2, 0.02, 1.2),
+    cacheMinimum: OPENAI_CACHE_MINIMUM,
     source: openaiModelPage('gpt-5.6-luna'),
     read: '2026-11-29'
   }),
@@ -229,12 +260,14 @@ export const MODELS: Readonly<Record<string, KnownModel>> = {
   'claude-sonnet-5': anthropic({
     contextWindow: 1_000_000,
     price: SONNET_5,
+    cacheMinimum: CLAUDE_SONNET_CACHE_MINIMUM,
     source: 'https://platform.claude.com/docs/en/models/sonnet-5/overview',
     read: '2026-11-27'
   }),
   'claude-sonnet-4-6': anthropic({
     contextWindow: 200_000,
     price: SONNET_4,
+    cacheMinimum: CLAUDE_SONNET_CACHE_MINIMUM,
     source: `${ANTHROPIC_MODELS_PAGE}, ${ANTHROPIC_PRICING}`,
     read: '2026-11-27'
   }),
@@ -244,6 +277,7 @@ export const MODELS: Readonly<Record<string, KnownModel>> = {
     price: SONNET_4,
     retires: '2026-11-30',
     replacement: 'claude-sonnet-4-6',
+    cacheMinimum: CLAUDE_SONNET_CACHE_MINIMUM,
     source: `${ANTHROPIC_DEPRECATIONS}, ${ANTHROPIC_PRICING}`,
     read: '2026-11-27'
   }),
@@ -252,6 +286,7 @@ export const MODELS: Readonly<Record<string, KnownModel>> = {
     price: SONNET_4,
     retires: '2026-11-30',
     replacement: 'claude-sonnet-4-6',
+    cacheMinimum: CLAUDE_SONNET_CACHE_MINIMUM,
     source: `${ANTHROPIC_DEPRECATIONS}, ${ANTHROPIC_PRICING}`,
     read: '2026-11-27'
   }),
@@ -271,11 +306,13 @@ export const MODELS: Readonly<Record<string, KnownModel>> = {
   'claude-haiku-4-5': anthropic({
     contextWindow: 200_000,
     price: HAIKU_4_5,
+    cacheMinimum: CLAUDE_HAIKU_OPUS_4_5_CACHE_MINIMUM,
     source: `${ANTHROPIC_MODELS_PAGE}, ${ANTHROPIC_PRICING}`,
     read: '2026-11-27'
   }),
   'claude-opus-4-5': anthropic({
     contextWindow: 200_000,
+    cacheMinimum: CLAUDE_HAIKU_OPUS_4_5_CACHE_MINIMUM,
     source: ANTHROPIC_MODELS_PAGE,
     read: '2026-11-27'
   }),
@@ -326,6 +363,11 @@ export function modelRow(name: string): KnownModel | undefined {
     if (Object.hasOwn(MODELS, candidate)) return MODELS[candidate]
   }
   return undefined
+}
+
+/** The fewest tokens a marked prefix must have to be cached for `model` (a provider-side name). */
+export function cacheMinimum(model: string): number {
+  return modelRow(model)?.cacheMinimum ?? DEFAULT_CACHE_MINIMUM
 }
 
 /** How far a member is from its retirement, on a given day. */

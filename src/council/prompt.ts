@@ -22,6 +22,11 @@ export interface JudgePrompt {
   readonly system: string
   readonly rubric: string
   readonly evidence: string
+  /**
+   * How much of `evidence` (in UTF-16 code units) is the same for every call of one diff: up to
+   * the diff's closing tag, which carries this call's own token.
+   */
+  readonly sharedEvidence: number
   readonly run: string
   readonly judge: string
 }
@@ -79,10 +84,12 @@ export function buildPrompt(input: PromptInput): JudgePrompt {
     `<data name="${name}">\n${inert(showControls(text))}\n</${fence}>`
   const must = rubric.criteria.filter(c => c.required)
   const nice = rubric.criteria.filter(c => !c.required)
+  const evidence = evidencePart(input.evidence, data, fence)
   return {
     system: SYSTEM,
     rubric: rubricPart(rubric, must, nice),
-    evidence: evidencePart(input.evidence, data, fence),
+    evidence,
+    sharedEvidence: evidence.indexOf(`\n</${fence}>`),
     run: runPart(input, data),
     judge: judgePart(must, nice, input.seed)
   }

@@ -7,7 +7,7 @@ import type { CouncilOptions } from './council.js'
 import { callJudge, type CallPolicy } from './call.js'
 import { callSettings, languageModel } from './judge-model.js'
 import { judgeJsonSchema, validateAnswer } from './judge-schema.js'
-import { lifecycle, retirementNote } from './models.js'
+import { cacheMinimum, lifecycle, retirementNote } from './models.js'
 import { buildPrompt, fenceToken, withoutFence } from './prompt.js'
 import { providerOf } from './providers/index.js'
 import type { CancelledCall, CouncilRequest, JudgeRun } from './types.js'
@@ -50,7 +50,7 @@ export interface CouncilRun {
   readonly options: CouncilOptions
   readonly fetch: typeof globalThis.fetch
   /** For the whole run, extra votes included: an extra call reads what the first calls wrote. */
-  readonly turns: (model: string) => CacheTurn
+  readonly turns: (model: string, cancel?: AbortSignal) => Promise<CacheTurn>
   /** Epoch ms: `options.now`, else the clock. */
   readonly now: () => number
 }
@@ -125,7 +125,11 @@ export function judgeSession(
         ),
         promptTokens,
         ...(breakpoint !== undefined && {
-          cache: { turn: () => council.turns(task.judge), breakpoint }
+          cache: {
+            turn: (stop?: AbortSignal) => council.turns(task.judge, stop),
+            breakpoint,
+            minimum: cacheMinimum(id.value.model)
+          }
         })
       },
       cancel ? { ...policy, cancel } : policy
@@ -193,7 +197,8 @@ function cancelledCall(run: JudgeRun, settledBy: readonly string[]): CancelledCa
     latencyMs: run.latencyMs,
     ...(run.requests !== undefined && { requests: run.requests }),
     ...(run.tokens !== undefined && { tokens: run.tokens }),
-    ...(run.costUsd !== undefined && { costUsd: run.costUsd })
+    ...(run.costUsd !== undefined && { costUsd: run.costUsd }),
+    ...(run.cacheCostUsd !== undefined && { cacheCostUsd: run.cacheCostUsd })
   }
 }
 

@@ -62,6 +62,12 @@ export interface TokenUsage {
   readonly output: number
 }
 
+/** What a call's prompt-cache reads and writes cost, in US dollars (part of its `costUsd`). */
+export interface CacheCost {
+  readonly read: number
+  readonly write: number
+}
+
 /** What an extra call was for, and who made it. */
 export interface ExtraVote {
   /** The must-haves it was asked for: its vote counts on these only. */
@@ -87,6 +93,8 @@ export type JudgeRun = {
   readonly tokens?: TokenUsage
   /** Estimated cost in US dollars; absent for models without a known price. */
   readonly costUsd?: number
+  /** Of `costUsd`, what the cache reads and writes cost; absent with it. */
+  readonly cacheCostUsd?: CacheCost
 } & (
   | { readonly status: 'ok'; readonly answer: JudgeAnswer }
   | {
@@ -125,6 +133,7 @@ export interface CancelledCall {
   readonly requests?: number
   readonly tokens?: TokenUsage
   readonly costUsd?: number
+  readonly cacheCostUsd?: CacheCost
 }
 
 /**

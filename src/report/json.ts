@@ -131,6 +131,11 @@ export interface JsonReport {
       readonly output: number
     } | null
     readonly cost_usd: number | null
+    /**
+     * Of `cost_usd`, what the call's prompt-cache reads (`cached_input`) and writes (`cache_write`)
+     * cost; null where the model's price is unknown.
+     */
+    readonly cache_cost_usd: { readonly read: number; readonly write: number } | null
   }[]
   readonly quorum: number | null
   /**
@@ -292,7 +297,8 @@ function jsonJudge(run: NonNullable<Evaluation['council']>['runs'][number]): Ele
     latency_ms: Math.round(run.latencyMs),
     requests: run.requests ?? null,
     tokens: jsonTokens(run.tokens),
-    cost_usd: run.costUsd ?? null
+    cost_usd: run.costUsd ?? null,
+    cache_cost_usd: run.cacheCostUsd ?? null
   }
 }
 
@@ -308,7 +314,8 @@ function jsonCancelled(call: CancelledCall): Element<'judges'> {
     latency_ms: Math.round(call.latencyMs),
     requests: call.requests ?? null,
     tokens: jsonTokens(call.tokens),
-    cost_usd: call.costUsd ?? null
+    cost_usd: call.costUsd ?? null,
+    cache_cost_usd: call.cacheCostUsd ?? null
   }
 }
 

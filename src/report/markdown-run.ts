@@ -8,7 +8,7 @@ import { formatCount } from '../util/format-count.js'
 import type { Block, Piece, Section } from './budget.js'
 import { abbreviate, code, escapeCell, escapeHtml, escapeMarkdown } from './escape.js'
 import { codeBlock, details, prose, seconds, table } from './markdown-pieces.js'
-import { formatTokens } from './progress.js'
+import { formatCacheUse, formatTokens } from './progress.js'
 
 // The Markdown report's parts about what ran: the gates, the coverage and the judges.
 
@@ -112,18 +112,20 @@ function buildCoverageSection(receipt: CoverageReceipt): Section {
   }
 }
 
-/** One row of the judges' table: who, which sample, its answer, and what it took. */
-function judgeRow(
-  who: string,
-  status: string,
-  call: Pick<JudgeRun, 'sample' | 'latencyMs' | 'tokens' | 'costUsd'>
-): string[] {
+type Spent = Pick<JudgeRun, 'sample' | 'latencyMs' | 'tokens' | 'costUsd' | 'cacheCostUsd'>
+
+/**
+ * One row of the judges' table: who, which sample, its answer, and what it took; with `cache`, what
+ * it read from the prompt cache and wrote to it, and what each cost.
+ */
+function judgeRow(who: string, status: string, call: Spent, cache: boolean): string[] {
   return [
     escapeCell(who),
     String(call.sample),
     status,
     seconds(call.latencyMs),
     call.tokens ? formatTokens(call.tokens) : '—',
+    ...(cache ? [formatCacheUse(call.tokens, call.cacheCostUsd) ?? '—'] : []),
     call.costUsd === undefined ? '—' : `$${call.costUsd.toFixed(4)}`
   ]
 }
@@ -153,20 +155,35 @@ export function judgesSection(
   cancelled: readonly CancelledCall[] = []
 ): Section {
   const valid = runs.filter(r => r.status === 'ok').length
+  // The prompt-cache column only where a call read or wrote the cache.
+  const cache = [...runs, ...cancelled].some(
+    call => formatCacheUse(call.tokens, call.cacheCostUsd) !== undefined
+  )
   const rows = runs.map(run => {
     const status = run.status === 'ok' ? `✅ ${run.answer.verdict}` : `❌ ${run.failure}`
     // An extra call says whose it was and the must-haves its vote was asked for.
     const extra = run.extra
       ? ` (${run.extra.reserve ? 'reserve' : 'extra vote'} on ${run.extra.criteria.join(', ')})`
       : ''
-    return judgeRow(`${run.judge}${extra}`, status, run)
+    return judgeRow(`${run.judge}${extra}`, status, run, cache)
   })
-  const stopped = cancelled.map(call => judgeRow(call.judge, '⏹️ cancelled', call))
+  const stopped = cancelled.map(call => judgeRow(call.judge, '⏹️ cancelled', call, cache))
   const asked = runs.length + cancelled.length
   return {
     open: [
       `<details>\n<summary><b>Judges</b> · ${valid} of ${asked} answered · quorum ${quorum}</summary>\n\n`,
-      table(['judge', 'sample', 'answer', 'latency', 'tokens', 'cost'], [...rows, ...stopped]),
+      table(
+        [
+          'judge',
+          'sample',
+          'answer',
+          'latency',
+          'tokens',
+          ...(cache ? ['prompt cache'] : []),
+          'cost'
+        ],
+        [...rows, ...stopped]
+      ),
       totalsLine([...runs, ...cancelled]),
       ...cancelled.map(
         call =>

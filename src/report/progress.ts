@@ -1,4 +1,4 @@
-import type { JudgeRun, TokenUsage } from '../council/types.js'
+import type { CacheCost, JudgeRun, TokenUsage } from '../council/types.js'
 import { escapeName } from '../evidence/content.js'
 import { formatCount } from '../util/format-count.js'
 
@@ -55,6 +55,27 @@ export function judgeLine(run: JudgeRun): string {
   return run.status === 'ok'
     ? `✓ ${who}: ${run.answer.verdict} in ${time}${tokens}${requests}`
     : `✗ ${who}: ${run.failure} after ${time}${tokens}${requests}: ${escapeName(run.message)}`
+}
+
+/**
+ * `read 8,192 ($0.0025), written 8,192 ($0.0307)`: what a call read from the provider's prompt
+ * cache and wrote to it (a part it did not do left out), each with what it cost where the model's
+ * price is known; undefined when it did neither.
+ */
+export function formatCacheUse(
+  tokens: TokenUsage | undefined,
+  cost: CacheCost | undefined
+): string | undefined {
+  if (tokens === undefined) return undefined
+  const priced = (what: string, count: number, usd: number | undefined): string[] =>
+    count === 0
+      ? []
+      : [`${what} ${formatCount(count)}${usd === undefined ? '' : ` ($${usd.toFixed(4)})`}`]
+  const parts = [
+    ...priced('read', tokens.cachedInput, cost?.read),
+    ...priced('written', tokens.cacheWrite, cost?.write)
+  ]
+  return parts.length === 0 ? undefined : parts.join(', ')
 }
 
 /**

@@ -18,7 +18,7 @@ import type {
   Vote
 } from '../verdict/types.js'
 import type { Evaluation } from '../engine/evaluation.js'
-import { formatTokens } from './progress.js'
+import { formatCacheUse, formatTokens } from './progress.js'
 import { extraVotesNote, summaryLine } from './summary.js'
 
 export interface TerminalOptions {
@@ -101,7 +101,8 @@ export function renderTerminal(evaluation: Evaluation, options: TerminalOptions 
     ...(evaluation.council?.cancelled ?? []).map(
       call => `${call.judge} (sample ${call.sample}): ${cancelledSentence(call.settledBy)}`
     ),
-    ...costLines([...(evaluation.council?.runs ?? []), ...(evaluation.council?.cancelled ?? [])])
+    ...costLines([...(evaluation.council?.runs ?? []), ...(evaluation.council?.cancelled ?? [])]),
+    ...cacheLines([...(evaluation.council?.runs ?? []), ...(evaluation.council?.cancelled ?? [])])
   ]
   if (details.length > 0) lines.push('', ...details)
 
@@ -286,6 +287,37 @@ function costLines(runs: readonly Pick<JudgeRun, 'tokens' | 'costUsd'>[]): strin
     parts.push(`est. $${dollars.toFixed(4)}${partial}`)
   }
   return [`cost: ${parts.join(' · ')}`]
+}
+
+/**
+ * `prompt cache: anthropic:claude-sonnet-4-6 read 16,384 ($0.0049), written 8,192 ($0.0307); …`:
+ * per judge, its samples together, on one line; none when no call read or wrote a cache.
+ */
+function cacheLines(
+  calls: readonly Pick<JudgeRun, 'judge' | 'tokens' | 'cacheCostUsd'>[]
+): string[] {
+  const judges = [...new Set(calls.map(c => c.judge))].flatMap(judge => {
+    const own = calls.filter(c => c.judge === judge)
+    const sum = (pick: (t: TokenUsage) => number): number =>
+      own.reduce((total, c) => total + (c.tokens ? pick(c.tokens) : 0), 0)
+    const priced = own.every(c => c.cacheCostUsd !== undefined)
+    const cost = own.reduce(
+      (total, c) => ({
+        read: total.read + (c.cacheCostUsd?.read ?? 0),
+        write: total.write + (c.cacheCostUsd?.write ?? 0)
+      }),
+      { read: 0, write: 0 }
+    )
+    const tokens = {
+      input: 0,
+      cachedInput: sum(t => t.cachedInput),
+      cacheWrite: sum(t => t.cacheWrite),
+      output: 0
+    }
+    const use = formatCacheUse(tokens, priced ? cost : undefined)
+    return use === undefined ? [] : [`${judge} ${use}`]
+  })
+  return judges.length === 0 ? [] : [`prompt cache: ${judges.join('; ')}`]
 }
 
 /**

@@ -12,7 +12,9 @@ import { isRecord, list, nodes, ofType, present, record, type Json } from './sch
  * - Models, output limits: https://platform.claude.com/docs/en/about-claude/models/overview
  * - Retirements: https://platform.claude.com/docs/en/about-claude/model-deprecations
  * - Prompt caching (breakpoints, minimum lengths, usage fields):
- *   https://platform.claude.com/docs/en/build-with-claude/prompt-caching
+ *   https://platform.claude.com/docs/en/build-with-claude/prompt-caching; the 400 for a fifth
+ *   breakpoint, "A maximum of 4 blocks with cache_control may be provided. Found 5.", as met in
+ *   tghamm/Anthropic.SDK#50 (the whole error body) and Wei-Shaw/sub2api#176.
  * - Thinking: https://platform.claude.com/docs/en/build-with-claude/extended-thinking (a budget
  *   of at least 1,024 and below `max_tokens`; temperature only 1; budgets deprecated on 4.6 and
  *   refused from 4.7 on), https://platform.claude.com/docs/en/build-with-claude/adaptive-thinking

@@ -1,4 +1,4 @@
-import { anthropicSchemaProblem } from './anthropic.js'
+import { anthropicSchemaProblem, cacheBreakpoints } from './anthropic.js'
 import { jsonSchemaProblem as geminiSchemaProblem } from './google.js'
 import { strictSchemaProblem } from './openai.js'
 import { isRecord, record, type Json } from './schema.js'
@@ -98,6 +98,17 @@ export function openrouterRequest(body: Json, today: string): Rejection | Routin
         }
       }
     }
+  // Claude's `cache_control` parts go on to Anthropic, which refuses more than four; OpenRouter
+  // passes its error on as any upstream error.
+  const breakpoints = cacheBreakpoints(body)
+  if (body.model.startsWith('anthropic/') && breakpoints > 4)
+    return upstreamError('anthropic', {
+      type: 'error',
+      error: {
+        type: 'invalid_request_error',
+        message: `A maximum of 4 blocks with cache_control may be provided. Found ${String(breakpoints)}.`
+      }
+    })
   const format = record(body.response_format)
   const schema = record(format?.json_schema)?.schema
   if (format?.type !== 'json_schema' || !isRecord(schema)) return { kind: 'enforced' }
@@ -111,7 +122,11 @@ export function openrouterRequest(body: Json, today: string): Rejection | Routin
     return { kind: 'schema ignored' }
 
   const upstream = upstreamProblem(vendor, schema)
-  if (upstream === undefined) return { kind: 'enforced' }
+  return upstream === undefined ? { kind: 'enforced' } : upstreamError(vendor, upstream)
+}
+
+/** The vendor's 400 as OpenRouter passes it on: "Provider returned error", its body in `raw`. */
+function upstreamError(vendor: string, upstream: unknown): Rejection {
   return {
     status: 400,
     body: {
