@@ -1,10 +1,12 @@
 import { join } from 'node:path'
 import { createGenerator } from 'ts-json-schema-generator'
+import { z } from 'zod'
+import { CalibrationRecordSchema } from '../src/calibrate/record.js'
 import { RUBRIC_SCHEMA_URL, renderJsonSchema } from '../src/rubric/json-schema.js'
 
 /**
  * The files of schema/, each rendered from what the code holds to be true: the rubric's from the
- * zod schema its parser uses, the reports' from the TypeScript types their builders return (a
+ * zod schema its parser uses, the calibration record's from the zod schema its reader uses, the reports' from the TypeScript types their builders return (a
  * field added to the type is in the schema at the next `npm run schema`, and a test fails until
  * then). The reports' generation compiles the source, so it lives here and not in the bundle.
  */
@@ -39,7 +41,10 @@ export function renderSchemas(): Record<string, string> {
     // `npm run typecheck` checks the source with the project's compiler; this one only reads it.
     skipTypeCheck: true
   })
-  const schemas: Record<string, string> = { 'schema/rubric.schema.json': renderJsonSchema() }
+  const schemas: Record<string, string> = {
+    'schema/rubric.schema.json': renderJsonSchema(),
+    'schema/calibration-record.schema.json': renderRecordSchema()
+  }
   for (const form of REPORT_FORMS) {
     const { $schema, description, ...schema } = generator.createSchema(form.type)
     const $id = new URL(form.file, RUBRIC_SCHEMA_URL).href
@@ -47,4 +52,17 @@ export function renderSchemas(): Record<string, string> {
       `${JSON.stringify({ $schema, $id, title: form.title, description, ...schema }, null, 2)}\n`
   }
   return schemas
+}
+
+/** The calibration record's schema (`calibrate --record`), from the zod schema its reader uses. */
+function renderRecordSchema(): string {
+  const { $schema, ...schema } = z.toJSONSchema(CalibrationRecordSchema, {
+    io: 'output',
+    target: 'draft-2020-12'
+  })
+  const $id = new URL('calibration-record.schema.json', RUBRIC_SCHEMA_URL).href
+  const title = 'Rubric Council calibration record'
+  const description =
+    'Per criterion, what `rubric-council calibrate --record` measured (precision, recall and flip with 95% Wilson intervals) and with what (the criterion text hash, the council, the prompt version): docs/calibration.md.'
+  return `${JSON.stringify({ $schema, $id, title, description, ...schema }, null, 2)}\n`
 }

@@ -87,7 +87,17 @@ const COMMANDS: readonly {
       const values = present(
         Object.fromEntries(CALIBRATE_VALUES.map(name => [name, value(name)] as const))
       )
-      return calibrateCommand({ ...values, gates: flag('gates'), force: flag('force') }, io)
+      // `--record` alone: the record goes beside the rubric.
+      const record = value('record') ?? (flag('record') ? true : undefined)
+      return calibrateCommand(
+        {
+          ...values,
+          ...(record !== undefined && { record }),
+          gates: flag('gates'),
+          force: flag('force')
+        },
+        io
+      )
     }
   },
   {

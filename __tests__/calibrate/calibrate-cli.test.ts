@@ -1,13 +1,27 @@
-import { execFileSync, spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { execFile, execFileSync, spawn } from 'node:child_process'
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { promisify } from 'node:util'
+import { Ajv2020 } from 'ajv/dist/2020.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { CalibrationReport } from '../../src/calibrate/measure.js'
+import { parseCalibrationRecord, type CalibrationRecord } from '../../src/calibrate/record.js'
+import { percent } from '../../src/calibrate/sentences.js'
+import { criterionHash, PROMPT_VERSION } from '../../src/council/prompt.js'
 import type { CliIo } from '../../src/cli/io.js'
 import { main } from '../../src/cli.js'
 import { askedBy, wireAnswer } from '../helpers/judge-answers.js'
+import { parse } from '../helpers/rubric.js'
 import {
   startProviderStandIn,
   type RecordedCall,
@@ -589,4 +603,128 @@ describe('rubric-council calibrate --propose', () => {
     )
     expect(readFileSync(join(dir, '.github/rubric-calibration.yml'), 'utf8')).not.toContain('#2')
   })
+})
+
+describe('rubric-council calibrate --record (bundled, as a user runs it)', () => {
+  /** The bundled CLI in `cwd`, judged by the stand-in. */
+  async function bundled(cwd: string, args: readonly string[]) {
+    try {
+      const { stdout, stderr } = await promisify(execFile)(
+        process.execPath,
+        [join(ROOT, 'bin/rubric-council.js'), 'calibrate', ...args],
+        {
+          cwd,
+          env: {
+            PATH: process.env.PATH ?? '',
+            HOME: cwd,
+            OPENAI_API_KEY: KEY,
+            OPENAI_BASE_URL: standIn.openaiBaseUrl
+          }
+        }
+      )
+      return { code: 0, stdout, stderr }
+    } catch (error) {
+      const e = error as { code: number; stdout: string; stderr: string }
+      return { code: e.code, stdout: e.stdout, stderr: e.stderr }
+    }
+  }
+
+  /** Ten cases, `sound` labelled FAIL in the first five; the judge is right on it, and PASSes the rest. */
+  function labelledRepository(): string {
+    const { dir, commits } = repository(10)
+    const labels = Array.from({ length: 10 }, (_, i): Record<string, Label> => ({
+      sound: i < 5 ? 'FAIL' : 'PASS'
+    }))
+    writeFileSync(join(dir, '.github/rubric-calibration.yml'), setText(commits, labels))
+    standIn.setScript(call => {
+      const c = caseOf(call)
+      const fail = askedBy(call.schema).checklist.filter(id => id === 'sound' && c < 5)
+      return { json: wireAnswer(call.schema, { fail }) }
+    })
+    return dir
+  }
+
+  it('writes beside the rubric a record that validates against its schema and holds the figures printed', async () => {
+    const dir = labelledRepository()
+    const run = await bundled(dir, ['--repeat', '2', '--record', '--json', 'calibration.json'])
+    expect(run.code, run.stderr).toBe(0)
+    expect(run.stderr).toContain(
+      'rubric-council: wrote the calibration record .github/rubric-calibration.json: 3 criteria, may block: sound'
+    )
+    const text = readFileSync(join(dir, '.github/rubric-calibration.json'), 'utf8')
+    const validate = new Ajv2020({
+      allErrors: true,
+      strict: true,
+      formats: { 'date-time': /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/ }
+    }).compile(
+      JSON.parse(
+        readFileSync(join(ROOT, 'schema/calibration-record.schema.json'), 'utf8')
+      ) as object
+    )
+    const record = JSON.parse(text) as CalibrationRecord
+    expect(validate(record), JSON.stringify(validate.errors)).toBe(true)
+    expect(parseCalibrationRecord(text, 'r.json').ok).toBe(true)
+    const report = readReport(dir)
+    const printed = run.stdout.split('\n')
+    for (const entry of record.criteria) {
+      const measured = report.criteria.find(c => c.id === entry.id)
+      expect(entry.precision.value, entry.id).toBe(measured?.precision)
+      expect(entry.recall.value, entry.id).toBe(measured?.recall)
+      expect(entry.flip.value, entry.id).toBe(measured?.flip)
+      expect(entry.cases, entry.id).toEqual(measured?.labelled)
+      expect(entry.recommendation, entry.id).toBe(measured?.recommendation)
+      const line = printed.find(l => l.slice(7).startsWith(`${entry.id}:`))
+      expect(line, entry.id).toContain(
+        `${entry.recommendation === 'block' ? 'block ' : 'advise'} ${entry.id}: precision ${percent(entry.precision.value)}, recall ${percent(entry.recall.value)}, flip ${percent(entry.flip.value)}.`
+      )
+      expect(entry.council).toEqual({
+        members: ['openai:gpt-5.5'],
+        samples: 1,
+        reasoning: [null],
+        reserve: [],
+        // The rubric names none: council.max_extra_votes' default.
+        max_extra_votes: 2
+      })
+    }
+    // `sound`: 10 FAILs, all right, on 5 cases labelled FAIL and 5 PASS, each run twice.
+    expect(record.criteria[0]).toMatchObject({
+      id: 'sound',
+      cases: { pass: 5, fail: 5 },
+      precision: { count: 10, of: 10, value: 1, high: 1 },
+      flip: { count: 0, of: 10, value: 0, low: 0 },
+      recommendation: 'block',
+      prompt_version: PROMPT_VERSION
+    })
+    expect(record.criteria[0]?.precision.low).toBeCloseTo(0.7225, 4)
+    // The criterion's text as the rubric has it: rewording it changes the hash.
+    expect(record.criteria.map(c => c.text_hash)).toEqual(
+      parse(RUBRIC).criteria.map(c => criterionHash(c))
+    )
+  }, 120_000)
+
+  it('refuses to write through a symbolic link the repository commits at the record’s path', async () => {
+    const dir = labelledRepository()
+    const outside = mkdtempSync(join(tmpdir(), 'rc-victim-'))
+    writeFileSync(join(outside, 'victim.txt'), 'keep me\n')
+    symlinkSync(join(outside, 'victim.txt'), join(dir, '.github/rubric-calibration.json'))
+    git(dir, 'add', '.github/rubric-calibration.json')
+    git(dir, 'commit', '-q', '-m', 'a link where the record goes')
+    const run = await bundled(dir, ['--repeat', '2', '--record'])
+    expect(run.code).toBe(2)
+    expect(run.stderr).toContain(
+      'rubric-council: cannot write the calibration record: .github/rubric-calibration.json is a symbolic link: nothing is written through it'
+    )
+    expect(readFileSync(join(outside, 'victim.txt'), 'utf8')).toBe('keep me\n')
+    expect(lstatSync(join(dir, '.github/rubric-calibration.json')).isSymbolicLink()).toBe(true)
+
+    // A path out of the repository is refused before any judge is asked.
+    const before = standIn.calls.length
+    const away = await bundled(dir, ['--record', join(outside, 'record.json')])
+    expect(away.code).toBe(2)
+    expect(away.stderr).toContain(
+      `rubric-council: --record "${join(outside, 'record.json')}" is not a file inside the repository`
+    )
+    expect(standIn.calls.length).toBe(before)
+    expect(existsSync(join(outside, 'record.json'))).toBe(false)
+  }, 120_000)
 })

@@ -1,8 +1,11 @@
+import { createHash } from 'node:crypto'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import {
   buildPrompt,
+  criterionHash,
   fenceToken,
+  PROMPT_VERSION,
   promptText,
   shuffle,
   withoutFence,
@@ -56,6 +59,9 @@ const EVIDENCE: Evidence = {
   unlisted: 0,
   changed: ['src/search.ts']
 }
+
+/** The prompt of `prompt()` below at PROMPT_VERSION 1. */
+const DIGEST_V1 = '165e67e79918cc19'
 
 /** This is the second run; the first failed. */
 const RUN = {
@@ -305,5 +311,30 @@ describe('the judge contract', () => {
     for (const seed of ['', 'a', 'zzz', 'openai:gpt-5-mini#3']) {
       expect(shuffle([1, 2, 3, 4, 5], seed).sort()).toEqual([1, 2, 3, 4, 5])
     }
+  })
+})
+
+describe('the prompt version a calibration record names', () => {
+  it('is raised with the prompt’s words: a fixed rubric and pull request give this prompt at version 1', () => {
+    // Changed the prompt's wording or layout? Raise PROMPT_VERSION (src/council/prompt.ts), for
+    // records measured with the old words then say so, and put the new digest here.
+    const digest = createHash('sha256').update(JSON.stringify(prompt())).digest('hex').slice(0, 16)
+    expect({ version: PROMPT_VERSION, digest }).toEqual({ version: 1, digest: DIGEST_V1 })
+  })
+
+  it('hashes what the judges are shown of a criterion: its words and section, not its weight', () => {
+    const one = (front: string, body: string) => parse(lines('---', front, '---', body)).criteria
+    const [plain] = one('', '## Criteria\n- tested: Tests cover the change')
+    const [weighty] = one(
+      'criteria: [{ id: tested, description: Tests cover the change, weight: 3 }]',
+      ''
+    )
+    const [reworded] = one('', '## Criteria\n- tested: Tests cover the changes')
+    const [nice] = one('', '## Nice to Have\n- tested: Tests cover the change')
+    if (!plain || !weighty || !reworded || !nice) throw new Error('a criterion is missing')
+    expect(criterionHash(weighty)).toBe(criterionHash(plain))
+    expect(criterionHash(reworded)).not.toBe(criterionHash(plain))
+    expect(criterionHash(nice)).not.toBe(criterionHash(plain))
+    expect(criterionHash(plain)).toMatch(/^[0-9a-f]{12}$/)
   })
 })

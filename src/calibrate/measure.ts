@@ -133,10 +133,19 @@ function flipped(values: readonly unknown[]): boolean | undefined {
   return values.length < 2 ? undefined : values.some(v => v !== values[0])
 }
 
+/** Cases run at least twice (`measured`), and those of them whose values differ between runs. */
+export function flipCount(perCase: readonly (readonly unknown[])[]): {
+  readonly flipped: number
+  readonly measured: number
+} {
+  const measured = perCase.map(flipped).filter(f => f !== undefined)
+  return { flipped: measured.filter(Boolean).length, measured: measured.length }
+}
+
 /** Share of cases, among those run at least twice, whose values differ between runs. */
 function flipShare(perCase: readonly (readonly unknown[])[]): Share {
-  const measured = perCase.map(flipped).filter(f => f !== undefined)
-  return share(measured.filter(Boolean).length, measured.length)
+  const { flipped, measured } = flipCount(perCase)
+  return share(flipped, measured)
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { CalibrationRecord } from './record.js'
 import type { RunProgress } from './run.js'
 
 /** Why a criterion may not block yet, or why it may: the facts, no words. */
@@ -79,4 +80,18 @@ export function recommendationReason(facts: readonly RecommendationFact[]): stri
  */
 export function runLine(run: RunProgress, why: string): string {
   return `[${run.done}/${run.planned}] case ${run.index + 1}/${run.cases} "${run.case.name}", run ${run.repeat}/${run.repeats}: ${run.evaluation.verdict.verdict} (expected ${run.case.expect}), ${run.seconds.toFixed(1)} s${why}`
+}
+
+/** On stderr once the record is written: where, and what it recommends. */
+export function recordWritten(path: string, record: CalibrationRecord): string {
+  const blocking = record.criteria.filter(c => c.recommendation === 'block').map(c => c.id)
+  const which = blocking.length === 0 ? 'none may block' : `may block: ${blocking.join(', ')}`
+  return `rubric-council: wrote the calibration record ${path}: ${record.criteria.length} criteria, ${which}`
+}
+
+/** Why `--record` wrote nothing: what was measured cannot stand for the criteria. */
+export function recordNotWritten(why: 'interrupted' | 'unjudged'): string {
+  return why === 'interrupted'
+    ? 'rubric-council: the calibration record is not written: an interrupted calibration measured only some runs'
+    : 'rubric-council: the calibration record is not written: no judge answered'
 }

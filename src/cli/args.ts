@@ -13,6 +13,8 @@ export interface OptionSpec {
   readonly short?: string
   /** The placeholder of a string option's value, as the help shows it: `FILE`, `REF`. */
   readonly value?: string
+  /** A string option whose value may be left out: alone (`--record`), it is `true`. */
+  readonly optionalValue?: boolean
   /** The help lines, the default included; the first is shown beside the option. */
   readonly help: readonly string[]
 }
@@ -90,6 +92,10 @@ export function parseCommandArgs(
     }
     const next = args[i + 1]
     const value = inline ?? (next !== undefined && !isOption(next) ? next : undefined)
+    if (value === undefined && option.optionalValue === true) {
+      values[option.name] = true
+      continue
+    }
     if (value === undefined || value === '') {
       return failed(
         `option "--${option.name}" of ${spec.name} needs a value: --${option.name} ${option.value ?? 'VALUE'}`

@@ -78,6 +78,17 @@ export const CALIBRATE_SPEC: CommandSpec = {
       help: ['Cases labelled PASS, and labelled FAIL, a criterion needs to block (default: 5)']
     },
     {
+      name: 'record',
+      type: 'string',
+      value: '[FILE]',
+      optionalValue: true,
+      help: [
+        'Also write the calibration record, per criterion, to FILE inside the repository',
+        '(default: beside the rubric, .github/rubric-calibration.json, or',
+        '.github/rubrics/<name>.calibration.json); not after an interruption'
+      ]
+    },
+    {
       name: 'propose',
       type: 'string',
       value: 'N',
@@ -99,7 +110,7 @@ export const CALIBRATE_SPEC: CommandSpec = {
     ['1', '--propose found no merged pull request, or the set exists (pass --force)'],
     [
       '2',
-      'a usage error, an invalid set or rubric, a ref that does not resolve, or a report not written'
+      'a usage error, an invalid set or rubric, a ref that does not resolve, or a report or the record not written'
     ],
     [
       '130',

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
-import { dirname, resolve } from 'node:path'
+import { dirname, relative, resolve, sep } from 'node:path'
 import { readCalibrationSet, resolveCases } from '../calibrate/cases.js'
 import {
   DEFAULT_THRESHOLDS,
@@ -14,11 +14,14 @@ import {
   renderCalibrationHtml,
   renderCalibrationMarkdown
 } from '../calibrate/render.js'
+import { buildRecord, defaultRecordPath, recordText } from '../calibrate/record.js'
 import { runCalibration } from '../calibrate/run.js'
-import { runLine } from '../calibrate/sentences.js'
+import { recordNotWritten, recordWritten, runLine } from '../calibrate/sentences.js'
 import { DEFAULT_SET_PATH } from '../calibrate/set.js'
 import { repositoryRoot } from '../local/place.js'
+import { councilSetup } from '../council/council.js'
 import { parseModelList } from '../council/members.js'
+import { criterionHash, PROMPT_VERSION } from '../council/prompt.js'
 import type { Evaluation } from '../engine/evaluation.js'
 import { runGit } from '../evidence/git-process.js'
 import { reasonSentence } from '../sentences/reasons.js'
@@ -34,7 +37,9 @@ import { failed, ok, type Result } from '../util/result.js'
 import { maskSecrets, secretValues } from '../util/secrets.js'
 import { needsCouncil } from '../verdict/decide.js'
 import { USAGE_ERROR } from './args.js'
-import { reportsProblem, terminalText, writeReports, type CliIo } from './io.js'
+import { VERSION } from '../version.js'
+import { isWithin, reportsProblem, terminalText, writeReports, type CliIo } from './io.js'
+import { writeInside } from './repository-files.js'
 import { optionModelLines, rubricModelLines } from '../publish/model-lines.js'
 import { withUpstreams } from './upstream.js'
 
@@ -58,6 +63,8 @@ export type CalibrateOptions = Readonly<
 > & {
   readonly gates?: boolean
   readonly force?: boolean
+  /** `--record [FILE]`: write the calibration record; `true`, beside the rubric. */
+  readonly record?: string | true
 }
 
 const DEFAULT_REPEAT = 3
@@ -84,6 +91,11 @@ export async function calibrateCommand(options: CalibrateOptions, io: CliIo): Pr
     return USAGE_ERROR
   }
   const { text, rubric } = read.value
+  const recordPath = recordTarget(options.record, rubricPath, root, io)
+  if (!recordPath.ok) {
+    io.stderr(`rubric-council: ${recordPath.problem}`)
+    return USAGE_ERROR
+  }
   const now = io.now ?? Date.now
   const named = rubric.council.models.length > 0
   const modelLines = named ? rubricModelLines(rubric, now()) : optionModelLines(models, now())
@@ -125,15 +137,66 @@ export async function calibrateCommand(options: CalibrateOptions, io: CliIo): Pr
   })
   const written = await writeCalibrationReports(report, options, io)
   const signal = stop.signal()
-  if (signal !== undefined) return signalExitCode(signal)
+  if (signal !== undefined) {
+    if (recordPath.value !== undefined) io.stderr(recordNotWritten('interrupted'))
+    return signalExitCode(signal)
+  }
   // Every run without one answer (no key, a provider down): it measured the machinery only.
   if (runs.length > 0 && judged === 0) {
     io.stderr(
       `rubric-council: error: no judge answered in any of the ${runs.length} runs, so nothing was measured (each run's line says why)`
     )
+    if (recordPath.value !== undefined) io.stderr(recordNotWritten('unjudged'))
     return USAGE_ERROR
   }
-  return written ? 0 : USAGE_ERROR
+  const recorded =
+    recordPath.value === undefined ||
+    (await writeCalibrationRecord(report, { rubric, models, root, path: recordPath.value }, io))
+  return written && recorded ? 0 : USAGE_ERROR
+}
+
+/**
+ * Where `--record` writes, relative to the repository's root; undefined without `--record`. A
+ * path that leaves the repository is refused before anything runs.
+ */
+function recordTarget(
+  record: string | true | undefined,
+  rubricPath: string,
+  root: string,
+  io: CliIo
+): Result<string | undefined> {
+  if (record === undefined) return ok(undefined)
+  const file = record === true ? defaultRecordPath(rubricPath) : record
+  const inside = relative(root, resolve(io.cwd, file))
+  if (!isWithin(root, inside) || inside === '') {
+    return failed(`--record "${file}" is not a file inside the repository (${root})`)
+  }
+  return ok(inside.split(sep).join('/'))
+}
+
+/**
+ * The calibration record, written inside the repository through no symbolic link (a checkout may
+ * commit one where the record goes); true when written.
+ */
+async function writeCalibrationRecord(
+  report: CalibrationReport,
+  ran: { rubric: Rubric; models: readonly string[]; root: string; path: string },
+  io: CliIo
+): Promise<boolean> {
+  const record = buildRecord(report, {
+    textHashes: Object.fromEntries(ran.rubric.criteria.map(c => [c.id, criterionHash(c)])),
+    council: councilSetup({ models: ran.models, env: io.env }, ran.rubric),
+    promptVersion: PROMPT_VERSION,
+    productVersion: VERSION,
+    now: (io.now ?? Date.now)()
+  })
+  const written = await writeInside(ran.root, ran.path, recordText(record))
+  if (!written.ok) {
+    io.stderr(`rubric-council: cannot write the calibration record: ${written.problem}`)
+    return false
+  }
+  io.stderr(recordWritten(ran.path, record))
+  return true
 }
 
 /**

@@ -1,6 +1,6 @@
 import { DEFAULT_SAMPLES } from '../rubric/defaults.js'
 import { parseModelId } from '../rubric/model-id.js'
-import type { Rubric } from '../rubric/types.js'
+import type { ReasoningEffort, Rubric } from '../rubric/types.js'
 import { proxiedFetch } from '../util/fetch.js'
 import type { Ticker } from '../util/ticker.js'
 import { cacheTurns } from './cache-turns.js'
@@ -125,18 +125,37 @@ function samplesOf({ options }: CouncilRun, rubric: Rubric): number {
   return rubric.council.samples ?? options.samples ?? DEFAULT_SAMPLES
 }
 
-/** Who is asked about this rubric, and how, as text: a cached judgement stands only for the same. */
-function configuration(council: CouncilRun, rubric: Rubric): string {
-  const members = membersOf(council, rubric)
-  return JSON.stringify({
+/** Who is asked about a rubric, and how: what a judgement, or a calibration, stands for. */
+export interface CouncilSetup {
+  readonly members: readonly string[]
+  readonly samples: number
+  /** Each member's reasoning effort, in the order of `members`; null: the provider's own. */
+  readonly reasoning: readonly (ReasoningEffort | null)[]
+  /** Who may cast extra votes, each with its effort. */
+  readonly reserve: readonly (readonly [string, ReasoningEffort | null])[]
+  readonly maxExtraVotes: number
+}
+
+/** The council `options` convene for `rubric`. */
+export function councilSetup(
+  options: Pick<CouncilOptions, 'models' | 'env' | 'samples'>,
+  rubric: Rubric
+): CouncilSetup {
+  const members = councilMembers(rubric.council.models, options.models, options.env)
+  return {
     members,
-    samples: samplesOf(council, rubric),
+    samples: rubric.council.samples ?? options.samples ?? DEFAULT_SAMPLES,
     // Another effort is another judgement: a cached one does not stand for it.
     reasoning: members.map(member => effortOf(rubric, member) ?? null),
     // Who may cast extra votes, and how many: a judgement replays its extra votes.
     reserve: rubric.council.reserve.map(judge => [judge, effortOf(rubric, judge) ?? null]),
     maxExtraVotes: rubric.council.maxExtraVotes
-  })
+  }
+}
+
+/** Who is asked about this rubric, and how, as text: a cached judgement stands only for the same. */
+function configuration(council: CouncilRun, rubric: Rubric): string {
+  return JSON.stringify(councilSetup(council.options, rubric))
 }
 
 /** The reserves that could cast a vote: not members, not retired, and with what they need. */

@@ -4,6 +4,7 @@ import { escapeName, showControls } from '../evidence/content.js'
 import type { Evidence } from '../evidence/types.js'
 import { formatExcerpt } from '../gate-result/excerpt.js'
 import type { CouncilRequest } from './types.js'
+import { rubricHash } from '../rubric/hash.js'
 import type { Criterion, Rubric } from '../rubric/types.js'
 
 /**
@@ -45,6 +46,22 @@ export interface PromptInput extends CouncilRequest {
    * quoted from an earlier call.
    */
   readonly fence: string
+}
+
+/**
+ * The version of the prompt's own words (the instructions, how the rubric, the evidence and the
+ * answer are laid out), apart from the rubric's: a calibration record names the version it was
+ * measured with, for a new wording can change what the judges answer. A test pins the prompt of a
+ * fixed rubric and pull request to this number: change the wording, raise it.
+ */
+export const PROMPT_VERSION = 1
+
+/**
+ * What the judges are shown of one criterion, hashed (`rubricHash`): its section (a must-have or
+ * a nice-to-have), id, description and score bands. Its weight is not shown to them.
+ */
+export function criterionHash(c: Criterion): string {
+  return rubricHash(`${c.required ? 'must' : 'nice'}\n${describeCriterion(c)}`)
 }
 
 /** The instructions, the same for every call. */
