@@ -121,7 +121,7 @@ function membersOf({ options }: CouncilRun, rubric: Rubric): readonly string[] {
   return councilMembers(rubric.council.models, options.models, options.env)
 }
 
-function samplesOf({ options }: CouncilRun, rubric: Rubric): number {
+function samplesOf(options: Pick<CouncilOptions, 'samples'>, rubric: Rubric): number {
   return rubric.council.samples ?? options.samples ?? DEFAULT_SAMPLES
 }
 
@@ -144,7 +144,7 @@ export function councilSetup(
   const members = councilMembers(rubric.council.models, options.models, options.env)
   return {
     members,
-    samples: rubric.council.samples ?? options.samples ?? DEFAULT_SAMPLES,
+    samples: samplesOf(options, rubric),
     // Another effort is another judgement: a cached one does not stand for it.
     reasoning: members.map(member => effortOf(rubric, member) ?? null),
     // Who may cast extra votes, and how many: a judgement replays its extra votes.
@@ -193,7 +193,7 @@ async function convene(
 ): Promise<CouncilOutcome> {
   const { rubric } = request
   const members = membersOf(council, rubric)
-  const samples = samplesOf(council, rubric)
+  const samples = samplesOf(council.options, rubric)
   const quorum = rubric.council.quorum ?? Math.floor((members.length * samples) / 2) + 1
   if (members.length === 0) return { runs: [], quorum: 1 }
   const tasks: Task[] = members.flatMap(judge =>
@@ -226,7 +226,7 @@ async function extraVote(
 ): Promise<JudgeRun | undefined> {
   // A member whose calls failed is asked as one more sample; a reserve answers its first.
   const member = membersOf(council, request.rubric).includes(judge)
-  const sample = member ? samplesOf(council, request.rubric) + 1 : 1
+  const sample = member ? samplesOf(council.options, request.rubric) + 1 : 1
   council.options.progress?.extraVote?.({ judge, sample, reserve: !member }, criteria)
   const ask = judgeSession(council, request)
   const { runs } = await ask([{ judge, sample, seed: `${judge}#extra-${round}` }])

@@ -12,12 +12,8 @@ import type { GateStatus } from '../gates/types.js'
 import { formatIssue } from '../rubric/errors.js'
 import type { RubricChange } from '../rubric/diff.js'
 import type { RubricSourceKind } from '../rubric/types.js'
-import {
-  cancelledSentence,
-  JUDGES_NOT_ASKED,
-  reasonSentence,
-  type Audience
-} from '../sentences/reasons.js'
+import { cancelledSentence, JUDGES_NOT_ASKED } from '../sentences/council.js'
+import { reasonSentence, type Audience } from '../sentences/reasons.js'
 import type { CriterionResult, ExitCode, ReasonCode, Tally, VerdictKind } from '../verdict/types.js'
 import { summaryLine } from './summary.js'
 

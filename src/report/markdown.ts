@@ -1,5 +1,6 @@
 import type { Acceptance, Evaluation } from '../engine/evaluation.js'
-import { JUDGES_NOT_ASKED, nextStep, reasonSentence, type Audience } from '../sentences/reasons.js'
+import { JUDGES_NOT_ASKED } from '../sentences/council.js'
+import { nextStep, reasonSentence, type Audience } from '../sentences/reasons.js'
 import type { CriterionResult, CriterionStatus } from '../verdict/types.js'
 import { VERSION } from '../version.js'
 import { fitToBudget, type BudgetUnit, type Doc, type Piece, type Section } from './budget.js'

@@ -2,13 +2,8 @@ import type { JudgeRun, TokenUsage } from '../council/types.js'
 import type { GateResult } from '../gates/types.js'
 import { formatIssue } from '../rubric/errors.js'
 import type { Thresholds } from '../rubric/types.js'
-import {
-  cancelledSentence,
-  formatNumber,
-  JUDGES_NOT_ASKED,
-  nextStep,
-  reasonSentence
-} from '../sentences/reasons.js'
+import { cancelledSentence, JUDGES_NOT_ASKED } from '../sentences/council.js'
+import { formatNumber, nextStep, reasonSentence } from '../sentences/reasons.js'
 import type {
   CriterionResult,
   CriterionStatus,
