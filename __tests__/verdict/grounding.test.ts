@@ -5,6 +5,11 @@ import { buildEvidence } from '../../src/evidence/build.js'
 import { shownLines } from '../../src/evidence/diff.js'
 import type { ChangedFile } from '../../src/evidence/types.js'
 import type { GateResult } from '../../src/gates/types.js'
+import type { Council } from '../../src/council/types.js'
+import { evaluate } from '../../src/engine/evaluate.js'
+import { COMMENT_LIMIT, renderMarkdown } from '../../src/report/markdown.js'
+import { toJsonReport } from '../../src/report/json.js'
+import { renderTerminal } from '../../src/report/terminal.js'
 import { decide } from '../../src/verdict/decide.js'
 import { isGrounded } from '../../src/verdict/grounding.js'
 import { lines, parse } from '../helpers/rubric.js'
@@ -177,5 +182,62 @@ describe('decide: an ungrounded finding cannot block on its own', () => {
       coverage: 1
     })
     expect(verdict.verdict).toBe('FAIL')
+  })
+})
+
+describe('evaluate: judges that invent a location, end to end through the engine and the reports', () => {
+  // The binary lookalike is not shown, and counts: half the reviewable files were.
+  const text = lines('---', 'blocking: any', 'min_coverage: 0.5', '---', '## Criteria', '- a: A')
+  const judgesSaying = (finding: Finding): Council => ({
+    convene: request =>
+      Promise.resolve({
+        quorum: 1,
+        runs: ['x:1', 'y:2'].map(judge => ({
+          judge,
+          sample: 1,
+          latencyMs: 1,
+          status: 'ok' as const,
+          answer: {
+            findings: [finding],
+            criteria: request.rubric.criteria.map(c => ({
+              id: c.id,
+              verdict: 'PASS' as const,
+              reasoning: 'met'
+            })),
+            dimensions: [],
+            verdict: 'RETRY' as const,
+            feedback: ''
+          }
+        }))
+      })
+  })
+  const evaluated = (finding: Finding) =>
+    evaluate(
+      { rubric: { ok: true, value: { text, path: 'rubric.md', kind: 'file' } }, trusted: true },
+      {
+        council: judgesSaying(finding),
+        evidence: { budget: 60_000, collect: () => Promise.resolve(EVIDENCE) },
+        gates: { results: () => Promise.resolve([GATE]) }
+      }
+    )
+
+  it('a critical finding in the omitted lookalike file cannot block; every report says why', async () => {
+    const evaluation = await evaluated(critical({ path: 'b/src/auth.ts', line: 11 }))
+    expect(evaluation.verdict.verdict).toBe('PASS')
+    expect(renderMarkdown(evaluation, { budget: COMMENT_LIMIT })).toContain(
+      '<code>b/src/auth.ts:11</code> · *location not in the evidence* · x:1'
+    )
+    expect(renderTerminal(evaluation)).toContain('b/src/auth.ts:11 · location not in the evidence')
+    expect(toJsonReport(evaluation).findings.map(f => f.in_evidence)).toEqual([false, false])
+  })
+
+  it('the same finding in the shown file blocks, and no report calls it ungrounded', async () => {
+    const evaluation = await evaluated(critical({ path: 'src/auth.ts', line: 11 }))
+    expect(evaluation.verdict.verdict).toBe('FAIL')
+    expect(renderMarkdown(evaluation, { budget: COMMENT_LIMIT })).not.toContain(
+      'location not in the evidence'
+    )
+    expect(renderTerminal(evaluation)).not.toContain('location not in the evidence')
+    expect(toJsonReport(evaluation).findings.map(f => f.in_evidence)).toEqual([true, true])
   })
 })
