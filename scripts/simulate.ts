@@ -29,6 +29,7 @@ import type { Evidence } from '../src/evidence/types.js'
 import { parseRubric } from '../src/rubric/parse.js'
 import type { Rubric } from '../src/rubric/types.js'
 import { decide } from '../src/verdict/decide.js'
+import { groundingTable, simulateGrounding } from './simulate-grounding.js'
 import type { VerdictKind } from '../src/verdict/types.js'
 
 const ROOT = join(import.meta.dirname, '..')
@@ -476,6 +477,17 @@ function checks(rows: readonly Row[]): Check[] {
 const START = '<!-- simulate:start -->'
 const END = '<!-- simulate:end -->'
 
+const G_START = '<!-- simulate-grounding:start -->'
+const G_END = '<!-- simulate-grounding:end -->'
+
+/** `doc` with what lies from `start` to `end` (both kept in `block`) replaced by `block`. */
+function between(doc: string, start: string, end: string, block: string): string {
+  const from = doc.indexOf(start)
+  const to = doc.indexOf(end)
+  if (from < 0 || to < from) throw new Error(`docs/verdict.md has no ${start} … ${end} markers`)
+  return `${doc.slice(0, from)}${block}${doc.slice(to + end.length)}`
+}
+
 async function main(): Promise<void> {
   const started = performance.now()
   const rows = await simulate()
@@ -505,13 +517,17 @@ async function main(): Promise<void> {
   for (const c of results) console.log(`${c.met ? '✓' : '✗'} ${c.what}: ${c.value}`)
   console.log(`\nSimulated in ${seconds} s.`)
 
+  const grounding = groundingTable(simulateGrounding(random(42)))
+  console.log(`\nGrounded findings (judges that invent locations):\n${grounding}`)
+
   const path = join(ROOT, 'docs/verdict.md')
-  const doc = readFileSync(path, 'utf8')
-  const from = doc.indexOf(START)
-  const to = doc.indexOf(END)
-  if (from < 0 || to < from) throw new Error(`docs/verdict.md has no ${START} … ${END} markers`)
   // Formatted as the repository formats Markdown, so that `prettier --check .` stays clean.
-  const text = `${doc.slice(0, from)}${block}${doc.slice(to + END.length)}`
+  const text = between(
+    between(readFileSync(path, 'utf8'), START, END, block),
+    G_START,
+    G_END,
+    `${G_START}\n\n${grounding}\n\n${G_END}`
+  )
   const options = (await resolveConfig(path)) ?? {}
   writeFileSync(path, await format(text, { ...options, filepath: path }))
   console.log('Wrote the table into docs/verdict.md.')

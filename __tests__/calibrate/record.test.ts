@@ -71,7 +71,7 @@ const CONTEXT = {
     reserve: [['google:gemini-3-pro', null] as const],
     maxExtraVotes: 2
   },
-  promptVersion: 1,
+  promptVersion: 2,
   productVersion: '0.1.0',
   now: Date.UTC(2026, 6, 1, 12)
 }
@@ -100,7 +100,7 @@ describe('the calibration record', () => {
         reserve: [['google:gemini-3-pro', null]],
         max_extra_votes: 2
       },
-      prompt_version: 1,
+      prompt_version: 2,
       product_version: '0.1.0',
       repeat: 2,
       cases: { pass: 4, fail: 4 },

@@ -41,9 +41,14 @@ export function judgeJsonSchema(rubric: Rubric): Record<string, unknown> {
       {
         severity: { type: 'string', enum: [...SEVERITIES] },
         title: { type: 'string' },
-        path: text('The changed file the finding is about; "" when it is about no one file'),
-        line: { type: 'integer', description: 'The line in that file; 0 when there is none' },
-        evidence: text('What in the diff shows it')
+        path: text(
+          'The changed file the finding is about, or the gate ("gate 1"); "" when it is about no one file'
+        ),
+        line: {
+          type: 'integer',
+          description: 'The line of the diff’s new side in that file; 0 when there is none'
+        },
+        evidence: text('What in the diff or the gate’s output shows it, quoted')
       }
     ),
     ...(checklist.length > 0 && {

@@ -54,7 +54,7 @@ export interface PromptInput extends CouncilRequest {
  * measured with, for a new wording can change what the judges answer. A test pins the prompt of a
  * fixed rubric and pull request to this number: change the wording, raise it.
  */
-export const PROMPT_VERSION = 1
+export const PROMPT_VERSION = 2
 
 /**
  * What the judges are shown of one criterion, hashed (`rubricHash`): its section (a must-have or
@@ -243,8 +243,10 @@ function answerInstructions(rubric: Rubric): string {
   const scored = rubric.criteria.some(c => c.scoreRanges)
   return [
     '- findings: every problem you found, most severe first: critical (security hole, data loss,',
-    '  crash), major (broken behaviour, missing error handling), minor, info; with the file and line',
-    '  when you can (path "" and line 0 when the finding is about no one file), and the evidence.',
+    '  crash), major (broken behaviour, missing error handling), minor, info; with the file and a',
+    '  line of the diff\'s new side (path "" and line 0 when the finding is about no one file), and the',
+    '  evidence. A finding about a gate names it as path ("gate 1") and quotes its output as evidence.',
+    '  A critical or major finding blocks only where it points at what you were shown.',
     ...(checklist
       ? [
           '- criteria: every criterion graded PASS or FAIL above, exactly once: reasoning, then verdict.'

@@ -17,6 +17,7 @@ import {
 } from '../verdict/decide.js'
 import type { Evaluation, RubricInfo, RubricReview } from './evaluation.js'
 import { judgedPlans, withShownElsewhere, type PlannedRubric } from './rubric-set.js'
+import { shownLocations } from './shown.js'
 import { nextIteration, type HistoryEntry } from './history.js'
 
 /** Everything an evaluation is of, resolved by the shell (the action, the CLI) beforehand. */
@@ -110,7 +111,8 @@ export async function evaluate(
     ...(evidenceProblem !== undefined && { evidenceProblem }),
     ...(machineryChanged !== undefined && { machineryChanged }),
     machineryChecked: machinery !== undefined,
-    ...(request.waived && { waived: request.waived })
+    ...(request.waived && { waived: request.waived }),
+    ...(evidence && { shown: shownLocations(evidence, gates) })
   })
   return {
     verdict,
@@ -305,12 +307,13 @@ export async function conveneCouncil(
 
 /** The council's check, as each call ends, that no call still out can change the verdict. */
 function settledCheck(
-  { rubric, gates }: CouncilRequest,
+  { rubric, gates, evidence }: CouncilRequest,
   reserves: readonly string[],
   waived: readonly Waiver[]
 ): SettledCheck {
+  const shown = shownLocations(evidence, gates)
   return (council, pending) =>
-    settledVerdict({ rubric, gates, council, waived }, { pending, reserves })?.reasons.map(
+    settledVerdict({ rubric, gates, council, waived, shown }, { pending, reserves })?.reasons.map(
       r => r.code
     )
 }

@@ -245,7 +245,11 @@ function readQuoted(text: string): { value: string; rest: string } | undefined {
  */
 export function shownLines(patch: string): [number, number][] {
   const ranges: [number, number][] = []
-  for (const match of patch.matchAll(/^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@/gm)) {
+  // Lines as git ends them, at "\n" only: a `^` of a multiline pattern also starts one after "\r"
+  // or U+2028, which a changed line may carry to forge a hunk header.
+  for (const text of patch.split('\n')) {
+    const match = /^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@/.exec(text)
+    if (match === null) continue
     const first = Number(match[1])
     const count = match[2] === undefined ? 1 : Number(match[2])
     if (count > 0) ranges.push([first, first + count - 1])

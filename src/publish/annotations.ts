@@ -1,7 +1,8 @@
 import type { Severity } from '../council/types.js'
 import type { Evaluation } from '../engine/evaluation.js'
-import { shownLines } from '../evidence/diff.js'
+import { shownLocations } from '../engine/shown.js'
 import { utf8Head } from '../util/utf8.js'
+import { shownFileAt } from '../verdict/grounding.js'
 
 /** The Checks API takes at most 50 annotations per request. */
 export const ANNOTATIONS_PER_REQUEST = 50
@@ -29,22 +30,16 @@ export interface Annotation {
  * answer is untrusted text; `../../etc/passwd` or line 999999999 is dropped, not posted.
  */
 export function annotationsOf(evaluation: Evaluation): Annotation[] {
-  const shown = new Map(
-    (evaluation.evidence?.files ?? []).flatMap(file =>
-      file.patch === undefined || file.status === 'deleted'
-        ? []
-        : [[file.path, shownLines(file.patch)] as const]
-    )
-  )
+  const { evidence } = evaluation
+  if (evidence === undefined) return []
+  const shown = shownLocations(evidence, evaluation.gates)
   return evaluation.verdict.findings.flatMap(f => {
-    if (f.path === undefined || f.line === undefined) return []
-    const { line } = f
-    const path = [f.path, f.path.replace(/^(\.\/|b\/)/, '')].find(p => shown.has(p))
-    const ranges = path === undefined ? undefined : shown.get(path)
-    return path !== undefined && ranges?.some(([first, last]) => line >= first && line <= last)
-      ? [
+    const file = shownFileAt(f.path, f.line, shown)
+    return file === undefined || f.line === undefined
+      ? []
+      : [
           {
-            path,
+            path: file.path,
             start_line: f.line,
             end_line: f.line,
             annotation_level: LEVEL[f.severity],
@@ -52,7 +47,6 @@ export function annotationsOf(evaluation: Evaluation): Annotation[] {
             message: utf8Head(`${f.evidence}\n— ${f.judge}`, 64_000)
           }
         ]
-      : []
   })
 }
 

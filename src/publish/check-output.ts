@@ -2,6 +2,7 @@ import { z } from 'zod'
 import type { Evaluation } from '../engine/evaluation.js'
 import { renderFeedback } from '../report/feedback.js'
 import { toJsonReport } from '../report/json.js'
+import { IN_EVIDENCE_DESCRIPTION } from '../sentences/findings.js'
 import { EXIT_CODE } from '../verdict/outcome.js'
 import { combinedEntry, worstFirst, worstVerdict, type RubricOutcome } from './rubrics.js'
 
@@ -43,7 +44,8 @@ export const CHECK_OUTPUT = {
       path: z.string().nullable(),
       line: z.number().nullable(),
       evidence: z.string(),
-      judge: z.string()
+      judge: z.string(),
+      in_evidence: z.boolean().describe(IN_EVIDENCE_DESCRIPTION)
     })
   ),
   feedback: z.string().describe('What to fix, as Markdown: the same feedback `loop` gives a doer'),

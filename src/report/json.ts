@@ -104,6 +104,8 @@ export interface JsonReport {
     readonly path: string | null
     readonly line: number | null
     readonly evidence: string
+    /** false for a critical or major finding not located in the evidence: it blocks nothing. */
+    readonly in_evidence: boolean
   }[]
   readonly blocking: { readonly judges: number; readonly of: number }
   /**
@@ -214,7 +216,8 @@ export function toJsonReport(evaluation: Evaluation, audience: Audience = 'actio
       title: f.title,
       path: f.path ?? null,
       line: f.line ?? null,
-      evidence: f.evidence
+      evidence: f.evidence,
+      in_evidence: f.notInEvidence !== true
     })),
     blocking: verdict.blocking,
     judges: [

@@ -1,5 +1,6 @@
 import { escapeName } from '../evidence/content.js'
 import type { Evaluation } from '../engine/evaluation.js'
+import { NOT_IN_EVIDENCE } from '../sentences/findings.js'
 import { describeTally, formatNumber } from '../sentences/reasons.js'
 import type { CriterionResult, DimensionResult, JudgedFinding } from '../verdict/types.js'
 import type { Block, Piece, Section } from './budget.js'
@@ -179,9 +180,10 @@ export function findingsSection(findings: readonly JudgedFinding[]): Section {
       const where = f.path
         ? ` · ${code(escapeName(f.line === undefined ? f.path : `${f.path}:${f.line}`))}`
         : ''
+      const grounded = f.notInEvidence ? ` · *${NOT_IN_EVIDENCE}*` : ''
       return {
         pieces: [
-          `- ${SEVERITY_ICON[f.severity]} **${f.severity}** · ${escapeMarkdown(f.title)}${where} · ${escapeMarkdown(f.judge)}<br>`,
+          `- ${SEVERITY_ICON[f.severity]} **${f.severity}** · ${escapeMarkdown(f.title)}${where}${grounded} · ${escapeMarkdown(f.judge)}<br>`,
           prose(f.evidence),
           '\n'
         ],

@@ -1,6 +1,7 @@
 import type { JudgeRun, TokenUsage } from '../council/types.js'
 import type { GateResult } from '../gates/types.js'
 import { formatIssue } from '../rubric/errors.js'
+import { NOT_IN_EVIDENCE } from '../sentences/findings.js'
 import type { Thresholds } from '../rubric/types.js'
 import { cancelledSentence, JUDGES_NOT_ASKED } from '../sentences/council.js'
 import { formatNumber, nextStep, reasonSentence } from '../sentences/reasons.js'
@@ -220,7 +221,8 @@ function findingLines(findings: readonly JudgedFinding[]): string[] {
         ? ''
         : ` · ${oneLine(f.line === undefined ? f.path : `${f.path}:${f.line}`)}`
     const by = judges > 1 ? ` (${judges} judges)` : ''
-    return `  ${f.severity.padEnd(8)} ${shorten(oneLine(f.title), REASON_WIDTH)}${where}${by}`
+    const grounded = f.notInEvidence ? ` · ${NOT_IN_EVIDENCE}` : ''
+    return `  ${f.severity.padEnd(8)} ${shorten(oneLine(f.title), REASON_WIDTH)}${where}${grounded}${by}`
   })
   const rest = sorted.length - shown.length
   return [

@@ -3,6 +3,7 @@ import type { GateResult } from '../gates/types.js'
 import type { Rubric } from '../rubric/types.js'
 import { agreement } from './confidence.js'
 import { gradeCriterion, gradeDimension, withoutGrade } from './grade.js'
+import { isGrounded, type ShownLocations } from './grounding.js'
 import { EXIT_CODE } from './outcome.js'
 import { panelOf, panelVotes, type Panel } from './panel.js'
 import { overallScore, weightedCriteria, weightedDimensions } from './score.js'
@@ -41,6 +42,11 @@ export interface VerdictInput {
    * Gates, the other criteria, coverage and the machinery still bind.
    */
   readonly waived?: readonly Waiver[]
+  /**
+   * What the judges were shown that a finding can point at: then a critical or major finding blocks
+   * only when located in it (src/verdict/grounding.ts). Absent: every such finding blocks.
+   */
+  readonly shown?: ShownLocations
 }
 
 /** A rubric with criteria or dimensions needs judges; a gates-only rubric does not. */
@@ -56,7 +62,7 @@ export function needsCouncil(rubric: Rubric): boolean {
 export function decide(input: VerdictInput): Verdict {
   const { rubric, gates, council } = input
   const panel = panelOf(council)
-  const graded = gradePanel(rubric, panel, input.waived ?? [])
+  const graded = gradePanel(rubric, panel, input.waived ?? [], input.shown)
   const result = (verdict: VerdictKind, reasons: Reason[]): Verdict =>
     verdictOf(verdict, reasons, graded)
 
@@ -137,10 +143,15 @@ interface Graded {
   readonly confidence: number | null
 }
 
-function gradePanel(rubric: Rubric, panel: Panel, waivers: readonly Waiver[]): Graded {
+function gradePanel(
+  rubric: Rubric,
+  panel: Panel,
+  waivers: readonly Waiver[],
+  shown: ShownLocations | undefined
+): Graded {
   const criteria = rubric.criteria.map(c => waived(gradeCriterion(c, panel), waivers))
   const dimensions = rubric.dimensions.map(d => gradeDimension(d, panel))
-  const votes = panelVotes(panel)
+  const votes = panelVotes(panel, shown && (finding => isGrounded(finding, shown)))
   const dimensionsScore = weightedDimensions(dimensions)
   const criteriaScore = weightedCriteria(criteria.filter(c => c.status !== 'WAIVED'))
   const { score, ceilingApplied } = overallScore(rubric, dimensionsScore, criteriaScore, dimensions)

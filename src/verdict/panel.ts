@@ -1,5 +1,6 @@
 import type { CouncilOutcome, JudgeAnswer } from '../council/types.js'
 import type { Criterion } from '../rubric/types.js'
+import type { Finding } from '../council/types.js'
 import { BLOCKING_SEVERITIES, type JudgedFinding, type Vote } from './types.js'
 
 /** One answer of the council, labelled as the report shows it. */
@@ -71,15 +72,26 @@ export interface PanelVotes {
   readonly findings: readonly JudgedFinding[]
 }
 
-export function panelVotes(panel: Panel): PanelVotes {
+/**
+ * `grounded` says whether a finding may count toward blocking (src/verdict/grounding.ts); one that
+ * may not is kept, marked `notInEvidence`.
+ */
+export function panelVotes(
+  panel: Panel,
+  grounded: (finding: Finding) => boolean = () => true
+): PanelVotes {
   const labelled = [...panel.judges.flatMap(j => j.samples), ...panel.extras]
   return {
-    blocking: panel.judges.map(j => majority(j.samples.map(s => blocks(s.answer)))),
+    blocking: panel.judges.map(j => majority(j.samples.map(s => blocks(s.answer, grounded)))),
     terminating: panel.judges.filter(
       j => majority(j.samples.map(s => s.answer.verdict === 'TERMINATE')) === true
     ).length,
     findings: labelled.flatMap(({ label, answer }) =>
-      answer.findings.map(f => ({ ...f, judge: label }))
+      answer.findings.map(f => ({
+        ...f,
+        judge: label,
+        ...(!grounded(f) && { notInEvidence: true as const })
+      }))
     )
   }
 }
@@ -100,8 +112,8 @@ export function extraVotesOn(criterion: Criterion, panel: Panel): Vote[] {
   })
 }
 
-function blocks(answer: JudgeAnswer): boolean {
-  return answer.findings.some(f => BLOCKING_SEVERITIES.includes(f.severity))
+function blocks(answer: JudgeAnswer, grounded: (finding: Finding) => boolean): boolean {
+  return answer.findings.some(f => BLOCKING_SEVERITIES.includes(f.severity) && grounded(f))
 }
 
 export function voteOf(criterion: Criterion, { label, answer }: Labelled): Vote | undefined {

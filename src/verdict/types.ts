@@ -215,6 +215,11 @@ export interface DimensionResult {
 
 export interface JudgedFinding extends Finding {
   readonly judge: string
+  /**
+   * A critical or major finding that names no shown file at a line a shown hunk holds, nor a gate
+   * whose output it quotes: listed, but it blocks nothing (docs/verdict.md#grounded-findings).
+   */
+  readonly notInEvidence?: true
 }
 
 export interface Verdict {
@@ -233,7 +238,10 @@ export interface Verdict {
   readonly criteria: readonly CriterionResult[]
   readonly dimensions: readonly DimensionResult[]
   readonly findings: readonly JudgedFinding[]
-  /** How many judges reported a blocking finding (the majority of their samples), of how many. */
+  /**
+   * How many judges reported a blocking finding (the majority of their samples), of how many: only
+   * findings located in the evidence count.
+   */
   readonly blocking: { readonly judges: number; readonly of: number }
 }
 
