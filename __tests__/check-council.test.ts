@@ -447,6 +447,60 @@ describe('rubric-council check with a council on two providers', () => {
   })
 })
 
+describe('findings that block are grounded, through the CLI (docs/verdict.md#grounded-findings)', () => {
+  /** Every judge passes every criterion and reports one critical finding at `path`:`line`. */
+  const critical =
+    (path: string, line: number) =>
+    (call: RecordedCall): Reply => ({
+      json: {
+        ...wireAnswer(call.schema),
+        findings: [
+          {
+            severity: 'critical',
+            title: 'Sorting mutates shared state',
+            path,
+            line,
+            evidence: 'return [...xs].sort((a, b) => b - a)'
+          }
+        ],
+        verdict: 'RETRY'
+      }
+    })
+
+  it('a critical finding at a line of a shown hunk blocks: FAIL, exit 1', async () => {
+    const run = await check(repository(FEATURE), critical('src/rank.ts', 2))
+    expect(run.code).toBe(1)
+    expect(run.report.verdict).toBe('FAIL')
+    // One per judge that answered before two findings settled the FAIL, each in the evidence.
+    const findings = run.report.findings as readonly Record<string, unknown>[]
+    expect(findings.length).toBeGreaterThanOrEqual(2)
+    for (const finding of findings) {
+      expect(finding).toMatchObject({ path: 'src/rank.ts', line: 2, in_evidence: true })
+    }
+    expect(run.stdout).not.toContain('location not in the evidence')
+  })
+
+  it('attack on the judges: critical findings at places they were never shown block nothing, and are shown as such', async () => {
+    // What a judge misled by the pull request (or inventing) reports: a file no one changed, a
+    // line outside the hunk, and the shown file under a lookalike name.
+    for (const [path, line] of [
+      ['src/auth.ts', 40],
+      ['src/rank.ts', 400],
+      ['src/../src/rank.ts', 2]
+    ] as const) {
+      const run = await check(repository(FEATURE), critical(path, line))
+      expect(run.code, `${path}:${line}`).toBe(0)
+      expect(run.report.verdict).toBe('PASS')
+      expect(run.report.findings).toEqual(
+        Array(3).fill(
+          expect.objectContaining({ severity: 'critical', path, line, in_evidence: false })
+        )
+      )
+      expect(run.stdout).toContain('location not in the evidence')
+    }
+  })
+})
+
 describe('a rubric too large for the council (docs/council.md#the-rubrics-size)', () => {
   // A 700 KB rubric is read, parsed and measured in each run: seconds on a busy machine.
   /** RUBRIC with a gate that leaves a marker, and 1,000 more must-haves of ~700 characters. */
