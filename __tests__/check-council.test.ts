@@ -274,7 +274,15 @@ describe('rubric-council check with a council on two providers', () => {
             delayMs: 2_000,
             then: {
               json: wireAnswer(call.schema, {
-                findings: [{ severity: 'critical', title: 'Deletes every user' }]
+                // At a line the judges were shown: a finding blocks only there.
+                findings: [
+                  {
+                    severity: 'critical',
+                    title: 'Deletes every user',
+                    path: 'src/rank.ts',
+                    line: 2
+                  }
+                ]
               })
             }
           }

@@ -33,7 +33,13 @@ export interface Grades {
   readonly score?: number
   /** The score of every dimension (default 8). */
   readonly dimensionScore?: number
-  readonly findings?: readonly { readonly severity: string; readonly title: string }[]
+  /** Each at `path`:`line` when given, else at src/feature.ts:1. */
+  readonly findings?: readonly {
+    readonly severity: string
+    readonly title: string
+    readonly path?: string
+    readonly line?: number
+  }[]
   readonly verdict?: 'ACCEPT' | 'RETRY' | 'TERMINATE'
 }
 
@@ -42,9 +48,9 @@ export function wireAnswer(schema: unknown, grades: Grades = {}): Record<string,
   const asked = askedBy(schema)
   return {
     findings: (grades.findings ?? []).map(f => ({
-      ...f,
       path: 'src/feature.ts',
       line: 1,
+      ...f,
       evidence: 'in the diff'
     })),
     ...(asked.checklist.length > 0 && {
