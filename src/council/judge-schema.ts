@@ -58,7 +58,8 @@ export function judgeJsonSchema(rubric: Rubric): Record<string, unknown> {
       verdict: { type: 'string', enum: ['ACCEPT', 'RETRY', 'TERMINATE'] },
       feedback: text('What the author should do next')
     }),
-    $defs: Object.fromEntries(used.map(group => [group.item, ITEMS[group.item]]))
+    // A copy each time: what a caller does to its schema cannot change the next one.
+    $defs: Object.fromEntries(used.map(group => [group.item, structuredClone(ITEMS[group.item])]))
   }
 }
 
