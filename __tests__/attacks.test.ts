@@ -683,16 +683,18 @@ describe('a pull request that makes the comment long', () => {
     providers.setScript((call, index) => {
       const reply = watchfulJudge(call)
       if (!('json' in reply)) return reply
-      const json = reply.json as { criteria: { id: string; reasoning: string }[] }
+      const json = reply.json as { criteria: Record<string, { reasoning: string }> }
       const slow = (answer: Reply): Reply =>
         index - before === 2 ? { delayMs: 30_000, then: answer } : answer
       return slow({
         json: {
           ...json,
-          criteria: json.criteria.map(c => ({
-            ...c,
-            reasoning: `${c.id}: ${'quoted '.repeat(700)}`
-          })),
+          criteria: Object.fromEntries(
+            Object.entries(json.criteria).map(([id, c]) => [
+              id,
+              { ...c, reasoning: `${id}: ${'quoted '.repeat(700)}` }
+            ])
+          ),
           findings: names.map(path => ({
             severity: 'minor',
             title: `Odd file ${path}`,

@@ -720,11 +720,9 @@ describe.concurrent('fault matrix: provider misbehaviour', SLOW, () => {
         return {
           json: {
             ...json,
-            criteria: askedBy(call.schema).checklist.map(id => ({
-              id,
-              reasoning: 'ok',
-              verdict: 'yes'
-            }))
+            criteria: Object.fromEntries(
+              askedBy(call.schema).checklist.map(id => [id, { reasoning: 'ok', verdict: 'yes' }])
+            )
           }
         }
       }),
@@ -736,7 +734,7 @@ describe.concurrent('fault matrix: provider misbehaviour', SLOW, () => {
           reasons: ['invalid_output']
         })
         expect(callsTo(w, 'gpt-5.5')).toHaveLength(4)
-        expect(judge(report, 'openai:gpt-5.5')?.error).toMatch(/criteria\.\d\.verdict/)
+        expect(judge(report, 'openai:gpt-5.5')?.error).toMatch(/criteria\.[ab]\.verdict/)
         expect(shown(result)).toMatch(RUN_AGAIN)
       }
     )
@@ -749,8 +747,10 @@ describe.concurrent('fault matrix: provider misbehaviour', SLOW, () => {
       expect,
       allBut(call => {
         const json = answer(call)
-        const criteria = json.criteria as { id: string }[]
-        return { json: { ...json, criteria: criteria.filter(c => c.id !== 'b') } }
+        const criteria = Object.entries(json.criteria as Record<string, unknown>)
+        return {
+          json: { ...json, criteria: Object.fromEntries(criteria.filter(([id]) => id !== 'b')) }
+        }
       }),
       async w => {
         const pr = pullRequest(w, { '.github/rubric.md': RUBRIC })
@@ -771,11 +771,11 @@ describe.concurrent('fault matrix: provider misbehaviour', SLOW, () => {
       expect,
       allBut(call => {
         const json = answer(call)
-        const criteria = json.criteria as unknown[]
+        const criteria = json.criteria as Record<string, unknown>
         return {
           json: {
             ...json,
-            criteria: [...criteria, { id: 'c', reasoning: 'an extra one', verdict: 'PASS' }]
+            criteria: { ...criteria, c: { reasoning: 'an extra one', verdict: 'PASS' } }
           }
         }
       }),

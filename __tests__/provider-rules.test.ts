@@ -4,8 +4,10 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
 import { APICallError, generateText, jsonSchema, NoObjectGeneratedError, Output } from 'ai'
 import { createOllama } from 'ollama-ai-provider-v2'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { judgeJsonSchema } from '../src/council/judge-schema.js'
 import { startProviderStandIn, type StandIn } from './helpers/provider-standin.js'
 import { record } from './helpers/providers/schema.js'
+import { lines, parse } from './helpers/rubric.js'
 
 /**
  * Each request rule of the providers that our requests could break, shown with the error the real
@@ -119,6 +121,11 @@ describe('Anthropic Messages', () => {
       'an object without additionalProperties: false',
       { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] },
       "output_config.format.schema: For 'object' type, 'additionalProperties' must be explicitly set to false"
+    ],
+    [
+      'a property key outside ^[a-zA-Z0-9_.-]{1,64}$ (a letter outside ASCII)',
+      object({ criteria: object({ prüfung: { type: 'string' } }) }),
+      "output_config.format.schema.properties: Property keys should match pattern '^[a-zA-Z0-9_.-]{1,64}$'"
     ],
     [
       'more than 16 union-typed fields',
@@ -263,6 +270,14 @@ describe('OpenAI strict structured outputs', () => {
         id: { type: 'string', enum: Array.from({ length: 1001 }, (_, i) => `c${i}`) }
       }),
       "Invalid schema for response_format 'judgement': Expected at most 1000 enum values in total within a single schema when using structured outputs, but received 1001. Consider reducing the number of enums, or use 'strict: false' to opt out of structured outputs."
+    ],
+    [
+      'more than 120,000 characters of names and enum values, definition names counted',
+      {
+        ...object({ a: { $ref: `#/$defs/${'d'.repeat(60_000)}` } }),
+        $defs: { ['d'.repeat(60_000)]: { type: 'string', enum: ['x'.repeat(60_000)] } }
+      },
+      "Invalid schema for response_format 'judgement': Expected at most 120000 characters of property names, definition names and enum values in total within a single schema when using structured outputs, but received 120001."
     ]
   ])('refuses %s', async (_, schema, message) => {
     expect(await post('/v1/responses', request(schema), headers)).toEqual(rejected(message))
@@ -907,5 +922,116 @@ describe('retired models, on the day they retire', () => {
       status: 400,
       body: { error: { code: 400, message: 'anthropic/claude-sonnet-4.5 is not a valid model ID' } }
     })
+  })
+})
+
+describe('the judge schema, under every strict stand-in’s rules', () => {
+  /** Three checklist criteria, two with score bands, two dimensions; ids of every kind. */
+  const SMALL = parse(
+    lines(
+      '---',
+      'dimensions: { accuracy: 1, prüfbarkeit: { weight: 1, description: How testable it is } }',
+      'criteria:',
+      '  - { id: ranked, description: Ranked, score_ranges: { 0: low, 5: high } }',
+      `  - { id: ${'x'.repeat(70)}, description: Long, score_ranges: { 0: low, 5: high } }`,
+      '---',
+      '## Criteria',
+      '- tested: Tested',
+      '- prüfung: Checked',
+      '- __proto__: Odd'
+    )
+  )
+  /** Sixty criteria, half with score bands, and the five default dimensions. */
+  const LARGE = parse(
+    lines(
+      '---',
+      'criteria:',
+      ...Array.from(
+        { length: 30 },
+        (_, i) => `  - { id: banded-${i}, description: B${i}, score_ranges: { 0: low, 5: high } }`
+      ),
+      '---',
+      '## Criteria',
+      ...Array.from({ length: 30 }, (_, i) => `- criterion-number-${i}: Criterion ${i}`)
+    )
+  )
+  const anthropic = { 'x-api-key': 'sk-ant-test', 'anthropic-version': '2023-06-01' }
+  const message = (schema: unknown) => ({
+    model: 'claude-sonnet-4-6',
+    max_tokens: 1024,
+    messages: [{ role: 'user', content: 'Grade this.' }],
+    output_config: { format: { type: 'json_schema', schema } }
+  })
+
+  it.each([
+    ['3 checklist criteria, 2 with score bands, 2 dimensions', SMALL],
+    ['60 criteria and 5 dimensions', LARGE]
+  ])('%s: OpenAI strict, Anthropic, Gemini, OpenRouter and Ollama take it', async (_, rubric) => {
+    const schema = judgeJsonSchema(rubric)
+    const statuses = [
+      await post('/v1/messages', message(schema), anthropic),
+      await post(
+        '/v1/responses',
+        {
+          model: 'gpt-5.4-mini',
+          input: 'Grade this.',
+          text: { format: { type: 'json_schema', name: 'judgement', schema, strict: true } }
+        },
+        { authorization: 'Bearer sk-test' }
+      ),
+      await post(
+        '/v1/chat/completions',
+        {
+          model: 'gpt-5.4-mini',
+          messages: [{ role: 'user', content: 'Grade this.' }],
+          response_format: {
+            type: 'json_schema',
+            json_schema: { name: 'judgement', schema, strict: true }
+          }
+        },
+        { authorization: 'Bearer sk-test' }
+      ),
+      await post(
+        '/v1beta/models/gemini-3.5-flash:generateContent',
+        {
+          contents: [{ role: 'user', parts: [{ text: 'Grade this.' }] }],
+          generationConfig: { responseMimeType: 'application/json', responseJsonSchema: schema }
+        },
+        { 'x-goog-api-key': 'g-test' }
+      ),
+      await post(
+        '/openrouter/api/v1/chat/completions',
+        {
+          model: 'anthropic/claude-sonnet-4.6',
+          messages: [{ role: 'user', content: 'Grade this.' }],
+          response_format: {
+            type: 'json_schema',
+            json_schema: { name: 'judgement', schema, strict: true }
+          },
+          provider: { require_parameters: true, only: ['anthropic'] }
+        },
+        { authorization: 'Bearer sk-or-test' }
+      ),
+      await post(
+        '/ollama/api/chat',
+        {
+          model: 'llama3.1:8b',
+          messages: [{ role: 'user', content: 'Grade this.' }],
+          format: schema,
+          stream: false
+        },
+        {}
+      )
+    ].map(r => r.status)
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 200])
+  })
+
+  it('counts the score enums once however many criteria there are: OpenAI’s 1,000 stay far off', () => {
+    const enums = (rubric: typeof LARGE) =>
+      (JSON.stringify(judgeJsonSchema(rubric)).match(/"enum":\[[^\]]*\]/g) ?? [])
+        .map(e => (JSON.parse(`{${e}}`) as { enum: unknown[] }).enum.length)
+        .reduce((a, b) => a + b, 0)
+    expect(enums(LARGE)).toBe(enums(SMALL))
+    expect(enums(LARGE)).toBeLessThan(40)
   })
 })

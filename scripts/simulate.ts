@@ -114,12 +114,16 @@ function judgeAnswer(rubric: Rubric, pr: PullRequest, p: number, next: () => num
   })
   const wire = {
     findings: [],
-    criteria: verdicts,
-    dimensions: rubric.dimensions.map(d => ({
-      name: d.name,
-      reasoning: 'simulated',
-      score: Math.min(10, Math.max(1, Math.round(pr.quality + gaussian(next) * 5 * p)))
-    })),
+    criteria: Object.fromEntries(verdicts.map(({ id, ...grade }) => [id, grade])),
+    dimensions: Object.fromEntries(
+      rubric.dimensions.map(d => [
+        d.name,
+        {
+          reasoning: 'simulated',
+          score: Math.min(10, Math.max(1, Math.round(pr.quality + gaussian(next) * 5 * p)))
+        }
+      ])
+    ),
     verdict: verdicts.every(v => v.verdict === 'PASS') ? 'ACCEPT' : 'RETRY',
     feedback: ''
   }

@@ -58,8 +58,11 @@ function answer(rubric: Rubric, grades: Grades = {}): Record<string, unknown> {
     ...(grades.ranked !== undefined && { score: grades.ranked }),
     ...(grades.findings && { findings: grades.findings })
   })
-  const criteria = (json.criteria ?? []) as { id: string }[]
-  return { ...json, criteria: criteria.filter(c => c.id !== grades.drop) }
+  const criteria = (json.criteria ?? {}) as Record<string, unknown>
+  return {
+    ...json,
+    criteria: Object.fromEntries(Object.entries(criteria).filter(([id]) => id !== grades.drop))
+  }
 }
 
 let standIn: StandIn

@@ -315,12 +315,12 @@ describe('enum values in another case', () => {
       if (!first) return valid(call)
       first = false
       const answer = wireAnswer(call.schema)
-      const criteria = answer.criteria as { verdict: string }[]
-      criteria[0] = { ...criteria[0], verdict: 'passed' }
+      const criteria = answer.criteria as Record<string, { verdict: string }>
+      criteria.tested = { ...criteria.tested, verdict: 'passed' }
       return { json: answer }
     })
     expect(calls.map(isRepair)).toEqual([false, true])
-    expect(JSON.stringify(calls[1]?.body)).toContain('criteria.0.verdict')
+    expect(JSON.stringify(calls[1]?.body)).toContain('criteria.tested.verdict')
     expect(outcome.runs[0]?.status).toBe('ok')
   })
 })
@@ -347,6 +347,17 @@ describe('withEnumCase', () => {
     // Not a difference of case: the dotless ı and the Kelvin sign K.
     expect(withEnumCase('ıd', { enum: ['ID'] })).toBe('ıd')
     expect(withEnumCase('\u212Aey', { enum: ['key'] })).toBe('\u212Aey')
+  })
+
+  it('forgives the case of a key too, unless the key it matches is given as well', () => {
+    const grade = { reasoning: 'r', verdict: 'pass' }
+    const keys = (criteria: Record<string, unknown>) =>
+      (withEnumCase({ criteria }, schema) as { criteria: Record<string, unknown> }).criteria
+    expect(keys({ Tested: grade, SAFE: grade })).toEqual({
+      tested: { reasoning: 'r', verdict: 'PASS' },
+      safe: { reasoning: 'r', verdict: 'PASS' }
+    })
+    expect(Object.keys(keys({ Tested: grade, tested: grade }))).toEqual(['Tested', 'tested'])
   })
 
   it('leaves a value that is no member in any case to the validation, which refuses it', () => {

@@ -60,8 +60,8 @@ const EVIDENCE: Evidence = {
   changed: ['src/search.ts']
 }
 
-/** The prompt of `prompt()` below at PROMPT_VERSION 2 (findings say how they are located). */
-const DIGEST_V2 = '3f4e209ce3c45d49'
+/** The prompt of `prompt()` below at PROMPT_VERSION 3 (criteria and dimensions keyed by id). */
+const DIGEST_V3 = '9cca7372ac97e164'
 
 /** This is the second run; the first failed. */
 const RUN = {
@@ -300,11 +300,43 @@ describe('the judge contract', () => {
       seed: 's',
       fence: 'DATA-0'
     })
-    expect(checklistOnly.rubric).toContain('- criteria: every criterion graded PASS or FAIL')
+    expect(checklistOnly.rubric).toContain(
+      '- criteria: an object with every criterion graded PASS or FAIL above, keyed by its id'
+    )
     expect(checklistOnly.rubric).not.toContain('scored_criteria')
     expect(checklistOnly.rubric).not.toContain('- dimensions:')
-    expect(prompt().rubric).toContain('- scored_criteria: every criterion with score bands')
-    expect(prompt().rubric).toContain('- dimensions: every dimension above')
+    expect(prompt().rubric).toContain(
+      '- scored_criteria: an object with every criterion with score bands above, keyed by its id'
+    )
+    expect(prompt().rubric).toContain(
+      '- dimensions: an object with every dimension above, keyed by its name'
+    )
+  })
+
+  it('says which key stands for an id no provider takes as a property name', () => {
+    const long = 'x'.repeat(65)
+    const { rubric } = buildPrompt({
+      rubric: parse(
+        lines(
+          '---',
+          'dimensions: false',
+          '---',
+          '## Criteria',
+          '- prüfung: A',
+          `- ${long}: B`,
+          '- plain: C'
+        )
+      ),
+      gates: [],
+      evidence: EVIDENCE,
+      ...RUN,
+      seed: 's',
+      fence: 'DATA-0'
+    })
+    expect(rubric).toContain(
+      `Under these keys: \`item-1\` for \`prüfung\`, \`item-2\` for \`${long}\`.`
+    )
+    expect(rubric).not.toContain('`plain` for')
   })
 
   it('shuffle is a permutation for any seed', () => {
@@ -319,7 +351,7 @@ describe('the prompt version a calibration record names', () => {
     // Changed the prompt's wording or layout? Raise PROMPT_VERSION (src/council/prompt.ts), for
     // records measured with the old words then say so, and put the new digest here.
     const digest = createHash('sha256').update(JSON.stringify(prompt())).digest('hex').slice(0, 16)
-    expect({ version: PROMPT_VERSION, digest }).toEqual({ version: 2, digest: DIGEST_V2 })
+    expect({ version: PROMPT_VERSION, digest }).toEqual({ version: 3, digest: DIGEST_V3 })
   })
 
   it('hashes what the judges are shown of a criterion: its words and section, not its weight', () => {

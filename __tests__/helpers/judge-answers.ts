@@ -1,28 +1,27 @@
 /**
- * Judges' answers in the wire format, built from what a request's judge schema asks for (the ids
- * and names it enumerates), so scripted judges answer exactly the questions they were sent.
+ * Judges' answers in the wire format, built from what a request's judge schema asks for (the keys
+ * of its keyed groups), so scripted judges answer exactly the questions they were sent.
  */
 
-/** What a judge schema enumerates: checklist ids, score-band ids, dimension names. */
+/** What a judge schema asks for, by key: checklist criteria, score-band criteria, dimensions. */
 export interface Asked {
   readonly checklist: readonly string[]
   readonly scored: readonly string[]
   readonly dimensions: readonly string[]
 }
 
-interface ListSchema {
-  readonly items: { readonly properties: Record<string, { readonly enum?: readonly string[] }> }
+interface KeyedSchema {
+  readonly required?: readonly string[]
 }
 
 export function askedBy(schema: unknown): Asked {
-  const properties = (schema as { properties?: Record<string, ListSchema | undefined> }).properties
+  const properties = (schema as { properties?: Record<string, KeyedSchema | undefined> }).properties
   if (properties === undefined) throw new Error('the request carries no judge schema')
-  const enumerated = (list: string, key: string): readonly string[] =>
-    properties[list]?.items.properties[key]?.enum ?? []
+  const keys = (group: string): readonly string[] => properties[group]?.required ?? []
   return {
-    checklist: enumerated('criteria', 'id'),
-    scored: enumerated('scored_criteria', 'id'),
-    dimensions: enumerated('dimensions', 'name')
+    checklist: keys('criteria'),
+    scored: keys('scored_criteria'),
+    dimensions: keys('dimensions')
   }
 }
 
@@ -43,9 +42,11 @@ export interface Grades {
   readonly verdict?: 'ACCEPT' | 'RETRY' | 'TERMINATE'
 }
 
-/** A valid answer to `schema`: every id and name exactly once, graded by `grades`. */
+/** A valid answer to `schema`: every key exactly once, graded by `grades`. */
 export function wireAnswer(schema: unknown, grades: Grades = {}): Record<string, unknown> {
   const asked = askedBy(schema)
+  const keyed = (keys: readonly string[], grade: (key: string) => Record<string, unknown>) =>
+    Object.fromEntries(keys.map(key => [key, grade(key)]))
   return {
     findings: (grades.findings ?? []).map(f => ({
       path: 'src/feature.ts',
@@ -54,22 +55,19 @@ export function wireAnswer(schema: unknown, grades: Grades = {}): Record<string,
       evidence: 'in the diff'
     })),
     ...(asked.checklist.length > 0 && {
-      criteria: asked.checklist.map(id => ({
-        id,
+      criteria: keyed(asked.checklist, id => ({
         reasoning: `${id}: checked against src/feature.ts`,
         verdict: grades.fail?.includes(id) ? 'FAIL' : 'PASS'
       }))
     }),
     ...(asked.scored.length > 0 && {
-      scored_criteria: asked.scored.map(id => ({
-        id,
+      scored_criteria: keyed(asked.scored, id => ({
         reasoning: `${id}: graded by its bands`,
         score: grades.score ?? 8
       }))
     }),
     ...(asked.dimensions.length > 0 && {
-      dimensions: asked.dimensions.map(name => ({
-        name,
+      dimensions: keyed(asked.dimensions, () => ({
         reasoning: 'solid',
         score: grades.dimensionScore ?? 8
       }))

@@ -38,11 +38,10 @@ dimensions: false
 
 export const ANSWER = {
   findings: [],
-  criteria: [
-    { id: 'tested', reasoning: 'The new module has tests.', verdict: 'PASS' },
-    { id: 'clear', reasoning: 'Small, well-named functions.', verdict: 'PASS' }
-  ],
-  dimensions: [],
+  criteria: {
+    tested: { reasoning: 'The new module has tests.', verdict: 'PASS' },
+    clear: { reasoning: 'Small, well-named functions.', verdict: 'PASS' }
+  },
   verdict: 'ACCEPT',
   feedback: ''
 }

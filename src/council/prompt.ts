@@ -3,6 +3,7 @@ import { fileListLine, redactionLine, unlistedLine } from '../evidence/prompt-li
 import { escapeName, showControls } from '../evidence/content.js'
 import type { Evidence } from '../evidence/types.js'
 import { formatExcerpt } from '../gate-result/excerpt.js'
+import { answerGroups, type AnswerGroup } from './judge-schema.js'
 import type { CouncilRequest } from './types.js'
 import { rubricHash } from '../rubric/hash.js'
 import type { Criterion, Rubric } from '../rubric/types.js'
@@ -54,7 +55,7 @@ export interface PromptInput extends CouncilRequest {
  * measured with, for a new wording can change what the judges answer. A test pins the prompt of a
  * fixed rubric and pull request to this number: change the wording, raise it.
  */
-export const PROMPT_VERSION = 2
+export const PROMPT_VERSION = 3
 
 /**
  * What the judges are shown of one criterion, hashed (`rubricHash`): its section (a must-have or
@@ -237,30 +238,38 @@ function judgePart(must: Criterion[], nice: Criterion[], seed: string): string {
     : `# Order of grading\nGrade the criteria in this order: ${order.join(', ')}.`
 }
 
-/** What each field of the answer holds; only the lists this rubric's schema has are named. */
+/** What each field of the answer holds; only the groups this rubric's schema has are named. */
 function answerInstructions(rubric: Rubric): string {
-  const checklist = rubric.criteria.some(c => !c.scoreRanges)
-  const scored = rubric.criteria.some(c => c.scoreRanges)
+  const groups = new Map(answerGroups(rubric).map(g => [g.field, g]))
+  const group = (field: AnswerGroup['field'], text: readonly string[]): string[] => {
+    const keys = groups.get(field)?.keys
+    if (keys === undefined) return []
+    const renamed = [...keys].filter(([name, key]) => name !== key)
+    return renamed.length === 0
+      ? [...text]
+      : [
+          ...text,
+          `  Under these keys: ${renamed.map(([n, k]) => `\`${k}\` for \`${n}\``).join(', ')}.`
+        ]
+  }
   return [
     '- findings: every problem you found, most severe first: critical (security hole, data loss,',
     '  crash), major (broken behaviour, missing error handling), minor, info; with the file and a',
     '  line of the diff\'s new side (path "" and line 0 when the finding is about no one file), and the',
     '  evidence. A finding about a gate names it as path ("gate 1") and quotes its output as evidence.',
     '  A critical or major finding blocks only where it points at what you were shown.',
-    ...(checklist
-      ? [
-          '- criteria: every criterion graded PASS or FAIL above, exactly once: reasoning, then verdict.'
-        ]
-      : []),
-    ...(scored
-      ? [
-          '- scored_criteria: every criterion with score bands above, exactly once: reasoning, then an',
-          '  integer score 0–10 by its bands.'
-        ]
-      : []),
-    ...(rubric.dimensions.length > 0
-      ? ['- dimensions: every dimension above, exactly once: reasoning, then a score 1–10.']
-      : []),
+    ...group('criteria', [
+      '- criteria: an object with every criterion graded PASS or FAIL above, keyed by its id: for',
+      '  each, reasoning, then verdict.'
+    ]),
+    ...group('scored_criteria', [
+      '- scored_criteria: an object with every criterion with score bands above, keyed by its id:',
+      '  for each, reasoning, then an integer score 0–10 by its bands.'
+    ]),
+    ...group('dimensions', [
+      '- dimensions: an object with every dimension above, keyed by its name: for each, reasoning,',
+      '  then an integer score 1–10.'
+    ]),
     '- verdict: ACCEPT if every gate and must-have passes, RETRY if the author should fix something,',
     '  TERMINATE if the approach is fundamentally broken.',
     '- feedback: what the author should do next, briefly.'

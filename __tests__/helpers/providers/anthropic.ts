@@ -25,6 +25,11 @@ import { isRecord, list, nodes, ofType, present, record, type Json } from './sch
  *   a budget ("thinking.type.enabled" is not supported); the refusals of adaptive thinking and of
  *   the effort on Haiku 4.5, and of a temperature with thinking, as quoted by public clients that
  *   probed the API (found by their text; the repositories are not named in the index).
+ * - Property keys: `^[a-zA-Z0-9_.-]{1,64}$`, refused otherwise with "<schema>.properties:
+ *   Property keys should match pattern …", as met for tools' input schemas in
+ *   saidsurucu/ihale-mcp#2 (a non-ASCII letter), freee/freee-mcp#35 and
+ *   erikmaday/unusual-whales-mcp#57; the stand-in holds the output schema to it too, the stricter
+ *   reading, for the structured-outputs page does not say it is exempt.
  * - Messages as others met them: BerriAI/litellm#37881 and openstory-so/openstory#1410 (an enum
  *   beside a type array), home-assistant/core#173771 (empty enum), vercel/ai#17268 and
  *   CultivateLabs/raif#518 (minimum/maximum), ghostlobster/memorize-everything#93 (minItems),
@@ -164,7 +169,10 @@ export function anthropicRequestProblem(
   if (format?.type === 'json_schema') {
     const where = output ? 'output_config.format.schema' : 'output_format.schema'
     const problem = anthropicSchemaProblem(format.schema)
-    if (problem) return invalid(problem.counted ? problem.message : `${where}: ${problem.message}`)
+    if (problem)
+      return invalid(
+        problem.counted ? problem.message : `${where}${problem.at ?? ''}: ${problem.message}`
+      )
   }
   return undefined
 }
@@ -237,6 +245,8 @@ const FORMATS = [
   'uuid'
 ]
 
+const PROPERTY_KEY = /^[a-zA-Z0-9_.-]{1,64}$/
+
 /** Most optional properties and union-typed properties a request's strict schemas may have. */
 const MAX_OPTIONAL = 24
 const MAX_UNIONS = 16
@@ -247,7 +257,7 @@ const MAX_UNIONS = 16
  */
 export function anthropicSchemaProblem(
   schema: unknown
-): { readonly message: string; readonly counted?: true } | undefined {
+): { readonly message: string; readonly counted?: true; readonly at?: string } | undefined {
   let optional = 0
   let unions = 0
   for (const { schema: node } of nodes(schema)) {
@@ -299,6 +309,12 @@ export function anthropicSchemaProblem(
         return {
           message:
             "For 'object' type, 'additionalProperties: true' is not supported. Please set 'additionalProperties' to false"
+        }
+      const keys = Object.keys(record(node.properties) ?? {})
+      if (keys.some(key => !PROPERTY_KEY.test(key)))
+        return {
+          at: '.properties',
+          message: `Property keys should match pattern '${PROPERTY_KEY.source}'`
         }
       const required = Array.isArray(node.required) ? node.required : []
       optional += Object.keys(record(node.properties) ?? {}).filter(

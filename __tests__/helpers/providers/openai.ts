@@ -375,6 +375,9 @@ export function strictSchemaProblem(schema: Json): string | undefined {
   let properties = 0
   let enumValues = 0
   let characters = 0
+  // "property names, definition names and enum values" count towards the characters alike.
+  for (const defs of ['$defs', 'definitions'])
+    characters += Object.keys(record(schema[defs]) ?? {}).join('').length
   for (const { schema: node, path, depth } of nodes(schema)) {
     const where = `In context=(${path.map(part => `'${part}'`).join(', ')})`
     if (depth > MAX_DEPTH)

@@ -152,7 +152,7 @@ function upstreamProblem(vendor: string, schema: Json): unknown {
               type: 'invalid_request_error',
               message: problem.counted
                 ? problem.message
-                : `output_config.format.schema: ${problem.message}`
+                : `output_config.format.schema${problem.at ?? ''}: ${problem.message}`
             }
           }
         : undefined
