@@ -1,12 +1,15 @@
 import { countTokens } from '../evidence/tokens.js'
 import { parseModelId } from '../rubric/model-id.js'
-import type { ReasoningEffort, Rubric } from '../rubric/types.js'
+import type { Rubric } from '../rubric/types.js'
 import { mapBounded } from '../util/pool.js'
 import type { CacheTurn } from './cache-turns.js'
 import type { CouncilOptions } from './council.js'
 import { callJudge, type CallPolicy } from './call.js'
 import { callSettings, languageModel } from './judge-model.js'
 import { judgeJsonSchema, validateAnswer } from './judge-schema.js'
+import { answerCap, declaredWindow, effortOf, temperatureOf } from './member-settings.js'
+import { overflowSentence } from '../sentences/council.js'
+import { TOKENIZER_MARGIN } from './providers/common.js'
 import { cacheMinimum, lifecycle, retirementNote } from './models.js'
 import { buildPrompt, fenceToken, withoutFence } from './prompt.js'
 import { providerOf } from './providers/index.js'
@@ -108,7 +111,20 @@ export function judgeSession(
     const provider = providerOf(id.value)
     const breakpoint = provider.breakpoint?.(id.value.model)
     const { thread } = council.options
-    const effort = effortOf(request.rubric, task.judge)
+    const { rubric } = request
+    const effort = effortOf(rubric, task.judge)
+    const cap = answerCap(rubric, task.judge)
+    const window = declaredWindow(rubric, task.judge)
+    // A declared window the prompt and the answer's cap cannot share (the evidence was sized to
+    // it, so this is a window too small for the instructions and rubric): no request is spent.
+    if (window !== undefined && promptTokens * TOKENIZER_MARGIN + cap > window) {
+      return notAsked(
+        task,
+        overflowSentence(task.judge, { window, promptTokens, cap }),
+        'context_overflow'
+      )
+    }
+    const temperature = temperatureOf(rubric, task.judge)
     const run = await callJudge(
       {
         judge: task.judge,
@@ -120,10 +136,19 @@ export function judgeSession(
         validate: value => validateAnswer(value, request.rubric),
         settings: callSettings(
           id.value,
-          { promptTokens, ...(thread !== undefined && { thread }) },
+          {
+            promptTokens,
+            cap,
+            ...(temperature !== undefined && { temperature }),
+            ...(window !== undefined && { window }),
+            ...(thread !== undefined && { thread })
+          },
           effort
         ),
+        cap,
+        ...(temperature !== undefined && { temperature }),
         promptTokens,
+        ...(window !== undefined && { window }),
         ...(breakpoint !== undefined && {
           cache: {
             turn: (stop?: AbortSignal) => council.turns(task.judge, stop),
@@ -218,14 +243,6 @@ function callPolicy({ options }: CouncilRun, rubric: Rubric): CallPolicy {
   }
 }
 
-/** The effort a member names in the rubric, else the rubric's `council.reasoning`, else none. */
-export function effortOf(rubric: Rubric, member: string): ReasoningEffort | undefined {
-  const named = rubric.council.memberReasoning
-  return (
-    (named && Object.hasOwn(named, member) ? named[member] : undefined) ?? rubric.council.reasoning
-  )
-}
-
 /**
  * A member that could not be formed (no key, no endpoint: `missing_credentials`) or whose model is
  * retired (a `provider_error` the provider would answer every time): failed, with why, and never
@@ -234,7 +251,7 @@ export function effortOf(rubric: Rubric, member: string): ReasoningEffort | unde
 function notAsked(
   task: Task,
   problem: string,
-  failure: 'missing_credentials' | 'provider_error' = 'missing_credentials'
+  failure: 'missing_credentials' | 'provider_error' | 'context_overflow' = 'missing_credentials'
 ): JudgeRun {
   return {
     judge: task.judge,
@@ -244,6 +261,6 @@ function notAsked(
     status: 'failed',
     failure,
     message: `${problem}; this judge was not asked`,
-    ...(failure === 'provider_error' && { rejected: true, notAsked: true })
+    ...(failure !== 'missing_credentials' && { rejected: true, notAsked: true })
   }
 }
