@@ -236,6 +236,30 @@ describe('row 3: the council is needed but unavailable', () => {
     expect(cause([failed('a', 'provider_error'), failed('b', 'timeout')])).toEqual(['timeout'])
   })
 
+  it('a prompt too large for the judges’ windows recommends TERMINATE: asking again will not help', () => {
+    const overflow = decide({
+      rubric: RUBRIC,
+      gates: [],
+      council: council([failed('a', 'context_overflow'), failed('b', 'context_overflow')], 2)
+    })
+    expect([overflow.verdict, codes(overflow), overflow.recommendation]).toEqual([
+      'UNCLEAR',
+      ['context_overflow'],
+      'TERMINATE'
+    ])
+    // A cut answer may not be cut on the next try: the loop tries again.
+    const cut = decide({
+      rubric: RUBRIC,
+      gates: [],
+      council: council([failed('a', 'answer_cut'), failed('b', 'answer_cut')], 2)
+    })
+    expect([cut.verdict, codes(cut), cut.recommendation]).toEqual([
+      'UNCLEAR',
+      ['answer_cut'],
+      'RETRY'
+    ])
+  })
+
   it.each([
     ['no council at all', undefined],
     ['a council with no members', council([], 1)]

@@ -887,9 +887,9 @@ describe('untrusted data in the request', () => {
         now: () => Date.parse(`${date}T12:00:00Z`)
       })
     expect(on('2026-11-29').contextLimit?.(RUBRIC)).toBe(
-      evidenceRoom('anthropic:claude-sonnet-4-5')
+      evidenceRoom(RUBRIC, 'anthropic:claude-sonnet-4-5')
     )
-    expect(on('2026-11-30').contextLimit?.(RUBRIC)).toBe(evidenceRoom('google:gemini-3.5-flash'))
+    expect(on('2026-11-30').contextLimit?.(RUBRIC)).toBe(evidenceRoom(RUBRIC, 'google:gemini-3.5-flash'))
   })
 })
 

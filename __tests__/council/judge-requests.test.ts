@@ -1,5 +1,12 @@
+import {
+  ANSWER_BASE_TOKENS,
+  ITEM_TOKENS,
+  REASONING_TOKENS
+} from '../../src/council/member-settings.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createCouncil } from '../../src/council/council.js'
+import { TOKENIZER_MARGIN } from '../../src/council/providers/common.js'
+import { rubricPromptTokens } from '../../src/council/window.js'
 import { judgeJsonSchema, validateAnswer, withEnumCase } from '../../src/council/judge-schema.js'
 import type { CouncilOutcome } from '../../src/council/types.js'
 import type { Rubric } from '../../src/rubric/types.js'
@@ -82,6 +89,10 @@ async function convene(
 }
 
 const valid = (call: RecordedCall): Reply => ({ json: wireAnswer(call.schema) })
+
+/** A failed run's message; '' for an answer. */
+const messageOf = (run: CouncilOutcome['runs'][number] | undefined): string =>
+  run?.status === 'failed' ? run.message : ''
 
 /** Whether a request hands an earlier answer back (the repair request). */
 const isRepair = (call: RecordedCall): boolean =>
@@ -166,17 +177,18 @@ describe('reasoning effort', () => {
       // No summary is asked for: an organization that is not verified is refused one.
       'gpt-5.4-mini': { reasoning: { effort: 'medium' } },
       'gpt-4.1': { reasoning: undefined },
-      // Adaptive thinking at an effort from 4.6 on; the answer's 32,000 tokens are left alone.
+      // Adaptive thinking at an effort from 4.6 on: the cap holds the answer (three criteria and
+      // dimensions) and the thinking a medium effort may do.
       'claude-sonnet-4-6': {
         thinking: { type: 'adaptive' },
         effort: 'medium',
-        max_tokens: 32_000
+        max_tokens: ANSWER_BASE_TOKENS + 3 * ITEM_TOKENS + REASONING_TOKENS.medium
       },
-      // A budget before 4.6, added to the answer's room.
+      // A budget before 4.6, which the SDK adds to the answer's cap.
       'claude-sonnet-4-5': {
         thinking: { type: 'enabled', budget_tokens: 8192 },
         effort: undefined,
-        max_tokens: 32_000 + 8192
+        max_tokens: ANSWER_BASE_TOKENS + 3 * ITEM_TOKENS + 8192
       },
       'gemini-3.5-flash': { thinkingConfig: { thinkingLevel: 'medium' } },
       'gemini-2.5-pro': { thinkingConfig: { thinkingBudget: 8192 } },
@@ -210,7 +222,12 @@ describe('reasoning effort', () => {
     expect(outcome.runs.map(r => r.status)).toEqual(['ok', 'ok', 'ok', 'ok', 'ok'])
     expect(byModel(calls)).toEqual({
       'gpt-5.4-mini': { reasoning: { effort: 'high' } },
-      'claude-sonnet-4-6': { thinking: { type: 'adaptive' }, effort: 'low', max_tokens: 32_000 },
+      'claude-sonnet-4-6': {
+        thinking: { type: 'adaptive' },
+        effort: 'low',
+        // One criterion and one dimension, thought over at a low effort.
+        max_tokens: ANSWER_BASE_TOKENS + 2 * ITEM_TOKENS + REASONING_TOKENS.low
+      },
       'gemini-3.5-flash': { thinkingConfig: { thinkingLevel: 'low' } },
       // Ollama thinks or not: any level turns it on.
       'gpt-oss:20b': { think: true },
@@ -383,5 +400,212 @@ describe('Ollama', () => {
     const second = (outcome.runs[0]?.tokens?.input ?? 0) - tokensOf(calls[0]?.text ?? '')
     expect(second).toBeGreaterThan(0)
     expect(second).toBeLessThan(tokensOf(calls[1]?.text ?? '') / 2)
+  })
+})
+
+describe('answer caps and temperature (docs/council.md#answer-caps)', () => {
+  /** What a request says of the answer's cap and the temperature, in its provider's own words. */
+  const capOf = (call: RecordedCall): { cap: unknown; temperature: unknown } => {
+    const body = record(call.body) ?? {}
+    switch (call.protocol) {
+      case 'openai-responses':
+        return { cap: body.max_output_tokens, temperature: body.temperature }
+      case 'anthropic-messages':
+      case 'openai-chat':
+        return { cap: body.max_tokens, temperature: body.temperature }
+      case 'google-generate': {
+        const config = record(body.generationConfig)
+        return { cap: config?.maxOutputTokens, temperature: config?.temperature }
+      }
+      case 'ollama-chat': {
+        // Ollama reads neither a top-level cap nor a top-level temperature: only its `options`.
+        expect(body.max_output_tokens ?? body.max_tokens).toBeUndefined()
+        const options = record(body.options)
+        return { cap: options?.num_predict, temperature: options?.temperature }
+      }
+    }
+  }
+  const rubric = (models: string) =>
+    parse(
+      lines(
+        '---',
+        'dimensions: { accuracy: 1, clarity: 1 }',
+        `council: { models: ${models} }`,
+        '---',
+        '## Criteria',
+        '- tested: The change is tested',
+        '- safe: Errors are handled',
+        '- small: The change is small'
+      )
+    )
+  // Three criteria and two dimensions.
+  const answer = ANSWER_BASE_TOKENS + 5 * ITEM_TOKENS
+
+  it('caps every request on every provider, sized from the rubric; temperature 0 only where the server’s default varies', async () => {
+    const { outcome, calls } = await convene([], valid, {
+      rubric: rubric(
+        '[openai:gpt-4.1, openai:gpt-5.4-mini, google:gemini-3.5-flash, "ollama:llama3.1:8b", openai-compatible:local-model, openrouter:meta-llama/llama-4-maverick]'
+      )
+    })
+    expect(outcome.runs.map(r => r.status)).toEqual(outcome.runs.map(() => 'ok'))
+    expect(Object.fromEntries(calls.map(c => [c.model, capOf(c)]))).toEqual({
+      'gpt-4.1': { cap: answer + REASONING_TOKENS.medium, temperature: undefined },
+      'gpt-5.4-mini': { cap: answer + REASONING_TOKENS.medium, temperature: undefined },
+      'gemini-3.5-flash': { cap: answer + REASONING_TOKENS.medium, temperature: undefined },
+      // Neither thinks unless told to: the answer's cap alone.
+      'llama3.1:8b': { cap: answer, temperature: 0 },
+      'local-model': { cap: answer, temperature: 0 },
+      'meta-llama/llama-4-maverick': {
+        cap: answer + REASONING_TOKENS.medium,
+        temperature: undefined
+      }
+    })
+    // The report's runs say what each was sent.
+    expect(outcome.runs.find(r => r.judge === 'ollama:llama3.1:8b')?.sent).toEqual({
+      cap: answer,
+      temperature: 0
+    })
+    expect(outcome.runs.find(r => r.judge === 'openai:gpt-5.4-mini')?.sent).toEqual({
+      cap: answer + REASONING_TOKENS.medium
+    })
+  })
+
+  it('takes a member’s own max_output_tokens and temperature over the defaults', async () => {
+    const { calls } = await convene([], valid, {
+      rubric: rubric(
+        '[{ model: "ollama:llama3.1:8b", max_output_tokens: 2048, temperature: 0.3 }, { model: openai:gpt-4.1, temperature: 0.5 }]'
+      )
+    })
+    expect(Object.fromEntries(calls.map(c => [c.model, capOf(c)]))).toEqual({
+      'llama3.1:8b': { cap: 2048, temperature: 0.3 },
+      'gpt-4.1': { cap: answer + REASONING_TOKENS.medium, temperature: 0.5 }
+    })
+  })
+
+  it('a cut answer is its own failure, named with the cap, and is not repaired', async () => {
+    const { outcome, calls } = await convene(['openai-compatible:local-model'], call => ({
+      // What llama.cpp's server sends when the cap stops the answer: the JSON unfinished.
+      raw: JSON.stringify({
+        id: 'chatcmpl-1',
+        object: 'chat.completion',
+        created: 1,
+        model: call.model,
+        choices: [
+          {
+            index: 0,
+            message: {
+              role: 'assistant',
+              content: '{"findings": [{"severity": "minor", "title": "'
+            },
+            finish_reason: 'length'
+          }
+        ],
+        usage: { prompt_tokens: 900, completion_tokens: answer, total_tokens: 900 + answer }
+      })
+    }))
+    expect(calls).toHaveLength(1)
+    expect(outcome.runs[0]).toMatchObject({ status: 'failed', failure: 'answer_cut' })
+    expect(messageOf(outcome.runs[0])).toMatch(
+      /^the answer was cut at [\d,]+ tokens, the cap on its length \([\d,]+, reasoning included\): raise max_output_tokens for openai-compatible:local-model in council.models/
+    )
+  })
+
+  it('a repair quotes at most 2,000 characters of a runaway answer, and is never much larger than the first request', async () => {
+    const runaway = {
+      ...wireAnswer(judgeJsonSchema(RUBRIC)),
+      feedback: 'x'.repeat(60_000),
+      verdict: 'MAYBE'
+    }
+    const { outcome, calls } = await convene(['openai-compatible:local-model'], call =>
+      isRepair(call) ? valid(call) : { json: runaway }
+    )
+    expect(outcome.runs.map(r => r.status)).toEqual(['ok'])
+    const [first, repair] = calls
+    expect(repair && isRepair(repair)).toBe(true)
+    const size = (call: RecordedCall | undefined) => JSON.stringify(call?.body ?? '').length
+    expect(size(repair) - size(first)).toBeLessThan(2000 + 1500)
+    expect(JSON.stringify(repair?.body)).toContain('more characters of this answer not quoted')
+  })
+
+  it('a repair refused for the window is given up for a fresh re-ask, which fits', async () => {
+    let asked = 0
+    const { outcome, calls } = await convene(['openai-compatible:local-model'], call =>
+      ++asked > 1 && isRepair(call)
+        ? {
+            status: 400,
+            // llama.cpp's server (tools/server): the request did not fit its `n_ctx`.
+            body: {
+              error: {
+                code: 400,
+                message: 'request (8468 tokens) exceeds the available context size (8192 tokens)',
+                type: 'exceed_context_size_error',
+                n_prompt_tokens: 8468,
+                n_ctx: 8192
+              }
+            }
+          }
+        : asked === 1
+          ? { json: { findings: [] } }
+          : valid(call)
+    )
+    expect(outcome.runs.map(r => r.status)).toEqual(['ok'])
+    expect(calls.map(isRepair)).toEqual([false, true, false])
+  })
+
+  it('a prompt the server refuses for its window: context_overflow, with the sizes and what to do, and no retry', async () => {
+    const { outcome, calls } = await convene(['openai-compatible:local-model'], () => ({
+      status: 400,
+      body: {
+        error: {
+          code: 400,
+          message: 'request (9100 tokens) exceeds the available context size (8192 tokens)',
+          type: 'exceed_context_size_error'
+        }
+      }
+    }))
+    expect(calls).toHaveLength(1)
+    const run = outcome.runs[0]
+    expect(run).toMatchObject({ status: 'failed', failure: 'context_overflow', rejected: true })
+    const message = run?.status === 'failed' ? run.message : ''
+    expect(message).toContain('exceeds the available context size (8192 tokens)')
+    expect(message).toContain('max-evidence-tokens')
+    expect(message).toContain('council.models: [{ model, window }]')
+    expect(message).not.toContain('model name')
+  })
+})
+
+describe('a window a member declares (docs/council.md#self-hosted-models)', () => {
+  const declaring = (window: number) =>
+    parse(
+      lines(
+        '---',
+        'dimensions: false',
+        `council: { models: [{ model: "ollama:llama3.1:8b", window: ${window} }] }`,
+        '---',
+        '## Criteria',
+        '- tested: The change is tested'
+      )
+    )
+
+  it('sizes the evidence to it, beside the answer’s cap and the rubric, and bounds Ollama’s num_ctx', async () => {
+    const rubric = declaring(8192)
+    const council = createCouncil({ env: ENV(), models: [], mask: text => text })
+    const room = council.contextLimit?.(rubric) ?? 0
+    const cap = ANSWER_BASE_TOKENS + ITEM_TOKENS
+    expect(room).toBe(
+      Math.floor((8192 - cap) / TOKENIZER_MARGIN) - rubricPromptTokens(rubric) - 1000
+    )
+    const { outcome, calls } = await convene([], valid, { rubric })
+    expect(outcome.runs.map(r => r.status)).toEqual(['ok'])
+    expect(record(record(calls[0]?.body)?.options)?.num_ctx).toBeLessThanOrEqual(8192)
+  })
+
+  it('too small for the instructions and the rubric: the judge is not asked, and the reason names it, its window, the prompt’s size and max-evidence-tokens', async () => {
+    const { outcome, calls } = await convene([], valid, { rubric: declaring(2048) })
+    expect(calls).toHaveLength(0)
+    expect(outcome.runs[0]).toMatchObject({ status: 'failed', failure: 'context_overflow' })
+    expect(messageOf(outcome.runs[0])).toMatch(
+      /^the prompt \(about [\d,]+ tokens by our count\) and the 3,400 kept for the answer do not fit ollama:llama3\.1:8b's context window of 2,048 tokens; re-running will not help: lower max-evidence-tokens, or give ollama:llama3\.1:8b a larger window/
+    )
   })
 })

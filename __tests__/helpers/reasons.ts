@@ -46,6 +46,8 @@ export const EXAMPLE_REASONS: { readonly [C in ReasonCode]: ReasonOf<C> } = {
   timeout: { code: 'timeout', ...SHORTFALL },
   provider_error: { code: 'provider_error', ...SHORTFALL },
   invalid_output: { code: 'invalid_output', ...SHORTFALL },
+  answer_cut: { code: 'answer_cut', ...SHORTFALL },
+  context_overflow: { code: 'context_overflow', ...SHORTFALL },
   criterion_failed: { code: 'criterion_failed', criteria: ['a', 'b'] },
   min_score: { code: 'min_score', criteria: [{ id: 'ranked', median: 5.5, minimum: 6 }] },
   blocking_issue: { code: 'blocking_issue', judges: 2, of: 3, rule: 'majority' },

@@ -38,6 +38,8 @@ const CLASS: Readonly<Record<ReasonCode, 'fail' | 'strict' | 'tolerable'>> = {
   timeout: 'tolerable',
   provider_error: 'tolerable',
   invalid_output: 'tolerable',
+  answer_cut: 'tolerable',
+  context_overflow: 'tolerable',
   incomplete_coverage: 'tolerable',
   judge_disagreement: 'tolerable',
   low_agreement: 'tolerable',

@@ -590,7 +590,7 @@ describe('dimensions and council', () => {
       'rubric.md:6:56: error: council.models[1].reasoning must be "low", "medium" or "high", got "extreme" [council]',
       'rubric.md:7:16: error: council.models[2].model: unknown provider "acme" in "acme:x" (known: openai, anthropic, google, openrouter, ollama, openai-compatible) [council]',
       'rubric.md:8:7: error: council.models[3].model is required [type]',
-      'rubric.md:8:9: error: unknown key "modle" in council.models[3]; did you mean "model"? (known keys: model, reasoning) [unknown-key]'
+      'rubric.md:8:9: error: unknown key "modle" in council.models[3]; did you mean "model"? (known keys: model, reasoning, window, max_output_tokens, temperature) [unknown-key]'
     ])
     // A member named twice, once with settings of its own, is still named twice.
     expect(

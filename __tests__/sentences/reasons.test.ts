@@ -49,6 +49,8 @@ const REASONS: Readonly<Record<ReasonCode, string | Readonly<Record<Audience, st
   timeout: `${UNAVAILABLE} The judges did not answer in time: run the job again, or raise the rubric’s council.timeout or lower max-evidence-tokens.`,
   provider_error: `${UNAVAILABLE} The providers failed, not the pull request: run the job again; if it persists, check the model names and the providers’ status.`,
   invalid_output: `${UNAVAILABLE} The judges’ answers did not fit the rubric’s schema: run the job again, or use models with structured-output support.`,
+  answer_cut: `${UNAVAILABLE} The judges’ answers were cut at the cap on their length (each message names it): raise that judge’s \`max_output_tokens\` in \`council.models\`, or lower its \`reasoning\`.`,
+  context_overflow: `${UNAVAILABLE} The prompt does not fit a judge’s context window (each message names the judge, its window and the prompt’s size), so re-running will not help: lower \`max-evidence-tokens\`, or give the judge a larger window (\`council.models: [{ model, window }]\`, set to what its server allows).`,
   criterion_failed: 'must-have criteria failed by a majority of judges: a, b',
   min_score: 'ranked scored 5.5, below its minimum of 6',
   blocking_issue: '2 of 3 judges reported a blocking (critical or major) finding',
@@ -120,6 +122,14 @@ const STEPS: Readonly<Record<ReasonCode, Readonly<Record<Audience, string>>>> = 
   invalid_output: {
     action: `${SHORT} The judges' answers did not fit the rubric's schema; the pull request is not at fault: ${RERUN.slice(0, -1)}. If it happens again, a maintainer picks a model with structured-output support.`,
     terminal: `${SHORT} The judges' answers did not fit the rubric's schema: run \`rubric-council check\` again; if it happens again, pick another model (\`--models\`).`
+  },
+  answer_cut: {
+    action: `${SHORT} The judges' answers were cut at the cap on their length, not for anything in the pull request: raise the judge's \`max_output_tokens\` in the rubric's \`council.models\`, or lower its \`reasoning\`.`,
+    terminal: `${SHORT} The judges' answers were cut at the cap on their length, not for anything in the pull request: raise the judge's \`max_output_tokens\` in the rubric's \`council.models\`, or lower its \`reasoning\`.`
+  },
+  context_overflow: {
+    action: `${SHORT} The prompt does not fit a judge's context window, so asking again will not help: a maintainer lowers \`max-evidence-tokens\` in the workflow, or gives the judge a larger window (\`council.models: [{ model, window }]\`).`,
+    terminal: `${SHORT} The prompt does not fit a judge's context window: lower \`max-evidence-tokens\`, or give the judge a larger window (\`council.models: [{ model, window }]\` in the rubric), then run \`rubric-council check\` again.`
   },
   criterion_failed: {
     action: `Fix the must-have criteria that failed (each shows the judges' reasons) ${AGAIN_PR}`,

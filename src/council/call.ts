@@ -7,6 +7,7 @@ import type { CallSettings, ProviderModule } from './providers/types.js'
 import { formatCount } from '../util/format-count.js'
 import { promptText, type JudgePrompt } from './prompt.js'
 import { classify, spokenWait } from './provider-errors.js'
+import { overflowSentence } from '../sentences/council.js'
 import { failed } from '../util/result.js'
 import type { CacheTurn } from './cache-turns.js'
 import { evidenceCuts } from './breakpoints.js'
@@ -25,6 +26,11 @@ export interface JudgeCall {
   readonly settings: CallSettings
   /** The prompt's size by our count, to tell when a model saw only part of it. */
   readonly promptTokens: number
+  /** The context window the member declares in the rubric, for what an overflow says. */
+  readonly window?: number
+  /** The cap on the answer, reasoning included, and the temperature, however the provider takes them. */
+  readonly cap: number
+  readonly temperature?: number
   /**
    * For a model whose cache serves only what a breakpoint marks (the provider's `breakpoint`):
    * when a request may go (`turn`, see `cacheTurns`), the part's options that set a breakpoint, and
@@ -66,6 +72,11 @@ export interface CallPolicy {
 /** One repair request that returns the invalid answer with the error, then two re-asks. */
 const REPAIRS = 1
 const REASKS = 2
+/**
+ * The most of an invalid answer a repair request quotes: a repair is never much larger than the
+ * first request (a self-hosted model's runaway answer, quoted whole, overflowed its window).
+ */
+export const REPAIR_QUOTE_CHARS = 2000
 
 type Attempt =
   | {
@@ -74,8 +85,15 @@ type Attempt =
       readonly text: string
       /** Input tokens the provider says the model read; undefined when it does not say. */
       readonly seen?: number
+      /** The answer stopped at the cap on its length (finish reason `length`), after `output` tokens. */
+      readonly cut?: { readonly output: number | undefined }
     }
-  | { readonly kind: 'unparsable'; readonly text: string; readonly error: string }
+  | {
+      readonly kind: 'unparsable'
+      readonly text: string
+      readonly error: string
+      readonly cut?: { readonly output: number | undefined }
+    }
   | {
       readonly kind: 'failed'
       readonly failure: CouncilFailure
@@ -133,7 +151,14 @@ export async function callJudge(call: JudgeCall, policy: CallPolicy): Promise<Ju
   let messages = base
   for (let asked = 1; ; asked++) {
     const attempt = await requestWithRetries(call, messages, policy, usage)
-    if (attempt.kind === 'failed') return finish(attempt)
+    if (attempt.kind === 'failed') {
+      // A repair the model's window refused: asked afresh instead, which fitted before.
+      if (attempt.failure === 'context_overflow' && messages !== base) {
+        messages = base
+        continue
+      }
+      return finish(attempt.failure === 'context_overflow' ? overflow(call, attempt) : attempt)
+    }
     if (attempt.kind === 'answer' && cutShort(call, attempt.seen)) {
       return finish(windowCutPrompt(attempt.seen ?? 0, call.promptTokens))
     }
@@ -142,6 +167,8 @@ export async function callJudge(call: JudgeCall, policy: CallPolicy): Promise<Ju
         ? call.validate(attempt.value)
         : failed(`the answer is not JSON: ${attempt.error}`)
     if (validation.ok) return finish({ kind: 'ok', answer: validation.value })
+    // Cut at the cap: asked again, it would be cut again, and a repair would quote the cut text.
+    if (attempt.cut !== undefined) return finish(answerCut(call, attempt.cut.output))
     if (asked > REPAIRS + REASKS) {
       return finish({
         kind: 'failed',
@@ -150,8 +177,21 @@ export async function callJudge(call: JudgeCall, policy: CallPolicy): Promise<Ju
         message: `no valid answer after ${1 + REPAIRS + REASKS} attempts (1 repair, ${REASKS} re-asks); last problem: ${validation.problem}`
       })
     }
-    // The repairs first, each returning the invalid answer with its problem; then re-asks.
+    // The repairs first, each returning (an excerpt of) the invalid answer with its problem; then
+    // re-asks. A repair the window cannot take is given up for a fresh re-ask.
     messages = asked <= REPAIRS ? repairMessages(base, attempt.text, validation.problem) : base
+  }
+}
+
+/** An answer stopped at its cap (`maxOutputTokens`) before it was whole. */
+function answerCut(call: JudgeCall, output: number | undefined): Failure {
+  const { cap } = call
+  const at = formatCount(output ?? cap)
+  return {
+    kind: 'failed',
+    failure: 'answer_cut',
+    rejected: false,
+    message: `the answer was cut at ${at} tokens, the cap on its length (${formatCount(cap)}, reasoning included): raise max_output_tokens for ${call.judge} in council.models, or lower its reasoning`
   }
 }
 
@@ -167,9 +207,11 @@ function judgeRun(
 ): JudgeRun {
   const { requests, cost, cacheCost: cache, ...counted } = spent.usage
   const tokens: TokenUsage = { ...counted }
+  const { temperature } = call
   const common = {
     judge: call.judge,
     sample: call.sample,
+    sent: { cap: call.cap, ...(temperature !== undefined && { temperature }) },
     latencyMs: spent.latencyMs,
     requests,
     tokens,
@@ -190,17 +232,46 @@ function judgeRun(
 function windowCutPrompt(seen: number, sent: number): Failure {
   return {
     kind: 'failed',
-    failure: 'provider_error',
+    failure: 'context_overflow',
     rejected: true,
     message: `the model read ${formatCount(seen)} of about ${formatCount(sent)} prompt tokens: its context window cut the prompt; re-running will not help: use a model with a longer context, or lower max-evidence-tokens`
   }
 }
 
-/** The first request again, followed by the invalid answer and what is wrong with it. */
-function repairMessages(base: ModelMessage[], answer: string, problem: string): ModelMessage[] {
+/** A prompt the provider refused as longer than the model's window: with the sizes we know. */
+function overflow(call: JudgeCall, refused: Failure): Failure {
+  const { cap } = call
+  const sizes =
+    call.window === undefined
+      ? `the prompt is about ${formatCount(call.promptTokens)} tokens by our count, with ${formatCount(cap)} kept for the answer`
+      : overflowSentence(call.judge, {
+          window: call.window,
+          promptTokens: call.promptTokens,
+          cap
+        })
+  return {
+    ...refused,
+    rejected: true,
+    message: `${refused.message}; ${sizes}${call.window === undefined ? `: lower max-evidence-tokens, or give ${call.judge} a larger window (council.models: [{ model, window }])` : ''}`
+  }
+}
+
+/**
+ * The first request again, followed by the invalid answer (at most `REPAIR_QUOTE_CHARS` of it) and
+ * what is wrong with it.
+ */
+export function repairMessages(
+  base: ModelMessage[],
+  answer: string,
+  problem: string
+): ModelMessage[] {
+  const quoted =
+    answer.length <= REPAIR_QUOTE_CHARS
+      ? answer
+      : `${answer.slice(0, REPAIR_QUOTE_CHARS)}\n[… ${formatCount(answer.length - REPAIR_QUOTE_CHARS)} more characters of this answer not quoted]`
   return [
     ...base,
-    { role: 'assistant', content: answer === '' ? '(empty answer)' : answer },
+    { role: 'assistant', content: answer === '' ? '(empty answer)' : quoted },
     {
       role: 'user',
       content:
@@ -285,7 +356,8 @@ async function request(
       kind: 'answer',
       value: result.output,
       text: result.text,
-      ...(result.usage.inputTokens !== undefined && { seen: result.usage.inputTokens })
+      ...(result.usage.inputTokens !== undefined && { seen: result.usage.inputTokens }),
+      ...(result.finishReason === 'length' && { cut: { output: result.usage.outputTokens } })
     }
   } catch (error) {
     // Answered, in whatever form: the provider has read the prompt, and cached what was marked.
@@ -308,9 +380,10 @@ function answerIn(error: NoObjectGeneratedError): Attempt {
   // then validated as strictly as any other answer.
   const extracted = extractJson(text)
   const seen = error.usage?.inputTokens
+  const cut = error.finishReason === 'length' && { cut: { output: error.usage?.outputTokens } }
   return extracted.ok
-    ? { kind: 'answer', value: extracted.value, text, ...(seen !== undefined && { seen }) }
-    : { kind: 'unparsable', text, error: extracted.problem }
+    ? { kind: 'answer', value: extracted.value, text, ...(seen !== undefined && { seen }), ...cut }
+    : { kind: 'unparsable', text, error: extracted.problem, ...cut }
 }
 
 /** After a failed request: how long to wait before the next, or the judge's failure. */

@@ -7,7 +7,8 @@ import { cacheTurns } from './cache-turns.js'
 import { languageModel } from './judge-model.js'
 import { defaultModels } from './members.js'
 import { lifecycle, retirementNote } from './models.js'
-import { effortOf, judgeSession, type CouncilRun, type Task } from './session.js'
+import { effortOf } from './member-settings.js'
+import { judgeSession, type CouncilRun, type Task } from './session.js'
 import type { Council, CouncilOutcome, CouncilRequest, JudgeRun, SettledCheck } from './types.js'
 import { askedModels, evidenceRoom, rubricTooLarge } from './window.js'
 
@@ -172,7 +173,7 @@ function reserves(council: CouncilRun, rubric: Rubric): readonly string[] {
 /** The evidence every window can take, of the members and reserves that may be asked. */
 function contextLimit(council: CouncilRun, rubric: Rubric): number | undefined {
   const rooms = asked(council, rubric).flatMap(member => {
-    const room = evidenceRoom(member)
+    const room = evidenceRoom(rubric, member)
     return room === undefined ? [] : [room]
   })
   return rooms.length === 0 ? undefined : Math.min(...rooms)

@@ -1,6 +1,7 @@
 import type { ProviderOptions } from '@ai-sdk/provider-utils'
 import type { ModelId } from '../rubric/model-id.js'
 import type { ReasoningEffort } from '../rubric/types.js'
+import { isRecord } from '../util/is-record.js'
 import { failed, type Result } from '../util/result.js'
 import { nonEmpty, providerOf } from './providers/index.js'
 import type { CallContext, CallSettings, ModelLoader, ProviderModule } from './providers/types.js'
@@ -57,12 +58,22 @@ export function callSettings(
   const effort = named ?? provider.reasoning.default
   const reasoning =
     effort === undefined ? {} : provider.reasoning.options(id.model, effort, named !== undefined)
+  const { cap, temperature } = call
+  const answer = provider.answerOptions?.(cap, temperature)
   const providerOptions: ProviderOptions = { ...base.providerOptions }
-  for (const [key, options] of Object.entries(reasoning)) {
-    providerOptions[key] = { ...providerOptions[key], ...options }
+  for (const [key, options] of [...Object.entries(reasoning), ...Object.entries(answer ?? {})]) {
+    const merged = { ...providerOptions[key], ...options }
+    // Ollama's `options` hold both the window (`num_ctx`) and the cap: neither replaces the other.
+    const [before, added] = [providerOptions[key]?.options, options.options]
+    providerOptions[key] =
+      isRecord(before) && isRecord(added) ? { ...merged, options: { ...before, ...added } } : merged
   }
   return {
     ...base,
+    ...(answer === undefined && {
+      maxOutputTokens: cap,
+      ...(temperature !== undefined && { temperature })
+    }),
     ...(Object.keys(providerOptions).length > 0 && { providerOptions })
   }
 }

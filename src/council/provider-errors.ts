@@ -84,6 +84,14 @@ export function classify(error: unknown, key?: string): Problem {
         ...((status === 529 || status === 503) && { overloaded: true })
       }
     }
+    if (contextOverflow(error.responseBody)) {
+      return {
+        failure: 'context_overflow',
+        message: `the provider refused the prompt as longer than the model's context window (${status})${detail}`,
+        retryable: false,
+        rejected: true
+      }
+    }
     const hint = status === 404 ? ': check the model name' : ''
     return {
       failure: 'provider_error',
@@ -98,6 +106,31 @@ export function classify(error: unknown, key?: string): Problem {
     message: `the call failed: ${message}`,
     retryable: /fetch failed|ECONN|ETIMEDOUT|socket/i.test(message)
   }
+}
+
+/**
+ * How the servers say a prompt does not fit the model's window, each in its own words:
+ * - OpenAI: `code: "context_length_exceeded"`, "This model's maximum context length is N tokens"
+ *   (https://platform.openai.com/docs/guides/error-codes); vLLM says the same words;
+ * - Anthropic: "prompt is too long: N tokens > M maximum" (invalid_request_error);
+ * - Gemini: "The input token count (N) exceeds the maximum number of tokens allowed (M)";
+ * - llama.cpp's server: `type: "exceed_context_size_error"`, "request (N tokens) exceeds the
+ *   available context size (M tokens)" (tools/server);
+ * - Ollama, when it does not truncate: "the input length exceeds the context length".
+ */
+const OVERFLOW_WORDS =
+  /maximum context length|context length exceeded|exceeds the available context size|input length exceeds the context length|prompt is too long|exceeds the maximum number of tokens allowed/i
+
+function contextOverflow(body: string | undefined): boolean {
+  const parsed = jsonBody(body)
+  const error = isRecord(parsed) ? parsed.error : undefined
+  if (isRecord(error)) {
+    if (error.type === 'exceed_context_size_error' || error.code === 'context_length_exceeded') {
+      return true
+    }
+  }
+  const message = errorMessageIn(body)
+  return message !== undefined && OVERFLOW_WORDS.test(message)
 }
 
 /** A provider's own way of refusing a key under another status (Gemini's 400 API_KEY_INVALID). */

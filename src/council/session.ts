@@ -1,12 +1,15 @@
 import { countTokens } from '../evidence/tokens.js'
-import { parseModelId } from '../rubric/model-id.js'
+import { parseModelId, type ModelId } from '../rubric/model-id.js'
 import type { ReasoningEffort, Rubric } from '../rubric/types.js'
 import { mapBounded } from '../util/pool.js'
 import type { CacheTurn } from './cache-turns.js'
 import type { CouncilOptions } from './council.js'
-import { callJudge, type CallPolicy } from './call.js'
+import { callJudge, type CallPolicy, type JudgeCall } from './call.js'
 import { callSettings, languageModel } from './judge-model.js'
 import { judgeJsonSchema, validateAnswer } from './judge-schema.js'
+import { answerCap, declaredWindow, effortOf, temperatureOf } from './member-settings.js'
+import { overflowSentence } from '../sentences/council.js'
+import { TOKENIZER_MARGIN } from './providers/common.js'
 import { cacheMinimum, lifecycle, retirementNote } from './models.js'
 import { buildPrompt, fenceToken, withoutFence } from './prompt.js'
 import { providerOf } from './providers/index.js'
@@ -105,38 +108,82 @@ export function judgeSession(
     const model = languageModel(id.value, council.options.env, council.fetch)
     if (!model.ok) return notAsked(task, model.problem)
     const { fence, prompt, promptTokens } = prompted(task)
-    const provider = providerOf(id.value)
-    const breakpoint = provider.breakpoint?.(id.value.model)
-    const { thread } = council.options
-    const effort = effortOf(request.rubric, task.judge)
-    const run = await callJudge(
-      {
-        judge: task.judge,
-        provider,
-        sample: task.sample,
-        model: await model.value(),
-        prompt,
-        schema,
-        validate: value => validateAnswer(value, request.rubric),
-        settings: callSettings(
-          id.value,
-          { promptTokens, ...(thread !== undefined && { thread }) },
-          effort
-        ),
-        promptTokens,
-        ...(breakpoint !== undefined && {
-          cache: {
-            turn: (stop?: AbortSignal) => council.turns(task.judge, stop),
-            breakpoint,
-            minimum: cacheMinimum(id.value.model)
-          }
-        })
-      },
-      cancel ? { ...policy, cancel } : policy
-    )
+    const how = howAsked(request.rubric, task.judge)
+    // A declared window the prompt and the answer's cap cannot share (the evidence was sized to
+    // it, so this is a window too small for the instructions and rubric): no request is spent.
+    if (how.window !== undefined && promptTokens * TOKENIZER_MARGIN + how.cap > how.window) {
+      const sizes = { window: how.window, promptTokens, cap: how.cap }
+      return notAsked(task, overflowSentence(task.judge, sizes), 'context_overflow')
+    }
+    const call = judgeCall(council, task, id.value, how, {
+      model: await model.value(),
+      prompt,
+      promptTokens,
+      schema,
+      validate: value => validateAnswer(value, request.rubric)
+    })
+    const run = await callJudge(call, cancel ? { ...policy, cancel } : policy)
     return withoutFence(run, fence)
   }
   return (tasks, until) => askAll(council, tasks, ask, until)
+}
+
+/** How a judge is asked about a rubric: its effort, the cap on its answer, its temperature, window. */
+interface HowAsked {
+  readonly effort: ReasoningEffort | undefined
+  readonly cap: number
+  readonly temperature: number | undefined
+  readonly window: number | undefined
+}
+
+function howAsked(rubric: Rubric, judge: string): HowAsked {
+  return {
+    effort: effortOf(rubric, judge),
+    cap: answerCap(rubric, judge),
+    temperature: temperatureOf(rubric, judge),
+    window: declaredWindow(rubric, judge)
+  }
+}
+
+/** One call as `callJudge` makes it: the prompt, and what the provider is sent besides. */
+function judgeCall(
+  council: CouncilRun,
+  task: Task,
+  id: ModelId,
+  how: HowAsked,
+  asked: Pick<JudgeCall, 'model' | 'prompt' | 'promptTokens' | 'schema' | 'validate'>
+): JudgeCall {
+  const provider = providerOf(id)
+  const breakpoint = provider.breakpoint?.(id.model)
+  const { thread } = council.options
+  const { cap, temperature, window } = how
+  return {
+    ...asked,
+    judge: task.judge,
+    provider,
+    sample: task.sample,
+    settings: callSettings(
+      id,
+      {
+        promptTokens: asked.promptTokens,
+        cap,
+        ...(temperature !== undefined && { temperature }),
+        ...(window !== undefined && { window }),
+        ...(thread !== undefined && { thread })
+      },
+      how.effort
+    ),
+    cap,
+    ...(temperature !== undefined && { temperature }),
+    ...(window !== undefined && { window }),
+    ...(breakpoint !== undefined && {
+      cache: {
+        turn: (stop?: AbortSignal) => council.turns(task.judge, stop),
+        breakpoint,
+        minimum: cacheMinimum(id.model)
+      }
+    })
+  }
 }
 
 /**
@@ -218,14 +265,6 @@ function callPolicy({ options }: CouncilRun, rubric: Rubric): CallPolicy {
   }
 }
 
-/** The effort a member names in the rubric, else the rubric's `council.reasoning`, else none. */
-export function effortOf(rubric: Rubric, member: string): ReasoningEffort | undefined {
-  const named = rubric.council.memberReasoning
-  return (
-    (named && Object.hasOwn(named, member) ? named[member] : undefined) ?? rubric.council.reasoning
-  )
-}
-
 /**
  * A member that could not be formed (no key, no endpoint: `missing_credentials`) or whose model is
  * retired (a `provider_error` the provider would answer every time): failed, with why, and never
@@ -234,7 +273,7 @@ export function effortOf(rubric: Rubric, member: string): ReasoningEffort | unde
 function notAsked(
   task: Task,
   problem: string,
-  failure: 'missing_credentials' | 'provider_error' = 'missing_credentials'
+  failure: 'missing_credentials' | 'provider_error' | 'context_overflow' = 'missing_credentials'
 ): JudgeRun {
   return {
     judge: task.judge,
@@ -244,6 +283,6 @@ function notAsked(
     status: 'failed',
     failure,
     message: `${problem}; this judge was not asked`,
-    ...(failure === 'provider_error' && { rejected: true, notAsked: true })
+    ...(failure !== 'missing_credentials' && { rejected: true, notAsked: true })
   }
 }

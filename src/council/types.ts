@@ -50,6 +50,8 @@ export type CouncilFailure =
   | 'timeout'
   | 'provider_error'
   | 'invalid_output'
+  | 'answer_cut'
+  | 'context_overflow'
 
 /** Tokens billed for one judge call, summed over its requests. */
 export interface TokenUsage {
@@ -95,6 +97,8 @@ export type JudgeRun = {
   readonly costUsd?: number
   /** Of `costUsd`, what the cache reads and writes cost; absent with it. */
   readonly cacheCostUsd?: CacheCost
+  /** What its requests were sent besides the prompt: the cap on the answer, and the temperature. */
+  readonly sent?: { readonly cap: number; readonly temperature?: number }
 } & (
   | { readonly status: 'ok'; readonly answer: JudgeAnswer }
   | {

@@ -4,12 +4,13 @@ import type { Rubric } from '../rubric/types.js'
 import { formatCount } from '../util/format-count.js'
 import { lifecycle, modelRow } from './models.js'
 import { standingParts } from './prompt.js'
-import { ANSWER_MAX_TOKENS } from './providers/common.js'
+import { answerCap, declaredWindow, MAX_ANSWER_TOKENS } from './member-settings.js'
+import { TOKENIZER_MARGIN } from './providers/common.js'
 import { providerOf } from './providers/index.js'
 
 /**
  * How a judge's context window is shared (docs/council.md#the-rubrics-size): the answer's room
- * (`ANSWER_MAX_TOKENS`), the instructions with the rubric, and the evidence. The evidence budget
+ * (`MAX_ANSWER_TOKENS`), the instructions with the rubric, and the evidence. The evidence budget
  * (`max-evidence-tokens`) is lowered to what the smallest known window leaves beside the answer and
  * `RUBRIC_ROOM_TOKENS`; a rubric is refused when, with the instructions, it takes more than the
  * window leaves beside the answer and that budget. So a rubric within `RUBRIC_ROOM_TOKENS` fits
@@ -23,20 +24,40 @@ import { providerOf } from './providers/index.js'
 export const RUBRIC_ROOM_TOKENS = 16_000
 
 /** What a prompt holds beside the evidence at least: instructions and rubric, and the answer. */
-const PROMPT_RESERVE_TOKENS = RUBRIC_ROOM_TOKENS + ANSWER_MAX_TOKENS
+const PROMPT_RESERVE_TOKENS = RUBRIC_ROOM_TOKENS + MAX_ANSWER_TOKENS
 
-/** A member's context window in input tokens, as the model table gives it; undefined if unknown. */
-function contextWindow(member: string): number | undefined {
+/** What a prompt holds beside the instructions, rubric and evidence: the run's and the judge's parts. */
+const RUN_ROOM_TOKENS = 1000
+
+/** A member's context window in tokens, as the model table gives it; undefined if unknown. */
+function tableWindow(member: string): number | undefined {
   const parsed = parseModelId(member)
   if (!parsed.ok || providerOf(parsed.value).tableModels === undefined) return undefined
   // As the table writes it (`gpt-5.4-mini`), or a Claude version dotted by OpenRouter (`4.6`).
   return modelRow(parsed.value.model)?.contextWindow
 }
 
-/** The evidence a member's window leaves room for, or undefined when its window is not known. */
-export function evidenceRoom(member: string): number | undefined {
-  const window = contextWindow(member)
-  return window === undefined ? undefined : window - PROMPT_RESERVE_TOKENS
+/** A member's context window: the one it declares in the rubric, else the model table's. */
+export function contextWindow(rubric: Rubric, member: string): number | undefined {
+  return declaredWindow(rubric, member) ?? tableWindow(member)
+}
+
+/**
+ * The evidence a member's window leaves room for (never below 0), or undefined when its window is
+ * not known. A declared window is shared by our count, less `TOKENIZER_MARGIN`: its answer's cap,
+ * the instructions with the rubric, the run's parts, and the evidence.
+ */
+export function evidenceRoom(rubric: Rubric, member: string): number | undefined {
+  const declared = declaredWindow(rubric, member)
+  if (declared === undefined) {
+    const window = tableWindow(member)
+    return window === undefined ? undefined : window - PROMPT_RESERVE_TOKENS
+  }
+  const room =
+    Math.floor((declared - answerCap(rubric, member)) / TOKENIZER_MARGIN) -
+    rubricPromptTokens(rubric) -
+    RUN_ROOM_TOKENS
+  return Math.max(0, room)
 }
 
 /** Those that may be asked on `today` (epoch ms): members and reserves, less the retired. */
@@ -56,7 +77,7 @@ function smallestWindow(
 ): { readonly member: string; readonly tokens: number } | undefined {
   let smallest: { member: string; tokens: number } | undefined
   for (const member of asked) {
-    const tokens = contextWindow(member)
+    const tokens = tableWindow(member)
     if (tokens !== undefined && (smallest === undefined || tokens < smallest.tokens))
       smallest = { member, tokens }
   }
@@ -90,11 +111,11 @@ export function rubricTooLarge(
     return `${size}; with the context window of no member known, it may take ${formatCount(RUBRIC_ROOM_TOKENS)} (docs/council.md#the-rubrics-size): ${todo}, or name members whose windows the model table knows`
   }
   const evidence = Math.min(evidenceBudget, window.tokens - PROMPT_RESERVE_TOKENS)
-  const room = window.tokens - ANSWER_MAX_TOKENS - evidence
+  const room = window.tokens - MAX_ANSWER_TOKENS - evidence
   if (tokens <= room) return undefined
   return (
     `${size}; the smallest context window of the council, ${window.member}'s ${formatCount(window.tokens)} tokens, ` +
-    `leaves it ${formatCount(room)} beside ${formatCount(evidence)} for the evidence and ${formatCount(ANSWER_MAX_TOKENS)} for the answer: ` +
+    `leaves it ${formatCount(room)} beside ${formatCount(evidence)} for the evidence and ${formatCount(MAX_ANSWER_TOKENS)} for the answer: ` +
     `${todo}, give the council models with larger windows, or lower max-evidence-tokens`
   )
 }

@@ -134,6 +134,9 @@ export interface JsonReport {
      * cost; null where the model's price is unknown.
      */
     readonly cache_cost_usd: { readonly read: number; readonly write: number } | null
+    /** The cap on its answer (reasoning included) and the temperature it was sent; null: none. */
+    readonly max_output_tokens: number | null
+    readonly temperature: number | null
   }[]
   readonly quorum: number | null
   /**
@@ -297,7 +300,9 @@ function jsonJudge(run: NonNullable<Evaluation['council']>['runs'][number]): Ele
     requests: run.requests ?? null,
     tokens: jsonTokens(run.tokens),
     cost_usd: run.costUsd ?? null,
-    cache_cost_usd: run.cacheCostUsd ?? null
+    cache_cost_usd: run.cacheCostUsd ?? null,
+    max_output_tokens: run.sent?.cap ?? null,
+    temperature: run.sent?.temperature ?? null
   }
 }
 
@@ -314,7 +319,9 @@ function jsonCancelled(call: CancelledCall): Element<'judges'> {
     requests: call.requests ?? null,
     tokens: jsonTokens(call.tokens),
     cost_usd: call.costUsd ?? null,
-    cache_cost_usd: call.cacheCostUsd ?? null
+    cache_cost_usd: call.cacheCostUsd ?? null,
+    max_output_tokens: null,
+    temperature: null
   }
 }
 

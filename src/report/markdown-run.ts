@@ -130,6 +130,26 @@ function judgeRow(who: string, status: string, call: Spent, cache: boolean): str
   ]
 }
 
+/**
+ * What each judge's requests were sent besides the prompt (docs/council.md#answer-caps): the cap
+ * on its answer and the temperature, one clause per distinct setting.
+ */
+function sentLine(runs: readonly Pick<JudgeRun, 'judge' | 'sent'>[]): string {
+  const settings = new Map<string, string[]>()
+  for (const { judge, sent } of runs) {
+    if (sent === undefined) continue
+    const temperature =
+      sent.temperature === undefined ? 'no temperature' : `temperature ${sent.temperature}`
+    const key = `answers capped at ${formatCount(sent.cap)} tokens, ${temperature}`
+    const judges = settings.get(key) ?? []
+    if (!judges.includes(judge)) judges.push(escapeMarkdown(judge))
+    settings.set(key, judges)
+  }
+  if (settings.size === 0) return ''
+  const clauses = [...settings].map(([key, judges]) => `${key} (${judges.join(', ')})`)
+  return `Sent: ${clauses.join('; ')}.\n\n`
+}
+
 /** The council's whole bill: tokens, the share the prompt caches served, and the cost. */
 function totalsLine(runs: readonly Pick<JudgeRun, 'tokens' | 'costUsd'>[]): string {
   const counted = runs.flatMap(r => (r.tokens ? [r.tokens] : []))
@@ -185,6 +205,7 @@ export function judgesSection(
         [...rows, ...stopped]
       ),
       totalsLine([...runs, ...cancelled]),
+      sentLine(runs),
       ...cancelled.map(
         call =>
           `- **${escapeMarkdown(call.judge)}** (sample ${call.sample}): ${cancelledSentence(call.settledBy)}.\n`

@@ -1,7 +1,7 @@
 import { DEFAULT_MAX_EXTRA_VOTES, DEFAULT_SAMPLES } from './defaults.js'
 import type { AtPath } from './errors.js'
 import type { CheckedFrontMatter } from './front-matter.js'
-import type { CouncilConfig } from './types.js'
+import type { CouncilConfig, MemberSettings } from './types.js'
 
 type RawCouncil = NonNullable<CheckedFrontMatter['values']['council']>
 type Member = NonNullable<RawCouncil['models']>[number]
@@ -29,10 +29,20 @@ export function buildCouncil(
       ? []
       : [[member.model, member.reasoning] as const]
   )
+  const settings = [...members, ...reserves].flatMap(member => {
+    if (typeof member === 'string') return []
+    const own: MemberSettings = {
+      ...(member.window !== undefined && { window: member.window }),
+      ...(member.max_output_tokens !== undefined && { maxOutputTokens: member.max_output_tokens }),
+      ...(member.temperature !== undefined && { temperature: member.temperature })
+    }
+    return Object.keys(own).length > 0 ? [[member.model, own] as const] : []
+  })
   return {
     models,
     ...(raw?.reasoning !== undefined && { reasoning: raw.reasoning }),
     ...(named.length > 0 && { memberReasoning: Object.fromEntries(named) }),
+    ...(settings.length > 0 && { memberSettings: Object.fromEntries(settings) }),
     ...(raw?.samples !== undefined && { samples: raw.samples }),
     ...(raw?.quorum !== undefined && { quorum: raw.quorum }),
     ...(raw?.timeout !== undefined && { timeout: raw.timeout }),

@@ -1,5 +1,6 @@
 import type {
   CouncilConfig,
+  MemberSettings,
   Criterion,
   GateOptions,
   Rubric,
@@ -178,6 +179,14 @@ const COUNCIL: FieldTable<CouncilConfig> = {
         ownValue(after, member)
       )
     ),
+  // A window, a cap or a temperature changes how a judge is asked, not what it is asked: shown.
+  memberSettings: (before = {}, after = {}) =>
+    [...new Set([...Object.keys(before), ...Object.keys(after)])].flatMap(member =>
+      value<string | undefined>(`council.models "${member}" settings`)(
+        settingsText(ownValue(before, member)),
+        settingsText(ownValue(after, member))
+      )
+    ),
   quorum: value('council.quorum', lowered),
   samples: value('council.samples'),
   timeout: value('council.timeout'),
@@ -274,6 +283,19 @@ export function diffRubrics(base: Rubric, head: Rubric): RubricDiff {
 
 function ownValue<T>(record: Readonly<Record<string, T>>, key: string): T | undefined {
   return Object.hasOwn(record, key) ? record[key] : undefined
+}
+
+/** A judge's own settings as the diff shows them: `window 8192, temperature 0`. */
+function settingsText(settings: MemberSettings | undefined): string | undefined {
+  if (settings === undefined) return undefined
+  const { window, maxOutputTokens, temperature } = settings
+  return [
+    window !== undefined && `window ${window}`,
+    maxOutputTokens !== undefined && `max_output_tokens ${maxOutputTokens}`,
+    temperature !== undefined && `temperature ${temperature}`
+  ]
+    .filter(Boolean)
+    .join(', ')
 }
 
 function kind(c: Criterion): string {

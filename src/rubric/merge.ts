@@ -67,6 +67,9 @@ const MERGE: { readonly [K in keyof Required<Rubric>]: Merge<K> } = {
       ...((inherited.council.memberReasoning ?? local.council.memberReasoning) && {
         memberReasoning: { ...inherited.council.memberReasoning, ...local.council.memberReasoning }
       }),
+      ...((inherited.council.memberSettings ?? local.council.memberSettings) && {
+        memberSettings: { ...inherited.council.memberSettings, ...local.council.memberSettings }
+      }),
       ...from('samples', council.samples),
       ...from('quorum', council.quorum),
       ...from('timeout', council.timeout),

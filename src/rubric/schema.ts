@@ -162,7 +162,31 @@ const CouncilMemberSchema = z.union([
   z
     .strictObject({
       model: ModelIdSchema.describe('provider:model'),
-      reasoning: ReasoningSchema.optional()
+      reasoning: ReasoningSchema.optional(),
+      window: z
+        .int()
+        .min(1024)
+        .max(100_000_000)
+        .optional()
+        .describe(
+          'Its context window in tokens, for a model the model table does not know (a self-hosted one): the prompt is sized to it'
+        ),
+      max_output_tokens: z
+        .int()
+        .min(256)
+        .max(1_000_000)
+        .optional()
+        .describe(
+          'The most its answer may take, reasoning included (default: sized from the rubric, docs/council.md#answer-caps)'
+        ),
+      temperature: z
+        .number()
+        .min(0)
+        .max(2)
+        .optional()
+        .describe(
+          'The sampling temperature sent to it (default: 0 for ollama and openai-compatible, none for the cloud providers)'
+        )
     })
     .describe('A judge with settings of its own')
 ])
@@ -172,7 +196,7 @@ export const CouncilSchema = z.strictObject({
     .array(CouncilMemberSchema)
     .optional()
     .describe(
-      `Judges as provider:model, or {model, reasoning}; providers: ${PROVIDERS.join(', ')}`
+      `Judges as provider:model, or {model, reasoning, window, max_output_tokens, temperature}; providers: ${PROVIDERS.join(', ')}`
     ),
   reasoning: ReasoningSchema.optional().describe(
     'The reasoning effort of every judge that sets none of its own: low, medium or high (default: each provider’s, docs/council.md)'

@@ -78,6 +78,16 @@ export interface Thresholds {
 /** How much a judge reasons before it answers; each provider is sent its own setting. */
 export type ReasoningEffort = 'low' | 'medium' | 'high'
 
+/** A judge's own settings (docs/council.md#members). */
+export interface MemberSettings {
+  /** Its context window in tokens, for a model the table does not know. */
+  readonly window?: number
+  /** The cap on its answer, reasoning included, in place of the one sized from the rubric. */
+  readonly maxOutputTokens?: number
+  /** The temperature sent, in place of its provider's default. */
+  readonly temperature?: number
+}
+
 export interface CouncilConfig {
   /** Empty when the rubric leaves the choice to the action input or the keys present. */
   readonly models: readonly string[]
@@ -89,6 +99,11 @@ export interface CouncilConfig {
    * `provider:model` as written there; absent when none does.
    */
   readonly memberReasoning?: Readonly<Record<string, ReasoningEffort>>
+  /**
+   * What members and reserves set for themselves besides an effort (`window`, `max_output_tokens`,
+   * `temperature`), by `provider:model` as written; absent when none does.
+   */
+  readonly memberSettings?: Readonly<Record<string, MemberSettings>>
   /** Undefined: the action input `samples`, else 1. */
   readonly samples?: number
   /** Undefined: a majority of members × samples. */

@@ -2,6 +2,7 @@ import type { CouncilFailure } from '../council/types.js'
 import { escapeName } from '../evidence/content.js'
 import type { CouncilShortfall } from '../verdict/types.js'
 import type { Audience, Say } from './reasons.js'
+import { formatCount } from '../util/format-count.js'
 
 /*
  * The words said to users about the council: why it fell short of its quorum and what to do
@@ -15,6 +16,18 @@ import type { Audience, Say } from './reasons.js'
 export function cancelledSentence(settledBy: readonly string[]): string {
   const codes = settledBy.length > 0 ? ` (${settledBy.map(c => `\`${c}\``).join(', ')})` : ''
   return `cancelled, not failed: the answers in hand already decided the verdict${codes}, and no answer of this call could change it; its request was aborted, so nothing more is billed where the provider stops on disconnect`
+}
+
+/**
+ * Why a judge's prompt does not fit its context window: whose, how large each is, what to do. The
+ * window is the one the rubric declares (`window`) or the provider reported.
+ */
+export function overflowSentence(
+  judge: string,
+  sizes: { readonly window: number; readonly promptTokens: number; readonly cap: number }
+): string {
+  const { window, promptTokens, cap } = sizes
+  return `the prompt (about ${formatCount(promptTokens)} tokens by our count) and the ${formatCount(cap)} kept for the answer do not fit ${judge}'s context window of ${formatCount(window)} tokens; re-running will not help: lower max-evidence-tokens, or give ${judge} a larger window (council.models: [{ model, window }])`
 }
 
 /** Why no judge was asked though the rubric has criteria (`Evaluation.judgesNotAsked`). */
@@ -35,7 +48,11 @@ const SHORTFALL_ADVICE: Readonly<Record<CouncilFailure, string>> = {
   provider_error:
     'The providers failed, not the pull request: run the job again; if it persists, check the model names and the providers’ status.',
   invalid_output:
-    'The judges’ answers did not fit the rubric’s schema: run the job again, or use models with structured-output support.'
+    'The judges’ answers did not fit the rubric’s schema: run the job again, or use models with structured-output support.',
+  answer_cut:
+    'The judges’ answers were cut at the cap on their length (each message names it): raise that judge’s `max_output_tokens` in `council.models`, or lower its `reasoning`.',
+  context_overflow:
+    'The prompt does not fit a judge’s context window (each message names the judge, its window and the prompt’s size), so re-running will not help: lower `max-evidence-tokens`, or give the judge a larger window (`council.models: [{ model, window }]`, set to what its server allows).'
 }
 
 /** In a terminal the keys come from the user's environment; there is no workflow to edit. */
@@ -91,7 +108,9 @@ const UNANSWERED: Readonly<Record<Exclude<CouncilFailure, 'missing_credentials'>
   rate_limited: 'rate-limited',
   timeout: 'timed out',
   provider_error: 'failed at the provider',
-  invalid_output: 'answered outside the schema'
+  invalid_output: 'answered outside the schema',
+  answer_cut: 'cut at the cap on its answer',
+  context_overflow: 'its context window too small for the prompt'
 }
 
 /** `a`, `a and b`, `a, b and c`. */

@@ -197,6 +197,21 @@ const SENTENCES: { readonly [C in ReasonCode]: Sentences<C> } = {
         : "The judges' answers did not fit the rubric's schema: run `rubric-council check` again; if it happens again, pick another model (`--models`)."
     )
   },
+  answer_cut: {
+    reason: (facts, audience) => shortfall('answer_cut', facts, audience),
+    next: shortfallStep(
+      () =>
+        "The judges' answers were cut at the cap on their length, not for anything in the pull request: raise the judge's `max_output_tokens` in the rubric's `council.models`, or lower its `reasoning`."
+    )
+  },
+  context_overflow: {
+    reason: (facts, audience) => shortfall('context_overflow', facts, audience),
+    next: shortfallStep((_, audience) =>
+      audience === 'action'
+        ? "The prompt does not fit a judge's context window, so asking again will not help: a maintainer lowers `max-evidence-tokens` in the workflow, or gives the judge a larger window (`council.models: [{ model, window }]`)."
+        : "The prompt does not fit a judge's context window: lower `max-evidence-tokens`, or give the judge a larger window (`council.models: [{ model, window }]` in the rubric), then run `rubric-council check` again."
+    )
+  },
   criterion_failed: {
     reason: ({ criteria }) =>
       `must-have ${plural(criteria.length, 'criterion', 'criteria')} failed by a majority of judges: ${criteria.join(', ')}`,

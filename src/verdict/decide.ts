@@ -203,7 +203,9 @@ function verdictOf(verdict: VerdictKind, reasons: Reason[], graded: Graded): Ver
     recommendation:
       verdict === 'PASS'
         ? 'ACCEPT'
-        : verdict === 'FAIL' && judges > 0 && terminating * 2 > judges
+        : (verdict === 'FAIL' && judges > 0 && terminating * 2 > judges) ||
+            // A prompt too large for a judge's window is too large on every try.
+            reasons[0]?.code === 'context_overflow'
           ? 'TERMINATE'
           : 'RETRY',
     score: graded.score,

@@ -9,7 +9,9 @@ const FAILURE_PRECEDENCE: readonly CouncilFailure[] = [
   'rejected_credentials',
   'rate_limited',
   'timeout',
+  'context_overflow',
   'provider_error',
+  'answer_cut',
   'invalid_output'
 ]
 

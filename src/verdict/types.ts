@@ -24,6 +24,8 @@ export const REASON_CODES = [
   'timeout',
   'provider_error',
   'invalid_output',
+  'answer_cut',
+  'context_overflow',
   'criterion_failed',
   'min_score',
   'blocking_issue',

@@ -1,6 +1,5 @@
 import type { ReasoningEffort } from '../../rubric/types.js'
 import { ok } from '../../util/result.js'
-import { ANSWER_MAX_TOKENS } from './common.js'
 import type { ErrorResponse, ProviderModule } from './types.js'
 
 /** Anthropic's own API, spoken to on its Messages API. */
@@ -8,8 +7,8 @@ export const anthropic: ProviderModule = {
   variables: { key: 'ANTHROPIC_API_KEY', keyRequired: true, baseUrl: 'ANTHROPIC_BASE_URL' },
   languageModel: (model, connection) =>
     ok(async () => (await import('@ai-sdk/anthropic')).createAnthropic(connection)(model)),
-  // Anthropic requires a `max_tokens`, and for a model the SDK does not know it guesses one.
-  callSettings: () => ({ maxOutputTokens: ANSWER_MAX_TOKENS }),
+  // Its `max_tokens` is the council's cap (answer-cap.ts), as every provider's.
+  callSettings: () => ({}),
   reasoning: {
     default: 'medium',
     // Claude 4.6 and later think adaptively at an `output_config.effort`; budgets are refused
@@ -24,7 +23,9 @@ export const anthropic: ProviderModule = {
             anthropic: {
               thinking: { type: 'enabled', budgetTokens: ANTHROPIC_THINKING_BUDGET[effort] }
             }
-          }
+          },
+    // The AI SDK adds a thinking budget to `max_tokens`, so the answer keeps all of its cap.
+    budgetAdded: model => !claudeThinksAdaptively(model)
   },
   // Its cache serves only what a `cache_control` breakpoint marks
   // (https://platform.claude.com/docs/en/build-with-claude/prompt-caching).

@@ -1,10 +1,10 @@
 /** What more than one provider's module uses. */
 
 /**
- * The most a judge's answer may take, in tokens. An answer is a few thousand; Anthropic refuses a
- * `max_tokens` above the model's limit, which for a model the SDK does not know it guesses.
+ * Our tokenizer is not a self-hosted model's: a window is taken as a quarter smaller than we count
+ * (llama.cpp's and Ollama's tokenizers count up to that much more than ours).
  */
-export const ANSWER_MAX_TOKENS = 32_000
+export const TOKENIZER_MARGIN = 1.25
 
 /** The key as `Authorization: Bearer`, as OpenAI's API and those shaped like it take it. */
 export function bearer(key: string | undefined): Record<string, string> {

@@ -1,11 +1,7 @@
 import { ok } from '../../util/result.js'
 import { bearer } from './common.js'
 import type { ProviderModule } from './types.js'
-
-/** Room left in Ollama's context window for the answer, beyond the prompt. */
-const ANSWER_TOKENS = 8192
-/** Our tokenizer is not the model's: the window gets a quarter more than we count. */
-const TOKENIZER_MARGIN = 1.25
+import { TOKENIZER_MARGIN } from './common.js'
 
 /**
  * A local or hosted Ollama, spoken to on its own API: the only one that can set the context
@@ -26,13 +22,22 @@ export const ollama: ProviderModule = {
         ...(apiKey !== undefined && { headers: { authorization: `Bearer ${apiKey}` } })
       })(model)
     ),
-  // Ollama's default window (4,096 tokens) silently cuts a longer prompt; size it to ours.
-  callSettings: (_model, { promptTokens }) => {
-    const needed = promptTokens * TOKENIZER_MARGIN + ANSWER_TOKENS
-    return {
-      providerOptions: { ollama: { options: { num_ctx: Math.ceil(needed / 1024) * 1024 } } }
-    }
+  // Ollama's default window (4,096 tokens) silently cuts a longer prompt; size it to ours and
+  // the answer's cap (the window a member declares bounds it: its server may hold no more).
+  callSettings: (_model, { promptTokens, cap, window }) => {
+    const needed = Math.ceil((promptTokens * TOKENIZER_MARGIN + cap) / 1024) * 1024
+    const numCtx = window === undefined ? needed : Math.min(needed, window)
+    return { providerOptions: { ollama: { options: { num_ctx: numCtx } } } }
   },
+  // Its API reads neither the AI SDK's `max_output_tokens` nor a top-level `temperature`: the cap
+  // is `options.num_predict` (without it the answer runs until the window is full) and the
+  // temperature `options.temperature` (https://github.com/ollama/ollama/blob/main/docs/api.md,
+  // "Generate a chat completion": `options` are the Modelfile parameters).
+  answerOptions: (cap, temperature) => ({
+    ollama: { options: { num_predict: cap, ...(temperature !== undefined && { temperature }) } }
+  }),
+  // Its default, 0.8 (docs/modelfile.md, `temperature`), makes repeat runs differ.
+  temperature: () => 0,
   reasoning: {
     // Ollama thinks or not (`think`); the SDK sends `think: false` unless told. A model that
     // cannot think answers 400 "… does not support thinking" (https://ollama.com/blog/thinking;

@@ -13,6 +13,9 @@ export const openaiCompatible: ProviderModule = {
   languageModel: (model, connection) =>
     chatCompletionsModel('openai-compatible', model, connection, BASE_URL),
   callSettings: () => ({}),
+  // The servers' defaults differ (llama.cpp's 0.8; vLLM's the model's generation config), and
+  // make repeat runs differ.
+  temperature: () => 0,
   reasoning: {
     // Chat Completions' `reasoning_effort`, which vLLM and LiteLLM pass on.
     options: (_model, effort) => ({ openaiCompatible: { reasoningEffort: effort } })

@@ -19,7 +19,18 @@ export interface ProviderModule {
   readonly languageModel: (model: string, connection: Connection) => Result<ModelLoader>
   /** What a judge's request needs besides the prompt and the reasoning effort. */
   readonly callSettings: (model: string, call: CallContext) => CallSettings
+  /**
+   * For an API that takes the answer's cap and the temperature in options of its own (Ollama's
+   * `options.num_predict` and `options.temperature`), not where the AI SDK puts them: those
+   * options. Absent: they go as the SDK's `maxOutputTokens` and `temperature`.
+   */
+  readonly answerOptions?: (cap: number, temperature: number | undefined) => ProviderOptions
   readonly reasoning: Reasoning
+  /**
+   * The temperature sent to a member that sets none (docs/council.md#temperature); undefined:
+   * none is sent, the provider's default stands.
+   */
+  readonly temperature?: (model: string) => number | undefined
   /**
    * For a model whose prompt cache serves only what a breakpoint marks: the part's provider
    * options that set one (`cacheTurns` says when). Undefined for a model that caches on its own.
@@ -75,13 +86,21 @@ export interface Connection {
 /** What a judge's request carries besides the prompt (docs/council.md#members). */
 export interface CallSettings {
   readonly providerOptions?: ProviderOptions
+  /** The cap on the answer, reasoning included (member-settings.ts `answerCap`). */
   readonly maxOutputTokens?: number
+  readonly temperature?: number
 }
 
 /** What a request's settings may depend on. */
 export interface CallContext {
   /** The prompt's size by our count. */
   readonly promptTokens: number
+  /** The cap on the answer, reasoning included (member-settings.ts `answerCap`). */
+  readonly cap: number
+  /** The temperature sent, if any (member-settings.ts `temperatureOf`). */
+  readonly temperature?: number
+  /** The context window the member declares in the rubric, if it does. */
+  readonly window?: number
   /**
    * What the calls of one pull request share from one run to the next (`owner/repo#number`, or a
    * local checkout's path), for a provider that routes requests to its prompt cache by a key.
@@ -98,6 +117,11 @@ export interface Reasoning {
    * provider's default. Empty for a model that takes none.
    */
   readonly options: (model: string, effort: ReasoningEffort, named: boolean) => ProviderOptions
+  /**
+   * Whether the thinking budget is added to the answer's cap by the SDK itself (Claude before
+   * 4.6: `budgetTokens`), so the cap the council sets is the answer's alone.
+   */
+  readonly budgetAdded?: (model: string) => boolean
 }
 
 /** An error response as a provider's error readers see it. */
