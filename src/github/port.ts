@@ -298,7 +298,13 @@ function pullRequestsPart(
       let listed = 0
       const pulls = await api().paginate(
         api().rest.pulls.list,
-        { ...repo, state: 'closed', sort: 'updated', direction: 'desc', per_page: 100 },
+        {
+          ...repo,
+          state: 'closed',
+          sort: 'updated',
+          direction: 'desc',
+          per_page: Math.min(count, 100)
+        },
         (response, done) => {
           listed += response.data.length
           if (listed >= count) done()
