@@ -352,7 +352,7 @@ describe('rubric-council calibrate, its set', () => {
     expect(invalid.err).toEqual([
       '.github/rubric-calibration.yml:4:13: error: case 1: expect must be PASS or FAIL, got "PASSED" [type]',
       '.github/rubric-calibration.yml:5:17: error: case 1: the rubric has no criterion "sonud"; did you mean "sound"? (its criteria: sound, shaky, blind) [unknown-criterion]',
-      '.github/rubric-calibration.yml:8:5: error: unknown key "notes" (known keys: name, base, head, pull, expect, criteria) [unknown-key]'
+      '.github/rubric-calibration.yml:8:5: error: unknown key "notes" (known keys: name, base, head, pull, expect, criteria, source, confirmed) [unknown-key]'
     ])
     writeFileSync(
       join(dir, '.github/rubric-calibration.yml'),
@@ -559,32 +559,74 @@ describe('rubric-council calibrate --propose', () => {
     return { dir, sha }
   }
 
-  it('writes the last merged pull requests as cases, the reverted one expected to FAIL', async () => {
+  it('writes the last merged pull requests as unconfirmed cases, the reverted one expected to FAIL', async () => {
     const { dir, sha } = history()
     const result = await calibrate(dir, ['--propose', '10'])
-    expect(result.err).toEqual([])
+    // No token: the history's cases, and why GitHub's ledger is not in them.
+    expect(result.err).toEqual([
+      "rubric-council: not read from GitHub: no GITHUB_TOKEN or GH_TOKEN is set; the set has the history's cases only, without the waivers, acceptances and reverted merges of the closed pull requests"
+    ])
     expect(result.code).toBe(0)
     expect(result.out).toEqual([
-      'wrote .github/rubric-calibration.yml: 3 merged pull requests, 2 expect PASS and 1 FAIL (reverted later). Review each case, then run rubric-council calibrate.'
+      'wrote .github/rubric-calibration.yml: 3 proposed cases, 2 expect PASS and 1 FAIL (reverted later). None counts until you check its labels and set confirmed: true; then run rubric-council calibrate.'
     ])
     const { parse } = await import('yaml')
-    const written = parse(readFileSync(join(dir, '.github/rubric-calibration.yml'), 'utf8')) as {
-      cases: { name: string; base: string; head: string; expect: string }[]
+    const setFile = join(dir, '.github/rubric-calibration.yml')
+    const written = parse(readFileSync(setFile, 'utf8')) as {
+      cases: {
+        name: string
+        base: string
+        head: string
+        expect: string
+        source: string
+        confirmed: boolean
+      }[]
     }
     expect(
-      written.cases.map(c => [
-        c.name.replace(/ \(reverted by \w+\)$/, ''),
-        c.base,
-        c.head,
-        c.expect
-      ])
+      written.cases.map(c => [c.name, c.base, c.head, c.expect, c.source, c.confirmed])
     ).toEqual([
-      ['#3 Add three (#3)', sha['three-base'], sha.three, 'PASS'],
-      ['#2 Add two', sha['two-base'], sha['two-head'], 'PASS'],
-      ['#1 Add one', sha['one-base'], sha['one-head'], 'FAIL']
+      [
+        '#3 Add three (#3)',
+        sha['three-base'],
+        sha.three,
+        'PASS',
+        `merged as ${sha.three?.slice(0, 12) ?? ''} in this history`,
+        false
+      ],
+      [
+        '#2 Add two',
+        sha['two-base'],
+        sha['two-head'],
+        'PASS',
+        expect.stringMatching(/^merged as [0-9a-f]{12} in this history$/),
+        false
+      ],
+      [
+        '#1 Add one',
+        sha['one-base'],
+        sha['one-head'],
+        'FAIL',
+        `merged as ${sha.one?.slice(0, 12) ?? ''} in this history, reverted by ${git(dir, 'rev-parse', 'HEAD').slice(0, 12)}`,
+        false
+      ]
     ])
-    // The set it wrote is one calibrate reads.
+    // Nothing counts until a person confirms it.
     standIn.setScript(call => ({ json: wireAnswer(call.schema) }))
+    const before = standIn.calls.length
+    expect(await calibrate(dir, ['--repeat', '1'])).toMatchObject({
+      code: 2,
+      err: [
+        expect.stringContaining(
+          "none of the 3 cases is confirmed: check each proposed case's labels, then set its confirmed: true"
+        )
+      ]
+    })
+    expect(standIn.calls.length).toBe(before)
+    // Confirmed, the set it wrote is one calibrate reads.
+    writeFileSync(
+      setFile,
+      readFileSync(setFile, 'utf8').replaceAll('confirmed: false', 'confirmed: true')
+    )
     const run = await calibrate(dir, ['--repeat', '1', '--json', 'calibration.json'])
     expect(run.code).toBe(0)
     expect(readReport(dir).cases.map(c => c.verdicts)).toEqual([['PASS'], ['PASS'], ['PASS']])

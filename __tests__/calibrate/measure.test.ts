@@ -263,9 +263,46 @@ describe('parseCalibrationSet', () => {
             expect: 'FAIL',
             criteria: { x: 'FAIL' }
           }
-        ]
+        ],
+        unconfirmed: []
       }
     })
+  })
+
+  it('measures only the cases a person confirmed, and says where a confirmation is not true or false', () => {
+    const text = [
+      'cases:',
+      '  - { base: a, head: b, expect: PASS, source: "waiver of x by @alice on #4", confirmed: false }',
+      '  - { base: a, head: c, expect: FAIL, confirmed: true }',
+      '  - { base: a, head: d, expect: PASS }',
+      ''
+    ].join('\n')
+    const set = parseCalibrationSet(text, 'set.yml', ['x'])
+    expect(set.ok && set.value.cases.map(c => c.name)).toEqual(['a..c', 'a..d'])
+    expect(set.ok && set.value.unconfirmed).toEqual([
+      {
+        name: 'a..b',
+        line: 2,
+        column: 5,
+        refs: { kind: 'range', base: 'a', head: 'b' },
+        expect: 'PASS',
+        criteria: {},
+        source: 'waiver of x by @alice on #4'
+      }
+    ])
+    const problems = (text: string) => {
+      const parsed = parseCalibrationSet(text, 'set.yml', ['x'])
+      return parsed.ok ? [] : parsed.problem.map(p => `${p.line}:${p.column} ${p.message}`)
+    }
+    expect(problems('cases:\n  - { base: a, head: b, expect: PASS, confirmed: "yes" }\n')).toEqual([
+      '2:50 case 1: confirmed must be true (a person checked its labels) or false, got "yes"'
+    ])
+    expect(problems('cases:\n  - { base: a, head: b, expect: PASS, source: [a] }\n')).toEqual([
+      '2:47 case 1: source must be text (quote a commit that YAML reads as a number), got a list'
+    ])
+    expect(problems('cases:\n  - { base: a, head: b, expect: PASS, confirmed: false }\n')).toEqual([
+      "1:1 the one case is not confirmed: check each proposed case's labels, then set its confirmed: true"
+    ])
   })
 
   it('says where each problem is: YAML, a missing list, a number where a commit is due, both refs kinds', () => {

@@ -188,3 +188,67 @@ describe('the pull request', () => {
     expect(listed.map(r => r.query.base)).toEqual(['main-port', undefined])
   })
 })
+
+describe('the closed pull requests', () => {
+  let own: GitHubStandIn
+  beforeAll(async () => {
+    own = await startGitHubStandIn({ owner: OWNER, repo: REPO })
+    own.addToken(READ_ONLY, { login: 'maintainer', type: 'User', write: false })
+    // 150 closed, the odd ones merged, each updated a minute after the one before; and an open one.
+    const pr = pullRequestJson({ baseSha: SHA, headSha: SHA })
+    for (let n = 1; n <= 151; n++) {
+      const at = new Date(Date.UTC(2026, 0, 1, 0, n)).toISOString()
+      const sha = (c: string) => `${c}${String(n).padStart(39, '0')}`
+      own.setPullRequest(n, {
+        ...pr,
+        number: n,
+        base: { ...(pr.base as object), sha: sha('b') },
+        head: { ...(pr.head as object), sha: sha('c') },
+        state: n === 151 ? 'open' : 'closed',
+        updated_at: at,
+        merged_at: n % 2 === 1 ? at : null,
+        merge_commit_sha: n % 2 === 1 ? sha('a') : null
+      })
+    }
+  })
+  afterAll(async () => {
+    expect(own.violations).toEqual([])
+    await own.close()
+  })
+
+  it('lists the last N, the most recently updated first, reading no more pages than it needs', async () => {
+    const closed = octokitPort(
+      { owner: OWNER, repo: REPO },
+      { token: READ_ONLY, baseUrl: own.url, warn: () => undefined }
+    ).closedPullRequests
+    const few = await closed(3)
+    expect(few).toEqual([
+      {
+        number: 150,
+        title: 'Add the search feature',
+        baseSha: `b${'150'.padStart(39, '0')}`,
+        headSha: `c${'150'.padStart(39, '0')}`
+      },
+      {
+        number: 149,
+        title: 'Add the search feature',
+        baseSha: `b${'149'.padStart(39, '0')}`,
+        headSha: `c${'149'.padStart(39, '0')}`,
+        mergeCommit: `a${'149'.padStart(39, '0')}`
+      },
+      expect.objectContaining({ number: 148 })
+    ])
+    expect(own.requests.filter(r => r.path.endsWith('/pulls')).map(r => r.query.per_page)).toEqual([
+      '3'
+    ])
+    const many = await closed(120)
+    expect(many.map(p => p.number)).toEqual(Array.from({ length: 120 }, (_, i) => 150 - i))
+    const listed = own.requests.filter(r => r.path.endsWith('/pulls')).slice(1)
+    expect(
+      listed.map(r => [r.query.state, r.query.sort, r.query.direction, r.query.per_page])
+    ).toEqual([
+      ['closed', 'updated', 'desc', '100'],
+      ['closed', 'updated', 'desc', '100']
+    ])
+  })
+})

@@ -11,7 +11,12 @@ import type {
 } from '../../src/github/check-run.js'
 import type { CommentWritten, IssueComment } from '../../src/github/comment.js'
 import type { WorkflowRunListed } from '../../src/github/actions-runs.js'
-import type { CommentByUser, GitHubPort, OpenPullRequest } from '../../src/github/port.js'
+import type {
+  ClosedPullRequest,
+  CommentByUser,
+  GitHubPort,
+  OpenPullRequest
+} from '../../src/github/port.js'
 import type { PullRequest } from '../../src/github/pull-request.js'
 import type { UnreadFile, UpstreamFile } from '../../src/rubric/read-extends.js'
 import { failed, ok, type Result } from '../../src/util/result.js'
@@ -404,6 +409,10 @@ export class MemoryGitHub implements GitHubPort {
 
   permission = (login: string): Promise<'admin' | 'write' | 'read' | 'none'> =>
     Promise.resolve(this.permissions.get(login) ?? 'none')
+
+  /** The bot's flows list no closed pull request (`calibrate --propose` is tested on the stand-in). */
+  closedPullRequests = (): Promise<ClosedPullRequest[]> =>
+    Promise.reject(new Error('memory GitHub: closed pull requests are not played'))
 
   /** Every base's when `branch` is not given, as GitHub lists them without `base`. */
   openPullRequests = (branch?: string): Promise<OpenPullRequest[]> =>

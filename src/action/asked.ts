@@ -45,7 +45,7 @@ export async function verifiedAcceptance(
   github: GitHubPort | undefined,
   stored: StoredAcceptance | undefined,
   of: { readonly head: string; readonly number: number },
-  io: ActionIO
+  io: Pick<ActionIO, 'warning'>
 ): Promise<Acceptance | undefined> {
   const { head } = of
   if (!github || stored?.commit !== head) return undefined
@@ -79,7 +79,7 @@ export async function verifiedWaivers(
   github: GitHubPort | undefined,
   stored: readonly StoredWaiver[],
   number: number,
-  io: ActionIO
+  io: Pick<ActionIO, 'warning'>
 ): Promise<Waiver[]> {
   if (!github) return []
   const verified: Waiver[] = []

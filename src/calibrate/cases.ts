@@ -12,7 +12,13 @@ import { gatesHere } from '../gates/run.js'
 import type { GateSource } from '../gates/types.js'
 import { readCapped } from '../util/read-capped.js'
 import { failed, ok, type Result } from '../util/result.js'
-import { MAX_SET_BYTES, parseCalibrationSet, type CalibrationCase, type SetIssue } from './set.js'
+import {
+  MAX_SET_BYTES,
+  parseCalibrationSet,
+  type CalibrationCase,
+  type CalibrationSet,
+  type SetIssue
+} from './set.js'
 
 /**
  * A calibration case in the local repository: its commits, its evidence as a pull request's is
@@ -28,7 +34,7 @@ export async function readCalibrationSet(
   path: string,
   criterionIds: readonly string[],
   root: string
-): Promise<Result<readonly CalibrationCase[], readonly SetIssue[]>> {
+): Promise<Result<CalibrationSet, readonly SetIssue[]>> {
   const read = await readCapped(resolve(cwd, path), MAX_SET_BYTES, root)
   if (!read.ok) {
     return failed([
@@ -39,8 +45,7 @@ export async function readCalibrationSet(
       }
     ])
   }
-  const set = parseCalibrationSet(read.value.toString('utf8'), path, criterionIds)
-  return set.ok ? ok(set.value.cases) : set
+  return parseCalibrationSet(read.value.toString('utf8'), path, criterionIds)
 }
 
 /** A case with the commits its refs name here. */

@@ -1,3 +1,4 @@
+import type { LedgerPull, ProposedCase } from './propose.js'
 import type { CalibrationRecord } from './record.js'
 import type { RunProgress } from './run.js'
 
@@ -94,4 +95,34 @@ export function recordNotWritten(why: 'interrupted' | 'unjudged'): string {
   return why === 'interrupted'
     ? 'rubric-council: the calibration record is not written: an interrupted calibration measured only some runs'
     : 'rubric-council: the calibration record is not written: no judge answered'
+}
+
+/** On stderr when the set has proposed cases nobody confirmed: they are not measured. */
+export function unconfirmedLeftOut(setPath: string, cases: readonly { line: number }[]): string {
+  const lines = cases.map(c => c.line).join(', ')
+  return `rubric-council: ${setPath}: left out ${cases.length} unconfirmed case${cases.length === 1 ? '' : 's'} (line${cases.length === 1 ? '' : 's'} ${lines}): check each one's labels, then set its confirmed: true`
+}
+
+/** On stderr when `--propose` read nothing of GitHub: `why`, and what the set lacks for it. */
+export function ledgerNotRead(why: string): string {
+  return `rubric-council: not read from GitHub: ${why}; the set has the history's cases only, without the waivers, acceptances and reverted merges of the closed pull requests`
+}
+
+/**
+ * What `--propose` wrote: how many cases, what it read of the closed pull requests on GitHub
+ * (`ledger`; undefined when nothing could be read), and that none counts yet.
+ */
+export function proposedLine(
+  path: string,
+  cases: readonly ProposedCase[],
+  ledger: readonly LedgerPull[] | undefined
+): string {
+  const fails = cases.filter(c => c.expect === 'FAIL').length
+  const waivers = ledger?.reduce((sum, pull) => sum + pull.waivers.length, 0)
+  const acceptances = ledger?.filter(pull => pull.acceptance !== undefined).length
+  const read =
+    ledger === undefined
+      ? ''
+      : ` Read ${ledger.length} closed pull requests on GitHub: ${waivers} waivers, ${acceptances} acceptances.`
+  return `wrote ${path}: ${cases.length} proposed cases, ${cases.length - fails} expect PASS and ${fails} FAIL (reverted later).${read} None counts until you check its labels and set confirmed: true; then run rubric-council calibrate.`
 }

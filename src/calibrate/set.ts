@@ -27,11 +27,16 @@ export interface CalibrationCase {
   readonly expect: Expected
   /** The expected status of each criterion the case labels, by id. */
   readonly criteria: Readonly<Record<string, Expected>>
+  /** Where its labels came from (`calibrate --propose` names a waiver, a revert, ...). */
+  readonly source?: string
 }
 
 export interface CalibrationSet {
   readonly path: string
+  /** The cases a person confirmed: the only ones measured. */
   readonly cases: readonly CalibrationCase[]
+  /** The cases marked `confirmed: false` (proposed, not yet checked): never measured. */
+  readonly unconfirmed: readonly CalibrationCase[]
 }
 
 /** The rules a calibration set can break, named in each problem as the rubric's are. */
@@ -43,6 +48,7 @@ export type SetRule =
   | 'unknown-criterion'
   | 'unresolved-ref'
   | 'duplicate-case'
+  | 'unconfirmed'
 
 export interface SetIssue {
   readonly file: string
@@ -53,7 +59,16 @@ export interface SetIssue {
 }
 
 const TOP_KEYS = ['cases'] as const
-const CASE_KEYS = ['name', 'base', 'head', 'pull', 'expect', 'criteria'] as const
+const CASE_KEYS = [
+  'name',
+  'base',
+  'head',
+  'pull',
+  'expect',
+  'criteria',
+  'source',
+  'confirmed'
+] as const
 const EXPECTED: readonly string[] = ['PASS', 'FAIL']
 
 /**
@@ -88,12 +103,21 @@ export function parseCalibrationSet(
     return failed(issues)
   }
   unknownKeys(data, [], TOP_KEYS, report)
-  const cases = (data.cases as unknown[]).flatMap((entry, index) => {
-    const parsed = parseCase(entry, index, criterionIds, report)
-    return parsed === undefined ? [] : [parsed]
+  const parsed = (data.cases as unknown[]).flatMap((entry, index) => {
+    const one = parseCase(entry, index, criterionIds, report)
+    return one === undefined ? [] : [one]
   })
+  const cases = parsed.filter(c => c.confirmed).map(c => c.case)
+  const unconfirmed = parsed.filter(c => !c.confirmed).map(c => c.case)
+  if (issues.length === 0 && cases.length === 0) {
+    report.at(
+      ['cases'],
+      'unconfirmed',
+      `${unconfirmed.length === 1 ? 'the one case is not confirmed' : `none of the ${unconfirmed.length} cases is confirmed`}: check each proposed case's labels, then set its confirmed: true`
+    )
+  }
   issues.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0))
-  return issues.length > 0 ? failed(issues) : ok({ path, cases })
+  return issues.length > 0 ? failed(issues) : ok({ path, cases, unconfirmed })
 }
 
 /** Where the set's problems go, each at a path of its data. */
@@ -128,13 +152,17 @@ function unknownKeys(
   }
 }
 
-/** The case at `index`; undefined when anything about it is wrong (each problem reported). */
+/**
+ * The case at `index`, and whether a person confirmed it (`confirmed: false` marks a proposed
+ * case; a case without the key was written by a person); undefined when anything about it is
+ * wrong (each problem reported).
+ */
 function parseCase(
   entry: unknown,
   index: number,
   criterionIds: readonly string[],
   report: SetReport
-): CalibrationCase | undefined {
+): { case: CalibrationCase; confirmed: boolean } | undefined {
   const where: Path = ['cases', index]
   const { line, column } = report.locate(where, 'value')
   const at: CaseAt = { where, label: `case ${index + 1}`, report }
@@ -151,17 +179,30 @@ function parseCase(
   const name = caseText(entry, 'name', at)
   const base = caseText(entry, 'base', at)
   const head = caseText(entry, 'head', at)
+  const source = caseText(entry, 'source', at)
   const refs = caseRefs(entry.pull, base, head, at, before)
   checkExpect(entry.expect, at)
   const criteria = caseCriteria(entry.criteria, criterionIds, at)
+  const { confirmed = true } = entry
+  if (typeof confirmed !== 'boolean') {
+    report.at(
+      [...where, 'confirmed'],
+      'type',
+      `${at.label}: confirmed must be true (a person checked its labels) or false, got ${shown(confirmed)}`
+    )
+  }
   if (report.issues.length > before || refs === undefined) return undefined
   return {
-    name: name ?? (refs.kind === 'pull' ? `#${refs.number}` : `${refs.base}..${refs.head}`),
-    line,
-    column,
-    refs,
-    expect: entry.expect as Expected,
-    criteria
+    case: {
+      name: name ?? (refs.kind === 'pull' ? `#${refs.number}` : `${refs.base}..${refs.head}`),
+      line,
+      column,
+      refs,
+      expect: entry.expect as Expected,
+      criteria,
+      ...(source !== undefined && { source })
+    },
+    confirmed: confirmed === true
   }
 }
 

@@ -94,7 +94,10 @@ export const CALIBRATE_SPEC: CommandSpec = {
       value: 'N',
       help: [
         'Instead of calibrating, write a starting set to --set from the last N merged pull',
-        'requests of this history (reverted ones expect FAIL); runs no judge'
+        'requests of this history (reverted ones expect FAIL) and, with GITHUB_TOKEN or GH_TOKEN,',
+        'the waivers, acceptances and reverted merges of the last N closed pull requests of',
+        'GITHUB_REPOSITORY (else the origin remote’s); every case unconfirmed: calibrate counts',
+        'one only once a person sets its confirmed: true. Runs no judge'
       ]
     },
     {
@@ -106,8 +109,11 @@ export const CALIBRATE_SPEC: CommandSpec = {
   positionals: false,
   example: 'rubric-council calibrate --repeat 3 --html calibration.html',
   exitCodes: [
-    ['0', 'the calibration ran (or --propose wrote the set)'],
-    ['1', '--propose found no merged pull request, or the set exists (pass --force)'],
+    [
+      '0',
+      'the calibration ran (or --propose wrote the set, also when GitHub could not be read: stderr says why)'
+    ],
+    ['1', '--propose found nothing to propose, or the set exists (pass --force)'],
     [
       '2',
       'a usage error, an invalid set or rubric, a ref that does not resolve, or a report or the record not written'

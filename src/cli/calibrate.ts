@@ -1,14 +1,14 @@
 import { existsSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { dirname, relative, resolve, sep } from 'node:path'
-import { readCalibrationSet, resolveCases } from '../calibrate/cases.js'
+import { readCalibrationSet, resolveCases, type ResolvedCase } from '../calibrate/cases.js'
 import {
   DEFAULT_THRESHOLDS,
   measureCalibration,
   type CalibrationReport,
   type CalibrationThresholds
 } from '../calibrate/measure.js'
-import { proposeCases, proposedSetText, readHistory } from '../calibrate/propose.js'
+import { proposeCases, proposedSetText, readHistory, withLedger } from '../calibrate/propose.js'
 import {
   calibrationSummary,
   renderCalibrationHtml,
@@ -16,7 +16,14 @@ import {
 } from '../calibrate/render.js'
 import { buildRecord, defaultRecordPath, recordText } from '../calibrate/record.js'
 import { runCalibration } from '../calibrate/run.js'
-import { recordNotWritten, recordWritten, runLine } from '../calibrate/sentences.js'
+import {
+  ledgerNotRead,
+  proposedLine,
+  recordNotWritten,
+  recordWritten,
+  runLine,
+  unconfirmedLeftOut
+} from '../calibrate/sentences.js'
 import { DEFAULT_SET_PATH } from '../calibrate/set.js'
 import { repositoryRoot } from '../local/place.js'
 import { councilSetup } from '../council/council.js'
@@ -39,6 +46,7 @@ import { needsCouncil } from '../verdict/decide.js'
 import { USAGE_ERROR } from './args.js'
 import { VERSION } from '../version.js'
 import { isWithin, reportsProblem, terminalText, writeReports, type CliIo } from './io.js'
+import { readLedger } from './ledger.js'
 import { writeInside } from './repository-files.js'
 import { optionModelLines, rubricModelLines } from '../publish/model-lines.js'
 import { withUpstreams } from './upstream.js'
@@ -100,13 +108,13 @@ export async function calibrateCommand(options: CalibrateOptions, io: CliIo): Pr
   const named = rubric.council.models.length > 0
   const modelLines = named ? rubricModelLines(rubric, now()) : optionModelLines(models, now())
   for (const line of modelLines.lines) io.stderr(line)
-  const ids = rubric.criteria.map(c => c.id)
-  const set = await readCalibrationSet(io.cwd, setPath, ids, root)
-  const cases = set.ok ? await resolveCases(io.cwd, set.value, setPath, runGit) : set
-  if (!cases.ok) {
-    for (const issue of cases.problem) io.stderr(formatIssue(issue))
-    return USAGE_ERROR
-  }
+  const cases = await confirmedCases(
+    setPath,
+    rubric.criteria.map(c => c.id),
+    root,
+    io
+  )
+  if (!cases.ok) return USAGE_ERROR
   // Ctrl-C or SIGTERM stops what runs, and the reports are written with what completed.
   const stop = interruption(io)
   const secrets = secretValues(io.env)
@@ -153,6 +161,28 @@ export async function calibrateCommand(options: CalibrateOptions, io: CliIo): Pr
     recordPath.value === undefined ||
     (await writeCalibrationRecord(report, { rubric, models, root, path: recordPath.value }, io))
   return written && recorded ? 0 : USAGE_ERROR
+}
+
+/**
+ * The set's confirmed cases with their commits, an unconfirmed one left out (and said so); or
+ * the set's problems, on stderr.
+ */
+async function confirmedCases(
+  setPath: string,
+  ids: readonly string[],
+  root: string,
+  io: CliIo
+): Promise<Result<ResolvedCase[], undefined>> {
+  const set = await readCalibrationSet(io.cwd, setPath, ids, root)
+  const cases = set.ok ? await resolveCases(io.cwd, set.value.cases, setPath, runGit) : set
+  if (!cases.ok) {
+    for (const issue of cases.problem) io.stderr(formatIssue(issue))
+    return failed(undefined)
+  }
+  if (set.ok && set.value.unconfirmed.length > 0) {
+    io.stderr(unconfirmedLeftOut(setPath, set.value.unconfirmed))
+  }
+  return cases
 }
 
 /**
@@ -338,7 +368,11 @@ function readNumbers(
   })
 }
 
-/** `calibrate --propose N`: a starting set from this repository's history, for a maintainer to review. */
+/**
+ * `calibrate --propose N`: a starting set, for a maintainer to confirm case by case, from this
+ * repository's history and from what maintainers did on its last N closed pull requests (read
+ * through the API when it can be; the history's cases are written either way).
+ */
 async function proposeCommand(
   count: string,
   setPath: string,
@@ -362,18 +396,19 @@ async function proposeCommand(
     io.stderr(`rubric-council: ${history.problem}`)
     return USAGE_ERROR
   }
-  const cases = proposeCases(history.value.firstParent, history.value.all, n)
+  const { firstParent, all } = history.value
+  const ledger = await readLedger(io, n)
+  if (!ledger.ok) io.stderr(ledgerNotRead(ledger.problem))
+  const merged = proposeCases(firstParent, all, n)
+  const cases = ledger.ok ? withLedger(merged, ledger.value, all) : merged
   if (cases.length === 0) {
     io.stderr(
-      'rubric-council: no merged pull request in this history (a merge commit, or a squash commit whose subject ends with "(#N)"): write the set by hand (docs/calibration.md)'
+      'rubric-council: no merged pull request in this history (a merge commit, or a squash commit whose subject ends with "(#N)"), and no waiver, acceptance or reverted merge read from GitHub: write the set by hand (docs/calibration.md)'
     )
     return 1
   }
   await mkdir(dirname(target), { recursive: true })
   await writeFile(target, proposedSetText(cases))
-  const fails = cases.filter(c => c.expect === 'FAIL').length
-  io.stdout(
-    `wrote ${setPath}: ${cases.length} merged pull requests, ${cases.length - fails} expect PASS and ${fails} FAIL (reverted later). Review each case, then run rubric-council calibrate.`
-  )
+  io.stdout(proposedLine(setPath, cases, ledger.ok ? ledger.value : undefined))
   return 0
 }

@@ -87,6 +87,8 @@ export interface GitHubPort {
   readonly permission: (login: string) => Promise<'admin' | 'write' | 'read' | 'none'>
   /** The open pull requests whose base is `branch` (any base without it), every page of them. */
   readonly openPullRequests: (branch?: string) => Promise<OpenPullRequest[]>
+  /** The last `count` closed pull requests, the most recently updated first. */
+  readonly closedPullRequests: (count: number) => Promise<ClosedPullRequest[]>
   /** The runs of a workflow file on a commit, newest first. */
   readonly workflowRunsAt: (file: string, headSha: string) => Promise<WorkflowRunListed[]>
   /** A run's every job again, as its next attempt, in the run's own context. */
@@ -117,6 +119,16 @@ export interface OpenPullRequest {
   /** Its base branch, and the repository's default one: the check run's name (`checkRunName`). */
   readonly baseRef: string
   readonly defaultBranch: string
+}
+
+/** A closed pull request as the list of them gives it. */
+export interface ClosedPullRequest {
+  readonly number: number
+  readonly title: string
+  readonly baseSha: string
+  readonly headSha: string
+  /** The commit that merged it (a merge, squash or rebase); undefined when closed unmerged. */
+  readonly mergeCommit?: string
 }
 
 /** A comment with who wrote it, and on which issue or pull request. */
@@ -152,11 +164,20 @@ type Api = () => GitHub
  */
 export function octokitPort(
   repo: Repo,
-  client: { readonly token: string; readonly baseUrl: string; readonly warn: (m: string) => void }
+  client: {
+    readonly token: string
+    readonly baseUrl: string
+    readonly warn: (m: string) => void
+    /**
+     * The login our comments were written by, when it is not the token's own (the CLI reads
+     * with a person's token what the action wrote as `github-actions[bot]`).
+     */
+    readonly author?: string
+  }
 ): GitHubPort {
   let github: GitHub | undefined
   const api: Api = () => (github ??= createGitHub(client.token, client.baseUrl, client.warn))
-  const identity = tokenIdentity(api)
+  const identity = tokenIdentity(api, client.author)
   const port: Omit<GitHubPort, 'baseFiles'> = {
     repo,
     ...contentsReads(api, repo),
@@ -176,11 +197,15 @@ export function octokitPort(
  * as `<slug>[bot]`, which `learn` is told), else through /user (`whoAmI`). A failed read is tried
  * again next time.
  */
-function tokenIdentity(api: Api): {
+function tokenIdentity(
+  api: Api,
+  author: string | undefined
+): {
   readonly me: () => Promise<string>
   readonly learn: (login: string) => void
 } {
-  let identity: Promise<string> | undefined
+  let identity: Promise<string> | undefined =
+    author === undefined ? undefined : Promise.resolve(author)
   return {
     me: () =>
       (identity ??= whoAmI(api()).catch((error: unknown) => {
@@ -249,7 +274,7 @@ function checkRunsPart(
 function pullRequestsPart(
   api: Api,
   repo: Repo
-): Pick<GitHubPort, 'pullRequest' | 'openPullRequests'> {
+): Pick<GitHubPort, 'pullRequest' | 'openPullRequests' | 'closedPullRequests'> {
   return {
     pullRequest: async number =>
       pullRequestOf((await api().rest.pulls.get({ ...repo, pull_number: number })).data),
@@ -268,7 +293,33 @@ function pullRequestsPart(
         headRef: pr.head.ref,
         baseRef: pr.base.ref,
         defaultBranch: pr.base.repo.default_branch
+      })),
+    closedPullRequests: async count => {
+      let listed = 0
+      const pulls = await api().paginate(
+        api().rest.pulls.list,
+        {
+          ...repo,
+          state: 'closed',
+          sort: 'updated',
+          direction: 'desc',
+          per_page: Math.min(count, 100)
+        },
+        (response, done) => {
+          listed += response.data.length
+          if (listed >= count) done()
+          return response.data
+        }
+      )
+      return pulls.slice(0, count).map(pr => ({
+        number: pr.number,
+        title: pr.title,
+        baseSha: pr.base.sha,
+        headSha: pr.head.sha,
+        ...(pr.merged_at !== null &&
+          pr.merge_commit_sha !== null && { mergeCommit: pr.merge_commit_sha })
       }))
+    }
   }
 }
 

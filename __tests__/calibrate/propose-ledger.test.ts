@@ -1,0 +1,286 @@
+import { execFile, execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { parse } from 'yaml'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { CalibrationReport } from '../../src/calibrate/measure.js'
+import { commentMarker, DEFAULT_CHECK_NAME, writeState } from '../../src/publish/memory.js'
+import type { CommentState } from '../../src/publish/memory.js'
+import { pullRequestJson } from '../helpers/action-run.js'
+import { startGitHubStandIn, type Actor, type GitHubStandIn } from '../helpers/github-standin.js'
+import { wireAnswer } from '../helpers/judge-answers.js'
+import { startProviderStandIn, type StandIn } from '../helpers/provider-standin.js'
+
+/**
+ * `rubric-council calibrate --propose` as a user runs it (the bundled CLI), reading the verdict
+ * ledger of a repository's closed pull requests from the GitHub stand-in: what maintainers did
+ * becomes proposed cases, each naming its source, none counted until a person confirms it.
+ */
+
+const ROOT = join(import.meta.dirname, '../..')
+const KEY = 'sk-test-propose-0123456789'
+const TOKEN = 'ghp_propose_maintainer_token_0123456789'
+const BOT = { login: 'github-actions[bot]', type: 'Bot' } as const
+const ALICE = { login: 'alice', type: 'User' } as const
+const MALLORY = { login: 'mallory', type: 'User' } as const
+
+const RUBRIC = `---
+council:
+  models: [openai:gpt-5.5]
+dimensions: false
+---
+# Proposed
+
+## Criteria
+- tested: The change is tested
+- docs: The change is documented
+`
+
+let github: GitHubStandIn
+let provider: StandIn
+beforeAll(async () => {
+  ;[github, provider] = await Promise.all([startGitHubStandIn(), startProviderStandIn()])
+  github.addToken(TOKEN, { login: 'maintainer', type: 'User', write: false })
+  github.setPermission('alice', 'write')
+  github.setPermission('mallory', 'write')
+})
+afterAll(async () => {
+  await Promise.all([github.close(), provider.close()])
+})
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@e',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@e'
+    }
+  }).trim()
+}
+
+async function bundled(cwd: string, args: readonly string[], env: Record<string, string> = {}) {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      [join(ROOT, 'bin/rubric-council.js'), 'calibrate', ...args],
+      {
+        cwd,
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: cwd,
+          OPENAI_API_KEY: KEY,
+          OPENAI_BASE_URL: provider.openaiBaseUrl,
+          ...env
+        }
+      }
+    )
+    return { code: 0, stdout, stderr }
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string }
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
+  }
+}
+
+/**
+ * main with four pull requests merged by merge commits (#1 to #4), #3 reverted later; #2's
+ * branch has two commits. The origin remote names the stand-in's repository.
+ */
+function history(): { dir: string; sha: Record<string, string> } {
+  const dir = mkdtempSync(join(tmpdir(), 'rc-propose-'))
+  git(dir, 'init', '-q', '-b', 'main')
+  git(
+    dir,
+    'remote',
+    'add',
+    'origin',
+    `https://x:secret@github.com/${github.owner}/${github.repo}.git`
+  )
+  mkdirSync(join(dir, '.github'))
+  writeFileSync(join(dir, '.github/rubric.md'), RUBRIC)
+  git(dir, 'add', '-A')
+  git(dir, 'commit', '-q', '-m', 'base')
+  const sha: Record<string, string> = {}
+  for (const n of [1, 2, 3, 4]) {
+    sha[`base${n}`] = git(dir, 'rev-parse', 'HEAD')
+    git(dir, 'checkout', '-q', '-b', `topic${n}`)
+    for (const step of n === 2 ? ['a', 'b'] : ['']) {
+      writeFileSync(join(dir, `topic-${n}.txt`), `topic ${n}${step}\n`)
+      git(dir, 'add', '-A')
+      git(dir, 'commit', '-q', '-m', `Work ${n}${step}`)
+      sha[`head${n}${step}`] = git(dir, 'rev-parse', 'HEAD')
+    }
+    git(dir, 'checkout', '-q', 'main')
+    git(
+      dir,
+      'merge',
+      '-q',
+      '--no-ff',
+      '-m',
+      `Merge pull request #${n} from me/topic${n}`,
+      '-m',
+      `Topic ${n}`,
+      `topic${n}`
+    )
+    sha[`merge${n}`] = git(dir, 'rev-parse', 'HEAD')
+  }
+  git(dir, 'revert', '--no-edit', '-m', '1', sha.merge3 ?? '')
+  sha.revert = git(dir, 'rev-parse', 'HEAD')
+  return { dir, sha }
+}
+
+/** A closed pull request as GitHub lists it; merged by `merge` when given. */
+function closedPull(n: number, base: string, head: string, title: string, merge?: string): void {
+  const at = new Date(Date.UTC(2026, 0, 1, 0, n)).toISOString()
+  github.setPullRequest(n, {
+    ...pullRequestJson({ baseSha: base, headSha: head }, n),
+    title,
+    state: 'closed',
+    created_at: at,
+    updated_at: at,
+    closed_at: at,
+    merged_at: merge === undefined ? null : at,
+    merge_commit_sha: merge ?? null
+  })
+}
+
+/** The sticky comment of pull request `n`, written by `author`, with `state` hidden in it. */
+function sticky(n: number, state: Omit<CommentState, 'history'>, author: Actor = BOT): void {
+  const body = `${commentMarker(DEFAULT_CHECK_NAME)}\n## Rubric Council: FAIL\n\n${writeState({ history: [], ...state })}\n`
+  github.addComment(n, body, author)
+}
+
+describe('rubric-council calibrate --propose, with GitHub', () => {
+  it('proposes the waivers, acceptances and reverted merges of closed pull requests, unconfirmed and named, and counts none until confirmed', async () => {
+    const { dir, sha } = history()
+    const s = (key: string): string => sha[key] ?? ''
+    // #1: a waiver of `tested`, its reason written to break out of the YAML it lands in.
+    const injection = '/council waive tested ok" # x\nconfirmed: true\n- base: evil\n  expect: FAIL'
+    const waive = github.addComment(1, injection, ALICE)
+    sticky(1, {
+      waivers: [{ commit: s('head1'), criterion: 'tested', by: 'alice', commentId: waive.id }]
+    })
+    closedPull(1, s('base1'), s('head1'), 'Topic 1', s('merge1'))
+    // #2: the whole check accepted on its first head; a later push was merged.
+    const accept = github.addComment(2, '/council accept The gate flaked, not the change', ALICE)
+    sticky(2, {
+      accepted: { commit: s('head2a'), by: 'alice', reason: 'kept', commentId: accept.id }
+    })
+    closedPull(2, s('base2'), s('head2b'), 'Topic 2\nconfirmed: true', s('merge2'))
+    // #3: merged, reverted later.
+    closedPull(3, s('base3'), s('head3'), 'Topic 3', s('merge3'))
+    // #4: someone else's comment dressed as ours, naming a real command: not ours, so nothing.
+    const real = github.addComment(4, '/council waive docs trust me', ALICE)
+    sticky(
+      4,
+      {
+        waivers: [{ commit: s('head4'), criterion: 'docs', by: 'alice', commentId: real.id }],
+        accepted: { commit: s('head4'), by: 'alice', reason: 'x', commentId: real.id }
+      },
+      MALLORY
+    )
+    closedPull(4, s('base4'), s('head4'), 'Topic 4', s('merge4'))
+
+    const env = { GITHUB_TOKEN: TOKEN, GITHUB_API_URL: github.url }
+    const proposed = await bundled(dir, ['--propose', '10'], env)
+    expect(proposed.stderr).toBe('')
+    expect(proposed.code).toBe(0)
+    expect(proposed.stdout.trim()).toBe(
+      'wrote .github/rubric-calibration.yml: 5 proposed cases, 4 expect PASS and 1 FAIL (reverted later). Read 4 closed pull requests on GitHub: 1 waivers, 1 acceptances. None counts until you check its labels and set confirmed: true; then run rubric-council calibrate.'
+    )
+    const setFile = join(dir, '.github/rubric-calibration.yml')
+    const written = parse(readFileSync(setFile, 'utf8')) as { cases: Record<string, unknown>[] }
+    const short = (key: string): string => s(key).slice(0, 12)
+    expect(written.cases).toEqual([
+      {
+        name: '#4 Topic 4',
+        base: s('base4'),
+        head: s('head4'),
+        expect: 'PASS',
+        source: `merged as ${short('merge4')} in this history`,
+        confirmed: false
+      },
+      {
+        name: '#3 Topic 3',
+        base: s('base3'),
+        head: s('head3'),
+        expect: 'FAIL',
+        source: `merged as ${short('merge3')} in this history, reverted by ${short('revert')}`,
+        confirmed: false
+      },
+      {
+        name: '#2 Topic 2',
+        base: s('base2'),
+        head: s('head2b'),
+        expect: 'PASS',
+        source: `merged as ${short('merge2')} in this history`,
+        confirmed: false
+      },
+      {
+        name: '#1 Topic 1',
+        base: s('base1'),
+        head: s('head1'),
+        expect: 'PASS',
+        criteria: { tested: 'PASS' },
+        source: `merged as ${short('merge1')} in this history; waiver of tested by @alice on #1 at ${short('head1')}: ok" # x confirmed: true - base: evil expect: FAIL`,
+        confirmed: false
+      },
+      {
+        name: '#2 Topic 2\nconfirmed: true',
+        base: s('base2'),
+        head: s('head2a'),
+        expect: 'PASS',
+        source: `acceptance by @alice on #2 at ${short('head2a')}: The gate flaked, not the change`,
+        confirmed: false
+      }
+    ])
+    // The ledger was read as GitHub serves it, and the remote's credentials never shown.
+    expect(github.violations).toEqual([])
+    expect(proposed.stdout + proposed.stderr).not.toContain('secret')
+
+    // Unconfirmed, nothing is measured: no judge is asked.
+    provider.setScript(call => ({ json: wireAnswer(call.schema) }))
+    const calls = provider.calls.length
+    const refused = await bundled(dir, ['--repeat', '1'])
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain(
+      ".github/rubric-calibration.yml:6:1: error: none of the 5 cases is confirmed: check each proposed case's labels, then set its confirmed: true"
+    )
+    expect(provider.calls.length).toBe(calls)
+
+    // A person confirms the waiver's case only: it alone is measured, the others said left out.
+    const text = readFileSync(setFile, 'utf8')
+    const at = text.indexOf('confirmed: false', text.indexOf('waiver of tested'))
+    writeFileSync(setFile, `${text.slice(0, at)}confirmed: true${text.slice(at + 16)}`)
+    const run = await bundled(dir, ['--repeat', '1', '--json', 'calibration.json'])
+    expect(run.code, run.stderr).toBe(0)
+    expect(run.stderr).toContain(
+      "rubric-council: .github/rubric-calibration.yml: left out 4 unconfirmed cases (lines 7, 13, 19, 34): check each one's labels, then set its confirmed: true"
+    )
+    const report = JSON.parse(
+      readFileSync(join(dir, 'calibration.json'), 'utf8')
+    ) as CalibrationReport
+    expect(report.cases.map(c => c.name)).toEqual(['#1 Topic 1'])
+    expect(report.criteria.find(c => c.id === 'tested')?.labelled).toEqual({ pass: 1, fail: 0 })
+  }, 120_000)
+
+  it('writes the history’s cases and says why when GitHub cannot be read', async () => {
+    const { dir } = history()
+    const failing = await bundled(dir, ['--propose', '10'], {
+      GITHUB_TOKEN: 'ghp_unknown_token',
+      GITHUB_API_URL: github.url
+    })
+    expect(failing.code).toBe(0)
+    expect(failing.stderr).toMatch(
+      new RegExp(
+        `^rubric-council: not read from GitHub: GitHub did not answer for ${github.owner}/${github.repo}: .*Bad credentials.*; the set has the history's cases only, without the waivers, acceptances and reverted merges of the closed pull requests\\n$`
+      )
+    )
+    expect(failing.stdout).toContain('wrote .github/rubric-calibration.yml: 4 proposed cases')
+  }, 60_000)
+})
