@@ -889,7 +889,9 @@ describe('untrusted data in the request', () => {
     expect(on('2026-11-29').contextLimit?.(RUBRIC)).toBe(
       evidenceRoom(RUBRIC, 'anthropic:claude-sonnet-4-5')
     )
-    expect(on('2026-11-30').contextLimit?.(RUBRIC)).toBe(evidenceRoom(RUBRIC, 'google:gemini-3.5-flash'))
+    expect(on('2026-11-30').contextLimit?.(RUBRIC)).toBe(
+      evidenceRoom(RUBRIC, 'google:gemini-3.5-flash')
+    )
   })
 })
 
