@@ -44,7 +44,7 @@ const ENDLESS = {
 }
 
 /** Seconds each judge request may take in the CLI runs (`council.timeout`): the run's bound. */
-const REQUEST_SECONDS = 20
+const REQUEST_SECONDS = 15
 
 let engine: LlamaEngine
 beforeAll(async () => {
@@ -134,9 +134,15 @@ describe('the llama.cpp engine, as llama.cpp server', () => {
   }, 60_000)
 
   it('with no max_tokens, generates until the window is full: finish_reason "length"', async () => {
-    // A long prompt leaves little room, so the run to the window is short.
+    // A prompt of about 7,400 tokens leaves little room, so the run to the window is short.
+    const sample = 'word '.repeat(100)
+    const { json: counted } = await post<{ tokens: number[] }>(
+      `${engine.openaiBaseUrl.replace(/\/v1$/, '')}/tokenize`,
+      { content: sample }
+    )
+    const words = Math.floor((7400 / counted.tokens.length) * 100)
     const answered = await chat({
-      messages: [{ role: 'user', content: 'word '.repeat(6000) }],
+      messages: [{ role: 'user', content: 'word '.repeat(words) }],
       response_format: { type: 'json_schema', json_schema: { schema: ENDLESS } }
     })
     expect(answered.status).toBe(200)

@@ -19,6 +19,7 @@
  *   `{type: "json_object"}` constrain the answer with a grammar.
  * - `temperature` defaults to 0.8 (`--temp`); `usage` counts prompt and completion tokens.
  * - `GET /v1/models` lists the one model it serves, whatever name a request gives.
+ * - `POST /tokenize` `{content}` answers `{tokens}`, the content's tokens with no template.
  *
  * Ollama (docs/api.md, docs/modelfile.md, llm/server.go, runner):
  * - `POST /api/chat` with `stream: false` answers one object: `message`, `done_reason`
@@ -439,6 +440,11 @@ async function handle(
   if (req.method === 'GET' && path === '/v1/models') {
     const data = [{ id: 'tiny-llama', object: 'model', owned_by: 'llamacpp' }]
     send(res, 200, { object: 'list', data })
+    return
+  }
+  if (req.method === 'POST' && path === '/tokenize') {
+    const content = (await readBody(req).catch(() => ({}) as Json)).content
+    send(res, 200, { tokens: engine.model.tokenize(typeof content === 'string' ? content : '') })
     return
   }
   if (req.method === 'GET' && path === '/api/tags') {
