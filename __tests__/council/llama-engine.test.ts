@@ -134,13 +134,13 @@ describe('the llama.cpp engine, as llama.cpp server', () => {
   }, 60_000)
 
   it('with no max_tokens, generates until the window is full: finish_reason "length"', async () => {
-    // A prompt of about 7,400 tokens leaves little room, so the run to the window is short.
+    // A prompt of about 7,800 tokens leaves little room, so the run to the window is short.
     const sample = 'word '.repeat(100)
     const { json: counted } = await post<{ tokens: number[] }>(
       `${engine.openaiBaseUrl.replace(/\/v1$/, '')}/tokenize`,
       { content: sample }
     )
-    const words = Math.floor((7400 / counted.tokens.length) * 100)
+    const words = Math.floor((7800 / counted.tokens.length) * 100)
     const answered = await chat({
       messages: [{ role: 'user', content: 'word '.repeat(words) }],
       response_format: { type: 'json_schema', json_schema: { schema: ENDLESS } }
@@ -148,7 +148,7 @@ describe('the llama.cpp engine, as llama.cpp server', () => {
     expect(answered.status).toBe(200)
     expect(choice(answered).finish_reason).toBe('length')
     const { prompt_tokens, completion_tokens } = answered.json.usage
-    expect(completion_tokens).toBeGreaterThan(500)
+    expect(completion_tokens).toBeGreaterThan(200)
     // llama.cpp stops when the next token would not fit: the window less one.
     expect(prompt_tokens + completion_tokens).toBeGreaterThanOrEqual(engine.model.window - 1)
     expect(prompt_tokens + completion_tokens).toBeLessThanOrEqual(engine.model.window)

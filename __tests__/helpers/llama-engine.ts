@@ -12,7 +12,7 @@
  * - A prompt of `n_ctx` tokens or more is refused before any generation: 400
  *   `{"error":{"code":400,"message":"request (N tokens) exceeds the available context size
  *   (M tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":N,"n_ctx":M}}`.
- * - `max_tokens` (or `n_predict`) caps the answer; none is `n_predict: -1`, "infinity": the answer
+ * - `max_tokens` (or `max_completion_tokens`) caps the answer; none is `n_predict: -1`, "infinity": the answer
  *   runs until the window is full (context shift is off by default), `finish_reason: "length"`.
  *   An end-of-generation token gives `"stop"`.
  * - `response_format: {type: "json_schema", json_schema: {schema}}` (or `{type, schema}`) and
@@ -34,6 +34,10 @@
  *   think is 400 (`"m" does not support thinking`).
  * - `POST /api/show` reports `model_info["llama.context_length"]`; `GET /api/tags` lists the model.
  * - A model not pulled is 404 `model "x" not found, try pulling it first`.
+ *
+ * A client that closes its connection stops its generation, as both servers do (recorded with
+ * status 499, ours). Not served: streaming (`stream: true` is refused with a 400 of ours; the product does not stream)
+ * and every endpoint not named here (404).
  *
  * One request generates at a time (one sequence), as a server started with one slot (`-np 1`) or
  * `OLLAMA_NUM_PARALLEL=1`; others wait their turn. Every request is recorded: its body, the prompt's
@@ -443,7 +447,7 @@ async function handle(
     return
   }
   if (req.method === 'POST' && path === '/tokenize') {
-    const content = (await readBody(req).catch(() => ({}) as Json)).content
+    const { content } = await readBody(req).catch((): Json => ({}))
     send(res, 200, { tokens: engine.model.tokenize(typeof content === 'string' ? content : '') })
     return
   }
