@@ -1,0 +1,506 @@
+/**
+ * A real inference engine for the tests: llama.cpp (through node-llama-cpp's prebuilt CPU binary)
+ * running a tiny model the test writes (`./gguf.ts`), behind a local HTTP server that speaks
+ * llama.cpp server's OpenAI-compatible API and Ollama's native API for what our requests exercise.
+ *
+ * Real: tokenization, the chat template, inference, and the JSON-schema grammar (node-llama-cpp
+ * turns the schema into a GBNF grammar that llama.cpp's sampler enforces token by token). Ours:
+ * the HTTP layer below, which applies each server's rules as their sources state them:
+ *
+ * llama.cpp server (tools/server/README.md, tools/server/server-context.cpp):
+ * - One window for every request, the server's `--ctx-size` (here the model's 8,192).
+ * - A prompt of `n_ctx` tokens or more is refused before any generation: 400
+ *   `{"error":{"code":400,"message":"request (N tokens) exceeds the available context size
+ *   (M tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":N,"n_ctx":M}}`.
+ * - `max_tokens` (or `max_completion_tokens`) caps the answer; none is `n_predict: -1`, "infinity": the answer
+ *   runs until the window is full (context shift is off by default), `finish_reason: "length"`.
+ *   An end-of-generation token gives `"stop"`.
+ * - `response_format: {type: "json_schema", json_schema: {schema}}` (or `{type, schema}`) and
+ *   `{type: "json_object"}` constrain the answer with a grammar.
+ * - `temperature` defaults to 0.8 (`--temp`); `usage` counts prompt and completion tokens.
+ * - `GET /v1/models` lists the one model it serves, whatever name a request gives.
+ * - `POST /tokenize` `{content}` answers `{tokens}`, the content's tokens with no template.
+ *
+ * Ollama (docs/api.md, docs/modelfile.md, llm/server.go, runner):
+ * - `POST /api/chat` with `stream: false` answers one object: `message`, `done_reason`
+ *   ("stop" | "length"), `prompt_eval_count`, `eval_count`. `format` is `"json"` or a schema.
+ * - The window is `options.num_ctx`, 4,096 when unset (./providers/ollama.ts has the sources), and
+ *   never more than the model's own (`requested context size too large for model`, llm/server.go).
+ * - A longer prompt is cut, not refused: the first `num_keep` (4) tokens and the last ones, to the
+ *   window (`truncating input prompt`, runner).
+ * - `options.num_predict` caps the answer; unset or -1 is "infinite": llm/server.go turns it into
+ *   ten windows, the runner shifting the context when it fills; -2 fills the window.
+ * - `options.temperature` defaults to 0.8 (docs/modelfile.md). `think` on a model that cannot
+ *   think is 400 (`"m" does not support thinking`).
+ * - `POST /api/show` reports `model_info["llama.context_length"]`; `GET /api/tags` lists the model.
+ * - A model not pulled is 404 `model "x" not found, try pulling it first`.
+ *
+ * A client that closes its connection stops its generation, as both servers do (recorded with
+ * status 499, ours). Not served: streaming (`stream: true` is refused with a 400 of ours; the product does not stream)
+ * and every endpoint not named here (404).
+ *
+ * One request generates at a time (one sequence), as a server started with one slot (`-np 1`) or
+ * `OLLAMA_NUM_PARALLEL=1`; others wait their turn. Every request is recorded: its body, the prompt's
+ * tokens, the window, the cap it sent, what was answered. A recorder only: no product logic.
+ */
+import { randomBytes } from 'node:crypto'
+import { readdirSync, readFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { join } from 'node:path'
+import {
+  getLlama,
+  LlamaLogLevel,
+  JinjaTemplateChatWrapper,
+  LlamaCompletion,
+  type ChatHistoryItem,
+  type Llama,
+  type LlamaContext,
+  type LlamaGrammar,
+  type LlamaModel,
+  type Token
+} from 'node-llama-cpp'
+import { writeTinyModel, type TinyModel } from './gguf.js'
+import { listenOnLoopback } from './listen.js'
+import { DEFAULT_NUM_CTX, cannotThink, notPulled } from './providers/ollama.js'
+import { isRecord, list, record, type Json } from './providers/schema.js'
+
+export type EngineApi = 'openai-chat' | 'ollama-chat' | 'ollama-show'
+
+export interface EngineCall {
+  readonly api: EngineApi
+  readonly body: Json
+  /** The rendered prompt's tokens, as the model's tokenizer counts them (before any cut). */
+  readonly promptTokens: number
+  readonly window: number
+  /** `max_tokens` / `options.num_predict` as sent; undefined when the request set none. */
+  readonly cap: number | undefined
+  /** The sampling temperature as sent; undefined when the request set none. */
+  readonly temperature: number | undefined
+  readonly status: number
+  readonly finishReason?: 'stop' | 'length'
+  readonly completionTokens?: number
+  /** The answer's text, or the error body. */
+  readonly answer: string
+  readonly ms: number
+}
+
+export interface LlamaEngine {
+  /** For `OPENAI_COMPATIBLE_BASE_URL`: llama.cpp server's OpenAI-compatible API. */
+  readonly openaiBaseUrl: string
+  /** For `OLLAMA_BASE_URL`. */
+  readonly ollamaBaseUrl: string
+  /** The model name Ollama serves (`ollama:<name>` in a council). */
+  readonly ollamaModel: string
+  readonly model: TinyModel
+  readonly calls: readonly EngineCall[]
+  close(): Promise<void>
+}
+
+/** What a handler learns of a call as it goes. */
+type Draft = { -readonly [K in keyof EngineCall]?: EngineCall[K] | undefined }
+
+/** llama.cpp server's and Ollama's default temperature. */
+const DEFAULT_TEMPERATURE = 0.8
+/** Ollama's `num_keep`: the prompt's first tokens kept through a cut or a shift. */
+const NUM_KEEP = 4
+const OLLAMA_MODEL = 'tiny-llama:latest'
+
+interface Generation {
+  readonly schema: Json | 'json' | undefined
+  readonly window: number
+  readonly maxTokens: number
+  readonly temperature: number
+  /** Ollama shifts the context when it fills; llama.cpp server stops. */
+  readonly shift: boolean
+  /** The client went away: the servers stop generating for a closed connection. */
+  readonly signal: AbortSignal
+}
+
+interface Generated {
+  readonly text: string
+  readonly tokens: number
+  readonly finishReason: 'stop' | 'length'
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: Json
+  ) {
+    super(JSON.stringify(body))
+  }
+}
+
+/** The repository's docs: the text the tiny model's vocabulary is learned from. */
+function repositoryText(): string {
+  const root = join(import.meta.dirname, '../..')
+  const docs = readdirSync(join(root, 'docs')).filter(f => f.endsWith('.md'))
+  return ['README.md', ...docs.map(f => `docs/${f}`)]
+    .map(f => readFileSync(join(root, f), 'utf8'))
+    .join('\n')
+}
+
+class Engine {
+  private readonly grammars = new Map<string, Promise<LlamaGrammar>>()
+  private context: { window: number; context: LlamaContext } | undefined
+  private queue: Promise<unknown> = Promise.resolve()
+  private seed = 41
+
+  constructor(
+    readonly llama: Llama,
+    readonly model: LlamaModel,
+    private readonly chat: JinjaTemplateChatWrapper
+  ) {}
+
+  /** The prompt's tokens, rendered with the model's own chat template. */
+  promptOf(messages: readonly Json[]): Token[] {
+    const history: ChatHistoryItem[] = messages.map(m => {
+      const text = textOf(m.content)
+      if (m.role === 'system') return { type: 'system', text }
+      if (m.role === 'assistant') return { type: 'model', response: [text] }
+      return { type: 'user', text }
+    })
+    history.push({ type: 'model', response: [] })
+    const { contextText } = this.chat.generateContextState({ chatHistory: history })
+    return contextText.tokenize(this.model.tokenizer)
+  }
+
+  /** One at a time, in arrival order. */
+  run<T>(job: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(job, job)
+    this.queue = next.catch(() => undefined)
+    return next
+  }
+
+  private async grammar(schema: Json | 'json'): Promise<LlamaGrammar> {
+    const key = JSON.stringify(schema)
+    let grammar = this.grammars.get(key)
+    if (grammar === undefined) {
+      grammar =
+        schema === 'json'
+          ? this.llama.getGrammarFor('json')
+          : // The schema is the client's: the grammar builder takes what it can express.
+            this.llama.createGrammarForJsonSchema(schema as never)
+      this.grammars.set(key, grammar)
+    }
+    return grammar
+  }
+
+  private async contextOf(window: number): Promise<LlamaContext> {
+    if (this.context?.window !== window) {
+      await this.context?.context.dispose()
+      // One thread: the tests share two cores, and llama.cpp's threads spin while they wait.
+      const context = await this.model.createContext({
+        contextSize: window,
+        sequences: 1,
+        threads: 1
+      })
+      this.context = { window, context }
+    }
+    return this.context.context
+  }
+
+  async generate(prompt: Token[], g: Generation): Promise<Generated> {
+    const grammar = g.schema === undefined ? undefined : await this.grammar(g.schema)
+    const context = await this.contextOf(g.window)
+    const sequence = context.getSequence()
+    try {
+      const completion = new LlamaCompletion({ contextSequence: sequence })
+      let tokens = 0
+      const { response, metadata } = await completion.generateCompletionWithMeta(prompt, {
+        ...(grammar !== undefined && { grammar }),
+        maxTokens: g.maxTokens,
+        temperature: g.temperature,
+        seed: this.seed++,
+        signal: g.signal,
+        stopOnAbortSignal: true,
+        onToken: chunk => {
+          tokens += chunk.length
+        },
+        ...(g.shift
+          ? { contextShiftSize: Math.floor((g.window - NUM_KEEP) / 2) }
+          : { disableContextShift: true })
+      })
+      if (metadata.stopReason === 'abort')
+        throw new HttpError(499, { error: 'client closed the connection' })
+      const length = metadata.stopReason === 'maxTokens'
+      return { text: response, tokens, finishReason: length ? 'length' : 'stop' }
+    } finally {
+      await sequence.dispose()
+    }
+  }
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content
+  return list(content)
+    .map(part => (isRecord(part) && typeof part.text === 'string' ? part.text : ''))
+    .join('')
+}
+
+function numberOr(value: unknown): number | undefined {
+  return typeof value === 'number' ? value : undefined
+}
+
+/** llama.cpp server: `/v1/chat/completions`. */
+async function openaiChat(
+  engine: Engine,
+  body: Json,
+  call: Draft,
+  signal: AbortSignal
+): Promise<Json> {
+  const window = engine.model.trainContextSize
+  const prompt = engine.promptOf(list(body.messages).filter(isRecord))
+  const cap = numberOr(body.max_tokens) ?? numberOr(body.max_completion_tokens)
+  Object.assign(call, { promptTokens: prompt.length, window, cap })
+  if (body.stream === true) {
+    throw new HttpError(400, {
+      error: {
+        code: 400,
+        message: 'the engine answers stream: false only',
+        type: 'invalid_request_error'
+      }
+    })
+  }
+  if (prompt.length >= window) {
+    throw new HttpError(400, {
+      error: {
+        code: 400,
+        message: `request (${prompt.length} tokens) exceeds the available context size (${window} tokens), try increasing it`,
+        type: 'exceed_context_size_error',
+        n_prompt_tokens: prompt.length,
+        n_ctx: window
+      }
+    })
+  }
+  const format = record(body.response_format)
+  const jsonSchema = record(format?.json_schema)?.schema ?? format?.schema
+  const schema =
+    format?.type === 'json_object' ? 'json' : isRecord(jsonSchema) ? jsonSchema : undefined
+  const room = window - prompt.length
+  const out = await engine.generate(prompt, {
+    schema,
+    window,
+    maxTokens: cap !== undefined && cap >= 0 ? Math.min(cap, room) : room,
+    temperature: numberOr(body.temperature) ?? DEFAULT_TEMPERATURE,
+    shift: false,
+    signal
+  })
+  Object.assign(call, {
+    finishReason: out.finishReason,
+    completionTokens: out.tokens,
+    answer: out.text
+  })
+  return {
+    id: `chatcmpl-${randomBytes(8).toString('hex')}`,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model: typeof body.model === 'string' ? body.model : 'tiny-llama',
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: out.text },
+        finish_reason: out.finishReason
+      }
+    ],
+    usage: {
+      prompt_tokens: prompt.length,
+      completion_tokens: out.tokens,
+      total_tokens: prompt.length + out.tokens
+    }
+  }
+}
+
+function ollamaModelOf(body: Json): string {
+  const name = typeof body.model === 'string' ? body.model : ''
+  const full = name.includes(':') ? name : `${name}:latest`
+  if (full !== OLLAMA_MODEL) throw new HttpError(404, { error: notPulled(name) })
+  return name
+}
+
+/** Ollama: `/api/chat`. */
+async function ollamaChat(
+  engine: Engine,
+  body: Json,
+  call: Draft,
+  signal: AbortSignal
+): Promise<Json> {
+  const name = ollamaModelOf(body)
+  const options = record(body.options) ?? {}
+  const trained = engine.model.trainContextSize
+  const asked = numberOr(options.num_ctx)
+  const window = Math.min(asked !== undefined && asked > 0 ? asked : DEFAULT_NUM_CTX, trained)
+  const whole = engine.promptOf(list(body.messages).filter(isRecord))
+  const cap = numberOr(options.num_predict)
+  Object.assign(call, { promptTokens: whole.length, window, cap })
+  if (body.think === true) throw new HttpError(400, { error: cannotThink(name) })
+  if (body.stream !== false) {
+    throw new HttpError(400, { error: 'the engine answers stream: false only' })
+  }
+  const prompt =
+    whole.length > window
+      ? [...whole.slice(0, NUM_KEEP), ...whole.slice(whole.length - (window - NUM_KEEP))]
+      : whole
+  const maxTokens =
+    cap === undefined || cap === -1 ? 10 * window : cap === -2 ? window - prompt.length : cap
+  const schema = body.format === 'json' ? 'json' : isRecord(body.format) ? body.format : undefined
+  const out = await engine.generate(prompt, {
+    schema,
+    window,
+    maxTokens,
+    temperature: numberOr(options.temperature) ?? DEFAULT_TEMPERATURE,
+    shift: true,
+    signal
+  })
+  Object.assign(call, {
+    finishReason: out.finishReason,
+    completionTokens: out.tokens,
+    answer: out.text
+  })
+  return {
+    model: name,
+    created_at: new Date().toISOString(),
+    message: { role: 'assistant', content: out.text },
+    done: true,
+    done_reason: out.finishReason,
+    prompt_eval_count: prompt.length,
+    eval_count: out.tokens
+  }
+}
+
+/** Ollama: `/api/show`, the model's details with its window in `model_info`. */
+function ollamaShow(engine: Engine, body: Json): Json {
+  ollamaModelOf({ model: body.model ?? body.name ?? '' })
+  return {
+    modelfile: '',
+    parameters: '',
+    template: '',
+    details: {
+      format: 'gguf',
+      family: 'llama',
+      families: ['llama'],
+      parameter_size: '1M',
+      quantization_level: 'F32'
+    },
+    model_info: {
+      'general.architecture': 'llama',
+      'llama.context_length': engine.model.trainContextSize,
+      'llama.embedding_length': engine.model.embeddingVectorSize
+    },
+    capabilities: ['completion']
+  }
+}
+
+async function readBody(req: IncomingMessage): Promise<Json> {
+  const chunks: Buffer[] = []
+  for await (const chunk of req) chunks.push(chunk as Buffer)
+  const text = Buffer.concat(chunks).toString('utf8')
+  if (text === '') return {}
+  try {
+    const parsed: unknown = JSON.parse(text)
+    if (isRecord(parsed)) return parsed
+  } catch {
+    // answered below
+  }
+  throw new HttpError(400, {
+    error: { code: 400, message: 'invalid JSON body', type: 'invalid_request_error' }
+  })
+}
+
+function send(res: ServerResponse, status: number, body: Json): void {
+  res.writeHead(status, { 'content-type': 'application/json' })
+  res.end(JSON.stringify(body))
+}
+
+const ROUTES: Readonly<Record<string, EngineApi>> = {
+  '/v1/chat/completions': 'openai-chat',
+  '/api/chat': 'ollama-chat',
+  '/api/show': 'ollama-show'
+}
+
+function answer(
+  engine: Engine,
+  api: EngineApi,
+  body: Json,
+  call: Draft,
+  signal: AbortSignal
+): Promise<Json> {
+  if (api === 'ollama-show') return Promise.resolve(ollamaShow(engine, body))
+  const options = record(body.options)
+  call.temperature = numberOr(api === 'openai-chat' ? body.temperature : options?.temperature)
+  return engine.run(() =>
+    (api === 'openai-chat' ? openaiChat : ollamaChat)(engine, body, call, signal)
+  )
+}
+
+async function handle(
+  engine: Engine,
+  calls: EngineCall[],
+  req: IncomingMessage,
+  res: ServerResponse
+): Promise<void> {
+  const path = (req.url ?? '').split('?')[0] ?? ''
+  if (req.method === 'GET' && path === '/v1/models') {
+    const data = [{ id: 'tiny-llama', object: 'model', owned_by: 'llamacpp' }]
+    send(res, 200, { object: 'list', data })
+    return
+  }
+  if (req.method === 'POST' && path === '/tokenize') {
+    const { content } = await readBody(req).catch((): Json => ({}))
+    send(res, 200, { tokens: engine.model.tokenize(typeof content === 'string' ? content : '') })
+    return
+  }
+  if (req.method === 'GET' && path === '/api/tags') {
+    const details = { format: 'gguf', family: 'llama' }
+    send(res, 200, { models: [{ name: OLLAMA_MODEL, model: OLLAMA_MODEL, details }] })
+    return
+  }
+  const api = ROUTES[path]
+  if (req.method !== 'POST' || api === undefined) {
+    send(res, 404, { error: `no route ${req.method ?? ''} ${path}` })
+    return
+  }
+  const started = Date.now()
+  const call: Draft = { api, status: 200, body: {}, promptTokens: 0, window: 0, answer: '' }
+  const gone = new AbortController()
+  res.on('close', () => {
+    if (!res.writableEnded) gone.abort()
+  })
+  try {
+    call.body = await readBody(req)
+    send(res, 200, await answer(engine, api, call.body, call, gone.signal))
+  } catch (err) {
+    call.status = err instanceof HttpError ? err.status : 500
+    const body: Json = err instanceof HttpError ? err.body : { error: String(err) }
+    call.answer = JSON.stringify(body)
+    send(res, call.status, body)
+  } finally {
+    calls.push({ ...call, ms: Date.now() - started } as EngineCall)
+  }
+}
+
+/** Writes the tiny model into `dir`, loads it in llama.cpp and serves it on loopback. */
+export async function startLlamaEngine(dir: string): Promise<LlamaEngine> {
+  const model = writeTinyModel(dir, { corpus: repositoryText() })
+  // The prebuilt CPU binary from npm (@node-llama-cpp/linux-x64): never a download or a build.
+  const llama = await getLlama({ gpu: false, build: 'never', logLevel: LlamaLogLevel.error })
+  const loaded = await llama.loadModel({ modelPath: model.path })
+  const template = loaded.fileInfo.metadata.tokenizer.chat_template
+  if (typeof template !== 'string') throw new Error(`${model.path} has no tokenizer.chat_template`)
+  const engine = new Engine(llama, loaded, new JinjaTemplateChatWrapper({ template }))
+  const calls: EngineCall[] = []
+  const server = createServer((req, res) => void handle(engine, calls, req, res))
+  const listening = await listenOnLoopback(server)
+  return {
+    openaiBaseUrl: `${listening.url}/v1`,
+    ollamaBaseUrl: listening.url,
+    ollamaModel: OLLAMA_MODEL.replace(/:latest$/, ''),
+    model,
+    calls,
+    close: async () => {
+      await listening.close()
+      await llama.dispose()
+    }
+  }
+}
