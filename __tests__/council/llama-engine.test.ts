@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -119,18 +119,25 @@ const ASK = [
 ]
 
 describe('the llama.cpp engine, as llama.cpp server', () => {
-  it('answers within the schema the product sends: the answer parses and satisfies it', async () => {
+  it('answers within the schema the product sends: whole and satisfying it, or cut at its cap', async () => {
     const schema = judgeJsonSchema(parse(RUBRIC))
     const answered = await chat({
       messages: ASK,
-      max_tokens: 6000,
+      max_tokens: 2000,
       response_format: { type: 'json_schema', json_schema: { name: 'judge', strict: true, schema } }
     })
     expect(answered.status).toBe(200)
-    expect(choice(answered).finish_reason).toBe('stop')
-    const answer: unknown = JSON.parse(choice(answered).message.content)
-    const validate = new Ajv({ strict: false }).compile(schema)
-    expect(validate(answer), JSON.stringify(validate.errors)).toBe(true)
+    const { finish_reason, message } = choice(answered)
+    // Random weights under the grammar rarely close a string (the keyed schema bounds everything
+    // else): an answer either ends whole, and then satisfies the schema, or stops at the cap.
+    if (finish_reason === 'length') {
+      expect(answered.json.usage.completion_tokens).toBe(2000)
+      expect(message.content.startsWith('{')).toBe(true)
+    } else {
+      const answer: unknown = JSON.parse(message.content)
+      const validate = new Ajv({ strict: false }).compile(schema)
+      expect(validate(answer), JSON.stringify(validate.errors)).toBe(true)
+    }
   }, 60_000)
 
   it('with no max_tokens, generates until the window is full: finish_reason "length"', async () => {
@@ -232,7 +239,10 @@ function git(cwd: string, ...args: string[]): void {
   execFileSync('git', args, { cwd, env, stdio: 'ignore' })
 }
 
-/** A repository whose feature branch adds a ranking function, with `member` as its one judge. */
+/**
+ * A repository whose feature branch adds a ranking function, with `member` (YAML: a name, or a
+ * mapping with its window) as its one judge.
+ */
 function repository(member: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'rc-llama-e2e-'))
   git(dir, 'init', '-q', '-b', 'main')
@@ -272,6 +282,16 @@ function described(calls: readonly EngineCall[]): string {
 interface CheckRun {
   readonly code: number
   readonly ms: number
+  readonly calls: readonly EngineCall[]
+  readonly report: {
+    readonly verdict: string
+    readonly reasons: readonly { readonly code: string; readonly message: string }[]
+    readonly judges: readonly {
+      readonly status: string
+      readonly failure: string | null
+      readonly error: string | null
+    }[]
+  }
 }
 
 /** The Done-when of issue 41: a check against the engine ends within two minutes; we ask less. */
@@ -283,7 +303,7 @@ async function check(member: string, env: Record<string, string>): Promise<Check
   const started = Date.now()
   const { code, stdout } = await promisify(execFile)(
     process.execPath,
-    [join(ROOT, 'bin/rubric-council.js'), 'check', '--base', 'main'],
+    [join(ROOT, 'bin/rubric-council.js'), 'check', '--base', 'main', '--json', 'report.json'],
     { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...env }, maxBuffer: 16 * 1024 * 1024 }
   ).then(
     ({ stdout }) => ({ code: 0, stdout }),
@@ -295,24 +315,57 @@ async function check(member: string, env: Record<string, string>): Promise<Check
     `check with ${member}: exit ${code} in ${ms} ms; ${stdout.split('\n')[0]}\n` +
       `the engine recorded ${calls.length} request(s):\n${described(calls)}`
   )
-  expect(calls.length).toBeGreaterThan(0)
-  return { code, ms }
+  const report = JSON.parse(readFileSync(join(cwd, 'report.json'), 'utf8')) as CheckRun['report']
+  return { code, ms, calls, report }
+}
+
+/**
+ * What issue 41 asks of every request the product sends a real engine: a cap, temperature 0, and
+ * room in the window for the prompt and the whole capped answer (by the model's own count); and of
+ * the run: no PASS from noise, an answer cut at its cap named as such, and an end within the bound.
+ */
+function expectSound(run: CheckRun): void {
+  expect(run.calls.length).toBeGreaterThan(0)
+  for (const call of run.calls) {
+    expect(call.cap, described([call])).toBeDefined()
+    expect(call.temperature, described([call])).toBe(0)
+    expect(call.promptTokens + (call.cap ?? Infinity), described([call])).toBeLessThanOrEqual(
+      call.window
+    )
+  }
+  expect([1, 2]).toContain(run.code)
+  expect(run.report.verdict).not.toBe('PASS')
+  const cut = run.calls.filter(c => c.finishReason === 'length')
+  const named = run.report.judges.filter(j => j.failure === 'answer_cut')
+  expect(named.length > 0).toBe(cut.length > 0)
+  for (const judge of named) expect(judge.error).toMatch(/^the answer was cut at [\d,]+ tokens/)
+  expect(run.ms).toBeLessThan(RUN_BOUND_MS)
 }
 
 describe('rubric-council check against the real engine', () => {
-  it('an openai-compatible member: noise never passes, and the run ends', async () => {
-    const run = await check('openai-compatible:tiny-llama', {
+  it('an openai-compatible member with its window: every request capped and within the window, a cut answer named, noise never passes', async () => {
+    const run = await check('{ model: openai-compatible:tiny-llama, window: 8192 }', {
       OPENAI_COMPATIBLE_BASE_URL: engine.openaiBaseUrl
     })
-    expect([1, 2]).toContain(run.code)
-    expect(run.ms).toBeLessThan(RUN_BOUND_MS)
+    expectSound(run)
   }, 110_000)
 
-  it('an ollama member: noise never passes, and the run ends', async () => {
-    const run = await check(`ollama:${engine.ollamaModel}`, {
+  it('an ollama member: every request capped and within the num_ctx it asks, a cut answer named, noise never passes', async () => {
+    const run = await check(`"ollama:${engine.ollamaModel}"`, {
       OLLAMA_BASE_URL: engine.ollamaBaseUrl
     })
-    expect([1, 2]).toContain(run.code)
-    expect(run.ms).toBeLessThan(RUN_BOUND_MS)
+    expectSound(run)
+  }, 110_000)
+
+  it('a window declared smaller than the prompt: no request, and a reason naming the member, the window, the prompt’s size and max-evidence-tokens', async () => {
+    const run = await check('{ model: openai-compatible:tiny-llama, window: 2048 }', {
+      OPENAI_COMPATIBLE_BASE_URL: engine.openaiBaseUrl
+    })
+    expect(run.calls).toHaveLength(0)
+    expect(run.code).toBe(2)
+    expect(run.report.reasons[0]?.code).toBe('context_overflow')
+    expect(run.report.reasons[0]?.message).toMatch(
+      /the prompt \(about [\d,]+ tokens by our count\) and the [\d,]+ kept for the answer do not fit openai-compatible:tiny-llama's context window of 2,048 tokens; re-running will not help: lower max-evidence-tokens/
+    )
   }, 110_000)
 })
