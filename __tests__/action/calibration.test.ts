@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RECORD_SCHEMA, type RecordEntry } from '../../src/calibrate/record.js'
 import { criterionHash, PROMPT_VERSION } from '../../src/council/prompt.js'
+import type { RubricsJsonReport } from '../../src/publish/rubrics.js'
 import type { JsonReport } from '../../src/report/json.js'
 import { pullRequest, runInProcess, type PullRequest } from '../helpers/in-process.js'
 import { wireAnswer } from '../helpers/judge-answers.js'
@@ -111,6 +112,32 @@ describe('calibration: required, in the action', () => {
     expect(standing(run.report, 'tested')?.reason).toMatch(
       /^advisory: not calibrated, the calibration record \.github\/rubric-calibration\.json is not valid: \.github\/rubric-calibration\.json: \/schema: /
     )
+  })
+
+  it('with several rubrics, each reads its own record: .github/rubrics/<name>.calibration.json', async () => {
+    const pr = pullRequest({
+      '.github/rubric.md': REQUIRED,
+      '.github/rubrics/api.md': REQUIRED,
+      '.github/rubrics/api.calibration.json': EARNED
+    })
+    failing = ['tested']
+    const run = await runInProcess(pr, {
+      inputs: { models: MODEL },
+      providers: {
+        OPENAI_API_KEY: 'sk-calibration-0123456789',
+        OPENAI_BASE_URL: providers.openaiBaseUrl
+      }
+    })
+    const set = JSON.parse(readFileSync(run.outputs.report ?? '', 'utf8')) as RubricsJsonReport
+    const tested = (name: string) =>
+      set.rubrics.find(r => r.name === name)?.report?.criteria.find(c => c.id === 'tested')
+        ?.calibration
+    expect(tested('api')).toMatchObject({ blocks: true, cause: 'calibrated' })
+    expect(tested('rubric')).toMatchObject({ blocks: false, cause: 'not_calibrated' })
+    expect(set.rubrics.map(r => [r.name, r.report?.verdict])).toEqual([
+      ['api', 'FAIL'],
+      ['rubric', 'PASS']
+    ])
   })
 
   describe('attack: a pull request that moves its own must-haves to advisory', () => {
