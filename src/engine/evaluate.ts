@@ -151,6 +151,7 @@ function standingOf(
   const read = request.calibration
   if (read === undefined) return {}
   const calibration = calibrationStanding(rubric, read, {
+    // Every council the product makes says who it asks; a stand-in that does not is not compared.
     council: ports.council.setup?.(rubric) ?? 'unchanged',
     promptVersion: PROMPT_VERSION
   })

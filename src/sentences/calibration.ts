@@ -59,7 +59,7 @@ export function standingSentence(standing: Standing): string {
  * What the record measured: "precision 0.95, flip 0.05, 20 cases (10 PASS, 10 FAIL), recorded
  * 2026-12-01"; undefined when it measured nothing of it.
  */
-export function measuredSentence(measured: Measured | undefined): string | undefined {
+function measuredSentence(measured: Measured | undefined): string | undefined {
   if (measured === undefined) return undefined
   const { pass, fail } = measured.cases
   return `precision ${share(measured.precision)}, flip ${share(measured.flip)}, ${casesOf(measured)} (${pass} PASS, ${fail} FAIL), recorded ${measured.recorded.slice(0, 10)}`
