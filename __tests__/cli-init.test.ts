@@ -314,6 +314,17 @@ describe('rubric-council init', () => {
     expect((await cli(['validate', RUBRIC_FILE], dir)).code).toBe(0)
   })
 
+  it('makes a must-have earn the right to block: calibration: required, with what it does', async () => {
+    const dir = project({ 'package.json': '{}' })
+    await cli(['init'], dir)
+    const text = read(dir, RUBRIC_FILE)
+    expect(parse(text).calibration).toBe('required')
+    // Said right above the line, in the file a maintainer reads.
+    expect(text).toMatch(
+      /# A must-have blocks only once measured: .*\n# \(\.github\/rubric-calibration\.json, from rubric-council calibrate --record\)[^]*\ncalibration: required\n---\n/
+    )
+  })
+
   it('writes one workflow with two jobs: the gates without secrets, then the council', async () => {
     const dir = project({ 'package.json': '{}', 'package-lock.json': '{}' })
     await cli(['init'], dir)

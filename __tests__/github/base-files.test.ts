@@ -94,6 +94,25 @@ describe('the base files, read at once', () => {
   })
 })
 
+describe('the calibration record beside the rubric', () => {
+  const where = { ...WHERE, record: '.github/rubric-calibration.json' }
+
+  it('is read in the same request as the rubric', async () => {
+    github.setFile(BASE, '.github/rubric.md', 'main rubric\n')
+    github.setFile(BASE, '.github/rubric-calibration.json', '{"record": 1}\n')
+    const base = await port().baseFiles(where)
+    expect(await base.fileAt('.github/rubric-calibration.json')).toBe('{"record": 1}\n')
+    expect(requests()).toEqual(['POST /graphql'])
+  })
+
+  it('that is not there is known to be absent without another request', async () => {
+    github.setFile(BASE, '.github/rubric.md', 'main rubric\n')
+    const base = await port().baseFiles(where)
+    expect(await base.fileAt('.github/rubric-calibration.json')).toBeUndefined()
+    expect(requests()).toEqual(['POST /graphql'])
+  })
+})
+
 describe('readAnswer', () => {
   const blob = (text: string) => ({
     text,

@@ -13,7 +13,7 @@ describe('unknown keys', () => {
     expect(errorsOf(lines('---', 'tresholds: { pass: 0.9 }', '---', ...CRITERIA))).toEqual([
       'rubric.md:2:1: error: unknown key "tresholds" in the front matter; did you mean "thresholds"? ' +
         '(known keys: title, criteria, gates, notes, dimensions, accuracy_ceiling, focus, thresholds, ' +
-        'council, blocking, score_weights, min_coverage, exclude, name, paths, paths-ignore, extends) [unknown-key]'
+        'council, blocking, calibration, score_weights, min_coverage, exclude, name, paths, paths-ignore, extends) [unknown-key]'
     ])
   })
 

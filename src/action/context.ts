@@ -15,6 +15,7 @@ import {
 import { InputError, type ActionInputs } from '../inputs/action-inputs.js'
 import { baseRefOf, repositoryRubricPath } from '../engine/pull-request-rubric.js'
 import { rubricsFolder } from '../rubric/defaults.js'
+import { defaultRecordPath } from '../rubric/calibration-record.js'
 
 /** Where the action works: the checkout, the rubric's directory, and its own temp folder. */
 export interface ActionDirs {
@@ -60,7 +61,8 @@ export async function prepareRun(
     ref: baseRefOf(context.pr),
     number: context.pr.number,
     main: repoPath,
-    folder: rubricsFolder(repoPath)
+    folder: rubricsFolder(repoPath),
+    record: repositoryRubricPath({ ...inputs, rubric: defaultRecordPath(inputs.rubric) })
   })
   const head = context.trigger === undefined ? base?.head : undefined
   const superseded = supersededSkip(context, head)

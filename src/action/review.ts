@@ -289,6 +289,7 @@ async function judgeRubric(
       rubric: choice.rubric,
       trusted: choice.trusted,
       ...(choice.review && { review: choice.review }),
+      ...(choice.calibration && { calibration: choice.calibration }),
       history: prior,
       ...(request.scope && { scope: request.scope }),
       ...(asked.waived.length > 0 && { waived: asked.waived }),

@@ -26,6 +26,9 @@ import type { Checkout } from '../engine/run-preparation.js'
 import type { ActionInputs } from '../inputs/action-inputs.js'
 import { planRubrics } from '../engine/rubric-set.js'
 import { checkRunName } from '../publish/check-name.js'
+import { defaultRecordPath } from '../rubric/calibration-record.js'
+import { recordRead, recordTextOf, type RecordText } from '../engine/calibration-record.js'
+import type { RecordRead } from '../verdict/calibration.js'
 
 /**
  * A rubric file of the checkout (the pull request's), read only as a file of its own: one reached
@@ -83,15 +86,44 @@ export async function chooseRubric(
     baseRubricOnly: run.baseRubricOnly,
     central,
     baseRef: run.pr.baseRef,
-    baseSha: run.pr.baseSha
+    baseSha: run.pr.baseSha,
+    records: await calibrationRecords(github, base, run, inputs.rubric, dirs, checkout)
   })
   if (decided.kind === 'chosen') return decided.choice
   // What it extends is read at the refs the base names, through the API: never the PR's.
   return {
     rubric: await readExtends(decided.base, github?.upstreamFile),
     trusted: true,
-    review: decided.review
+    review: decided.review,
+    ...(decided.calibration && { calibration: decided.calibration })
   }
+}
+
+/**
+ * The calibration record beside the rubric at `path`, the base's (through the API, as its rubric
+ * is read) and the pull request's (as its rubric is read): the first goes with the base's rubric,
+ * the second only shows what the pull request changed, unless its own rubric grades.
+ */
+async function calibrationRecords(
+  github: GitHubPort | undefined,
+  base: BaseFiles | undefined,
+  run: PullRequestRun,
+  path: string,
+  dirs: ActionDirs,
+  checkout: Checkout
+): Promise<{ readonly base: RecordRead; readonly head: RecordRead }> {
+  const local = defaultRecordPath(path)
+  const repoPath = relative(dirs.workspace, resolve(dirs.cwd, local)).split(sep).join('/')
+  const atBase: RecordText = base
+    ? await base.fileAt(repoPath).catch((error: unknown) => ({
+        problem: error instanceof Error ? error.message : String(error)
+      }))
+    : undefined
+  const atHead: RecordText =
+    checkout === 'base'
+      ? await github?.fileAt(repoPath, run.pr.headSha).catch(() => undefined)
+      : recordTextOf(await checkoutRubric(dirs, local))
+  return { base: recordRead(local, atBase), head: recordRead(local, atHead) }
 }
 
 /** The base's rubric file as `pullRequestRubric` takes it. */

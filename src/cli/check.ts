@@ -166,6 +166,7 @@ export async function checkWith(
       rubric,
       trusted: choice.trusted,
       ...(choice.review && { review: choice.review }),
+      ...(choice.calibration && { calibration: choice.calibration }),
       ...(request.history && { history: request.history }),
       ...(scope && { scope })
     },

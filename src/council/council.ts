@@ -1,6 +1,6 @@
 import { DEFAULT_SAMPLES } from '../rubric/defaults.js'
 import { parseModelId } from '../rubric/model-id.js'
-import type { ReasoningEffort, Rubric } from '../rubric/types.js'
+import type { Rubric } from '../rubric/types.js'
 import { proxiedFetch } from '../util/fetch.js'
 import type { Ticker } from '../util/ticker.js'
 import { cacheTurns } from './cache-turns.js'
@@ -9,7 +9,16 @@ import { defaultModels } from './members.js'
 import { lifecycle, retirementNote } from './models.js'
 import { effortOf } from './member-settings.js'
 import { judgeSession, type CouncilRun, type Task } from './session.js'
-import type { Council, CouncilOutcome, CouncilRequest, JudgeRun, SettledCheck } from './types.js'
+import type {
+  Council,
+  CouncilOutcome,
+  CouncilRequest,
+  CouncilSetup,
+  JudgeRun,
+  SettledCheck
+} from './types.js'
+
+export type { CouncilSetup } from './types.js'
 import { askedModels, evidenceRoom, rubricTooLarge } from './window.js'
 
 export interface CouncilOptions {
@@ -109,6 +118,7 @@ export function createCouncil(options: CouncilOptions): Council {
   }
   return {
     configuration: rubric => configuration(council, rubric),
+    setup: rubric => councilSetup(council.options, rubric),
     reserves: rubric => reserves(council, rubric),
     contextLimit: rubric => contextLimit(council, rubric),
     tooLarge: (rubric, evidenceBudget) =>
@@ -127,16 +137,6 @@ function samplesOf(options: Pick<CouncilOptions, 'samples'>, rubric: Rubric): nu
 }
 
 /** Who is asked about a rubric, and how: what a judgement, or a calibration, stands for. */
-export interface CouncilSetup {
-  readonly members: readonly string[]
-  readonly samples: number
-  /** Each member's reasoning effort, in the order of `members`; null: the provider's own. */
-  readonly reasoning: readonly (ReasoningEffort | null)[]
-  /** Who may cast extra votes, each with its effort. */
-  readonly reserve: readonly (readonly [string, ReasoningEffort | null])[]
-  readonly maxExtraVotes: number
-}
-
 /** The council `options` convene for `rubric`. */
 export function councilSetup(
   options: Pick<CouncilOptions, 'models' | 'env' | 'samples'>,

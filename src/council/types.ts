@@ -2,7 +2,7 @@
 
 import type { Evidence } from '../evidence/types.js'
 import type { GateResult } from '../gate-result/types.js'
-import type { Rubric } from '../rubric/types.js'
+import type { ReasoningEffort, Rubric } from '../rubric/types.js'
 
 export type Severity = 'critical' | 'major' | 'minor' | 'info'
 
@@ -174,6 +174,17 @@ interface EarlierRun {
  * What the engine asks for judgement. Implementations never throw: every failure comes back as a
  * failed run with its typed reason, so one broken judge cannot crash the verdict.
  */
+/** Who a council asks about a rubric, and how. */
+export interface CouncilSetup {
+  readonly members: readonly string[]
+  readonly samples: number
+  /** Each member's reasoning effort, in the order of `members`; null: the provider's own. */
+  readonly reasoning: readonly (ReasoningEffort | null)[]
+  /** Who may cast extra votes, each with its effort. */
+  readonly reserve: readonly (readonly [string, ReasoningEffort | null])[]
+  readonly maxExtraVotes: number
+}
+
 export interface Council {
   /**
    * Every member asked; with `settled`, the calls still out are cancelled (and reported in
@@ -209,4 +220,9 @@ export interface Council {
    * the same configuration (the verdict cache).
    */
   readonly configuration?: (rubric: Rubric) => string
+  /**
+   * Who is asked about this rubric, how many times and at what effort: a calibration record stands
+   * only for the same (src/verdict/calibration.ts).
+   */
+  readonly setup?: (rubric: Rubric) => CouncilSetup
 }

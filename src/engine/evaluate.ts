@@ -6,11 +6,14 @@ import type { GateSource } from '../gates/types.js'
 import { parseRubric } from '../rubric/parse.js'
 import type { RubricTextResult } from '../rubric/text.js'
 import type { Rubric } from '../rubric/types.js'
+import { PROMPT_VERSION } from '../council/prompt.js'
+import { calibrationStanding, type RecordRead } from '../verdict/calibration.js'
 import { settledVerdict } from '../verdict/settled.js'
 import type { Waiver } from '../verdict/types.js'
 import {
   decide,
   invalidVerdict,
+  type VerdictInput,
   mustHavesInDoubt,
   needsCouncil,
   nextVoter
@@ -35,6 +38,12 @@ export interface EvaluationRequest {
   readonly history?: readonly HistoryEntry[]
   /** Must-haves a maintainer waived for this commit, already checked by the shell. */
   readonly waived?: readonly Waiver[]
+  /**
+   * The calibration record beside the rubric, read where the rubric was (the base branch): what
+   * lets a must-have block under `calibration: required`. Absent: not applied, every must-have
+   * blocks (`calibrate` measures the council itself).
+   */
+  readonly calibration?: RecordRead
   /** A rubric among several: which changed files its judges see (docs/rubric.md#several-rubrics). */
   readonly scope?: EvidenceScope
   /**
@@ -89,6 +98,10 @@ export async function evaluate(
   // A failed gate has decided FAIL: the judges are asked for their feedback unless told not to.
   const unasked =
     judged && request.judgeAfterFailedGate === false && gates.some(g => g.status !== 'pass')
+  const excusedBy: Excused = {
+    ...(request.waived && { waived: request.waived }),
+    ...standingOf(rubric, request, ports)
+  }
   const council =
     evidence && judged && !unasked
       ? await conveneCouncil(
@@ -100,7 +113,7 @@ export async function evaluate(
             iteration,
             earlier: history
           },
-          request.waived
+          excusedBy
         )
       : undefined
   const verdict = decide({
@@ -111,7 +124,7 @@ export async function evaluate(
     ...(evidenceProblem !== undefined && { evidenceProblem }),
     ...(machineryChanged !== undefined && { machineryChanged }),
     machineryChecked: machinery !== undefined,
-    ...(request.waived && { waived: request.waived }),
+    ...excusedBy,
     ...(evidence && { shown: shownLocations(evidence, gates) })
   })
   return {
@@ -124,6 +137,25 @@ export async function evaluate(
     ...(evidence && { evidence }),
     ...context
   }
+}
+
+/** What leaves a must-have's FAIL or SPLIT out of the verdict: a waiver, an advisory standing. */
+type Excused = Pick<VerdictInput, 'waived' | 'calibration'>
+
+/** Each must-have's standing under `calibration: required`, against the council asked. */
+function standingOf(
+  rubric: Rubric,
+  request: EvaluationRequest,
+  ports: Pick<EnginePorts, 'council'>
+): Pick<Excused, 'calibration'> {
+  const read = request.calibration
+  if (read === undefined) return {}
+  const calibration = calibrationStanding(rubric, read, {
+    // Every council the product makes says who it asks; a stand-in that does not is not compared.
+    council: ports.council.setup?.(rubric) ?? 'unchanged',
+    promptVersion: PROMPT_VERSION
+  })
+  return calibration ? { calibration } : {}
 }
 
 /**
@@ -263,7 +295,7 @@ export async function shownElsewhere<P extends PlannedRubric>(
 export async function conveneCouncil(
   council: Council,
   request: CouncilRequest,
-  waived: readonly Waiver[] = []
+  excused: Excused = {}
 ): Promise<CouncilOutcome> {
   try {
     const { rubric } = request
@@ -273,7 +305,7 @@ export async function conveneCouncil(
     // every answer is waited for, though the gate has decided the verdict.
     let outcome = await council.convene(
       request,
-      gatesPassed ? settledCheck(request, reserves, waived) : undefined
+      gatesPassed ? settledCheck(request, reserves, excused) : undefined
     )
     // A failed gate decides the verdict (row 2) whatever the votes: no extra call is worth its cost.
     const budget = gatesPassed && !outcome.cancelled ? rubric.council.maxExtraVotes : 0
@@ -309,13 +341,14 @@ export async function conveneCouncil(
 function settledCheck(
   { rubric, gates, evidence }: CouncilRequest,
   reserves: readonly string[],
-  waived: readonly Waiver[]
+  excused: Excused
 ): SettledCheck {
   const shown = shownLocations(evidence, gates)
   return (council, pending) =>
-    settledVerdict({ rubric, gates, council, waived, shown }, { pending, reserves })?.reasons.map(
-      r => r.code
-    )
+    settledVerdict(
+      { rubric, gates, council, ...excused, shown },
+      { pending, reserves }
+    )?.reasons.map(r => r.code)
 }
 
 /** What the report says of a valid rubric. */

@@ -139,6 +139,7 @@ export function cachingCouncil(
     ...(council.contextLimit && { contextLimit: council.contextLimit }),
     ...(council.tooLarge && { tooLarge: council.tooLarge }),
     ...(council.configuration && { configuration: council.configuration }),
+    ...(council.setup && { setup: council.setup }),
     convene: async (request, settled) => {
       digest = judgementDigest(request, council.configuration?.(request.rubric) ?? '')
       const previous =

@@ -3,6 +3,7 @@ import { rubricsFolder } from '../rubric/defaults.js'
 import type { RubricText, RubricTextResult } from '../rubric/text.js'
 import type { Rubric } from '../rubric/types.js'
 import { failed } from '../util/result.js'
+import type { RecordRead } from '../verdict/calibration.js'
 import type { RubricReview } from './evaluation.js'
 import { rubricChanges, unreadExtends, type RubricChoice } from './rubric-choice.js'
 
@@ -33,12 +34,22 @@ export interface PullRequestRubricFacts {
   /** Where the base was read: its branch, or its commit when the event names no branch. */
   readonly baseRef: string
   readonly baseSha: string
+  /**
+   * The calibration record beside the rubric, the base's and the pull request's: the one read
+   * where the rubric grades goes with it; the other only shows what the pull request changed.
+   */
+  readonly records?: { readonly base: RecordRead; readonly head: RecordRead }
 }
 
 /** The choice, or the base's rubric to grade by once what it extends is read (through the API). */
 export type PullRequestRubric =
   | { readonly kind: 'chosen'; readonly choice: RubricChoice }
-  | { readonly kind: 'base'; readonly base: RubricText; readonly review: RubricReview }
+  | {
+      readonly kind: 'base'
+      readonly base: RubricText
+      readonly review: RubricReview
+      readonly calibration?: RecordRead
+    }
 
 /**
  * The base branch's rubric grades, so that a pull request cannot weaken the gate that grades it;
@@ -53,30 +64,49 @@ export function pullRequestRubric(facts: PullRequestRubricFacts): PullRequestRub
     typeof facts.base === 'object' && 'text' in facts.base
       ? { text: facts.base.text, path: facts.path, kind: 'file' }
       : undefined
-  const diff = rubricChanges(base, head.ok ? head.value : undefined)
+  const { records } = facts
+  const diff = rubricChanges(base, head.ok ? head.value : undefined, records)
+  const headRecord = records && { calibration: records.head }
   if (facts.source === 'head' && !facts.baseRubricOnly) {
-    return headChoice(head, { source: 'head', ...(diff && { diff }) })
+    return headChoice(head, { source: 'head', ...(diff && { diff }) }, headRecord)
   }
-  if (base !== undefined)
-    return { kind: 'base', base, review: { source: 'base', ...(diff && { diff }) } }
+  if (base !== undefined) {
+    const review: RubricReview = { source: 'base', ...(diff && { diff }) }
+    return { kind: 'base', base, review, ...(records && { calibration: records.base }) }
+  }
   if (facts.base === 'unread' && !facts.baseRubricOnly && !facts.central) {
-    return headChoice(head, {
-      source: 'head',
-      note: `Without a github-token the base commit's rubric cannot be read, so the rubric in the working tree (${repoPath}) is used.`
-    })
+    return headChoice(
+      head,
+      {
+        source: 'head',
+        note: `Without a github-token the base commit's rubric cannot be read, so the rubric in the working tree (${repoPath}) is used.`
+      },
+      headRecord
+    )
   }
   if (facts.base !== 'absent' || facts.baseRubricOnly || facts.central) {
     return { kind: 'chosen', choice: noBaseRubric(facts) }
   }
-  return headChoice(head, {
-    source: 'head',
-    note: `The base branch has no rubric at ${repoPath} yet, so this pull request's own rubric is used. Once it is merged, later pull requests are graded by the base branch's.`
-  })
+  return headChoice(
+    head,
+    {
+      source: 'head',
+      note: `The base branch has no rubric at ${repoPath} yet, so this pull request's own rubric is used. Once it is merged, later pull requests are graded by the base branch's.`
+    },
+    headRecord
+  )
 }
 
-/** The pull request's own rubric grades, untrusted, without what it extends. */
-function headChoice(head: RubricTextResult, review: RubricReview): PullRequestRubric {
-  return { kind: 'chosen', choice: { rubric: unreadExtends(head), trusted: false, review } }
+/** The pull request's own rubric grades, untrusted, without what it extends, with its record. */
+function headChoice(
+  head: RubricTextResult,
+  review: RubricReview,
+  record: Pick<RubricChoice, 'calibration'> | undefined
+): PullRequestRubric {
+  return {
+    kind: 'chosen',
+    choice: { rubric: unreadExtends(head), trusted: false, review, ...record }
+  }
 }
 
 /** Without the base's rubric there is nothing trusted to grade by: the rubric is missing. */

@@ -1,4 +1,6 @@
 import type { RubricDiff } from '../rubric/diff.js'
+import type { RecordRead } from '../verdict/calibration.js'
+import { calibrationChanges } from './calibration-record.js'
 import { diffRubrics } from '../rubric/diff.js'
 import { declaredName, parseRubric } from '../rubric/parse.js'
 import type { RubricText, RubricTextResult } from '../rubric/text.js'
@@ -16,6 +18,11 @@ export interface RubricChoice {
   /** Its owner's (the base branch's, or the workflow's checker input): its `exclude` may waive. */
   readonly trusted: boolean
   readonly review?: RubricReview
+  /**
+   * The calibration record read where the rubric was (src/engine/calibration-record.ts): what
+   * lets its must-haves block under `calibration: required`. Absent: none was read.
+   */
+  readonly calibration?: RecordRead
 }
 
 /**
@@ -40,18 +47,31 @@ export function unreadExtends(rubric: RubricTextResult): RubricTextResult {
 }
 
 /**
- * What the pull request changed in the rubric file, when both versions parse and differ:
- * undefined otherwise. Each is compared as written, so another `extends` shows as a change and
- * what it names is never read.
+ * What the pull request changed in the rubric file and in its calibration record (`records`,
+ * base then head, when read), when both rubrics parse and something differs: undefined
+ * otherwise. Each is compared as written, so another `extends` shows as a change and what it
+ * names is never read.
  */
 export function rubricChanges(
   base: RubricText | undefined,
-  head: RubricText | undefined
+  head: RubricText | undefined,
+  records?: { readonly base: RecordRead; readonly head: RecordRead }
 ): RubricDiff | undefined {
-  if (base === undefined || head === undefined || base.text === head.text) return undefined
+  if (base === undefined || head === undefined) return undefined
+  if (base.text === head.text && records === undefined) return undefined
   const before = parseRubric(base, 'as written')
   const after = parseRubric(head, 'as written')
-  return before.ok && after.ok ? diffRubrics(before.value, after.value) : undefined
+  if (!before.ok || !after.ok) return undefined
+  const changes = [
+    ...(base.text === head.text ? [] : diffRubrics(before.value, after.value).changes),
+    ...(records
+      ? calibrationChanges(
+          { rubric: before.value, record: records.base },
+          { rubric: after.value, record: records.head }
+        )
+      : [])
+  ]
+  return changes.length === 0 ? undefined : { changes, weakened: changes.some(c => c.weakens) }
 }
 
 /** The rubric a choice reads, parsed; undefined when it is not a valid one. */

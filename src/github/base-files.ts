@@ -34,13 +34,19 @@ export interface BaseWhere {
   readonly main: string
   /** The `rubrics/` folder beside it. */
   readonly folder: string
+  /**
+   * The main rubric's calibration record (`defaultRecordPath`): read in the same request when it
+   * is beside the rubric, so that reading it costs no request of its own.
+   */
+  readonly record?: string
 }
 
-const QUERY = `query RubricCouncilBase($owner: String!, $name: String!, $number: Int!, $parent: String!, $main: String!, $folder: String!) {
+const QUERY = `query RubricCouncilBase($owner: String!, $name: String!, $number: Int!, $parent: String!, $main: String!, $folder: String!, $record: String) {
   repository(owner: $owner, name: $name) {
     pullRequest(number: $number) { headRefOid }
     parent: object(expression: $parent) { ... on Tree { entries { name type mode } } }
     main: object(expression: $main) { ...File }
+    record: object(expression: $record) { ...File }
     folder: object(expression: $folder) {
       ... on Tree { entries { name type mode object { ...File } } }
     }
@@ -65,6 +71,7 @@ interface Answer {
     readonly pullRequest?: { readonly headRefOid: string } | null
     readonly parent?: { readonly entries?: readonly Entry[] | null } | null
     readonly main?: Blob | null
+    readonly record?: Blob | null
     readonly folder?: { readonly entries?: readonly Entry[] | null } | null
   } | null
 }
@@ -92,7 +99,7 @@ function textOf(
 /** The answer read into what it says of the main file and the folder; undefined when unusable. */
 export function readAnswer(
   answer: unknown,
-  where: Pick<BaseWhere, 'main' | 'folder'>
+  where: Pick<BaseWhere, 'main' | 'folder' | 'record'>
 ):
   | {
       readonly head: string | undefined
@@ -106,11 +113,21 @@ export function readAnswer(
   const name = posix.basename(where.main)
   const mainEntry = repository.parent?.entries?.find(e => e.name === name)
   files.set(where.main, textOf(mainEntry, repository.main))
+  // The record beside the rubric is an entry of the same folder; elsewhere, REST reads it.
+  const { record } = where
+  if (record !== undefined && posix.dirname(record) === posix.dirname(where.main)) {
+    const recordEntry = repository.parent?.entries?.find(e => e.name === posix.basename(record))
+    files.set(record, textOf(recordEntry, repository.record))
+  }
   const folder: string[] = []
   for (const entry of repository.folder?.entries ?? []) {
-    // As the contents API lists a folder: its files (a link is listed as a link, not a file).
-    if (entry.type !== 'blob' || !REGULAR.has(entry.mode)) continue
     const path = posix.join(where.folder, entry.name)
+    // As the contents API lists a folder: its files (a link is listed as a link, not a file), and
+    // what else is there is for REST to read.
+    if (entry.type !== 'blob' || !REGULAR.has(entry.mode)) {
+      files.set(path, 'ask')
+      continue
+    }
     folder.push(path)
     files.set(path, textOf(entry, entry.object))
   }
@@ -135,14 +152,18 @@ export async function readBaseFiles(
       number: where.number,
       parent: `${where.ref}:${parent === '.' ? '' : parent}`,
       main: `${where.ref}:${where.main}`,
-      folder: `${where.ref}:${where.folder}`
+      folder: `${where.ref}:${where.folder}`,
+      record: where.record === undefined ? null : `${where.ref}:${where.record}`
     })
     .then(
       data => readAnswer(data, where),
       () => undefined
     )
   const fileAt = (path: string): Promise<string | undefined> => {
-    const known = answer?.files.get(path)
+    // The folder's entries are all listed: a file right in it that is not (a calibration record
+    // beside its rubric) is not there.
+    const listed = answer !== undefined && posix.dirname(path) === where.folder
+    const known = answer?.files.get(path) ?? (listed ? 'absent' : undefined)
     if (known === 'absent') return Promise.resolve(undefined)
     if (known !== undefined && known !== 'ask') return Promise.resolve(known.text)
     return rest.fileAt(path, where.ref)

@@ -47,6 +47,12 @@ thresholds: { pass: 0.8, fail: 0.6, confidence: 0.7 }
 # must-have, the reserve casts an extra vote (docs/verdict.md of Rubric Council).
 council:
   reserve: [${STARTER_RESERVE}]
+# A must-have blocks only once measured: while the calibration record beside this rubric
+# (.github/rubric-calibration.json, from rubric-council calibrate --record) says its FAILs are
+# right often enough. Until then its FAIL is advisory: shown on the check, never failing it.
+# Gates always block. Delete this line to let every must-have block unmeasured
+# (docs/calibration.md of Rubric Council).
+calibration: required
 ---
 
 # Pull request rubric

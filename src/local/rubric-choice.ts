@@ -1,5 +1,6 @@
 import { rubricChanges, unreadExtends, type RubricChoice } from '../engine/rubric-choice.js'
 import type { RubricTextResult } from '../rubric/text.js'
+import type { RecordRead } from '../verdict/calibration.js'
 import { failed } from '../util/result.js'
 import type { LocalPlace } from './place.js'
 import {
@@ -28,6 +29,11 @@ export interface LocalRubricFiles {
   readonly working: RubricTextResult
   /** The base's file; undefined when it has none, or it was not read (no base, a session). */
   readonly atBase: RubricTextResult | undefined
+  /**
+   * The calibration record beside it, read alike: it goes with the rubric that grades; absent,
+   * none is applied (as before there was one).
+   */
+  readonly records?: { readonly working: RecordRead; readonly atBase?: RecordRead }
 }
 
 /** A rubric named outside the repository: none is read, and it grades nothing. */
@@ -50,19 +56,32 @@ export function outsideChoice(place: LocalPlace, path: string): LocalChoice {
  * own as it is. Pure: `files` holds what was read.
  */
 export function chooseLocalRubric(place: LocalPlace, files: LocalRubricFiles): LocalChoice {
-  const { path, repoPath, working, atBase } = files
-  if (place.source === 'session') return { choice: { rubric: working, trusted: true } }
+  const { path, repoPath, working, atBase, records } = files
+  const workingRecord = records && { calibration: records.working }
+  if (place.source === 'session') {
+    return { choice: { rubric: working, trusted: true, ...workingRecord } }
+  }
   if (place.outside === true) {
     const note = notARepositoryNote(place.root)
     return {
-      choice: { rubric: unreadExtends(working), trusted: false, review: { source: 'head', note } },
+      choice: {
+        rubric: unreadExtends(working),
+        trusted: false,
+        review: { source: 'head', note },
+        ...workingRecord
+      },
       ...(working.ok && { line: `rubric-council: ${note}` })
     }
   }
   const base = place.base
   const baseText = atBase?.ok === true ? atBase.value : undefined
-  const diff = rubricChanges(baseText, working.ok ? working.value : undefined)
-  const differs = atBase !== undefined && !sameText(atBase, working)
+  const diff = rubricChanges(
+    baseText,
+    working.ok ? working.value : undefined,
+    records?.atBase && { base: records.atBase, head: records.working }
+  )
+  // The working tree's record differing from the base's is a difference too.
+  const differs = (atBase !== undefined && !sameText(atBase, working)) || diff !== undefined
   const where = base && `${base.ref} at ${base.commit.slice(0, 12)}`
   if (place.source === 'head') {
     const note = headNote(path, where)
@@ -70,7 +89,8 @@ export function chooseLocalRubric(place: LocalPlace, files: LocalRubricFiles): L
       choice: {
         rubric: unreadExtends(working),
         trusted: false,
-        review: { source: 'head', note, ...(diff && { diff }) }
+        review: { source: 'head', note, ...(diff && { diff }) },
+        ...workingRecord
       },
       line: headLine(note, differs ? differenceText(diff, working) : undefined)
     }
@@ -78,7 +98,12 @@ export function chooseLocalRubric(place: LocalPlace, files: LocalRubricFiles): L
   if (atBase === undefined || where === undefined) {
     const note = noBaseRubricNote(repoPath, where)
     return {
-      choice: { rubric: unreadExtends(working), trusted: false, review: { source: 'head', note } },
+      choice: {
+        rubric: unreadExtends(working),
+        trusted: false,
+        review: { source: 'head', note },
+        ...workingRecord
+      },
       ...(working.ok && { line: `rubric-council: ${note}` })
     }
   }
@@ -86,7 +111,8 @@ export function chooseLocalRubric(place: LocalPlace, files: LocalRubricFiles): L
     choice: {
       rubric: atBase,
       trusted: true,
-      review: { source: 'base', ...(diff && { diff }) }
+      review: { source: 'base', ...(diff && { diff }) },
+      ...(records?.atBase && { calibration: records.atBase })
     },
     ...(differs && { line: baseGradesLine(path, differenceText(diff, working), where) })
   }

@@ -1,3 +1,5 @@
+import { standingSentence } from '../sentences/calibration.js'
+import type { Standing } from '../verdict/calibration.js'
 import type {
   CancelledCall,
   ChecklistVerdict,
@@ -85,6 +87,11 @@ export interface JsonReport {
     }[]
     /** A must-have a maintainer waived for this commit (status WAIVED): who, and why. */
     readonly waived: { readonly by: string; readonly reason: string } | null
+    /**
+     * A must-have under `calibration: required`: whether the calibration record lets it block,
+     * why not (an advisory FAIL or SPLIT decides nothing), and what the record measured of it.
+     */
+    readonly calibration: JsonStanding | null
   })[]
   readonly dimensions: readonly {
     readonly name: string
@@ -283,7 +290,47 @@ function jsonCriterion(c: CriterionResult): Element<'criteria'> {
       verdict: v.verdict ?? null,
       reasoning: v.reasoning
     })),
-    waived: c.waived ?? null
+    waived: c.waived ?? null,
+    calibration: c.calibration ? jsonStanding(c.calibration) : null
+  }
+}
+
+/** A must-have's standing under `calibration: required`, in the JSON report. */
+export interface JsonStanding {
+  readonly blocks: boolean
+  /** `calibrated`, or why it advises: `advise`, `not_calibrated`, `record_broken`, `stale_*`. */
+  readonly cause:
+    | 'calibrated'
+    | 'advise'
+    | 'not_calibrated'
+    | 'record_broken'
+    | 'stale_text'
+    | 'stale_council'
+    | 'stale_prompt'
+  /** The report's words: "advisory: precision 0.62 < 0.90 on 18 cases". */
+  readonly reason: string
+  /** What the record measured; null where it measured nothing of it. */
+  readonly precision: number | null
+  readonly flip: number | null
+  readonly cases: { readonly pass: number; readonly fail: number } | null
+  readonly recorded: string | null
+}
+
+function jsonStanding(standing: Standing): JsonStanding {
+  const { measured } = standing
+  const cause = standing.blocks
+    ? 'calibrated'
+    : standing.cause.code === 'stale'
+      ? (`stale_${standing.cause.changed}` as const)
+      : standing.cause.code
+  return {
+    blocks: standing.blocks,
+    cause,
+    reason: standingSentence(standing),
+    precision: measured?.precision ?? null,
+    flip: measured?.flip ?? null,
+    cases: measured ? { ...measured.cases } : null,
+    recorded: measured?.recorded ?? null
   }
 }
 

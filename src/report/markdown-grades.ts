@@ -1,5 +1,6 @@
 import { escapeName } from '../evidence/content.js'
 import type { Evaluation } from '../engine/evaluation.js'
+import { calibrationLine, standingSentence } from '../sentences/calibration.js'
 import { NOT_IN_EVIDENCE } from '../sentences/findings.js'
 import { describeTally, formatNumber } from '../sentences/reasons.js'
 import type { CriterionResult, DimensionResult, JudgedFinding } from '../verdict/types.js'
@@ -45,7 +46,7 @@ export function criterionParagraph(c: CriterionResult): string {
 /** A criterion's line: its id, status and votes, and the start of its description. */
 function criterionLine(c: CriterionResult): string {
   return (
-    `${STATUS_ICON[c.status]} <b>${escapeHtml(c.id)}</b> · ${[c.status, c.waived ? `by @${c.waived.by}` : '', tally(c)].filter(Boolean).map(escapeHtml).join(' ')} — ` +
+    `${STATUS_ICON[c.status]} <b>${escapeHtml(c.id)}</b> · ${[c.status, c.waived ? `by @${c.waived.by}` : '', tally(c)].filter(Boolean).map(escapeHtml).join(' ')}${advisoryNote(c)} — ` +
     escapeSummary(abbreviate(c.description, SUMMARY_DESCRIPTION))
   )
 }
@@ -66,6 +67,7 @@ function criterionBlock(c: CriterionResult, priority: number): Block {
   } else {
     body.push(`${weight.charAt(0).toUpperCase()}${weight.slice(1)}\n\n`)
   }
+  if (c.calibration) body.push(`Calibration: ${escapeMarkdown(calibrationLine(c.calibration))}\n\n`)
   if (c.waived) {
     body.push(
       `**Waived by @${escapeMarkdown(c.waived.by)}** for this commit: `,
@@ -82,6 +84,13 @@ function criterionBlock(c: CriterionResult, priority: number): Block {
   const urgency = c.status === 'FAIL' ? 40 : c.status === 'SPLIT' || c.waived ? 30 : 0
   // Without its details, the line stays: a reader still sees every criterion's verdict.
   return { ...details(summary, body, priority + urgency), stub: criterionParagraph(c) }
+}
+
+/** ` · advisory: why`, on the line of a must-have the calibration record does not let block. */
+function advisoryNote(c: CriterionResult): string {
+  return c.calibration && !c.calibration.blocks
+    ? ` · ${escapeHtml(standingSentence(c.calibration))}`
+    : ''
 }
 
 /** Characters of a criterion's description shown on its summary line. */

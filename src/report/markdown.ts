@@ -16,6 +16,7 @@ import { ICON, prose, REASON_FLOOR } from './markdown-pieces.js'
 import { historySection, rubricAlerts, rubricSection } from './markdown-rubric.js'
 import { coverageSection, gatesSection, judgesSection } from './markdown-run.js'
 import { summaryLine } from './summary.js'
+import { advisoryCount } from '../sentences/calibration.js'
 
 /** GitHub refuses issue comments longer than this. */
 export const COMMENT_LIMIT = 65_536
@@ -64,6 +65,7 @@ function buildDoc(evaluation: Evaluation, step: Audience | undefined): Doc {
   // A must-have that took extra votes says so, with every vote, so a person can weigh it.
   const confirmed = verdict.criteria.filter(c => c.extraVotes !== undefined)
   for (const c of confirmed) head.push(`⚖️ ${extraVotesSentence(c)}\n\n`)
+  head.push(...advisoryNote(verdict.criteria))
   head.push(`Recommendation: **${verdict.recommendation}**\n\n`)
   if (evaluation.reusedFrom !== undefined) {
     head.push(
@@ -120,6 +122,14 @@ function buildDoc(evaluation: Evaluation, step: Audience | undefined): Doc {
       'The report is too long to show here; the job summary and the JSON report have it in full.\n\n' +
       worstFirst(verdict.criteria).map(criterionParagraph).join('')
   }
+}
+
+/** Under `calibration: required`: how many must-haves are advisory (each says why below). */
+function advisoryNote(criteria: readonly CriterionResult[]): string[] {
+  const calibrated = criteria.filter(c => c.calibration !== undefined)
+  if (calibrated.length === 0) return []
+  const advisory = calibrated.filter(c => c.calibration?.blocks === false).length
+  return [`🎯 ${escapeMarkdown(advisoryCount(advisory, calibrated.length))}\n\n`]
 }
 
 /**

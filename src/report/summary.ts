@@ -20,7 +20,8 @@ export function metOf(criteria: readonly CriterionResult[], total: number): stri
 /**
  * The one-line summary of Scope's TUI:
  * `gates 1/2 · must 2/3 · nice 1/2 · score 0.74 · confidence 0.82 · judges 3/3`; waived
- * must-haves are not met, and counted: `must 1/2 (1 waived)`; calls cancelled once the verdict was
+ * must-haves are not met, and counted: `must 1/2 (1 waived)`; so are must-haves the calibration
+ * record does not let block: `must 1/3 (2 advisory)`; calls cancelled once the verdict was
  * settled are counted apart: `judges 2/2 (1 cancelled, the verdict settled)`.
  * Parts that do not apply to the rubric are left out.
  */
@@ -33,8 +34,15 @@ export function summaryLine(evaluation: Evaluation): string {
   const must = verdict.criteria.filter(c => c.required)
   const nice = verdict.criteria.filter(c => !c.required)
   const waived = must.filter(c => c.status === 'WAIVED').length
+  const advisory = must.filter(c => c.calibration?.blocks === false).length
+  const notes = [
+    ...(waived > 0 ? [`${waived} waived`] : []),
+    ...(advisory > 0 ? [`${advisory} advisory`] : [])
+  ]
   if (rubric.counts.must > 0) {
-    parts.push(`must ${metOf(must, rubric.counts.must)}${waived > 0 ? ` (${waived} waived)` : ''}`)
+    parts.push(
+      `must ${metOf(must, rubric.counts.must)}${notes.length > 0 ? ` (${notes.join(', ')})` : ''}`
+    )
   }
   if (rubric.counts.nice > 0) parts.push(`nice ${metOf(nice, rubric.counts.nice)}`)
   if (verdict.score !== null) parts.push(`score ${formatNumber(verdict.score)}`)

@@ -1,6 +1,7 @@
 import type { JudgeRun, TokenUsage } from '../council/types.js'
 import type { GateResult } from '../gates/types.js'
 import { formatIssue } from '../rubric/errors.js'
+import { calibrationLine } from '../sentences/calibration.js'
 import { NOT_IN_EVIDENCE } from '../sentences/findings.js'
 import type { Thresholds } from '../rubric/types.js'
 import { cancelledSentence, JUDGES_NOT_ASKED } from '../sentences/council.js'
@@ -166,7 +167,12 @@ function criterionRow(c: CriterionResult): Row {
     : objection
       ? ` - ${shorten(oneLine(objection.reasoning), REASON_WIDTH)}`
       : ''
-  return { mark, name: c.id, result: `${[c.status, tallyOf(c)].filter(Boolean).join(' ')}${why}` }
+  const standing = c.calibration ? ` · ${calibrationLine(c.calibration)}` : ''
+  return {
+    mark,
+    name: c.id,
+    result: `${[c.status, tallyOf(c)].filter(Boolean).join(' ')}${standing}${why}`
+  }
 }
 
 /**

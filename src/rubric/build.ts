@@ -108,6 +108,7 @@ export function buildRubric(input: BuildInput): { rubric: Rubric; issues: Rubric
     thresholds,
     council,
     blocking: fm.blocking ?? 'majority',
+    ...(fm.calibration !== undefined && { calibration: fm.calibration }),
     scoreWeights,
     minCoverage: fm.min_coverage ?? DEFAULT_MIN_COVERAGE,
     exclude: fm.exclude ?? [],

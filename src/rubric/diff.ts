@@ -212,6 +212,8 @@ const RUBRIC: FieldTable<Rubric> = {
   thresholds: fields(THRESHOLDS),
   minCoverage: value('min_coverage', lowered),
   blocking: value('blocking', (_, after) => after === 'majority'),
+  // Required, a must-have blocks only where the record says it may: fewer can block.
+  calibration: value('calibration', (_, after) => after === 'required'),
   accuracyCeiling: (before, after) =>
     before === after
       ? []

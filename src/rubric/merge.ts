@@ -83,6 +83,8 @@ const MERGE: { readonly [K in keyof Required<Rubric>]: Merge<K> } = {
   },
   blocking: (inherited, local, set) =>
     set.blocking === undefined ? inherited.blocking : local.blocking,
+  calibration: (inherited, local, set) =>
+    set.calibration === undefined ? inherited.calibration : local.calibration,
   scoreWeights: (inherited, local, set) => ({
     dimensions:
       set.score_weights?.dimensions === undefined

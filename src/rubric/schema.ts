@@ -276,6 +276,12 @@ export const FRONT_MATTER_SHAPE = {
     .enum(['majority', 'any'])
     .optional()
     .describe('Whether a majority of judges (default) or any one must report a blocking finding'),
+  calibration: z
+    .enum(['required'])
+    .optional()
+    .describe(
+      'required: a must-have blocks only while the calibration record beside the rubric, read from the base branch, recommends block for it and is current (same criterion text, council and prompt); otherwise its FAIL or SPLIT is advisory (docs/calibration.md)'
+    ),
   score_weights: z
     .strictObject({
       dimensions: z.number().min(0).max(MAX_WEIGHT).optional(),

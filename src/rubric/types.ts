@@ -143,6 +143,11 @@ export interface Rubric {
   readonly thresholds: Thresholds
   readonly council: CouncilConfig
   readonly blocking: 'majority' | 'any'
+  /**
+   * `required`: a must-have blocks only while the calibration record (read where the rubric is)
+   * recommends `block` for it and is current; absent: every must-have blocks (docs/calibration.md).
+   */
+  readonly calibration?: 'required'
   readonly scoreWeights: { readonly dimensions: number; readonly criteria: number }
   readonly minCoverage: number
   readonly exclude: readonly string[]

@@ -1,6 +1,7 @@
 import type { CouncilOutcome } from '../council/types.js'
 import type { GateResult } from '../gates/types.js'
 import type { Rubric } from '../rubric/types.js'
+import { advisory, type Standing } from './calibration.js'
 import { agreement } from './confidence.js'
 import { gradeCriterion, gradeDimension, withoutGrade } from './grade.js'
 import { isGrounded, type ShownLocations } from './grounding.js'
@@ -43,6 +44,11 @@ export interface VerdictInput {
    */
   readonly waived?: readonly Waiver[]
   /**
+   * Each must-have's standing under `calibration: required` (src/verdict/calibration.ts); absent
+   * without the setting. An advisory must-have's FAIL or SPLIT is left out as a waived one is.
+   */
+  readonly calibration?: ReadonlyMap<string, Standing>
+  /**
    * What the judges were shown that a finding can point at: then a critical or major finding blocks
    * only when located in it (src/verdict/grounding.ts). Absent: every such finding blocks.
    */
@@ -62,7 +68,7 @@ export function needsCouncil(rubric: Rubric): boolean {
 export function decide(input: VerdictInput): Verdict {
   const { rubric, gates, council } = input
   const panel = panelOf(council)
-  const graded = gradePanel(rubric, panel, input.waived ?? [], input.shown)
+  const graded = gradePanel(rubric, panel, input)
   const result = (verdict: VerdictKind, reasons: Reason[]): Verdict =>
     verdictOf(verdict, reasons, graded)
 
@@ -146,14 +152,16 @@ interface Graded {
 function gradePanel(
   rubric: Rubric,
   panel: Panel,
-  waivers: readonly Waiver[],
-  shown: ShownLocations | undefined
+  { waived = [], calibration, shown }: Pick<VerdictInput, 'waived' | 'calibration' | 'shown'>
 ): Graded {
-  const criteria = rubric.criteria.map(c => waived(gradeCriterion(c, panel), waivers))
+  const criteria = rubric.criteria.map(c =>
+    excused(gradeCriterion(c, panel), waived, calibration?.get(c.id))
+  )
+  const binding = criteria.filter(binds)
   const dimensions = rubric.dimensions.map(d => gradeDimension(d, panel))
   const votes = panelVotes(panel, shown && (finding => isGrounded(finding, shown)))
   const dimensionsScore = weightedDimensions(dimensions)
-  const criteriaScore = weightedCriteria(criteria.filter(c => c.status !== 'WAIVED'))
+  const criteriaScore = weightedCriteria(binding)
   const { score, ceilingApplied } = overallScore(rubric, dimensionsScore, criteriaScore, dimensions)
   const judges = panel.judges.length
   return {
@@ -167,31 +175,37 @@ function gradePanel(
     criteriaScore,
     score,
     ceilingApplied,
-    confidence:
-      judges >= 2
-        ? agreement(
-            criteria.filter(c => c.status !== 'WAIVED'),
-            dimensions,
-            votes.blocking
-          )
-        : null
+    confidence: judges >= 2 ? agreement(binding, dimensions, votes.blocking) : null
   }
 }
 
 /**
- * A must-have that FAILED or SPLIT, as WAIVED when a maintainer waived it; any other criterion (a
- * nice-to-have, one that passed or was not graded) as it is: a waiver can only excuse a failure.
+ * A must-have that FAILED or SPLIT, as WAIVED when a maintainer waived it; with its calibration
+ * standing, when the rubric requires one. Any other criterion (a nice-to-have, one that passed or
+ * was not graded) as it is: a waiver can only excuse a failure.
  */
-function waived(criterion: CriterionResult, waivers: readonly Waiver[]): CriterionResult {
+function excused(
+  criterion: CriterionResult,
+  waivers: readonly Waiver[],
+  standing: Standing | undefined
+): CriterionResult {
+  const calibrated =
+    standing !== undefined && criterion.required
+      ? { ...criterion, calibration: standing }
+      : criterion
   const waiver = waivers.find(w => w.criterion === criterion.id)
-  if (
-    waiver === undefined ||
-    !criterion.required ||
-    (criterion.status !== 'FAIL' && criterion.status !== 'SPLIT')
-  ) {
-    return criterion
-  }
-  return { ...criterion, status: 'WAIVED', waived: { by: waiver.by, reason: waiver.reason } }
+  if (waiver === undefined || !criterion.required || !doubted(criterion)) return calibrated
+  return { ...calibrated, status: 'WAIVED', waived: { by: waiver.by, reason: waiver.reason } }
+}
+
+const doubted = (c: CriterionResult): boolean => c.status === 'FAIL' || c.status === 'SPLIT'
+
+/**
+ * Whether a criterion takes part in the verdict (its rows, the score, the agreement): not a
+ * waived must-have, nor an advisory one's FAIL or SPLIT.
+ */
+export function binds(c: CriterionResult): boolean {
+  return c.status !== 'WAIVED' && !(doubted(c) && advisory(c.calibration))
 }
 
 function verdictOf(verdict: VerdictKind, reasons: Reason[], graded: Graded): Verdict {
@@ -251,16 +265,17 @@ function ungraded(verdict: Verdict): Verdict {
 function hardFailures(rubric: Rubric, graded: Graded): Reason[] {
   const hard: Reason[] = []
   const failedMust = graded.criteria.filter(
-    c => c.required && c.kind === 'checklist' && c.status === 'FAIL'
+    c => c.required && c.kind === 'checklist' && c.status === 'FAIL' && binds(c)
   )
   if (failedMust.length > 0) {
     hard.push({ code: 'criterion_failed', criteria: failedMust.map(c => c.id) })
   }
-  const belowMin = graded.criteria.flatMap(({ id, status, median, requiredMinScore: minimum }) =>
-    status !== 'WAIVED' && minimum !== undefined && median !== undefined && median < minimum
+  const belowMin = graded.criteria.flatMap(c => {
+    const { id, median, requiredMinScore: minimum } = c
+    return binds(c) && minimum !== undefined && median !== undefined && median < minimum
       ? [{ id, median, minimum }]
       : []
-  )
+  })
   if (belowMin.length > 0) hard.push({ code: 'min_score', criteria: belowMin })
   const decided = graded.blockingVotes.filter(vote => vote !== undefined).length
   const blocking = graded.blockingVotes.filter(vote => vote === true).length
@@ -275,8 +290,8 @@ function hardFailures(rubric: Rubric, graded: Graded): Reason[] {
 
 /** Row 6's reason: must-haves split between the judges, or graded by none. */
 function disagreementReason(criteria: readonly CriterionResult[]): Reason | undefined {
-  const split = criteria.flatMap(({ id, required, status, tally }) =>
-    required && status === 'SPLIT' && tally ? [{ id, tally }] : []
+  const split = criteria.flatMap(c =>
+    c.required && c.status === 'SPLIT' && c.tally && binds(c) ? [{ id: c.id, tally: c.tally }] : []
   )
   const ungraded = criteria.filter(c => c.required && c.status === 'UNGRADED').map(c => c.id)
   if (split.length === 0 && ungraded.length === 0) return undefined

@@ -6,6 +6,7 @@ import type {
   Severity
 } from '../council/types.js'
 import type { GateResult } from '../gates/types.js'
+import type { Standing } from './calibration.js'
 
 export type VerdictKind = 'PASS' | 'FAIL' | 'UNCLEAR'
 export type ExitCode = 0 | 1 | 2
@@ -198,6 +199,12 @@ export interface CriterionResult {
    * and is left out of the criteria score.
    */
   readonly waived?: { readonly by: string; readonly reason: string }
+  /**
+   * A must-have under `calibration: required`: whether the record lets it block, and why not. An
+   * advisory one keeps its FAIL or SPLIT, which no longer fails the verdict nor makes it UNCLEAR,
+   * and is left out of the criteria score and the agreement, as a waived one is.
+   */
+  readonly calibration?: Standing
 }
 
 export interface DimensionResult {
