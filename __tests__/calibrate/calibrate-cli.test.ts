@@ -27,6 +27,7 @@ import {
   type RecordedCall,
   type StandIn
 } from '../helpers/provider-standin.js'
+import { seeded } from '../helpers/seeded.js'
 
 /**
  * `rubric-council calibrate` on real git repositories, the judges played by the provider stand-in:
@@ -117,17 +118,6 @@ function setText(
     return `  - name: case ${i}\n    base: ${commits[i]}\n    head: ${commits[i + 1]}\n    expect: ${expect}\n    criteria: { ${listed} }\n`
   })
   return `cases:\n${cases.join('')}`
-}
-
-/** A seeded generator (mulberry32): the same answers on every run of the test. */
-function seeded(seed: number): () => number {
-  let a = seed
-  return () => {
-    a = (a + 0x6d2b79f5) | 0
-    let t = Math.imul(a ^ (a >>> 15), 1 | a)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 /** The case a judge call is about: the file its diff adds. */

@@ -11,6 +11,7 @@ import {
   type RecordedCall,
   type StandIn
 } from '../helpers/provider-standin.js'
+import { seeded } from '../helpers/seeded.js'
 
 /**
  * Blocking earned by the calibration record, as a team goes through it with the bundled CLI
@@ -77,17 +78,6 @@ async function cli(cwd: string, args: readonly string[]) {
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
     (error: unknown) => error as { code: number; stdout: string; stderr: string }
   )
-}
-
-/** A seeded generator (mulberry32): the same coin on every run of the test. */
-function seeded(seed: number): () => number {
-  let a = seed
-  return () => {
-    a = (a + 0x6d2b79f5) | 0
-    let t = Math.imul(a ^ (a >>> 15), 1 | a)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 /** The 20 labelled cases: `tested` FAIL in the first 10, `docs` FAIL in every other one. */
