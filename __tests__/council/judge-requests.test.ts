@@ -5,7 +5,7 @@ import {
 } from '../../src/council/member-settings.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createCouncil } from '../../src/council/council.js'
-import { TOKENIZER_MARGIN } from '../../src/council/providers/common.js'
+import { REPAIR_ROOM_TOKENS, TOKENIZER_MARGIN } from '../../src/council/providers/common.js'
 import { rubricPromptTokens } from '../../src/council/window.js'
 import { judgeJsonSchema, validateAnswer, withEnumCase } from '../../src/council/judge-schema.js'
 import type { CouncilOutcome } from '../../src/council/types.js'
@@ -593,7 +593,10 @@ describe('a window a member declares (docs/council.md#self-hosted-models)', () =
     const room = council.contextLimit?.(rubric) ?? 0
     const cap = ANSWER_BASE_TOKENS + ITEM_TOKENS
     expect(room).toBe(
-      Math.floor((8192 - cap) / TOKENIZER_MARGIN) - rubricPromptTokens(rubric) - 1000
+      Math.floor((8192 - cap) / TOKENIZER_MARGIN) -
+        rubricPromptTokens(rubric) -
+        1000 -
+        REPAIR_ROOM_TOKENS
     )
     const { outcome, calls } = await convene([], valid, { rubric })
     expect(outcome.runs.map(r => r.status)).toEqual(['ok'])

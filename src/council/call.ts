@@ -7,7 +7,7 @@ import type { CallSettings, ProviderModule } from './providers/types.js'
 import { formatCount } from '../util/format-count.js'
 import { promptText, type JudgePrompt } from './prompt.js'
 import { classify, spokenWait } from './provider-errors.js'
-import { overflowSentence } from '../sentences/council.js'
+import { overflowSentence } from './window.js'
 import { failed } from '../util/result.js'
 import type { CacheTurn } from './cache-turns.js'
 import { evidenceCuts } from './breakpoints.js'
@@ -77,6 +77,8 @@ const REASKS = 2
  * first request (a self-hosted model's runaway answer, quoted whole, overflowed its window).
  */
 export const REPAIR_QUOTE_CHARS = 2000
+/** The most of the problems with it a repair request lists. */
+const REPAIR_PROBLEM_CHARS = 1000
 
 type Attempt =
   | {
@@ -275,7 +277,7 @@ export function repairMessages(
     {
       role: 'user',
       content:
-        `Your answer cannot be used: ${problem}.\n` +
+        `Your answer cannot be used: ${problem.length <= REPAIR_PROBLEM_CHARS ? problem : `${problem.slice(0, REPAIR_PROBLEM_CHARS)} …`}.\n` +
         'Answer again with one JSON object that follows the schema, grading every criterion id ' +
         'and every dimension exactly once, and nothing else.'
     }

@@ -5,7 +5,7 @@ import { formatCount } from '../util/format-count.js'
 import { lifecycle, modelRow } from './models.js'
 import { standingParts } from './prompt.js'
 import { answerCap, declaredWindow, MAX_ANSWER_TOKENS } from './member-settings.js'
-import { TOKENIZER_MARGIN } from './providers/common.js'
+import { REPAIR_ROOM_TOKENS, TOKENIZER_MARGIN } from './providers/common.js'
 import { providerOf } from './providers/index.js'
 
 /**
@@ -56,7 +56,8 @@ export function evidenceRoom(rubric: Rubric, member: string): number | undefined
   const room =
     Math.floor((declared - answerCap(rubric, member)) / TOKENIZER_MARGIN) -
     rubricPromptTokens(rubric) -
-    RUN_ROOM_TOKENS
+    RUN_ROOM_TOKENS -
+    REPAIR_ROOM_TOKENS
   return Math.max(0, room)
 }
 
@@ -118,4 +119,16 @@ export function rubricTooLarge(
     `leaves it ${formatCount(room)} beside ${formatCount(evidence)} for the evidence and ${formatCount(MAX_ANSWER_TOKENS)} for the answer: ` +
     `${todo}, give the council models with larger windows, or lower max-evidence-tokens`
   )
+}
+
+/**
+ * Why a judge's prompt does not fit its context window: whose, how large each is, what to do. The
+ * window is the one the rubric declares (`window`) or the provider reported.
+ */
+export function overflowSentence(
+  judge: string,
+  sizes: { readonly window: number; readonly promptTokens: number; readonly cap: number }
+): string {
+  const { window, promptTokens, cap } = sizes
+  return `the prompt (about ${formatCount(promptTokens)} tokens by our count) and the ${formatCount(cap)} kept for the answer do not fit ${judge}'s context window of ${formatCount(window)} tokens; re-running will not help: lower max-evidence-tokens, or give ${judge} a larger window (council.models: [{ model, window }])`
 }

@@ -2,7 +2,6 @@ import type { CouncilFailure } from '../council/types.js'
 import { escapeName } from '../evidence/content.js'
 import type { CouncilShortfall } from '../verdict/types.js'
 import type { Audience, Say } from './reasons.js'
-import { formatCount } from '../util/format-count.js'
 
 /*
  * The words said to users about the council: why it fell short of its quorum and what to do
@@ -16,18 +15,6 @@ import { formatCount } from '../util/format-count.js'
 export function cancelledSentence(settledBy: readonly string[]): string {
   const codes = settledBy.length > 0 ? ` (${settledBy.map(c => `\`${c}\``).join(', ')})` : ''
   return `cancelled, not failed: the answers in hand already decided the verdict${codes}, and no answer of this call could change it; its request was aborted, so nothing more is billed where the provider stops on disconnect`
-}
-
-/**
- * Why a judge's prompt does not fit its context window: whose, how large each is, what to do. The
- * window is the one the rubric declares (`window`) or the provider reported.
- */
-export function overflowSentence(
-  judge: string,
-  sizes: { readonly window: number; readonly promptTokens: number; readonly cap: number }
-): string {
-  const { window, promptTokens, cap } = sizes
-  return `the prompt (about ${formatCount(promptTokens)} tokens by our count) and the ${formatCount(cap)} kept for the answer do not fit ${judge}'s context window of ${formatCount(window)} tokens; re-running will not help: lower max-evidence-tokens, or give ${judge} a larger window (council.models: [{ model, window }])`
 }
 
 /** Why no judge was asked though the rubric has criteria (`Evaluation.judgesNotAsked`). */

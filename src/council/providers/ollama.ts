@@ -1,7 +1,7 @@
 import { ok } from '../../util/result.js'
 import { bearer } from './common.js'
 import type { ProviderModule } from './types.js'
-import { TOKENIZER_MARGIN } from './common.js'
+import { REPAIR_ROOM_TOKENS, TOKENIZER_MARGIN } from './common.js'
 
 /**
  * A local or hosted Ollama, spoken to on its own API: the only one that can set the context
@@ -25,7 +25,9 @@ export const ollama: ProviderModule = {
   // Ollama's default window (4,096 tokens) silently cuts a longer prompt; size it to ours and
   // the answer's cap (the window a member declares bounds it: its server may hold no more).
   callSettings: (_model, { promptTokens, cap, window }) => {
-    const needed = Math.ceil((promptTokens * TOKENIZER_MARGIN + cap) / 1024) * 1024
+    // Room for a repair too: it quotes part of the invalid answer after the same prompt.
+    const tokens = promptTokens * TOKENIZER_MARGIN + REPAIR_ROOM_TOKENS + cap
+    const needed = Math.ceil(tokens / 1024) * 1024
     const numCtx = window === undefined ? needed : Math.min(needed, window)
     return { providerOptions: { ollama: { options: { num_ctx: numCtx } } } }
   },
