@@ -211,8 +211,9 @@ const WireAnswer = z.object({
       severity: z.string(),
       title: z.string(),
       path: z.string().nullish(),
-      // Unbounded in the schema (Anthropic takes no `minimum`): below 1 is no line, like 0.
-      line: z.int().nullish(),
+      // Unbounded in the schema (Anthropic takes no `minimum`), and a grammar writes any run of
+      // digits: a line that is not a whole number from 1 to 2^53 is no line, like 0.
+      line: z.number().nullish(),
       evidence: z.string().default('')
     })
   ),
@@ -309,7 +310,7 @@ export function validateAnswer(value: unknown, rubric: Rubric): Validation {
       title: f.title,
       evidence: f.evidence,
       ...(f.path ? { path: f.path } : {}),
-      ...(f.line != null && f.line > 0 ? { line: f.line } : {})
+      ...(f.line != null && Number.isSafeInteger(f.line) && f.line > 0 ? { line: f.line } : {})
     })),
     // Graded in the rubric's order, whichever group each grade came in.
     criteria: rubric.criteria.flatMap(c => {
