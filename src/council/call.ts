@@ -76,7 +76,7 @@ const REASKS = 2
  * The most of an invalid answer a repair request quotes: a repair is never much larger than the
  * first request (a self-hosted model's runaway answer, quoted whole, overflowed its window).
  */
-export const REPAIR_QUOTE_CHARS = 2000
+const REPAIR_QUOTE_CHARS = 2000
 /** The most of the problems with it a repair request lists. */
 const REPAIR_PROBLEM_CHARS = 1000
 
@@ -262,11 +262,7 @@ function overflow(call: JudgeCall, refused: Failure): Failure {
  * The first request again, followed by the invalid answer (at most `REPAIR_QUOTE_CHARS` of it) and
  * what is wrong with it.
  */
-export function repairMessages(
-  base: ModelMessage[],
-  answer: string,
-  problem: string
-): ModelMessage[] {
+function repairMessages(base: ModelMessage[], answer: string, problem: string): ModelMessage[] {
   const quoted =
     answer.length <= REPAIR_QUOTE_CHARS
       ? answer

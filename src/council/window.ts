@@ -37,11 +37,6 @@ function tableWindow(member: string): number | undefined {
   return modelRow(parsed.value.model)?.contextWindow
 }
 
-/** A member's context window: the one it declares in the rubric, else the model table's. */
-export function contextWindow(rubric: Rubric, member: string): number | undefined {
-  return declaredWindow(rubric, member) ?? tableWindow(member)
-}
-
 /**
  * The evidence a member's window leaves room for (never below 0), or undefined when its window is
  * not known. A declared window is shared by our count, less `TOKENIZER_MARGIN`: its answer's cap,
