@@ -200,6 +200,8 @@ describe('answers wrapped in a fence or prose', () => {
 
   it.each([
     ['prose', 'Looks good to me!', 'the answer is not JSON'],
+    // A server that drops the schema, on a model that ends at once (__tests__/council/llama-engine).
+    ['nothing', ' \n', 'the answer is empty'],
     ['an array', '[{"a":1}]', 'the answer is JSON, but not one object'],
     [
       'two objects',

@@ -878,7 +878,7 @@ describe('untrusted data in the request', () => {
     expect(outcome.runs.map(r => r.status)).toEqual(['ok', 'ok'])
   })
 
-  it('bounds the evidence by the windows of the members it asks, not by a retired one', () => {
+  it('bounds the evidence by the windows of the members it asks, not by a retired one', async () => {
     const on = (date: string) =>
       createCouncil({
         env: {},
@@ -886,10 +886,10 @@ describe('untrusted data in the request', () => {
         mask: text => text,
         now: () => Date.parse(`${date}T12:00:00Z`)
       })
-    expect(on('2026-11-29').contextLimit?.(RUBRIC)).toBe(
+    expect(await on('2026-11-29').contextLimit?.(RUBRIC)).toBe(
       evidenceRoom(RUBRIC, 'anthropic:claude-sonnet-4-5')
     )
-    expect(on('2026-11-30').contextLimit?.(RUBRIC)).toBe(
+    expect(await on('2026-11-30').contextLimit?.(RUBRIC)).toBe(
       evidenceRoom(RUBRIC, 'google:gemini-3.5-flash')
     )
   })

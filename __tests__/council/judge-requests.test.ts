@@ -590,8 +590,10 @@ describe('a window a member declares (docs/council.md#self-hosted-models)', () =
   it('sizes the evidence to it, beside the answer’s cap and the rubric, and bounds Ollama’s num_ctx', async () => {
     const rubric = declaring(8192)
     const council = createCouncil({ env: ENV(), models: [], mask: text => text })
-    const room = council.contextLimit?.(rubric) ?? 0
-    const cap = ANSWER_BASE_TOKENS + ITEM_TOKENS
+    const room = (await council.contextLimit?.(rubric)) ?? 0
+    // The sized cap (3,400) is more than a quarter of the window: the quarter is kept.
+    expect(ANSWER_BASE_TOKENS + ITEM_TOKENS).toBeGreaterThan(8192 / 4)
+    const cap = 8192 / 4
     expect(room).toBe(
       Math.floor((8192 - cap) / TOKENIZER_MARGIN) -
         rubricPromptTokens(rubric) -
@@ -601,6 +603,7 @@ describe('a window a member declares (docs/council.md#self-hosted-models)', () =
     const { outcome, calls } = await convene([], valid, { rubric })
     expect(outcome.runs.map(r => r.status)).toEqual(['ok'])
     expect(record(record(calls[0]?.body)?.options)?.num_ctx).toBeLessThanOrEqual(8192)
+    expect(record(record(calls[0]?.body)?.options)?.num_predict).toBe(cap)
   })
 
   it('too small for the instructions and the rubric: the judge is not asked, and the reason names it, its window, the prompt’s size and max-evidence-tokens', async () => {
@@ -608,7 +611,7 @@ describe('a window a member declares (docs/council.md#self-hosted-models)', () =
     expect(calls).toHaveLength(0)
     expect(outcome.runs[0]).toMatchObject({ status: 'failed', failure: 'context_overflow' })
     expect(messageOf(outcome.runs[0])).toMatch(
-      /^the prompt \(about [\d,]+ tokens by our count\) and the 3,400 kept for the answer do not fit ollama:llama3\.1:8b's context window of 2,048 tokens; re-running will not help: lower max-evidence-tokens, or give ollama:llama3\.1:8b a larger window/
+      /^the prompt \(about [\d,]+ tokens by our count\), the 512 kept for the answer and the 1,500 for a repair do not fit ollama:llama3\.1:8b's context window of 2,048 tokens; re-running will not help: lower max-evidence-tokens, or give ollama:llama3\.1:8b a larger window/
     )
   })
 })

@@ -1,7 +1,9 @@
+import { createServer } from 'node:http'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { probeProvider } from '../../src/council/probe.js'
-import type { Provider } from '../../src/rubric/model-id.js'
+import { probeProvider, reportedWindow } from '../../src/council/probe.js'
+import { parseModelId, type ModelId, type Provider } from '../../src/rubric/model-id.js'
 import { proxiedFetch } from '../../src/util/fetch.js'
+import { listenOnLoopback, type Listening } from '../helpers/listen.js'
 import { startProviderStandIn, type StandIn } from '../helpers/provider-standin.js'
 
 /**
@@ -103,5 +105,95 @@ describe('probeProvider', () => {
       ok: false,
       problem: { message: 'OPENAI_BASE_URL holds a user name or password' }
     })
+  })
+})
+
+/**
+ * Ollama's `/api/show` (https://github.com/ollama/ollama/blob/main/docs/api.md#show-model-information),
+ * played by a server that answers what each test scripts and records what it was asked.
+ */
+describe('reportedWindow', () => {
+  let answer: { status: number; body: unknown } = { status: 200, body: {} }
+  const asked: { method: string; path: string; body: string; authorization?: string }[] = []
+  let ollama: Listening
+  beforeAll(async () => {
+    const server = createServer((req, res) => {
+      let body = ''
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()))
+      req.on('end', () => {
+        const { authorization } = req.headers
+        asked.push({
+          method: req.method ?? '',
+          path: req.url ?? '',
+          body,
+          ...(authorization !== undefined && { authorization })
+        })
+        res.writeHead(answer.status, { 'content-type': 'application/json' })
+        res.end(JSON.stringify(answer.body))
+      })
+    })
+    ollama = await listenOnLoopback(server)
+  })
+  afterAll(async () => {
+    await ollama.close()
+  })
+
+  const id = (text: string): ModelId => {
+    const parsed = parseModelId(text)
+    if (!parsed.ok) throw new Error(parsed.problem)
+    return parsed.value
+  }
+  const info = (modelInfo: unknown) => ({
+    status: 200,
+    body: { details: {}, model_info: modelInfo }
+  })
+
+  it('reads the window from model_info, by the model’s architecture, on the server’s address', async () => {
+    answer = info({ 'general.architecture': 'qwen3', 'qwen3.context_length': 40_960 })
+    const before = asked.length
+    const env = { OLLAMA_BASE_URL: `${ollama.url}/v1`, OLLAMA_API_KEY: 'ollama-key-0123456789' }
+    expect(await reportedWindow(id('ollama:qwen3:8b'), env, fetch)).toBe(40_960)
+    expect(asked.slice(before)).toEqual([
+      {
+        method: 'POST',
+        path: '/api/show',
+        body: JSON.stringify({ model: 'qwen3:8b' }),
+        authorization: 'Bearer ollama-key-0123456789'
+      }
+    ])
+  })
+
+  it.each([
+    ['no model_info', { status: 200, body: { details: {} } }],
+    [
+      'another architecture’s key',
+      info({ 'general.architecture': 'qwen3', 'llama.context_length': 8192 })
+    ],
+    ['a string', info({ 'general.architecture': 'llama', 'llama.context_length': '8192' })],
+    ['zero', info({ 'general.architecture': 'llama', 'llama.context_length': 0 })],
+    ['a fraction', info({ 'general.architecture': 'llama', 'llama.context_length': 8192.5 })],
+    ['past 2^53', info({ 'general.architecture': 'llama', 'llama.context_length': 2 ** 60 })],
+    [
+      'a 404 (a model not pulled)',
+      { status: 404, body: { error: 'model "x" not found, try pulling it first' } }
+    ],
+    ['not JSON', { status: 200, body: undefined }]
+  ])(
+    '%s: no window, and no failure (the judge’s own request says what is wrong)',
+    async (_, given) => {
+      answer = given
+      expect(
+        await reportedWindow(id('ollama:x'), { OLLAMA_BASE_URL: ollama.url }, fetch)
+      ).toBeUndefined()
+    }
+  )
+
+  it('asks nothing of a provider that reports no window, nor of a server not running', async () => {
+    const before = asked.length
+    const env = { OPENAI_COMPATIBLE_BASE_URL: ollama.url }
+    expect(await reportedWindow(id('openai-compatible:m'), env, fetch)).toBeUndefined()
+    expect(asked.length).toBe(before)
+    const closed = { OLLAMA_BASE_URL: 'http://127.0.0.1:9' }
+    expect(await reportedWindow(id('ollama:x'), closed, fetch)).toBeUndefined()
   })
 })

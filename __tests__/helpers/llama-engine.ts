@@ -35,16 +35,26 @@
  * - `POST /api/show` reports `model_info["llama.context_length"]`; `GET /api/tags` lists the model.
  * - A model not pulled is 404 `model "x" not found, try pulling it first`.
  *
+ * A llama.cpp server that drops the schema: under `/unconstrained/v1`, the same API answers 200
+ * with unconstrained text whatever `response_format` says, as llama-server does where its chat
+ * template's handler loses the schema (ggml-org/llama.cpp#21537, #24097).
+ *
+ * The models (./gguf.ts) prefer to end: their answer as soon as they may, a string, an array, an
+ * object as soon as the grammar lets them. Under a grammar their answers are short and whole, with
+ * random choices wherever the schema leaves one (scores, the recommendation); without one they
+ * say nothing. Of the verdicts, `tiny-llama` (both APIs) prefers PASS and `tiny-llama-strict`
+ * (Ollama only, as a second model pulled) FAIL: two judges that disagree.
+ *
  * A client that closes its connection stops its generation, as both servers do (recorded with
  * status 499, ours). Not served: streaming (`stream: true` is refused with a 400 of ours; the product does not stream)
  * and every endpoint not named here (404).
  *
  * One request generates at a time (one sequence), as a server started with one slot (`-np 1`) or
- * `OLLAMA_NUM_PARALLEL=1`; others wait their turn. Every request is recorded: its body, the prompt's
+ * `OLLAMA_NUM_PARALLEL=1` with `OLLAMA_MAX_LOADED_MODELS=1`; others wait their turn. Every request is recorded: its body, the prompt's
  * tokens, the window, the cap it sent, what was answered. A recorder only: no product logic.
  */
 import { randomBytes } from 'node:crypto'
-import { readdirSync, readFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { join } from 'node:path'
@@ -65,10 +75,12 @@ import { listenOnLoopback } from './listen.js'
 import { DEFAULT_NUM_CTX, cannotThink, notPulled } from './providers/ollama.js'
 import { isRecord, list, record, type Json } from './providers/schema.js'
 
-export type EngineApi = 'openai-chat' | 'ollama-chat' | 'ollama-show'
+export type EngineApi = 'openai-chat' | 'openai-chat-unconstrained' | 'ollama-chat' | 'ollama-show'
 
 export interface EngineCall {
   readonly api: EngineApi
+  /** The model that answered; undefined for a request refused before one was chosen. */
+  readonly model?: string
   readonly body: Json
   /** The rendered prompt's tokens, as the model's tokenizer counts them (before any cut). */
   readonly promptTokens: number
@@ -88,10 +100,14 @@ export interface EngineCall {
 export interface LlamaEngine {
   /** For `OPENAI_COMPATIBLE_BASE_URL`: llama.cpp server's OpenAI-compatible API. */
   readonly openaiBaseUrl: string
+  /** The same API on a server that drops the schema it is sent. */
+  readonly unconstrainedBaseUrl: string
   /** For `OLLAMA_BASE_URL`. */
   readonly ollamaBaseUrl: string
-  /** The model name Ollama serves (`ollama:<name>` in a council). */
+  /** The model name Ollama serves (`ollama:<name>` in a council), as llama.cpp server does. */
   readonly ollamaModel: string
+  /** The second model Ollama serves, which FAILs what the first PASSes. */
+  readonly strictModel: string
   readonly model: TinyModel
   readonly calls: readonly EngineCall[]
   close(): Promise<void>
@@ -104,7 +120,10 @@ type Draft = { -readonly [K in keyof EngineCall]?: EngineCall[K] | undefined }
 const DEFAULT_TEMPERATURE = 0.8
 /** Ollama's `num_keep`: the prompt's first tokens kept through a cut or a shift. */
 const NUM_KEEP = 4
-const OLLAMA_MODEL = 'tiny-llama:latest'
+const MODEL = 'tiny-llama'
+const STRICT_MODEL = 'tiny-llama-strict'
+/** The chat template's end of a turn: the model's end of generation. */
+const END_OF_ANSWER = '<|im_end|>'
 
 interface Generation {
   readonly schema: Json | 'json' | undefined
@@ -141,13 +160,24 @@ function repositoryText(): string {
     .join('\n')
 }
 
+/** One generation at a time, in arrival order, whichever model answers. */
+class Queue {
+  private last: Promise<unknown> = Promise.resolve()
+
+  run<T>(job: () => Promise<T>): Promise<T> {
+    const next = this.last.then(job, job)
+    this.last = next.catch(() => undefined)
+    return next
+  }
+}
+
 class Engine {
   private readonly grammars = new Map<string, Promise<LlamaGrammar>>()
   private context: { window: number; context: LlamaContext } | undefined
-  private queue: Promise<unknown> = Promise.resolve()
   private seed = 41
 
   constructor(
+    readonly name: string,
     readonly llama: Llama,
     readonly model: LlamaModel,
     private readonly chat: JinjaTemplateChatWrapper
@@ -164,13 +194,6 @@ class Engine {
     history.push({ type: 'model', response: [] })
     const { contextText } = this.chat.generateContextState({ chatHistory: history })
     return contextText.tokenize(this.model.tokenizer)
-  }
-
-  /** One at a time, in arrival order. */
-  run<T>(job: () => Promise<T>): Promise<T> {
-    const next = this.queue.then(job, job)
-    this.queue = next.catch(() => undefined)
-    return next
   }
 
   private async grammar(schema: Json | 'json'): Promise<LlamaGrammar> {
@@ -243,13 +266,14 @@ function numberOr(value: unknown): number | undefined {
   return typeof value === 'number' ? value : undefined
 }
 
-/** llama.cpp server: `/v1/chat/completions`. */
+/** llama.cpp server: `/v1/chat/completions`; the schema dropped under `/unconstrained`. */
 async function openaiChat(
   engine: Engine,
   body: Json,
   call: Draft,
   signal: AbortSignal
 ): Promise<Json> {
+  const constrained = call.api === 'openai-chat'
   const window = engine.model.trainContextSize
   const prompt = engine.promptOf(list(body.messages).filter(isRecord))
   const cap = numberOr(body.max_tokens) ?? numberOr(body.max_completion_tokens)
@@ -276,8 +300,13 @@ async function openaiChat(
   }
   const format = record(body.response_format)
   const jsonSchema = record(format?.json_schema)?.schema ?? format?.schema
-  const schema =
-    format?.type === 'json_object' ? 'json' : isRecord(jsonSchema) ? jsonSchema : undefined
+  const schema = !constrained
+    ? undefined
+    : format?.type === 'json_object'
+      ? 'json'
+      : isRecord(jsonSchema)
+        ? jsonSchema
+        : undefined
   const room = window - prompt.length
   const out = await engine.generate(prompt, {
     schema,
@@ -312,11 +341,19 @@ async function openaiChat(
   }
 }
 
-function ollamaModelOf(body: Json): string {
+/** What the engine serves: llama.cpp server's one model, Ollama's by name, one at a time. */
+interface Served {
+  readonly main: Engine
+  readonly pulled: ReadonlyMap<string, Engine>
+  readonly queue: Queue
+}
+
+/** The Ollama model a request names (`name` is `name:latest`), or its 404. */
+function ollamaModelOf(served: Served, body: Json): Engine {
   const name = typeof body.model === 'string' ? body.model : ''
-  const full = name.includes(':') ? name : `${name}:latest`
-  if (full !== OLLAMA_MODEL) throw new HttpError(404, { error: notPulled(name) })
-  return name
+  const engine = served.pulled.get(name.replace(/:latest$/, ''))
+  if (engine === undefined) throw new HttpError(404, { error: notPulled(name) })
+  return engine
 }
 
 /** Ollama: `/api/chat`. */
@@ -326,7 +363,7 @@ async function ollamaChat(
   call: Draft,
   signal: AbortSignal
 ): Promise<Json> {
-  const name = ollamaModelOf(body)
+  const name = typeof body.model === 'string' ? body.model : engine.name
   const options = record(body.options) ?? {}
   const trained = engine.model.trainContextSize
   const asked = numberOr(options.num_ctx)
@@ -370,8 +407,8 @@ async function ollamaChat(
 }
 
 /** Ollama: `/api/show`, the model's details with its window in `model_info`. */
-function ollamaShow(engine: Engine, body: Json): Json {
-  ollamaModelOf({ model: body.model ?? body.name ?? '' })
+function ollamaShow(served: Served, body: Json): Json {
+  const engine = ollamaModelOf(served, { model: body.model ?? body.name ?? '' })
   return {
     modelfile: '',
     parameters: '',
@@ -415,45 +452,49 @@ function send(res: ServerResponse, status: number, body: Json): void {
 
 const ROUTES: Readonly<Record<string, EngineApi>> = {
   '/v1/chat/completions': 'openai-chat',
+  '/unconstrained/v1/chat/completions': 'openai-chat-unconstrained',
   '/api/chat': 'ollama-chat',
   '/api/show': 'ollama-show'
 }
 
 function answer(
-  engine: Engine,
+  served: Served,
   api: EngineApi,
   body: Json,
   call: Draft,
   signal: AbortSignal
 ): Promise<Json> {
-  if (api === 'ollama-show') return Promise.resolve(ollamaShow(engine, body))
+  if (api === 'ollama-show') return Promise.resolve(ollamaShow(served, body))
   const options = record(body.options)
-  call.temperature = numberOr(api === 'openai-chat' ? body.temperature : options?.temperature)
-  return engine.run(() =>
-    (api === 'openai-chat' ? openaiChat : ollamaChat)(engine, body, call, signal)
-  )
+  const openai = api !== 'ollama-chat'
+  call.temperature = numberOr(openai ? body.temperature : options?.temperature)
+  const engine = openai ? served.main : ollamaModelOf(served, body)
+  call.model = engine.name
+  return served.queue.run(() => (openai ? openaiChat : ollamaChat)(engine, body, call, signal))
 }
 
 async function handle(
-  engine: Engine,
+  served: Served,
   calls: EngineCall[],
   req: IncomingMessage,
   res: ServerResponse
 ): Promise<void> {
   const path = (req.url ?? '').split('?')[0] ?? ''
   if (req.method === 'GET' && path === '/v1/models') {
-    const data = [{ id: 'tiny-llama', object: 'model', owned_by: 'llamacpp' }]
+    const data = [{ id: served.main.name, object: 'model', owned_by: 'llamacpp' }]
     send(res, 200, { object: 'list', data })
     return
   }
   if (req.method === 'POST' && path === '/tokenize') {
     const { content } = await readBody(req).catch((): Json => ({}))
-    send(res, 200, { tokens: engine.model.tokenize(typeof content === 'string' ? content : '') })
+    const text = typeof content === 'string' ? content : ''
+    send(res, 200, { tokens: served.main.model.tokenize(text) })
     return
   }
   if (req.method === 'GET' && path === '/api/tags') {
     const details = { format: 'gguf', family: 'llama' }
-    send(res, 200, { models: [{ name: OLLAMA_MODEL, model: OLLAMA_MODEL, details }] })
+    const models = [...served.pulled.keys()].map(name => `${name}:latest`)
+    send(res, 200, { models: models.map(name => ({ name, model: name, details })) })
     return
   }
   const api = ROUTES[path]
@@ -469,7 +510,7 @@ async function handle(
   })
   try {
     call.body = await readBody(req)
-    send(res, 200, await answer(engine, api, call.body, call, gone.signal))
+    send(res, 200, await answer(served, api, call.body, call, gone.signal))
   } catch (err) {
     call.status = err instanceof HttpError ? err.status : 500
     const body: Json = err instanceof HttpError ? err.body : { error: String(err) }
@@ -480,23 +521,48 @@ async function handle(
   }
 }
 
-/** Writes the tiny model into `dir`, loads it in llama.cpp and serves it on loopback. */
-export async function startLlamaEngine(dir: string): Promise<LlamaEngine> {
-  const model = writeTinyModel(dir, { corpus: repositoryText() })
-  // The prebuilt CPU binary from npm (@node-llama-cpp/linux-x64): never a download or a build.
-  const llama = await getLlama({ gpu: false, build: 'never', logLevel: LlamaLogLevel.error })
+/** Writes a tiny model that prefers `verdict` into `dir` and loads it in llama.cpp. */
+async function loadTiny(
+  llama: Llama,
+  dir: string,
+  name: string,
+  verdict: string
+): Promise<{ readonly model: TinyModel; readonly engine: Engine }> {
+  mkdirSync(dir, { recursive: true })
+  const model = writeTinyModel(dir, {
+    corpus: repositoryText(),
+    prefers: [END_OF_ANSWER, '"', ']', '}', verdict]
+  })
   const loaded = await llama.loadModel({ modelPath: model.path })
   const template = loaded.fileInfo.metadata.tokenizer.chat_template
   if (typeof template !== 'string') throw new Error(`${model.path} has no tokenizer.chat_template`)
-  const engine = new Engine(llama, loaded, new JinjaTemplateChatWrapper({ template }))
+  return {
+    model,
+    engine: new Engine(name, llama, loaded, new JinjaTemplateChatWrapper({ template }))
+  }
+}
+
+/** Writes the tiny models into `dir`, loads them in llama.cpp and serves them on loopback. */
+export async function startLlamaEngine(dir: string): Promise<LlamaEngine> {
+  // The prebuilt CPU binary from npm (@node-llama-cpp/linux-x64): never a download or a build.
+  const llama = await getLlama({ gpu: false, build: 'never', logLevel: LlamaLogLevel.error })
+  const main = await loadTiny(llama, join(dir, MODEL), MODEL, 'PASS')
+  const strict = await loadTiny(llama, join(dir, STRICT_MODEL), STRICT_MODEL, 'FAIL')
+  const served: Served = {
+    main: main.engine,
+    pulled: new Map([main.engine, strict.engine].map(e => [e.name, e])),
+    queue: new Queue()
+  }
   const calls: EngineCall[] = []
-  const server = createServer((req, res) => void handle(engine, calls, req, res))
+  const server = createServer((req, res) => void handle(served, calls, req, res))
   const listening = await listenOnLoopback(server)
   return {
     openaiBaseUrl: `${listening.url}/v1`,
+    unconstrainedBaseUrl: `${listening.url}/unconstrained/v1`,
     ollamaBaseUrl: listening.url,
-    ollamaModel: OLLAMA_MODEL.replace(/:latest$/, ''),
-    model,
+    ollamaModel: MODEL,
+    strictModel: STRICT_MODEL,
+    model: main.model,
     calls,
     close: async () => {
       await listening.close()

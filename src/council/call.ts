@@ -26,7 +26,7 @@ export interface JudgeCall {
   readonly settings: CallSettings
   /** The prompt's size by our count, to tell when a model saw only part of it. */
   readonly promptTokens: number
-  /** The context window the member declares in the rubric, for what an overflow says. */
+  /** The context window the member declares, or its server reports: for what an overflow says. */
   readonly window?: number
   /** The cap on the answer, reasoning included, and the temperature, however the provider takes them. */
   readonly cap: number
@@ -165,9 +165,7 @@ export async function callJudge(call: JudgeCall, policy: CallPolicy): Promise<Ju
       return finish(windowCutPrompt(attempt.seen ?? 0, call.promptTokens))
     }
     const validation: Validation =
-      attempt.kind === 'answer'
-        ? call.validate(attempt.value)
-        : failed(`the answer is not JSON: ${attempt.error}`)
+      attempt.kind === 'answer' ? call.validate(attempt.value) : failed(attempt.error)
     if (validation.ok) return finish({ kind: 'ok', answer: validation.value })
     // Cut at the cap: asked again, it would be cut again, and a repair would quote the cut text.
     if (attempt.cut !== undefined) return finish(answerCut(call, attempt.cut.output))
@@ -209,11 +207,15 @@ function judgeRun(
 ): JudgeRun {
   const { requests, cost, cacheCost: cache, ...counted } = spent.usage
   const tokens: TokenUsage = { ...counted }
-  const { temperature } = call
+  const { temperature, window } = call
   const common = {
     judge: call.judge,
     sample: call.sample,
-    sent: { cap: call.cap, ...(temperature !== undefined && { temperature }) },
+    sent: {
+      cap: call.cap,
+      ...(temperature !== undefined && { temperature }),
+      ...(window !== undefined && { window })
+    },
     latencyMs: spent.latencyMs,
     requests,
     tokens,

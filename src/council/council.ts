@@ -7,7 +7,8 @@ import { cacheTurns } from './cache-turns.js'
 import { languageModel } from './judge-model.js'
 import { defaultModels } from './members.js'
 import { lifecycle, retirementNote } from './models.js'
-import { effortOf } from './member-settings.js'
+import { declaredWindow, effortOf } from './member-settings.js'
+import { reportedWindow } from './probe.js'
 import { judgeSession, type CouncilRun, type Task } from './session.js'
 import type {
   Council,
@@ -114,7 +115,8 @@ export function createCouncil(options: CouncilOptions): Council {
     options,
     fetch: proxiedFetch(),
     turns: cacheTurns(options.cacheWaitMs),
-    now: options.now ?? Date.now
+    now: options.now ?? Date.now,
+    window: knownWindows(options.env)
   }
   return {
     configuration: rubric => configuration(council, rubric),
@@ -137,7 +139,6 @@ function samplesOf(options: Pick<CouncilOptions, 'samples'>, rubric: Rubric): nu
 }
 
 /** Who is asked about a rubric, and how: what a judgement, or a calibration, stands for. */
-/** The council `options` convene for `rubric`. */
 export function councilSetup(
   options: Pick<CouncilOptions, 'models' | 'env' | 'samples'>,
   rubric: Rubric
@@ -170,13 +171,36 @@ function reserves(council: CouncilRun, rubric: Rubric): readonly string[] {
   })
 }
 
+/**
+ * Each member's window: the one it declares, else the one its server reports (asked once a run,
+ * whoever asks: the evidence's size and every call of the member use the same).
+ */
+function knownWindows(env: CouncilOptions['env']): CouncilRun['window'] {
+  const reported = new Map<string, Promise<number | undefined>>()
+  const fetch = proxiedFetch()
+  return (rubric, member) => {
+    const declared = declaredWindow(rubric, member)
+    if (declared !== undefined) return Promise.resolve(declared)
+    const id = parseModelId(member)
+    if (!id.ok) return Promise.resolve(undefined)
+    let window = reported.get(member)
+    if (window === undefined) {
+      window = reportedWindow(id.value, env, fetch)
+      reported.set(member, window)
+    }
+    return window
+  }
+}
+
 /** The evidence every window can take, of the members and reserves that may be asked. */
-function contextLimit(council: CouncilRun, rubric: Rubric): number | undefined {
-  const rooms = asked(council, rubric).flatMap(member => {
-    const room = evidenceRoom(rubric, member)
-    return room === undefined ? [] : [room]
-  })
-  return rooms.length === 0 ? undefined : Math.min(...rooms)
+async function contextLimit(council: CouncilRun, rubric: Rubric): Promise<number | undefined> {
+  const rooms = await Promise.all(
+    asked(council, rubric).map(async member =>
+      evidenceRoom(rubric, member, await council.window(rubric, member))
+    )
+  )
+  const known = rooms.filter(room => room !== undefined)
+  return known.length === 0 ? undefined : Math.min(...known)
 }
 
 function asked(council: CouncilRun, rubric: Rubric): readonly string[] {

@@ -9,6 +9,7 @@ export type Extraction = Result<Record<string, unknown>>
  * guessing which one the judge meant would let prose choose the verdict.
  */
 export function extractJson(text: string): Extraction {
+  if (text.trim() === '') return failed('the answer is empty')
   const whole = parseJson(text.trim())
   if (whole.parsed) {
     return isRecord(whole.value)

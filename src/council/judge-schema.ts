@@ -212,8 +212,9 @@ const WireAnswer = z.object({
       title: z.string(),
       path: z.string().nullish(),
       // Unbounded in the schema (Anthropic takes no `minimum`), and a grammar writes any run of
-      // digits: a line that is not a whole number from 1 to 2^53 is no line, like 0.
-      line: z.number().nullish(),
+      // digits (JSON.parse reads one past 1.8e308 as Infinity, which z.number() refuses): a line
+      // that is not a whole number from 1 to 2^53 is no line, like 0.
+      line: z.custom<number>(value => typeof value === 'number', 'expected a number').nullish(),
       evidence: z.string().default('')
     })
   ),

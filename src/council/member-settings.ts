@@ -42,7 +42,9 @@ export function temperatureOf(rubric: Rubric, member: string): number | undefine
  * field (`max_output_tokens`, `max_tokens`, `maxOutputTokens`, `num_predict`): a self-hosted
  * server without one writes until its window is full. Sized from what the answer holds: the
  * findings, the verdict and the feedback (`ANSWER_BASE_TOKENS`), each criterion's and dimension's
- * reasoning and grade (`ITEM_TOKENS`), and the thinking a reasoning model does first.
+ * reasoning and grade (`ITEM_TOKENS`), and the thinking a reasoning model does first; and within
+ * a quarter of a window the member declares or its server reports (`WINDOW_SHARE`), so that the
+ * evidence keeps room in a self-hosted model's small window.
  */
 
 /** The findings, verdict, feedback and the JSON around them. */
@@ -60,11 +62,25 @@ export const REASONING_TOKENS: Readonly<Record<ReasoningEffort, number>> = {
  * table knows (Claude Opus 4.1's 32,000; Anthropic refuses a `max_tokens` above a model's limit).
  */
 export const MAX_ANSWER_TOKENS = 32_000
+/**
+ * The most of a known window a sized cap takes: an 8,192-token window keeps 2,048 for the answer
+ * (3 criteria take about 1,000 when their reasoning runs to 200 words each), the rest for the
+ * prompt; at 4,200 its evidence had 27 tokens left (measured, __tests__/council/llama-engine.test.ts).
+ */
+export const WINDOW_SHARE = 1 / 4
 
-/** The cap on `member`'s answers about `rubric`: its own `max_output_tokens`, else sized. */
-export function answerCap(rubric: Rubric, member: string): number {
+/**
+ * The cap on `member`'s answers about `rubric`: its own `max_output_tokens`, else sized, within
+ * `WINDOW_SHARE` of `window`, the window it declares or its server reports.
+ */
+export function answerCap(rubric: Rubric, member: string, window?: number): number {
   const own = ownSettings(rubric, member)?.maxOutputTokens
   if (own !== undefined) return own
+  const sized = sizedCap(rubric, member)
+  return window === undefined ? sized : Math.min(sized, Math.floor(window * WINDOW_SHARE))
+}
+
+function sizedCap(rubric: Rubric, member: string): number {
   const items = rubric.criteria.length + rubric.dimensions.length
   const answer = ANSWER_BASE_TOKENS + ITEM_TOKENS * items
   const id = parseModelId(member)

@@ -8,8 +8,8 @@ import { callJudge, type CallPolicy, type JudgeCall } from './call.js'
 import { callSettings, languageModel } from './judge-model.js'
 import { judgeJsonSchema, validateAnswer } from './judge-schema.js'
 import { overflowSentence } from './window.js'
-import { answerCap, declaredWindow, effortOf, temperatureOf } from './member-settings.js'
-import { TOKENIZER_MARGIN } from './providers/common.js'
+import { answerCap, effortOf, temperatureOf } from './member-settings.js'
+import { REPAIR_ROOM_TOKENS, TOKENIZER_MARGIN } from './providers/common.js'
 import { cacheMinimum, lifecycle, retirementNote } from './models.js'
 import { buildPrompt, fenceToken, withoutFence } from './prompt.js'
 import { providerOf } from './providers/index.js'
@@ -56,6 +56,8 @@ export interface CouncilRun {
   readonly turns: (model: string, cancel?: AbortSignal) => Promise<CacheTurn>
   /** Epoch ms: `options.now`, else the clock. */
   readonly now: () => number
+  /** The context window `member` declares, else the one its server reports; undefined if neither. */
+  readonly window: (rubric: Rubric, member: string) => Promise<number | undefined>
 }
 
 /**
@@ -108,10 +110,13 @@ export function judgeSession(
     const model = languageModel(id.value, council.options.env, council.fetch)
     if (!model.ok) return notAsked(task, model.problem)
     const { fence, prompt, promptTokens } = prompted(task)
-    const how = howAsked(request.rubric, task.judge)
-    // A declared window the prompt and the answer's cap cannot share (the evidence was sized to
-    // it, so this is a window too small for the instructions and rubric): no request is spent.
-    if (how.window !== undefined && promptTokens * TOKENIZER_MARGIN + how.cap > how.window) {
+    const window = await council.window(request.rubric, task.judge)
+    const how = howAsked(request.rubric, task.judge, window)
+    // A known window the prompt, the answer's cap and a repair's room cannot share (the evidence
+    // was sized to it, so this is a window too small for the instructions and rubric): no
+    // request is spent.
+    const needed = promptTokens * TOKENIZER_MARGIN + REPAIR_ROOM_TOKENS + how.cap
+    if (how.window !== undefined && needed > how.window) {
       const sizes = { window: how.window, promptTokens, cap: how.cap }
       return notAsked(task, overflowSentence(task.judge, sizes), 'context_overflow')
     }
@@ -128,7 +133,10 @@ export function judgeSession(
   return (tasks, until) => askAll(council, tasks, ask, until)
 }
 
-/** How a judge is asked about a rubric: its effort, the cap on its answer, its temperature, window. */
+/**
+ * How a judge is asked about a rubric: its effort, the cap on its answer, its temperature, and the
+ * window it is known to have (declared, or reported by its server).
+ */
 interface HowAsked {
   readonly effort: ReasoningEffort | undefined
   readonly cap: number
@@ -136,12 +144,12 @@ interface HowAsked {
   readonly window: number | undefined
 }
 
-function howAsked(rubric: Rubric, judge: string): HowAsked {
+function howAsked(rubric: Rubric, judge: string, window: number | undefined): HowAsked {
   return {
     effort: effortOf(rubric, judge),
-    cap: answerCap(rubric, judge),
+    cap: answerCap(rubric, judge, window),
     temperature: temperatureOf(rubric, judge),
-    window: declaredWindow(rubric, judge)
+    window
   }
 }
 

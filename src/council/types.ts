@@ -97,8 +97,11 @@ export type JudgeRun = {
   readonly costUsd?: number
   /** Of `costUsd`, what the cache reads and writes cost; absent with it. */
   readonly cacheCostUsd?: CacheCost
-  /** What its requests were sent besides the prompt: the cap on the answer, and the temperature. */
-  readonly sent?: { readonly cap: number; readonly temperature?: number }
+  /**
+   * What its requests were sent besides the prompt: the cap on the answer and the temperature; and
+   * the context window its prompt was sized to, where one was declared or reported.
+   */
+  readonly sent?: { readonly cap: number; readonly temperature?: number; readonly window?: number }
 } & (
   | { readonly status: 'ok'; readonly answer: JudgeAnswer }
   | {
@@ -207,9 +210,10 @@ export interface Council {
   ) => Promise<JudgeRun | undefined>
   /**
    * The most evidence tokens every member's context window can take beside the instructions, the
-   * rubric and the answer, where the windows are known; undefined when none is.
+   * rubric and the answer, where the windows are known (from the model table, the rubric, or the
+   * member's server); undefined when none is.
    */
-  readonly contextLimit?: (rubric: Rubric) => number | undefined
+  readonly contextLimit?: (rubric: Rubric) => Promise<number | undefined>
   /**
    * Why the rubric does not fit the context windows of those asked, beside the evidence budget
    * (`max-evidence-tokens`) and the answer, with what to do; undefined when it fits.

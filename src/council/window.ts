@@ -39,17 +39,22 @@ function tableWindow(member: string): number | undefined {
 
 /**
  * The evidence a member's window leaves room for (never below 0), or undefined when its window is
- * not known. A declared window is shared by our count, less `TOKENIZER_MARGIN`: its answer's cap,
- * the instructions with the rubric, the run's parts, and the evidence.
+ * not known. A window it declares, or its server reports (`reported`), is shared by our count,
+ * less `TOKENIZER_MARGIN`: its answer's cap, the instructions with the rubric, the run's parts,
+ * and the evidence; else the model table's window, with the room every prompt keeps.
  */
-export function evidenceRoom(rubric: Rubric, member: string): number | undefined {
-  const declared = declaredWindow(rubric, member)
-  if (declared === undefined) {
+export function evidenceRoom(
+  rubric: Rubric,
+  member: string,
+  reported?: number
+): number | undefined {
+  const known = declaredWindow(rubric, member) ?? reported
+  if (known === undefined) {
     const window = tableWindow(member)
     return window === undefined ? undefined : window - PROMPT_RESERVE_TOKENS
   }
   const room =
-    Math.floor((declared - answerCap(rubric, member)) / TOKENIZER_MARGIN) -
+    Math.floor((known - answerCap(rubric, member, known)) / TOKENIZER_MARGIN) -
     rubricPromptTokens(rubric) -
     RUN_ROOM_TOKENS -
     REPAIR_ROOM_TOKENS
@@ -125,5 +130,5 @@ export function overflowSentence(
   sizes: { readonly window: number; readonly promptTokens: number; readonly cap: number }
 ): string {
   const { window, promptTokens, cap } = sizes
-  return `the prompt (about ${formatCount(promptTokens)} tokens by our count) and the ${formatCount(cap)} kept for the answer do not fit ${judge}'s context window of ${formatCount(window)} tokens; re-running will not help: lower max-evidence-tokens, or give ${judge} a larger window (council.models: [{ model, window }])`
+  return `the prompt (about ${formatCount(promptTokens)} tokens by our count), the ${formatCount(cap)} kept for the answer and the ${formatCount(REPAIR_ROOM_TOKENS)} for a repair do not fit ${judge}'s context window of ${formatCount(window)} tokens; re-running will not help: lower max-evidence-tokens, or give ${judge} a larger window (council.models: [{ model, window }])`
 }

@@ -238,12 +238,12 @@ async function evidenceOf(
  * The evidence of `rubric`, within what its judges' context windows hold. Throws
  * EvidenceUnavailableError when the diff cannot be read.
  */
-function collectEvidence(
+async function collectEvidence(
   rubric: Rubric,
   request: Pick<EvaluationRequest, 'trusted' | 'scope'>,
   ports: Pick<EnginePorts, 'evidence' | 'council'>
 ): Promise<Evidence> {
-  const limit = needsCouncil(rubric) ? ports.council.contextLimit?.(rubric) : undefined
+  const limit = needsCouncil(rubric) ? await ports.council.contextLimit?.(rubric) : undefined
   return ports.evidence.collect({
     rubric,
     trusted: request.trusted,

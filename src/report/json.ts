@@ -144,6 +144,8 @@ export interface JsonReport {
     /** The cap on its answer (reasoning included) and the temperature it was sent; null: none. */
     readonly max_output_tokens: number | null
     readonly temperature: number | null
+    /** The context window its prompt was sized to, declared or reported by its server; null: none. */
+    readonly window: number | null
   }[]
   readonly quorum: number | null
   /**
@@ -349,7 +351,8 @@ function jsonJudge(run: NonNullable<Evaluation['council']>['runs'][number]): Ele
     cost_usd: run.costUsd ?? null,
     cache_cost_usd: run.cacheCostUsd ?? null,
     max_output_tokens: run.sent?.cap ?? null,
-    temperature: run.sent?.temperature ?? null
+    temperature: run.sent?.temperature ?? null,
+    window: run.sent?.window ?? null
   }
 }
 
@@ -368,7 +371,8 @@ function jsonCancelled(call: CancelledCall): Element<'judges'> {
     cost_usd: call.costUsd ?? null,
     cache_cost_usd: call.cacheCostUsd ?? null,
     max_output_tokens: null,
-    temperature: null
+    temperature: null,
+    window: null
   }
 }
 

@@ -132,7 +132,8 @@ function judgeRow(who: string, status: string, call: Spent, cache: boolean): str
 
 /**
  * What each judge's requests were sent besides the prompt (docs/council.md#answer-caps): the cap
- * on its answer and the temperature, one clause per distinct setting.
+ * on its answer, the temperature, and the window its prompt was sized to where one was known, one
+ * clause per distinct setting.
  */
 function sentLine(runs: readonly Pick<JudgeRun, 'judge' | 'sent'>[]): string {
   const settings = new Map<string, string[]>()
@@ -140,7 +141,8 @@ function sentLine(runs: readonly Pick<JudgeRun, 'judge' | 'sent'>[]): string {
     if (sent === undefined) continue
     const temperature =
       sent.temperature === undefined ? 'no temperature' : `temperature ${sent.temperature}`
-    const key = `answers capped at ${formatCount(sent.cap)} tokens, ${temperature}`
+    const window = sent.window === undefined ? '' : `, window ${formatCount(sent.window)} tokens`
+    const key = `answers capped at ${formatCount(sent.cap)} tokens, ${temperature}${window}`
     const judges = settings.get(key) ?? []
     if (!judges.includes(judge)) judges.push(escapeMarkdown(judge))
     settings.set(key, judges)

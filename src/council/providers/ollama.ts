@@ -1,3 +1,4 @@
+import { isRecord } from '../../util/is-record.js'
 import { ok } from '../../util/result.js'
 import { bearer } from './common.js'
 import type { ProviderModule } from './types.js'
@@ -53,7 +54,22 @@ export const ollama: ProviderModule = {
   countsWholePrompt: false,
   // https://github.com/ollama/ollama/blob/main/docs/api.md#list-local-models, on the server's
   // address without its API's path.
-  probe: { path: '/api/tags', headers: bearer, server: ollamaServer }
+  probe: { path: '/api/tags', headers: bearer, server: ollamaServer },
+  // https://github.com/ollama/ollama/blob/main/docs/api.md#show-model-information: `model_info`
+  // holds the model file's metadata, its window as `<general.architecture>.context_length`.
+  windowReport: { path: '/api/show', body: model => ({ model }), read: contextLength }
+}
+
+/** The window in an `/api/show` answer's `model_info`, if it holds a plausible one. */
+function contextLength(answer: unknown): number | undefined {
+  const info = isRecord(answer) ? answer.model_info : undefined
+  if (!isRecord(info)) return undefined
+  const architecture = info['general.architecture']
+  const window =
+    typeof architecture === 'string' ? info[`${architecture}.context_length`] : undefined
+  return typeof window === 'number' && Number.isSafeInteger(window) && window > 0
+    ? window
+    : undefined
 }
 
 /**

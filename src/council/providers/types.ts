@@ -46,6 +46,11 @@ export interface ProviderModule {
   readonly errors?: ErrorDialect
   readonly probe: HealthProbe
   /**
+   * Where a server of the user's own models reports a model's context window (Ollama's
+   * `/api/show`), for a member that declares none: its prompt is then sized to that window.
+   */
+  readonly windowReport?: WindowReport
+  /**
    * How the provider names the models of the model table (models.ts), for their windows, prices,
    * retirements and the suggestion for a misspelt one. Absent for a provider that serves the
    * user's own models, which the table cannot know.
@@ -166,6 +171,17 @@ export interface HealthProbe {
   readonly defaultBaseUrl?: string
   /** The server's address the path goes after, from the endpoint; the endpoint itself unless said. */
   readonly server?: (baseUrl: string) => string
+}
+
+/**
+ * A request for a model's context window, POSTed to the server's address (as `probe.server` gives
+ * it) with the probe's headers.
+ */
+export interface WindowReport {
+  readonly path: string
+  readonly body: (model: string) => Readonly<Record<string, unknown>>
+  /** The window the answer gives, in tokens; undefined when it gives none that is plausible. */
+  readonly read: (answer: unknown) => number | undefined
 }
 
 /** How a provider names the model table's models. */
