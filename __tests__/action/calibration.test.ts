@@ -37,7 +37,14 @@ function recordOf(recommend: Readonly<Record<string, 'block' | 'advise'>>): stri
       id: c.id,
       required: true,
       text_hash: criterionHash(c),
-      council: { members: [MODEL], samples: 1, reasoning: [null], reserve: [], max_extra_votes: 0 },
+      council: {
+        members: [MODEL],
+        samples: 1,
+        reasoning: [null],
+        temperature: [null],
+        reserve: [],
+        max_extra_votes: 0
+      },
       prompt_version: PROMPT_VERSION,
       product_version: '0.1.0',
       repeat: 2,

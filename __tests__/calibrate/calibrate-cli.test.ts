@@ -713,6 +713,8 @@ describe('rubric-council calibrate --record (bundled, as a user runs it)', () =>
         members: ['openai:gpt-5.5'],
         samples: 1,
         reasoning: [null],
+        // openai is sent none unless the member sets one.
+        temperature: [null],
         reserve: [],
         // The rubric names none: council.max_extra_votes' default.
         max_extra_votes: 2

@@ -68,6 +68,7 @@ const CONTEXT = {
     members: ['openai:gpt-5.5', 'anthropic:claude-sonnet-4-6'],
     samples: 2,
     reasoning: ['high' as const, null],
+    temperature: [null, 0.7],
     reserve: [['google:gemini-3-pro', null] as const],
     maxExtraVotes: 2
   },
@@ -97,6 +98,7 @@ describe('the calibration record', () => {
         members: ['openai:gpt-5.5', 'anthropic:claude-sonnet-4-6'],
         samples: 2,
         reasoning: ['high', null],
+        temperature: [null, 0.7],
         reserve: [['google:gemini-3-pro', null]],
         max_extra_votes: 2
       },

@@ -226,4 +226,32 @@ describe('calibration: required, through the built CLI', () => {
     )
     expect(run.report.rubric_review).toMatchObject({ source: 'base', weakened: true })
   })
+
+  it('a member sent another temperature than the record was measured at: stale, tested advisory', async () => {
+    const record = JSON.parse(readFileSync(join(dir, RECORD), 'utf8')) as {
+      criteria: { council: { temperature: unknown } }[]
+    }
+    // As calibrate --record wrote it: openai is sent no temperature unless the member sets one.
+    expect(record.criteria.map(c => c.council.temperature)).toEqual([[null], [null]])
+    git(dir, 'checkout', '-q', 'main')
+    const warmer = RUBRIC.replace(
+      'models: [openai:gpt-5.5]',
+      'models: [{ model: openai:gpt-5.5, temperature: 0.7 }]'
+    )
+    commit(dir, { '.github/rubric.md': warmer }, 'the judge at temperature 0.7')
+    judgeFails(() => ['tested'])
+    const run = await check(dir, branch(dir, 'warmer'))
+    expect(run.code).toBe(0)
+    expect(run.report.verdict).toBe('PASS')
+    expect(standingOf(run.report, 'tested')).toMatchObject({
+      blocks: false,
+      cause: 'stale_council',
+      reason: 'advisory: calibration stale, the council changed'
+    })
+    expect(run.out).toMatch(
+      /✗ tested +FAIL 0\/1 · advisory: calibration stale, the council changed/
+    )
+    git(dir, 'checkout', '-q', 'main')
+    git(dir, 'revert', '--no-edit', 'HEAD')
+  })
 })

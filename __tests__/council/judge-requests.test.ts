@@ -297,6 +297,17 @@ describe('reasoning effort', () => {
       council.configuration?.(withEffort('high'))
     )
   })
+
+  it('another temperature is not served a cached judgement; the default written out is the same', () => {
+    const council = createCouncil({ env: ENV(), models: [], mask: text => text })
+    const at = (member: string) =>
+      council.configuration?.(
+        parse(lines('---', `council: { models: [${member}] }`, '---', '## Criteria', '- tested: T'))
+      )
+    const zero = at('{ model: "ollama:llama3.1:8b", temperature: 0 }')
+    expect(at('ollama:llama3.1:8b')).toBe(zero)
+    expect(at('{ model: "ollama:llama3.1:8b", temperature: 0.7 }')).not.toBe(zero)
+  })
 })
 
 describe('enum values in another case', () => {

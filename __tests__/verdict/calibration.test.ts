@@ -4,6 +4,7 @@ import {
   type CalibrationRecord,
   type RecordEntry
 } from '../../src/calibrate/record.js'
+import { councilSetup } from '../../src/council/council.js'
 import { criterionHash, PROMPT_VERSION } from '../../src/council/prompt.js'
 import type { CouncilOutcome, CouncilSetup, JudgeRun } from '../../src/council/types.js'
 import { calibrationChanges, recordRead } from '../../src/engine/calibration-record.js'
@@ -32,6 +33,7 @@ const COUNCIL: CouncilSetup = {
   members: ['openai:gpt-5', 'anthropic:claude-opus-4-1'],
   samples: 1,
   reasoning: [null, null],
+  temperature: [null, null],
   reserve: [],
   maxExtraVotes: 0
 }
@@ -52,6 +54,7 @@ function entry(rubric: Rubric, id: string, over: Partial<RecordEntry> = {}): Rec
       members: [...COUNCIL.members],
       samples: 1,
       reasoning: [null, null],
+      temperature: [null, null],
       reserve: [],
       max_extra_votes: 0
     },
@@ -188,6 +191,41 @@ describe('which must-haves block under calibration: required (pure)', () => {
     const prompt = { ...MEASURING, promptVersion: PROMPT_VERSION + 1 }
     expect(standingSentence(standing(REQUIRED, RECORD, 'tested', prompt))).toBe(
       'advisory: calibration stale, the prompt changed'
+    )
+  })
+
+  it('stale when a member is sent another temperature than the record was measured at', () => {
+    const council = (member: string) =>
+      parse(
+        lines('---', 'calibration: required', `council: { models: [${member}] }`, '---', ...TEXT)
+      )
+    const asked = (rubric: Rubric) => ({
+      council: councilSetup({ env: {}, models: [] }, rubric),
+      promptVersion: PROMPT_VERSION
+    })
+    const before = council('ollama:qwen3:8b')
+    // Measured at ollama's default, 0: what calibrate --record writes for this council.
+    expect(asked(before).council.temperature).toEqual([0])
+    const recorded = {
+      members: ['ollama:qwen3:8b'],
+      samples: 1,
+      reasoning: [null],
+      temperature: [0],
+      reserve: [],
+      max_extra_votes: 2
+    }
+    const record = read([entry(before, 'tested', { council: recorded })])
+    expect(standing(before, record, 'tested', asked(before))).toMatchObject({ blocks: true })
+    // The same temperature written out is the same council: what is sent is compared.
+    const same = council('{ model: "ollama:qwen3:8b", temperature: 0 }')
+    expect(standing(same, record, 'tested', asked(same))).toMatchObject({ blocks: true })
+    const warmer = council('{ model: "ollama:qwen3:8b", temperature: 0.7 }')
+    expect(standing(warmer, record, 'tested', asked(warmer))).toMatchObject({
+      blocks: false,
+      cause: { code: 'stale', changed: 'council' }
+    })
+    expect(standingSentence(standing(warmer, record, 'tested', asked(warmer)))).toBe(
+      'advisory: calibration stale, the council changed'
     )
   })
 

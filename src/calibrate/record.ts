@@ -53,6 +53,7 @@ export function buildRecord(report: CalibrationReport, context: RecordContext): 
           members: [...council.members],
           samples: council.samples,
           reasoning: [...council.reasoning],
+          temperature: [...council.temperature],
           reserve: council.reserve.map(([judge, effort]) => [judge, effort]),
           max_extra_votes: council.maxExtraVotes
         },

@@ -7,7 +7,7 @@ import { cacheTurns } from './cache-turns.js'
 import { languageModel } from './judge-model.js'
 import { defaultModels } from './members.js'
 import { lifecycle, retirementNote } from './models.js'
-import { declaredWindow, effortOf } from './member-settings.js'
+import { declaredWindow, effortOf, temperatureOf } from './member-settings.js'
 import { reportedWindow } from './probe.js'
 import { judgeSession, type CouncilRun, type Task } from './session.js'
 import type {
@@ -149,6 +149,8 @@ export function councilSetup(
     samples: samplesOf(options, rubric),
     // Another effort is another judgement: a cached one does not stand for it.
     reasoning: members.map(member => effortOf(rubric, member) ?? null),
+    // Another temperature is another judgement too: the flip rate measured depends on it.
+    temperature: members.map(member => temperatureOf(rubric, member) ?? null),
     // Who may cast extra votes, and how many: a judgement replays its extra votes.
     reserve: rubric.council.reserve.map(judge => [judge, effortOf(rubric, judge) ?? null]),
     maxExtraVotes: rubric.council.maxExtraVotes

@@ -183,6 +183,8 @@ export interface CouncilSetup {
   readonly samples: number
   /** Each member's reasoning effort, in the order of `members`; null: the provider's own. */
   readonly reasoning: readonly (ReasoningEffort | null)[]
+  /** Each member's temperature as sent, in the order of `members`; null: none sent. */
+  readonly temperature: readonly (number | null)[]
   /** Who may cast extra votes, each with its effort. */
   readonly reserve: readonly (readonly [string, ReasoningEffort | null])[]
   readonly maxExtraVotes: number

@@ -38,6 +38,8 @@ const Entry = z.strictObject({
     members: z.array(z.string().min(1).max(200)).max(50),
     samples: z.int().positive(),
     reasoning: z.array(Effort).max(50),
+    // As the rubric bounds a member's `temperature`; null: none was sent.
+    temperature: z.array(z.number().min(0).max(2).nullable()).max(50),
     reserve: z.array(z.tuple([z.string().min(1).max(200), Effort])).max(50),
     max_extra_votes: Count
   }),

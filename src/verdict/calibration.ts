@@ -96,10 +96,11 @@ function staleness(
   return undefined
 }
 
-/** The same members, each at the same effort, asked as many times. */
+/** The same members, each at the same effort and temperature, asked as many times. */
 function sameCouncil(recorded: RecordEntry['council'], asked: CouncilSetup): boolean {
-  const key = (c: Pick<CouncilSetup, 'members' | 'samples' | 'reasoning'>): string =>
-    JSON.stringify([c.members, c.samples, c.reasoning])
+  type Compared = Pick<CouncilSetup, 'members' | 'samples' | 'reasoning' | 'temperature'>
+  const key = (c: Compared): string =>
+    JSON.stringify([c.members, c.samples, c.reasoning, c.temperature])
   return key(recorded) === key(asked)
 }
 
