@@ -80,9 +80,10 @@ async function review(council: string, env: Record<string, string>): Promise<Rev
   console.log(
     `the action with ${council}: exit ${result.code} in ${ms} ms, verdict ${result.outputs.verdict}\n` +
       calls
-        .map(
-          c =>
-            `  ${c.api} ${c.model ?? ''}: prompt ${c.promptTokens}, window ${c.window}, cap ${c.cap}, temperature ${c.temperature} → ${c.status} ${c.finishReason ?? ''}`
+        .map(c =>
+          c.api === 'ollama-show'
+            ? `  ${c.api} ${c.model ?? ''}: ${c.status}`
+            : `  ${c.api} ${c.model ?? ''}: prompt ${c.promptTokens}, window ${c.window}, cap ${c.cap}, temperature ${c.temperature} → ${c.status} ${c.finishReason ?? ''}`
         )
         .join('\n')
   )

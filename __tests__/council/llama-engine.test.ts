@@ -299,6 +299,7 @@ function repository(council: string, { change = {}, rubric: text = RUBRIC }: Hol
 function described(calls: readonly EngineCall[]): string {
   return calls
     .map(c => {
+      if (c.api === 'ollama-show') return `  ollama-show ${c.model ?? ''}: ${c.status} (${c.ms} ms)`
       const cap = c.cap === undefined ? 'no cap' : `cap ${c.cap}`
       const temperature =
         c.temperature === undefined ? 'no temperature' : `temperature ${c.temperature}`
@@ -405,20 +406,19 @@ function expectSound(run: CheckRun): void {
   expect(run.ms).toBeLessThan(RUN_BOUND_MS)
 }
 
-const COMPATIBLE = { OPENAI_COMPATIBLE_BASE_URL: '' }
+/** The environment of an `openai-compatible` member on llama.cpp server's API. */
+const compatible = (): Record<string, string> => ({
+  OPENAI_COMPATIBLE_BASE_URL: engine.openaiBaseUrl
+})
 
 describe('rubric-council check against the real engine', () => {
-  beforeAll(() => {
-    COMPATIBLE.OPENAI_COMPATIBLE_BASE_URL = engine.openaiBaseUrl
-  })
-
   it('two members that disagree and a reserve: first calls and the extra vote capped and within the window, each answer in the schema counted', async () => {
     const run = await check(
       [
         `models: [{ model: openai-compatible:tiny-llama, window: 8192 }, "ollama:${engine.strictModel}"]`,
         `reserve: ["ollama:${engine.ollamaModel}"]`
       ].join('\n'),
-      { ...COMPATIBLE, OLLAMA_BASE_URL: engine.ollamaBaseUrl }
+      { ...compatible(), OLLAMA_BASE_URL: engine.ollamaBaseUrl }
     )
     expectSound(run)
     // PASS against FAIL on each must-have: the reserve is asked for an extra vote on both.
@@ -470,7 +470,7 @@ describe('rubric-council check against the real engine', () => {
     const many = Array.from({ length: 10 }, (_, i) => `- extra${i}: Extra concern ${i}`)
     const run = await check(
       'models: [{ model: openai-compatible:tiny-llama, window: 8192, max_output_tokens: 256 }]',
-      COMPATIBLE,
+      compatible(),
       { rubric: lines(RUBRIC, ...many) }
     )
     expectSound(run)
@@ -485,7 +485,7 @@ describe('rubric-council check against the real engine', () => {
   it('a window declared smaller than the prompt: no request, and a reason naming the member, the window, the prompt’s size and max-evidence-tokens', async () => {
     const run = await check(
       'models: [{ model: openai-compatible:tiny-llama, window: 2048 }]',
-      COMPATIBLE
+      compatible()
     )
     expect(run.calls).toHaveLength(0)
     expect(run.code).toBe(2)

@@ -148,10 +148,10 @@ interface Vocabulary {
  * Bytes (so any text tokenizes), the printable ASCII characters, and the most frequent words of
  * `corpus` with every prefix of each (SentencePiece merges pairs whose join is in the vocabulary,
  * so a word is reached through its prefixes); a longer piece scores higher, so merges prefer it.
- * Learned from this repository's docs, 16,000 tokens (about 14,200 there are) count TypeScript at
- * 1.22 times our estimate and English prose at 0.9 to 1.1 (measured on src/council/call.ts,
- * docs/council.md, CHANGELOG.md), within the 1.25 a real model's tokenizer may count more
- * (TOKENIZER_MARGIN); 3,000 counted TypeScript at 1.71, more than any real model.
+ * Learned from the README and six of docs/, 16,000 tokens (about 14,200 were there to learn)
+ * counted TypeScript at 1.22 times our estimate and English prose at 0.9 to 1.2 (measured on
+ * src/council/call.ts, docs/council.md, CHANGELOG.md), within the 1.25 a real model's tokenizer may
+ * count more (TOKENIZER_MARGIN); 3,000 counted TypeScript at 1.71, more than any real model.
  */
 function learnVocabulary(corpus: string, size: number): Vocabulary {
   const tokens = ['<unk>', '<s>', '</s>', '<|im_start|>', '<|im_end|>']

@@ -41,9 +41,9 @@
  *
  * The models (./gguf.ts) prefer to end: their answer as soon as they may, a string, an array, an
  * object as soon as the grammar lets them. Under a grammar their answers are short and whole, with
- * random choices wherever the schema leaves one (scores, the recommendation); without one they
- * say nothing. Of the verdicts, `tiny-llama` (both APIs) prefers PASS and `tiny-llama-strict`
- * (Ollama only, as a second model pulled) FAIL: two judges that disagree.
+ * random choices wherever the schema leaves one (scores, findings' details); without one they say
+ * nothing. `tiny-llama` (both APIs) prefers PASS and ACCEPT, `tiny-llama-strict` (Ollama only,
+ * as a second model pulled) FAIL and RETRY: two judges that disagree.
  *
  * A client that closes its connection stops its generation, as both servers do (recorded with
  * status 499, ours). Not served: streaming (`stream: true` is refused with a 400 of ours; the product does not stream)
@@ -407,8 +407,7 @@ async function ollamaChat(
 }
 
 /** Ollama: `/api/show`, the model's details with its window in `model_info`. */
-function ollamaShow(served: Served, body: Json): Json {
-  const engine = ollamaModelOf(served, { model: body.model ?? body.name ?? '' })
+function ollamaShow(engine: Engine): Json {
   return {
     modelfile: '',
     parameters: '',
@@ -464,7 +463,11 @@ function answer(
   call: Draft,
   signal: AbortSignal
 ): Promise<Json> {
-  if (api === 'ollama-show') return Promise.resolve(ollamaShow(served, body))
+  if (api === 'ollama-show') {
+    const engine = ollamaModelOf(served, { model: body.model ?? body.name ?? '' })
+    call.model = engine.name
+    return Promise.resolve(ollamaShow(engine))
+  }
   const options = record(body.options)
   const openai = api !== 'ollama-chat'
   call.temperature = numberOr(openai ? body.temperature : options?.temperature)
@@ -521,17 +524,20 @@ async function handle(
   }
 }
 
-/** Writes a tiny model that prefers `verdict` into `dir` and loads it in llama.cpp. */
+/**
+ * Writes a tiny model into `dir` that ends what it may at once and prefers `opinion` (a criterion's
+ * verdict and a recommendation), and loads it in llama.cpp.
+ */
 async function loadTiny(
   llama: Llama,
   dir: string,
   name: string,
-  verdict: string
+  opinion: readonly [string, string]
 ): Promise<{ readonly model: TinyModel; readonly engine: Engine }> {
   mkdirSync(dir, { recursive: true })
   const model = writeTinyModel(dir, {
     corpus: repositoryText(),
-    prefers: [END_OF_ANSWER, '"', ']', '}', verdict]
+    prefers: [END_OF_ANSWER, '"', ']', '}', ...opinion]
   })
   const loaded = await llama.loadModel({ modelPath: model.path })
   const template = loaded.fileInfo.metadata.tokenizer.chat_template
@@ -546,8 +552,8 @@ async function loadTiny(
 export async function startLlamaEngine(dir: string): Promise<LlamaEngine> {
   // The prebuilt CPU binary from npm (@node-llama-cpp/linux-x64): never a download or a build.
   const llama = await getLlama({ gpu: false, build: 'never', logLevel: LlamaLogLevel.error })
-  const main = await loadTiny(llama, join(dir, MODEL), MODEL, 'PASS')
-  const strict = await loadTiny(llama, join(dir, STRICT_MODEL), STRICT_MODEL, 'FAIL')
+  const main = await loadTiny(llama, join(dir, MODEL), MODEL, ['PASS', 'ACCEPT'])
+  const strict = await loadTiny(llama, join(dir, STRICT_MODEL), STRICT_MODEL, ['FAIL', 'RETRY'])
   const served: Served = {
     main: main.engine,
     pulled: new Map([main.engine, strict.engine].map(e => [e.name, e])),

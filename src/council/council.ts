@@ -111,12 +111,13 @@ export function councilMembers(
  * failed). Failures come back as runs with their typed reason; the verdict decides what they mean.
  */
 export function createCouncil(options: CouncilOptions): Council {
+  const fetch = proxiedFetch()
   const council: CouncilRun = {
     options,
-    fetch: proxiedFetch(),
+    fetch,
     turns: cacheTurns(options.cacheWaitMs),
     now: options.now ?? Date.now,
-    window: knownWindows(options.env)
+    window: knownWindows(options.env, fetch)
   }
   return {
     configuration: rubric => configuration(council, rubric),
@@ -177,9 +178,11 @@ function reserves(council: CouncilRun, rubric: Rubric): readonly string[] {
  * Each member's window: the one it declares, else the one its server reports (asked once a run,
  * whoever asks: the evidence's size and every call of the member use the same).
  */
-function knownWindows(env: CouncilOptions['env']): CouncilRun['window'] {
+function knownWindows(
+  env: CouncilOptions['env'],
+  fetch: typeof globalThis.fetch
+): CouncilRun['window'] {
   const reported = new Map<string, Promise<number | undefined>>()
-  const fetch = proxiedFetch()
   return (rubric, member) => {
     const declared = declaredWindow(rubric, member)
     if (declared !== undefined) return Promise.resolve(declared)
