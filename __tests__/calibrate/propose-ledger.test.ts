@@ -134,10 +134,17 @@ function history(): { dir: string; sha: Record<string, string> } {
   return { dir, sha }
 }
 
-/** A closed pull request as GitHub lists it; merged by `merge` when given. */
-function closedPull(n: number, base: string, head: string, title: string, merge?: string): void {
+/** A closed pull request as GitHub (`on`) lists it; merged by `merge` when given. */
+function closedPull(
+  n: number,
+  base: string,
+  head: string,
+  title: string,
+  merge?: string,
+  on: GitHubStandIn = github
+): void {
   const at = new Date(Date.UTC(2026, 0, 1, 0, n)).toISOString()
-  github.setPullRequest(n, {
+  on.setPullRequest(n, {
     ...pullRequestJson({ baseSha: base, headSha: head }, n),
     title,
     state: 'closed',
@@ -149,10 +156,18 @@ function closedPull(n: number, base: string, head: string, title: string, merge?
   })
 }
 
-/** The sticky comment of pull request `n`, written by `author`, with `state` hidden in it. */
-function sticky(n: number, state: Omit<CommentState, 'history'>, author: Actor = BOT): void {
-  const body = `${commentMarker(DEFAULT_CHECK_NAME)}\n## Rubric Council: FAIL\n\n${writeState({ history: [], ...state })}\n`
-  github.addComment(n, body, author)
+/**
+ * The sticky comment of pull request `n` for the check `checkName`, written by `author` on `on`,
+ * with `state` hidden in it.
+ */
+function sticky(
+  n: number,
+  state: Omit<CommentState, 'history'>,
+  author: Actor = BOT,
+  { on = github, checkName = DEFAULT_CHECK_NAME } = {}
+): void {
+  const body = `${commentMarker(checkName)}\n## Rubric Council: FAIL\n\n${writeState({ history: [], ...state })}\n`
+  on.addComment(n, body, author)
 }
 
 describe('rubric-council calibrate --propose, with GitHub', () => {
@@ -268,6 +283,52 @@ describe('rubric-council calibrate --propose, with GitHub', () => {
     expect(report.cases.map(c => c.name)).toEqual(['#1 Topic 1'])
     expect(report.criteria.find(c => c.id === 'tested')?.labelled).toEqual({ pass: 1, fail: 0 })
   }, 120_000)
+
+  it('a workflow that sets its own check-name: without --check-name no ledger is read, and stderr says why; with it, the waiver is proposed', async () => {
+    const other = await startGitHubStandIn()
+    try {
+      other.addToken(TOKEN, { login: 'maintainer', type: 'User', write: false })
+      other.setPermission('alice', 'write')
+      const { dir, sha } = history()
+      const s = (key: string): string => sha[key] ?? ''
+      const waive = other.addComment(1, '/council waive tested the test runner is down', ALICE)
+      const waivers = [
+        { commit: s('head1'), criterion: 'tested', by: 'alice', commentId: waive.id }
+      ]
+      sticky(1, { waivers }, BOT, { on: other, checkName: 'review' })
+      closedPull(1, s('base1'), s('head1'), 'Topic 1', s('merge1'), other)
+      const env = { GITHUB_TOKEN: TOKEN, GITHUB_API_URL: other.url }
+
+      const unnamed = await bundled(dir, ['--propose', '10'], env)
+      expect(unnamed.code).toBe(0)
+      expect(unnamed.stderr).toBe(
+        'rubric-council: none of the 1 closed pull requests read has Rubric Council\'s comment for check "rubric-council" by github-actions[bot]: no waiver or acceptance was read. If the workflow sets check-name, pass it as --check-name\n'
+      )
+      expect(unnamed.stdout).toContain('Read 1 closed pull requests on GitHub: 0 waivers')
+
+      const named = await bundled(
+        dir,
+        ['--propose', '10', '--check-name', 'review', '--force'],
+        env
+      )
+      expect(named.stderr).toBe('')
+      expect(named.stdout).toContain('Read 1 closed pull requests on GitHub: 1 waivers')
+      const written = parse(readFileSync(join(dir, '.github/rubric-calibration.yml'), 'utf8')) as {
+        cases: { name: string; criteria?: unknown; source: string }[]
+      }
+      const waived = written.cases.find(c => c.name === '#1 Topic 1')
+      expect(waived?.criteria).toEqual({ tested: 'PASS' })
+      expect(waived?.source).toContain('waiver of tested by @alice on #1')
+
+      const broken = await bundled(dir, ['--propose', '10', '--check-name', 'a\nb'], env)
+      expect(broken.code).toBe(2)
+      expect(broken.stderr).toBe(
+        'rubric-council: --check-name "a\\nb" is not one line of at most 100 characters (see rubric-council calibrate --help)\n'
+      )
+    } finally {
+      await other.close()
+    }
+  }, 60_000)
 
   it('writes the history’s cases and says why when GitHub cannot be read', async () => {
     const { dir } = history()

@@ -126,3 +126,11 @@ export function proposedLine(
       : ` Read ${ledger.length} closed pull requests on GitHub: ${waivers} waivers, ${acceptances} acceptances.`
   return `wrote ${path}: ${cases.length} proposed cases, ${cases.length - fails} expect PASS and ${fails} FAIL (reverted later).${read} None counts until you check its labels and set confirmed: true; then run rubric-council calibrate.`
 }
+
+/**
+ * None of the closed pull requests read has the action's comment for `checkName`: the workflow may
+ * give the action another check-name, or post as another account.
+ */
+export function noLedgerComment(pulls: number, checkName: string): string {
+  return `none of the ${pulls} closed pull requests read has Rubric Council's comment for check "${checkName}" by github-actions[bot]: no waiver or acceptance was read. If the workflow sets check-name, pass it as --check-name`
+}

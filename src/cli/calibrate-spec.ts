@@ -101,6 +101,15 @@ export const CALIBRATE_SPEC: CommandSpec = {
       ]
     },
     {
+      name: 'check-name',
+      type: 'string',
+      value: 'NAME',
+      help: [
+        'With --propose, the check-name the workflow gives the action, whose comment on each',
+        'pull request holds its ledger (default: rubric-council)'
+      ]
+    },
+    {
       name: 'force',
       type: 'boolean',
       help: ['With --propose, overwrite a set that exists (default: off)']

@@ -47,6 +47,7 @@ import { USAGE_ERROR } from './args.js'
 import { VERSION } from '../version.js'
 import { isWithin, reportsProblem, terminalText, writeReports, type CliIo } from './io.js'
 import { readLedger } from './ledger.js'
+import { CHECK_NAME_RULE, isCheckName } from '../inputs/action-inputs.js'
 import { writeInside } from './repository-files.js'
 import { optionModelLines, rubricModelLines } from '../publish/model-lines.js'
 import { withUpstreams } from './upstream.js'
@@ -63,7 +64,8 @@ export const CALIBRATE_VALUES = [
   'min-precision',
   'max-flip',
   'min-labelled',
-  'propose'
+  'propose',
+  'check-name'
 ] as const
 
 export type CalibrateOptions = Readonly<
@@ -386,6 +388,13 @@ async function proposeCommand(
     )
     return USAGE_ERROR
   }
+  const checkName = options['check-name']
+  if (checkName !== undefined && (checkName.trim() === '' || !isCheckName(checkName))) {
+    io.stderr(
+      `rubric-council: --check-name ${JSON.stringify(checkName)} is not ${CHECK_NAME_RULE} (see rubric-council calibrate --help)`
+    )
+    return USAGE_ERROR
+  }
   const target = resolve(io.cwd, setPath)
   if (existsSync(target) && options.force !== true) {
     io.stderr(`rubric-council: ${setPath} exists; not overwriting it (use --force)`)
@@ -397,7 +406,7 @@ async function proposeCommand(
     return USAGE_ERROR
   }
   const { firstParent, all } = history.value
-  const ledger = await readLedger(io, n)
+  const ledger = await readLedger(io, n, checkName?.trim())
   if (!ledger.ok) io.stderr(ledgerNotRead(ledger.problem))
   const merged = proposeCases(firstParent, all, n)
   const cases = ledger.ok ? withLedger(merged, ledger.value, all) : merged

@@ -6,6 +6,7 @@ import { octokitPort, type ClosedPullRequest, type GitHubPort } from '../github/
 import { commentMarker, DEFAULT_CHECK_NAME, readState } from '../publish/memory.js'
 import { failed, ok, type Result } from '../util/result.js'
 import type { CliIo } from './io.js'
+import { noLedgerComment } from '../calibrate/sentences.js'
 
 /**
  * The verdict ledger of the last `count` closed pull requests, read through the API at
@@ -13,11 +14,14 @@ import type { CliIo } from './io.js'
  * github-actions[bot], the workflow token's account, and carrying the check's marker: a comment by
  * anyone else is not ours), its state read as the action reads it, and each acceptance and waiver
  * it records counted only once its command comment, read again, still gives it (as the action
- * checks them). Why nothing could be read, in words that follow "not read from GitHub: ".
+ * checks them). The comment is the one of the check `checkName` (the workflow's `check-name`); when
+ * none of the pull requests has it, stderr says so. Why nothing could be read, in words that
+ * follow "not read from GitHub: ".
  */
 export async function readLedger(
   io: Pick<CliIo, 'env' | 'cwd' | 'stderr'>,
-  count: number
+  count: number,
+  checkName: string = DEFAULT_CHECK_NAME
 ): Promise<Result<LedgerPull[]>> {
   const token = [io.env.GITHUB_TOKEN, io.env.GH_TOKEN].find(t => t !== undefined && t !== '')
   if (token === undefined) return failed('no GITHUB_TOKEN or GH_TOKEN is set')
@@ -36,7 +40,13 @@ export async function readLedger(
   try {
     const pulls = await github.closedPullRequests(count)
     const ledger: LedgerPull[] = []
-    for (const pull of pulls) ledger.push(await ledgerOf(github, pull, warn))
+    let commented = 0
+    for (const pull of pulls) {
+      const read = await ledgerOf(github, pull, checkName, warn)
+      if (read.commented) commented++
+      ledger.push(read.pull)
+    }
+    if (pulls.length > 0 && commented === 0) warn(noLedgerComment(pulls.length, checkName))
     return ok(ledger)
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error)
@@ -44,13 +54,14 @@ export async function readLedger(
   }
 }
 
-/** One pull request's checked acceptance and waivers, from our comment on it. */
+/** One pull request's checked acceptance and waivers, from our comment on it, if it has one. */
 async function ledgerOf(
   github: GitHubPort,
   pull: ClosedPullRequest,
+  checkName: string,
   warn: (line: string) => void
-): Promise<LedgerPull> {
-  const [ours] = await github.comments(pull.number, commentMarker(DEFAULT_CHECK_NAME))
+): Promise<{ readonly pull: LedgerPull; readonly commented: boolean }> {
+  const [ours] = await github.comments(pull.number, commentMarker(checkName))
   const state = readState(ours?.body ?? '')
   const io = {
     warning: (line: string) => {
@@ -66,7 +77,10 @@ async function ledgerOf(
     const [held] = await verifiedWaivers(github, [waiver], pull.number, io)
     if (held !== undefined) waivers.push({ ...held, commit: waiver.commit })
   }
-  return { ...pull, waivers, ...(accepted && { acceptance: accepted }) }
+  return {
+    pull: { ...pull, waivers, ...(accepted && { acceptance: accepted }) },
+    commented: ours !== undefined
+  }
 }
 
 const NAMED = /^([A-Za-z0-9-]{1,39})\/([A-Za-z0-9._-]{1,100})$/

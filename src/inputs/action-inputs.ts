@@ -159,10 +159,15 @@ function token(raw: string): string {
 
 function checkName(raw: string): string {
   const name = raw.trim() || DEFAULT_CHECK_NAME
-  if (name.length > 100 || /[\r\n]/.test(name)) {
-    throw new InputError('check-name', raw, 'one line of at most 100 characters')
-  }
+  if (!isCheckName(name)) throw new InputError('check-name', raw, CHECK_NAME_RULE)
   return name
+}
+
+/** What a check-name must be, the action's input or the CLI's `--check-name`. */
+export const CHECK_NAME_RULE = 'one line of at most 100 characters'
+
+export function isCheckName(name: string): boolean {
+  return name.length <= 100 && !/[\r\n]/.test(name)
 }
 
 function jobName(raw: string): string {
