@@ -242,6 +242,10 @@ describe('which must-haves block under calibration: required (pure)', () => {
     expect(standingSentence(standing(REQUIRED, flips, 'tested'))).toBe(
       'advisory: flip 0.20 > 0.10 on 20 cases'
     )
+    // The figures beside it say what the shortfall does not: no figure twice.
+    expect(calibrationLine(standing(REQUIRED, flips, 'tested'))).toBe(
+      'advisory: flip 0.20 > 0.10 on 20 cases (precision 0.95, 10 PASS and 10 FAIL, recorded 2026-12-01)'
+    )
     expect(calibrationLine(standing(REQUIRED, RECORD, 'tested'))).toBe(
       'blocks: calibrated (precision 0.95, flip 0.05, 20 cases (10 PASS, 10 FAIL), recorded 2026-12-01)'
     )

@@ -57,20 +57,27 @@ export function standingSentence(standing: Standing): string {
 
 /**
  * What the record measured: "precision 0.95, flip 0.05, 20 cases (10 PASS, 10 FAIL), recorded
- * 2026-12-01"; undefined when it measured nothing of it.
+ * 2026-12-01", less what the shortfall `said` already (its figure and the number of cases).
  */
-function measuredSentence(measured: Measured | undefined): string | undefined {
-  if (measured === undefined) return undefined
+function measuredSentence(measured: Measured, said: Shortfall['code'] | undefined): string {
   const { pass, fail } = measured.cases
-  return `precision ${share(measured.precision)}, flip ${share(measured.flip)}, ${casesOf(measured)} (${pass} PASS, ${fail} FAIL), recorded ${measured.recorded.slice(0, 10)}`
+  const counted = said === 'precision' || said === 'flip'
+  return [
+    said !== 'precision' && `precision ${share(measured.precision)}`,
+    said !== 'flip' && `flip ${share(measured.flip)}`,
+    counted ? `${pass} PASS and ${fail} FAIL` : `${casesOf(measured)} (${pass} PASS, ${fail} FAIL)`,
+    `recorded ${measured.recorded.slice(0, 10)}`
+  ]
+    .filter(part => part !== false)
+    .join(', ')
 }
 
 /** The standing and the figures behind it, as one line. */
 export function calibrationLine(standing: Standing): string {
-  const figures = measuredSentence(standing.measured)
-  return figures === undefined
-    ? standingSentence(standing)
-    : `${standingSentence(standing)} (${figures})`
+  if (standing.measured === undefined) return standingSentence(standing)
+  const said =
+    !standing.blocks && standing.cause.code === 'advise' ? standing.cause.shortfall.code : undefined
+  return `${standingSentence(standing)} (${measuredSentence(standing.measured, said)})`
 }
 
 /** The check run's count: "Advisory must-haves: 1 of 3 (calibration: required)". */
