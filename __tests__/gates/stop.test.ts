@@ -43,7 +43,8 @@ describe('stopGates', () => {
     )
     const pids = [...(await pidsIn(join(dir, 'tree'), 2)), ...(await pidsIn(join(dir, 'deaf'), 1))]
     const stopped = await stopGates('SIGTERM')
-    expect(stopped.map(g => g.command)).toEqual([tree, deaf])
+    // In the order they started: with two at once, whichever passed its directory check first.
+    expect(stopped.map(g => g.command).sort()).toEqual([tree, deaf].sort())
     // Every group has had its SIGKILL once stopGates resolves (the deaf one after its grace);
     // the kernel and the reaper of orphans take a moment more.
     const deadline = Date.now() + 5_000
