@@ -302,7 +302,7 @@ describe('rubric-council calibrate --propose, with GitHub', () => {
       const unnamed = await bundled(dir, ['--propose', '10'], env)
       expect(unnamed.code).toBe(0)
       expect(unnamed.stderr).toBe(
-        'rubric-council: none of the 1 closed pull requests read has Rubric Council\'s comment for check "rubric-council" by github-actions[bot]: no waiver or acceptance was read. If the workflow sets check-name, pass it as --check-name\n'
+        "rubric-council: none of the 1 closed pull requests read has Rubric Council's comment for check \"rubric-council\" by github-actions[bot]: no waiver or acceptance was read. If the workflow sets check-name, pass it as --check-name; if it gives the action a GitHub App's token, pass the app's account (<app-slug>[bot]) as --comment-author\n"
       )
       expect(unnamed.stdout).toContain('Read 1 closed pull requests on GitHub: 0 waivers')
 
@@ -325,6 +325,67 @@ describe('rubric-council calibrate --propose, with GitHub', () => {
       expect(broken.stderr).toBe(
         'rubric-council: --check-name "a\\nb" is not one line of at most 100 characters (see rubric-council calibrate --help)\n'
       )
+    } finally {
+      await other.close()
+    }
+  }, 60_000)
+
+  it('a workflow that gives the action a GitHub App’s token: its comments are read with --comment-author, and a look-alike by anyone else is not', async () => {
+    const other = await startGitHubStandIn()
+    try {
+      other.addToken(TOKEN, { login: 'maintainer', type: 'User', write: false })
+      other.setPermission('alice', 'write')
+      other.setPermission('mallory', 'write')
+      const APP = { login: 'review-app[bot]', type: 'Bot' } as const
+      const { dir, sha } = history()
+      const s = (key: string): string => sha[key] ?? ''
+      const waive = other.addComment(1, '/council waive tested the test runner is down', ALICE)
+      const waivers = [
+        { commit: s('head1'), criterion: 'tested', by: 'alice', commentId: waive.id }
+      ]
+      sticky(1, { waivers }, APP, { on: other })
+      closedPull(1, s('base1'), s('head1'), 'Topic 1', s('merge1'), other)
+      // #2: mallory's copy of the sticky comment claims the waiver of `docs` on her own change.
+      const forged = other.addComment(2, '/council waive docs trust me', MALLORY)
+      sticky(
+        2,
+        {
+          waivers: [{ commit: s('head2b'), criterion: 'docs', by: 'mallory', commentId: forged.id }]
+        },
+        MALLORY,
+        { on: other }
+      )
+      closedPull(2, s('base2'), s('head2b'), 'Topic 2', s('merge2'), other)
+      const env = { GITHUB_TOKEN: TOKEN, GITHUB_API_URL: other.url }
+
+      const unnamed = await bundled(dir, ['--propose', '10'], env)
+      expect(unnamed.code).toBe(0)
+      expect(unnamed.stderr).toBe(
+        "rubric-council: none of the 2 closed pull requests read has Rubric Council's comment for check \"rubric-council\" by github-actions[bot]: no waiver or acceptance was read. If the workflow sets check-name, pass it as --check-name; if it gives the action a GitHub App's token, pass the app's account (<app-slug>[bot]) as --comment-author\n"
+      )
+
+      const named = await bundled(
+        dir,
+        ['--propose', '10', '--comment-author', 'review-app[bot]', '--force'],
+        env
+      )
+      expect(named.stderr).toBe('')
+      expect(named.stdout).toContain('Read 2 closed pull requests on GitHub: 1 waivers')
+      const written = parse(readFileSync(join(dir, '.github/rubric-calibration.yml'), 'utf8')) as {
+        cases: { name: string; criteria?: unknown; source: string }[]
+      }
+      expect(written.cases.find(c => c.name === '#1 Topic 1')?.criteria).toEqual({
+        tested: 'PASS'
+      })
+      expect(written.cases.some(c => c.source.includes('mallory'))).toBe(false)
+
+      for (const login of ['review app', 'app-', 'a--b', 'x'.repeat(40), 'app[bot] ']) {
+        const broken = await bundled(dir, ['--propose', '10', '--comment-author', login], env)
+        expect([broken.code, broken.stderr]).toEqual([
+          2,
+          `rubric-council: --comment-author ${JSON.stringify(login)} is not a GitHub login (letters, digits and single hyphens, at most 39, not starting or ending with a hyphen; an app's account ends in [bot]) (see rubric-council calibrate --help)\n`
+        ])
+      }
     } finally {
       await other.close()
     }

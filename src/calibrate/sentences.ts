@@ -131,6 +131,11 @@ export function proposedLine(
  * None of the closed pull requests read has the action's comment for `checkName`: the workflow may
  * give the action another check-name, or post as another account.
  */
-export function noLedgerComment(pulls: number, checkName: string): string {
-  return `none of the ${pulls} closed pull requests read has Rubric Council's comment for check "${checkName}" by github-actions[bot]: no waiver or acceptance was read. If the workflow sets check-name, pass it as --check-name`
+export function noLedgerComment(pulls: number, checkName: string, author: string): string {
+  return `none of the ${pulls} closed pull requests read has Rubric Council's comment for check "${checkName}" by ${author}: no waiver or acceptance was read. If the workflow sets check-name, pass it as --check-name; if it gives the action a GitHub App's token, pass the app's account (<app-slug>[bot]) as --comment-author`
+}
+
+/** A `--comment-author` that is no GitHub account's login. */
+export function notALogin(login: string): string {
+  return `--comment-author ${JSON.stringify(login)} is not a GitHub login (letters, digits and single hyphens, at most 39, not starting or ending with a hyphen; an app's account ends in [bot])`
 }

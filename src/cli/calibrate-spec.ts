@@ -110,6 +110,16 @@ export const CALIBRATE_SPEC: CommandSpec = {
       ]
     },
     {
+      name: 'comment-author',
+      type: 'string',
+      value: 'LOGIN',
+      help: [
+        'With --propose, the account the action comments as: the workflow token’s',
+        'github-actions[bot] (the default), or a GitHub App’s <app-slug>[bot] when the workflow',
+        'passes the app’s token as github-token'
+      ]
+    },
+    {
       name: 'force',
       type: 'boolean',
       help: ['With --propose, overwrite a set that exists (default: off)']

@@ -18,6 +18,7 @@ import { buildRecord, defaultRecordPath, recordText } from '../calibrate/record.
 import { runCalibration } from '../calibrate/run.js'
 import {
   ledgerNotRead,
+  notALogin,
   proposedLine,
   recordNotWritten,
   recordWritten,
@@ -48,6 +49,7 @@ import { VERSION } from '../version.js'
 import { isWithin, reportsProblem, terminalText, writeReports, type CliIo } from './io.js'
 import { readLedger } from './ledger.js'
 import { CHECK_NAME_RULE, isCheckName } from '../inputs/action-inputs.js'
+import { isLogin } from '../github/comment.js'
 import { writeInside } from './repository-files.js'
 import { optionModelLines, rubricModelLines } from '../publish/model-lines.js'
 import { withUpstreams } from './upstream.js'
@@ -65,7 +67,8 @@ export const CALIBRATE_VALUES = [
   'max-flip',
   'min-labelled',
   'propose',
-  'check-name'
+  'check-name',
+  'comment-author'
 ] as const
 
 export type CalibrateOptions = Readonly<
@@ -395,6 +398,11 @@ async function proposeCommand(
     )
     return USAGE_ERROR
   }
+  const author = options['comment-author']
+  if (author !== undefined && !isLogin(author)) {
+    io.stderr(`rubric-council: ${notALogin(author)} (see rubric-council calibrate --help)`)
+    return USAGE_ERROR
+  }
   const target = resolve(io.cwd, setPath)
   if (existsSync(target) && options.force !== true) {
     io.stderr(`rubric-council: ${setPath} exists; not overwriting it (use --force)`)
@@ -406,7 +414,7 @@ async function proposeCommand(
     return USAGE_ERROR
   }
   const { firstParent, all } = history.value
-  const ledger = await readLedger(io, n, checkName?.trim())
+  const ledger = await readLedger(io, n, { checkName: checkName?.trim(), author })
   if (!ledger.ok) io.stderr(ledgerNotRead(ledger.problem))
   const merged = proposeCases(firstParent, all, n)
   const cases = ledger.ok ? withLedger(merged, ledger.value, all) : merged

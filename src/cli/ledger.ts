@@ -10,19 +10,20 @@ import { noLedgerComment } from '../calibrate/sentences.js'
 
 /**
  * The verdict ledger of the last `count` closed pull requests, read through the API at
- * GITHUB_API_URL with GITHUB_TOKEN or GH_TOKEN: each one's sticky comment (written by
- * github-actions[bot], the workflow token's account, and carrying the check's marker: a comment by
- * anyone else is not ours), its state read as the action reads it, and each acceptance and waiver
- * it records counted only once its command comment, read again, still gives it (as the action
- * checks them). The comment is the one of the check `checkName` (the workflow's `check-name`); when
- * none of the pull requests has it, stderr says so. Why nothing could be read, in words that
+ * GITHUB_API_URL with GITHUB_TOKEN or GH_TOKEN: each one's sticky comment (written by `author`,
+ * the account the action comments as, github-actions[bot] unless a workflow gives it an app's
+ * token, and carrying the marker of the check `checkName`: a comment by anyone else is not ours),
+ * its state read as the action reads it, and each acceptance and waiver it records counted only
+ * once its command comment, read again, still gives it (as the action checks them). When none of
+ * the pull requests has that comment, stderr says so. Why nothing could be read, in words that
  * follow "not read from GitHub: ".
  */
 export async function readLedger(
   io: Pick<CliIo, 'env' | 'cwd' | 'stderr'>,
   count: number,
-  checkName: string = DEFAULT_CHECK_NAME
+  whose: { readonly checkName?: string | undefined; readonly author?: string | undefined } = {}
 ): Promise<Result<LedgerPull[]>> {
+  const { checkName = DEFAULT_CHECK_NAME, author = ACTIONS_BOT } = whose
   const token = [io.env.GITHUB_TOKEN, io.env.GH_TOKEN].find(t => t !== undefined && t !== '')
   if (token === undefined) return failed('no GITHUB_TOKEN or GH_TOKEN is set')
   const repo = await repositoryOf(io)
@@ -34,7 +35,7 @@ export async function readLedger(
     token,
     baseUrl: io.env.GITHUB_API_URL ?? 'https://api.github.com',
     warn,
-    author: ACTIONS_BOT
+    author
   })
   const name = `${repo.value.owner}/${repo.value.repo}`
   try {
@@ -46,7 +47,7 @@ export async function readLedger(
       if (read.commented) commented++
       ledger.push(read.pull)
     }
-    if (pulls.length > 0 && commented === 0) warn(noLedgerComment(pulls.length, checkName))
+    if (pulls.length > 0 && commented === 0) warn(noLedgerComment(pulls.length, checkName, author))
     return ok(ledger)
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error)

@@ -16,6 +16,14 @@ export interface IssueComment {
 export const ACTIONS_BOT = 'github-actions[bot]'
 
 /**
+ * A GitHub login: letters, digits and single hyphens, at most 39, neither first nor last a hyphen
+ * (GitHub's sign-up rule); a GitHub App's account is its slug followed by `[bot]`.
+ */
+export function isLogin(login: string): boolean {
+  return /^(?=.{1,39}(?:\[bot\])?$)[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*(?:\[bot\])?$/.test(login)
+}
+
+/**
  * The login our comments are written by: the token's user, or, for the workflow token (which may
  * not read /user), the Actions bot.
  */
