@@ -4,7 +4,7 @@ import type { Rubric } from '../rubric/types.js'
 import { formatCount } from '../util/format-count.js'
 import { lifecycle, modelRow } from './models.js'
 import { standingParts } from './prompt.js'
-import { answerCap, declaredWindow, MAX_ANSWER_TOKENS } from './member-settings.js'
+import { answerCap, MAX_ANSWER_TOKENS } from './member-settings.js'
 import { REPAIR_ROOM_TOKENS, TOKENIZER_MARGIN } from './providers/common.js'
 import { providerOf } from './providers/index.js'
 
@@ -39,16 +39,12 @@ function tableWindow(member: string): number | undefined {
 
 /**
  * The evidence a member's window leaves room for (never below 0), or undefined when its window is
- * not known. A window it declares, or its server reports (`reported`), is shared by our count,
- * less `TOKENIZER_MARGIN`: its answer's cap, the instructions with the rubric, the run's parts,
- * and the evidence; else the model table's window, with the room every prompt keeps.
+ * not known. The window it is known to have (`known`: declared, or reported by its server, as the
+ * council's `window` gives it) is shared by our count, less `TOKENIZER_MARGIN`: its answer's cap,
+ * the instructions with the rubric, the run's parts, and the evidence; else the model table's
+ * window, with the room every prompt keeps.
  */
-export function evidenceRoom(
-  rubric: Rubric,
-  member: string,
-  reported?: number
-): number | undefined {
-  const known = declaredWindow(rubric, member) ?? reported
+export function evidenceRoom(rubric: Rubric, member: string, known?: number): number | undefined {
   if (known === undefined) {
     const window = tableWindow(member)
     return window === undefined ? undefined : window - PROMPT_RESERVE_TOKENS
