@@ -380,6 +380,37 @@ describe('with judges', () => {
     }
   })
 
+  it('evidence-order: least-recently-changed: after a push, the files it left alone come first, the same files shown', async () => {
+    const providers = await startProviderStandIn(call => ({ json: wireAnswer(call.schema) }))
+    const env = {
+      OPENAI_API_KEY: 'sk-test-action-0123456789',
+      OPENAI_BASE_URL: providers.openaiBaseUrl
+    }
+    const shown = (text: string): string[] =>
+      [...text.matchAll(/^diff --git a\/(\S+) /gm)].map(m => m[1] ?? '')
+    try {
+      const pr = pullRequest(
+        { '.github/rubric.md': '---\ndimensions: false\n---\n## Criteria\n- tested: Tested\n' },
+        { 'a.ts': 'export const a = 1\n', 'b.ts': 'export const b = 1\n' }
+      )
+      push(pr, { 'a.ts': 'export const a = 2\n' })
+      const inputs = { models: 'openai:gpt-5.4-nano' }
+      await run(pr, { inputs, env, action: 'synchronize' })
+      const reordered = await run(pr, {
+        inputs: { ...inputs, 'evidence-order': 'least-recently-changed' },
+        env,
+        action: 'synchronize'
+      })
+      expect(reordered.outputs.verdict).toBe('PASS')
+      expect(providers.calls.map(call => shown(call.text))).toEqual([
+        ['a.ts', 'b.ts', 'feature.ts'],
+        ['b.ts', 'feature.ts', 'a.ts']
+      ])
+    } finally {
+      await providers.close()
+    }
+  })
+
   it('lowers the evidence budget to what the judges’ context windows hold', async () => {
     const providers = await startProviderStandIn(call => ({ json: wireAnswer(call.schema) }))
     try {

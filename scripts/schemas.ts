@@ -56,13 +56,14 @@ export function renderSchemas(): Record<string, string> {
 
 /** The calibration record's schema (`calibrate --record`), from the zod schema its reader uses. */
 function renderRecordSchema(): string {
+  // What the reader accepts: a record written before a field with a default existed is read.
   const { $schema, ...schema } = z.toJSONSchema(CalibrationRecordSchema, {
-    io: 'output',
+    io: 'input',
     target: 'draft-2020-12'
   })
   const $id = new URL('calibration-record.schema.json', RUBRIC_SCHEMA_URL).href
   const title = 'Rubric Council calibration record'
   const description =
-    'Per criterion, what `rubric-council calibrate --record` measured (precision, recall and flip with 95% Wilson intervals) and with what (the criterion text hash, the council, the prompt version): docs/calibration.md.'
+    'Per criterion, what `rubric-council calibrate --record` measured (precision, recall and flip with 95% Wilson intervals) and with what (the criterion text hash, the council, the prompt version, the order of the files shown): docs/calibration.md.'
   return `${JSON.stringify({ $schema, $id, title, description, ...schema }, null, 2)}\n`
 }

@@ -46,6 +46,7 @@ function recordOf(recommend: Readonly<Record<string, 'block' | 'advise'>>): stri
         max_extra_votes: 0
       },
       prompt_version: PROMPT_VERSION,
+      evidence_order: 'diff',
       product_version: '0.1.0',
       repeat: 2,
       cases: { pass: 9, fail: 9 },
@@ -76,10 +77,10 @@ afterAll(async () => {
   await providers.close()
 })
 
-async function review(pr: PullRequest, fails: string[]) {
+async function review(pr: PullRequest, fails: string[], inputs: Record<string, string> = {}) {
   failing = fails
   const run = await runInProcess(pr, {
-    inputs: { models: MODEL },
+    inputs: { models: MODEL, ...inputs },
     providers: {
       OPENAI_API_KEY: 'sk-calibration-0123456789',
       OPENAI_BASE_URL: providers.openaiBaseUrl
@@ -109,6 +110,22 @@ describe('calibration: required, in the action', () => {
     )
     expect(run.checkRun?.title).toMatch(/^FAIL: must 0\/2 \(1 advisory\)/)
     expect(run.checkRun?.summary).toContain('Advisory must-haves: 1 of 2 (calibration: required)')
+  })
+
+  it('a workflow that shows the files in another order than the record was measured with: the must-have is advisory, and says why', async () => {
+    const pr = pullRequest({ '.github/rubric.md': REQUIRED, [RECORD]: EARNED })
+    const run = await review(pr, ['tested'], { 'evidence-order': 'least-recently-changed' })
+    expect(run.verdict).not.toBe('FAIL')
+    expect(standing(run.report, 'tested')).toMatchObject({
+      blocks: false,
+      cause: 'stale_evidence',
+      reason: 'advisory: calibration stale, the order of the files shown changed (evidence-order)'
+    })
+    // In git's order, the order it was measured in, the same answers block.
+    const same = await review(pullRequest({ '.github/rubric.md': REQUIRED, [RECORD]: EARNED }), [
+      'tested'
+    ])
+    expect(same.verdict).toBe('FAIL')
   })
 
   it('a broken record on the base: every must-have not calibrated, the parse error shown, no crash', async () => {

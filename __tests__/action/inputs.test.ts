@@ -12,6 +12,7 @@ describe('readActionInputs', () => {
       workingDirectory: '.',
       models: [],
       maxEvidenceTokens: 60_000,
+      evidenceOrder: 'diff',
       exclude: [],
       rubricSource: 'base',
       comment: 'sticky',
@@ -37,7 +38,8 @@ describe('readActionInputs', () => {
         'review-workflow': 'review.yaml',
         'github-token': 'ghs_x',
         'heal-limit': '0',
-        'judge-after-failed-gate': 'False'
+        'judge-after-failed-gate': 'False',
+        'evidence-order': 'Least-Recently-Changed'
       })
     ).toMatchObject({
       models: ['openai:gpt-5.4-nano', 'anthropic:claude-sonnet-4-6'],
@@ -47,7 +49,8 @@ describe('readActionInputs', () => {
       reviewWorkflow: 'review.yaml',
       githubToken: 'ghs_x',
       healLimit: 0,
-      judgeAfterFailedGate: false
+      judgeAfterFailedGate: false,
+      evidenceOrder: 'least-recently-changed'
     })
   })
 
@@ -70,6 +73,10 @@ describe('readActionInputs', () => {
       'input "rubric" is "a.md\\nb.md"; expected one path to a rubric file'
     ],
     [{ gates: 'both' }, 'input "gates" is "both"; expected one of run, recorded'],
+    [
+      { 'evidence-order': 'newest-first' },
+      'input "evidence-order" is "newest-first"; expected one of diff, least-recently-changed'
+    ],
     [
       { 'judge-after-failed-gate': 'no' },
       'input "judge-after-failed-gate" is "no"; expected one of true, false'

@@ -379,6 +379,64 @@ describe('rubric-council calibrate, its set', () => {
     expect(standIn.calls.length).toBe(before)
   })
 
+  it('--evidence-order least-recently-changed: a case’s files reach the judges least recently changed first, and the report and record say in which order they were measured', async () => {
+    // One case of two commits, its pushes: the first adds case-0.txt and zeta.txt, the second
+    // edits case-0.txt. In git's order case-0.txt comes first; least recently changed, last.
+    const { dir, commits } = repository(1, () => ({ 'zeta.txt': 'Zeta.\n' }))
+    writeFileSync(join(dir, 'case-0.txt'), 'The change of case 0, pushed again.\n')
+    git(dir, 'commit', '-q', '-am', 'Case 0, second push')
+    const head = git(dir, 'rev-parse', 'HEAD')
+    writeFileSync(
+      join(dir, '.github/rubric-calibration.yml'),
+      setText([commits[0] ?? '', head], [{ sound: 'PASS' }])
+    )
+    const order: string[][] = []
+    standIn.setScript(call => {
+      const files = [...call.text.matchAll(/^diff --git a\/(\S+) /gm)].map(m => m[1] ?? '')
+      order.push(files)
+      return { json: wireAnswer(call.schema) }
+    })
+    const asIs = await calibrate(dir, ['--repeat', '1', '--json', 'calibration.json'])
+    expect(asIs.code, asIs.err.join('\n')).toBe(0)
+    expect(readReport(dir).evidence_order).toBe('diff')
+    const reordered = await calibrate(dir, [
+      '--repeat',
+      '1',
+      '--evidence-order',
+      'least-recently-changed',
+      '--json',
+      'calibration.json',
+      '--markdown',
+      'calibration.md',
+      '--record'
+    ])
+    expect(reordered.code, reordered.err.join('\n')).toBe(0)
+    expect(order).toEqual([
+      ['case-0.txt', 'zeta.txt'],
+      ['zeta.txt', 'case-0.txt']
+    ])
+    expect(readReport(dir).evidence_order).toBe('least-recently-changed')
+    expect(readFileSync(join(dir, 'calibration.md'), 'utf8')).toContain(
+      '1 of 1 runs (1 case × 1) completed. The files were shown least recently changed first (--evidence-order least-recently-changed).'
+    )
+    const record = JSON.parse(
+      readFileSync(join(dir, '.github/rubric-calibration.json'), 'utf8')
+    ) as CalibrationRecord
+    expect(record.criteria.map(c => c.evidence_order)).toEqual([
+      'least-recently-changed',
+      'least-recently-changed',
+      'least-recently-changed'
+    ])
+
+    const wrong = await calibrate(dir, ['--evidence-order', 'newest'])
+    expect([wrong.code, wrong.err]).toEqual([
+      2,
+      [
+        'rubric-council: --evidence-order "newest" is not one of diff, least-recently-changed (see rubric-council calibrate --help)'
+      ]
+    ])
+  })
+
   it('names why a run measured nothing, and exits 2 when no judge answered in any run', async () => {
     const { dir, commits } = repository(2)
     writeFileSync(

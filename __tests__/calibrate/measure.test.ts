@@ -47,6 +47,7 @@ function input(
   return {
     set: 'set.yml',
     rubric: 'rubric.md',
+    evidenceOrder: 'diff',
     cases: statuses.map((s, i) => labelled(i, s)),
     criteria: [{ id: 'x', required: true }],
     repeat,

@@ -44,6 +44,7 @@ function report() {
   return measureCalibration({
     set: '.github/rubric-calibration.yml',
     rubric: '.github/rubric.md',
+    evidenceOrder: 'diff',
     cases: labels.map((expect, i) => ({
       name: `case ${i}`,
       line: i + 2,

@@ -32,6 +32,7 @@ function report(interrupted = false) {
   return measureCalibration({
     set: '.github/rubric-calibration.yml',
     rubric: '.github/rubric.md',
+    evidenceOrder: 'diff',
     cases: expected.map((s, i) => ({
       name: `#${i + 10} <b>change</b>`,
       line: i + 2,

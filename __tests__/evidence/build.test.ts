@@ -691,3 +691,28 @@ describe('attack: a folder named like an excluded file', () => {
     ])
   })
 })
+
+describe('buildEvidence: the order of the files shown (evidence-order)', () => {
+  const diff = [
+    newFile('src/a.ts', codeLines('a', 3)),
+    newFile('src/b.ts', codeLines('b', 3)),
+    newFile('src/c.ts', codeLines('c', 3)),
+    newFile('README.md', ['# Readme'])
+  ].join('')
+  const shown = (evidence: Evidence): string[] => evidence.receipt.reviewed.map(f => f.path)
+
+  it('least recently changed first within each kind; a file the commits do not name (the working tree’s, a merge’s) last', () => {
+    const recency = new Map([
+      ['src/c.ts', 1],
+      ['src/a.ts', 3],
+      ['README.md', 0]
+    ])
+    const byPath = buildEvidence(input(diff))
+    const byRecency = buildEvidence(input(diff, { recency }))
+    expect(shown(byPath)).toEqual(['src/a.ts', 'src/b.ts', 'src/c.ts', 'README.md'])
+    expect(shown(byRecency)).toEqual(['src/c.ts', 'src/a.ts', 'src/b.ts', 'README.md'])
+    expect(byRecency.diff.indexOf('c_0')).toBeLessThan(byRecency.diff.indexOf('a_0'))
+    expect(byRecency.receipt.ratio).toBe(byPath.receipt.ratio)
+    expect(byRecency.files).toEqual(byPath.files)
+  })
+})

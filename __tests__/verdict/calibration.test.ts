@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import {
+  parseCalibrationRecord,
   RECORD_SCHEMA,
   type CalibrationRecord,
   type RecordEntry
@@ -37,7 +38,7 @@ const COUNCIL: CouncilSetup = {
   reserve: [],
   maxExtraVotes: 0
 }
-const MEASURING = { council: COUNCIL, promptVersion: PROMPT_VERSION }
+const MEASURING = { council: COUNCIL, promptVersion: PROMPT_VERSION, evidenceOrder: 'diff' }
 
 function measure(count: number, of: number): RecordEntry['precision'] {
   return { count, of, value: of === 0 ? null : count / of, low: 0, high: 1 }
@@ -59,6 +60,7 @@ function entry(rubric: Rubric, id: string, over: Partial<RecordEntry> = {}): Rec
       max_extra_votes: 0
     },
     prompt_version: PROMPT_VERSION,
+    evidence_order: 'diff',
     product_version: '0.1.0',
     repeat: 2,
     cases: { pass: 10, fail: 10 },
@@ -194,6 +196,30 @@ describe('which must-haves block under calibration: required (pure)', () => {
     )
   })
 
+  it('stale when the files are shown in another order than the record was measured with', () => {
+    // Measured in git's order; the workflow now sets evidence-order: least-recently-changed.
+    const reordered = { ...MEASURING, evidenceOrder: 'least-recently-changed' }
+    expect(standing(REQUIRED, RECORD, 'tested', reordered)).toMatchObject({
+      blocks: false,
+      cause: { code: 'stale', changed: 'evidence' }
+    })
+    expect(standingSentence(standing(REQUIRED, RECORD, 'tested', reordered))).toBe(
+      'advisory: calibration stale, the order of the files shown changed (evidence-order)'
+    )
+    // Measured under that order, it blocks under it.
+    const measured = read([entry(REQUIRED, 'tested', { evidence_order: 'least-recently-changed' })])
+    expect(standing(REQUIRED, measured, 'tested', reordered)).toMatchObject({ blocks: true })
+    // A record written before the order was recorded was measured in git's order.
+    const older: Partial<RecordEntry> = entry(REQUIRED, 'tested')
+    delete older.evidence_order
+    const head = { schema: RECORD_SCHEMA, rubric: 'r', set: 's', interval: 'wilson-95' }
+    const parsed = parseCalibrationRecord(
+      JSON.stringify({ ...head, criteria: [older] }),
+      '.github/rubric-calibration.json'
+    )
+    expect(parsed.ok && parsed.value.criteria[0]?.evidence_order).toBe('diff')
+  })
+
   it('stale when a member is sent another temperature than the record was measured at', () => {
     const council = (member: string) =>
       parse(
@@ -201,7 +227,8 @@ describe('which must-haves block under calibration: required (pure)', () => {
       )
     const asked = (rubric: Rubric) => ({
       council: councilSetup({ env: {}, models: [] }, rubric),
-      promptVersion: PROMPT_VERSION
+      promptVersion: PROMPT_VERSION,
+      evidenceOrder: 'diff'
     })
     const before = council('ollama:qwen3:8b')
     // Measured at ollama's default, 0: what calibrate --record writes for this council.

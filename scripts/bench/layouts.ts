@@ -7,16 +7,16 @@ import { estimateCost } from '../../src/council/pricing.js'
  * bundle sent, push by push, with the diff block rewritten as another layout would lay it out,
  * replayed through the provider stand-ins' own cache rules (`cacheLookup`) on a fresh cache. Only
  * the diff block changes: the instructions, the rubric, the other blocks and each request's
- * content blocks and breakpoints stay as the bundle sent them. The product lays the diff out one
- * way only (today's); the other layouts exist here, to be measured.
+ * content blocks and breakpoints stay as the bundle sent them. Only the layouts the product does
+ * not have are replayed: its own orders (`evidence-order`) are measured by running it; today's
+ * replay checks the replay against what the run measured.
  */
 
-export type Layout = 'today' | 'least-recently-changed' | 'append-only'
+export type Layout = 'today' | 'append-only'
 
 export const LAYOUTS: readonly { readonly id: Layout; readonly name: string }[] = [
-  { id: 'today', name: "today's file order" },
-  { id: 'least-recently-changed', name: 'least-recently-changed first' },
-  { id: 'append-only', name: "append-only (last push's diff + changed files)" }
+  { id: 'today', name: "today's file order (replayed)" },
+  { id: 'append-only', name: "append-only (last push's diff + changed files; replayed)" }
 ]
 
 /** One provider's tokens over the five pushes under a layout. */
@@ -85,27 +85,16 @@ function changed(now: readonly Section[], before: readonly Section[]): Section[]
 /** Each push's diff text under `layout`, from each push's sections in today's order. */
 function laidOut(pushes: readonly (readonly Section[])[], layout: Layout): string[] {
   if (layout === 'today') return pushes.map(joined)
-  if (layout === 'append-only') {
-    const out: string[] = []
-    pushes.forEach((sections, p) => {
-      const before = pushes[p - 1]
-      out.push(
-        before === undefined
-          ? joined(sections)
-          : `${out[p - 1] ?? ''}${joined(changed(sections, before))}`
-      )
-    })
-    return out
-  }
-  const lastChanged = new Map<string, number>()
-  return pushes.map((sections, p) => {
-    const before = pushes[p - 1] ?? []
-    for (const s of p === 0 ? sections : changed(sections, before)) lastChanged.set(s.file, p)
-    // Stable: files last changed in the same push keep today's order.
-    return joined(
-      [...sections].sort((a, b) => (lastChanged.get(a.file) ?? 0) - (lastChanged.get(b.file) ?? 0))
+  const out: string[] = []
+  pushes.forEach((sections, p) => {
+    const before = pushes[p - 1]
+    out.push(
+      before === undefined
+        ? joined(sections)
+        : `${out[p - 1] ?? ''}${joined(changed(sections, before))}`
     )
   })
+  return out
 }
 
 /** `value` with the one string that holds `from` holding `to` there instead. */

@@ -16,6 +16,7 @@ import {
 import type { RecordedCall } from '../../__tests__/helpers/provider-standin.js'
 import { LAYOUTS, replayLayouts, type LayoutFigure } from './layouts.js'
 import { count, table } from './stats.js'
+import type { EvidenceOrder } from '../../src/evidence/types.js'
 
 /**
  * The lifecycle figure: what a pull request's prompts cost over its life. One pull request, five
@@ -30,7 +31,10 @@ import { count, table } from './stats.js'
 /** The commit before issue 24's work: its committed dist/ is the "before" bundle. */
 export const LIFECYCLE_BEFORE = '5507557'
 export const LIFECYCLE_PUSHES = 5
-const AFTER = 'after (dist/)'
+export const LIFECYCLE_AFTER = 'after (dist/)'
+const AFTER = LIFECYCLE_AFTER
+/** The order `lifecycleFigure` runs the bundle measured with too, on every edit pattern. */
+const REORDERED: EvidenceOrder = 'least-recently-changed'
 /** A pull request the size of figure 1a: 1,000 added lines in 30 files. */
 export const LIFECYCLE_SHAPE: DiffShape = { files: 30, lines: 1_000 }
 /** One judge per vendor, as in figure 1a. */
@@ -95,6 +99,8 @@ export interface LifecycleRun {
   readonly bundle: string
   readonly label: string
   readonly pattern: string
+  /** The action's `evidence-order` input. */
+  readonly order: EvidenceOrder
   readonly everyEdit: EveryEdit
   /**
    * Per push: how much of the diff's text is byte-identical to an earlier push's up to the first
@@ -186,20 +192,25 @@ function sumTokens(rows: readonly ProviderTokens[]): ProviderTokens[] {
 }
 
 /**
- * Five pushes of one pull request edited as `pattern` says, run by `bundle` against a fresh GitHub
- * and provider stand-in; with `layouts`, its requests replayed under each layout too.
+ * Five pushes of one pull request edited as `pattern` says, run by `bundle` with the files shown in
+ * `order` against a fresh GitHub and provider stand-in; with `layouts`, its requests replayed under
+ * each layout too.
  */
 export async function lifecycleRun(
   bundle: string,
   label: string,
   pattern: EditPattern,
-  layouts: boolean
+  options: { readonly layouts: boolean; readonly order: EvidenceOrder }
 ): Promise<LifecycleRun> {
   const world = await startWorld()
   world.setJudgeDelay(JUDGE_DELAY_MS)
   const repo = diffRepository(world, LIFECYCLE_SHAPE, JUDGED_RUBRIC)
   const number = 1
-  const inputs = { 'github-token': TOKEN, models: LIFECYCLE_JUDGES.join(', ') }
+  const inputs = {
+    'github-token': TOKEN,
+    models: LIFECYCLE_JUDGES.join(', '),
+    ...(options.order !== 'diff' && { 'evidence-order': options.order })
+  }
   const pushes: ProviderTokens[][] = []
   const recorded: RecordedCall[][] = []
   const diffTexts: string[] = []
@@ -286,11 +297,12 @@ export async function lifecycleRun(
       bundle,
       label,
       pattern: pattern.name,
+      order: options.order,
       everyEdit: every,
       diffs,
       pushes,
       total: sumTokens(pushes.flat()),
-      ...(layouts && replayed(recorded, outputOf))
+      ...(options.layouts && replayed(recorded, outputOf))
     }
   } finally {
     await world.close()
@@ -312,8 +324,8 @@ function replayed(
 
 /**
  * The figure: the commit before issue 24 against `afterBundle` (the working tree's dist/) on the
- * first edit pattern, then `afterBundle` on the others; each of `afterBundle`'s runs replayed
- * under each layout.
+ * first edit pattern, then `afterBundle` on the others, each of those runs replayed under each
+ * layout; then `afterBundle` with `evidence-order: least-recently-changed` on every pattern.
  */
 export async function lifecycleFigure(
   afterBundle: string,
@@ -325,15 +337,18 @@ export async function lifecycleFigure(
   try {
     const before = bundleOf(LIFECYCLE_BEFORE, dir)
     const runs: LifecycleRun[] = []
-    for (const [bundle, label, pattern] of [
-      [before, `before (${LIFECYCLE_BEFORE})`, first],
-      [afterBundle, AFTER, first],
-      ...others.map(pattern => [afterBundle, AFTER, pattern] as const)
+    const reordered = `${AFTER}, evidence-order: ${REORDERED}`
+    for (const [bundle, label, pattern, order] of [
+      [before, `before (${LIFECYCLE_BEFORE})`, first, 'diff'],
+      [afterBundle, AFTER, first, 'diff'],
+      ...others.map(pattern => [afterBundle, AFTER, pattern, 'diff'] as const),
+      ...EDIT_PATTERNS.map(pattern => [afterBundle, reordered, pattern, REORDERED] as const)
     ] as const) {
       progress(
         `lifecycle: ${label}, ${pattern.name}, ${String(LIFECYCLE_PUSHES)} pushes of one pull request, 3 judges`
       )
-      runs.push(await lifecycleRun(bundle, label, pattern, bundle === afterBundle))
+      const layouts = bundle === afterBundle && order === 'diff'
+      runs.push(await lifecycleRun(bundle, label, pattern, { layouts, order }))
     }
     return runs
   } finally {
@@ -515,6 +530,7 @@ const PROVIDERS = ['openai', 'google', 'anthropic'] as const
 function layoutTable(runs: readonly LifecycleRun[]): string {
   const rows: string[][] = []
   const mismatches: string[] = []
+  const wholeBill: string[] = []
   for (const run of runs) {
     if (run.layoutsError !== undefined) mismatches.push(`  ${run.pattern}: ${run.layoutsError}`)
     if (run.layouts === undefined) continue
@@ -533,10 +549,39 @@ function layoutTable(runs: readonly LifecycleRun[]): string {
           const share = percent(t.cached, t.input)
           return provider === 'anthropic' ? `${share} (w ${count(t.written)})` : share
         }),
-        `${count(input)} (${input >= todayInput ? '+' : ''}${(((input - todayInput) / todayInput) * 100).toFixed(1)}%)`,
+        vsToday(input, todayInput),
         dollars(sum(replay.providers, t => t.costUsd)),
         percent(run.layouts.ceiling, 1)
       ])
+    }
+    // The product's own orders, measured: every provider, Anthropic's breakpoints placed by it.
+    for (const measured of runs.filter(r => r.pattern === run.pattern && r.order !== 'diff')) {
+      const input = sum(measured.total, t => t.input)
+      rows.push([
+        run.pattern,
+        `${measured.order} first (evidence-order; measured)`,
+        ...PROVIDERS.map(provider => {
+          const t = measured.total.find(x => x.provider === provider)
+          if (t === undefined) return '–'
+          const share = percent(t.cached, t.input)
+          return provider === 'anthropic' ? `${share} (w ${count(t.written)})` : share
+        }),
+        vsToday(
+          input,
+          sum(run.total, t => t.input)
+        ),
+        // The providers the replays price, so that the rows compare; all three under the table.
+        dollars(
+          sum(
+            measured.total.filter(t => !run.layouts?.notReplayed.includes(t.provider)),
+            t => t.costUsd
+          )
+        ),
+        percent(run.layouts.ceiling, 1)
+      ])
+      wholeBill.push(
+        `${run.pattern}: the five pushes with the three judges cost ${dollars(sum(measured.total, t => t.costUsd))} with ${measured.order} first, ${dollars(sum(run.total, t => t.costUsd))} in git's order (both measured)`
+      )
     }
     for (const t of today?.providers ?? []) {
       const measured = run.total.find(x => x.provider === t.provider)
@@ -554,18 +599,19 @@ function layoutTable(runs: readonly LifecycleRun[]): string {
   return [
     table([
       [
-        `layouts: ${String(LIFECYCLE_PUSHES)} pushes, 3 judges, replayed (edit pattern of pushes 2–5)`,
+        `layouts: ${String(LIFECYCLE_PUSHES)} pushes, 3 judges (edit pattern of pushes 2–5)`,
         'layout',
         'openai cached',
         'google cached',
         'anthropic cached (written)',
         'input tokens (vs today)',
-        'dollars (those replayed)',
+        'dollars (providers replayed)',
         'prefix ceiling'
       ],
       ...rows
     ]),
     ...notReplayedLines(runs),
+    ...wholeBill,
     mismatches.length === 0
       ? "The replay of today's layout gives each run's measured tokens, provider by provider."
       : `The replay of today's layout differs from the measured run, or failed:\n${mismatches.join('\n')}`
@@ -588,3 +634,7 @@ function notReplayedLines(runs: readonly LifecycleRun[]): string[] {
 
 const sum = <T>(rows: readonly T[], pick: (row: T) => number): number =>
   rows.reduce((total, row) => total + pick(row), 0)
+
+/** "120,400 (+6.3%)": input tokens against today's layout's. */
+const vsToday = (input: number, today: number): string =>
+  `${count(input)} (${input >= today ? '+' : ''}${(((input - today) / today) * 100).toFixed(1)}%)`

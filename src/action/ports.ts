@@ -72,7 +72,8 @@ export function reviewPorts(options: {
       title: run.pr.title,
       body: run.pr.body,
       maxTokens: inputs.maxEvidenceTokens,
-      exclude: inputs.exclude
+      exclude: inputs.exclude,
+      order: inputs.evidenceOrder
     }),
     council: createCouncil({
       env,

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path'
 import { DEFAULT_MAX_EVIDENCE_TOKENS } from '../evidence/build.js'
 import { runGit, type Run } from '../evidence/git-process.js'
 import { pullRequestEvidence, startDiff } from '../evidence/git-source.js'
+import type { EvidenceOrder } from '../evidence/types.js'
 import { defaultBase } from '../evidence/git.js'
 import { EvidenceUnavailableError } from '../evidence/source.js'
 import { providerVariables } from '../council/providers/index.js'
@@ -158,8 +159,15 @@ async function resolveCase(
   return ok({ base, head })
 }
 
-/** The case's diff from the merge base of its base and head, as a pull request's is read. */
-export async function caseEvidence(cwd: string, c: { base: string; head: string }) {
+/**
+ * The case's diff from the merge base of its base and head, as a pull request's is read, its
+ * files shown in `order` (the case's commits are its pushes).
+ */
+export async function caseEvidence(
+  cwd: string,
+  c: { base: string; head: string },
+  order: EvidenceOrder
+) {
   const log = await runGit(['log', '-1', '--format=%s%n%b', c.head, '--'], cwd)
   const [title = '', ...body] = log.exitCode === 0 ? log.stdout.split('\n') : []
   return pullRequestEvidence({
@@ -167,7 +175,8 @@ export async function caseEvidence(cwd: string, c: { base: string; head: string 
     title,
     body: body.join('\n').trim(),
     maxTokens: DEFAULT_MAX_EVIDENCE_TOKENS,
-    exclude: []
+    exclude: [],
+    order
   })
 }
 

@@ -1,4 +1,5 @@
 import type { VerdictKind, CriterionStatus } from '../verdict/types.js'
+import type { EvidenceOrder } from '../evidence/types.js'
 import type { CalibrationCase, Expected } from './set.js'
 import { recommendationReason, type RecommendationFact } from './sentences.js'
 
@@ -51,6 +52,8 @@ export interface CalibrationInput {
   readonly cases: readonly (CalibrationCase & { readonly base: string; readonly head: string })[]
   readonly criteria: readonly RubricCriterion[]
   readonly repeat: number
+  /** The order the cases' files were shown in (`--evidence-order`). */
+  readonly evidenceOrder: EvidenceOrder
   /** Completed runs only; a run stopped by Ctrl-C is not among them. */
   readonly runs: readonly CalibrationRun[]
   readonly interrupted: boolean
@@ -91,6 +94,8 @@ export interface CalibrationReport {
   readonly set: string
   readonly rubric: string
   readonly repeat: number
+  /** The order the cases' files were shown to the judges in (`--evidence-order`). */
+  readonly evidence_order: EvidenceOrder
   /** Runs asked for: cases × repeat. */
   readonly planned: number
   /** Runs that completed and are measured here. */
@@ -198,6 +203,7 @@ export function measureCalibration(input: CalibrationInput): CalibrationReport {
     set: input.set,
     rubric: input.rubric,
     repeat: input.repeat,
+    evidence_order: input.evidenceOrder,
     planned,
     completed: runs.length,
     interrupted: input.interrupted ? planned - runs.length : 0,

@@ -58,6 +58,7 @@ export function buildRecord(report: CalibrationReport, context: RecordContext): 
           max_extra_votes: council.maxExtraVotes
         },
         prompt_version: context.promptVersion,
+        evidence_order: report.evidence_order,
         product_version: context.productVersion,
         repeat: report.repeat,
         cases: { ...c.labelled },

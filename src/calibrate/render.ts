@@ -28,9 +28,13 @@ function chartRows(
 function coverageLine(report: CalibrationReport): string {
   const cases = report.cases.length
   const base = `${report.completed} of ${report.planned} runs (${cases} case${cases === 1 ? '' : 's'} × ${report.repeat})`
+  const order =
+    report.evidence_order === 'diff'
+      ? ''
+      : ` The files were shown least recently changed first (--evidence-order ${report.evidence_order}).`
   return report.interrupted > 0
-    ? `Interrupted: ${base} completed; ${report.interrupted} not run. The figures are of the completed runs only.`
-    : `${base} completed.`
+    ? `Interrupted: ${base} completed; ${report.interrupted} not run. The figures are of the completed runs only.${order}`
+    : `${base} completed.${order}`
 }
 
 function spentLine(report: CalibrationReport): string {

@@ -3,6 +3,7 @@ import { evaluate } from '../engine/evaluate.js'
 import type { Evaluation } from '../engine/evaluation.js'
 import type { RubricTextResult } from '../rubric/text.js'
 import type { Ticker } from '../util/ticker.js'
+import type { EvidenceOrder } from '../evidence/types.js'
 import { caseEvidence, headGates, type ResolvedCase } from './cases.js'
 import type { CalibrationRun } from './measure.js'
 
@@ -16,6 +17,8 @@ export interface CalibrationPlan {
   readonly models: readonly string[]
   /** Also the gates, in a temporary checkout of each case's head (`--gates`). */
   readonly gates: boolean
+  /** The order of the files shown (`--evidence-order`), as the action's `evidence-order` sets it. */
+  readonly evidenceOrder: EvidenceOrder
 }
 
 /** A run that completed, as the progress line tells it. */
@@ -69,7 +72,7 @@ export async function runCalibration(
           { rubric: plan.rubric, trusted: true },
           {
             gates: gates?.source ?? { results: () => Promise.resolve([]) },
-            evidence: await caseEvidence(ports.cwd, c),
+            evidence: await caseEvidence(ports.cwd, c, plan.evidenceOrder),
             council: createCouncil({
               env: ports.env,
               models: plan.models,

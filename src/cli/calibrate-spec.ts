@@ -60,6 +60,16 @@ export const CALIBRATE_SPEC: CommandSpec = {
       ]
     },
     {
+      name: 'evidence-order',
+      type: 'string',
+      value: 'ORDER',
+      help: [
+        'The order of the files shown to the judges, as the action’s evidence-order input sets it:',
+        'diff (the default) or least-recently-changed (a case’s commits are its pushes). Calibrate',
+        'the same set under each to see what the order does to the verdicts'
+      ]
+    },
+    {
       name: 'min-precision',
       type: 'string',
       value: 'SHARE',

@@ -32,6 +32,7 @@ import { parseModelList } from '../council/members.js'
 import { criterionHash, PROMPT_VERSION } from '../council/prompt.js'
 import type { Evaluation } from '../engine/evaluation.js'
 import { runGit } from '../evidence/git-process.js'
+import { EVIDENCE_ORDERS, isEvidenceOrder, type EvidenceOrder } from '../evidence/types.js'
 import { reasonSentence } from '../sentences/reasons.js'
 import { DEFAULT_RUBRIC_PATH } from '../rubric/defaults.js'
 import { formatIssue } from '../rubric/errors.js'
@@ -68,7 +69,8 @@ export const CALIBRATE_VALUES = [
   'min-labelled',
   'propose',
   'check-name',
-  'comment-author'
+  'comment-author',
+  'evidence-order'
 ] as const
 
 export type CalibrateOptions = Readonly<
@@ -95,7 +97,7 @@ export async function calibrateCommand(options: CalibrateOptions, io: CliIo): Pr
     io.stderr(`rubric-council: ${settings.problem}`)
     return USAGE_ERROR
   }
-  const { repeat, thresholds, models } = settings.value
+  const { repeat, thresholds, models, evidenceOrder } = settings.value
   const rubricPath = options.rubric ?? DEFAULT_RUBRIC_PATH
   const root = await repositoryRoot(io.cwd)
   const read = await readCalibratedRubric(rubricPath, root, io)
@@ -124,7 +126,14 @@ export async function calibrateCommand(options: CalibrateOptions, io: CliIo): Pr
   const stop = interruption(io)
   const secrets = secretValues(io.env)
   const { runs, judged } = await runCalibration(
-    { cases: cases.value, repeat, rubric: text, models, gates: options.gates === true },
+    {
+      cases: cases.value,
+      repeat,
+      rubric: text,
+      models,
+      gates: options.gates === true,
+      evidenceOrder
+    },
     {
       cwd: io.cwd,
       env: io.env,
@@ -144,6 +153,7 @@ export async function calibrateCommand(options: CalibrateOptions, io: CliIo): Pr
     cases: cases.value,
     criteria: rubric.criteria.map(c => ({ id: c.id, required: c.required })),
     repeat,
+    evidenceOrder,
     runs,
     interrupted: stop.signal() !== undefined,
     thresholds
@@ -311,17 +321,30 @@ function unclearWhy(evaluation: Evaluation): string {
 function readSettings(
   options: CalibrateOptions,
   io: CliIo
-): Result<{ repeat: number; thresholds: CalibrationThresholds; models: string[] }> {
+): Result<{
+  repeat: number
+  thresholds: CalibrationThresholds
+  models: string[]
+  evidenceOrder: EvidenceOrder
+}> {
   const numbers = readNumbers(options)
   if (!numbers.ok) return failed(`${numbers.problem} (see rubric-council calibrate --help)`)
   const { models, problems } = parseModelList(options.models ?? '')
   if (problems.length > 0) return failed(`--models: ${problems.join('; ')}`)
+  const evidenceOrder = options['evidence-order'] ?? 'diff'
+  if (!isEvidenceOrder(evidenceOrder)) {
+    return failed(
+      `--evidence-order ${JSON.stringify(evidenceOrder)} is not one of ${EVIDENCE_ORDERS.join(', ')} (see rubric-council calibrate --help)`
+    )
+  }
   const unwritable = reportsProblem(io, [
     ['JSON report', options.json],
     ['Markdown report', options.markdown === '-' ? undefined : options.markdown],
     ['HTML report', options.html]
   ])
-  return unwritable === undefined ? ok({ ...numbers.value, models }) : failed(unwritable)
+  return unwritable === undefined
+    ? ok({ ...numbers.value, models, evidenceOrder })
+    : failed(unwritable)
 }
 
 function readNumbers(

@@ -63,13 +63,17 @@ function sameRecord(a: RecordRead, b: RecordRead): boolean {
 /**
  * Each must-have both rubrics have that the pull request's rubric and record move between
  * blocking and advisory (to advisory weakens: fewer failures can block), and the record's edit
- * itself. The council and the prompt are this run's on both sides. Pure.
+ * itself. The council, the prompt and the evidence are this run's on both sides. Pure.
  */
 export function calibrationChanges(
   base: { readonly rubric: Rubric; readonly record: RecordRead },
   head: { readonly rubric: Rubric; readonly record: RecordRead }
 ): RubricChange[] {
-  const measuring = { council: 'unchanged', promptVersion: PROMPT_VERSION } as const
+  const measuring = {
+    council: 'unchanged',
+    promptVersion: PROMPT_VERSION,
+    evidenceOrder: 'unchanged'
+  } as const
   const standings = (side: typeof base): ReadonlyMap<string, Standing> | undefined =>
     calibrationStanding(side.rubric, side.record, measuring)
   const before = standings(base)

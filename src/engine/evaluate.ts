@@ -146,14 +146,16 @@ type Excused = Pick<VerdictInput, 'waived' | 'calibration'>
 function standingOf(
   rubric: Rubric,
   request: EvaluationRequest,
-  ports: Pick<EnginePorts, 'council'>
+  ports: Pick<EnginePorts, 'council' | 'evidence'>
 ): Pick<Excused, 'calibration'> {
   const read = request.calibration
   if (read === undefined) return {}
   const calibration = calibrationStanding(rubric, read, {
-    // Every council the product makes says who it asks; a stand-in that does not is not compared.
+    // Every council and evidence source the product makes says what it does; a stand-in that
+    // does not is not compared.
     council: ports.council.setup?.(rubric) ?? 'unchanged',
-    promptVersion: PROMPT_VERSION
+    promptVersion: PROMPT_VERSION,
+    evidenceOrder: ports.evidence.order ?? 'unchanged'
   })
   return calibration ? { calibration } : {}
 }

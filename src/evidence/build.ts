@@ -36,6 +36,12 @@ export interface EvidenceInput {
   readonly maxTokens: number
   /** A rubric among several: the files outside its paths are listed by name only. */
   readonly scope?: EvidenceScope
+  /**
+   * For `evidence-order: least-recently-changed`: by path, when the pull request's commits last
+   * touched each file (`lastChanges`, larger is later). A file it does not name was changed
+   * last of all (in the working tree, or by a merge).
+   */
+  readonly recency?: ReadonlyMap<string, number>
 }
 
 /**
@@ -133,12 +139,18 @@ export function buildEvidence(input: EvidenceInput): Evidence {
     })
   }
 
-  // Shown tier by tier, in the diff's order within a tier: a file keeps its place when a push
-  // changes its size, so the providers' prompt caches serve the diff up to the first file that
-  // changed (the judges' prompt puts the diff first, see council/prompt.ts).
+  // Shown tier by tier, in the diff's order within a tier (or, given `recency`, the least
+  // recently changed first): a file keeps its place when a push changes its size, so the
+  // providers' prompt caches serve the diff up to the first file that changed (the judges' prompt
+  // puts the diff first, see council/prompt.ts).
+  const changedAt = (c: Included): number =>
+    input.recency === undefined
+      ? 0
+      : (input.recency.get(c.candidate.file.path) ?? Number.MAX_SAFE_INTEGER)
   const shown = [...included].sort(
     (a, b) =>
       TIER[a.candidate.file.kind] - TIER[b.candidate.file.kind] ||
+      changedAt(a) - changedAt(b) ||
       a.candidate.index - b.candidate.index
   )
   const sentPatches = new Map(shown.map(c => [c.candidate.index, c.patch]))

@@ -4,15 +4,30 @@ import { mapBounded } from '../util/pool.js'
 import { buildEvidence } from './build.js'
 import { mediaFormat, SIGNATURE_BYTES } from './content.js'
 import { blobHead, runGit, type GitAuth, type Run } from './git-process.js'
-import { defaultBase, diffFromMergeBase, localDiff } from './git.js'
+import { defaultBase, diffFromMergeBase, lastChanges, localDiff } from './git.js'
 import type { EvidenceRequest, EvidenceSource } from './source.js'
-import type { ChangedFile } from './types.js'
+import type { ChangedFile, EvidenceOrder } from './types.js'
 
 export interface EvidenceSettings {
   /** The `max-evidence-tokens` budget. */
   readonly maxTokens: number
   /** The `exclude` input: it hides files, but only a trusted rubric's `exclude` waives them. */
   readonly exclude: readonly string[]
+  /** The `evidence-order` input; `diff` when not given. */
+  readonly order?: EvidenceOrder
+}
+
+/** The pull request's commits' last change of each file, when the order asks for it. */
+async function recencyFor(
+  order: EvidenceOrder | undefined,
+  cwd: string,
+  from: string,
+  to: string,
+  run: Run
+): Promise<{ readonly recency?: ReadonlyMap<string, number> }> {
+  if (order !== 'least-recently-changed') return {}
+  const recency = await lastChanges(cwd, from, to, run)
+  return recency === undefined ? {} : { recency }
 }
 
 /** The binary files whose first bytes are looked at; past this many, none is taken for media. */
@@ -98,14 +113,19 @@ export function pullRequestEvidence(
 ): EvidenceSource {
   return {
     budget: options.maxTokens,
+    order: options.order ?? 'diff',
     collect: async request => {
       const { cwd, mergeBase, head, files } = await options.diff
-      const media = await sniffMedia(files, file =>
-        file.status === 'deleted'
-          ? blobHead(cwd, mergeBase, file.path, SIGNATURE_BYTES)
-          : blobHead(cwd, head, file.path, SIGNATURE_BYTES)
-      )
+      const [media, recency] = await Promise.all([
+        sniffMedia(files, file =>
+          file.status === 'deleted'
+            ? blobHead(cwd, mergeBase, file.path, SIGNATURE_BYTES)
+            : blobHead(cwd, head, file.path, SIGNATURE_BYTES)
+        ),
+        recencyFor(options.order, cwd, mergeBase, head, runGit)
+      ])
       return buildEvidence({
+        ...recency,
         files,
         media,
         pr: { title: options.title, body: options.body },
@@ -128,6 +148,7 @@ export function localEvidence(
   const run = options.run ?? runGit
   return {
     budget: options.maxTokens,
+    order: 'diff',
     collect: async request => {
       const base = options.base ?? (await defaultBase(options.cwd, run))
       const { mergeBase, files } = await localDiff({ cwd: options.cwd, base, run })

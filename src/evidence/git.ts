@@ -195,6 +195,54 @@ export async function localDiff(options: {
   return { mergeBase: mergeBase.value, files: await diffFiles(run, options.cwd, [mergeBase.value]) }
 }
 
+/**
+ * For each file the commits from `from` to `to` touched: the position, counted from the oldest,
+ * of the last one that did (`git log --topo-order`, parents before children whatever the dates
+ * say; a merge's own changes are not counted). Undefined when git cannot tell (a history not
+ * fetched): the order it serves is a preference, never what is shown.
+ */
+export async function lastChanges(
+  cwd: string,
+  from: string,
+  to: string,
+  run: Run = runGit
+): Promise<ReadonlyMap<string, number> | undefined> {
+  const log = await run(
+    [
+      // What the repository's config could add to the output (signatures) is turned off.
+      '-c',
+      'log.showSignature=false',
+      'log',
+      '--topo-order',
+      '--reverse',
+      '--no-renames',
+      '--no-ext-diff',
+      '--name-only',
+      // Each commit starts with an empty name, which no file has; -z keeps names unquoted.
+      '--format=%x00',
+      '-z',
+      `${from}..${to}`,
+      '--'
+    ],
+    cwd
+  )
+  if (log.exitCode !== 0) return undefined
+  const last = new Map<string, number>()
+  let commit = 0
+  let first = false
+  for (const token of log.stdout.split('\0')) {
+    if (token === '') {
+      commit++
+      first = true
+      continue
+    }
+    // The first name after a commit's header follows the header's line end.
+    last.set(first && token.startsWith('\n') ? token.slice(1) : token, commit)
+    first = false
+  }
+  return last
+}
+
 /** The changed files of `git diff` of `revisions`, with the fixed options, parsed a piece at a time. */
 async function diffFiles(
   run: Run,

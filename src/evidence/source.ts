@@ -1,5 +1,5 @@
 import type { Rubric } from '../rubric/types.js'
-import type { Evidence, EvidenceScope } from './types.js'
+import type { Evidence, EvidenceOrder, EvidenceScope } from './types.js'
 
 export interface EvidenceRequest {
   readonly rubric: Rubric
@@ -23,6 +23,11 @@ export interface EvidenceSource {
   readonly collect: (request: EvidenceRequest) => Promise<Evidence>
   /** The `max-evidence-tokens` budget: the most the evidence takes where the windows hold more. */
   readonly budget: number
+  /**
+   * The order its files are shown in (`evidence-order`), which a calibration record must have
+   * been measured with; a source that does not say is not compared with the record.
+   */
+  readonly order?: EvidenceOrder
 }
 
 export class EvidenceUnavailableError extends Error {

@@ -10,6 +10,19 @@ export type FileStatus = 'added' | 'modified' | 'deleted' | 'renamed' | 'copied'
 export type FileKind =
   'source' | 'test' | 'docs' | 'config' | 'lockfile' | 'generated' | 'vendored' | 'media' | 'binary'
 
+/**
+ * The order of the files shown, within each tier (docs/performance.md#the-order-of-the-files):
+ * `diff`, git's (by path); `least-recently-changed`, the files the pull request's commits last
+ * touched earliest first, so that a push's prompt repeats the last one's up to the files it
+ * changed and a prompt cache serves more of it. Either way the same files are shown.
+ */
+export const EVIDENCE_ORDERS = ['diff', 'least-recently-changed'] as const
+export type EvidenceOrder = (typeof EVIDENCE_ORDERS)[number]
+
+export function isEvidenceOrder(value: string): value is EvidenceOrder {
+  return (EVIDENCE_ORDERS as readonly string[]).includes(value)
+}
+
 export interface ChangedFile {
   readonly path: string
   /** For renames and copies. */

@@ -1,5 +1,6 @@
 import { parseModelList } from '../council/members.js'
 import { DEFAULT_MAX_EVIDENCE_TOKENS } from '../evidence/build.js'
+import { EVIDENCE_ORDERS, type EvidenceOrder } from '../evidence/types.js'
 import { DEFAULT_CHECK_NAME } from '../publish/memory.js'
 import { DEFAULT_RUBRIC_PATH } from '../rubric/defaults.js'
 import { FAIL_ON, type FailOn } from '../publish/outcome.js'
@@ -34,6 +35,8 @@ export interface ActionInputs {
   readonly models: readonly string[]
   readonly samples?: number
   readonly maxEvidenceTokens: number
+  /** The order of the files shown to the judges (`evidence-order`). */
+  readonly evidenceOrder: EvidenceOrder
   readonly exclude: readonly string[]
   readonly rubricSource: (typeof RUBRIC_SOURCES)[number]
   readonly comment: (typeof COMMENT_MODES)[number]
@@ -92,6 +95,11 @@ export function readActionInputs(getInput: GetInput): ActionInputs {
     maxEvidenceTokens:
       optionalInteger(getInput, 'max-evidence-tokens', 1000, 10_000_000) ??
       DEFAULT_MAX_EVIDENCE_TOKENS,
+    evidenceOrder: oneOf(
+      'evidence-order',
+      getInput('evidence-order').trim() || 'diff',
+      EVIDENCE_ORDERS
+    ),
     rubricSource: oneOf(
       'rubric-source',
       getInput('rubric-source').trim() || 'base',

@@ -309,6 +309,7 @@ export interface JsonStanding {
     | 'stale_text'
     | 'stale_council'
     | 'stale_prompt'
+    | 'stale_evidence'
   /** The report's words: "advisory: precision 0.62 < 0.90 on 18 cases". */
   readonly reason: string
   /** What the record measured; null where it measured nothing of it. */

@@ -3,7 +3,8 @@ import { failed, ok, type Result } from '../util/result.js'
 
 /**
  * The calibration record's shape (`calibrate --record` writes it, src/calibrate/record.ts): per
- * criterion, what was measured and with what (its text, the council, the prompt), kept beside the
+ * criterion, what was measured and with what (its text, the council, the prompt, the order of the
+ * files shown), kept beside the
  * rubric, so that a later check can tell whether the measurement still stands for the criterion
  * it judges. Here, beside the rubric's own reading, so that a check reads it as it reads the rubric.
  */
@@ -44,6 +45,8 @@ const Entry = z.strictObject({
     max_extra_votes: Count
   }),
   prompt_version: z.int().positive(),
+  // The order the files were shown in (\`evidence-order\`); a record from before it was written: git's.
+  evidence_order: z.string().min(1).max(50).default('diff'),
   product_version: z.string().min(1).max(50),
   repeat: z.int().positive(),
   cases: z.strictObject({ pass: Count, fail: Count }),

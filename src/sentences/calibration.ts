@@ -33,7 +33,8 @@ function shortfallText(shortfall: Shortfall, measured: Measured | undefined): st
 const STALE: Readonly<Record<Staleness, string>> = {
   text: "the criterion's text changed",
   council: 'the council changed',
-  prompt: 'the prompt changed'
+  prompt: 'the prompt changed',
+  evidence: 'the order of the files shown changed (evidence-order)'
 }
 
 /**

@@ -34,7 +34,7 @@ export type Shortfall =
   | { readonly code: 'recorded'; readonly reason: string }
 
 /** What changed since the record measured the criterion. */
-export type Staleness = 'text' | 'council' | 'prompt'
+export type Staleness = 'text' | 'council' | 'prompt' | 'evidence'
 
 export type AdvisoryCause =
   | { readonly code: 'advise'; readonly shortfall: Shortfall }
@@ -47,10 +47,14 @@ export type Standing =
   | { readonly blocks: true; readonly measured: Measured }
   | { readonly blocks: false; readonly cause: AdvisoryCause; readonly measured?: Measured }
 
-/** What the record is compared with: the council asked (`unchanged`: not compared) and prompt. */
+/**
+ * What the record is compared with: the council asked, the prompt, and the order the evidence's
+ * files are shown in (`unchanged`: not compared).
+ */
 export interface Measuring {
   readonly council: CouncilSetup | 'unchanged'
   readonly promptVersion: number
+  readonly evidenceOrder: string
 }
 
 /**
@@ -84,15 +88,19 @@ function standingOf(criterion: Criterion, read: RecordRead, measuring: Measuring
   return { blocks: false, cause: { code: 'advise', shortfall: shortfallOf(entry) }, measured }
 }
 
-/** What no longer matches the record: the criterion's text, the council, the judges' prompt. */
+/**
+ * What no longer matches the record: the criterion's text, the council, the judges' prompt, the
+ * order of the files they are shown.
+ */
 function staleness(
   criterion: Criterion,
   entry: RecordEntry,
-  { council, promptVersion }: Measuring
+  { council, promptVersion, evidenceOrder }: Measuring
 ): Staleness | undefined {
   if (entry.text_hash !== criterionHash(criterion)) return 'text'
   if (council !== 'unchanged' && !sameCouncil(entry.council, council)) return 'council'
   if (entry.prompt_version !== promptVersion) return 'prompt'
+  if (evidenceOrder !== 'unchanged' && entry.evidence_order !== evidenceOrder) return 'evidence'
   return undefined
 }
 
