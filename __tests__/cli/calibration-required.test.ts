@@ -254,4 +254,20 @@ describe('calibration: required, through the built CLI', () => {
     git(dir, 'checkout', '-q', 'main')
     git(dir, 'revert', '--no-edit', 'HEAD')
   })
+
+  it('a record measured in the order the workflow sets (evidence-order): check cannot know that input, compares no order, and tested blocks', async () => {
+    git(dir, 'checkout', '-q', 'main')
+    const record = JSON.parse(readFileSync(join(dir, RECORD), 'utf8')) as {
+      criteria: { evidence_order: string }[]
+    }
+    expect(record.criteria.map(c => c.evidence_order)).toEqual(['diff', 'diff'])
+    for (const entry of record.criteria) entry.evidence_order = 'least-recently-changed'
+    commit(dir, { [RECORD]: JSON.stringify(record) }, 'measured least recently changed first')
+    judgeFails(() => ['tested'])
+    const run = await check(dir, branch(dir, 'reordered'))
+    expect(run.code).toBe(1)
+    expect(standingOf(run.report, 'tested')).toMatchObject({ blocks: true, cause: 'calibrated' })
+    git(dir, 'checkout', '-q', 'main')
+    git(dir, 'revert', '--no-edit', 'HEAD')
+  })
 })

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { lastChanges } from '../../src/evidence/git.js'
@@ -154,6 +155,27 @@ describe('evidence-order', () => {
 })
 
 describe('lastChanges', () => {
+  it('names files from the repository’s root whatever its config says, from any directory', async () => {
+    const pr = threePushes('origin-config')
+    for (const [key, value] of [
+      ['diff.relative', 'true'],
+      ['color.ui', 'always'],
+      ['log.showSignature', 'true']
+    ] as const) {
+      git(pr.origin, 'config', key, value)
+    }
+    const sub = join(pr.origin, 'sub')
+    mkdirSync(sub)
+    const last = await lastChanges(sub, pr.base, pr.head)
+    expect([...(last?.keys() ?? [])].sort()).toEqual([
+      'a.ts',
+      'b.ts',
+      'c.ts',
+      'docs/guide.md',
+      'ü.ts'
+    ])
+  })
+
   it('is undefined when git cannot read the history, so the files keep git’s order', async () => {
     const pr = threePushes('origin-unread')
     expect(await lastChanges(pr.origin, 'f'.repeat(40), pr.head)).toBeUndefined()

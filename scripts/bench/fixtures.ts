@@ -46,6 +46,24 @@ export const ANSWER = {
   feedback: ''
 }
 
+/**
+ * `ANSWER` in the shape of the judge schema before it was keyed by id (b5ccdfa): what the
+ * lifecycle figure's earlier bundle asks for. Answered the keyed shape, it repaired and re-asked
+ * every call, and its figures counted four requests a judge.
+ */
+const LISTED_ANSWER = {
+  ...ANSWER,
+  criteria: Object.entries(ANSWER.criteria).map(([id, grade]) => ({ id, ...grade })),
+  dimensions: []
+}
+
+/** The answer in the shape the request's schema asks for: criteria keyed by id, or listed. */
+function answerFor(schema: unknown): Record<string, unknown> {
+  const criteria = (schema as { properties?: { criteria?: { type?: unknown } } } | undefined)
+    ?.properties?.criteria
+  return criteria?.type === 'array' ? LISTED_ANSWER : ANSWER
+}
+
 /** Judges on three vendors, so each wire protocol is in play; nine for the largest council. */
 export const JUDGES = [
   'openai:gpt-5.4-mini',
@@ -73,8 +91,8 @@ export async function startWorld(): Promise<World> {
   const github = await startGitHubStandIn({ owner: OWNER, repo: REPO })
   github.addToken(TOKEN, { ...BOT, write: true })
   let delayMs = 0
-  const providers = await startProviderStandIn((): Reply => {
-    const reply: Reply = { json: ANSWER }
+  const providers = await startProviderStandIn((call): Reply => {
+    const reply: Reply = { json: answerFor(call.schema) }
     return delayMs > 0 ? { delayMs, then: reply } : reply
   })
   return {

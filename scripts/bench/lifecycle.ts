@@ -556,7 +556,10 @@ function layoutTable(runs: readonly LifecycleRun[]): string {
     }
     // The product's own orders, measured: every provider, Anthropic's breakpoints placed by it.
     for (const measured of runs.filter(r => r.pattern === run.pattern && r.order !== 'diff')) {
-      const input = sum(measured.total, t => t.input)
+      // The input and dollars of the providers the replays give, so that the rows compare; the
+      // shares are every provider's, and the whole bill is under the table.
+      const compared = measured.total.filter(t => !run.layouts?.notReplayed.includes(t.provider))
+      const input = sum(compared, t => t.input)
       rows.push([
         run.pattern,
         `${measured.order} first (evidence-order; measured)`,
@@ -566,17 +569,8 @@ function layoutTable(runs: readonly LifecycleRun[]): string {
           const share = percent(t.cached, t.input)
           return provider === 'anthropic' ? `${share} (w ${count(t.written)})` : share
         }),
-        vsToday(
-          input,
-          sum(run.total, t => t.input)
-        ),
-        // The providers the replays price, so that the rows compare; all three under the table.
-        dollars(
-          sum(
-            measured.total.filter(t => !run.layouts?.notReplayed.includes(t.provider)),
-            t => t.costUsd
-          )
-        ),
+        vsToday(input, todayInput),
+        dollars(sum(compared, t => t.costUsd)),
         percent(run.layouts.ceiling, 1)
       ])
       wholeBill.push(

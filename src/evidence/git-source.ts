@@ -148,7 +148,8 @@ export function localEvidence(
   const run = options.run ?? runGit
   return {
     budget: options.maxTokens,
-    order: 'diff',
+    // Shown in git's order; which order the workflow's check shows them in is not known here, so
+    // a calibration record's order is not compared: the local verdict is the check's forecast.
     collect: async request => {
       const base = options.base ?? (await defaultBase(options.cwd, run))
       const { mergeBase, files } = await localDiff({ cwd: options.cwd, base, run })

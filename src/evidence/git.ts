@@ -209,10 +209,14 @@ export async function lastChanges(
 ): Promise<ReadonlyMap<string, number> | undefined> {
   const log = await run(
     [
-      // What the repository's config could add to the output (signatures) is turned off.
+      // What the repository's config could change of the output is pinned: signatures, names
+      // relative to the directory git runs in, colour.
       '-c',
       'log.showSignature=false',
+      '-c',
+      'diff.relative=false',
       'log',
+      '--no-color',
       '--topo-order',
       '--reverse',
       '--no-renames',
