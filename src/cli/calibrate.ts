@@ -6,6 +6,7 @@ import {
   DEFAULT_THRESHOLDS,
   measureCalibration,
   type CalibrationReport,
+  type CalibrationRun,
   type CalibrationThresholds
 } from '../calibrate/measure.js'
 import { proposeCases, proposedSetText, readHistory, withLedger } from '../calibrate/propose.js'
@@ -15,7 +16,7 @@ import {
   renderCalibrationMarkdown
 } from '../calibrate/render.js'
 import { buildRecord, defaultRecordPath, recordText } from '../calibrate/record.js'
-import { runCalibration } from '../calibrate/run.js'
+import { runCalibration, type CalibrationPlan } from '../calibrate/run.js'
 import {
   ledgerNotRead,
   notALogin,
@@ -122,10 +123,7 @@ export async function calibrateCommand(options: CalibrateOptions, io: CliIo): Pr
     io
   )
   if (!cases.ok) return USAGE_ERROR
-  // Ctrl-C or SIGTERM stops what runs, and the reports are written with what completed.
-  const stop = interruption(io)
-  const secrets = secretValues(io.env)
-  const { runs, judged } = await runCalibration(
+  const { runs, judged, signal } = await calibrationRuns(
     {
       cases: cases.value,
       repeat,
@@ -134,19 +132,9 @@ export async function calibrateCommand(options: CalibrateOptions, io: CliIo): Pr
       gates: options.gates === true,
       evidenceOrder
     },
-    {
-      cwd: io.cwd,
-      env: io.env,
-      now,
-      ...(io.ticker && { ticker: io.ticker }),
-      mask: value => maskSecrets(value, secrets),
-      stopped: stop.stopped,
-      interrupted: () => stop.signal() !== undefined,
-      completed: run => {
-        io.stderr(runLine(run, unclearWhy(run.evaluation)))
-      }
-    }
-  ).finally(stop.release)
+    io,
+    now
+  )
   const report = measureCalibration({
     set: setPath,
     rubric: rubricPath,
@@ -155,11 +143,10 @@ export async function calibrateCommand(options: CalibrateOptions, io: CliIo): Pr
     repeat,
     evidenceOrder,
     runs,
-    interrupted: stop.signal() !== undefined,
+    interrupted: signal !== undefined,
     thresholds
   })
   const written = await writeCalibrationReports(report, options, io)
-  const signal = stop.signal()
   if (signal !== undefined) {
     if (recordPath.value !== undefined) io.stderr(recordNotWritten('interrupted'))
     return signalExitCode(signal)
@@ -270,6 +257,36 @@ async function readCalibratedRubric(
  * until `release`; the running gates are ended meanwhile (src/bin.ts), and a second signal ends
  * the process (`CliIo.onInterrupt`).
  */
+/**
+ * The plan's runs, each told on stderr as it completes. Ctrl-C or SIGTERM stops what runs; the runs
+ * that completed are kept, and the signal said, so that the reports are written with them.
+ */
+async function calibrationRuns(
+  plan: CalibrationPlan,
+  io: CliIo,
+  now: () => number
+): Promise<{
+  readonly runs: CalibrationRun[]
+  readonly judged: number
+  readonly signal: StopSignal | undefined
+}> {
+  const stop = interruption(io)
+  const secrets = secretValues(io.env)
+  const { runs, judged } = await runCalibration(plan, {
+    cwd: io.cwd,
+    env: io.env,
+    now,
+    ...(io.ticker && { ticker: io.ticker }),
+    mask: value => maskSecrets(value, secrets),
+    stopped: stop.stopped,
+    interrupted: () => stop.signal() !== undefined,
+    completed: run => {
+      io.stderr(runLine(run, unclearWhy(run.evaluation)))
+    }
+  }).finally(stop.release)
+  return { runs, judged, signal: stop.signal() }
+}
+
 function interruption(io: CliIo): {
   readonly stopped: Promise<'stopped'>
   readonly signal: () => StopSignal | undefined
