@@ -81,3 +81,15 @@ export function commitAll(dir: string, message: string): string {
   git(dir, 'commit', '-q', '--allow-empty', '-m', message)
   return git(dir, 'rev-parse', 'HEAD').trim()
 }
+
+/**
+ * What actions/checkout does by default, in `dir`: the merge commit `merge` of `origin` alone,
+ * depth 1, detached.
+ */
+export function shallowCheckoutOf(origin: string, merge: string, dir: string): string {
+  initRepo(dir)
+  git(dir, 'remote', 'add', 'origin', `file://${origin}`)
+  git(dir, 'fetch', '-q', '--no-tags', '--depth=1', 'origin', `+${merge}:refs/remotes/pull/1/merge`)
+  git(dir, 'checkout', '-q', '--detach', merge)
+  return dir
+}

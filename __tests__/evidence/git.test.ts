@@ -11,7 +11,16 @@ import {
 import { runGit, type Run } from '../../src/evidence/git-process.js'
 import type { ChangedFile } from '../../src/evidence/types.js'
 import { changedFiles } from './patch-text.js'
-import { commitAll, emptyCommits, git, initRepo, removeDir, tempDir, write } from './git-fixture.js'
+import {
+  commitAll,
+  emptyCommits,
+  git,
+  initRepo,
+  removeDir,
+  shallowCheckoutOf,
+  tempDir,
+  write
+} from './git-fixture.js'
 
 let root: string
 
@@ -85,20 +94,7 @@ function pullRequestOrigin(name: string, extra = 0): PullRequest {
 
 /** What actions/checkout does by default: the merge commit alone, depth 1, detached. */
 function shallowCheckout(pr: PullRequest, name: string): string {
-  const dir = join(root, name)
-  initRepo(dir)
-  git(dir, 'remote', 'add', 'origin', `file://${pr.origin}`)
-  git(
-    dir,
-    'fetch',
-    '-q',
-    '--no-tags',
-    '--depth=1',
-    'origin',
-    `+${pr.merge}:refs/remotes/pull/1/merge`
-  )
-  git(dir, 'checkout', '-q', '--detach', pr.merge)
-  return dir
+  return shallowCheckoutOf(pr.origin, pr.merge, join(root, name))
 }
 
 const hasCommit = (dir: string, sha: string): boolean => {

@@ -6,7 +6,15 @@ import { lastChanges } from '../../src/evidence/git.js'
 import { pullRequestEvidence, startDiff } from '../../src/evidence/git-source.js'
 import type { Evidence, EvidenceOrder } from '../../src/evidence/types.js'
 import { parse } from '../helpers/rubric.js'
-import { commitAll, git, initRepo, removeDir, tempDir, write } from './git-fixture.js'
+import {
+  commitAll,
+  git,
+  initRepo,
+  removeDir,
+  shallowCheckoutOf,
+  tempDir,
+  write
+} from './git-fixture.js'
 
 /**
  * `evidence-order`: the order of the files the judges are shown. Least recently changed first,
@@ -75,12 +83,7 @@ function threePushes(name: string): PullRequest {
 
 /** What actions/checkout does by default: the merge commit alone, depth 1, detached. */
 function shallowCheckout(pr: PullRequest, name: string): string {
-  const dir = join(root, name)
-  initRepo(dir)
-  git(dir, 'remote', 'add', 'origin', `file://${pr.origin}`)
-  git(dir, 'fetch', '-q', '--no-tags', '--depth=1', 'origin', pr.merge)
-  git(dir, 'checkout', '-q', '--detach', pr.merge)
-  return dir
+  return shallowCheckoutOf(pr.origin, pr.merge, join(root, name))
 }
 
 async function evidence(dir: string, pr: PullRequest, order?: EvidenceOrder): Promise<Evidence> {
