@@ -38,8 +38,8 @@ export interface EvidenceInput {
   readonly scope?: EvidenceScope
   /**
    * For `evidence-order: least-recently-changed`: by path, when the pull request's commits last
-   * touched each file (`lastChanges`, larger is later). A file it does not name was changed
-   * last of all (in the working tree, or by a merge).
+   * touched each file (`lastChanges`, larger is later). A file it does not name (changed by a
+   * merge's own resolution) counts as changed last of all.
    */
   readonly recency?: ReadonlyMap<string, number>
 }

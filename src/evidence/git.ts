@@ -196,10 +196,10 @@ export async function localDiff(options: {
 }
 
 /**
- * For each file the commits from `from` to `to` touched: the position, counted from the oldest,
- * of the last one that did (`git log --topo-order`, parents before children whatever the dates
- * say; a merge's own changes are not counted). Undefined when git cannot tell (a history not
- * fetched): the order it serves is a preference, never what is shown.
+ * For each file the commits from `from` to `to` touched, when the last of them did: a number that
+ * grows from the oldest commit to the newest (`git log --topo-order`, parents before children
+ * whatever the dates say; a merge's own changes are not counted). Undefined when git cannot tell
+ * (a history not fetched): the order it serves is a preference, never what is shown.
  */
 export async function lastChanges(
   cwd: string,
