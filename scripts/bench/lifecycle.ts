@@ -32,7 +32,6 @@ import type { EvidenceOrder } from '../../src/evidence/types.js'
 export const LIFECYCLE_BEFORE = '5507557'
 export const LIFECYCLE_PUSHES = 5
 export const LIFECYCLE_AFTER = 'after (dist/)'
-const AFTER = LIFECYCLE_AFTER
 /** The order `lifecycleFigure` runs the bundle measured with too, on every edit pattern. */
 const REORDERED: EvidenceOrder = 'least-recently-changed'
 /** A pull request the size of figure 1a: 1,000 added lines in 30 files. */
@@ -337,11 +336,11 @@ export async function lifecycleFigure(
   try {
     const before = bundleOf(LIFECYCLE_BEFORE, dir)
     const runs: LifecycleRun[] = []
-    const reordered = `${AFTER}, evidence-order: ${REORDERED}`
+    const reordered = `${LIFECYCLE_AFTER}, evidence-order: ${REORDERED}`
     for (const [bundle, label, pattern, order] of [
       [before, `before (${LIFECYCLE_BEFORE})`, first, 'diff'],
-      [afterBundle, AFTER, first, 'diff'],
-      ...others.map(pattern => [afterBundle, AFTER, pattern, 'diff'] as const),
+      [afterBundle, LIFECYCLE_AFTER, first, 'diff'],
+      ...others.map(pattern => [afterBundle, LIFECYCLE_AFTER, pattern, 'diff'] as const),
       ...EDIT_PATTERNS.map(pattern => [afterBundle, reordered, pattern, REORDERED] as const)
     ] as const) {
       progress(
@@ -522,6 +521,17 @@ function bundleTables(runs: readonly LifecycleRun[]): string {
 
 const PROVIDERS = ['openai', 'google', 'anthropic'] as const
 
+/** Each provider's cached share of its input, Anthropic's cache writes beside it; – if absent. */
+const cachedShares = (
+  tokens: readonly Pick<ProviderTokens, 'provider' | 'input' | 'cached' | 'written'>[]
+): string[] =>
+  PROVIDERS.map(provider => {
+    const t = tokens.find(x => x.provider === provider)
+    if (t === undefined) return '–'
+    const share = percent(t.cached, t.input)
+    return provider === 'anthropic' ? `${share} (w ${count(t.written)})` : share
+  })
+
 /**
  * Per edit pattern and layout: each provider's cached share of its input over the five pushes
  * (Anthropic's cache writes beside it), all input tokens against today's layout, the dollars, and
@@ -538,17 +548,11 @@ function layoutTable(runs: readonly LifecycleRun[]): string {
     const todayInput = sum(today?.providers ?? [], t => t.input)
     for (const replay of run.layouts.layouts) {
       const name = LAYOUTS.find(l => l.id === replay.layout)?.name ?? replay.layout
-      const of = (provider: string) => replay.providers.find(t => t.provider === provider)
       const input = sum(replay.providers, t => t.input)
       rows.push([
         run.pattern,
         name,
-        ...PROVIDERS.map(provider => {
-          const t = of(provider)
-          if (t === undefined) return '–'
-          const share = percent(t.cached, t.input)
-          return provider === 'anthropic' ? `${share} (w ${count(t.written)})` : share
-        }),
+        ...cachedShares(replay.providers),
         vsToday(input, todayInput),
         dollars(sum(replay.providers, t => t.costUsd)),
         percent(run.layouts.ceiling, 1)
@@ -563,12 +567,7 @@ function layoutTable(runs: readonly LifecycleRun[]): string {
       rows.push([
         run.pattern,
         `${measured.order} first (evidence-order; measured)`,
-        ...PROVIDERS.map(provider => {
-          const t = measured.total.find(x => x.provider === provider)
-          if (t === undefined) return '–'
-          const share = percent(t.cached, t.input)
-          return provider === 'anthropic' ? `${share} (w ${count(t.written)})` : share
-        }),
+        ...cachedShares(measured.total),
         vsToday(input, todayInput),
         dollars(sum(compared, t => t.costUsd)),
         percent(run.layouts.ceiling, 1)
