@@ -1,6 +1,4 @@
-import { existsSync } from 'node:fs'
-import { mkdir, writeFile } from 'node:fs/promises'
-import { dirname, relative, resolve, sep } from 'node:path'
+import { relative, resolve, sep } from 'node:path'
 import { readCalibrationSet, resolveCases, type ResolvedCase } from '../calibrate/cases.js'
 import {
   DEFAULT_THRESHOLDS,
@@ -9,7 +7,6 @@ import {
   type CalibrationRun,
   type CalibrationThresholds
 } from '../calibrate/measure.js'
-import { proposeCases, proposedSetText, readHistory, withLedger } from '../calibrate/propose.js'
 import {
   calibrationSummary,
   renderCalibrationHtml,
@@ -18,9 +15,6 @@ import {
 import { buildRecord, defaultRecordPath, recordText } from '../calibrate/record.js'
 import { runCalibration, type CalibrationPlan } from '../calibrate/run.js'
 import {
-  ledgerNotRead,
-  notALogin,
-  proposedLine,
   recordNotWritten,
   recordWritten,
   runLine,
@@ -49,9 +43,7 @@ import { needsCouncil } from '../verdict/decide.js'
 import { USAGE_ERROR } from './args.js'
 import { VERSION } from '../version.js'
 import { isWithin, reportsProblem, terminalText, writeReports, type CliIo } from './io.js'
-import { readLedger } from './ledger.js'
-import { CHECK_NAME_RULE, isCheckName } from '../inputs/action-inputs.js'
-import { isLogin } from '../github/comment.js'
+import { proposeCommand } from './propose.js'
 import { writeInside } from './repository-files.js'
 import { optionModelLines, rubricModelLines } from '../publish/model-lines.js'
 import { withUpstreams } from './upstream.js'
@@ -411,61 +403,4 @@ function readNumbers(
       minLabelled: minLabelled.value
     }
   })
-}
-
-/**
- * `calibrate --propose N`: a starting set, for a maintainer to confirm case by case, from this
- * repository's history and from what maintainers did on its last N closed pull requests (read
- * through the API when it can be; the history's cases are written either way).
- */
-async function proposeCommand(
-  count: string,
-  setPath: string,
-  options: CalibrateOptions,
-  io: CliIo
-): Promise<number> {
-  const n = Number(count)
-  if (!Number.isInteger(n) || n < 1) {
-    io.stderr(
-      `rubric-council: --propose "${count}" is not a whole number of at least 1 (see rubric-council calibrate --help)`
-    )
-    return USAGE_ERROR
-  }
-  const checkName = options['check-name']
-  if (checkName !== undefined && (checkName.trim() === '' || !isCheckName(checkName))) {
-    io.stderr(
-      `rubric-council: --check-name ${JSON.stringify(checkName)} is not ${CHECK_NAME_RULE} (see rubric-council calibrate --help)`
-    )
-    return USAGE_ERROR
-  }
-  const author = options['comment-author']
-  if (author !== undefined && !isLogin(author)) {
-    io.stderr(`rubric-council: ${notALogin(author)} (see rubric-council calibrate --help)`)
-    return USAGE_ERROR
-  }
-  const target = resolve(io.cwd, setPath)
-  if (existsSync(target) && options.force !== true) {
-    io.stderr(`rubric-council: ${setPath} exists; not overwriting it (use --force)`)
-    return 1
-  }
-  const history = await readHistory(io.cwd, runGit)
-  if (!history.ok) {
-    io.stderr(`rubric-council: ${history.problem}`)
-    return USAGE_ERROR
-  }
-  const { firstParent, all } = history.value
-  const ledger = await readLedger(io, n, { checkName: checkName?.trim(), author })
-  if (!ledger.ok) io.stderr(ledgerNotRead(ledger.problem))
-  const merged = proposeCases(firstParent, all, n)
-  const cases = ledger.ok ? withLedger(merged, ledger.value, all) : merged
-  if (cases.length === 0) {
-    io.stderr(
-      'rubric-council: no merged pull request in this history (a merge commit, or a squash commit whose subject ends with "(#N)"), and no waiver, acceptance or reverted merge read from GitHub: write the set by hand (docs/calibration.md)'
-    )
-    return 1
-  }
-  await mkdir(dirname(target), { recursive: true })
-  await writeFile(target, proposedSetText(cases))
-  io.stdout(proposedLine(setPath, cases, ledger.ok ? ledger.value : undefined))
-  return 0
 }

@@ -22,11 +22,10 @@ async function recencyFor(
   order: EvidenceOrder | undefined,
   cwd: string,
   from: string,
-  to: string,
-  run: Run
+  to: string
 ): Promise<{ readonly recency?: ReadonlyMap<string, number> }> {
   if (order !== 'least-recently-changed') return {}
-  const recency = await lastChanges(cwd, from, to, run)
+  const recency = await lastChanges(cwd, from, to)
   return recency === undefined ? {} : { recency }
 }
 
@@ -122,7 +121,7 @@ export function pullRequestEvidence(
             ? blobHead(cwd, mergeBase, file.path, SIGNATURE_BYTES)
             : blobHead(cwd, head, file.path, SIGNATURE_BYTES)
         ),
-        recencyFor(options.order, cwd, mergeBase, head, runGit)
+        recencyFor(options.order, cwd, mergeBase, head)
       ])
       return buildEvidence({
         ...recency,
